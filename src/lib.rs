@@ -1,0 +1,50 @@
+//! # boa_streams
+//!
+//! The [WHATWG Streams Standard](https://streams.spec.whatwg.org/) as native built-in objects of
+//! the Boa JavaScript engine.
+//!
+//! Layers (see ARCHITECTURE.md):
+//! - the spec algorithms (`queuing_strategy`, `queue`, and the stream modules): one Rust function
+//!   per abstract operation, linked to its anchor;
+//! - the WebIDL glue (`webidl`): argument conversion, brand checks, property shapes;
+//! - the engine boundary (`engine`): promises, calls into JS, the job queue, GC;
+//! - the DOM pieces the spec depends on (`dom`): `DOMException`, `EventTarget`, `AbortSignal`;
+//! - the host (`host`): an HTML-ordered event loop and the globals that scripts and the Web
+//!   Platform Tests expect. The host is not part of the spec layer.
+
+pub mod dom;
+pub mod engine;
+pub mod host;
+mod queue;
+mod queuing_strategy;
+mod webidl;
+
+use boa_engine::{realm::Realm, Context, JsResult};
+
+/// Installs the streams globals (and the DOM interfaces they depend on) as a
+/// [`boa_runtime::RuntimeExtension`], so it composes with
+/// `boa_runtime::register((StreamsExtension, …), None, ctx)`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct StreamsExtension;
+
+impl boa_runtime::RuntimeExtension for StreamsExtension {
+    fn register(self, realm: Option<Realm>, ctx: &mut Context) -> JsResult<()> {
+        match realm {
+            Some(realm) => {
+                let previous = ctx.enter_realm(realm);
+                let result = register(ctx);
+                ctx.enter_realm(previous);
+                result
+            }
+            None => register(ctx),
+        }
+    }
+}
+
+/// Installs the streams globals, and the DOM interfaces they depend on (`DOMException`,
+/// `EventTarget`, `Event`, `AbortController`, `AbortSignal`), in the current realm.
+pub fn register(ctx: &mut Context) -> JsResult<()> {
+    dom::register(ctx)?;
+    queuing_strategy::register(ctx)?;
+    Ok(())
+}

@@ -1,0 +1,1 @@
+//! Queue-with-sizes on a ring buffer.
