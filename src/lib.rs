@@ -15,7 +15,9 @@
 pub mod dom;
 pub mod engine;
 pub mod host;
+#[allow(dead_code)] // used by the stream modules as they land
 mod queue;
+#[allow(dead_code)] // the dictionary helpers are used by the stream modules as they land
 mod queuing_strategy;
 mod webidl;
 
