@@ -19,6 +19,7 @@ pub mod host;
 mod queue;
 #[allow(dead_code)] // the dictionary helpers are used by the stream modules as they land
 mod queuing_strategy;
+#[allow(dead_code)] // glue used by the interfaces as they land
 mod webidl;
 
 use boa_engine::{realm::Realm, Context, JsResult};
