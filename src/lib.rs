@@ -21,6 +21,7 @@ mod queue;
 mod queuing_strategy;
 #[allow(dead_code)] // glue used by the interfaces as they land
 mod webidl;
+mod writable;
 
 use boa_engine::{realm::Realm, Context, JsResult};
 
@@ -49,5 +50,6 @@ impl boa_runtime::RuntimeExtension for StreamsExtension {
 pub fn register(ctx: &mut Context) -> JsResult<()> {
     dom::register(ctx)?;
     queuing_strategy::register(ctx)?;
+    writable::register(ctx)?;
     Ok(())
 }

@@ -1,0 +1,133 @@
+//! Writable streams: `WritableStream`, `WritableStreamDefaultWriter` and
+//! `WritableStreamDefaultController`.
+//!
+//! <https://streams.spec.whatwg.org/#ws>
+//!
+//! - `stream`: the `WritableStream` interface and the abstract operations that work on a stream
+//!   ("Working with writable streams", "Interfacing with controllers");
+//! - `default_writer`: the writer interface and its abstract operations ("Writers");
+//! - `default_controller`: the controller interface, the sink algorithms and the abstract
+//!   operations of "Default controllers".
+//!
+//! Slots live in the objects' native data as `Cell`/`GcRefCell` fields; every access is a short
+//! borrow that ends before any call into JavaScript (sink callbacks, the size algorithm, promise
+//! resolution, abort algorithms).
+
+mod default_controller;
+mod default_writer;
+mod stream;
+
+use boa_engine::{Context, JsObject, JsResult, JsValue};
+use boa_gc::{Finalize, Trace};
+
+use crate::engine::PromiseCapability;
+
+#[allow(unused_imports)] // the Rust-level API used by TransformStream and pipeTo (#5)
+pub(crate) use default_controller::{
+    AbortAlgorithm, CloseAlgorithm, StartAlgorithm, WritableStreamDefaultController, WriteAlgorithm,
+};
+#[allow(unused_imports)] // the Rust-level API used by TransformStream and pipeTo (#5)
+pub(crate) use default_writer::WritableStreamDefaultWriter;
+#[allow(unused_imports)] // the Rust-level API used by TransformStream and pipeTo (#5)
+pub(crate) use stream::WritableStream;
+
+/// An entry of a stream's [[writeRequests]] list (and of [[inFlightWriteRequest]]): what to
+/// settle once the underlying sink has processed the chunk.
+///
+/// The spec's write requests are promises; `writer.write()` hands that promise to script. Rust
+/// callers that do not need a JS promise per chunk (the pipe loop) add their own variant here.
+#[derive(Debug, Trace, Finalize)]
+pub(crate) enum WriteRequest {
+    /// The promise returned by `writer.write()`.
+    Promise(PromiseCapability),
+}
+
+impl WriteRequest {
+    /// [=Resolve=] the write request with undefined.
+    pub(crate) fn resolve(&self, ctx: &mut Context) -> JsResult<()> {
+        match self {
+            WriteRequest::Promise(capability) => capability.resolve(JsValue::undefined(), ctx),
+        }
+    }
+
+    /// [=Reject=] the write request with `reason`.
+    pub(crate) fn reject(&self, reason: JsValue, ctx: &mut Context) -> JsResult<()> {
+        match self {
+            WriteRequest::Promise(capability) => capability.reject(reason, ctx),
+        }
+    }
+}
+
+/// The values of a stream's [[state]] slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WritableState {
+    /// "writable"
+    Writable,
+    /// "closed"
+    Closed,
+    /// "erroring"
+    Erroring,
+    /// "errored"
+    Errored,
+}
+
+/// The controller's [[abortController]]: only its signal is ever observable, so the signal is
+/// what is kept. These two functions are the only place that knows how signals are made.
+mod abort_signal {
+    use super::*;
+    use boa_engine::{js_string, property::PropertyDescriptor};
+
+    /// A new `AbortSignal` (the signal of "a new `AbortController`").
+    pub(crate) fn new_abort_signal(ctx: &mut Context) -> JsResult<JsObject> {
+        // Provisional stand-in until `crate::dom` ships `AbortSignal`.
+        let signal = JsObject::with_object_proto(ctx.intrinsics());
+        define(&signal, "aborted", false.into(), ctx)?;
+        define(&signal, "reason", JsValue::undefined(), ctx)?;
+        Ok(signal)
+    }
+
+    /// <https://dom.spec.whatwg.org/#abortcontroller-signal-abort>
+    pub(crate) fn signal_abort(
+        signal: &JsObject,
+        reason: JsValue,
+        ctx: &mut Context,
+    ) -> JsResult<()> {
+        // Provisional stand-in until `crate::dom` ships `AbortSignal`.
+        if signal.get(js_string!("aborted"), ctx)?.to_boolean() {
+            return Ok(());
+        }
+        let reason = if reason.is_undefined() {
+            let error = crate::engine::type_error("The operation was aborted.", ctx);
+            if let Some(o) = error.as_object() {
+                define(&o, "name", js_string!("AbortError").into(), ctx)?;
+            }
+            error
+        } else {
+            reason
+        };
+        define(signal, "aborted", true.into(), ctx)?;
+        define(signal, "reason", reason, ctx)?;
+        Ok(())
+    }
+
+    fn define(o: &JsObject, key: &str, value: JsValue, ctx: &mut Context) -> JsResult<()> {
+        o.define_property_or_throw(
+            boa_engine::JsString::from(key),
+            PropertyDescriptor::builder()
+                .value(value)
+                .writable(true)
+                .enumerable(true)
+                .configurable(true),
+            ctx,
+        )
+        .map(drop)
+    }
+}
+
+/// Installs the writable stream interfaces in the current realm.
+pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
+    ctx.register_global_class::<WritableStream>()?;
+    ctx.register_global_class::<WritableStreamDefaultWriter>()?;
+    ctx.register_global_class::<WritableStreamDefaultController>()?;
+    Ok(())
+}
