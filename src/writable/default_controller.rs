@@ -303,7 +303,7 @@ pub(crate) fn set_up_writable_stream_default_controller(
     //     1. Assert: stream.[[state]] is "writable" or "erroring".
     //     2. Set controller.[[started]] to true.
     //     3. Perform ! WritableStreamDealWithRejection(stream, r).
-    engine::react(
+    super::react(
         &start_promise,
         controller,
         |controller, _, ctx| {
@@ -594,7 +594,7 @@ pub(crate) fn writable_stream_default_controller_process_close(
     //    1. Perform ! WritableStreamFinishInFlightClose(stream).
     // 8. Upon rejection of sinkClosePromise with reason reason,
     //    1. Perform ! WritableStreamFinishInFlightCloseWithError(stream, reason).
-    engine::react(
+    super::react(
         &sink_close_promise,
         stream,
         |stream, _, ctx| writable_stream_finish_in_flight_close(stream, ctx),
@@ -631,7 +631,7 @@ pub(crate) fn writable_stream_default_controller_process_write(
     };
     // 4. Upon fulfillment of sinkWritePromise, ...
     // 5. Upon rejection of sinkWritePromise with reason, ...
-    engine::react(
+    super::react(
         &sink_write_promise,
         controller.clone(),
         |controller, _, ctx| {

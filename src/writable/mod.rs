@@ -17,10 +17,13 @@ mod default_controller;
 mod default_writer;
 mod stream;
 
-use boa_engine::{Context, JsObject, JsResult, JsValue};
+use boa_engine::{
+    builtins::promise::PromiseState, object::builtins::JsPromise, Context, JsObject, JsResult,
+    JsValue,
+};
 use boa_gc::{Finalize, Trace};
 
-use crate::engine::PromiseCapability;
+use crate::engine::{self, PromiseCapability};
 
 #[allow(unused_imports)] // the Rust-level API used by TransformStream and pipeTo (#5)
 pub(crate) use default_controller::{
@@ -56,6 +59,24 @@ impl WriteRequest {
             WriteRequest::Promise(capability) => capability.reject(reason, ctx),
         }
     }
+}
+
+/// [=Upon fulfillment=] / [=upon rejection=] of `promise`, from Rust: [`engine::react`], with a
+/// fast path for a promise that is already fulfilled (the usual case for a synchronous sink):
+/// PerformPromiseThen would enqueue the reaction job right away, so the step is queued as a
+/// microtask right away, without allocating reaction functions and a derived promise.
+pub(crate) fn react<T: Trace + 'static>(
+    promise: &JsPromise,
+    data: T,
+    on_fulfilled: engine::ReactionStep<T>,
+    on_rejected: engine::ReactionStep<T>,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    if let PromiseState::Fulfilled(value) = promise.state() {
+        engine::queue_microtask(ctx, move |ctx| on_fulfilled(&data, value, ctx));
+        return Ok(());
+    }
+    engine::react(promise, data, on_fulfilled, on_rejected, ctx)
 }
 
 /// The values of a stream's [[state]] slot.

@@ -556,7 +556,7 @@ pub(crate) fn writable_stream_finish_erroring(stream: &Stream, ctx: &mut Context
     // 14. Upon rejection of promise with reason reason,
     //     1. Reject abortRequest's promise with reason.
     //     2. Perform ! WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream).
-    engine::react(
+    super::react(
         &promise,
         AbortReaction {
             stream: stream.clone(),
