@@ -281,8 +281,13 @@ impl EventLoop {
                 }
             }
             if poll_needed && !in_flight.is_empty() {
+                // A polling round counts as a task; it does not starve the task queue even if
+                // a future keeps waking itself.
                 self.poll_in_flight(&mut in_flight, &waker, &cell);
-                continue;
+                self.microtask_checkpoint(&mut cell.borrow_mut());
+                if done(&mut cell.borrow_mut()) {
+                    break RunOutcome::Done;
+                }
             }
 
             // One task.
