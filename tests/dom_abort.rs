@@ -458,3 +458,49 @@ fn gc_with_pending_listeners_and_algorithms() {
     assert_eq!(eval_string(&mut ctx, "hits"), "200");
     assert_eq!(eval_string(&mut ctx, "String(sig.aborted)"), "true");
 }
+
+fn failing_step(_: &JsObject, _: &mut Context) -> JsResult<()> {
+    Err(boa_engine::JsNativeError::typ()
+        .with_message("algorithm failed")
+        .into())
+}
+
+#[test]
+fn errors_from_algorithms_and_engine_limits() {
+    let mut ctx = context();
+    capture_reports(&mut ctx);
+    let signal = new_abort_signal(&mut ctx).expect("signal");
+    let log = JsArray::new(&mut ctx).expect("array");
+    add_abort_algorithm(&signal, log.clone().into(), failing_step);
+    add_abort_algorithm(&signal, log.clone().into(), log_step);
+    ctx.register_global_property(js_string!("log"), log, Attribute::all())
+        .expect("log");
+    ctx.register_global_property(js_string!("sig"), signal.clone(), Attribute::all())
+        .expect("sig");
+    ctx.eval(Source::from_bytes(
+        "sig.addEventListener('abort', () => log.push('listener'));",
+    ))
+    .expect("listener");
+    let result = signal_abort(&signal, JsValue::undefined(), &mut ctx);
+    assert!(result.is_err(), "the algorithm's error is returned");
+    assert_eq!(eval_string(&mut ctx, "log.join()"), "algorithm,listener");
+
+    // A listener that hits the recursion limit: no panic, the state is reset.
+    let result = ctx.eval(Source::from_bytes(
+        r#"
+        var c = new AbortController();
+        var events = [];
+        c.signal.addEventListener('abort', e => { events.push(e); (function r() { r(); })(); });
+        c.signal.addEventListener('abort', () => events.push('second'));
+        try { c.abort(); } catch (e) {}
+        "#,
+    ));
+    let _ = result;
+    let _ = ctx.run_jobs();
+    let state = eval_string(
+        &mut ctx,
+        "String([c.signal.aborted, events.length > 0 && events[0].eventPhase, takeReports().length])",
+    );
+    println!("state after recursion limit: {state}");
+    assert!(state.starts_with("true,0,"), "{state}");
+}

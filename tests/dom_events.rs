@@ -310,3 +310,36 @@ fn listener_exceptions_are_reported() {
         "#,
     );
 }
+
+#[test]
+fn rust_event_api() {
+    use boa_engine::{js_string, property::Attribute, JsObject, Source};
+    use boa_streams::dom::{create_event, dispatch_event, is_event, is_event_target};
+
+    let mut ctx = context();
+    let target = ctx
+        .eval(Source::from_bytes(
+            "var t = new EventTarget(); var got = []; \
+             t.addEventListener('ready', e => got.push(e.type + ':' + e.isTrusted + ':' + e.cancelable)); t",
+        ))
+        .expect("target");
+    let target = target.as_object().expect("object");
+    assert!(is_event_target(&target.clone().into()));
+    let event = create_event(&mut ctx, "ready").expect("event");
+    assert!(is_event(&event.clone().into()));
+    assert!(dispatch_event(&target, &event, &mut ctx).expect("dispatch"));
+    // The same event can be dispatched again once dispatch is over.
+    assert!(dispatch_event(&target, &event, &mut ctx).expect("dispatch"));
+    assert!(dispatch_event(&JsObject::with_null_proto(), &event, &mut ctx).is_err());
+    assert!(dispatch_event(&target, &JsObject::with_null_proto(), &mut ctx).is_err());
+    ctx.register_global_property(js_string!("ev"), event, Attribute::all())
+        .expect("global");
+    check(
+        &mut ctx,
+        r#"
+        eq(got.join(), 'ready:true:false,ready:true:false', 'listener saw trusted event');
+        eq(ev.eventPhase, 0, 'phase reset');
+        ok(Object.prototype.hasOwnProperty.call(ev, 'isTrusted'), 'own isTrusted');
+        "#,
+    );
+}

@@ -20,7 +20,7 @@ use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 use super::{
     create_dom_exception, create_event,
     event_target::{
-        dispatch_event, event_handler_value, remove_event_listener, set_event_handler, with_target,
+        dispatch, event_handler_value, remove_event_listener, set_event_handler, with_target,
         EventTarget, Listener,
     },
     idl::{self, Interface},
@@ -276,7 +276,7 @@ fn run_abort_steps(signal: &JsObject, ctx: &mut Context) -> JsResult<()> {
     let abort = js_string!("abort");
     if with_target(signal, |t| t.has_listeners_for(&abort)).unwrap_or(false) {
         let event = create_event(ctx, "abort")?;
-        if let Err(error) = dispatch_event(signal, &event, ctx) {
+        if let Err(error) = dispatch(signal, &event, ctx) {
             first_error.get_or_insert(error);
         }
     }

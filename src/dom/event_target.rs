@@ -306,20 +306,46 @@ fn dispatch_event_op(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsR
     })
     .unwrap_or(true);
     if invalid {
-        let exception = create_dom_exception(
-            ctx,
-            "The event is already being dispatched or was not initialized",
-            "InvalidStateError",
-        )?;
-        return Err(boa_engine::JsError::from_opaque(exception.into()));
+        return Err(invalid_state_error(ctx)?);
     }
-    Ok(dispatch_event(&target, &event, ctx)?.into())
+    Ok(dispatch(&target, &event, ctx)?.into())
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
     Capturing,
     Bubbling,
+}
+
+/// Dispatches `event` (e.g. from [`super::create_event`]) at `target`, as the DOM's "dispatch"
+/// (<https://dom.spec.whatwg.org/#concept-event-dispatch>) does for a target without parent.
+///
+/// Exceptions thrown by listeners are reported ([`report_exception`]), not propagated; only
+/// uncatchable engine errors (runtime limits) are returned. Returns false if the event was
+/// canceled. Throws a TypeError if `target` is not an `EventTarget` or `event` not an `Event`,
+/// and an "InvalidStateError" `DOMException` if the event is being dispatched or was not
+/// initialized.
+pub fn dispatch_event(target: &JsObject, event: &JsObject, ctx: &mut Context) -> JsResult<bool> {
+    if !target.is::<EventTarget>() {
+        return Err(idl::type_error("dispatch target is not an EventTarget"));
+    }
+    match with_event(event, |e| {
+        e.has(flags::DISPATCH) || !e.has(flags::INITIALIZED)
+    }) {
+        None => Err(idl::type_error("dispatched value is not an Event")),
+        Some(true) => Err(invalid_state_error(ctx)?),
+        Some(false) => dispatch(target, event, ctx),
+    }
+}
+
+/// The "InvalidStateError" thrown when dispatching an event that cannot be dispatched.
+fn invalid_state_error(ctx: &mut Context) -> JsResult<boa_engine::JsError> {
+    let exception = create_dom_exception(
+        ctx,
+        "The event is already being dispatched or was not initialized",
+        "InvalidStateError",
+    )?;
+    Ok(boa_engine::JsError::from_opaque(exception.into()))
 }
 
 /// <https://dom.spec.whatwg.org/#concept-event-dispatch> for a target without parent: the path
@@ -330,7 +356,7 @@ enum Phase {
 /// Returns false if the event was canceled.
 ///
 /// `event` must be an initialized `Event` object that is not being dispatched.
-pub fn dispatch_event(target: &JsObject, event: &JsObject, ctx: &mut Context) -> JsResult<bool> {
+pub(crate) fn dispatch(target: &JsObject, event: &JsObject, ctx: &mut Context) -> JsResult<bool> {
     with_event(event, |e| e.set(flags::DISPATCH | flags::HAS_PATH));
     let mut result = Ok(());
     for phase in [Phase::Capturing, Phase::Bubbling] {
