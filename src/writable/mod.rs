@@ -96,52 +96,20 @@ pub(crate) enum WritableState {
 /// what is kept. These two functions are the only place that knows how signals are made.
 mod abort_signal {
     use super::*;
-    use boa_engine::{js_string, property::PropertyDescriptor};
 
-    /// A new `AbortSignal` (the signal of "a new `AbortController`").
+    /// The signal of "a new `AbortController`".
     pub(crate) fn new_abort_signal(ctx: &mut Context) -> JsResult<JsObject> {
-        // Provisional stand-in until `crate::dom` ships `AbortSignal`.
-        let signal = JsObject::with_object_proto(ctx.intrinsics());
-        define(&signal, "aborted", false.into(), ctx)?;
-        define(&signal, "reason", JsValue::undefined(), ctx)?;
-        Ok(signal)
+        crate::dom::new_abort_signal(ctx)
     }
 
-    /// <https://dom.spec.whatwg.org/#abortcontroller-signal-abort>
+    /// <https://dom.spec.whatwg.org/#abortcontroller-signal-abort>: signal abort on the
+    /// controller, i.e. on its signal.
     pub(crate) fn signal_abort(
         signal: &JsObject,
         reason: JsValue,
         ctx: &mut Context,
     ) -> JsResult<()> {
-        // Provisional stand-in until `crate::dom` ships `AbortSignal`.
-        if signal.get(js_string!("aborted"), ctx)?.to_boolean() {
-            return Ok(());
-        }
-        let reason = if reason.is_undefined() {
-            let error = crate::engine::type_error("The operation was aborted.", ctx);
-            if let Some(o) = error.as_object() {
-                define(&o, "name", js_string!("AbortError").into(), ctx)?;
-            }
-            error
-        } else {
-            reason
-        };
-        define(signal, "aborted", true.into(), ctx)?;
-        define(signal, "reason", reason, ctx)?;
-        Ok(())
-    }
-
-    fn define(o: &JsObject, key: &str, value: JsValue, ctx: &mut Context) -> JsResult<()> {
-        o.define_property_or_throw(
-            boa_engine::JsString::from(key),
-            PropertyDescriptor::builder()
-                .value(value)
-                .writable(true)
-                .enumerable(true)
-                .configurable(true),
-            ctx,
-        )
-        .map(drop)
+        crate::dom::signal_abort(signal, reason, ctx)
     }
 }
 
