@@ -13,9 +13,9 @@
 //! borrow that ends before any call into JavaScript (sink callbacks, the size algorithm, promise
 //! resolution, abort algorithms).
 
-mod default_controller;
-mod default_writer;
-mod stream;
+pub(crate) mod default_controller;
+pub(crate) mod default_writer;
+pub(crate) mod stream;
 
 use boa_engine::{
     builtins::promise::PromiseState, object::builtins::JsPromise, Context, JsObject, JsResult,
