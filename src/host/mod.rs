@@ -13,6 +13,9 @@ use boa_engine::{Context, JsResult, JsValue, Source};
 pub struct HostOptions {
     /// Root folder that `fetch('/path')` serves files from (the WPT root for the runner).
     pub fetch_root: Option<PathBuf>,
+    /// Send `console` output to stderr instead of stdout (the WPT runner's child processes
+    /// keep stdout for their protocol).
+    pub console_to_stderr: bool,
 }
 
 /// Something the host reports instead of throwing: an error thrown by a job or timer callback,
@@ -44,7 +47,24 @@ impl Host {
     /// Builds a context with the event loop, host hooks, the host globals, and the streams
     /// globals (`crate::register`) installed.
     pub fn new(_options: HostOptions) -> JsResult<(Host, Context)> {
+        // Provisional: `self` and timers so that testharness.js loads; the real host replaces
+        // this body.
         let mut ctx = Context::default();
+        boa_runtime::register_extensions(
+            (
+                boa_runtime::extensions::TimeoutExtension,
+                boa_runtime::extensions::MicrotaskExtension,
+            ),
+            None,
+            &mut ctx,
+        )?;
+        let global = ctx.global_object();
+        ctx.register_global_property(
+            boa_engine::js_string!("self"),
+            global,
+            boa_engine::property::Attribute::WRITABLE
+                | boa_engine::property::Attribute::CONFIGURABLE,
+        )?;
         crate::register(&mut ctx)?;
         Ok((Host {}, ctx))
     }
