@@ -9,7 +9,10 @@ use boa_engine::{
     builtins::promise::{PromiseState, ResolvingFunctions},
     job::{Job, PromiseJob},
     native_function::NativeFunction,
-    object::{builtins::{JsFunction, JsPromise}, FunctionObjectBuilder},
+    object::{
+        builtins::{JsFunction, JsPromise},
+        FunctionObjectBuilder,
+    },
     Context, JsError, JsNativeError, JsObject, JsResult, JsValue,
 };
 use boa_gc::{Finalize, Trace};
@@ -154,7 +157,10 @@ struct Reaction<T: Trace + 'static> {
 
 /// Queues a microtask that runs Rust code (HTML "queue a microtask"). Values captured by the
 /// closure are GC roots until it runs.
-pub fn queue_microtask(ctx: &mut Context, job: impl FnOnce(&mut Context) -> JsResult<()> + 'static) {
+pub fn queue_microtask(
+    ctx: &mut Context,
+    job: impl FnOnce(&mut Context) -> JsResult<()> + 'static,
+) {
     ctx.enqueue_job(Job::PromiseJob(PromiseJob::new(move |ctx| {
         job(ctx).map(|()| JsValue::undefined())
     })));

@@ -15,8 +15,11 @@
 pub mod dom;
 pub mod engine;
 pub mod host;
+#[allow(dead_code)] // used by the stream modules as they land
 mod queue;
+#[allow(dead_code)] // the dictionary helpers are used by the stream modules as they land
 mod queuing_strategy;
+#[allow(dead_code)] // glue used by the interfaces as they land
 mod webidl;
 
 use boa_engine::{realm::Realm, Context, JsResult};

@@ -1,1 +1,217 @@
 //! Queue-with-sizes on a ring buffer.
+//!
+//! <https://streams.spec.whatwg.org/#queue-with-sizes>
+//!
+//! The spec's [[queue]] and [[queueTotalSize]] slots of a container, as one value. Push and shift
+//! are O(1) (a `VecDeque` ring buffer), and the buffer gives memory back as it drains: when it
+//! falls to a quarter of its capacity it shrinks to the smallest power of two that holds twice
+//! what is left, so a stream that once buffered many chunks does not keep that capacity.
+
+use std::collections::VecDeque;
+
+use boa_engine::{Context, JsNativeError, JsResult};
+use boa_gc::{Finalize, Trace};
+
+/// Capacity below which the queue never shrinks.
+const MIN_CAPACITY: usize = 16;
+
+/// A container's [[queue]] and [[queueTotalSize]].
+#[derive(Debug, Trace, Finalize)]
+pub(crate) struct QueueWithSizes<T: Trace + 'static> {
+    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queue>
+    /// Each entry is a value-with-size: (value, size).
+    queue: VecDeque<(T, f64)>,
+    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queuetotalsize>
+    total_size: f64,
+}
+
+impl<T: Trace + 'static> Default for QueueWithSizes<T> {
+    fn default() -> Self {
+        Self {
+            queue: VecDeque::new(),
+            total_size: 0.0,
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#is-non-negative-number>
+pub(crate) fn is_non_negative_number(v: f64) -> bool {
+    // NaN and negative numbers fail both comparisons' conditions.
+    v >= 0.0
+}
+
+impl<T: Trace + 'static> QueueWithSizes<T> {
+    /// <https://streams.spec.whatwg.org/#dequeue-value>
+    ///
+    /// Returns `None` only if the queue is empty, which the spec asserts never happens.
+    pub(crate) fn dequeue_value(&mut self) -> Option<T> {
+        // 1. Assert: container has [[queue]] and [[queueTotalSize]] internal slots.
+        // 2. Assert: container.[[queue]] is not empty.
+        // 3. Let valueWithSize be container.[[queue]][0].
+        // 4. Remove valueWithSize from container.[[queue]].
+        let (value, size) = self.queue.pop_front()?;
+        // 5. Set container.[[queueTotalSize]] to container.[[queueTotalSize]] − valueWithSize's size.
+        self.total_size -= size;
+        // 6. If container.[[queueTotalSize]] < 0, set container.[[queueTotalSize]] to 0.
+        //    (This can occur due to rounding errors.)
+        if self.total_size < 0.0 {
+            self.total_size = 0.0;
+        }
+        self.give_back_memory();
+        // 7. Return valueWithSize's value.
+        Some(value)
+    }
+
+    /// <https://streams.spec.whatwg.org/#enqueue-value-with-size>
+    pub(crate) fn enqueue_value_with_size(
+        &mut self,
+        value: T,
+        size: f64,
+        _ctx: &mut Context,
+    ) -> JsResult<()> {
+        // 1. Assert: container has [[queue]] and [[queueTotalSize]] internal slots.
+        // 2. If ! IsNonNegativeNumber(size) is false, throw a RangeError exception.
+        if !is_non_negative_number(size) {
+            return Err(JsNativeError::range()
+                .with_message("chunk size must be a non-negative number")
+                .into());
+        }
+        // 3. If size is +∞, throw a RangeError exception.
+        if size == f64::INFINITY {
+            return Err(JsNativeError::range()
+                .with_message("chunk size must be finite")
+                .into());
+        }
+        // 4. Append a new value-with-size with value value and size size to container.[[queue]].
+        self.queue.push_back((value, size));
+        // 5. Set container.[[queueTotalSize]] to container.[[queueTotalSize]] + size.
+        self.total_size += size;
+        Ok(())
+    }
+
+    /// <https://streams.spec.whatwg.org/#peek-queue-value>
+    pub(crate) fn peek_queue_value(&self) -> Option<&T> {
+        // 2. Assert: container.[[queue]] is not empty.
+        // 3. Let valueWithSize be container.[[queue]][0].
+        // 4. Return valueWithSize's value.
+        self.queue.front().map(|(value, _)| value)
+    }
+
+    /// <https://streams.spec.whatwg.org/#reset-queue>
+    pub(crate) fn reset_queue(&mut self) {
+        // 2. Set container.[[queue]] to a new empty list.
+        self.queue = VecDeque::new();
+        // 3. Set container.[[queueTotalSize]] to 0.
+        self.total_size = 0.0;
+    }
+
+    /// [[queueTotalSize]].
+    pub(crate) fn total_size(&self) -> f64 {
+        self.total_size
+    }
+
+    /// Number of entries in [[queue]].
+    pub(crate) fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Whether [[queue]] is empty.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// Mutable access to the front entry (byte streams consume a chunk partially).
+    #[allow(dead_code)]
+    pub(crate) fn front_mut(&mut self) -> Option<&mut (T, f64)> {
+        self.queue.front_mut()
+    }
+
+    /// Adjusts [[queueTotalSize]] directly (byte streams track bytes, not entries).
+    #[allow(dead_code)]
+    pub(crate) fn add_to_total_size(&mut self, delta: f64) {
+        self.total_size += delta;
+        if self.total_size < 0.0 {
+            self.total_size = 0.0;
+        }
+    }
+
+    /// The ring buffer's capacity (for tests of memory give-back).
+    #[allow(dead_code)]
+    pub(crate) fn capacity(&self) -> usize {
+        self.queue.capacity()
+    }
+
+    fn give_back_memory(&mut self) {
+        let capacity = self.queue.capacity();
+        let len = self.queue.len();
+        if capacity > MIN_CAPACITY && len <= capacity / 4 {
+            let target = (len * 2).next_power_of_two().max(MIN_CAPACITY);
+            if target < capacity {
+                self.queue.shrink_to(target);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fifo_order_and_total_size() {
+        let mut ctx = Context::default();
+        let mut q = QueueWithSizes::<u32>::default();
+        for i in 0..100 {
+            q.enqueue_value_with_size(i, 0.5, &mut ctx).unwrap();
+        }
+        assert_eq!(q.total_size(), 50.0);
+        assert_eq!(q.peek_queue_value(), Some(&0));
+        for i in 0..100 {
+            assert_eq!(q.dequeue_value(), Some(i));
+        }
+        assert_eq!(q.total_size(), 0.0);
+        assert_eq!(q.dequeue_value(), None);
+    }
+
+    #[test]
+    fn rejects_bad_sizes() {
+        let mut ctx = Context::default();
+        let mut q = QueueWithSizes::<u32>::default();
+        for bad in [-1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert!(
+                q.enqueue_value_with_size(1, bad, &mut ctx).is_err(),
+                "{bad}"
+            );
+        }
+        assert!(q.is_empty());
+        assert_eq!(q.total_size(), 0.0);
+    }
+
+    #[test]
+    fn total_size_never_negative_after_rounding() {
+        let mut ctx = Context::default();
+        let mut q = QueueWithSizes::<u32>::default();
+        q.enqueue_value_with_size(1, 0.1, &mut ctx).unwrap();
+        q.enqueue_value_with_size(2, 0.2, &mut ctx).unwrap();
+        q.dequeue_value();
+        q.dequeue_value();
+        assert_eq!(q.total_size(), 0.0);
+    }
+
+    #[test]
+    fn gives_memory_back_as_it_drains() {
+        let mut ctx = Context::default();
+        let mut q = QueueWithSizes::<u32>::default();
+        for i in 0..160_000 {
+            q.enqueue_value_with_size(i, 1.0, &mut ctx).unwrap();
+        }
+        assert!(q.capacity() >= 160_000);
+        for i in 0..159_990 {
+            assert_eq!(q.dequeue_value(), Some(i));
+        }
+        assert!(q.capacity() <= 64, "capacity {} kept", q.capacity());
+        for i in 159_990..160_000 {
+            assert_eq!(q.dequeue_value(), Some(i));
+        }
+    }
+}

@@ -1,3 +1,230 @@
-//! Queuing strategies.
-use boa_engine::{Context, JsResult};
-pub(crate) fn register(_ctx: &mut Context) -> JsResult<()> { Ok(()) }
+//! Queuing strategies: `ByteLengthQueuingStrategy`, `CountQueuingStrategy`, and the abstract
+//! operations that read a `QueuingStrategy` dictionary.
+//!
+//! <https://streams.spec.whatwg.org/#qs>
+
+use boa_engine::{
+    class::{Class, ClassBuilder},
+    js_string, Context, JsData, JsNativeError, JsObject, JsResult, JsValue,
+};
+use boa_gc::{Finalize, Trace};
+
+use crate::webidl;
+
+/// The `QueuingStrategy` dictionary, converted: <https://streams.spec.whatwg.org/#dictdef-queuingstrategy>.
+#[derive(Debug, Clone, Default, Trace, Finalize)]
+pub(crate) struct QueuingStrategy {
+    #[unsafe_ignore_trace]
+    pub(crate) high_water_mark: Option<f64>,
+    pub(crate) size: Option<JsObject>,
+}
+
+impl QueuingStrategy {
+    /// Converts a JS value to the `QueuingStrategy` dictionary (members in lexicographic order:
+    /// `highWaterMark`, then `size`).
+    pub(crate) fn from_js(value: &JsValue, ctx: &mut Context) -> JsResult<Self> {
+        let dict = webidl::dictionary(value, "The queuing strategy")?;
+        let hwm = webidl::member(dict.as_ref(), "highWaterMark", ctx)?;
+        let high_water_mark = if hwm.is_undefined() {
+            None
+        } else {
+            Some(webidl::to_unrestricted_double(&hwm, ctx)?)
+        };
+        let size = webidl::member(dict.as_ref(), "size", ctx)?;
+        let size = webidl::callback(size, "The queuing strategy's size")?;
+        Ok(Self {
+            high_water_mark,
+            size,
+        })
+    }
+}
+
+/// A size algorithm, as held in a controller's [[strategySizeAlgorithm]] slot.
+#[derive(Debug, Clone, Trace, Finalize)]
+pub(crate) enum SizeAlgorithm {
+    /// An algorithm that returns 1.
+    One,
+    /// Invoke the strategy's `size` callback.
+    Callback(JsObject),
+}
+
+impl SizeAlgorithm {
+    /// Runs the algorithm: invoke the callback (return type `unrestricted double`) with `chunk`.
+    pub(crate) fn size(&self, chunk: &JsValue, ctx: &mut Context) -> JsResult<f64> {
+        match self {
+            SizeAlgorithm::One => Ok(1.0),
+            SizeAlgorithm::Callback(f) => {
+                let v = f.call(&JsValue::undefined(), std::slice::from_ref(chunk), ctx)?;
+                webidl::to_unrestricted_double(&v, ctx)
+            }
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#validate-and-normalize-high-water-mark>
+pub(crate) fn extract_high_water_mark(
+    strategy: &QueuingStrategy,
+    default_hwm: f64,
+) -> JsResult<f64> {
+    // 1. If strategy["highWaterMark"] does not exist, return defaultHWM.
+    let Some(high_water_mark) = strategy.high_water_mark else {
+        return Ok(default_hwm);
+    };
+    // 2. Let highWaterMark be strategy["highWaterMark"].
+    // 3. If highWaterMark is NaN or highWaterMark < 0, throw a RangeError exception.
+    if high_water_mark.is_nan() || high_water_mark < 0.0 {
+        return Err(JsNativeError::range()
+            .with_message("highWaterMark must be a non-negative number")
+            .into());
+    }
+    // 4. Return highWaterMark.
+    Ok(high_water_mark)
+}
+
+/// <https://streams.spec.whatwg.org/#make-size-algorithm-from-size-function>
+pub(crate) fn extract_size_algorithm(strategy: &QueuingStrategy) -> SizeAlgorithm {
+    match &strategy.size {
+        // 1. If strategy["size"] does not exist, return an algorithm that returns 1.
+        None => SizeAlgorithm::One,
+        // 2. Return an algorithm that invokes strategy["size"] with « chunk ».
+        Some(f) => SizeAlgorithm::Callback(f.clone()),
+    }
+}
+
+/// Reads the required `highWaterMark` member of a `QueuingStrategyInit` dictionary.
+fn queuing_strategy_init(args: &[JsValue], ctx: &mut Context) -> JsResult<f64> {
+    let init = args.first().cloned().unwrap_or_default();
+    let dict = webidl::dictionary(&init, "The queuing strategy init")?;
+    let hwm = webidl::member(dict.as_ref(), "highWaterMark", ctx)?;
+    if hwm.is_undefined() {
+        return Err(JsNativeError::typ()
+            .with_message("highWaterMark is required")
+            .into());
+    }
+    webidl::to_unrestricted_double(&hwm, ctx)
+}
+
+/// The per-realm size functions: each getter returns the same function object for every
+/// instance in a realm (the spec's "relevant global object's … size function").
+#[derive(Debug, Trace, Finalize, JsData)]
+struct SizeFunctions {
+    /// <https://streams.spec.whatwg.org/#byte-length-queuing-strategy-size-function>
+    byte_length: JsObject,
+    /// <https://streams.spec.whatwg.org/#count-queuing-strategy-size-function>
+    count: JsObject,
+}
+
+fn size_functions(ctx: &mut Context) -> (JsObject, JsObject) {
+    let realm = ctx.realm().clone();
+    if let Some(f) = realm.host_defined().get::<SizeFunctions>() {
+        return (f.byte_length.clone(), f.count.clone());
+    }
+    // The byte length size function: `return ? GetV(chunk, "byteLength")`.
+    let byte_length = webidl::function(ctx, "size", 1, |_, args, ctx| {
+        let chunk = args.first().cloned().unwrap_or_default();
+        let object = chunk.to_object(ctx)?;
+        object.get(js_string!("byteLength"), ctx)
+    });
+    // The count size function: `return 1`.
+    let count = webidl::function(ctx, "size", 0, |_, _, _| Ok(JsValue::from(1)));
+    realm.host_defined_mut().insert(SizeFunctions {
+        byte_length: byte_length.clone(),
+        count: count.clone(),
+    });
+    (byte_length, count)
+}
+
+/// <https://streams.spec.whatwg.org/#blqs-class>
+#[derive(Debug, Trace, Finalize, JsData)]
+pub(crate) struct ByteLengthQueuingStrategy {
+    /// <https://streams.spec.whatwg.org/#bytelengthqueuingstrategy-highwatermark>
+    #[unsafe_ignore_trace]
+    high_water_mark: f64,
+}
+
+impl Class for ByteLengthQueuingStrategy {
+    const NAME: &'static str = "ByteLengthQueuingStrategy";
+    const LENGTH: usize = 1;
+    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+
+    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        webidl::attribute(class, "highWaterMark", blqs_high_water_mark, None);
+        webidl::attribute(class, "size", blqs_size, None);
+        webidl::to_string_tag(class, Self::NAME);
+        Ok(())
+    }
+
+    /// <https://streams.spec.whatwg.org/#blqs-constructor>
+    fn data_constructor(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Self> {
+        // 1. Set this.[[highWaterMark]] to init["highWaterMark"].
+        Ok(Self {
+            high_water_mark: queuing_strategy_init(args, ctx)?,
+        })
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#blqs-high-water-mark>
+fn blqs_high_water_mark(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    let this = webidl::this_object::<ByteLengthQueuingStrategy>(this, "ByteLengthQueuingStrategy")?;
+    let hwm = this
+        .downcast_ref::<ByteLengthQueuingStrategy>()
+        .map_or(f64::NAN, |s| s.high_water_mark);
+    Ok(hwm.into())
+}
+
+/// <https://streams.spec.whatwg.org/#blqs-size>
+fn blqs_size(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    webidl::this_object::<ByteLengthQueuingStrategy>(this, "ByteLengthQueuingStrategy")?;
+    Ok(size_functions(ctx).0.into())
+}
+
+/// <https://streams.spec.whatwg.org/#cqs-class>
+#[derive(Debug, Trace, Finalize, JsData)]
+pub(crate) struct CountQueuingStrategy {
+    /// <https://streams.spec.whatwg.org/#countqueuingstrategy-highwatermark>
+    #[unsafe_ignore_trace]
+    high_water_mark: f64,
+}
+
+impl Class for CountQueuingStrategy {
+    const NAME: &'static str = "CountQueuingStrategy";
+    const LENGTH: usize = 1;
+    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+
+    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        webidl::attribute(class, "highWaterMark", cqs_high_water_mark, None);
+        webidl::attribute(class, "size", cqs_size, None);
+        webidl::to_string_tag(class, Self::NAME);
+        Ok(())
+    }
+
+    /// <https://streams.spec.whatwg.org/#cqs-constructor>
+    fn data_constructor(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Self> {
+        // 1. Set this.[[highWaterMark]] to init["highWaterMark"].
+        Ok(Self {
+            high_water_mark: queuing_strategy_init(args, ctx)?,
+        })
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#cqs-high-water-mark>
+fn cqs_high_water_mark(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    let this = webidl::this_object::<CountQueuingStrategy>(this, "CountQueuingStrategy")?;
+    let hwm = this
+        .downcast_ref::<CountQueuingStrategy>()
+        .map_or(f64::NAN, |s| s.high_water_mark);
+    Ok(hwm.into())
+}
+
+/// <https://streams.spec.whatwg.org/#cqs-size>
+fn cqs_size(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    webidl::this_object::<CountQueuingStrategy>(this, "CountQueuingStrategy")?;
+    Ok(size_functions(ctx).1.into())
+}
+
+/// Installs both strategy interfaces in the current realm.
+pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
+    ctx.register_global_class::<ByteLengthQueuingStrategy>()?;
+    ctx.register_global_class::<CountQueuingStrategy>()?;
+    Ok(())
+}
