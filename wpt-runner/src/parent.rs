@@ -419,7 +419,15 @@ impl Progress {
             self.started.elapsed().as_secs_f64()
         );
         if self.tty {
-            let _ = write!(err, "{line}  {}", r.path);
+            // One terminal line (a wrapped line would not be cleared by the next update).
+            let room = 79usize.saturating_sub(line.chars().count() + 2);
+            let path: String = if r.path.chars().count() > room {
+                let skip = r.path.chars().count() - room.saturating_sub(1);
+                format!("…{}", r.path.chars().skip(skip).collect::<String>())
+            } else {
+                r.path.clone()
+            };
+            let _ = write!(err, "{line}  {path}");
         } else if !verbose
             && (self.last_plain.elapsed() >= Duration::from_secs(10) || self.done == self.total)
         {
