@@ -169,7 +169,14 @@ fn run(options: Options, root: PathBuf) -> Result<bool, String> {
     let root = root
         .canonicalize()
         .map_err(|e| format!("{}: {e}", root.display()))?;
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find my own binary: {e}"))?;
+    // Children re-exec this very binary. On Linux `/proc/self/exe` names the running image even
+    // if a rebuild has since replaced the file at `current_exe()`.
+    let proc_self = std::path::Path::new("/proc/self/exe");
+    let exe = if proc_self.exists() {
+        proc_self.to_path_buf()
+    } else {
+        std::env::current_exe().map_err(|e| format!("cannot find my own binary: {e}"))?
+    };
 
     let scope: Vec<String> = if options.prefixes.is_empty() {
         meta::DEFAULT_PREFIXES
