@@ -116,15 +116,8 @@ mod abort_signal {
 /// Installs the writable stream interfaces in the current realm (replacing them if they were
 /// installed before).
 pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
-    register_class::<WritableStream>(ctx)?;
-    register_class::<WritableStreamDefaultWriter>(ctx)?;
-    register_class::<WritableStreamDefaultController>(ctx)?;
+    crate::webidl::register_interface::<WritableStream>(ctx)?;
+    crate::webidl::register_interface::<WritableStreamDefaultWriter>(ctx)?;
+    crate::webidl::register_interface::<WritableStreamDefaultController>(ctx)?;
     Ok(())
-}
-
-fn register_class<C: boa_engine::class::Class>(ctx: &mut Context) -> JsResult<()> {
-    if ctx.has_global_class::<C>() {
-        ctx.unregister_global_class::<C>()?;
-    }
-    ctx.register_global_class::<C>()
 }
