@@ -7,7 +7,6 @@ use std::cell::Cell;
 
 use boa_engine::{
     class::{Class, ClassBuilder},
-    object::builtins::JsPromise,
     Context, JsData, JsNativeError, JsObject, JsResult, JsValue,
 };
 use boa_gc::{Finalize, GcRefCell, Trace};
@@ -23,7 +22,7 @@ use super::{
         writable_stream_mark_first_write_request_in_flight, writable_stream_start_erroring,
         writable_stream_update_backpressure, Stream,
     },
-    WritableState,
+    AlgorithmResult, WritableState,
 };
 use crate::{engine, queue::QueueWithSizes, queuing_strategy::SizeAlgorithm, webidl};
 
@@ -216,16 +215,14 @@ pub(crate) fn abort_steps(
     controller: &Controller,
     reason: JsValue,
     ctx: &mut Context,
-) -> JsResult<JsPromise> {
+) -> JsResult<AlgorithmResult> {
     // 1. Let result be the result of performing this.[[abortAlgorithm]], passing reason.
     let algorithm = controller.borrow().data().abort_algorithm.borrow().clone();
     let result = match &algorithm {
         Some(AbortAlgorithm::Sink { sink, abort }) => {
-            webidl::invoke_promise_callback(abort, sink, &[reason], ctx)?
+            AlgorithmResult::invoke(abort, sink, &[reason], ctx)?
         }
-        Some(AbortAlgorithm::ResolvedUndefined) | None => {
-            engine::promise_resolved_with(JsValue::undefined(), ctx)?
-        }
+        Some(AbortAlgorithm::ResolvedUndefined) | None => AlgorithmResult::undefined(),
     };
     // 2. Perform ! WritableStreamDefaultControllerClearAlgorithms(this).
     writable_stream_default_controller_clear_algorithms(controller);
@@ -294,7 +291,7 @@ pub(crate) fn set_up_writable_stream_default_controller(
         }
     };
     // 16. Let startPromise be a promise resolved with startResult.
-    let start_promise = engine::promise_resolved_with(start_result, ctx)?;
+    let start_promise = AlgorithmResult::resolved_with(start_result, ctx)?;
     // 17. Upon fulfillment of startPromise,
     //     1. Assert: stream.[[state]] is "writable" or "erroring".
     //     2. Set controller.[[started]] to true.
@@ -304,7 +301,7 @@ pub(crate) fn set_up_writable_stream_default_controller(
     //     2. Set controller.[[started]] to true.
     //     3. Perform ! WritableStreamDealWithRejection(stream, r).
     super::react(
-        &start_promise,
+        start_promise,
         controller,
         |controller, _, ctx| {
             controller.borrow().data().started.set(true);
@@ -582,11 +579,9 @@ pub(crate) fn writable_stream_default_controller_process_close(
     let algorithm = controller.borrow().data().close_algorithm.borrow().clone();
     let sink_close_promise = match &algorithm {
         Some(CloseAlgorithm::Sink { sink, close }) => {
-            webidl::invoke_promise_callback(close, sink, &[], ctx)?
+            AlgorithmResult::invoke(close, sink, &[], ctx)?
         }
-        Some(CloseAlgorithm::ResolvedUndefined) | None => {
-            engine::promise_resolved_with(JsValue::undefined(), ctx)?
-        }
+        Some(CloseAlgorithm::ResolvedUndefined) | None => AlgorithmResult::undefined(),
     };
     // 6. Perform ! WritableStreamDefaultControllerClearAlgorithms(controller).
     writable_stream_default_controller_clear_algorithms(controller);
@@ -595,7 +590,7 @@ pub(crate) fn writable_stream_default_controller_process_close(
     // 8. Upon rejection of sinkClosePromise with reason reason,
     //    1. Perform ! WritableStreamFinishInFlightCloseWithError(stream, reason).
     super::react(
-        &sink_close_promise,
+        sink_close_promise,
         stream,
         |stream, _, ctx| writable_stream_finish_in_flight_close(stream, ctx),
         |stream, reason, ctx| {
@@ -619,20 +614,18 @@ pub(crate) fn writable_stream_default_controller_process_write(
     //    passing in chunk.
     let algorithm = controller.borrow().data().write_algorithm.borrow().clone();
     let sink_write_promise = match &algorithm {
-        Some(WriteAlgorithm::Sink { sink, write }) => webidl::invoke_promise_callback(
+        Some(WriteAlgorithm::Sink { sink, write }) => AlgorithmResult::invoke(
             write,
             sink,
             &[chunk, controller.clone().upcast().into()],
             ctx,
         )?,
-        Some(WriteAlgorithm::ResolvedUndefined) | None => {
-            engine::promise_resolved_with(JsValue::undefined(), ctx)?
-        }
+        Some(WriteAlgorithm::ResolvedUndefined) | None => AlgorithmResult::undefined(),
     };
     // 4. Upon fulfillment of sinkWritePromise, ...
     // 5. Upon rejection of sinkWritePromise with reason, ...
     super::react(
-        &sink_write_promise,
+        sink_write_promise,
         controller.clone(),
         |controller, _, ctx| {
             let stream = stream_of(controller);

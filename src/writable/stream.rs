@@ -23,7 +23,7 @@ use super::{
         new_writer_object, set_up_writable_stream_default_writer,
         writable_stream_default_writer_ensure_ready_promise_rejected, Writer,
     },
-    WritableState, WriteRequest,
+    AlgorithmResult, WritableState, WriteRequest,
 };
 use crate::{
     engine::{self, PromiseCapability},
@@ -548,7 +548,7 @@ pub(crate) fn writable_stream_finish_erroring(stream: &Stream, ctx: &mut Context
         Some(controller) => {
             default_controller::abort_steps(controller, abort_request.reason.clone(), ctx)?
         }
-        None => engine::promise_resolved_with(JsValue::undefined(), ctx)?,
+        None => AlgorithmResult::undefined(),
     };
     // 13. Upon fulfillment of promise,
     //     1. Resolve abortRequest's promise with undefined.
@@ -557,7 +557,7 @@ pub(crate) fn writable_stream_finish_erroring(stream: &Stream, ctx: &mut Context
     //     1. Reject abortRequest's promise with reason.
     //     2. Perform ! WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream).
     super::react(
-        &promise,
+        promise,
         AbortReaction {
             stream: stream.clone(),
             promise: abort_request.promise.clone(),
