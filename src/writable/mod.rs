@@ -11,7 +11,19 @@
 //!
 //! Slots live in the objects' native data as `Cell`/`GcRefCell` fields; every access is a short
 //! borrow that ends before any call into JavaScript (sink callbacks, the size algorithm, promise
-//! resolution, abort algorithms).
+//! resolution, abort algorithms). Objects are handled as typed `JsObject<T>` handles, so slot
+//! access needs no downcast that could fail.
+//!
+//! Rust API for TransformStream and pipeTo (#5): `stream::create_writable_stream` with the
+//! algorithm enums of `default_controller` (add a variant for the transform sink algorithms);
+//! `stream::acquire_writable_stream_default_writer`;
+//! `default_writer::writable_stream_default_writer_write_request` with a [`WriteRequest`]
+//! (add a variant with Rust completion steps so the pipe loop needs no JS promise per chunk);
+//! `default_writer::writable_stream_default_writer_close_with_error_propagation`,
+//! `..._release`, `..._get_desired_size`, `default_writer::ready_promise` / `closed_promise`
+//! (react to them with [`react`] or `engine::react`); `stream::writable_stream_abort`,
+//! `stream::state`, `stream::stored_error`;
+//! `default_controller::writable_stream_default_controller_error_if_needed`.
 
 pub(crate) mod default_controller;
 pub(crate) mod default_writer;
