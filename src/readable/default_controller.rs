@@ -8,7 +8,7 @@ use boa_engine::{
     class::{Class, ClassBuilder},
     object::JsObject,
     property::Attribute,
-    Context, JsData, JsResult, JsValue,
+    Context, JsData, JsError, JsResult, JsValue,
 };
 use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
@@ -455,12 +455,12 @@ pub(crate) fn readable_stream_default_controller_enqueue(
         let chunk_size = match result {
             Ok(size) => size,
             Err(error) => {
-                let e = engine::thrown_value(error.clone(), ctx)?;
+                let e = engine::thrown_value(error, ctx)?;
                 // 4.2.1. Perform ! ReadableStreamDefaultControllerError(controller,
                 //        result.[[Value]]).
-                readable_stream_default_controller_error(controller, e, ctx)?;
+                readable_stream_default_controller_error(controller, e.clone(), ctx)?;
                 // 4.2.2. Return result.
-                return Err(error);
+                return Err(JsError::from_opaque(e));
             }
         };
         // 4.3. Let chunkSize be result.[[Value]].
@@ -472,12 +472,12 @@ pub(crate) fn readable_stream_default_controller_enqueue(
         };
         // 4.5. If enqueueResult is an abrupt completion,
         if let Err(error) = enqueue_result {
-            let e = engine::thrown_value(error.clone(), ctx)?;
+            let e = engine::thrown_value(error, ctx)?;
             // 4.5.1. Perform ! ReadableStreamDefaultControllerError(controller,
             //        enqueueResult.[[Value]]).
-            readable_stream_default_controller_error(controller, e, ctx)?;
+            readable_stream_default_controller_error(controller, e.clone(), ctx)?;
             // 4.5.2. Return enqueueResult.
-            return Err(error);
+            return Err(JsError::from_opaque(e));
         }
     }
     // 5. Perform ! ReadableStreamDefaultControllerCallPullIfNeeded(controller).

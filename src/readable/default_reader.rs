@@ -15,14 +15,14 @@ use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
 use super::{
     async_iterator::{self, ReadableStreamAsyncIterator},
-    default_controller::readable_stream_default_controller_pull_steps,
     generic_reader::{
         readable_stream_reader_generic_cancel, readable_stream_reader_generic_initialize,
         readable_stream_reader_generic_release, GenericReaderSlots,
     },
+    readable_stream_controller_pull_steps,
     stream::{as_stream, is_readable_stream_locked, ReadableStream, StreamSlots, StreamState},
     tee::{self, TeeState},
-    type_error, ControllerRef, ReaderRef,
+    type_error, ReaderRef,
 };
 use crate::{engine, engine::PromiseCapability, webidl};
 
@@ -302,8 +302,8 @@ pub(crate) fn readable_stream_default_reader_read(
             // 6.1. Assert: stream.[[state]] is "readable".
             // 6.2. Perform ! stream.[[controller]].[[PullSteps]](readRequest).
             match stream.controller() {
-                Some(ControllerRef::Default(c)) => {
-                    readable_stream_default_controller_pull_steps(&c, read_request, ctx)
+                Some(controller) => {
+                    readable_stream_controller_pull_steps(&controller, read_request, ctx)
                 }
                 None => Ok(()),
             }

@@ -7,9 +7,9 @@ use boa_engine::{object::JsObject, Context, JsResult, JsValue};
 use boa_gc::{Finalize, GcRefCell, Trace};
 
 use super::{
-    default_controller::readable_stream_default_controller_release_steps,
+    readable_stream_controller_release_steps,
     stream::{readable_stream_cancel, ReadableStream, StreamSlots, StreamState},
-    ControllerRef, ReaderRef,
+    ReaderRef,
 };
 use crate::engine::{self, PromiseCapability};
 
@@ -154,9 +154,8 @@ pub(crate) fn readable_stream_reader_generic_release(
     // 6. Set reader.[[closedPromise]].[[PromiseIsHandled]] to true.
     engine::mark_as_handled(closed.promise(), ctx)?;
     // 7. Perform ! stream.[[controller]].[[ReleaseSteps]]().
-    match stream.controller() {
-        Some(ControllerRef::Default(c)) => readable_stream_default_controller_release_steps(&c),
-        None => {}
+    if let Some(controller) = stream.controller() {
+        readable_stream_controller_release_steps(&controller);
     }
     // 8. Set stream.[[reader]] to undefined.
     stream.set_reader(None);

@@ -64,6 +64,44 @@ impl ControllerRef {
     }
 }
 
+/// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreamcontroller-cancelsteps>:
+/// dispatches to the controller's [[CancelSteps]].
+pub(crate) fn readable_stream_controller_cancel_steps(
+    controller: &ControllerRef,
+    reason: JsValue,
+    ctx: &mut Context,
+) -> JsResult<PromiseResult> {
+    match controller {
+        ControllerRef::Default(c) => {
+            default_controller::readable_stream_default_controller_cancel_steps(c, reason, ctx)
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreamcontroller-pullsteps>:
+/// dispatches to the controller's [[PullSteps]].
+pub(crate) fn readable_stream_controller_pull_steps(
+    controller: &ControllerRef,
+    read_request: default_reader::ReadRequest,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    match controller {
+        ControllerRef::Default(c) => {
+            default_controller::readable_stream_default_controller_pull_steps(c, read_request, ctx)
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreamcontroller-releasesteps>:
+/// dispatches to the controller's [[ReleaseSteps]].
+pub(crate) fn readable_stream_controller_release_steps(controller: &ControllerRef) {
+    match controller {
+        ControllerRef::Default(c) => {
+            default_controller::readable_stream_default_controller_release_steps(c)
+        }
+    }
+}
+
 /// The result of a promise-returning algorithm. Results that are already settled stay unboxed,
 /// so internal plumbing does not allocate a JS promise just to react to it: reacting to a
 /// settled result queues the reaction as a microtask, exactly when PerformPromiseThen on an

@@ -19,8 +19,8 @@ use super::{
     async_iterator,
     default_controller::{self, CancelAlgorithm, PullAlgorithm, StartAlgorithm},
     default_reader::{self, ReadRequest},
-    from, generic_reader, new_object, tee, type_error, upon_settlement, ControllerRef,
-    PromiseResult, ReaderRef,
+    from, generic_reader, new_object, readable_stream_controller_cancel_steps, tee, type_error,
+    upon_settlement, ControllerRef, PromiseResult, ReaderRef,
 };
 use crate::{
     engine,
@@ -530,9 +530,7 @@ pub(crate) fn readable_stream_cancel(
     //    read-into requests. (#6)
     // 7. Let sourceCancelPromise be ! stream.[[controller]].[[CancelSteps]](reason).
     let source_cancel = match stream.controller() {
-        Some(ControllerRef::Default(c)) => {
-            default_controller::readable_stream_default_controller_cancel_steps(&c, reason, ctx)?
-        }
+        Some(controller) => readable_stream_controller_cancel_steps(&controller, reason, ctx)?,
         None => PromiseResult::undefined(),
     };
     // 8. Return the result of reacting to sourceCancelPromise with a fulfillment step that
