@@ -88,7 +88,8 @@ fn time_shape(ctx: &mut Context, shape: &str, n: u32) -> Duration {
     );
     boa_engine::gc::force_collect();
     let start = Instant::now();
-    ctx.eval(Source::from_bytes(&script)).expect("start the shape");
+    ctx.eval(Source::from_bytes(&script))
+        .expect("start the shape");
     ctx.run_jobs().expect("run the shape");
     let elapsed = start.elapsed();
     let result = ctx
@@ -119,7 +120,10 @@ fn check(shape: &str, n: u32) {
     let small = best(&mut ctx, shape, n, 3);
     let large = best(&mut ctx, shape, 8 * n, 2);
     let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-9);
-    println!("{shape}: n={n} {small:?}, 8n={} {large:?}, ratio {ratio:.2}", 8 * n);
+    println!(
+        "{shape}: n={n} {small:?}, 8n={} {large:?}, ratio {ratio:.2}",
+        8 * n
+    );
     assert!(
         ratio <= LIMIT,
         "{shape}: time(8n)/time(n) = {ratio:.2} > {LIMIT} (n: {small:?}, 8n: {large:?})"
