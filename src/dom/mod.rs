@@ -1,9 +1,136 @@
-//! DOM interfaces that the Streams Standard depends on: `DOMException`, `EventTarget`/`Event`
-//! (as far as `AbortSignal` needs) and `AbortController`/`AbortSignal`.
+//! DOM interfaces that the Streams Standard depends on: `DOMException` (WebIDL),
+//! `Event`/`EventTarget` (as far as `AbortSignal` needs: no tree, so dispatch is at-target only)
+//! and `AbortController`/`AbortSignal` (<https://dom.spec.whatwg.org/#aborting-ongoing-activities>).
+//!
+//! Rust API for the other layers:
+//! - [`create_dom_exception`], [`is_dom_exception`], [`dom_exception_name`];
+//! - [`new_abort_signal`], [`signal_abort`], [`is_abort_signal`], [`signal_is_aborted`],
+//!   [`signal_reason`], [`add_abort_algorithm`], [`remove_abort_algorithm`];
+//! - [`set_error_reporter`] / [`report_exception`]: where exceptions thrown by event listeners go.
 
-use boa_engine::{Context, JsResult};
+mod abort;
+mod event;
+mod event_target;
+mod exception;
+mod idl;
 
-/// Installs the DOM globals in the current realm.
-pub fn register(_ctx: &mut Context) -> JsResult<()> {
+use boa_engine::{
+    context::{intrinsics::StandardConstructor, time::JsInstant},
+    object::builtins::JsFunction,
+    Context, JsData, JsError, JsNativeError, JsObject, JsResult,
+};
+use boa_gc::{Finalize, Trace};
+
+pub use abort::{
+    add_abort_algorithm, is_abort_signal, new_abort_signal, remove_abort_algorithm, signal_abort,
+    signal_is_aborted, signal_reason, AbortAlgorithmHandle, AbortAlgorithmStep,
+};
+pub use event::{create_event, is_event};
+pub use event_target::{dispatch_event, is_event_target};
+pub use exception::{create_dom_exception, dom_exception_name, is_dom_exception};
+
+/// Installs `DOMException`, `Event`, `EventTarget`, `AbortController` and `AbortSignal` on the
+/// global object of the current realm, replacing any existing globals of those names.
+pub fn register(ctx: &mut Context) -> JsResult<()> {
+    let time_origin = ctx.clock().now();
+    let dom_exception = exception::build_interface(ctx);
+    let event = event::build_interface(ctx);
+    let event_target = event_target::build_interface(ctx);
+    let abort_signal = abort::build_signal_interface(&event_target, ctx);
+    let abort_controller = abort::build_controller_interface(ctx);
+    let is_trusted_getter = event::is_trusted_getter(ctx);
+    let error_stack_getter = exception::error_stack_getter(ctx);
+
+    for (name, class) in [
+        ("DOMException", &dom_exception),
+        ("Event", &event),
+        ("EventTarget", &event_target),
+        ("AbortController", &abort_controller),
+        ("AbortSignal", &abort_signal),
+    ] {
+        idl::define_global(name, class, ctx)?;
+    }
+
+    ctx.realm().host_defined_mut().insert(DomRealm {
+        dom_exception,
+        event,
+        event_target,
+        abort_controller,
+        abort_signal,
+        is_trusted_getter,
+        error_stack_getter,
+        time_origin,
+    });
     Ok(())
+}
+
+/// The per-realm state of the DOM interfaces: their interface objects and prototypes.
+#[derive(Trace, Finalize, JsData)]
+struct DomRealm {
+    dom_exception: StandardConstructor,
+    event: StandardConstructor,
+    event_target: StandardConstructor,
+    abort_controller: StandardConstructor,
+    abort_signal: StandardConstructor,
+    /// The getter of the `[LegacyUnforgeable]` `isTrusted` attribute, shared by all events.
+    is_trusted_getter: JsFunction,
+    /// The intrinsic `Error.prototype.stack` getter, used to give `DOMException`s a `stack`.
+    error_stack_getter: Option<JsFunction>,
+    /// The time origin that `Event.timeStamp` is relative to.
+    #[unsafe_ignore_trace]
+    time_origin: JsInstant,
+}
+
+/// Which interface of [`DomRealm`] to look up.
+#[derive(Clone, Copy)]
+enum Iface {
+    DomException,
+    Event,
+    EventTarget,
+    AbortController,
+    AbortSignal,
+}
+
+/// The interface prototype object of `iface` in the current realm.
+fn prototype(iface: Iface, ctx: &Context) -> JsResult<JsObject> {
+    with_realm(ctx, |r| {
+        match iface {
+            Iface::DomException => &r.dom_exception,
+            Iface::Event => &r.event,
+            Iface::EventTarget => &r.event_target,
+            Iface::AbortController => &r.abort_controller,
+            Iface::AbortSignal => &r.abort_signal,
+        }
+        .prototype()
+    })
+}
+
+/// Runs `f` on the current realm's [`DomRealm`] (a short borrow: `f` must not call into JS).
+fn with_realm<R>(ctx: &Context, f: impl FnOnce(&DomRealm) -> R) -> JsResult<R> {
+    let host_defined = ctx.realm().host_defined();
+    match host_defined.get::<DomRealm>() {
+        Some(realm) => Ok(f(realm)),
+        None => Err(JsNativeError::typ()
+            .with_message("the DOM interfaces are not registered in this realm")
+            .into()),
+    }
+}
+
+/// Where exceptions thrown by event listeners are reported.
+#[derive(Clone, Copy)]
+struct ErrorReporter(fn(&mut Context, JsError));
+
+/// Sets the function that receives exceptions thrown by event listeners (HTML's "report an
+/// exception"). The default prints them to standard error.
+pub fn set_error_reporter(ctx: &mut Context, reporter: fn(&mut Context, JsError)) {
+    ctx.insert_data(ErrorReporter(reporter));
+}
+
+/// <https://html.spec.whatwg.org/#report-an-exception>: hands `error` to the reporter set with
+/// [`set_error_reporter`] (default: print to standard error).
+pub fn report_exception(ctx: &mut Context, error: JsError) {
+    match ctx.get_data::<ErrorReporter>().copied() {
+        Some(ErrorReporter(report)) => report(ctx, error),
+        None => eprintln!("Uncaught {error}"),
+    }
 }

@@ -2,17 +2,36 @@
 //! Platform Tests expect (`self`, `console`, timers, `fetch`, `gc`, ...). Not part of the spec
 //! layer: the streams code never depends on it.
 //!
-//! NOTE: provisional API stub; the implementation replaces the bodies, keeping the signatures.
+//! ```no_run
+//! use boa_streams::host::{Host, HostOptions, RunOutcome};
+//!
+//! let (host, mut ctx) = Host::new(HostOptions::default()).expect("fresh context");
+//! host.eval_script(&mut ctx, "main.js", "setTimeout(() => console.log('later'), 10);")
+//!     .expect("no exception");
+//! assert_eq!(host.run_until(&mut ctx, None, &mut |_| false), RunOutcome::Idle);
+//! for report in host.take_reports() {
+//!     eprintln!("{report}");
+//! }
+//! ```
 
-use std::{path::PathBuf, time::Instant};
+mod event_loop;
+mod globals;
 
-use boa_engine::{Context, JsResult, JsValue, Source};
+use std::{fmt, path::Path, path::PathBuf, rc::Rc, time::Instant};
+
+use boa_engine::{context::ContextBuilder, Context, JsError, JsResult, JsValue, Source};
+
+use event_loop::EventLoop;
 
 /// How to build a host.
 #[derive(Debug, Clone, Default)]
 pub struct HostOptions {
     /// Root folder that `fetch('/path')` serves files from (the WPT root for the runner).
+    /// Without it, `fetch` rejects with a `TypeError`.
     pub fetch_root: Option<PathBuf>,
+    /// Send every `console` message to stderr. By default (boa_runtime's `DefaultLogger`),
+    /// `console.error` goes to stderr and the other methods to stdout.
+    pub console_to_stderr: bool,
 }
 
 /// Something the host reports instead of throwing: an error thrown by a job or timer callback,
@@ -23,6 +42,17 @@ pub enum HostReport {
     UncaughtError(String),
     /// A promise rejected with no handler by the end of a microtask checkpoint.
     UnhandledRejection(String),
+}
+
+impl fmt::Display for HostReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HostReport::UncaughtError(message) => write!(f, "Uncaught {message}"),
+            HostReport::UnhandledRejection(message) => {
+                write!(f, "Unhandled promise rejection: {message}")
+            }
+        }
+    }
 }
 
 /// Why [`Host::run_until`] returned.
@@ -37,42 +67,83 @@ pub enum RunOutcome {
 }
 
 /// A context's host: owns its event loop and host hooks.
-#[derive(Debug)]
-pub struct Host {}
+///
+/// The event loop is also the context's [`boa_engine::job::JobExecutor`], so
+/// `Context::run_jobs` runs it until idle (reporting errors instead of returning them).
+#[derive(Debug, Clone)]
+pub struct Host {
+    event_loop: Rc<EventLoop>,
+}
 
 impl Host {
     /// Builds a context with the event loop, host hooks, the host globals, and the streams
     /// globals (`crate::register`) installed.
-    pub fn new(_options: HostOptions) -> JsResult<(Host, Context)> {
-        let mut ctx = Context::default();
+    ///
+    /// Globals, in installation order: boa_runtime's (`console`, `setTimeout`, `setInterval`,
+    /// `clearTimeout`, `clearInterval`, `queueMicrotask`, `structuredClone`, `TextEncoder`,
+    /// `TextDecoder`, `atob`, `btoa`), the streams and DOM interfaces, then `self`, `gc()` and
+    /// `fetch()`.
+    pub fn new(options: HostOptions) -> JsResult<(Host, Context)> {
+        let event_loop = Rc::new(EventLoop::default());
+        let mut ctx = ContextBuilder::new()
+            .host_hooks(Rc::clone(&event_loop))
+            .job_executor(Rc::clone(&event_loop))
+            .build()?;
+        globals::register_runtime(options.console_to_stderr, &mut ctx)?;
         crate::register(&mut ctx)?;
-        Ok((Host {}, ctx))
+        globals::register_host_globals(options.fetch_root, &mut ctx)?;
+        Ok((Host { event_loop }, ctx))
     }
 
-    /// Evaluates a classic script, then performs a microtask checkpoint.
+    /// The host of a context built by [`Host::new`], if `ctx` is one.
+    pub fn from_context(ctx: &Context) -> Option<Host> {
+        ctx.downcast_job_executor::<EventLoop>()
+            .map(|event_loop| Host { event_loop })
+    }
+
+    /// Evaluates a classic script, then performs a microtask checkpoint (also when the script
+    /// threw, as HTML's "clean up after running script" does).
+    ///
+    /// An exception thrown by the script is returned (the caller reports it); exceptions thrown
+    /// by microtasks during the checkpoint are reported ([`Host::take_reports`]).
     pub fn eval_script(&self, ctx: &mut Context, name: &str, source: &str) -> JsResult<JsValue> {
-        let _ = name;
-        ctx.eval(Source::from_bytes(source))
+        let result = ctx.eval(Source::from_bytes(source).with_path(Path::new(name)));
+        self.event_loop.microtask_checkpoint(ctx);
+        result
+    }
+
+    /// <https://html.spec.whatwg.org/multipage/webappapis.html#perform-a-microtask-checkpoint>:
+    /// runs every queued microtask (and those they queue), then reports unhandled rejections.
+    pub fn perform_microtask_checkpoint(&self, ctx: &mut Context) {
+        self.event_loop.microtask_checkpoint(ctx);
     }
 
     /// Runs the event loop until `done` returns true (checked after every task / microtask
     /// checkpoint), nothing is left to run, or `deadline` passes.
+    ///
+    /// Between tasks the loop sleeps until the next timer is due, never past `deadline`.
     pub fn run_until(
         &self,
         ctx: &mut Context,
         deadline: Option<Instant>,
         done: &mut dyn FnMut(&mut Context) -> bool,
     ) -> RunOutcome {
-        let _ = (deadline, ctx.run_jobs());
-        if done(ctx) {
-            RunOutcome::Done
-        } else {
-            RunOutcome::Idle
-        }
+        self.event_loop.run(ctx, deadline, done)
+    }
+
+    /// Whether a microtask, task, live timer or async job is queued.
+    pub fn has_pending_work(&self) -> bool {
+        self.event_loop.has_pending_work()
     }
 
     /// Takes the reports gathered so far.
     pub fn take_reports(&self) -> Vec<HostReport> {
-        Vec::new()
+        self.event_loop.take_reports()
     }
+}
+
+/// The message of an uncaught exception, as the host reports it: `ToString(thrown value)`
+/// (e.g. `TypeError: foo`), falling back to Boa's display form when that throws.
+pub fn error_message(error: JsError, ctx: &mut Context) -> String {
+    event_loop::error_message(error, ctx)
 }

@@ -1,0 +1,203 @@
+//! <https://webidl.spec.whatwg.org/#idl-DOMException>
+
+use boa_engine::{
+    context::intrinsics::StandardConstructor, js_string, object::builtins::JsFunction,
+    property::PropertyDescriptor, Context, JsData, JsObject, JsResult, JsString, JsValue,
+};
+use boa_gc::{Finalize, Trace};
+
+use super::{
+    idl::{self, Interface},
+    prototype, with_realm, Iface,
+};
+
+const INTERFACE: &str = "DOMException";
+
+/// A `DOMException`'s internal state: its name and message.
+#[derive(Trace, Finalize, JsData)]
+pub(crate) struct DomException {
+    name: JsString,
+    message: JsString,
+}
+
+/// The legacy code constants: <https://webidl.spec.whatwg.org/#dfn-error-names-table>.
+const CONSTANTS: [(&str, u16); 25] = [
+    ("INDEX_SIZE_ERR", 1),
+    ("DOMSTRING_SIZE_ERR", 2),
+    ("HIERARCHY_REQUEST_ERR", 3),
+    ("WRONG_DOCUMENT_ERR", 4),
+    ("INVALID_CHARACTER_ERR", 5),
+    ("NO_DATA_ALLOWED_ERR", 6),
+    ("NO_MODIFICATION_ALLOWED_ERR", 7),
+    ("NOT_FOUND_ERR", 8),
+    ("NOT_SUPPORTED_ERR", 9),
+    ("INUSE_ATTRIBUTE_ERR", 10),
+    ("INVALID_STATE_ERR", 11),
+    ("SYNTAX_ERR", 12),
+    ("INVALID_MODIFICATION_ERR", 13),
+    ("NAMESPACE_ERR", 14),
+    ("INVALID_ACCESS_ERR", 15),
+    ("VALIDATION_ERR", 16),
+    ("TYPE_MISMATCH_ERR", 17),
+    ("SECURITY_ERR", 18),
+    ("NETWORK_ERR", 19),
+    ("ABORT_ERR", 20),
+    ("URL_MISMATCH_ERR", 21),
+    ("QUOTA_EXCEEDED_ERR", 22),
+    ("TIMEOUT_ERR", 23),
+    ("INVALID_NODE_TYPE_ERR", 24),
+    ("DATA_CLONE_ERR", 25),
+];
+
+/// The names of the error names table that have a legacy code.
+const NAMED_CODES: [(&str, u16); 22] = [
+    ("IndexSizeError", 1),
+    ("HierarchyRequestError", 3),
+    ("WrongDocumentError", 4),
+    ("InvalidCharacterError", 5),
+    ("NoModificationAllowedError", 7),
+    ("NotFoundError", 8),
+    ("NotSupportedError", 9),
+    ("InUseAttributeError", 10),
+    ("InvalidStateError", 11),
+    ("SyntaxError", 12),
+    ("InvalidModificationError", 13),
+    ("NamespaceError", 14),
+    ("InvalidAccessError", 15),
+    ("TypeMismatchError", 17),
+    ("SecurityError", 18),
+    ("NetworkError", 19),
+    ("AbortError", 20),
+    ("URLMismatchError", 21),
+    ("QuotaExceededError", 22),
+    ("TimeoutError", 23),
+    ("InvalidNodeTypeError", 24),
+    ("DataCloneError", 25),
+];
+
+/// The legacy code of an error name (0 for names without one, or not in the table).
+fn legacy_code(name: &JsString) -> u16 {
+    NAMED_CODES
+        .iter()
+        .find(|(n, _)| name == &JsString::from(*n))
+        .map_or(0, |&(_, code)| code)
+}
+
+pub(super) fn build_interface(ctx: &mut Context) -> StandardConstructor {
+    // The interface prototype object's [[Prototype]] is %Error.prototype%.
+    let error_prototype = ctx.intrinsics().constructors().error().prototype();
+    let mut iface = Interface::new(ctx, INTERFACE, 0, construct);
+    iface
+        .attribute("name", get_name, None)
+        .attribute("message", get_message, None)
+        .attribute("code", get_code, None);
+    for (name, value) in CONSTANTS {
+        iface.constant(name, value);
+    }
+    iface.build(Some(error_prototype), None)
+}
+
+/// `new DOMException(message = "", name = "Error")`
+fn construct(new_target: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    idl::require_new(new_target, INTERFACE)?;
+    let message = match args.first() {
+        Some(v) if !v.is_undefined() => v.to_string(ctx)?,
+        _ => js_string!(),
+    };
+    let name = match args.get(1) {
+        Some(v) if !v.is_undefined() => v.to_string(ctx)?,
+        _ => js_string!("Error"),
+    };
+    let proto =
+        idl::prototype_from_new_target(new_target, |ctx| prototype(Iface::DomException, ctx), ctx)?;
+    let exception = JsObject::from_proto_and_data(proto, DomException { name, message });
+    attach_stack(&exception, ctx)?;
+    Ok(exception.into())
+}
+
+/// Gives a new exception an own `stack` data property, as engines do for `Error` objects: the
+/// stack of a fresh intrinsic `Error`, read with the intrinsic `Error.prototype.stack` getter
+/// (nothing user-visible is looked up). Skipped when the engine has no stack to give.
+fn attach_stack(exception: &JsObject, ctx: &mut Context) -> JsResult<()> {
+    let Some(getter) = with_realm(ctx, |r| r.error_stack_getter.clone())? else {
+        return Ok(());
+    };
+    let error = ctx
+        .intrinsics()
+        .constructors()
+        .error()
+        .constructor()
+        .construct(&[], None, ctx)?;
+    let stack = getter.call(&error.into(), &[], ctx)?;
+    if stack.is_string() {
+        exception.insert_property(
+            js_string!("stack"),
+            PropertyDescriptor::builder()
+                .value(stack)
+                .writable(true)
+                .enumerable(false)
+                .configurable(true),
+        );
+    }
+    Ok(())
+}
+
+/// The intrinsic `Error.prototype.stack` getter, if the engine has one.
+pub(super) fn error_stack_getter(ctx: &mut Context) -> Option<JsFunction> {
+    let proto = ctx.intrinsics().constructors().error().prototype();
+    let descriptor = proto
+        .borrow()
+        .properties()
+        .get(&js_string!("stack").into())?;
+    descriptor
+        .get()
+        .and_then(JsValue::as_object)
+        .and_then(JsFunction::from_object)
+}
+
+/// Creates a `DOMException` with the given message and name, using the current realm's
+/// `DOMException.prototype` (no user-visible lookups).
+pub fn create_dom_exception(ctx: &mut Context, message: &str, name: &str) -> JsResult<JsObject> {
+    let proto = prototype(Iface::DomException, ctx)?;
+    let exception = JsObject::from_proto_and_data(
+        proto,
+        DomException {
+            name: JsString::from(name),
+            message: JsString::from(message),
+        },
+    );
+    attach_stack(&exception, ctx)?;
+    Ok(exception)
+}
+
+/// Whether `value` is a `DOMException` object.
+pub fn is_dom_exception(value: &JsValue) -> bool {
+    value.as_object().is_some_and(|o| o.is::<DomException>())
+}
+
+/// The `name` of a `DOMException` object (read from its internal slot, not a property).
+pub fn dom_exception_name(value: &JsValue) -> Option<JsString> {
+    let object = value.as_object()?;
+    let name = object
+        .downcast_ref::<DomException>()
+        .map(|e| e.name.clone());
+    name
+}
+
+fn with_this<R>(this: &JsValue, member: &str, f: impl FnOnce(&DomException) -> R) -> JsResult<R> {
+    this.as_object()
+        .and_then(|o| o.downcast_ref::<DomException>().map(|e| f(&e)))
+        .ok_or_else(|| idl::illegal_invocation(INTERFACE, member))
+}
+
+fn get_name(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    with_this(this, "name", |e| e.name.clone().into())
+}
+
+fn get_message(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    with_this(this, "message", |e| e.message.clone().into())
+}
+
+fn get_code(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    with_this(this, "code", |e| i32::from(legacy_code(&e.name)).into())
+}

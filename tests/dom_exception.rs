@@ -1,0 +1,208 @@
+//! DOMException: shapes, codes, brand checks, and the Rust constructor.
+
+use boa_engine::{js_string, property::Attribute, Context, Source};
+
+mod dom_support;
+
+use dom_support::{check, context, PRELUDE};
+
+#[test]
+fn interface_object_shape() {
+    let mut ctx = context();
+    check(
+        &mut ctx,
+        r#"
+        eq(flags(desc(globalThis, 'DOMException')), 'w-c', 'global flags');
+        eq(DOMException.length, 0, 'length');
+        eq(DOMException.name, 'DOMException', 'name');
+        eq(flags(desc(DOMException, 'prototype')), '---', 'prototype flags');
+        eq(Object.getPrototypeOf(DOMException), Function.prototype, 'ctor proto');
+        eq(Object.getPrototypeOf(DOMException.prototype), Error.prototype, 'proto proto');
+        eq(DOMException.prototype.constructor, DOMException, 'constructor');
+        eq(Object.prototype.toString.call(new DOMException()), '[object DOMException]', 'toString');
+        eq(Object.prototype.toString.call(DOMException.prototype), '[object DOMException]', 'proto toString');
+        const tag = desc(DOMException.prototype, Symbol.toStringTag);
+        eq(flags(tag), '--c', 'toStringTag flags');
+        accessorShape(DOMException.prototype, 'name', false);
+        accessorShape(DOMException.prototype, 'message', false);
+        accessorShape(DOMException.prototype, 'code', false);
+        ok(!Object.prototype.hasOwnProperty.call(new DOMException(), 'name'), 'no own name');
+        ok(!Object.prototype.hasOwnProperty.call(new DOMException(), 'message'), 'no own message');
+        throws(TypeError, () => DOMException(), 'call without new');
+        "#,
+    );
+}
+
+#[test]
+fn constants() {
+    let mut ctx = context();
+    check(
+        &mut ctx,
+        r#"
+        const names = ['INDEX_SIZE_ERR', 'DOMSTRING_SIZE_ERR', 'HIERARCHY_REQUEST_ERR',
+          'WRONG_DOCUMENT_ERR', 'INVALID_CHARACTER_ERR', 'NO_DATA_ALLOWED_ERR',
+          'NO_MODIFICATION_ALLOWED_ERR', 'NOT_FOUND_ERR', 'NOT_SUPPORTED_ERR',
+          'INUSE_ATTRIBUTE_ERR', 'INVALID_STATE_ERR', 'SYNTAX_ERR', 'INVALID_MODIFICATION_ERR',
+          'NAMESPACE_ERR', 'INVALID_ACCESS_ERR', 'VALIDATION_ERR', 'TYPE_MISMATCH_ERR',
+          'SECURITY_ERR', 'NETWORK_ERR', 'ABORT_ERR', 'URL_MISMATCH_ERR', 'QUOTA_EXCEEDED_ERR',
+          'TIMEOUT_ERR', 'INVALID_NODE_TYPE_ERR', 'DATA_CLONE_ERR'];
+        names.forEach((n, i) => {
+          for (const o of [DOMException, DOMException.prototype]) {
+            const d = desc(o, n);
+            ok(d !== undefined, n + ' defined');
+            if (d) { eq(d.value, i + 1, n + ' value'); eq(flags(d), '-e-', n + ' flags'); }
+          }
+          eq(new DOMException()[n], i + 1, n + ' on instance');
+        });
+        "#,
+    );
+}
+
+#[test]
+fn construction_and_codes() {
+    let mut ctx = context();
+    check(
+        &mut ctx,
+        r#"
+        let e = new DOMException();
+        eq(e.name, 'Error', 'default name');
+        eq(e.message, '', 'default message');
+        eq(e.code, 0, 'default code');
+        ok(e instanceof DOMException, 'instanceof DOMException');
+        ok(e instanceof Error, 'instanceof Error');
+        e = new DOMException(undefined, undefined);
+        eq(e.name, 'Error', 'undefined name');
+        eq(e.message, '', 'undefined message');
+        e = new DOMException(null, null);
+        eq(e.message, 'null', 'null message');
+        eq(e.name, 'null', 'null name');
+        e = new DOMException({ toString() { return 'm'; } }, 'AbortError');
+        eq(e.message, 'm', 'ToString message');
+        throws(TypeError, () => new DOMException(Symbol()), 'symbol message');
+        const table = { IndexSizeError: 1, HierarchyRequestError: 3, WrongDocumentError: 4,
+          InvalidCharacterError: 5, NoModificationAllowedError: 7, NotFoundError: 8,
+          NotSupportedError: 9, InUseAttributeError: 10, InvalidStateError: 11, SyntaxError: 12,
+          InvalidModificationError: 13, NamespaceError: 14, InvalidAccessError: 15,
+          TypeMismatchError: 17, SecurityError: 18, NetworkError: 19, AbortError: 20,
+          URLMismatchError: 21, QuotaExceededError: 22, TimeoutError: 23,
+          InvalidNodeTypeError: 24, DataCloneError: 25, EncodingError: 0, NotReadableError: 0,
+          UnknownError: 0, ConstraintError: 0, DataError: 0, OperationError: 0,
+          NotAllowedError: 0, ValidationError: 0, Foo: 0, abortError: 0, '': 0 };
+        for (const [name, code] of Object.entries(table)) {
+          const x = new DOMException('msg', name);
+          eq(x.name, name, 'name ' + name);
+          eq(x.code, code, 'code ' + name);
+        }
+        eq(Error.prototype.toString.call(new DOMException('boom', 'AbortError')), 'AbortError: boom', 'Error toString');
+        class Sub extends DOMException { constructor() { super('s', 'TimeoutError'); } }
+        const s = new Sub();
+        ok(s instanceof Sub && s instanceof DOMException, 'subclass');
+        eq(s.code, 23, 'subclass code');
+        eq(Object.prototype.toString.call(s), '[object DOMException]', 'subclass tag');
+        "#,
+    );
+}
+
+#[test]
+fn brand_checks() {
+    let mut ctx = context();
+    check(
+        &mut ctx,
+        r#"
+        for (const name of ['name', 'message', 'code']) {
+          const get = desc(DOMException.prototype, name).get;
+          throws(TypeError, () => get.call({}), name + ' on plain object');
+          throws(TypeError, () => get.call(new Error('x')), name + ' on Error');
+          throws(TypeError, () => get.call(undefined), name + ' on undefined');
+          throws(TypeError, () => DOMException.prototype[name], name + ' on prototype');
+          throws(TypeError, () => Object.create(DOMException.prototype)[name], name + ' on Object.create');
+        }
+        "#,
+    );
+}
+
+#[test]
+fn rust_constructor() {
+    let mut ctx = context();
+    let e = boa_streams::dom::create_dom_exception(&mut ctx, "it timed out", "TimeoutError")
+        .expect("create");
+    assert!(boa_streams::dom::is_dom_exception(&e.clone().into()));
+    assert_eq!(
+        boa_streams::dom::dom_exception_name(&e.clone().into()),
+        Some(js_string!("TimeoutError"))
+    );
+    ctx.register_global_property(js_string!("fromRust"), e, Attribute::all())
+        .expect("global");
+    check(
+        &mut ctx,
+        r#"
+        ok(fromRust instanceof DOMException, 'instanceof');
+        eq(fromRust.name, 'TimeoutError', 'name');
+        eq(fromRust.message, 'it timed out', 'message');
+        eq(fromRust.code, 23, 'code');
+        // Patching the global does not affect Rust-created exceptions.
+        const Orig = DOMException;
+        globalThis.DOMException = function () {};
+        "#,
+    );
+    let e = boa_streams::dom::create_dom_exception(&mut ctx, "", "AbortError").expect("create");
+    ctx.register_global_property(js_string!("fromRust2"), e, Attribute::all())
+        .expect("global");
+    check(
+        &mut ctx,
+        r#"
+        ok(fromRust2 instanceof Orig, 'uses the realm prototype');
+        eq(fromRust2.code, 20, 'code');
+        "#,
+    );
+}
+
+#[test]
+fn register_replaces_existing_globals() {
+    let mut ctx = Context::default();
+    ctx.eval(Source::from_bytes(
+        "globalThis.DOMException = 1; globalThis.AbortSignal = 2; globalThis.EventTarget = 3;",
+    ))
+    .expect("setup");
+    boa_streams::register(&mut ctx).expect("register");
+    ctx.eval(Source::from_bytes(PRELUDE)).expect("prelude");
+    check(
+        &mut ctx,
+        r#"
+        eq(typeof DOMException, 'function', 'DOMException');
+        eq(typeof AbortSignal, 'function', 'AbortSignal');
+        eq(typeof EventTarget, 'function', 'EventTarget');
+        for (const n of ['DOMException', 'Event', 'EventTarget', 'AbortController', 'AbortSignal'])
+          eq(flags(desc(globalThis, n)), 'w-c', n + ' global flags');
+        "#,
+    );
+    // Registering twice works too.
+    boa_streams::register(&mut ctx).expect("register again");
+    check(
+        &mut ctx,
+        r#"
+        eq(new AbortController().signal instanceof AbortSignal, true, 'after re-register');
+        eq(new DOMException('a', 'AbortError').code, 20, 'DOMException after re-register');
+        "#,
+    );
+}
+
+#[test]
+fn stack() {
+    let mut ctx = context();
+    let out = dom_support::eval_string(
+        &mut ctx,
+        r#"
+        function makeIt() { return new DOMException('m', 'AbortError'); }
+        const e = makeIt();
+        const d = Object.getOwnPropertyDescriptor(e, 'stack');
+        JSON.stringify({ type: typeof e.stack, w: d && d.writable, e: d && d.enumerable, c: d && d.configurable,
+                         mentions: String(e.stack).includes('makeIt') })
+        "#,
+    );
+    println!("{out}");
+    assert_eq!(
+        out,
+        r#"{"type":"string","w":true,"e":false,"c":true,"mentions":true}"#
+    );
+}

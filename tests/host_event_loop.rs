@@ -1,0 +1,575 @@
+//! The host's event loop, rejection tracking and globals.
+
+use std::time::{Duration, Instant};
+
+use boa_engine::{job::NativeAsyncJob, js_string, Context, JsValue};
+use boa_streams::host::{Host, HostOptions, HostReport, RunOutcome};
+
+fn host() -> (Host, Context) {
+    host_with(HostOptions::default())
+}
+
+fn host_with(options: HostOptions) -> (Host, Context) {
+    Host::new(options).expect("a fresh host builds")
+}
+
+/// Evaluates `source` as a script that must not throw.
+fn eval(host: &Host, ctx: &mut Context, source: &str) -> JsValue {
+    match host.eval_script(ctx, "test.js", source) {
+        Ok(value) => value,
+        Err(error) => panic!("script threw: {error}"),
+    }
+}
+
+/// Evaluates `source` and returns its string value.
+fn eval_string(host: &Host, ctx: &mut Context, source: &str) -> String {
+    eval(host, ctx, source)
+        .to_string(ctx)
+        .expect("a string")
+        .to_std_string_escaped()
+}
+
+fn run_to_idle(host: &Host, ctx: &mut Context) {
+    let outcome = host.run_until(
+        ctx,
+        Some(Instant::now() + Duration::from_secs(10)),
+        &mut |_| false,
+    );
+    assert_eq!(outcome, RunOutcome::Idle);
+}
+
+#[test]
+fn microtasks_drain_before_timers() {
+    let (host, mut ctx) = host();
+    eval(
+        &host,
+        &mut ctx,
+        r"
+        var log = [];
+        setTimeout(() => log.push('timeout'), 0);
+        let p = Promise.resolve();
+        for (let i = 0; i < 3000; i++) p = p.then(() => {});
+        p.then(() => log.push('chain'));
+        queueMicrotask(() => log.push('microtask'));
+        ",
+    );
+    // The checkpoint after the script already ran every microtask.
+    assert_eq!(
+        eval_string(&host, &mut ctx, "log.join()"),
+        "microtask,chain"
+    );
+    run_to_idle(&host, &mut ctx);
+    assert_eq!(
+        eval_string(&host, &mut ctx, "log.join()"),
+        "microtask,chain,timeout"
+    );
+    assert!(host.take_reports().is_empty());
+}
+
+#[test]
+fn microtasks_queued_by_a_task_run_before_the_next_task() {
+    let (host, mut ctx) = host();
+    eval(
+        &host,
+        &mut ctx,
+        r"
+        var log = [];
+        setTimeout(() => { log.push('t1'); Promise.resolve().then(() => log.push('m1')); }, 0);
+        setTimeout(() => log.push('t2'), 0);
+        ",
+    );
+    run_to_idle(&host, &mut ctx);
+    assert_eq!(eval_string(&host, &mut ctx, "log.join()"), "t1,m1,t2");
+}
+
+#[test]
+fn throwing_callbacks_are_reported_and_other_jobs_still_run() {
+    let (host, mut ctx) = host();
+    eval(
+        &host,
+        &mut ctx,
+        r"
+        var log = [];
+        queueMicrotask(() => { throw new TypeError('from a microtask'); });
+        queueMicrotask(() => log.push('microtask after'));
+        setTimeout(() => { throw new RangeError('from a timer'); }, 0);
+        setTimeout(() => log.push('timer after'), 0);
+        Promise.resolve().then(() => log.push('promise job'));
+        ",
+    );
+    run_to_idle(&host, &mut ctx);
+    assert_eq!(
+        eval_string(&host, &mut ctx, "log.join()"),
+        "microtask after,promise job,timer after"
+    );
+    assert_eq!(
+        host.take_reports(),
+        [
+            HostReport::UncaughtError("TypeError: from a microtask".into()),
+            HostReport::UncaughtError("RangeError: from a timer".into()),
+        ]
+    );
+    assert!(host.take_reports().is_empty(), "take_reports drains");
+}
+
+#[test]
+fn non_error_throws_are_reported_by_their_string_form() {
+    let (host, mut ctx) = host();
+    eval(
+        &host,
+        &mut ctx,
+        r"
+        queueMicrotask(() => { throw 'a string'; });
+        queueMicrotask(() => { throw Symbol('sym'); });
+        ",
+    );
+    let reports = host.take_reports();
+    assert_eq!(reports.len(), 2);
+    assert_eq!(reports[0], HostReport::UncaughtError("a string".into()));
+    assert!(matches!(&reports[1], HostReport::UncaughtError(m) if m.contains("sym")));
+}
+
+#[test]
+fn timers_run_by_delay_then_insertion_order() {
+    let (host, mut ctx) = host();
+    eval(
+        &host,
+        &mut ctx,
+        r"
+        var log = [];
+        setTimeout(() => log.push('c100'), 100);
+        setTimeout(() => log.push('a0'), 0);
+        setTimeout(() => log.push('x50'), 50);
+        setTimeout(() => log.push('b0'), 0);
+        setTimeout(() => log.push('d100'), 100);
+        setTimeout(() => log.push('neg'), -5);
+        ",
+    );
+    run_to_idle(&host, &mut ctx);
+    assert_eq!(
+        eval_string(&host, &mut ctx, "log.join()"),
+        "a0,b0,neg,x50,c100,d100"
+    );
+}
+
+/// User + system CPU time of the calling thread, from `/proc/thread-self/stat` (clock ticks,
+/// usually 10 ms each); `None` where that file does not exist.
+fn thread_cpu_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // Fields after the parenthesized command name: state is field 3, utime 14, stime 15.
+    let after_name = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    Some(utime + stime)
+}
+
+#[test]
+fn waiting_for_a_timer_sleeps_instead_of_spinning() {
+    let (host, mut ctx) = host();
+    // Measured from before the timer is set: it cannot fire sooner than 300 ms after this.
+    let start = Instant::now();
+    eval(
+        &host,
+        &mut ctx,
+        "var fired = false; setTimeout(() => { fired = true; }, 300);",
+    );
+    let cpu_before = thread_cpu_ticks();
+    run_to_idle(&host, &mut ctx);
+    let wall = start.elapsed();
+    let cpu_after = thread_cpu_ticks();
+    assert!(eval(&host, &mut ctx, "fired").to_boolean());
+    assert!(wall >= Duration::from_millis(300), "fired early: {wall:?}");
+    if let (Some(before), Some(after)) = (cpu_before, cpu_after) {
+        // A busy wait would burn ~30 ticks; sleeping burns ~0.
+        assert!(
+            after - before < 10,
+            "the loop spun: {} ticks",
+            after - before
+        );
+    }
+}
+
+#[test]
+fn clear_timeout_cancels_and_does_not_keep_the_loop_alive() {
+    let (host, mut ctx) = host();
+    eval(
+        &host,
+        &mut ctx,
+        r"
+        var log = [];
+        const a = setTimeout(() => log.push('a'), 0);
+        const long = setTimeout(() => log.push('long'), 60000);
+        setTimeout(() => log.push('b'), 0);
+        setTimeout(() => clearTimeout(c), 0);
+        var c = setTimeout(() => log.push('c'), 0);
+        clearTimeout(a);
+        clearTimeout(long);
+        clearTimeout(12345); clearTimeout(0); clearTimeout(-1); clearTimeout('x');
+        ",
+    );
+    let start = Instant::now();
+    run_to_idle(&host, &mut ctx);
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert_eq!(eval_string(&host, &mut ctx, "log.join()"), "b");
+    assert!(!host.has_pending_work());
+}
+
+#[test]
+fn set_interval_repeats_until_cleared() {
+    let (host, mut ctx) = host();
+    eval(
+        &host,
+        &mut ctx,
+        r"
+        var count = 0;
+        var id = setInterval(() => {
+            count++;
+            if (count === 2) throw new Error('interval keeps going');
+            if (count === 4) clearInterval(id);
+        }, 5);
+        ",
+    );
+    run_to_idle(&host, &mut ctx);
+    assert_eq!(eval_string(&host, &mut ctx, "String(count)"), "4");
+    assert_eq!(
+        host.take_reports(),
+        [HostReport::UncaughtError(
+            "Error: interval keeps going".into()
+        )]
+    );
+}
+
+#[test]
+fn clear_interval_from_another_timer() {
+    let (host, mut ctx) = host();
+    eval(
+        &host,
+        &mut ctx,
+        r"
+        var ticks = 0;
+        var id = setInterval(() => { ticks++; }, 1);
+        setTimeout(() => clearInterval(id), 50);
+        ",
+    );
+    run_to_idle(&host, &mut ctx);
+    let ticks: f64 = eval_string(&host, &mut ctx, "String(ticks)")
+        .parse()
+        .unwrap();
+    // At least once; how often depends on scheduling (the exact count is tested above).
+    assert!(ticks >= 1.0, "interval ran {ticks} times");
+}
+
+#[test]
+fn unhandled_rejections_are_reported_after_the_checkpoint() {
+    let (host, mut ctx) = host();
+    eval(
+        &host,
+        &mut ctx,
+        r"
+        Promise.reject(new TypeError('foo'));
+        const handledLater = Promise.reject(new Error('handled in the same checkpoint'));
+        Promise.resolve().then(() => Promise.resolve()).then(() => handledLater.catch(() => {}));
+        const handledNow = Promise.reject(new Error('handled at once'));
+        handledNow.then(null, () => {});
+        new Promise((_, reject) => setTimeout(() => reject(42), 0));
+        ",
+    );
+    assert_eq!(
+        host.take_reports(),
+        [HostReport::UnhandledRejection("TypeError: foo".into())]
+    );
+    run_to_idle(&host, &mut ctx);
+    assert_eq!(
+        host.take_reports(),
+        [HostReport::UnhandledRejection("42".into())]
+    );
+}
+
+#[test]
+fn a_rejection_handled_in_a_later_task_is_still_reported() {
+    let (host, mut ctx) = host();
+    eval(
+        &host,
+        &mut ctx,
+        r"
+        var p = Promise.reject(new Error('late'));
+        setTimeout(() => p.catch(() => {}), 0);
+        ",
+    );
+    run_to_idle(&host, &mut ctx);
+    assert_eq!(
+        host.take_reports(),
+        [HostReport::UnhandledRejection("Error: late".into())]
+    );
+}
+
+#[test]
+fn run_until_stops_when_done_or_at_the_deadline() {
+    let (host, mut ctx) = host();
+    eval(
+        &host,
+        &mut ctx,
+        r"
+        var finished = false;
+        setTimeout(() => { finished = true; }, 10);
+        setTimeout(() => {}, 60000);
+        ",
+    );
+    let start = Instant::now();
+    let outcome = host.run_until(
+        &mut ctx,
+        Some(start + Duration::from_secs(30)),
+        &mut |ctx| {
+            ctx.global_object()
+                .get(js_string!("finished"), ctx)
+                .is_ok_and(|v| v.to_boolean())
+        },
+    );
+    assert_eq!(outcome, RunOutcome::Done);
+    assert!(start.elapsed() < Duration::from_secs(5));
+
+    let start = Instant::now();
+    let outcome = host.run_until(
+        &mut ctx,
+        Some(start + Duration::from_millis(100)),
+        &mut |_| false,
+    );
+    assert_eq!(outcome, RunOutcome::DeadlineReached);
+    let elapsed = start.elapsed();
+    assert!(elapsed >= Duration::from_millis(100));
+    assert!(
+        elapsed < Duration::from_secs(5),
+        "slept past the deadline: {elapsed:?}"
+    );
+    assert!(host.has_pending_work());
+}
+
+#[test]
+fn done_is_checked_after_each_task() {
+    let (host, mut ctx) = host();
+    eval(
+        &host,
+        &mut ctx,
+        r"
+        var n = 0;
+        setTimeout(() => { n++; }, 0);
+        setTimeout(() => { n++; }, 0);
+        setTimeout(() => { n++; }, 0);
+        ",
+    );
+    let outcome = host.run_until(&mut ctx, None, &mut |ctx| {
+        ctx.global_object()
+            .get(js_string!("n"), ctx)
+            .is_ok_and(|v| v == JsValue::from(1))
+    });
+    assert_eq!(outcome, RunOutcome::Done);
+    assert_eq!(eval_string(&host, &mut ctx, "String(n)"), "1");
+    run_to_idle(&host, &mut ctx);
+    assert_eq!(eval_string(&host, &mut ctx, "String(n)"), "3");
+}
+
+#[test]
+fn script_errors_are_returned_and_microtasks_still_run() {
+    let (host, mut ctx) = host();
+    let result = host.eval_script(
+        &mut ctx,
+        "throws.js",
+        "var ran = false; queueMicrotask(() => { ran = true; }); throw new TypeError('script');",
+    );
+    let error = result.expect_err("the script throws");
+    assert_eq!(
+        boa_streams::host::error_message(error, &mut ctx),
+        "TypeError: script"
+    );
+    assert!(eval(&host, &mut ctx, "ran").to_boolean());
+    assert!(host.take_reports().is_empty());
+    assert!(host
+        .eval_script(&mut ctx, "syntax.js", "let let = ;")
+        .is_err());
+}
+
+#[test]
+fn context_run_jobs_uses_the_host_loop() {
+    let (host, mut ctx) = host();
+    eval(
+        &host,
+        &mut ctx,
+        "var log = []; setTimeout(() => { log.push('t'); throw new Error('x'); }, 0); setTimeout(() => log.push('u'), 1);",
+    );
+    ctx.run_jobs().expect("errors are reported, not returned");
+    assert_eq!(eval_string(&host, &mut ctx, "log.join()"), "t,u");
+    assert_eq!(host.take_reports().len(), 1);
+    let same = Host::from_context(&ctx).expect("a host-built context");
+    assert!(!same.has_pending_work());
+}
+
+#[test]
+fn async_jobs_are_polled() {
+    let (host, mut ctx) = host();
+    ctx.enqueue_job(
+        NativeAsyncJob::new(async |ctx| {
+            let ctx = &mut ctx.borrow_mut();
+            ctx.global_object()
+                .set(js_string!("asyncRan"), true, false, ctx)?;
+            Ok(JsValue::undefined())
+        })
+        .into(),
+    );
+    run_to_idle(&host, &mut ctx);
+    assert!(eval(&host, &mut ctx, "asyncRan").to_boolean());
+    assert!(host.take_reports().is_empty());
+}
+
+#[test]
+fn host_globals_have_webidl_like_shapes() {
+    let (host, mut ctx) = host();
+    let shapes = eval_string(
+        &host,
+        &mut ctx,
+        r"
+        const d = (name) => {
+            const p = Object.getOwnPropertyDescriptor(globalThis, name);
+            return `${name}:${p.writable}${p.enumerable}${p.configurable}:${typeof p.value}`;
+        };
+        [d('self'), d('gc'), d('fetch'), String(self === globalThis), String(fetch.length),
+         typeof console.log, typeof setTimeout, typeof queueMicrotask, typeof structuredClone,
+         typeof TextEncoder, typeof atob].join(' ')
+        ",
+    );
+    assert_eq!(
+        shapes,
+        "self:truefalsetrue:object gc:truefalsetrue:function fetch:truetruetrue:function \
+         true 1 function function function function function function"
+    );
+    eval(&host, &mut ctx, "gc(); gc();");
+}
+
+/// A fresh, empty folder under the system temp dir.
+fn temp_root(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "boa_streams_host_{name}_{}_{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("interfaces")).unwrap();
+    dir
+}
+
+#[test]
+fn fetch_serves_files_under_the_root() {
+    let root = temp_root("fetch");
+    std::fs::write(
+        root.join("interfaces/streams.idl"),
+        "\u{FEFF}interface X {};\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("data.json"), r#"{"a": [1, 2]}"#).unwrap();
+    std::fs::write(root.join("bytes.bin"), [0u8, 1, 255]).unwrap();
+    let (host, mut ctx) = host_with(HostOptions {
+        fetch_root: Some(root.clone()),
+        ..HostOptions::default()
+    });
+    eval(
+        &host,
+        &mut ctx,
+        r"
+        var out = {};
+        fetch('/interfaces/streams.idl').then(r => {
+            out.meta = [r.ok, r.status, r.url].join();
+            return r.text();
+        }).then(text => { out.idl = text; });
+        fetch('interfaces/streams.idl?x=1#frag').then(r => r.text()).then(t => { out.relative = t; });
+        fetch('/data.json').then(r => r.json()).then(j => { out.json = j.a.join('+'); });
+        fetch('/bytes.bin').then(r => r.arrayBuffer()).then(b => { out.buffer = [...new Uint8Array(b)].join(); });
+        fetch('/bytes.bin').then(r => r.bytes()).then(b => { out.bytes = b.constructor.name + b.length; });
+        fetch('/missing.txt').then(r => { out.missing = [r.ok, r.status].join(); });
+        fetch('/../outside').then(() => { out.escape = 'resolved'; }, e => { out.escape = e.name; });
+        fetch('/data.json').then(async r => {
+            await r.text();
+            try { await r.text(); out.reuse = 'no error'; } catch (e) { out.reuse = e.name; }
+        });
+        ",
+    );
+    run_to_idle(&host, &mut ctx);
+    let results = eval_string(
+        &host,
+        &mut ctx,
+        "[out.meta, out.idl, out.relative, out.json, out.buffer, out.bytes, out.missing, out.escape, out.reuse].join('|')",
+    );
+    assert_eq!(
+        results,
+        "true,200,http://web-platform.test:8000/interfaces/streams.idl|interface X {};\n|\
+         interface X {};\n|1+2|0,1,255|Uint8Array3|false,404|TypeError|TypeError"
+    );
+    assert!(host.take_reports().is_empty());
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn fetch_without_a_root_rejects_with_a_type_error() {
+    let (host, mut ctx) = host();
+    eval(
+        &host,
+        &mut ctx,
+        "var result; fetch('/x').then(() => { result = 'resolved'; }, e => { result = e instanceof TypeError; });",
+    );
+    run_to_idle(&host, &mut ctx);
+    assert_eq!(eval_string(&host, &mut ctx, "String(result)"), "true");
+}
+
+#[test]
+fn idlharness_style_fetch_works() {
+    let root = temp_root("idl");
+    std::fs::write(
+        root.join("interfaces/streams.idl"),
+        "[Exposed=*] interface ReadableStream {};",
+    )
+    .unwrap();
+    let (host, mut ctx) = host_with(HostOptions {
+        fetch_root: Some(root.clone()),
+        console_to_stderr: true,
+    });
+    eval(
+        &host,
+        &mut ctx,
+        r"
+        console.log('console_to_stderr: log'); console.error('console_to_stderr: error');
+        console.group('group'); console.info('indented'); console.groupEnd();
+        var idl; fetch('/interfaces/streams.idl').then(r => r.text()).then(t => { idl = t; });
+        ",
+    );
+    run_to_idle(&host, &mut ctx);
+    assert_eq!(
+        eval_string(&host, &mut ctx, "idl"),
+        "[Exposed=*] interface ReadableStream {};"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn async_jobs_can_wait_for_timers() {
+    let (host, mut ctx) = host();
+    eval(
+        &host,
+        &mut ctx,
+        "var order = []; var gate = new Promise(r => setTimeout(() => { order.push('timer'); r(); }, 20));",
+    );
+    let gate = eval(&host, &mut ctx, "gate");
+    let gate = gate.as_promise().expect("a promise");
+    ctx.enqueue_job(
+        NativeAsyncJob::new(async move |ctx| {
+            // Resolved by a timer task that the loop runs while this future is pending.
+            let future = gate.into_js_future(&mut ctx.borrow_mut())?;
+            future.await?;
+            let ctx = &mut ctx.borrow_mut();
+            ctx.eval(boa_engine::Source::from_bytes("order.push('async')"))?;
+            Ok(JsValue::undefined())
+        })
+        .into(),
+    );
+    run_to_idle(&host, &mut ctx);
+    assert_eq!(eval_string(&host, &mut ctx, "order.join()"), "timer,async");
+    assert!(host.take_reports().is_empty());
+}
