@@ -33,6 +33,9 @@ use super::default_reader::ReadRequest;
 pub(crate) enum StartAlgorithm {
     /// An algorithm that returns undefined.
     Undefined,
+    /// An algorithm that returns this value (e.g. TransformStream's startPromise, #5).
+    #[allow(dead_code)] // used by TransformStream (#5)
+    Returns(JsValue),
     /// Invoke the underlying source's `start` with the controller, `this` = the source.
     Js {
         /// The underlying source object.
@@ -582,6 +585,7 @@ pub(crate) fn set_up_readable_stream_default_controller(
     //    exception.)
     let start_result = match start_algorithm {
         StartAlgorithm::Undefined => JsValue::undefined(),
+        StartAlgorithm::Returns(value) => value,
         StartAlgorithm::Js { source, start } => {
             start.call(&source, &[controller.clone().upcast().into()], ctx)?
         }

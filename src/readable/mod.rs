@@ -12,9 +12,16 @@
 //! - [`tee`], [`from`], [`async_iterator`]: ReadableStreamDefaultTee, ReadableStreamFromIterable,
 //!   and the async iterator.
 //!
-//! Byte streams (`ReadableByteStreamController`, BYOB readers) are issue #6: the extension points
-//! are the [`ControllerRef`] and [`ReaderRef`] enums, and read-into requests next to
-//! [`default_reader::ReadRequest`].
+//! Extension points for the other stream modules:
+//! - byte streams (`ReadableByteStreamController`, BYOB readers, issue #6): the [`ControllerRef`]
+//!   and [`ReaderRef`] enums (each `match` on them is where a byte variant goes), the
+//!   [[CancelSteps]]/[[PullSteps]]/[[ReleaseSteps]] dispatchers below, and read-into requests next
+//!   to [`default_reader::ReadRequest`];
+//! - pipes (#5): a `ReadRequest` variant whose chunk/close/error steps drive the pipe, read with
+//!   `default_reader::readable_stream_default_reader_read` (never through JS lookups);
+//! - TransformStream (#5): `stream::create_readable_stream` with new
+//!   `default_controller::{PullAlgorithm, CancelAlgorithm}` variants and
+//!   `StartAlgorithm::Returns(startPromise)`.
 
 pub(crate) mod async_iterator;
 pub(crate) mod default_controller;
