@@ -199,11 +199,20 @@ pub(crate) fn type_error(message: &str) -> boa_engine::JsError {
     JsNativeError::typ().with_message(message.to_owned()).into()
 }
 
+/// Registers `T` as a global class, replacing an earlier registration (so `register` can run
+/// twice in a realm).
+fn register_class<T: Class>(ctx: &mut Context) -> JsResult<()> {
+    if ctx.has_global_class::<T>() {
+        ctx.unregister_global_class::<T>()?;
+    }
+    ctx.register_global_class::<T>()
+}
+
 /// Installs the readable stream interfaces in the current realm.
 pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
-    ctx.register_global_class::<ReadableStream>()?;
-    ctx.register_global_class::<ReadableStreamDefaultReader>()?;
-    ctx.register_global_class::<ReadableStreamDefaultController>()?;
+    register_class::<ReadableStream>(ctx)?;
+    register_class::<ReadableStreamDefaultReader>(ctx)?;
+    register_class::<ReadableStreamDefaultController>(ctx)?;
     async_iterator::register(ctx)?;
     Ok(())
 }
