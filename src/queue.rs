@@ -191,8 +191,9 @@ mod tests {
     fn total_size_never_negative_after_rounding() {
         let mut ctx = Context::default();
         let mut q = QueueWithSizes::<u32>::default();
-        q.enqueue_value_with_size(1, 0.1, &mut ctx).unwrap();
-        q.enqueue_value_with_size(2, 0.2, &mut ctx).unwrap();
+        // 1e16 + 1 rounds to 1e16, so taking both sizes out again would go to -1.
+        q.enqueue_value_with_size(1, 1e16, &mut ctx).unwrap();
+        q.enqueue_value_with_size(2, 1.0, &mut ctx).unwrap();
         q.dequeue_value();
         q.dequeue_value();
         assert_eq!(q.total_size(), 0.0);

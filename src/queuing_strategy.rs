@@ -224,7 +224,7 @@ fn cqs_size(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValu
 
 /// Installs both strategy interfaces in the current realm.
 pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
-    ctx.register_global_class::<ByteLengthQueuingStrategy>()?;
-    ctx.register_global_class::<CountQueuingStrategy>()?;
+    webidl::register_interface::<ByteLengthQueuingStrategy>(ctx)?;
+    webidl::register_interface::<CountQueuingStrategy>(ctx)?;
     Ok(())
 }

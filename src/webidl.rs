@@ -18,6 +18,15 @@ use crate::engine;
 /// `{ [[Writable]]: true, [[Enumerable]]: false, [[Configurable]]: true }`.
 pub(crate) const INTERFACE_OBJECT: Attribute = Attribute::WRITABLE.union(Attribute::CONFIGURABLE);
 
+/// Installs an interface object on the global, replacing an earlier registration of the same
+/// class, so that registering twice in a realm is harmless.
+pub(crate) fn register_interface<T: boa_engine::class::Class>(ctx: &mut Context) -> JsResult<()> {
+    if ctx.has_global_class::<T>() {
+        ctx.unregister_global_class::<T>()?;
+    }
+    ctx.register_global_class::<T>()
+}
+
 /// Builds a built-in function object with the given `name` and `length`.
 pub(crate) fn function(
     ctx: &mut Context,

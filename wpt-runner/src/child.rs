@@ -1,0 +1,354 @@
+//! The child mode (`wpt-runner --child FILE`): runs one test file in a fresh host and context
+//! and writes the results to stdout in a line protocol the parent reads.
+//!
+//! Protocol: every line the parent reads starts with [`PREFIX`]; other stdout lines (a stray
+//! `console.log`) are ignored. Fields are tab-separated and escaped with
+//! [`crate::escape::proto_escape`]; optional messages use [`crate::escape::proto_opt`].
+//! - `LOADERROR <script> <message>`: a script threw (or could not be read) while loading;
+//! - `RESULT <status> <name> <message?>`: a subtest finished (written at once, so the parent
+//!   keeps what finished before a crash);
+//! - `COMPLETE <harness status> <message?> <how>`: testharness completed (`how` is `done`,
+//!   `forced` after `timeout()`, or `stuck` when it did not complete even then);
+//! - `SUBTEST <status> <name> <message?>`: after `COMPLETE`, the full, final list;
+//! - `END`: the child is about to exit normally.
+//!
+//! Load order, all in one task and without a microtask checkpoint in between: testharness.js,
+//! the reporter, the `script=` files, the test file. Each is its own classic script
+//! (`Script::parse` + `evaluate`, which run no jobs), so one that throws does not stop the next,
+//! and testharness (which, in a shell, takes the page as loaded at the first promise job) sees
+//! every test defined before the event loop starts. `Host::eval_script` is not used for this
+//! because it checkpoints microtasks after each script.
+//!
+//! A script that throws while loading is reported as `LOADERROR`, and `done()` is called as
+//! testharness's own error handler would in a browser (a shell global has no `error` event).
+
+use std::{
+    cell::RefCell,
+    io::Write,
+    path::{Path, PathBuf},
+    time::{Duration, Instant},
+};
+
+use boa_engine::{js_string, Context, JsError, JsResult, JsValue, NativeFunction, Script, Source};
+use boa_streams::host::{Host, HostOptions, HostReport};
+
+use crate::escape::{proto_escape, proto_opt};
+use crate::meta::{parse_meta, resolve_script};
+
+/// Marks the protocol lines on the child's stdout.
+pub const PREFIX: &str = "##wpt## ";
+
+/// Seconds a file may run before `timeout()` is forced (times the multiplier).
+pub const NORMAL_TIMEOUT: f64 = 10.0;
+/// The same for `// META: timeout=long`.
+pub const LONG_TIMEOUT: f64 = 60.0;
+/// Seconds the child keeps running the loop after forcing `timeout()`.
+pub const AFTER_TIMEOUT_GRACE: f64 = 2.0;
+
+/// Evaluated right after testharness.js, as its own script.
+const REPORTER: &str = r"
+add_result_callback(function (test) {
+  __wpt_result(test.name, test.status, test.message);
+});
+add_completion_callback(function (tests, harness_status) {
+  __wpt_report(tests, harness_status);
+});
+";
+
+/// One subtest as reported by testharness.
+#[derive(Debug, Clone)]
+struct Reported {
+    name: String,
+    status: i32,
+    message: Option<String>,
+}
+
+/// What the completion callback delivered.
+#[derive(Debug, Default)]
+struct Completion {
+    status: i32,
+    message: Option<String>,
+    tests: Vec<Reported>,
+}
+
+/// Stored in the context with `insert_data`; filled by the native callbacks.
+#[derive(Debug, Default)]
+struct ChildState {
+    completion: Option<Completion>,
+}
+
+fn emit(line: &str) {
+    let mut out = std::io::stdout().lock();
+    // A closed stdout means the parent is gone; nothing useful to do about it.
+    let _ = writeln!(out, "{PREFIX}{line}");
+    let _ = out.flush();
+}
+
+/// A JS value as an optional Rust string: `null`/`undefined` are none.
+fn opt_string(v: &JsValue, ctx: &mut Context) -> Option<String> {
+    if v.is_null_or_undefined() {
+        return None;
+    }
+    if let Some(s) = v.as_string() {
+        return Some(s.to_std_string_lossy());
+    }
+    Some(
+        v.to_string(ctx)
+            .map(|s| s.to_std_string_lossy())
+            .unwrap_or_else(|_| v.display().to_string()),
+    )
+}
+
+fn get(obj: &JsValue, key: &str, ctx: &mut Context) -> JsValue {
+    obj.as_object()
+        .and_then(|o| o.get(js_string!(key), ctx).ok())
+        .unwrap_or_default()
+}
+
+fn to_i32(v: &JsValue) -> i32 {
+    v.as_number().map_or(-1, |n| n as i32)
+}
+
+/// `__wpt_result(name, status, message)`: writes a `RESULT` line at once.
+fn wpt_result(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let arg = |i: usize| args.get(i).cloned().unwrap_or_default();
+    let name = opt_string(&arg(0), ctx).unwrap_or_default();
+    let status = to_i32(&arg(1));
+    let message = opt_string(&arg(2), ctx);
+    emit(&format!(
+        "RESULT\t{status}\t{}\t{}",
+        proto_escape(&name),
+        proto_opt(message.as_deref())
+    ));
+    Ok(JsValue::undefined())
+}
+
+/// `__wpt_report(tests, harness_status)`: stores the completion in the context data.
+fn wpt_report(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let tests = args.first().cloned().unwrap_or_default();
+    let status = args.get(1).cloned().unwrap_or_default();
+    let mut completion = Completion {
+        status: to_i32(&get(&status, "status", ctx)),
+        message: opt_string(&get(&status, "message", ctx), ctx),
+        tests: Vec::new(),
+    };
+    let len = to_i32(&get(&tests, "length", ctx)).max(0);
+    for i in 0..len {
+        let test = tests
+            .as_object()
+            .and_then(|o| o.get(i as u32, ctx).ok())
+            .unwrap_or_default();
+        let name = get(&test, "name", ctx);
+        let status = get(&test, "status", ctx);
+        let message = get(&test, "message", ctx);
+        completion.tests.push(Reported {
+            name: opt_string(&name, ctx).unwrap_or_default(),
+            status: to_i32(&status),
+            message: opt_string(&message, ctx),
+        });
+    }
+    if let Some(state) = ctx.get_data::<RefCell<ChildState>>() {
+        state.borrow_mut().completion = Some(completion);
+    }
+    Ok(JsValue::undefined())
+}
+
+fn completed(ctx: &mut Context) -> bool {
+    ctx.get_data::<RefCell<ChildState>>()
+        .is_some_and(|s| s.borrow().completion.is_some())
+}
+
+/// A readable one-line description of a thrown value: `Name: message` for error objects.
+fn error_message(err: JsError, ctx: &mut Context) -> String {
+    let fallback = err.to_string();
+    match err.into_opaque(ctx) {
+        Ok(value) if value.is_object() => {
+            let name = opt_string(&get(&value, "name", ctx), ctx);
+            let message = opt_string(&get(&value, "message", ctx), ctx);
+            match (name, message) {
+                (Some(n), Some(m)) if !m.is_empty() => format!("{n}: {m}"),
+                (Some(n), _) => n,
+                (None, Some(m)) => m,
+                (None, None) => fallback,
+            }
+        }
+        Ok(value) => opt_string(&value, ctx).unwrap_or(fallback),
+        Err(_) => fallback,
+    }
+}
+
+fn evaluate(ctx: &mut Context, path: Option<&Path>, source: &str) -> Result<(), String> {
+    let mut src = Source::from_bytes(source);
+    if let Some(path) = path {
+        src = src.with_path(path);
+    }
+    let result = Script::parse(src, None, ctx).and_then(|script| script.evaluate(ctx));
+    result.map(|_| ()).map_err(|e| error_message(e, ctx))
+}
+
+fn print_reports(host: &Host) {
+    for report in host.take_reports() {
+        match report {
+            HostReport::UncaughtError(m) => eprintln!("uncaught error: {m}"),
+            HostReport::UnhandledRejection(m) => eprintln!("unhandled rejection: {m}"),
+        }
+    }
+}
+
+/// Runs one test file; returns the process exit code.
+pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
+    let source = match std::fs::read_to_string(file) {
+        Ok(s) => s,
+        Err(e) => {
+            emit(&format!(
+                "LOADERROR\t{}\t{}",
+                proto_escape(&file.display().to_string()),
+                proto_escape(&e.to_string())
+            ));
+            emit(&format!(
+                "COMPLETE\t1\t{}\tdone",
+                proto_opt(Some("cannot read the test file"))
+            ));
+            emit("END");
+            return 0;
+        }
+    };
+    let meta = parse_meta(&source);
+    let options = HostOptions {
+        fetch_root: Some(root.to_path_buf()),
+        console_to_stderr: true,
+    };
+    let (host, mut ctx) = match Host::new(options) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("cannot create the host: {e}");
+            return 3;
+        }
+    };
+    ctx.insert_data(RefCell::new(ChildState::default()));
+    for (name, f) in [
+        (
+            "__wpt_result",
+            wpt_result as fn(&JsValue, &[JsValue], &mut Context) -> JsResult<JsValue>,
+        ),
+        ("__wpt_report", wpt_report),
+    ] {
+        if let Err(e) = ctx.register_global_builtin_callable(
+            js_string!(name),
+            2,
+            NativeFunction::from_fn_ptr(f),
+        ) {
+            eprintln!("cannot register {name}: {e}");
+            return 3;
+        }
+    }
+
+    // testharness.js and the reporter first: without them nothing can be reported.
+    let harness = root.join("resources/testharness.js");
+    let mut essential_error = None;
+    match std::fs::read_to_string(&harness) {
+        Ok(src) => {
+            if let Err(m) = evaluate(&mut ctx, Some(&harness), &src) {
+                essential_error = Some(format!("testharness.js threw: {m}"));
+            }
+        }
+        Err(e) => essential_error = Some(format!("cannot read {}: {e}", harness.display())),
+    }
+    if essential_error.is_none() {
+        if let Err(m) = evaluate(&mut ctx, None, REPORTER) {
+            essential_error = Some(format!("the reporter script threw: {m}"));
+        }
+    }
+    if let Some(message) = essential_error {
+        emit(&format!("LOADERROR\t<harness>\t{}", proto_escape(&message)));
+        emit(&format!("COMPLETE\t1\t{}\tdone", proto_opt(Some(&message))));
+        emit("END");
+        return 0;
+    }
+
+    // The META scripts, then the test file.
+    let mut scripts: Vec<(String, PathBuf)> = meta
+        .scripts
+        .iter()
+        .map(|s| (s.clone(), resolve_script(root, file, s)))
+        .collect();
+    scripts.push((
+        file.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        file.to_path_buf(),
+    ));
+    for (label, path) in &scripts {
+        let result = if path == file {
+            evaluate(&mut ctx, Some(path), &source)
+        } else {
+            match std::fs::read_to_string(path) {
+                Ok(src) => evaluate(&mut ctx, Some(path), &src),
+                Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+            }
+        };
+        if let Err(message) = result {
+            emit(&format!(
+                "LOADERROR\t{}\t{}",
+                proto_escape(label),
+                proto_escape(&message)
+            ));
+            // In a browser, testharness's `error` event handler records the harness error and
+            // calls `done()`; a shell global has no such event, so do the `done()` part here
+            // (the parent turns the LOADERROR into the harness status and message).
+            if let Err(m) = evaluate(&mut ctx, None, "done();") {
+                eprintln!("done() threw: {m}");
+            }
+        }
+    }
+
+    // The event loop, with the time limit.
+    let base = if meta.long_timeout {
+        LONG_TIMEOUT
+    } else {
+        NORMAL_TIMEOUT
+    };
+    let limit = Duration::from_secs_f64(base * multiplier);
+    let deadline = Instant::now() + limit;
+    host.run_until(&mut ctx, Some(deadline), &mut completed);
+    print_reports(&host);
+    let mut how = "done";
+    if !completed(&mut ctx) {
+        // Idle (nothing left that could complete it) or out of time: force completion the way
+        // testharness's own `timeout()` does (remaining tests TIMEOUT / NOTRUN).
+        how = "forced";
+        if let Err(m) = evaluate(&mut ctx, None, "timeout();") {
+            eprintln!("timeout() threw: {m}");
+        }
+        let grace = Duration::from_secs_f64(AFTER_TIMEOUT_GRACE * multiplier.max(0.05));
+        host.run_until(&mut ctx, Some(Instant::now() + grace), &mut completed);
+        print_reports(&host);
+    }
+
+    let completion = ctx
+        .get_data::<RefCell<ChildState>>()
+        .and_then(|s| s.borrow_mut().completion.take());
+    match completion {
+        Some(c) => {
+            emit(&format!(
+                "COMPLETE\t{}\t{}\t{how}",
+                c.status,
+                proto_opt(c.message.as_deref())
+            ));
+            for t in &c.tests {
+                emit(&format!(
+                    "SUBTEST\t{}\t{}\t{}",
+                    t.status,
+                    proto_escape(&t.name),
+                    proto_opt(t.message.as_deref())
+                ));
+            }
+        }
+        None => emit(&format!(
+            "COMPLETE\t2\t{}\tstuck",
+            proto_opt(Some("testharness did not complete, even after timeout()"))
+        )),
+    }
+    emit("END");
+    0
+}
