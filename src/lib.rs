@@ -19,6 +19,7 @@ pub mod host;
 mod queue;
 #[allow(dead_code)] // the dictionary helpers are used by the stream modules as they land
 mod queuing_strategy;
+mod readable;
 #[allow(dead_code)] // glue used by the interfaces as they land
 mod webidl;
 mod writable;
@@ -50,6 +51,7 @@ impl boa_runtime::RuntimeExtension for StreamsExtension {
 pub fn register(ctx: &mut Context) -> JsResult<()> {
     dom::register(ctx)?;
     queuing_strategy::register(ctx)?;
+    readable::register(ctx)?;
     writable::register(ctx)?;
     Ok(())
 }

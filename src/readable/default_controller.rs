@@ -1,0 +1,679 @@
+//! `ReadableStreamDefaultController` and the default controller abstract operations.
+//!
+//! <https://streams.spec.whatwg.org/#rs-default-controller-class>
+
+use std::cell::Cell;
+
+use boa_engine::{
+    class::{Class, ClassBuilder},
+    object::JsObject,
+    property::Attribute,
+    Context, JsData, JsError, JsResult, JsValue,
+};
+use boa_gc::{Finalize, Gc, GcRefCell, Trace};
+
+use super::{
+    from::{self, FromState},
+    new_object,
+    stream::{
+        is_readable_stream_locked, readable_stream_add_read_request, readable_stream_close,
+        readable_stream_error, readable_stream_fulfill_read_request,
+        readable_stream_get_num_read_requests, set_controller, ReadableStream, StreamSlots,
+        StreamState, UnderlyingSource,
+    },
+    tee::{self, Branch, TeeState},
+    type_error, upon_settlement, ControllerRef, PromiseResult,
+};
+use crate::{engine, queue::QueueWithSizes, queuing_strategy::SizeAlgorithm, webidl};
+
+use super::default_reader::ReadRequest;
+
+/// A [[startAlgorithm]] (used once, during set-up).
+#[derive(Debug)]
+pub(crate) enum StartAlgorithm {
+    /// An algorithm that returns undefined.
+    Undefined,
+    /// An algorithm that returns this value (e.g. TransformStream's startPromise, #5).
+    #[allow(dead_code)] // used by TransformStream (#5)
+    Returns(JsValue),
+    /// Invoke the underlying source's `start` with the controller, `this` = the source.
+    Js {
+        /// The underlying source object.
+        source: JsValue,
+        /// Its `start` method.
+        start: JsObject,
+    },
+}
+
+/// A controller's [[pullAlgorithm]].
+#[derive(Debug, Clone, Trace, Finalize)]
+#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+pub(crate) enum PullAlgorithm {
+    /// An algorithm that returns a promise resolved with undefined.
+    Undefined,
+    /// Invoke the underlying source's `pull` with the controller, `this` = the source.
+    Js {
+        /// The underlying source object.
+        source: JsValue,
+        /// Its `pull` method.
+        pull: JsObject,
+    },
+    /// ReadableStreamDefaultTee's pullAlgorithm.
+    Tee(Gc<TeeState>),
+    /// ReadableStreamFromIterable's pullAlgorithm.
+    From(Gc<FromState>),
+}
+
+/// A controller's [[cancelAlgorithm]].
+#[derive(Debug, Clone, Trace, Finalize)]
+#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+pub(crate) enum CancelAlgorithm {
+    /// An algorithm that returns a promise resolved with undefined.
+    Undefined,
+    /// Invoke the underlying source's `cancel` with the reason, `this` = the source.
+    Js {
+        /// The underlying source object.
+        source: JsValue,
+        /// Its `cancel` method.
+        cancel: JsObject,
+    },
+    /// ReadableStreamDefaultTee's cancel1Algorithm / cancel2Algorithm.
+    Tee(Gc<TeeState>, #[unsafe_ignore_trace] Branch),
+    /// ReadableStreamFromIterable's cancelAlgorithm.
+    From(Gc<FromState>),
+}
+
+/// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller>
+#[derive(Debug, Trace, Finalize, JsData)]
+pub(crate) struct ReadableStreamDefaultController {
+    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-cancelalgorithm>
+    cancel_algorithm: GcRefCell<Option<CancelAlgorithm>>,
+    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-closerequested>
+    #[unsafe_ignore_trace]
+    close_requested: Cell<bool>,
+    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pullagain>
+    #[unsafe_ignore_trace]
+    pull_again: Cell<bool>,
+    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pullalgorithm>
+    pull_algorithm: GcRefCell<Option<PullAlgorithm>>,
+    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pulling>
+    #[unsafe_ignore_trace]
+    pulling: Cell<bool>,
+    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queue> and
+    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queuetotalsize>
+    queue: GcRefCell<QueueWithSizes<JsValue>>,
+    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-started>
+    #[unsafe_ignore_trace]
+    started: Cell<bool>,
+    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-strategyhwm>
+    #[unsafe_ignore_trace]
+    strategy_hwm: Cell<f64>,
+    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-strategysizealgorithm>
+    strategy_size_algorithm: GcRefCell<Option<SizeAlgorithm>>,
+    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-stream>
+    stream: JsObject<ReadableStream>,
+}
+
+type Controller = JsObject<ReadableStreamDefaultController>;
+
+/// "A new ReadableStreamDefaultController" for `stream` (its [[stream]] is set here rather than
+/// in SetUpReadableStreamDefaultController step 2: the slot is immutable afterwards).
+pub(crate) fn new_controller(
+    stream: &JsObject<ReadableStream>,
+    ctx: &mut Context,
+) -> JsResult<Controller> {
+    new_object(
+        ReadableStreamDefaultController {
+            cancel_algorithm: GcRefCell::new(None),
+            close_requested: Cell::new(false),
+            pull_again: Cell::new(false),
+            pull_algorithm: GcRefCell::new(None),
+            pulling: Cell::new(false),
+            queue: GcRefCell::new(QueueWithSizes::default()),
+            started: Cell::new(false),
+            strategy_hwm: Cell::new(1.0),
+            strategy_size_algorithm: GcRefCell::new(None),
+            stream: stream.clone(),
+        },
+        ctx,
+    )
+}
+
+fn stream_of(controller: &Controller) -> JsObject<ReadableStream> {
+    controller.borrow().data().stream.clone()
+}
+
+fn this_controller(this: &JsValue) -> JsResult<Controller> {
+    this.as_object()
+        .and_then(|o| o.clone().downcast::<ReadableStreamDefaultController>().ok())
+        .ok_or_else(|| type_error("'this' is not a ReadableStreamDefaultController object"))
+}
+
+impl Class for ReadableStreamDefaultController {
+    const NAME: &'static str = "ReadableStreamDefaultController";
+    const LENGTH: usize = 0;
+    const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
+
+    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        webidl::attribute(class, "desiredSize", desired_size, None);
+        webidl::operation(class, "close", 0, close);
+        webidl::operation(class, "enqueue", 0, enqueue);
+        webidl::operation(class, "error", 0, error);
+        webidl::to_string_tag(class, Self::NAME);
+        Ok(())
+    }
+
+    fn data_constructor(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<Self> {
+        Err(webidl::illegal_constructor(Self::NAME))
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#rs-default-controller-desired-size>
+fn desired_size(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    let controller = this_controller(this)?;
+    // 1. Return ! ReadableStreamDefaultControllerGetDesiredSize(this).
+    Ok(
+        match readable_stream_default_controller_get_desired_size(&controller) {
+            Some(size) => JsValue::from(size),
+            None => JsValue::null(),
+        },
+    )
+}
+
+/// <https://streams.spec.whatwg.org/#rs-default-controller-close>
+fn close(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let controller = this_controller(this)?;
+    // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(this) is false, throw a TypeError.
+    if !readable_stream_default_controller_can_close_or_enqueue(&controller) {
+        return Err(type_error(
+            "The stream is not in a state that permits close",
+        ));
+    }
+    // 2. Perform ! ReadableStreamDefaultControllerClose(this).
+    readable_stream_default_controller_close(&controller, ctx)?;
+    Ok(JsValue::undefined())
+}
+
+/// <https://streams.spec.whatwg.org/#rs-default-controller-enqueue>
+fn enqueue(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let controller = this_controller(this)?;
+    let chunk = args.first().cloned().unwrap_or_default();
+    // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(this) is false, throw a TypeError.
+    if !readable_stream_default_controller_can_close_or_enqueue(&controller) {
+        return Err(type_error(
+            "The stream is not in a state that permits enqueue",
+        ));
+    }
+    // 2. Perform ? ReadableStreamDefaultControllerEnqueue(this, chunk).
+    readable_stream_default_controller_enqueue(&controller, chunk, ctx)?;
+    Ok(JsValue::undefined())
+}
+
+/// <https://streams.spec.whatwg.org/#rs-default-controller-error>
+fn error(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let controller = this_controller(this)?;
+    let e = args.first().cloned().unwrap_or_default();
+    // 1. Perform ! ReadableStreamDefaultControllerError(this, e).
+    readable_stream_default_controller_error(&controller, e, ctx)?;
+    Ok(JsValue::undefined())
+}
+
+/// <https://streams.spec.whatwg.org/#rs-default-controller-private-cancel>
+pub(crate) fn readable_stream_default_controller_cancel_steps(
+    controller: &Controller,
+    reason: JsValue,
+    ctx: &mut Context,
+) -> JsResult<PromiseResult> {
+    // 1. Perform ! ResetQueue(this).
+    controller.borrow().data().queue.borrow_mut().reset_queue();
+    // 2. Let result be the result of performing this.[[cancelAlgorithm]], passing reason.
+    let algorithm = controller.borrow().data().cancel_algorithm.borrow().clone();
+    let result = match algorithm {
+        None | Some(CancelAlgorithm::Undefined) => PromiseResult::undefined(),
+        Some(CancelAlgorithm::Js { source, cancel }) => {
+            let r = cancel.call(&source, &[reason], ctx);
+            PromiseResult::from_callback(r, ctx)?
+        }
+        Some(CancelAlgorithm::Tee(state, branch)) => {
+            PromiseResult::Promise(tee::cancel_algorithm(&state, branch, reason, ctx)?)
+        }
+        Some(CancelAlgorithm::From(state)) => from::cancel_algorithm(&state, reason, ctx)?,
+    };
+    // 3. Perform ! ReadableStreamDefaultControllerClearAlgorithms(this).
+    readable_stream_default_controller_clear_algorithms(controller);
+    // 4. Return result.
+    Ok(result)
+}
+
+/// <https://streams.spec.whatwg.org/#rs-default-controller-private-pull>
+pub(crate) fn readable_stream_default_controller_pull_steps(
+    controller: &Controller,
+    read_request: ReadRequest,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let stream be this.[[stream]].
+    let stream = stream_of(controller);
+    // 2. If this.[[queue]] is not empty,
+    let chunk = {
+        let data = controller.borrow();
+        let mut queue = data.data().queue.borrow_mut();
+        // 2.1. Let chunk be ! DequeueValue(this).
+        queue.dequeue_value()
+    };
+    if let Some(chunk) = chunk {
+        // 2.2. If this.[[closeRequested]] is true and this.[[queue]] is empty,
+        let (close_requested, empty) = {
+            let data = controller.borrow();
+            let c = data.data();
+            let empty = c.queue.borrow().is_empty();
+            (c.close_requested.get(), empty)
+        };
+        if close_requested && empty {
+            // 2.2.1. Perform ! ReadableStreamDefaultControllerClearAlgorithms(this).
+            readable_stream_default_controller_clear_algorithms(controller);
+            // 2.2.2. Perform ! ReadableStreamClose(stream).
+            readable_stream_close(&stream, ctx)?;
+        } else {
+            // 2.3. Otherwise, perform ! ReadableStreamDefaultControllerCallPullIfNeeded(this).
+            readable_stream_default_controller_call_pull_if_needed(controller, ctx)?;
+        }
+        // 2.4. Perform readRequest's chunk steps, given chunk.
+        read_request.chunk_steps(chunk, ctx)
+    } else {
+        // 3. Otherwise,
+        // 3.1. Perform ! ReadableStreamAddReadRequest(stream, readRequest).
+        readable_stream_add_read_request(&stream, read_request);
+        // 3.2. Perform ! ReadableStreamDefaultControllerCallPullIfNeeded(this).
+        readable_stream_default_controller_call_pull_if_needed(controller, ctx)
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaultcontroller-releasesteps>
+pub(crate) fn readable_stream_default_controller_release_steps(_controller: &Controller) {
+    // 1. Return.
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-default-controller-call-pull-if-needed>
+pub(crate) fn readable_stream_default_controller_call_pull_if_needed(
+    controller: &Controller,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let shouldPull be ! ReadableStreamDefaultControllerShouldCallPull(controller).
+    // 2. If shouldPull is false, return.
+    if !readable_stream_default_controller_should_call_pull(controller) {
+        return Ok(());
+    }
+    // 3. If controller.[[pulling]] is true,
+    {
+        let data = controller.borrow();
+        let c = data.data();
+        if c.pulling.get() {
+            // 3.1. Set controller.[[pullAgain]] to true.
+            c.pull_again.set(true);
+            // 3.2. Return.
+            return Ok(());
+        }
+        // 4. Assert: controller.[[pullAgain]] is false.
+        debug_assert!(!c.pull_again.get());
+        // 5. Set controller.[[pulling]] to true.
+        c.pulling.set(true);
+    }
+    // 6. Let pullPromise be the result of performing controller.[[pullAlgorithm]].
+    let algorithm = controller.borrow().data().pull_algorithm.borrow().clone();
+    let pull_promise = match algorithm {
+        None | Some(PullAlgorithm::Undefined) => PromiseResult::undefined(),
+        Some(PullAlgorithm::Js { source, pull }) => {
+            let r = pull.call(&source, &[controller.clone().upcast().into()], ctx);
+            PromiseResult::from_callback(r, ctx)?
+        }
+        Some(PullAlgorithm::Tee(state)) => tee::pull_algorithm(&state, ctx)?,
+        Some(PullAlgorithm::From(state)) => from::pull_algorithm(&state, ctx)?,
+    };
+    upon_settlement(
+        pull_promise,
+        controller.clone(),
+        // 7. Upon fulfillment of pullPromise,
+        |controller, _, ctx| {
+            let pull_again = {
+                let data = controller.borrow();
+                let c = data.data();
+                // 7.1. Set controller.[[pulling]] to false.
+                c.pulling.set(false);
+                // 7.2. If controller.[[pullAgain]] is true,
+                // 7.2.1. Set controller.[[pullAgain]] to false.
+                c.pull_again.replace(false)
+            };
+            if pull_again {
+                // 7.2.2. Perform ! ReadableStreamDefaultControllerCallPullIfNeeded(controller).
+                readable_stream_default_controller_call_pull_if_needed(controller, ctx)?;
+            }
+            Ok(())
+        },
+        // 8. Upon rejection of pullPromise with reason e,
+        |controller, e, ctx| {
+            // 8.1. Perform ! ReadableStreamDefaultControllerError(controller, e).
+            readable_stream_default_controller_error(controller, e, ctx)
+        },
+        ctx,
+    )
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-default-controller-should-call-pull>
+pub(crate) fn readable_stream_default_controller_should_call_pull(controller: &Controller) -> bool {
+    // 1. Let stream be controller.[[stream]].
+    let stream = stream_of(controller);
+    // 2. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(controller) is false, return false.
+    if !readable_stream_default_controller_can_close_or_enqueue(controller) {
+        return false;
+    }
+    // 3. If controller.[[started]] is false, return false.
+    if !controller.borrow().data().started.get() {
+        return false;
+    }
+    // 4. If ! IsReadableStreamLocked(stream) is true and !
+    //    ReadableStreamGetNumReadRequests(stream) > 0, return true.
+    if is_readable_stream_locked(&stream) && readable_stream_get_num_read_requests(&stream) > 0 {
+        return true;
+    }
+    // 5. Let desiredSize be ! ReadableStreamDefaultControllerGetDesiredSize(controller).
+    // 6. Assert: desiredSize is not null.
+    // 7. If desiredSize > 0, return true.
+    // 8. Return false.
+    readable_stream_default_controller_get_desired_size(controller).is_some_and(|d| d > 0.0)
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-default-controller-clear-algorithms>
+pub(crate) fn readable_stream_default_controller_clear_algorithms(controller: &Controller) {
+    let data = controller.borrow();
+    let c = data.data();
+    // 1. Set controller.[[pullAlgorithm]] to undefined.
+    *c.pull_algorithm.borrow_mut() = None;
+    // 2. Set controller.[[cancelAlgorithm]] to undefined.
+    *c.cancel_algorithm.borrow_mut() = None;
+    // 3. Set controller.[[strategySizeAlgorithm]] to undefined.
+    *c.strategy_size_algorithm.borrow_mut() = None;
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-default-controller-close>
+pub(crate) fn readable_stream_default_controller_close(
+    controller: &Controller,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(controller) is false, return.
+    if !readable_stream_default_controller_can_close_or_enqueue(controller) {
+        return Ok(());
+    }
+    // 2. Let stream be controller.[[stream]].
+    let stream = stream_of(controller);
+    // 3. Set controller.[[closeRequested]] to true.
+    let empty = {
+        let data = controller.borrow();
+        let c = data.data();
+        c.close_requested.set(true);
+        let empty = c.queue.borrow().is_empty();
+        empty
+    };
+    // 4. If controller.[[queue]] is empty,
+    if empty {
+        // 4.1. Perform ! ReadableStreamDefaultControllerClearAlgorithms(controller).
+        readable_stream_default_controller_clear_algorithms(controller);
+        // 4.2. Perform ! ReadableStreamClose(stream).
+        readable_stream_close(&stream, ctx)?;
+    }
+    Ok(())
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-default-controller-enqueue>
+pub(crate) fn readable_stream_default_controller_enqueue(
+    controller: &Controller,
+    chunk: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(controller) is false, return.
+    if !readable_stream_default_controller_can_close_or_enqueue(controller) {
+        return Ok(());
+    }
+    // 2. Let stream be controller.[[stream]].
+    let stream = stream_of(controller);
+    // 3. If ! IsReadableStreamLocked(stream) is true and !
+    //    ReadableStreamGetNumReadRequests(stream) > 0, perform !
+    //    ReadableStreamFulfillReadRequest(stream, chunk, false).
+    if is_readable_stream_locked(&stream) && readable_stream_get_num_read_requests(&stream) > 0 {
+        readable_stream_fulfill_read_request(&stream, chunk, false, ctx)?;
+    } else {
+        // 4. Otherwise,
+        // 4.1. Let result be the result of performing controller.[[strategySizeAlgorithm]],
+        //      passing in chunk, and interpreting the result as a completion record.
+        let size_algorithm = controller
+            .borrow()
+            .data()
+            .strategy_size_algorithm
+            .borrow()
+            .clone();
+        let result = match size_algorithm {
+            None | Some(SizeAlgorithm::One) => Ok(1.0),
+            Some(algorithm) => algorithm.size(&chunk, ctx),
+        };
+        // 4.2. If result is an abrupt completion,
+        let chunk_size = match result {
+            Ok(size) => size,
+            Err(error) => {
+                let e = engine::thrown_value(error, ctx)?;
+                // 4.2.1. Perform ! ReadableStreamDefaultControllerError(controller,
+                //        result.[[Value]]).
+                readable_stream_default_controller_error(controller, e.clone(), ctx)?;
+                // 4.2.2. Return result.
+                return Err(JsError::from_opaque(e));
+            }
+        };
+        // 4.3. Let chunkSize be result.[[Value]].
+        // 4.4. Let enqueueResult be EnqueueValueWithSize(controller, chunk, chunkSize).
+        let enqueue_result = {
+            let data = controller.borrow();
+            let mut queue = data.data().queue.borrow_mut();
+            queue.enqueue_value_with_size(chunk, chunk_size, ctx)
+        };
+        // 4.5. If enqueueResult is an abrupt completion,
+        if let Err(error) = enqueue_result {
+            let e = engine::thrown_value(error, ctx)?;
+            // 4.5.1. Perform ! ReadableStreamDefaultControllerError(controller,
+            //        enqueueResult.[[Value]]).
+            readable_stream_default_controller_error(controller, e.clone(), ctx)?;
+            // 4.5.2. Return enqueueResult.
+            return Err(JsError::from_opaque(e));
+        }
+    }
+    // 5. Perform ! ReadableStreamDefaultControllerCallPullIfNeeded(controller).
+    readable_stream_default_controller_call_pull_if_needed(controller, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-default-controller-error>
+pub(crate) fn readable_stream_default_controller_error(
+    controller: &Controller,
+    e: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let stream be controller.[[stream]].
+    let stream = stream_of(controller);
+    // 2. If stream.[[state]] is not "readable", return.
+    if stream.state() != StreamState::Readable {
+        return Ok(());
+    }
+    // 3. Perform ! ResetQueue(controller).
+    controller.borrow().data().queue.borrow_mut().reset_queue();
+    // 4. Perform ! ReadableStreamDefaultControllerClearAlgorithms(controller).
+    readable_stream_default_controller_clear_algorithms(controller);
+    // 5. Perform ! ReadableStreamError(stream, e).
+    readable_stream_error(&stream, e, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-default-controller-get-desired-size>
+pub(crate) fn readable_stream_default_controller_get_desired_size(
+    controller: &Controller,
+) -> Option<f64> {
+    // 1. Let state be controller.[[stream]].[[state]].
+    let data = controller.borrow();
+    let c = data.data();
+    match c.stream.state() {
+        // 2. If state is "errored", return null.
+        StreamState::Errored => None,
+        // 3. If state is "closed", return 0.
+        StreamState::Closed => Some(0.0),
+        // 4. Return controller.[[strategyHWM]] − controller.[[queueTotalSize]].
+        StreamState::Readable => Some(c.strategy_hwm.get() - c.queue.borrow().total_size()),
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#rs-default-controller-has-backpressure>
+#[allow(dead_code)] // used by TransformStream (#5)
+pub(crate) fn readable_stream_default_controller_has_backpressure(controller: &Controller) -> bool {
+    // 1. If ! ReadableStreamDefaultControllerShouldCallPull(controller) is true, return false.
+    // 2. Otherwise, return true.
+    !readable_stream_default_controller_should_call_pull(controller)
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-default-controller-can-close-or-enqueue>
+pub(crate) fn readable_stream_default_controller_can_close_or_enqueue(
+    controller: &Controller,
+) -> bool {
+    // 1. Let state be controller.[[stream]].[[state]].
+    let data = controller.borrow();
+    let c = data.data();
+    // 2. If controller.[[closeRequested]] is false and state is "readable", return true.
+    // 3. Otherwise, return false.
+    !c.close_requested.get() && c.stream.state() == StreamState::Readable
+}
+
+/// <https://streams.spec.whatwg.org/#set-up-readable-stream-default-controller>
+#[allow(clippy::too_many_arguments)] // the spec's signature
+pub(crate) fn set_up_readable_stream_default_controller(
+    stream: &JsObject<ReadableStream>,
+    controller: &Controller,
+    start_algorithm: StartAlgorithm,
+    pull_algorithm: PullAlgorithm,
+    cancel_algorithm: CancelAlgorithm,
+    high_water_mark: f64,
+    size_algorithm: SizeAlgorithm,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Assert: stream.[[controller]] is undefined.
+    debug_assert!(stream.controller().is_none());
+    {
+        let data = controller.borrow();
+        let c = data.data();
+        // 2. Set controller.[[stream]] to stream. (Done by `new_controller`.)
+        // 3. Perform ! ResetQueue(controller).
+        c.queue.borrow_mut().reset_queue();
+        // 4. Set controller.[[started]], controller.[[closeRequested]], controller.[[pullAgain]],
+        //    and controller.[[pulling]] to false.
+        c.started.set(false);
+        c.close_requested.set(false);
+        c.pull_again.set(false);
+        c.pulling.set(false);
+        // 5. Set controller.[[strategySizeAlgorithm]] to sizeAlgorithm and
+        //    controller.[[strategyHWM]] to highWaterMark.
+        *c.strategy_size_algorithm.borrow_mut() = Some(size_algorithm);
+        c.strategy_hwm.set(high_water_mark);
+        // 6. Set controller.[[pullAlgorithm]] to pullAlgorithm.
+        *c.pull_algorithm.borrow_mut() = Some(pull_algorithm);
+        // 7. Set controller.[[cancelAlgorithm]] to cancelAlgorithm.
+        *c.cancel_algorithm.borrow_mut() = Some(cancel_algorithm);
+    }
+    // 8. Set stream.[[controller]] to controller.
+    set_controller(stream, ControllerRef::Default(controller.clone()));
+    // 9. Let startResult be the result of performing startAlgorithm. (This might throw an
+    //    exception.)
+    let start_result = match start_algorithm {
+        StartAlgorithm::Undefined => JsValue::undefined(),
+        StartAlgorithm::Returns(value) => value,
+        StartAlgorithm::Js { source, start } => {
+            start.call(&source, &[controller.clone().upcast().into()], ctx)?
+        }
+    };
+    // 10. Let startPromise be a promise resolved with startResult.
+    let start_promise = PromiseResult::resolved_with(start_result, ctx)?;
+    upon_settlement(
+        start_promise,
+        controller.clone(),
+        // 11. Upon fulfillment of startPromise,
+        |controller, _, ctx| {
+            {
+                let data = controller.borrow();
+                let c = data.data();
+                // 11.1. Set controller.[[started]] to true.
+                c.started.set(true);
+                // 11.2. Assert: controller.[[pulling]] is false.
+                debug_assert!(!c.pulling.get());
+                // 11.3. Assert: controller.[[pullAgain]] is false.
+                debug_assert!(!c.pull_again.get());
+            }
+            // 11.4. Perform ! ReadableStreamDefaultControllerCallPullIfNeeded(controller).
+            readable_stream_default_controller_call_pull_if_needed(controller, ctx)
+        },
+        // 12. Upon rejection of startPromise with reason r,
+        |controller, r, ctx| {
+            // 12.1. Perform ! ReadableStreamDefaultControllerError(controller, r).
+            readable_stream_default_controller_error(controller, r, ctx)
+        },
+        ctx,
+    )
+}
+
+/// <https://streams.spec.whatwg.org/#set-up-readable-stream-default-controller-from-underlying-source>
+pub(crate) fn set_up_readable_stream_default_controller_from_underlying_source(
+    stream: &JsObject<ReadableStream>,
+    underlying_source: JsValue,
+    underlying_source_dict: UnderlyingSource,
+    high_water_mark: f64,
+    size_algorithm: SizeAlgorithm,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let controller be a new ReadableStreamDefaultController.
+    let controller = new_controller(stream, ctx)?;
+    // 2. Let startAlgorithm be an algorithm that returns undefined.
+    // 5. If underlyingSourceDict["start"] exists, then set startAlgorithm to an algorithm which
+    //    returns the result of invoking underlyingSourceDict["start"] with argument list
+    //    « controller » and callback this value underlyingSource.
+    let start_algorithm = match underlying_source_dict.start {
+        Some(start) => StartAlgorithm::Js {
+            source: underlying_source.clone(),
+            start,
+        },
+        None => StartAlgorithm::Undefined,
+    };
+    // 3. Let pullAlgorithm be an algorithm that returns a promise resolved with undefined.
+    // 6. If underlyingSourceDict["pull"] exists, then set pullAlgorithm to an algorithm which
+    //    returns the result of invoking underlyingSourceDict["pull"] with argument list
+    //    « controller » and callback this value underlyingSource.
+    let pull_algorithm = match underlying_source_dict.pull {
+        Some(pull) => PullAlgorithm::Js {
+            source: underlying_source.clone(),
+            pull,
+        },
+        None => PullAlgorithm::Undefined,
+    };
+    // 4. Let cancelAlgorithm be an algorithm that returns a promise resolved with undefined.
+    // 7. If underlyingSourceDict["cancel"] exists, then set cancelAlgorithm to an algorithm
+    //    which takes an argument reason and returns the result of invoking
+    //    underlyingSourceDict["cancel"] with argument list « reason » and callback this value
+    //    underlyingSource.
+    let cancel_algorithm = match underlying_source_dict.cancel {
+        Some(cancel) => CancelAlgorithm::Js {
+            source: underlying_source,
+            cancel,
+        },
+        None => CancelAlgorithm::Undefined,
+    };
+    // 8. Perform ? SetUpReadableStreamDefaultController(stream, controller, startAlgorithm,
+    //    pullAlgorithm, cancelAlgorithm, highWaterMark, sizeAlgorithm).
+    set_up_readable_stream_default_controller(
+        stream,
+        &controller,
+        start_algorithm,
+        pull_algorithm,
+        cancel_algorithm,
+        high_water_mark,
+        size_algorithm,
+        ctx,
+    )
+}

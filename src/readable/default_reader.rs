@@ -1,0 +1,342 @@
+//! `ReadableStreamDefaultReader`, read requests, and the default reader abstract operations.
+//!
+//! <https://streams.spec.whatwg.org/#default-reader-class>
+
+use std::collections::VecDeque;
+
+use boa_engine::{
+    builtins::iterable::create_iter_result_object,
+    class::{Class, ClassBuilder},
+    object::JsObject,
+    property::Attribute,
+    Context, JsData, JsResult, JsValue,
+};
+use boa_gc::{Finalize, Gc, GcRefCell, Trace};
+
+use super::{
+    async_iterator::{self, ReadableStreamAsyncIterator},
+    generic_reader::{
+        readable_stream_reader_generic_cancel, readable_stream_reader_generic_initialize,
+        readable_stream_reader_generic_release, GenericReaderSlots,
+    },
+    readable_stream_controller_pull_steps,
+    stream::{as_stream, is_readable_stream_locked, ReadableStream, StreamSlots, StreamState},
+    tee::{self, TeeState},
+    type_error, ReaderRef,
+};
+use crate::{engine, engine::PromiseCapability, webidl};
+
+/// A read request: <https://streams.spec.whatwg.org/#read-request>. Its chunk, close and error
+/// steps are Rust code; only [`ReadRequest::Read`] resolves a promise that script holds.
+#[derive(Debug, Trace, Finalize)]
+#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+pub(crate) enum ReadRequest {
+    /// `ReadableStreamDefaultReader.prototype.read()`: resolves the user's promise with a
+    /// `{ value, done }` object.
+    Read(PromiseCapability),
+    /// The async iterator's "get the next iteration result".
+    AsyncIterator(JsObject<ReadableStreamAsyncIterator>, PromiseCapability),
+    /// ReadableStreamDefaultTee's read request.
+    Tee(Gc<TeeState>),
+}
+
+impl ReadRequest {
+    /// The read request's chunk steps, given `chunk`.
+    pub(crate) fn chunk_steps(self, chunk: JsValue, ctx: &mut Context) -> JsResult<()> {
+        match self {
+            // 1. Resolve promise with «[ "value" → chunk, "done" → false ]».
+            ReadRequest::Read(promise) => {
+                let result = create_iter_result_object(chunk, false, ctx);
+                promise.resolve(result, ctx)
+            }
+            ReadRequest::AsyncIterator(iterator, promise) => {
+                async_iterator::next_chunk_steps(iterator, promise, chunk, ctx)
+            }
+            ReadRequest::Tee(state) => tee::chunk_steps(state, chunk, ctx),
+        }
+    }
+
+    /// The read request's close steps.
+    pub(crate) fn close_steps(self, ctx: &mut Context) -> JsResult<()> {
+        match self {
+            // 1. Resolve promise with «[ "value" → undefined, "done" → true ]».
+            ReadRequest::Read(promise) => {
+                let result = create_iter_result_object(JsValue::undefined(), true, ctx);
+                promise.resolve(result, ctx)
+            }
+            ReadRequest::AsyncIterator(iterator, promise) => {
+                async_iterator::next_close_steps(iterator, promise, ctx)
+            }
+            ReadRequest::Tee(state) => tee::close_steps(&state, ctx),
+        }
+    }
+
+    /// The read request's error steps, given `e`.
+    pub(crate) fn error_steps(self, e: JsValue, ctx: &mut Context) -> JsResult<()> {
+        match self {
+            // 1. Reject promise with e.
+            ReadRequest::Read(promise) => promise.reject(e, ctx),
+            ReadRequest::AsyncIterator(iterator, promise) => {
+                async_iterator::next_error_steps(iterator, promise, e, ctx)
+            }
+            ReadRequest::Tee(state) => {
+                tee::error_steps(&state);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readablestreamdefaultreader>
+#[derive(Debug, Trace, Finalize, JsData)]
+pub(crate) struct ReadableStreamDefaultReader {
+    /// The `ReadableStreamGenericReader` slots.
+    pub(crate) generic: GenericReaderSlots,
+    /// <https://streams.spec.whatwg.org/#readablestreamdefaultreader-readrequests>
+    read_requests: GcRefCell<VecDeque<ReadRequest>>,
+}
+
+impl ReadableStreamDefaultReader {
+    /// A reader before SetUpReadableStreamDefaultReader.
+    pub(crate) fn new() -> Self {
+        Self {
+            generic: GenericReaderSlots::new(),
+            read_requests: GcRefCell::new(VecDeque::new()),
+        }
+    }
+}
+
+type Reader = JsObject<ReadableStreamDefaultReader>;
+
+/// Appends to [[readRequests]].
+pub(crate) fn push_read_request(reader: &Reader, read_request: ReadRequest) {
+    reader
+        .borrow()
+        .data()
+        .read_requests
+        .borrow_mut()
+        .push_back(read_request);
+}
+
+/// Removes and returns [[readRequests]][0].
+pub(crate) fn shift_read_request(reader: &Reader) -> Option<ReadRequest> {
+    let data = reader.borrow();
+    let mut requests = data.data().read_requests.borrow_mut();
+    let request = requests.pop_front();
+    // Give memory back once a burst of pending reads has drained.
+    if requests.is_empty() && requests.capacity() > 64 {
+        *requests = VecDeque::new();
+    }
+    request
+}
+
+/// Sets [[readRequests]] to a new empty list, returning the old one.
+pub(crate) fn take_read_requests(reader: &Reader) -> VecDeque<ReadRequest> {
+    std::mem::take(&mut *reader.borrow().data().read_requests.borrow_mut())
+}
+
+/// [[readRequests]]'s size.
+pub(crate) fn num_read_requests(reader: &Reader) -> usize {
+    reader.borrow().data().read_requests.borrow().len()
+}
+
+/// [[stream]] of a default reader.
+pub(crate) fn reader_stream(reader: &Reader) -> Option<JsObject<ReadableStream>> {
+    reader.borrow().data().generic.stream()
+}
+
+fn this_reader(this: &JsValue) -> JsResult<Reader> {
+    this.as_object()
+        .and_then(|o| o.clone().downcast::<ReadableStreamDefaultReader>().ok())
+        .ok_or_else(|| type_error("'this' is not a ReadableStreamDefaultReader object"))
+}
+
+fn this_reader_or_reject(this: &JsValue, ctx: &mut Context) -> JsResult<Result<Reader, JsValue>> {
+    match this_reader(this) {
+        Ok(r) => Ok(Ok(r)),
+        Err(e) => {
+            let reason = engine::thrown_value(e, ctx)?;
+            Ok(Err(engine::promise_rejected_with(reason, ctx)?.into()))
+        }
+    }
+}
+
+impl Class for ReadableStreamDefaultReader {
+    const NAME: &'static str = "ReadableStreamDefaultReader";
+    const LENGTH: usize = 1;
+    const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
+
+    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        webidl::operation(class, "read", 0, read);
+        webidl::operation(class, "releaseLock", 0, release_lock);
+        webidl::attribute(class, "closed", closed, None);
+        webidl::operation(class, "cancel", 0, cancel);
+        webidl::to_string_tag(class, Self::NAME);
+        Ok(())
+    }
+
+    fn data_constructor(_: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<Self> {
+        // WebIDL conversion of the `ReadableStream stream` argument.
+        if as_stream(&args.first().cloned().unwrap_or_default()).is_none() {
+            return Err(type_error(
+                "ReadableStreamDefaultReader's argument must be a ReadableStream",
+            ));
+        }
+        Ok(Self::new())
+    }
+
+    /// <https://streams.spec.whatwg.org/#default-reader-constructor>
+    fn object_constructor(
+        this: &JsObject<Self>,
+        args: &[JsValue],
+        ctx: &mut Context,
+    ) -> JsResult<()> {
+        let Some(stream) = as_stream(&args.first().cloned().unwrap_or_default()) else {
+            return Err(type_error(
+                "ReadableStreamDefaultReader's argument must be a ReadableStream",
+            ));
+        };
+        // 1. Perform ? SetUpReadableStreamDefaultReader(this, stream).
+        set_up_readable_stream_default_reader(this, &stream, ctx)
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#default-reader-read>
+fn read(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let reader = match this_reader_or_reject(this, ctx)? {
+        Ok(r) => r,
+        Err(rejected) => return Ok(rejected),
+    };
+    // 1. If this.[[stream]] is undefined, return a promise rejected with a TypeError exception.
+    if reader_stream(&reader).is_none() {
+        let e = engine::type_error("The reader is not attached to a stream", ctx);
+        return Ok(engine::promise_rejected_with(e, ctx)?.into());
+    }
+    // 2. Let promise be a new promise.
+    let promise = PromiseCapability::new(ctx);
+    let result = promise.promise().clone();
+    // 3. Let readRequest be a new read request with the chunk, close and error steps above.
+    // 4. Perform ! ReadableStreamDefaultReaderRead(this, readRequest).
+    readable_stream_default_reader_read(&reader, ReadRequest::Read(promise), ctx)?;
+    // 5. Return promise.
+    Ok(result.into())
+}
+
+/// <https://streams.spec.whatwg.org/#default-reader-release-lock>
+fn release_lock(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let reader = this_reader(this)?;
+    // 1. If this.[[stream]] is undefined, return.
+    if reader_stream(&reader).is_none() {
+        return Ok(JsValue::undefined());
+    }
+    // 2. Perform ! ReadableStreamDefaultReaderRelease(this).
+    readable_stream_default_reader_release(&reader, ctx)?;
+    Ok(JsValue::undefined())
+}
+
+/// <https://streams.spec.whatwg.org/#generic-reader-closed>
+fn closed(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let reader = match this_reader_or_reject(this, ctx)? {
+        Ok(r) => r,
+        Err(rejected) => return Ok(rejected),
+    };
+    // 1. Return this.[[closedPromise]].
+    let promise = reader.borrow().data().generic.closed_promise();
+    Ok(promise.map(JsValue::from).unwrap_or_default())
+}
+
+/// <https://streams.spec.whatwg.org/#generic-reader-cancel>
+fn cancel(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let reader = match this_reader_or_reject(this, ctx)? {
+        Ok(r) => r,
+        Err(rejected) => return Ok(rejected),
+    };
+    let reason = args.first().cloned().unwrap_or_default();
+    // 1. If this.[[stream]] is undefined, return a promise rejected with a TypeError exception.
+    if reader_stream(&reader).is_none() {
+        let e = engine::type_error("The reader is not attached to a stream", ctx);
+        return Ok(engine::promise_rejected_with(e, ctx)?.into());
+    }
+    // 2. Return ! ReadableStreamReaderGenericCancel(this, reason).
+    Ok(readable_stream_reader_generic_cancel(&ReaderRef::Default(reader), reason, ctx)?.into())
+}
+
+/// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaultreadererrorreadrequests>
+pub(crate) fn readable_stream_default_reader_error_read_requests(
+    reader: &Reader,
+    e: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let readRequests be reader.[[readRequests]].
+    // 2. Set reader.[[readRequests]] to a new empty list.
+    let read_requests = take_read_requests(reader);
+    // 3. For each readRequest of readRequests, perform readRequest's error steps, given e.
+    for read_request in read_requests {
+        read_request.error_steps(e.clone(), ctx)?;
+    }
+    Ok(())
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-default-reader-read>
+pub(crate) fn readable_stream_default_reader_read(
+    reader: &Reader,
+    read_request: ReadRequest,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let stream be reader.[[stream]].
+    // 2. Assert: stream is not undefined.
+    let Some(stream) = reader_stream(reader) else {
+        let e = engine::type_error("The reader is not attached to a stream", ctx);
+        return read_request.error_steps(e, ctx);
+    };
+    // 3. Set stream.[[disturbed]] to true.
+    stream.set_disturbed(true);
+    match stream.state() {
+        // 4. If stream.[[state]] is "closed", perform readRequest's close steps.
+        StreamState::Closed => read_request.close_steps(ctx),
+        // 5. Otherwise, if stream.[[state]] is "errored", perform readRequest's error steps
+        //    given stream.[[storedError]].
+        StreamState::Errored => read_request.error_steps(stream.stored_error(), ctx),
+        // 6. Otherwise,
+        StreamState::Readable => {
+            // 6.1. Assert: stream.[[state]] is "readable".
+            // 6.2. Perform ! stream.[[controller]].[[PullSteps]](readRequest).
+            match stream.controller() {
+                Some(controller) => {
+                    readable_stream_controller_pull_steps(&controller, read_request, ctx)
+                }
+                None => Ok(()),
+            }
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaultreaderrelease>
+pub(crate) fn readable_stream_default_reader_release(
+    reader: &Reader,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Perform ! ReadableStreamReaderGenericRelease(reader).
+    readable_stream_reader_generic_release(&ReaderRef::Default(reader.clone()), ctx)?;
+    // 2. Let e be a new TypeError exception.
+    let e = engine::type_error("The reader's lock was released", ctx);
+    // 3. Perform ! ReadableStreamDefaultReaderErrorReadRequests(reader, e).
+    readable_stream_default_reader_error_read_requests(reader, e, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#set-up-readable-stream-default-reader>
+pub(crate) fn set_up_readable_stream_default_reader(
+    reader: &Reader,
+    stream: &JsObject<ReadableStream>,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. If ! IsReadableStreamLocked(stream) is true, throw a TypeError exception.
+    if is_readable_stream_locked(stream) {
+        return Err(type_error("The stream is already locked to a reader"));
+    }
+    // 2. Perform ! ReadableStreamReaderGenericInitialize(reader, stream).
+    readable_stream_reader_generic_initialize(&ReaderRef::Default(reader.clone()), stream, ctx)?;
+    // 3. Set reader.[[readRequests]] to a new empty list.
+    reader.borrow().data().read_requests.borrow_mut().clear();
+    Ok(())
+}

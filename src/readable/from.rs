@@ -1,0 +1,469 @@
+//! ReadableStreamFromIterable, with WebIDL's async sequence operations and
+//! CreateAsyncFromSyncIterator done by hand (Boa keeps its iterator helpers crate-private).
+//!
+//! <https://streams.spec.whatwg.org/#readable-stream-from-iterable>
+
+use boa_engine::{
+    builtins::iterable::create_iter_result_object,
+    js_string,
+    object::{builtins::JsPromise, JsObject},
+    property::PropertyKey,
+    symbol::JsSymbol,
+    Context, JsResult, JsValue,
+};
+use boa_gc::{Finalize, Gc, GcRefCell, Trace};
+
+use super::{
+    default_controller::{
+        readable_stream_default_controller_close, readable_stream_default_controller_enqueue,
+        readable_stream_default_controller_error, CancelAlgorithm, PullAlgorithm, StartAlgorithm,
+    },
+    stream::{create_readable_stream, ReadableStream, StreamSlots},
+    type_error, upon_settlement, PromiseResult,
+};
+use crate::engine::{self, PromiseCapability};
+
+/// An iterator record for an opened async sequence: an async iterator, or a sync iterator seen
+/// through CreateAsyncFromSyncIterator.
+#[derive(Debug, Trace, Finalize)]
+#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+enum AsyncIteratorRecord {
+    /// An async iterator: [[Iterator]] and [[NextMethod]].
+    Async { iterator: JsObject, next: JsValue },
+    /// CreateAsyncFromSyncIterator(syncIteratorRecord).
+    FromSync { iterator: JsObject, next: JsValue },
+}
+
+/// The variables ReadableStreamFromIterable's algorithms close over.
+#[derive(Debug, Trace, Finalize)]
+pub(crate) struct FromState {
+    stream: GcRefCell<Option<JsObject<ReadableStream>>>,
+    iterator: AsyncIteratorRecord,
+}
+
+impl FromState {
+    fn controller(&self) -> Option<JsObject<super::ReadableStreamDefaultController>> {
+        let stream = self.stream.borrow().clone()?;
+        stream.controller().and_then(|c| c.as_default())
+    }
+}
+
+/// GetMethod(V, P): undefined and null are absent; anything else must be callable.
+fn get_method(
+    value: &JsValue,
+    key: impl Into<PropertyKey>,
+    ctx: &mut Context,
+) -> JsResult<Option<JsObject>> {
+    // GetV: ToObject, then Get (strings are the only primitive that gets here).
+    let func = value.to_object(ctx)?.get(key, ctx)?;
+    if func.is_null_or_undefined() {
+        return Ok(None);
+    }
+    match func.as_callable() {
+        Some(f) => Ok(Some(f.clone())),
+        None => Err(type_error("The iterator method is not callable")),
+    }
+}
+
+/// GetIteratorFromMethod(obj, method): the iterator and its `next` method.
+fn get_iterator_from_method(
+    obj: &JsValue,
+    method: &JsObject,
+    ctx: &mut Context,
+) -> JsResult<(JsObject, JsValue)> {
+    let iterator = method.call(obj, &[], ctx)?;
+    let Some(iterator) = iterator.as_object() else {
+        return Err(type_error("The iterator method did not return an object"));
+    };
+    let next = iterator.get(js_string!("next"), ctx)?;
+    Ok((iterator, next))
+}
+
+/// Converts `value` to an IDL `async_sequence<any>` and opens it
+/// (<https://webidl.spec.whatwg.org/#js-async-sequence>): `@@asyncIterator` if present, else
+/// `@@iterator` wrapped by CreateAsyncFromSyncIterator.
+fn open_async_sequence(value: &JsValue, ctx: &mut Context) -> JsResult<AsyncIteratorRecord> {
+    if !value.is_object() && !value.is_string() {
+        return Err(type_error(
+            "ReadableStream.from() needs an iterable or async iterable",
+        ));
+    }
+    if let Some(method) = get_method(value, JsSymbol::async_iterator(), ctx)? {
+        let (iterator, next) = get_iterator_from_method(value, &method, ctx)?;
+        return Ok(AsyncIteratorRecord::Async { iterator, next });
+    }
+    let Some(method) = get_method(value, JsSymbol::iterator(), ctx)? else {
+        return Err(type_error(
+            "ReadableStream.from() needs an iterable or async iterable",
+        ));
+    };
+    let (iterator, next) = get_iterator_from_method(value, &method, ctx)?;
+    Ok(AsyncIteratorRecord::FromSync { iterator, next })
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-from-iterable>
+pub(crate) fn readable_stream_from_iterable(
+    async_iterable: JsValue,
+    ctx: &mut Context,
+) -> JsResult<JsObject<ReadableStream>> {
+    // 1. Let stream be undefined.
+    // 2. Let iterator be the result of opening an async sequence asyncIterable.
+    let iterator = open_async_sequence(&async_iterable, ctx)?;
+    let state = Gc::new(FromState {
+        stream: GcRefCell::new(None),
+        iterator,
+    });
+    // 3. Let startAlgorithm be an algorithm that returns undefined.
+    // 4. Let pullAlgorithm be the following steps: (see `pull_algorithm`)
+    // 5. Let cancelAlgorithm be the following steps, given reason: (see `cancel_algorithm`)
+    // 6. Set stream to ! CreateReadableStream(startAlgorithm, pullAlgorithm, cancelAlgorithm, 0).
+    let stream = create_readable_stream(
+        StartAlgorithm::Undefined,
+        PullAlgorithm::From(state.clone()),
+        CancelAlgorithm::From(state.clone()),
+        Some(0.0),
+        None,
+        ctx,
+    )?;
+    *state.stream.borrow_mut() = Some(stream.clone());
+    // 7. Return stream.
+    Ok(stream)
+}
+
+/// The outcome of "get an async iterator next value" once its promise settles.
+#[derive(Debug, Clone, Trace, Finalize)]
+#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+enum NextValue {
+    Value(JsValue),
+    EndOfIteration,
+    Rejected(JsValue),
+}
+
+/// ReadableStreamFromIterable's pullAlgorithm.
+pub(crate) fn pull_algorithm(state: &Gc<FromState>, ctx: &mut Context) -> JsResult<PromiseResult> {
+    // 1. Let nextPromise be the result of getting the next value of iterator
+    //    (<https://webidl.spec.whatwg.org/#async-iterator-get-next-value>):
+    //    nextResult = IteratorNext(iteratorRecord); abrupt -> a promise rejected with it;
+    //    otherwise a promise resolved with nextResult.[[Value]], reacted to below.
+    let next_result = match &state.iterator {
+        AsyncIteratorRecord::Async { iterator, next } => {
+            match engine::call(next, &iterator.clone().into(), &[], ctx) {
+                Ok(v) if v.is_object() => Ok(v),
+                Ok(_) => Err(type_error("The iterator's next() did not return an object")),
+                Err(e) => Err(e),
+            }
+        }
+        AsyncIteratorRecord::FromSync { iterator, next } => {
+            async_from_sync_iterator_next(iterator, next, ctx).map(JsValue::from)
+        }
+    };
+    let next_promise = match next_result {
+        Ok(v) => PromiseResult::resolved_with(v, ctx)?,
+        Err(e) => PromiseResult::Rejected(engine::thrown_value(e, ctx)?),
+    };
+    // 2. Return the result of reacting to nextPromise: the pull promise settles after the
+    //    enqueue/close/error below, each "reacting" one microtask after the previous promise.
+    let pull_promise = PromiseCapability::new(ctx);
+    upon_settlement(
+        next_promise,
+        (state.clone(), pull_promise.clone()),
+        |(state, pull_promise), iter_result, ctx| {
+            // Fulfillment steps of "get the next value", given iterResult:
+            let outcome = match next_value_from_iter_result(&iter_result, ctx) {
+                Ok(v) => v,
+                Err(e) => NextValue::Rejected(engine::thrown_value(e, ctx)?),
+            };
+            finish_pull(state.clone(), pull_promise.clone(), outcome, ctx);
+            Ok(())
+        },
+        |(state, pull_promise), r, ctx| {
+            finish_pull(
+                state.clone(),
+                pull_promise.clone(),
+                NextValue::Rejected(r),
+                ctx,
+            );
+            Ok(())
+        },
+        ctx,
+    )?;
+    Ok(PromiseResult::Promise(pull_promise.promise().clone()))
+}
+
+/// Fulfillment steps of "get an async iterator next value", given iterResult.
+fn next_value_from_iter_result(iter_result: &JsValue, ctx: &mut Context) -> JsResult<NextValue> {
+    // 1. If iterResult is not an Object, throw a TypeError.
+    let Some(obj) = iter_result.as_object() else {
+        return Err(type_error("The iterator result is not an object"));
+    };
+    // 2. Let done be ? IteratorComplete(iterResult).
+    let done = obj.get(js_string!("done"), ctx)?.to_boolean();
+    // 3. If done is true, return end of iteration.
+    if done {
+        return Ok(NextValue::EndOfIteration);
+    }
+    // 4. Return ? IteratorValue(iterResult).
+    Ok(NextValue::Value(obj.get(js_string!("value"), ctx)?))
+}
+
+/// ReadableStreamFromIterable's pullAlgorithm step 2, one reaction after nextPromise settled.
+fn finish_pull(
+    state: Gc<FromState>,
+    pull_promise: PromiseCapability,
+    outcome: NextValue,
+    ctx: &mut Context,
+) {
+    engine::queue_microtask(ctx, move |ctx| {
+        if let Some(controller) = state.controller() {
+            match outcome {
+                // If nextPromise was fulfilled with value v:
+                // 1. If v is end of iteration, perform !
+                //    ReadableStreamDefaultControllerClose(stream.[[controller]]).
+                NextValue::EndOfIteration => {
+                    readable_stream_default_controller_close(&controller, ctx)?;
+                }
+                // 2. Otherwise, perform ! ReadableStreamDefaultControllerEnqueue(
+                //    stream.[[controller]], v).
+                NextValue::Value(v) => {
+                    if let Err(e) = readable_stream_default_controller_enqueue(&controller, v, ctx)
+                    {
+                        engine::thrown_value(e, ctx)?;
+                    }
+                }
+                // If nextPromise was rejected with reason r, perform !
+                // ReadableStreamDefaultControllerError(stream.[[controller]], r).
+                NextValue::Rejected(r) => {
+                    readable_stream_default_controller_error(&controller, r, ctx)?;
+                }
+            }
+        }
+        pull_promise.resolve(JsValue::undefined(), ctx)
+    });
+}
+
+/// ReadableStreamFromIterable's cancelAlgorithm, given `reason`: "close an async iterator"
+/// (<https://webidl.spec.whatwg.org/#async-iterator-close>).
+pub(crate) fn cancel_algorithm(
+    state: &Gc<FromState>,
+    reason: JsValue,
+    ctx: &mut Context,
+) -> JsResult<PromiseResult> {
+    let return_result = match &state.iterator {
+        AsyncIteratorRecord::Async { iterator, .. } => {
+            let iterator_value: JsValue = iterator.clone().into();
+            // 2. Let returnMethod be GetMethod(iterator, "return").
+            // 3. If returnMethod is an abrupt completion, return a promise rejected with
+            //    returnMethod.[[Value]].
+            let return_method = match get_method(&iterator_value, js_string!("return"), ctx) {
+                Ok(m) => m,
+                Err(e) => return Ok(PromiseResult::Rejected(engine::thrown_value(e, ctx)?)),
+            };
+            // 4. If returnMethod is undefined, return a promise resolved with undefined.
+            let Some(return_method) = return_method else {
+                return Ok(PromiseResult::undefined());
+            };
+            // 5. Let returnResult be Call(returnMethod.[[Value]], iterator, « reason »).
+            // 6. If returnResult is an abrupt completion, return a promise rejected with
+            //    returnResult.[[Value]].
+            match return_method.call(&iterator_value, &[reason], ctx) {
+                Ok(v) => v,
+                Err(e) => return Ok(PromiseResult::Rejected(engine::thrown_value(e, ctx)?)),
+            }
+        }
+        AsyncIteratorRecord::FromSync { iterator, .. } => {
+            async_from_sync_iterator_return(iterator, reason, ctx)?.into()
+        }
+    };
+    // 7. Let returnPromise be a promise resolved with returnResult.[[Value]].
+    let return_promise = PromiseResult::resolved_with(return_result, ctx)?;
+    // 8. Return the result of reacting to returnPromise with the following fulfillment steps,
+    //    given returnPromiseResult:
+    let result = PromiseCapability::new(ctx);
+    upon_settlement(
+        return_promise,
+        result.clone(),
+        |result, return_promise_result, ctx| {
+            // 8.1. If returnPromiseResult is not an Object, throw a TypeError.
+            if !return_promise_result.is_object() {
+                let e = engine::type_error("The iterator's return() did not give an object", ctx);
+                return result.reject(e, ctx);
+            }
+            // 8.2. Return undefined.
+            result.resolve(JsValue::undefined(), ctx)
+        },
+        |result, reason, ctx| result.reject(reason, ctx),
+        ctx,
+    )?;
+    Ok(PromiseResult::Promise(result.promise().clone()))
+}
+
+/// `%AsyncFromSyncIteratorPrototype%.next()` called with no value.
+fn async_from_sync_iterator_next(
+    sync_iterator: &JsObject,
+    next: &JsValue,
+    ctx: &mut Context,
+) -> JsResult<JsPromise> {
+    // 3. Let promiseCapability be ! NewPromiseCapability(%Promise%).
+    let capability = PromiseCapability::new(ctx);
+    // 5. Let result be Completion(IteratorNext(syncIteratorRecord)).
+    let result = match engine::call(next, &sync_iterator.clone().into(), &[], ctx) {
+        Ok(v) => match v.as_object() {
+            Some(o) => Ok(o.clone()),
+            None => Err(type_error("The iterator's next() did not return an object")),
+        },
+        Err(e) => Err(e),
+    };
+    // 6. IfAbruptRejectPromise(result, promiseCapability).
+    let result = match result {
+        Ok(r) => r,
+        Err(e) => {
+            capability.reject(engine::thrown_value(e, ctx)?, ctx)?;
+            return Ok(capability.promise().clone());
+        }
+    };
+    // 7. Return AsyncFromSyncIteratorContinuation(result, promiseCapability,
+    //    syncIteratorRecord, true).
+    async_from_sync_iterator_continuation(&result, capability, sync_iterator, true, ctx)
+}
+
+/// `%AsyncFromSyncIteratorPrototype%.return(value)`.
+fn async_from_sync_iterator_return(
+    sync_iterator: &JsObject,
+    value: JsValue,
+    ctx: &mut Context,
+) -> JsResult<JsPromise> {
+    // 3. Let promiseCapability be ! NewPromiseCapability(%Promise%).
+    let capability = PromiseCapability::new(ctx);
+    let iterator_value: JsValue = sync_iterator.clone().into();
+    // 5. Let return be Completion(GetMethod(syncIterator, "return")).
+    // 6. IfAbruptRejectPromise(return, promiseCapability).
+    let return_method = match get_method(&iterator_value, js_string!("return"), ctx) {
+        Ok(m) => m,
+        Err(e) => {
+            capability.reject(engine::thrown_value(e, ctx)?, ctx)?;
+            return Ok(capability.promise().clone());
+        }
+    };
+    // 7. If return is undefined, then
+    let Some(return_method) = return_method else {
+        // 7.1. Let iteratorResult be CreateIteratorResultObject(value, true).
+        let result = create_iter_result_object(value, true, ctx);
+        // 7.2. Perform ! Call(promiseCapability.[[Resolve]], undefined, « iteratorResult »).
+        capability.resolve(result, ctx)?;
+        // 7.3. Return promiseCapability.[[Promise]].
+        return Ok(capability.promise().clone());
+    };
+    // 8. Let result be Completion(Call(return, syncIterator, « value »)).
+    // 9. IfAbruptRejectPromise(result, promiseCapability).
+    let result = match return_method.call(&iterator_value, &[value], ctx) {
+        Ok(r) => r,
+        Err(e) => {
+            capability.reject(engine::thrown_value(e, ctx)?, ctx)?;
+            return Ok(capability.promise().clone());
+        }
+    };
+    // 10. If result is not an Object, then reject with a TypeError.
+    let Some(result) = result.as_object() else {
+        let e = engine::type_error("The iterator's return() did not return an object", ctx);
+        capability.reject(e, ctx)?;
+        return Ok(capability.promise().clone());
+    };
+    // 11. Return AsyncFromSyncIteratorContinuation(result, promiseCapability,
+    //     syncIteratorRecord, false).
+    async_from_sync_iterator_continuation(&result, capability, sync_iterator, false, ctx)
+}
+
+/// IteratorClose(iteratorRecord, completion) for a throw completion: calls `return` if there is
+/// one, ignoring its outcome; the original error wins.
+fn iterator_close_on_throw(iterator: &JsObject, ctx: &mut Context) -> JsResult<()> {
+    let iterator_value: JsValue = iterator.clone().into();
+    if let Ok(Some(return_method)) = get_method(&iterator_value, js_string!("return"), ctx) {
+        if let Err(e) = return_method.call(&iterator_value, &[], ctx) {
+            // Only uncatchable errors propagate.
+            engine::thrown_value(e, ctx)?;
+        }
+    }
+    Ok(())
+}
+
+/// Captured by the continuation's reactions.
+#[derive(Debug, Trace, Finalize)]
+struct Continuation {
+    capability: PromiseCapability,
+    sync_iterator: JsObject,
+    #[unsafe_ignore_trace]
+    done: bool,
+    #[unsafe_ignore_trace]
+    close_on_rejection: bool,
+}
+
+/// AsyncFromSyncIteratorContinuation(result, promiseCapability, syncIteratorRecord,
+/// closeOnRejection).
+fn async_from_sync_iterator_continuation(
+    result: &JsObject,
+    capability: PromiseCapability,
+    sync_iterator: &JsObject,
+    close_on_rejection: bool,
+    ctx: &mut Context,
+) -> JsResult<JsPromise> {
+    let promise = capability.promise().clone();
+    // 1. Let done be Completion(IteratorComplete(result)).
+    // 2. IfAbruptRejectPromise(done, promiseCapability).
+    let done = match result.get(js_string!("done"), ctx) {
+        Ok(d) => d.to_boolean(),
+        Err(e) => {
+            capability.reject(engine::thrown_value(e, ctx)?, ctx)?;
+            return Ok(promise);
+        }
+    };
+    // 3. Let value be Completion(IteratorValue(result)).
+    // 4. IfAbruptRejectPromise(value, promiseCapability).
+    let value = match result.get(js_string!("value"), ctx) {
+        Ok(v) => v,
+        Err(e) => {
+            capability.reject(engine::thrown_value(e, ctx)?, ctx)?;
+            return Ok(promise);
+        }
+    };
+    // 5. Let valueWrapper be Completion(PromiseResolve(%Promise%, value)).
+    let value_wrapper = match JsPromise::resolve(value, ctx) {
+        Ok(w) => w,
+        Err(e) => {
+            // 6. If valueWrapper is an abrupt completion, done is false, and closeOnRejection
+            //    is true, then set valueWrapper to Completion(IteratorClose(syncIteratorRecord,
+            //    valueWrapper)).
+            let reason = engine::thrown_value(e, ctx)?;
+            if !done && close_on_rejection {
+                iterator_close_on_throw(sync_iterator, ctx)?;
+            }
+            // 7. IfAbruptRejectPromise(valueWrapper, promiseCapability).
+            capability.reject(reason, ctx)?;
+            return Ok(promise);
+        }
+    };
+    // 8–12. onFulfilled unwraps to CreateIteratorResultObject(v, done); onRejected closes the
+    //       sync iterator first when done is false and closeOnRejection is true.
+    // 13. Perform PerformPromiseThen(valueWrapper, onFulfilled, onRejected, promiseCapability).
+    engine::react(
+        &value_wrapper,
+        Continuation {
+            capability,
+            sync_iterator: sync_iterator.clone(),
+            done,
+            close_on_rejection,
+        },
+        |c, v, ctx| {
+            let result = create_iter_result_object(v, c.done, ctx);
+            c.capability.resolve(result, ctx)
+        },
+        |c, error, ctx| {
+            if !c.done && c.close_on_rejection {
+                iterator_close_on_throw(&c.sync_iterator, ctx)?;
+            }
+            c.capability.reject(error, ctx)
+        },
+        ctx,
+    )?;
+    // 14. Return promiseCapability.[[Promise]].
+    Ok(promise)
+}

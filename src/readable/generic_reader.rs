@@ -1,0 +1,165 @@
+//! The `ReadableStreamGenericReader` mixin: the slots and operations shared by the default reader
+//! and (issue #6) the BYOB reader.
+//!
+//! <https://streams.spec.whatwg.org/#generic-reader-mixin>
+
+use boa_engine::{object::JsObject, Context, JsResult, JsValue};
+use boa_gc::{Finalize, GcRefCell, Trace};
+
+use super::{
+    readable_stream_controller_release_steps,
+    stream::{readable_stream_cancel, ReadableStream, StreamSlots, StreamState},
+    ReaderRef,
+};
+use crate::engine::{self, PromiseCapability};
+
+/// The mixin's internal slots.
+#[derive(Debug, Trace, Finalize)]
+pub(crate) struct GenericReaderSlots {
+    /// <https://streams.spec.whatwg.org/#readablestreamgenericreader-closedpromise>
+    closed_promise: GcRefCell<Option<PromiseCapability>>,
+    /// <https://streams.spec.whatwg.org/#readablestreamgenericreader-stream>
+    stream: GcRefCell<Option<JsObject<ReadableStream>>>,
+}
+
+impl GenericReaderSlots {
+    /// Slots before ReadableStreamReaderGenericInitialize.
+    pub(crate) fn new() -> Self {
+        Self {
+            closed_promise: GcRefCell::new(None),
+            stream: GcRefCell::new(None),
+        }
+    }
+
+    /// [[stream]].
+    pub(crate) fn stream(&self) -> Option<JsObject<ReadableStream>> {
+        self.stream.borrow().clone()
+    }
+
+    /// The [[closedPromise]] JS promise.
+    pub(crate) fn closed_promise(&self) -> Option<boa_engine::object::builtins::JsPromise> {
+        self.closed_promise
+            .borrow()
+            .as_ref()
+            .map(|c| c.promise().clone())
+    }
+
+    fn closed_capability(&self) -> Option<PromiseCapability> {
+        self.closed_promise.borrow().clone()
+    }
+}
+
+/// Runs `f` on the generic slots of `reader`.
+pub(crate) fn with_slots<R>(reader: &ReaderRef, f: impl FnOnce(&GenericReaderSlots) -> R) -> R {
+    match reader {
+        ReaderRef::Default(r) => f(&r.borrow().data().generic),
+    }
+}
+
+/// Resolves reader.[[closedPromise]] with undefined (ReadableStreamClose step 5).
+pub(crate) fn resolve_closed_promise(reader: &ReaderRef, ctx: &mut Context) -> JsResult<()> {
+    match with_slots(reader, GenericReaderSlots::closed_capability) {
+        Some(closed) => closed.resolve(JsValue::undefined(), ctx),
+        None => Ok(()),
+    }
+}
+
+/// Rejects reader.[[closedPromise]] with `e` and marks it handled (ReadableStreamError steps 6–7).
+pub(crate) fn reject_closed_promise(
+    reader: &ReaderRef,
+    e: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    if let Some(closed) = with_slots(reader, GenericReaderSlots::closed_capability) {
+        closed.reject(e, ctx)?;
+        engine::mark_as_handled(closed.promise(), ctx)?;
+    }
+    Ok(())
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-reader-generic-cancel>
+pub(crate) fn readable_stream_reader_generic_cancel(
+    reader: &ReaderRef,
+    reason: JsValue,
+    ctx: &mut Context,
+) -> JsResult<boa_engine::object::builtins::JsPromise> {
+    // 1. Let stream be reader.[[stream]].
+    // 2. Assert: stream is not undefined.
+    let Some(stream) = with_slots(reader, GenericReaderSlots::stream) else {
+        let e = engine::type_error("The reader is not attached to a stream", ctx);
+        return engine::promise_rejected_with(e, ctx);
+    };
+    // 3. Return ! ReadableStreamCancel(stream, reason).
+    readable_stream_cancel(&stream, reason, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-reader-generic-initialize>
+pub(crate) fn readable_stream_reader_generic_initialize(
+    reader: &ReaderRef,
+    stream: &JsObject<ReadableStream>,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Set reader.[[stream]] to stream.
+    with_slots(reader, |s| *s.stream.borrow_mut() = Some(stream.clone()));
+    // 2. Set stream.[[reader]] to reader.
+    stream.set_reader(Some(reader.clone()));
+    let closed = PromiseCapability::new(ctx);
+    match stream.state() {
+        // 3. If stream.[[state]] is "readable",
+        //    set reader.[[closedPromise]] to a new promise.
+        StreamState::Readable => {}
+        // 4. Otherwise, if stream.[[state]] is "closed",
+        //    set reader.[[closedPromise]] to a promise resolved with undefined.
+        StreamState::Closed => closed.resolve(JsValue::undefined(), ctx)?,
+        // 5. Otherwise,
+        StreamState::Errored => {
+            // 5.1. Assert: stream.[[state]] is "errored".
+            // 5.2. Set reader.[[closedPromise]] to a promise rejected with stream.[[storedError]].
+            closed.reject(stream.stored_error(), ctx)?;
+            // 5.3. Set reader.[[closedPromise]].[[PromiseIsHandled]] to true.
+            engine::mark_as_handled(closed.promise(), ctx)?;
+        }
+    }
+    with_slots(reader, |s| *s.closed_promise.borrow_mut() = Some(closed));
+    Ok(())
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-reader-generic-release>
+pub(crate) fn readable_stream_reader_generic_release(
+    reader: &ReaderRef,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let stream be reader.[[stream]].
+    // 2. Assert: stream is not undefined.
+    let Some(stream) = with_slots(reader, GenericReaderSlots::stream) else {
+        return Ok(());
+    };
+    // 3. Assert: stream.[[reader]] is reader.
+    let e = engine::type_error("The reader's lock was released", ctx);
+    // 4. If stream.[[state]] is "readable", reject reader.[[closedPromise]] with a TypeError.
+    let closed = if stream.state() == StreamState::Readable {
+        match with_slots(reader, GenericReaderSlots::closed_capability) {
+            Some(closed) => closed,
+            None => PromiseCapability::new(ctx),
+        }
+    } else {
+        // 5. Otherwise, set reader.[[closedPromise]] to a promise rejected with a TypeError.
+        let closed = PromiseCapability::new(ctx);
+        with_slots(reader, |s| {
+            *s.closed_promise.borrow_mut() = Some(closed.clone());
+        });
+        closed
+    };
+    closed.reject(e, ctx)?;
+    // 6. Set reader.[[closedPromise]].[[PromiseIsHandled]] to true.
+    engine::mark_as_handled(closed.promise(), ctx)?;
+    // 7. Perform ! stream.[[controller]].[[ReleaseSteps]]().
+    if let Some(controller) = stream.controller() {
+        readable_stream_controller_release_steps(&controller);
+    }
+    // 8. Set stream.[[reader]] to undefined.
+    stream.set_reader(None);
+    // 9. Set reader.[[stream]] to undefined.
+    with_slots(reader, |s| *s.stream.borrow_mut() = None);
+    Ok(())
+}

@@ -1,0 +1,218 @@
+//! Readable streams: `ReadableStream`, `ReadableStreamDefaultController`,
+//! `ReadableStreamDefaultReader`, teeing, `ReadableStream.from`, and async iteration.
+//!
+//! <https://streams.spec.whatwg.org/#rs>
+//!
+//! Layout:
+//! - [`stream`]: the `ReadableStream` class and the "working with readable streams" and
+//!   "interfacing with controllers" abstract operations;
+//! - [`default_controller`]: `ReadableStreamDefaultController` and its abstract operations;
+//! - [`generic_reader`]: the `ReadableStreamGenericReader` mixin's slots and operations;
+//! - [`default_reader`]: `ReadableStreamDefaultReader` and read requests;
+//! - [`tee`], [`from`], [`async_iterator`]: ReadableStreamDefaultTee, ReadableStreamFromIterable,
+//!   and the async iterator.
+//!
+//! Extension points for the other stream modules:
+//! - byte streams (`ReadableByteStreamController`, BYOB readers, issue #6): the [`ControllerRef`]
+//!   and [`ReaderRef`] enums (each `match` on them is where a byte variant goes), the
+//!   [[CancelSteps]]/[[PullSteps]]/[[ReleaseSteps]] dispatchers below, and read-into requests next
+//!   to [`default_reader::ReadRequest`];
+//! - pipes (#5): a `ReadRequest` variant whose chunk/close/error steps drive the pipe, read with
+//!   `default_reader::readable_stream_default_reader_read` (never through JS lookups);
+//! - TransformStream (#5): `stream::create_readable_stream` with new
+//!   `default_controller::{PullAlgorithm, CancelAlgorithm}` variants and
+//!   `StartAlgorithm::Returns(startPromise)`.
+
+pub(crate) mod async_iterator;
+pub(crate) mod default_controller;
+pub(crate) mod default_reader;
+pub(crate) mod from;
+pub(crate) mod generic_reader;
+pub(crate) mod stream;
+pub(crate) mod tee;
+
+use boa_engine::{
+    class::Class,
+    object::{builtins::JsPromise, JsObject},
+    Context, JsNativeError, JsResult, JsValue,
+};
+use boa_gc::{Finalize, Trace};
+
+use crate::engine;
+
+pub(crate) use default_controller::ReadableStreamDefaultController;
+pub(crate) use default_reader::ReadableStreamDefaultReader;
+pub(crate) use stream::ReadableStream;
+
+/// A stream's [[controller]]: a default controller, or (issue #6) a byte stream controller.
+#[derive(Debug, Clone, Trace, Finalize)]
+#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+pub(crate) enum ControllerRef {
+    /// A `ReadableStreamDefaultController`.
+    Default(JsObject<ReadableStreamDefaultController>),
+    // #6: Byte(JsObject<ReadableByteStreamController>),
+}
+
+/// A stream's [[reader]]: a default reader, or (issue #6) a BYOB reader.
+#[derive(Debug, Clone, Trace, Finalize)]
+#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+pub(crate) enum ReaderRef {
+    /// A `ReadableStreamDefaultReader`.
+    Default(JsObject<ReadableStreamDefaultReader>),
+    // #6: Byob(JsObject<ReadableStreamBYOBReader>),
+}
+
+impl ControllerRef {
+    /// The controller if it is a default controller.
+    pub(crate) fn as_default(&self) -> Option<JsObject<ReadableStreamDefaultController>> {
+        match self {
+            ControllerRef::Default(c) => Some(c.clone()),
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreamcontroller-cancelsteps>:
+/// dispatches to the controller's [[CancelSteps]].
+pub(crate) fn readable_stream_controller_cancel_steps(
+    controller: &ControllerRef,
+    reason: JsValue,
+    ctx: &mut Context,
+) -> JsResult<PromiseResult> {
+    match controller {
+        ControllerRef::Default(c) => {
+            default_controller::readable_stream_default_controller_cancel_steps(c, reason, ctx)
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreamcontroller-pullsteps>:
+/// dispatches to the controller's [[PullSteps]].
+pub(crate) fn readable_stream_controller_pull_steps(
+    controller: &ControllerRef,
+    read_request: default_reader::ReadRequest,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    match controller {
+        ControllerRef::Default(c) => {
+            default_controller::readable_stream_default_controller_pull_steps(c, read_request, ctx)
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreamcontroller-releasesteps>:
+/// dispatches to the controller's [[ReleaseSteps]].
+pub(crate) fn readable_stream_controller_release_steps(controller: &ControllerRef) {
+    match controller {
+        ControllerRef::Default(c) => {
+            default_controller::readable_stream_default_controller_release_steps(c)
+        }
+    }
+}
+
+/// The result of a promise-returning algorithm. Results that are already settled stay unboxed,
+/// so internal plumbing does not allocate a JS promise just to react to it: reacting to a
+/// settled result queues the reaction as a microtask, exactly when PerformPromiseThen on an
+/// already-settled promise would queue its reaction job.
+#[derive(Debug, Clone, Trace, Finalize)]
+#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+pub(crate) enum PromiseResult {
+    /// A promise fulfilled with this value (it is never a thenable object).
+    Fulfilled(JsValue),
+    /// A promise rejected with this reason.
+    Rejected(JsValue),
+    /// Any JS promise.
+    Promise(JsPromise),
+}
+
+impl PromiseResult {
+    /// "A promise resolved with undefined".
+    pub(crate) fn undefined() -> Self {
+        PromiseResult::Fulfilled(JsValue::undefined())
+    }
+
+    /// "A promise resolved with `value`": objects go through a real promise (resolving reads
+    /// `then`), everything else is fulfilled at once.
+    pub(crate) fn resolved_with(value: JsValue, ctx: &mut Context) -> JsResult<Self> {
+        if value.is_object() {
+            Ok(PromiseResult::Promise(engine::promise_resolved_with(
+                value, ctx,
+            )?))
+        } else {
+            Ok(PromiseResult::Fulfilled(value))
+        }
+    }
+
+    /// The result of invoking a callback whose return type is a promise type: a thrown
+    /// exception becomes a rejected promise, a returned value a promise resolved with it.
+    pub(crate) fn from_callback(result: JsResult<JsValue>, ctx: &mut Context) -> JsResult<Self> {
+        match result {
+            Ok(value) => Self::resolved_with(value, ctx),
+            Err(error) => Ok(PromiseResult::Rejected(engine::thrown_value(error, ctx)?)),
+        }
+    }
+}
+
+/// <https://webidl.spec.whatwg.org/#upon-fulfillment> and
+/// <https://webidl.spec.whatwg.org/#upon-rejection> for a [`PromiseResult`].
+pub(crate) fn upon_settlement<T: Trace + 'static>(
+    result: PromiseResult,
+    data: T,
+    on_fulfilled: engine::ReactionStep<T>,
+    on_rejected: engine::ReactionStep<T>,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    match result {
+        PromiseResult::Fulfilled(value) => {
+            engine::queue_microtask(ctx, move |ctx| on_fulfilled(&data, value, ctx));
+            Ok(())
+        }
+        PromiseResult::Rejected(reason) => {
+            engine::queue_microtask(ctx, move |ctx| on_rejected(&data, reason, ctx));
+            Ok(())
+        }
+        PromiseResult::Promise(promise) => {
+            engine::react(&promise, data, on_fulfilled, on_rejected, ctx)
+        }
+    }
+}
+
+/// A reaction step that does nothing.
+pub(crate) fn ignore<T>(_: &T, _: JsValue, _: &mut Context) -> JsResult<()> {
+    Ok(())
+}
+
+/// "A new `T`" created from Rust in the current realm (readers, controllers, and streams made by
+/// the abstract operations).
+pub(crate) fn new_object<T: Class>(data: T, ctx: &mut Context) -> JsResult<JsObject<T>> {
+    let prototype = ctx
+        .get_global_class::<T>()
+        .ok_or_else(|| {
+            JsNativeError::typ()
+                .with_message(format!("{} is not registered in this realm", T::NAME))
+        })?
+        .prototype();
+    Ok(JsObject::new(ctx.root_shape(), prototype, data))
+}
+
+/// A TypeError thrown by an operation, as a `JsError`.
+pub(crate) fn type_error(message: &str) -> boa_engine::JsError {
+    JsNativeError::typ().with_message(message.to_owned()).into()
+}
+
+/// Registers `T` as a global class, replacing an earlier registration (so `register` can run
+/// twice in a realm).
+fn register_class<T: Class>(ctx: &mut Context) -> JsResult<()> {
+    if ctx.has_global_class::<T>() {
+        ctx.unregister_global_class::<T>()?;
+    }
+    ctx.register_global_class::<T>()
+}
+
+/// Installs the readable stream interfaces in the current realm.
+pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
+    register_class::<ReadableStream>(ctx)?;
+    register_class::<ReadableStreamDefaultReader>(ctx)?;
+    register_class::<ReadableStreamDefaultController>(ctx)?;
+    async_iterator::register(ctx)?;
+    Ok(())
+}

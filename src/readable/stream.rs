@@ -1,0 +1,654 @@
+//! The `ReadableStream` class and the abstract operations that work on readable streams and
+//! that controllers use to affect their stream.
+//!
+//! <https://streams.spec.whatwg.org/#rs-class>
+
+use std::cell::Cell;
+
+use boa_engine::{
+    class::{Class, ClassBuilder},
+    js_string,
+    object::{builtins::JsArray, JsObject},
+    property::{Attribute, PropertyDescriptor},
+    symbol::JsSymbol,
+    Context, JsData, JsResult, JsValue,
+};
+use boa_gc::{Finalize, GcRefCell, Trace};
+
+use super::{
+    async_iterator,
+    default_controller::{self, CancelAlgorithm, PullAlgorithm, StartAlgorithm},
+    default_reader::{self, ReadRequest},
+    from, generic_reader, new_object, readable_stream_controller_cancel_steps, tee, type_error,
+    upon_settlement, ControllerRef, PromiseResult, ReaderRef,
+};
+use crate::{
+    engine,
+    queuing_strategy::{
+        extract_high_water_mark, extract_size_algorithm, QueuingStrategy, SizeAlgorithm,
+    },
+    webidl,
+};
+
+/// The values of a stream's [[state]] slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StreamState {
+    /// "readable"
+    Readable,
+    /// "closed"
+    Closed,
+    /// "errored"
+    Errored,
+}
+
+/// <https://streams.spec.whatwg.org/#readablestream>
+#[derive(Debug, Trace, Finalize, JsData)]
+pub(crate) struct ReadableStream {
+    /// <https://streams.spec.whatwg.org/#readablestream-controller>
+    controller: GcRefCell<Option<ControllerRef>>,
+    /// <https://streams.spec.whatwg.org/#readablestream-detached>
+    #[allow(dead_code)] // read by transfer (postMessage), which this host does not have
+    #[unsafe_ignore_trace]
+    detached: Cell<bool>,
+    /// <https://streams.spec.whatwg.org/#readablestream-disturbed>
+    #[unsafe_ignore_trace]
+    disturbed: Cell<bool>,
+    /// <https://streams.spec.whatwg.org/#readablestream-reader>
+    reader: GcRefCell<Option<ReaderRef>>,
+    /// <https://streams.spec.whatwg.org/#readablestream-state>
+    #[unsafe_ignore_trace]
+    state: Cell<StreamState>,
+    /// <https://streams.spec.whatwg.org/#readablestream-storederror>
+    stored_error: GcRefCell<JsValue>,
+}
+
+impl ReadableStream {
+    /// A stream whose slots are not yet initialized (InitializeReadableStream sets them).
+    fn new_uninitialized() -> Self {
+        Self {
+            controller: GcRefCell::new(None),
+            detached: Cell::new(false),
+            disturbed: Cell::new(false),
+            reader: GcRefCell::new(None),
+            state: Cell::new(StreamState::Readable),
+            stored_error: GcRefCell::new(JsValue::undefined()),
+        }
+    }
+}
+
+/// Slot access on a stream object (each access is a short borrow of the object).
+pub(crate) trait StreamSlots {
+    /// [[state]].
+    fn state(&self) -> StreamState;
+    /// Sets [[state]].
+    fn set_state(&self, state: StreamState);
+    /// [[storedError]].
+    fn stored_error(&self) -> JsValue;
+    /// [[reader]].
+    fn reader(&self) -> Option<ReaderRef>;
+    /// Sets [[reader]].
+    fn set_reader(&self, reader: Option<ReaderRef>);
+    /// [[controller]].
+    fn controller(&self) -> Option<ControllerRef>;
+    /// [[disturbed]].
+    #[allow(dead_code)] // read by pipes (#5) and Response bodies
+    fn disturbed(&self) -> bool;
+    /// Sets [[disturbed]].
+    fn set_disturbed(&self, disturbed: bool);
+    /// [[Detached]].
+    #[allow(dead_code)] // read by transfer
+    fn detached(&self) -> bool;
+}
+
+impl StreamSlots for JsObject<ReadableStream> {
+    fn state(&self) -> StreamState {
+        self.borrow().data().state.get()
+    }
+    fn set_state(&self, state: StreamState) {
+        self.borrow().data().state.set(state);
+    }
+    fn stored_error(&self) -> JsValue {
+        self.borrow().data().stored_error.borrow().clone()
+    }
+    fn reader(&self) -> Option<ReaderRef> {
+        self.borrow().data().reader.borrow().clone()
+    }
+    fn set_reader(&self, reader: Option<ReaderRef>) {
+        *self.borrow().data().reader.borrow_mut() = reader;
+    }
+    fn controller(&self) -> Option<ControllerRef> {
+        self.borrow().data().controller.borrow().clone()
+    }
+    fn disturbed(&self) -> bool {
+        self.borrow().data().disturbed.get()
+    }
+    fn set_disturbed(&self, disturbed: bool) {
+        self.borrow().data().disturbed.set(disturbed);
+    }
+    fn detached(&self) -> bool {
+        self.borrow().data().detached.get()
+    }
+}
+
+/// Sets [[controller]] (SetUpReadableStreamDefaultController step 8).
+pub(crate) fn set_controller(stream: &JsObject<ReadableStream>, controller: ControllerRef) {
+    *stream.borrow().data().controller.borrow_mut() = Some(controller);
+}
+
+/// The `this` of a `ReadableStream` operation, brand-checked.
+fn this_stream(this: &JsValue) -> JsResult<JsObject<ReadableStream>> {
+    this.as_object()
+        .and_then(|o| o.clone().downcast::<ReadableStream>().ok())
+        .ok_or_else(|| type_error("'this' is not a ReadableStream object"))
+}
+
+/// Like [`this_stream`], for promise-returning operations: a failed brand check is a rejected
+/// promise.
+fn this_stream_or_reject(
+    this: &JsValue,
+    ctx: &mut Context,
+) -> JsResult<Result<JsObject<ReadableStream>, JsValue>> {
+    match this_stream(this) {
+        Ok(s) => Ok(Ok(s)),
+        Err(e) => {
+            let reason = engine::thrown_value(e, ctx)?;
+            Ok(Err(engine::promise_rejected_with(reason, ctx)?.into()))
+        }
+    }
+}
+
+/// Converts a JS value to a `JsObject<ReadableStream>` if it is one.
+pub(crate) fn as_stream(value: &JsValue) -> Option<JsObject<ReadableStream>> {
+    value
+        .as_object()
+        .and_then(|o| o.clone().downcast::<ReadableStream>().ok())
+}
+
+impl Class for ReadableStream {
+    const NAME: &'static str = "ReadableStream";
+    const LENGTH: usize = 0;
+    const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
+
+    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        webidl::static_operation(class, "from", 1, rs_from);
+        webidl::attribute(class, "locked", rs_locked, None);
+        webidl::operation(class, "cancel", 0, rs_cancel);
+        webidl::operation(class, "getReader", 0, rs_get_reader);
+        webidl::operation(class, "tee", 0, rs_tee);
+        // `values` and `@@asyncIterator` are the same function object.
+        let values = webidl::function(class.context(), "values", 0, rs_values);
+        class.property_descriptor(
+            js_string!("values"),
+            PropertyDescriptor::builder()
+                .value(values.clone())
+                .writable(true)
+                .enumerable(true)
+                .configurable(true),
+        );
+        class.property_descriptor(
+            JsSymbol::async_iterator(),
+            PropertyDescriptor::builder()
+                .value(values)
+                .writable(true)
+                .enumerable(false)
+                .configurable(true),
+        );
+        webidl::to_string_tag(class, Self::NAME);
+        Ok(())
+    }
+
+    fn data_constructor(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<Self> {
+        Ok(Self::new_uninitialized())
+    }
+
+    /// <https://streams.spec.whatwg.org/#rs-constructor>
+    fn object_constructor(
+        this: &JsObject<Self>,
+        args: &[JsValue],
+        ctx: &mut Context,
+    ) -> JsResult<()> {
+        // WebIDL argument conversion: `optional object underlyingSource`, then
+        // `optional QueuingStrategy strategy = {}`.
+        let underlying_source = args.first().cloned().unwrap_or_default();
+        let underlying_source = if underlying_source.is_undefined() {
+            // 1. If underlyingSource is missing, set it to null.
+            JsValue::null()
+        } else if underlying_source.is_object() {
+            underlying_source
+        } else {
+            return Err(type_error(
+                "The underlying source must be an object if it is given",
+            ));
+        };
+        let strategy = QueuingStrategy::from_js(&args.get(1).cloned().unwrap_or_default(), ctx)?;
+        // 2. Let underlyingSourceDict be underlyingSource, converted to an IDL value of type
+        //    UnderlyingSource.
+        let dict = UnderlyingSource::from_js(&underlying_source, ctx)?;
+        // 3. Perform ! InitializeReadableStream(this).
+        initialize_readable_stream(this);
+        // 4. If underlyingSourceDict["type"] is "bytes":
+        if dict.type_bytes {
+            // 4.1. If strategy["size"] exists, throw a RangeError exception.
+            if strategy.size.is_some() {
+                return Err(boa_engine::JsNativeError::range()
+                    .with_message("a byte stream's queuing strategy cannot have a size")
+                    .into());
+            }
+            // 4.2. Let highWaterMark be ? ExtractHighWaterMark(strategy, 0).
+            let _high_water_mark = extract_high_water_mark(&strategy, 0.0)?;
+            // 4.3. Perform ? SetUpReadableByteStreamControllerFromUnderlyingSource(...).
+            // #6: byte streams land with ReadableByteStreamController.
+            return Err(type_error("byte streams not implemented yet"));
+        }
+        // 5. Otherwise,
+        // 5.1. Assert: underlyingSourceDict["type"] does not exist.
+        // 5.2. Let sizeAlgorithm be ! ExtractSizeAlgorithm(strategy).
+        let size_algorithm = extract_size_algorithm(&strategy);
+        // 5.3. Let highWaterMark be ? ExtractHighWaterMark(strategy, 1).
+        let high_water_mark = extract_high_water_mark(&strategy, 1.0)?;
+        // 5.4. Perform ? SetUpReadableStreamDefaultControllerFromUnderlyingSource(this,
+        //      underlyingSource, underlyingSourceDict, highWaterMark, sizeAlgorithm).
+        default_controller::set_up_readable_stream_default_controller_from_underlying_source(
+            this,
+            underlying_source,
+            dict,
+            high_water_mark,
+            size_algorithm,
+            ctx,
+        )
+    }
+}
+
+/// The `UnderlyingSource` dictionary, converted:
+/// <https://streams.spec.whatwg.org/#dictdef-underlyingsource>.
+#[derive(Debug, Default)]
+pub(crate) struct UnderlyingSource {
+    /// `autoAllocateChunkSize` (byte streams, #6).
+    pub(crate) auto_allocate_chunk_size: Option<u64>,
+    /// `cancel`.
+    pub(crate) cancel: Option<JsObject>,
+    /// `pull`.
+    pub(crate) pull: Option<JsObject>,
+    /// `start`.
+    pub(crate) start: Option<JsObject>,
+    /// `type` is "bytes".
+    pub(crate) type_bytes: bool,
+}
+
+impl UnderlyingSource {
+    /// Converts the underlying source object to the dictionary: members are read in
+    /// lexicographic order, each converted as soon as it is read.
+    fn from_js(value: &JsValue, ctx: &mut Context) -> JsResult<Self> {
+        let dict = webidl::dictionary(value, "The underlying source")?;
+        let dict = dict.as_ref();
+        let mut out = Self::default();
+        let v = webidl::member(dict, "autoAllocateChunkSize", ctx)?;
+        if !v.is_undefined() {
+            out.auto_allocate_chunk_size =
+                Some(webidl::to_enforced_u64(&v, "autoAllocateChunkSize", ctx)?);
+        }
+        out.cancel = webidl::callback(
+            webidl::member(dict, "cancel", ctx)?,
+            "The underlying source's cancel",
+        )?;
+        out.pull = webidl::callback(
+            webidl::member(dict, "pull", ctx)?,
+            "The underlying source's pull",
+        )?;
+        out.start = webidl::callback(
+            webidl::member(dict, "start", ctx)?,
+            "The underlying source's start",
+        )?;
+        let t = webidl::member(dict, "type", ctx)?;
+        if !t.is_undefined() {
+            let t = t.to_string(ctx)?;
+            if t != js_string!("bytes") {
+                return Err(type_error(&format!(
+                    "'{}' is not a valid ReadableStreamType",
+                    t.to_std_string_escaped()
+                )));
+            }
+            out.type_bytes = true;
+        }
+        Ok(out)
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#rs-from>
+fn rs_from(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    // 1. Return ? ReadableStreamFromIterable(asyncIterable).
+    let iterable = args.first().cloned().unwrap_or_default();
+    Ok(from::readable_stream_from_iterable(iterable, ctx)?
+        .upcast()
+        .into())
+}
+
+/// <https://streams.spec.whatwg.org/#rs-locked>
+fn rs_locked(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    let stream = this_stream(this)?;
+    // 1. Return ! IsReadableStreamLocked(this).
+    Ok(is_readable_stream_locked(&stream).into())
+}
+
+/// <https://streams.spec.whatwg.org/#rs-cancel>
+fn rs_cancel(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let stream = match this_stream_or_reject(this, ctx)? {
+        Ok(s) => s,
+        Err(rejected) => return Ok(rejected),
+    };
+    let reason = args.first().cloned().unwrap_or_default();
+    // 1. If ! IsReadableStreamLocked(this) is true, return a promise rejected with a TypeError.
+    if is_readable_stream_locked(&stream) {
+        let e = engine::type_error("Cannot cancel a stream that is locked to a reader", ctx);
+        return Ok(engine::promise_rejected_with(e, ctx)?.into());
+    }
+    // 2. Return ! ReadableStreamCancel(this, reason).
+    Ok(readable_stream_cancel(&stream, reason, ctx)?.into())
+}
+
+/// <https://streams.spec.whatwg.org/#rs-get-reader>
+fn rs_get_reader(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let stream = this_stream(this)?;
+    // ReadableStreamGetReaderOptions: `ReadableStreamReaderMode mode`.
+    let options = webidl::dictionary(
+        &args.first().cloned().unwrap_or_default(),
+        "The getReader() options",
+    )?;
+    let mode = webidl::member(options.as_ref(), "mode", ctx)?;
+    let byob = if mode.is_undefined() {
+        false
+    } else {
+        let mode = mode.to_string(ctx)?;
+        if mode != js_string!("byob") {
+            return Err(type_error(&format!(
+                "'{}' is not a valid ReadableStreamReaderMode",
+                mode.to_std_string_escaped()
+            )));
+        }
+        true
+    };
+    // 1. If options["mode"] does not exist, return ? AcquireReadableStreamDefaultReader(this).
+    if !byob {
+        return Ok(acquire_readable_stream_default_reader(&stream, ctx)?
+            .upcast()
+            .into());
+    }
+    // 2. Assert: options["mode"] is "byob".
+    // 3. Return ? AcquireReadableStreamBYOBReader(this).
+    // #6: BYOB readers land with byte streams. SetUpReadableStreamBYOBReader throws a TypeError
+    // for a locked stream and for a stream without a byte controller, which is every stream today.
+    Err(type_error(
+        "getReader({ mode: 'byob' }) needs a readable byte stream (not implemented yet)",
+    ))
+}
+
+/// <https://streams.spec.whatwg.org/#rs-tee>
+fn rs_tee(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let stream = this_stream(this)?;
+    // 1. Return ? ReadableStreamTee(this, false).
+    let (branch1, branch2) = readable_stream_tee(&stream, false, ctx)?;
+    Ok(JsArray::from_iter(
+        [
+            JsValue::from(branch1.upcast()),
+            JsValue::from(branch2.upcast()),
+        ],
+        ctx,
+    )
+    .into())
+}
+
+/// `values(options)` and `[Symbol.asyncIterator]`: creates the default asynchronous iterator
+/// object and runs <https://streams.spec.whatwg.org/#rs-get-iterator>.
+fn rs_values(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let stream = this_stream(this)?;
+    // ReadableStreamIteratorOptions: `boolean preventCancel = false`.
+    let options = webidl::dictionary(
+        &args.first().cloned().unwrap_or_default(),
+        "The iterator options",
+    )?;
+    let prevent_cancel = webidl::member(options.as_ref(), "preventCancel", ctx)?.to_boolean();
+    Ok(async_iterator::create(&stream, prevent_cancel, ctx)?.into())
+}
+
+/// <https://streams.spec.whatwg.org/#acquire-readable-stream-reader>
+pub(crate) fn acquire_readable_stream_default_reader(
+    stream: &JsObject<ReadableStream>,
+    ctx: &mut Context,
+) -> JsResult<JsObject<default_reader::ReadableStreamDefaultReader>> {
+    // 1. Let reader be a new ReadableStreamDefaultReader.
+    let reader = new_object(default_reader::ReadableStreamDefaultReader::new(), ctx)?;
+    // 2. Perform ? SetUpReadableStreamDefaultReader(reader, stream).
+    default_reader::set_up_readable_stream_default_reader(&reader, stream, ctx)?;
+    // 3. Return reader.
+    Ok(reader)
+}
+
+/// <https://streams.spec.whatwg.org/#create-readable-stream>
+pub(crate) fn create_readable_stream(
+    start_algorithm: StartAlgorithm,
+    pull_algorithm: PullAlgorithm,
+    cancel_algorithm: CancelAlgorithm,
+    high_water_mark: Option<f64>,
+    size_algorithm: Option<SizeAlgorithm>,
+    ctx: &mut Context,
+) -> JsResult<JsObject<ReadableStream>> {
+    // 1. If highWaterMark was not passed, set it to 1.
+    let high_water_mark = high_water_mark.unwrap_or(1.0);
+    // 2. If sizeAlgorithm was not passed, set it to an algorithm that returns 1.
+    let size_algorithm = size_algorithm.unwrap_or(SizeAlgorithm::One);
+    // 3. Assert: ! IsNonNegativeNumber(highWaterMark) is true.
+    debug_assert!(crate::queue::is_non_negative_number(high_water_mark));
+    // 4. Let stream be a new ReadableStream.
+    let stream = new_object(ReadableStream::new_uninitialized(), ctx)?;
+    // 5. Perform ! InitializeReadableStream(stream).
+    initialize_readable_stream(&stream);
+    // 6. Let controller be a new ReadableStreamDefaultController.
+    let controller = default_controller::new_controller(&stream, ctx)?;
+    // 7. Perform ? SetUpReadableStreamDefaultController(stream, controller, startAlgorithm,
+    //    pullAlgorithm, cancelAlgorithm, highWaterMark, sizeAlgorithm).
+    default_controller::set_up_readable_stream_default_controller(
+        &stream,
+        &controller,
+        start_algorithm,
+        pull_algorithm,
+        cancel_algorithm,
+        high_water_mark,
+        size_algorithm,
+        ctx,
+    )?;
+    // 8. Return stream.
+    Ok(stream)
+}
+
+/// <https://streams.spec.whatwg.org/#initialize-readable-stream>
+pub(crate) fn initialize_readable_stream(stream: &JsObject<ReadableStream>) {
+    // 1. Set stream.[[state]] to "readable".
+    stream.set_state(StreamState::Readable);
+    // 2. Set stream.[[reader]] and stream.[[storedError]] to undefined.
+    stream.set_reader(None);
+    *stream.borrow().data().stored_error.borrow_mut() = JsValue::undefined();
+    // 3. Set stream.[[disturbed]] to false.
+    stream.set_disturbed(false);
+}
+
+/// <https://streams.spec.whatwg.org/#is-readable-stream-locked>
+pub(crate) fn is_readable_stream_locked(stream: &JsObject<ReadableStream>) -> bool {
+    // 1. If stream.[[reader]] is undefined, return false.
+    // 2. Return true.
+    stream.borrow().data().reader.borrow().is_some()
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-tee>
+pub(crate) fn readable_stream_tee(
+    stream: &JsObject<ReadableStream>,
+    clone_for_branch2: bool,
+    ctx: &mut Context,
+) -> JsResult<(JsObject<ReadableStream>, JsObject<ReadableStream>)> {
+    // 1. Assert: stream implements ReadableStream.
+    // 2. Assert: cloneForBranch2 is a boolean.
+    // 3. If stream.[[controller]] implements ReadableByteStreamController, return ?
+    //    ReadableByteStreamTee(stream).
+    // #6: ControllerRef::Byte => readable_byte_stream_tee(stream, ctx)
+    // 4. Return ? ReadableStreamDefaultTee(stream, cloneForBranch2).
+    tee::readable_stream_default_tee(stream, clone_for_branch2, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-add-read-request>
+pub(crate) fn readable_stream_add_read_request(
+    stream: &JsObject<ReadableStream>,
+    read_request: ReadRequest,
+) {
+    // 1. Assert: stream.[[reader]] implements ReadableStreamDefaultReader.
+    // 2. Assert: stream.[[state]] is "readable".
+    debug_assert_eq!(stream.state(), StreamState::Readable);
+    // 3. Append readRequest to stream.[[reader]].[[readRequests]].
+    if let Some(ReaderRef::Default(reader)) = stream.reader() {
+        default_reader::push_read_request(&reader, read_request);
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-cancel>
+pub(crate) fn readable_stream_cancel(
+    stream: &JsObject<ReadableStream>,
+    reason: JsValue,
+    ctx: &mut Context,
+) -> JsResult<boa_engine::object::builtins::JsPromise> {
+    // 1. Set stream.[[disturbed]] to true.
+    stream.set_disturbed(true);
+    match stream.state() {
+        // 2. If stream.[[state]] is "closed", return a promise resolved with undefined.
+        StreamState::Closed => return engine::promise_resolved_with(JsValue::undefined(), ctx),
+        // 3. If stream.[[state]] is "errored", return a promise rejected with
+        //    stream.[[storedError]].
+        StreamState::Errored => return engine::promise_rejected_with(stream.stored_error(), ctx),
+        StreamState::Readable => {}
+    }
+    // 4. Perform ! ReadableStreamClose(stream).
+    readable_stream_close(stream, ctx)?;
+    // 5. Let reader be stream.[[reader]].
+    // 6. If reader is not undefined and reader implements ReadableStreamBYOBReader, close its
+    //    read-into requests. (#6)
+    // 7. Let sourceCancelPromise be ! stream.[[controller]].[[CancelSteps]](reason).
+    let source_cancel = match stream.controller() {
+        Some(controller) => readable_stream_controller_cancel_steps(&controller, reason, ctx)?,
+        None => PromiseResult::undefined(),
+    };
+    // 8. Return the result of reacting to sourceCancelPromise with a fulfillment step that
+    //    returns undefined.
+    let result = engine::PromiseCapability::new(ctx);
+    upon_settlement(
+        source_cancel,
+        result.clone(),
+        |result, _, ctx| result.resolve(JsValue::undefined(), ctx),
+        |result, reason, ctx| result.reject(reason, ctx),
+        ctx,
+    )?;
+    Ok(result.promise().clone())
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-close>
+pub(crate) fn readable_stream_close(
+    stream: &JsObject<ReadableStream>,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Assert: stream.[[state]] is "readable".
+    debug_assert_eq!(stream.state(), StreamState::Readable);
+    // 2. Set stream.[[state]] to "closed".
+    stream.set_state(StreamState::Closed);
+    // 3. Let reader be stream.[[reader]].
+    // 4. If reader is undefined, return.
+    let Some(reader) = stream.reader() else {
+        return Ok(());
+    };
+    // 5. Resolve reader.[[closedPromise]] with undefined.
+    generic_reader::resolve_closed_promise(&reader, ctx)?;
+    // 6. If reader implements ReadableStreamDefaultReader,
+    match reader {
+        ReaderRef::Default(reader) => {
+            // 6.1. Let readRequests be reader.[[readRequests]].
+            // 6.2. Set reader.[[readRequests]] to an empty list.
+            let read_requests = default_reader::take_read_requests(&reader);
+            // 6.3. For each readRequest of readRequests, perform readRequest's close steps.
+            for read_request in read_requests {
+                read_request.close_steps(ctx)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-error>
+pub(crate) fn readable_stream_error(
+    stream: &JsObject<ReadableStream>,
+    e: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Assert: stream.[[state]] is "readable".
+    debug_assert_eq!(stream.state(), StreamState::Readable);
+    // 2. Set stream.[[state]] to "errored".
+    stream.set_state(StreamState::Errored);
+    // 3. Set stream.[[storedError]] to e.
+    *stream.borrow().data().stored_error.borrow_mut() = e.clone();
+    // 4. Let reader be stream.[[reader]].
+    // 5. If reader is undefined, return.
+    let Some(reader) = stream.reader() else {
+        return Ok(());
+    };
+    // 6. Reject reader.[[closedPromise]] with e.
+    // 7. Set reader.[[closedPromise]].[[PromiseIsHandled]] to true.
+    generic_reader::reject_closed_promise(&reader, e.clone(), ctx)?;
+    match reader {
+        // 8. If reader implements ReadableStreamDefaultReader,
+        //    perform ! ReadableStreamDefaultReaderErrorReadRequests(reader, e).
+        ReaderRef::Default(reader) => {
+            default_reader::readable_stream_default_reader_error_read_requests(&reader, e, ctx)
+        } // 9. Otherwise, ReadableStreamBYOBReaderErrorReadIntoRequests(reader, e). (#6)
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-fulfill-read-request>
+pub(crate) fn readable_stream_fulfill_read_request(
+    stream: &JsObject<ReadableStream>,
+    chunk: JsValue,
+    done: bool,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Assert: ! ReadableStreamHasDefaultReader(stream) is true.
+    // 2. Let reader be stream.[[reader]].
+    let Some(ReaderRef::Default(reader)) = stream.reader() else {
+        return Ok(());
+    };
+    // 3. Assert: reader.[[readRequests]] is not empty.
+    // 4. Let readRequest be reader.[[readRequests]][0].
+    // 5. Remove readRequest from reader.[[readRequests]].
+    let Some(read_request) = default_reader::shift_read_request(&reader) else {
+        return Ok(());
+    };
+    // 6. If done is true, perform readRequest's close steps.
+    if done {
+        read_request.close_steps(ctx)
+    } else {
+        // 7. Otherwise, perform readRequest's chunk steps, given chunk.
+        read_request.chunk_steps(chunk, ctx)
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-get-num-read-requests>
+pub(crate) fn readable_stream_get_num_read_requests(stream: &JsObject<ReadableStream>) -> usize {
+    // 1. Assert: ! ReadableStreamHasDefaultReader(stream) is true.
+    // 2. Return stream.[[reader]].[[readRequests]]'s size.
+    match stream.reader() {
+        Some(ReaderRef::Default(reader)) => default_reader::num_read_requests(&reader),
+        None => 0,
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-has-default-reader>
+#[allow(dead_code)] // used by pipes (#5) and byte streams (#6)
+pub(crate) fn readable_stream_has_default_reader(stream: &JsObject<ReadableStream>) -> bool {
+    // 1. Let reader be stream.[[reader]].
+    // 2. If reader is undefined, return false.
+    // 3. If reader implements ReadableStreamDefaultReader, return true.
+    // 4. Return false.
+    matches!(stream.reader(), Some(ReaderRef::Default(_)))
+}
