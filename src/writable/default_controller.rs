@@ -12,17 +12,17 @@ use boa_engine::{
 use boa_gc::{Finalize, GcRefCell, Trace};
 
 use super::{
-    abort_signal,
+    abort_signal, new_object,
     stream::{
-        self, new_object, writable_stream_close_queued_or_in_flight,
-        writable_stream_deal_with_rejection, writable_stream_finish_erroring,
-        writable_stream_finish_in_flight_close, writable_stream_finish_in_flight_close_with_error,
-        writable_stream_finish_in_flight_write, writable_stream_finish_in_flight_write_with_error,
+        self, writable_stream_close_queued_or_in_flight, writable_stream_deal_with_rejection,
+        writable_stream_finish_erroring, writable_stream_finish_in_flight_close,
+        writable_stream_finish_in_flight_close_with_error, writable_stream_finish_in_flight_write,
+        writable_stream_finish_in_flight_write_with_error,
         writable_stream_mark_close_request_in_flight,
         writable_stream_mark_first_write_request_in_flight, writable_stream_start_erroring,
         writable_stream_update_backpressure, Stream,
     },
-    AlgorithmResult, WritableState,
+    upon_settlement, PromiseResult, WritableState,
 };
 use crate::{engine, queue::QueueWithSizes, queuing_strategy::SizeAlgorithm, webidl};
 
@@ -215,14 +215,14 @@ pub(crate) fn abort_steps(
     controller: &Controller,
     reason: JsValue,
     ctx: &mut Context,
-) -> JsResult<AlgorithmResult> {
+) -> JsResult<PromiseResult> {
     // 1. Let result be the result of performing this.[[abortAlgorithm]], passing reason.
     let algorithm = controller.borrow().data().abort_algorithm.borrow().clone();
     let result = match &algorithm {
         Some(AbortAlgorithm::Sink { sink, abort }) => {
-            AlgorithmResult::invoke(abort, sink, &[reason], ctx)?
+            PromiseResult::from_callback(abort.call(sink, &[reason], ctx), ctx)?
         }
-        Some(AbortAlgorithm::ResolvedUndefined) | None => AlgorithmResult::undefined(),
+        Some(AbortAlgorithm::ResolvedUndefined) | None => PromiseResult::undefined(),
     };
     // 2. Perform ! WritableStreamDefaultControllerClearAlgorithms(this).
     writable_stream_default_controller_clear_algorithms(controller);
@@ -291,7 +291,7 @@ pub(crate) fn set_up_writable_stream_default_controller(
         }
     };
     // 16. Let startPromise be a promise resolved with startResult.
-    let start_promise = AlgorithmResult::resolved_with(start_result, ctx)?;
+    let start_promise = PromiseResult::resolved_with(start_result, ctx)?;
     // 17. Upon fulfillment of startPromise,
     //     1. Assert: stream.[[state]] is "writable" or "erroring".
     //     2. Set controller.[[started]] to true.
@@ -300,7 +300,7 @@ pub(crate) fn set_up_writable_stream_default_controller(
     //     1. Assert: stream.[[state]] is "writable" or "erroring".
     //     2. Set controller.[[started]] to true.
     //     3. Perform ! WritableStreamDealWithRejection(stream, r).
-    super::react(
+    upon_settlement(
         start_promise,
         controller,
         |controller, _, ctx| {
@@ -579,9 +579,9 @@ pub(crate) fn writable_stream_default_controller_process_close(
     let algorithm = controller.borrow().data().close_algorithm.borrow().clone();
     let sink_close_promise = match &algorithm {
         Some(CloseAlgorithm::Sink { sink, close }) => {
-            AlgorithmResult::invoke(close, sink, &[], ctx)?
+            PromiseResult::from_callback(close.call(sink, &[], ctx), ctx)?
         }
-        Some(CloseAlgorithm::ResolvedUndefined) | None => AlgorithmResult::undefined(),
+        Some(CloseAlgorithm::ResolvedUndefined) | None => PromiseResult::undefined(),
     };
     // 6. Perform ! WritableStreamDefaultControllerClearAlgorithms(controller).
     writable_stream_default_controller_clear_algorithms(controller);
@@ -589,7 +589,7 @@ pub(crate) fn writable_stream_default_controller_process_close(
     //    1. Perform ! WritableStreamFinishInFlightClose(stream).
     // 8. Upon rejection of sinkClosePromise with reason reason,
     //    1. Perform ! WritableStreamFinishInFlightCloseWithError(stream, reason).
-    super::react(
+    upon_settlement(
         sink_close_promise,
         stream,
         |stream, _, ctx| writable_stream_finish_in_flight_close(stream, ctx),
@@ -614,17 +614,15 @@ pub(crate) fn writable_stream_default_controller_process_write(
     //    passing in chunk.
     let algorithm = controller.borrow().data().write_algorithm.borrow().clone();
     let sink_write_promise = match &algorithm {
-        Some(WriteAlgorithm::Sink { sink, write }) => AlgorithmResult::invoke(
-            write,
-            sink,
-            &[chunk, controller.clone().upcast().into()],
-            ctx,
-        )?,
-        Some(WriteAlgorithm::ResolvedUndefined) | None => AlgorithmResult::undefined(),
+        Some(WriteAlgorithm::Sink { sink, write }) => {
+            let args = [chunk, controller.clone().upcast().into()];
+            PromiseResult::from_callback(write.call(sink, &args, ctx), ctx)?
+        }
+        Some(WriteAlgorithm::ResolvedUndefined) | None => PromiseResult::undefined(),
     };
     // 4. Upon fulfillment of sinkWritePromise, ...
     // 5. Upon rejection of sinkWritePromise with reason, ...
-    super::react(
+    upon_settlement(
         sink_write_promise,
         controller.clone(),
         |controller, _, ctx| {

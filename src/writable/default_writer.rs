@@ -15,9 +15,10 @@ use super::{
         writable_stream_default_controller_get_desired_size,
         writable_stream_default_controller_write,
     },
+    new_object,
     stream::{
-        self, new_object, writable_stream_abort, writable_stream_add_write_request,
-        writable_stream_close, writable_stream_close_queued_or_in_flight, Stream, WritableStream,
+        self, writable_stream_abort, writable_stream_add_write_request, writable_stream_close,
+        writable_stream_close_queued_or_in_flight, Stream, WritableStream,
     },
     WritableState, WriteRequest,
 };

@@ -23,7 +23,7 @@ use super::{
         new_writer_object, set_up_writable_stream_default_writer,
         writable_stream_default_writer_ensure_ready_promise_rejected, Writer,
     },
-    AlgorithmResult, WritableState, WriteRequest,
+    new_object, upon_settlement, PromiseResult, WritableState, WriteRequest,
 };
 use crate::{
     engine::{self, PromiseCapability},
@@ -331,19 +331,6 @@ pub(crate) fn create_writable_stream(
     Ok(stream)
 }
 
-/// Creates an object of a registered interface from its native data, with the current realm's
-/// prototype (the spec's "a new X" for objects created by the algorithms).
-pub(crate) fn new_object<T: Class>(data: T, ctx: &mut Context) -> JsResult<JsObject<T>> {
-    let prototype = ctx
-        .get_global_class::<T>()
-        .ok_or_else(|| {
-            JsNativeError::typ()
-                .with_message(format!("{} is not registered in this realm", T::NAME))
-        })?
-        .prototype();
-    Ok(JsObject::new(ctx.root_shape(), prototype, data))
-}
-
 /// <https://streams.spec.whatwg.org/#is-writable-stream-locked>
 pub(crate) fn is_writable_stream_locked(stream: &Stream) -> bool {
     // 1. If stream.[[writer]] is undefined, return false.
@@ -548,7 +535,7 @@ pub(crate) fn writable_stream_finish_erroring(stream: &Stream, ctx: &mut Context
         Some(controller) => {
             default_controller::abort_steps(controller, abort_request.reason.clone(), ctx)?
         }
-        None => AlgorithmResult::undefined(),
+        None => PromiseResult::undefined(),
     };
     // 13. Upon fulfillment of promise,
     //     1. Resolve abortRequest's promise with undefined.
@@ -556,7 +543,7 @@ pub(crate) fn writable_stream_finish_erroring(stream: &Stream, ctx: &mut Context
     // 14. Upon rejection of promise with reason reason,
     //     1. Reject abortRequest's promise with reason.
     //     2. Perform ! WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream).
-    super::react(
+    upon_settlement(
         promise,
         AbortReaction {
             stream: stream.clone(),
