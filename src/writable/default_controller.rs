@@ -147,6 +147,14 @@ pub(crate) struct WritableStreamDefaultController {
     write_algorithm: GcRefCell<Option<WriteAlgorithm>>,
 }
 
+impl WritableStreamDefaultController {
+    /// The chunk queue's ring buffer capacity (for tests of memory give-back).
+    #[cfg(test)]
+    pub(crate) fn queue_capacity(&self) -> usize {
+        self.queue.borrow().capacity()
+    }
+}
+
 /// controller.[[stream]]
 fn stream_of(controller: &Controller) -> Stream {
     controller.borrow().data().stream.clone()

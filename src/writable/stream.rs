@@ -822,3 +822,44 @@ pub(crate) fn writable_stream_update_backpressure(
     stream.borrow().data().backpressure.set(backpressure);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use boa_engine::{js_string, Source};
+
+    use super::*;
+
+    fn requests_capacity(stream: &Stream) -> (usize, usize) {
+        let s = stream.borrow();
+        let requests = s.data().write_requests.borrow();
+        (requests.len(), requests.capacity())
+    }
+
+    #[test]
+    fn write_requests_give_memory_back_as_they_drain() {
+        let mut ctx = Context::default();
+        crate::register(&mut ctx).expect("register");
+        ctx.eval(Source::from_bytes(
+            "var ws = new WritableStream({ write() {} });
+             var w = ws.getWriter();
+             for (let i = 0; i < 100000; i++) w.write(i);",
+        ))
+        .expect("script");
+        let stream = ctx
+            .global_object()
+            .get(js_string!("ws"), &mut ctx)
+            .expect("ws")
+            .as_object()
+            .and_then(|o| o.clone().downcast::<WritableStream>().ok())
+            .expect("a WritableStream");
+        let (len, capacity) = requests_capacity(&stream);
+        assert_eq!(len, 100_000);
+        assert!(capacity >= 100_000);
+        ctx.run_jobs().expect("drain");
+        let (len, capacity) = requests_capacity(&stream);
+        assert_eq!(len, 0);
+        assert!(capacity <= 64, "capacity {capacity} kept");
+        let controller = controller(&stream).expect("controller");
+        assert!(controller.borrow().data().queue_capacity() <= 64);
+    }
+}
