@@ -497,7 +497,7 @@ pub(crate) fn writable_stream_finish_erroring(stream: &Stream, ctx: &mut Context
     // 4. Perform ! stream.[[controller]].[[ErrorSteps]]().
     let controller = controller(stream);
     if let Some(controller) = &controller {
-        default_controller::error_steps(controller);
+        writable_stream_controller_error_steps(controller);
     }
     // 5. Let storedError be stream.[[storedError]].
     let stored = stored_error(stream);
@@ -533,7 +533,7 @@ pub(crate) fn writable_stream_finish_erroring(stream: &Stream, ctx: &mut Context
     // 12. Let promise be ! stream.[[controller]].[[AbortSteps]](abortRequest's reason).
     let promise = match &controller {
         Some(controller) => {
-            default_controller::abort_steps(controller, abort_request.reason.clone(), ctx)?
+            writable_stream_controller_abort_steps(controller, abort_request.reason.clone(), ctx)?
         }
         None => PromiseResult::undefined(),
     };
@@ -559,6 +559,22 @@ pub(crate) fn writable_stream_finish_erroring(stream: &Stream, ctx: &mut Context
         },
         ctx,
     )
+}
+
+/// <https://streams.spec.whatwg.org/#abstract-opdef-writablestreamcontroller-abortsteps>: the
+/// controller's [[AbortSteps]] (only the default controller exists).
+pub(crate) fn writable_stream_controller_abort_steps(
+    controller: &Controller,
+    reason: JsValue,
+    ctx: &mut Context,
+) -> JsResult<PromiseResult> {
+    default_controller::abort_steps(controller, reason, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#abstract-opdef-writablestreamcontroller-errorsteps>: the
+/// controller's [[ErrorSteps]] (only the default controller exists).
+pub(crate) fn writable_stream_controller_error_steps(controller: &Controller) {
+    default_controller::error_steps(controller);
 }
 
 /// <https://streams.spec.whatwg.org/#writable-stream-finish-in-flight-close>
