@@ -20,6 +20,7 @@ mod queue;
 #[allow(dead_code)] // the dictionary helpers are used by the stream modules as they land
 mod queuing_strategy;
 mod readable;
+mod transform;
 #[allow(dead_code)] // glue used by the interfaces as they land
 mod webidl;
 mod writable;
@@ -53,5 +54,6 @@ pub fn register(ctx: &mut Context) -> JsResult<()> {
     queuing_strategy::register(ctx)?;
     readable::register(ctx)?;
     writable::register(ctx)?;
+    transform::register(ctx)?;
     Ok(())
 }

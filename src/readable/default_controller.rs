@@ -24,7 +24,13 @@ use super::{
     tee::{self, Branch, TeeState},
     type_error, upon_settlement, ControllerRef, PromiseResult,
 };
-use crate::{engine, queue::QueueWithSizes, queuing_strategy::SizeAlgorithm, webidl};
+use crate::{
+    engine,
+    queue::QueueWithSizes,
+    queuing_strategy::SizeAlgorithm,
+    transform::{default_controller as transform_default_controller, TransformStream},
+    webidl,
+};
 
 use super::default_reader::ReadRequest;
 
@@ -33,8 +39,7 @@ use super::default_reader::ReadRequest;
 pub(crate) enum StartAlgorithm {
     /// An algorithm that returns undefined.
     Undefined,
-    /// An algorithm that returns this value (e.g. TransformStream's startPromise, #5).
-    #[allow(dead_code)] // used by TransformStream (#5)
+    /// An algorithm that returns this value (TransformStream's startPromise).
     Returns(JsValue),
     /// Invoke the underlying source's `start` with the controller, `this` = the source.
     Js {
@@ -62,6 +67,8 @@ pub(crate) enum PullAlgorithm {
     Tee(Gc<TeeState>),
     /// ReadableStreamFromIterable's pullAlgorithm.
     From(Gc<FromState>),
+    /// TransformStreamDefaultSourcePullAlgorithm.
+    Transform(JsObject<TransformStream>),
 }
 
 /// A controller's [[cancelAlgorithm]].
@@ -81,6 +88,8 @@ pub(crate) enum CancelAlgorithm {
     Tee(Gc<TeeState>, #[unsafe_ignore_trace] Branch),
     /// ReadableStreamFromIterable's cancelAlgorithm.
     From(Gc<FromState>),
+    /// TransformStreamDefaultSourceCancelAlgorithm.
+    Transform(JsObject<TransformStream>),
 }
 
 /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller>
@@ -238,6 +247,11 @@ pub(crate) fn readable_stream_default_controller_cancel_steps(
             PromiseResult::Promise(tee::cancel_algorithm(&state, branch, reason, ctx)?)
         }
         Some(CancelAlgorithm::From(state)) => from::cancel_algorithm(&state, reason, ctx)?,
+        Some(CancelAlgorithm::Transform(stream)) => {
+            transform_default_controller::transform_stream_default_source_cancel_algorithm(
+                &stream, reason, ctx,
+            )?
+        }
     };
     // 3. Perform ! ReadableStreamDefaultControllerClearAlgorithms(this).
     readable_stream_default_controller_clear_algorithms(controller);
@@ -328,6 +342,11 @@ pub(crate) fn readable_stream_default_controller_call_pull_if_needed(
         }
         Some(PullAlgorithm::Tee(state)) => tee::pull_algorithm(&state, ctx)?,
         Some(PullAlgorithm::From(state)) => from::pull_algorithm(&state, ctx)?,
+        Some(PullAlgorithm::Transform(stream)) => {
+            transform_default_controller::transform_stream_default_source_pull_algorithm(
+                &stream, ctx,
+            )?
+        }
     };
     upon_settlement(
         pull_promise,
@@ -525,7 +544,6 @@ pub(crate) fn readable_stream_default_controller_get_desired_size(
 }
 
 /// <https://streams.spec.whatwg.org/#rs-default-controller-has-backpressure>
-#[allow(dead_code)] // used by TransformStream (#5)
 pub(crate) fn readable_stream_default_controller_has_backpressure(controller: &Controller) -> bool {
     // 1. If ! ReadableStreamDefaultControllerShouldCallPull(controller) is true, return false.
     // 2. Otherwise, return true.

@@ -24,7 +24,13 @@ use super::{
     },
     upon_settlement, PromiseResult, WritableState,
 };
-use crate::{engine, queue::QueueWithSizes, queuing_strategy::SizeAlgorithm, webidl};
+use crate::{
+    engine,
+    queue::QueueWithSizes,
+    queuing_strategy::SizeAlgorithm,
+    transform::{default_controller as transform_default_controller, TransformStream},
+    webidl,
+};
 
 /// A typed handle on a `WritableStreamDefaultController` object.
 pub(crate) type Controller = JsObject<WritableStreamDefaultController>;
@@ -89,6 +95,8 @@ impl UnderlyingSink {
 pub(crate) enum StartAlgorithm {
     /// "An algorithm that returns undefined."
     ReturnUndefined,
+    /// An algorithm that returns this value (TransformStream's startPromise).
+    Returns(JsValue),
     /// Invoke the underlying sink's `start` with « controller », exception behavior "rethrow".
     Sink { sink: JsValue, start: JsObject },
 }
@@ -100,6 +108,8 @@ pub(crate) enum WriteAlgorithm {
     ResolvedUndefined,
     /// Invoke the underlying sink's `write` with « chunk, controller ».
     Sink { sink: JsValue, write: JsObject },
+    /// TransformStreamDefaultSinkWriteAlgorithm.
+    Transform(JsObject<TransformStream>),
 }
 
 /// A controller's [[closeAlgorithm]].
@@ -109,6 +119,8 @@ pub(crate) enum CloseAlgorithm {
     ResolvedUndefined,
     /// Invoke the underlying sink's `close` with « ».
     Sink { sink: JsValue, close: JsObject },
+    /// TransformStreamDefaultSinkCloseAlgorithm.
+    Transform(JsObject<TransformStream>),
 }
 
 /// A controller's [[abortAlgorithm]].
@@ -118,6 +130,8 @@ pub(crate) enum AbortAlgorithm {
     ResolvedUndefined,
     /// Invoke the underlying sink's `abort` with « reason ».
     Sink { sink: JsValue, abort: JsObject },
+    /// TransformStreamDefaultSinkAbortAlgorithm.
+    Transform(JsObject<TransformStream>),
 }
 
 /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller>
@@ -230,6 +244,11 @@ pub(crate) fn abort_steps(
         Some(AbortAlgorithm::Sink { sink, abort }) => {
             PromiseResult::from_callback(abort.call(sink, &[reason], ctx), ctx)?
         }
+        Some(AbortAlgorithm::Transform(stream)) => {
+            transform_default_controller::transform_stream_default_sink_abort_algorithm(
+                stream, reason, ctx,
+            )?
+        }
         Some(AbortAlgorithm::ResolvedUndefined) | None => PromiseResult::undefined(),
     };
     // 2. Perform ! WritableStreamDefaultControllerClearAlgorithms(this).
@@ -294,6 +313,7 @@ pub(crate) fn set_up_writable_stream_default_controller(
     //     exception.)
     let start_result = match &start_algorithm {
         StartAlgorithm::ReturnUndefined => JsValue::undefined(),
+        StartAlgorithm::Returns(value) => value.clone(),
         StartAlgorithm::Sink { sink, start } => {
             start.call(sink, &[controller.clone().upcast().into()], ctx)?
         }
@@ -589,6 +609,11 @@ pub(crate) fn writable_stream_default_controller_process_close(
         Some(CloseAlgorithm::Sink { sink, close }) => {
             PromiseResult::from_callback(close.call(sink, &[], ctx), ctx)?
         }
+        Some(CloseAlgorithm::Transform(stream)) => {
+            transform_default_controller::transform_stream_default_sink_close_algorithm(
+                stream, ctx,
+            )?
+        }
         Some(CloseAlgorithm::ResolvedUndefined) | None => PromiseResult::undefined(),
     };
     // 6. Perform ! WritableStreamDefaultControllerClearAlgorithms(controller).
@@ -625,6 +650,11 @@ pub(crate) fn writable_stream_default_controller_process_write(
         Some(WriteAlgorithm::Sink { sink, write }) => {
             let args = [chunk, controller.clone().upcast().into()];
             PromiseResult::from_callback(write.call(sink, &args, ctx), ctx)?
+        }
+        Some(WriteAlgorithm::Transform(stream)) => {
+            transform_default_controller::transform_stream_default_sink_write_algorithm(
+                stream, chunk, ctx,
+            )?
         }
         Some(WriteAlgorithm::ResolvedUndefined) | None => PromiseResult::undefined(),
     };

@@ -1,0 +1,747 @@
+//! `TransformStreamDefaultController`, the transformer algorithms it holds, and the abstract
+//! operations of default controllers, default sinks and default sources.
+//!
+//! <https://streams.spec.whatwg.org/#ts-default-controller-class>
+
+use boa_engine::{
+    class::{Class, ClassBuilder},
+    Context, JsData, JsError, JsNativeError, JsObject, JsResult, JsValue,
+};
+use boa_gc::{Finalize, GcRefCell, Trace};
+
+use super::stream::{
+    self, backpressure, backpressure_change_promise, readable, readable_controller,
+    transform_stream_error, transform_stream_error_writable_and_unblock_write,
+    transform_stream_set_backpressure, transform_stream_unblock_write, writable, Stream,
+};
+use crate::{
+    engine::{self, PromiseCapability},
+    readable::{
+        default_controller::{
+            readable_stream_default_controller_can_close_or_enqueue,
+            readable_stream_default_controller_close, readable_stream_default_controller_enqueue,
+            readable_stream_default_controller_error,
+            readable_stream_default_controller_get_desired_size,
+            readable_stream_default_controller_has_backpressure,
+        },
+        new_object,
+        stream::{StreamSlots, StreamState},
+        upon_settlement, PromiseResult,
+    },
+    webidl,
+    writable::{
+        default_controller::writable_stream_default_controller_error_if_needed, WritableState,
+    },
+};
+
+/// A typed handle on a `TransformStreamDefaultController` object.
+pub(crate) type Controller = JsObject<TransformStreamDefaultController>;
+
+/// The `Transformer` dictionary, converted:
+/// <https://streams.spec.whatwg.org/#dictdef-transformer>.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Transformer {
+    /// <https://streams.spec.whatwg.org/#dom-transformer-cancel>
+    pub(crate) cancel: Option<JsObject>,
+    /// <https://streams.spec.whatwg.org/#dom-transformer-flush>
+    pub(crate) flush: Option<JsObject>,
+    /// <https://streams.spec.whatwg.org/#dom-transformer-readabletype> exists.
+    pub(crate) readable_type: bool,
+    /// <https://streams.spec.whatwg.org/#dom-transformer-start>
+    pub(crate) start: Option<JsObject>,
+    /// <https://streams.spec.whatwg.org/#dom-transformer-transform>
+    pub(crate) transform: Option<JsObject>,
+    /// <https://streams.spec.whatwg.org/#dom-transformer-writabletype> exists.
+    pub(crate) writable_type: bool,
+}
+
+impl Transformer {
+    /// Converts the transformer object to the dictionary: members in lexicographic order, each
+    /// converted as soon as it is read.
+    pub(crate) fn from_js(value: &JsValue, ctx: &mut Context) -> JsResult<Self> {
+        let dict = webidl::dictionary(value, "The transformer")?;
+        let dict = dict.as_ref();
+        let cancel = webidl::callback(
+            webidl::member(dict, "cancel", ctx)?,
+            "The transformer's cancel",
+        )?;
+        let flush = webidl::callback(
+            webidl::member(dict, "flush", ctx)?,
+            "The transformer's flush",
+        )?;
+        let readable_type = !webidl::member(dict, "readableType", ctx)?.is_undefined();
+        let start = webidl::callback(
+            webidl::member(dict, "start", ctx)?,
+            "The transformer's start",
+        )?;
+        let transform = webidl::callback(
+            webidl::member(dict, "transform", ctx)?,
+            "The transformer's transform",
+        )?;
+        let writable_type = !webidl::member(dict, "writableType", ctx)?.is_undefined();
+        Ok(Self {
+            cancel,
+            flush,
+            readable_type,
+            start,
+            transform,
+            writable_type,
+        })
+    }
+}
+
+/// A controller's [[transformAlgorithm]].
+#[derive(Debug, Clone, Trace, Finalize)]
+#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+pub(crate) enum TransformAlgorithm {
+    /// The identity transform: TransformStreamDefaultControllerEnqueue(controller, chunk).
+    Identity,
+    /// Invoke the transformer's `transform` with « chunk, controller ».
+    Js {
+        transformer: JsValue,
+        transform: JsObject,
+    },
+}
+
+/// A controller's [[flushAlgorithm]].
+#[derive(Debug, Clone, Trace, Finalize)]
+#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+pub(crate) enum FlushAlgorithm {
+    /// An algorithm which returns a promise resolved with undefined.
+    ResolvedUndefined,
+    /// Invoke the transformer's `flush` with « controller ».
+    Js { transformer: JsValue, flush: JsObject },
+}
+
+/// A controller's [[cancelAlgorithm]].
+#[derive(Debug, Clone, Trace, Finalize)]
+#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+pub(crate) enum CancelAlgorithm {
+    /// An algorithm which returns a promise resolved with undefined.
+    ResolvedUndefined,
+    /// Invoke the transformer's `cancel` with « reason ».
+    Js {
+        transformer: JsValue,
+        cancel: JsObject,
+    },
+}
+
+/// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller>
+#[derive(Debug, Trace, Finalize, JsData)]
+pub(crate) struct TransformStreamDefaultController {
+    /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-cancelalgorithm>
+    cancel_algorithm: GcRefCell<Option<CancelAlgorithm>>,
+    /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-finishpromise>
+    finish_promise: GcRefCell<Option<PromiseCapability>>,
+    /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-flushalgorithm>
+    flush_algorithm: GcRefCell<Option<FlushAlgorithm>>,
+    /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-stream>
+    stream: Stream,
+    /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-transformalgorithm>
+    transform_algorithm: GcRefCell<Option<TransformAlgorithm>>,
+}
+
+/// controller.[[stream]].
+fn stream_of(controller: &Controller) -> Stream {
+    controller.borrow().data().stream.clone()
+}
+
+fn finish_promise(controller: &Controller) -> Option<PromiseCapability> {
+    controller.borrow().data().finish_promise.borrow().clone()
+}
+
+fn set_finish_promise(controller: &Controller, promise: PromiseCapability) {
+    *controller.borrow().data().finish_promise.borrow_mut() = Some(promise);
+}
+
+fn this_controller(this: &JsValue) -> JsResult<Controller> {
+    webidl::this_object::<TransformStreamDefaultController>(
+        this,
+        "TransformStreamDefaultController",
+    )?
+    .downcast::<TransformStreamDefaultController>()
+    .map_err(|_| {
+        JsNativeError::typ()
+            .with_message("'this' is not a TransformStreamDefaultController object")
+            .into()
+    })
+}
+
+impl Class for TransformStreamDefaultController {
+    const NAME: &'static str = "TransformStreamDefaultController";
+    const LENGTH: usize = 0;
+    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+
+    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        webidl::attribute(class, "desiredSize", desired_size, None);
+        webidl::operation(class, "enqueue", 0, enqueue);
+        webidl::operation(class, "error", 0, error);
+        webidl::operation(class, "terminate", 0, terminate);
+        webidl::to_string_tag(class, Self::NAME);
+        Ok(())
+    }
+
+    fn data_constructor(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<Self> {
+        Err(webidl::illegal_constructor(Self::NAME))
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#ts-default-controller-desired-size>
+fn desired_size(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    let controller = this_controller(this)?;
+    // 1. Let readableController be this.[[stream]].[[readable]].[[controller]].
+    // 2. Return ! ReadableStreamDefaultControllerGetDesiredSize(readableController).
+    let size = readable_controller(&stream_of(&controller))
+        .and_then(|rc| readable_stream_default_controller_get_desired_size(&rc));
+    Ok(size.map_or_else(JsValue::null, JsValue::from))
+}
+
+/// <https://streams.spec.whatwg.org/#ts-default-controller-enqueue>
+fn enqueue(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let controller = this_controller(this)?;
+    let chunk = args.first().cloned().unwrap_or_default();
+    // 1. Perform ? TransformStreamDefaultControllerEnqueue(this, chunk).
+    transform_stream_default_controller_enqueue(&controller, chunk, ctx)?;
+    Ok(JsValue::undefined())
+}
+
+/// <https://streams.spec.whatwg.org/#ts-default-controller-error>
+fn error(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let controller = this_controller(this)?;
+    let e = args.first().cloned().unwrap_or_default();
+    // 1. Perform ? TransformStreamDefaultControllerError(this, e).
+    transform_stream_default_controller_error(&controller, e, ctx)?;
+    Ok(JsValue::undefined())
+}
+
+/// <https://streams.spec.whatwg.org/#ts-default-controller-terminate>
+fn terminate(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let controller = this_controller(this)?;
+    // 1. Perform ? TransformStreamDefaultControllerTerminate(this).
+    transform_stream_default_controller_terminate(&controller, ctx)?;
+    Ok(JsValue::undefined())
+}
+
+/// <https://streams.spec.whatwg.org/#set-up-transform-stream-default-controller>
+///
+/// The controller object is created here (the spec's caller creates it just before), since its
+/// [[stream]] slot is immutable.
+pub(crate) fn set_up_transform_stream_default_controller(
+    stream: &Stream,
+    transform_algorithm: TransformAlgorithm,
+    flush_algorithm: FlushAlgorithm,
+    cancel_algorithm: CancelAlgorithm,
+    ctx: &mut Context,
+) -> JsResult<Controller> {
+    // 1. Assert: stream implements TransformStream.
+    // 2. Assert: stream.[[controller]] is undefined.
+    // 3. Set controller.[[stream]] to stream.
+    // 5. Set controller.[[transformAlgorithm]] to transformAlgorithm.
+    // 6. Set controller.[[flushAlgorithm]] to flushAlgorithm.
+    // 7. Set controller.[[cancelAlgorithm]] to cancelAlgorithm.
+    let controller = new_object(
+        TransformStreamDefaultController {
+            cancel_algorithm: GcRefCell::new(Some(cancel_algorithm)),
+            finish_promise: GcRefCell::new(None),
+            flush_algorithm: GcRefCell::new(Some(flush_algorithm)),
+            stream: stream.clone(),
+            transform_algorithm: GcRefCell::new(Some(transform_algorithm)),
+        },
+        ctx,
+    )?;
+    // 4. Set stream.[[controller]] to controller.
+    stream::set_controller(stream, controller.clone());
+    Ok(controller)
+}
+
+/// <https://streams.spec.whatwg.org/#set-up-transform-stream-default-controller-from-transformer>
+pub(crate) fn set_up_transform_stream_default_controller_from_transformer(
+    stream: &Stream,
+    transformer: JsValue,
+    transformer_dict: Transformer,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let controller be a new TransformStreamDefaultController.
+    //    (Created by SetUpTransformStreamDefaultController.)
+    // 2. Let transformAlgorithm be the following steps, taking a chunk argument:
+    //    1. Let result be TransformStreamDefaultControllerEnqueue(controller, chunk).
+    //    2. If result is an abrupt completion, return a promise rejected with result.[[Value]].
+    //    3. Otherwise, return a promise resolved with undefined.
+    // 5. If transformerDict["transform"] exists, set transformAlgorithm to an algorithm which
+    //    takes an argument chunk and returns the result of invoking
+    //    transformerDict["transform"] with argument list « chunk, controller » and callback
+    //    this value transformer.
+    let transform_algorithm = match transformer_dict.transform {
+        Some(transform) => TransformAlgorithm::Js {
+            transformer: transformer.clone(),
+            transform,
+        },
+        None => TransformAlgorithm::Identity,
+    };
+    // 3. Let flushAlgorithm be an algorithm which returns a promise resolved with undefined.
+    // 6. If transformerDict["flush"] exists, set flushAlgorithm to an algorithm which returns
+    //    the result of invoking transformerDict["flush"] with argument list « controller » and
+    //    callback this value transformer.
+    let flush_algorithm = match transformer_dict.flush {
+        Some(flush) => FlushAlgorithm::Js {
+            transformer: transformer.clone(),
+            flush,
+        },
+        None => FlushAlgorithm::ResolvedUndefined,
+    };
+    // 4. Let cancelAlgorithm be an algorithm which returns a promise resolved with undefined.
+    // 7. If transformerDict["cancel"] exists, set cancelAlgorithm to an algorithm which takes an
+    //    argument reason and returns the result of invoking transformerDict["cancel"] with
+    //    argument list « reason » and callback this value transformer.
+    let cancel_algorithm = match transformer_dict.cancel {
+        Some(cancel) => CancelAlgorithm::Js {
+            transformer,
+            cancel,
+        },
+        None => CancelAlgorithm::ResolvedUndefined,
+    };
+    // 8. Perform ! SetUpTransformStreamDefaultController(stream, controller,
+    //    transformAlgorithm, flushAlgorithm, cancelAlgorithm).
+    set_up_transform_stream_default_controller(
+        stream,
+        transform_algorithm,
+        flush_algorithm,
+        cancel_algorithm,
+        ctx,
+    )?;
+    Ok(())
+}
+
+/// <https://streams.spec.whatwg.org/#transform-stream-default-controller-clear-algorithms>
+pub(crate) fn transform_stream_default_controller_clear_algorithms(controller: &Controller) {
+    let c = controller.borrow();
+    let data = c.data();
+    // 1. Set controller.[[transformAlgorithm]] to undefined.
+    *data.transform_algorithm.borrow_mut() = None;
+    // 2. Set controller.[[flushAlgorithm]] to undefined.
+    *data.flush_algorithm.borrow_mut() = None;
+    // 3. Set controller.[[cancelAlgorithm]] to undefined.
+    *data.cancel_algorithm.borrow_mut() = None;
+}
+
+/// <https://streams.spec.whatwg.org/#transform-stream-default-controller-enqueue>
+pub(crate) fn transform_stream_default_controller_enqueue(
+    controller: &Controller,
+    chunk: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let stream be controller.[[stream]].
+    let stream = stream_of(controller);
+    // 2. Let readableController be stream.[[readable]].[[controller]].
+    let Some(readable_controller) = readable_controller(&stream) else {
+        return Err(JsNativeError::typ()
+            .with_message("The readable side has no controller")
+            .into());
+    };
+    // 3. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(readableController) is false,
+    //    throw a TypeError exception.
+    if !readable_stream_default_controller_can_close_or_enqueue(&readable_controller) {
+        return Err(JsNativeError::typ()
+            .with_message("The readable side is not in a state that permits enqueue")
+            .into());
+    }
+    // 4. Let enqueueResult be ReadableStreamDefaultControllerEnqueue(readableController, chunk).
+    let enqueue_result =
+        readable_stream_default_controller_enqueue(&readable_controller, chunk, ctx);
+    // 5. If enqueueResult is an abrupt completion,
+    if let Err(error) = enqueue_result {
+        let e = engine::thrown_value(error, ctx)?;
+        // 5.1. Perform ! TransformStreamErrorWritableAndUnblockWrite(stream,
+        //      enqueueResult.[[Value]]).
+        transform_stream_error_writable_and_unblock_write(&stream, e, ctx)?;
+        // 5.2. Throw stream.[[readable]].[[storedError]].
+        let stored = readable(&stream)
+            .map(|r| r.stored_error())
+            .unwrap_or_default();
+        return Err(JsError::from_opaque(stored));
+    }
+    // 6. Let backpressure be ! ReadableStreamDefaultControllerHasBackpressure(readableController).
+    let has_backpressure = readable_stream_default_controller_has_backpressure(&readable_controller);
+    // 7. If backpressure is not stream.[[backpressure]],
+    if Some(has_backpressure) != backpressure(&stream) {
+        // 7.1. Assert: backpressure is true.
+        debug_assert!(has_backpressure);
+        // 7.2. Perform ! TransformStreamSetBackpressure(stream, true).
+        transform_stream_set_backpressure(&stream, true, ctx)?;
+    }
+    Ok(())
+}
+
+/// <https://streams.spec.whatwg.org/#transform-stream-default-controller-error>
+pub(crate) fn transform_stream_default_controller_error(
+    controller: &Controller,
+    e: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Perform ! TransformStreamError(controller.[[stream]], e).
+    transform_stream_error(&stream_of(controller), e, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#transform-stream-default-controller-perform-transform>
+pub(crate) fn transform_stream_default_controller_perform_transform(
+    controller: &Controller,
+    chunk: JsValue,
+    ctx: &mut Context,
+) -> JsResult<PromiseResult> {
+    // 1. Let transformPromise be the result of performing controller.[[transformAlgorithm]],
+    //    passing chunk.
+    let algorithm = controller
+        .borrow()
+        .data()
+        .transform_algorithm
+        .borrow()
+        .clone();
+    let transform_promise = match algorithm {
+        Some(TransformAlgorithm::Identity) => {
+            match transform_stream_default_controller_enqueue(controller, chunk, ctx) {
+                Ok(()) => PromiseResult::undefined(),
+                Err(error) => PromiseResult::Rejected(engine::thrown_value(error, ctx)?),
+            }
+        }
+        Some(TransformAlgorithm::Js {
+            transformer,
+            transform,
+        }) => {
+            let args = [chunk, controller.clone().upcast().into()];
+            PromiseResult::from_callback(transform.call(&transformer, &args, ctx), ctx)?
+        }
+        None => {
+            // Unreachable in practice (the writable side is errored when the algorithms are
+            // cleared); treated as a transform that fails.
+            let e = engine::type_error("The transform stream has been errored", ctx);
+            PromiseResult::Rejected(e)
+        }
+    };
+    // 2. Return the result of reacting to transformPromise with the following rejection steps
+    //    given the argument r:
+    let result = PromiseCapability::new(ctx);
+    upon_settlement(
+        transform_promise,
+        (controller.clone(), result.clone()),
+        |(_, result), value, ctx| result.resolve(value, ctx),
+        |(controller, result), r, ctx| {
+            // 2.1. Perform ! TransformStreamError(controller.[[stream]], r).
+            transform_stream_error(&stream_of(controller), r.clone(), ctx)?;
+            // 2.2. Throw r.
+            result.reject(r, ctx)
+        },
+        ctx,
+    )?;
+    Ok(PromiseResult::Promise(result.promise().clone()))
+}
+
+/// <https://streams.spec.whatwg.org/#transform-stream-default-controller-terminate>
+pub(crate) fn transform_stream_default_controller_terminate(
+    controller: &Controller,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let stream be controller.[[stream]].
+    let stream = stream_of(controller);
+    // 2. Let readableController be stream.[[readable]].[[controller]].
+    // 3. Perform ! ReadableStreamDefaultControllerClose(readableController).
+    if let Some(readable_controller) = readable_controller(&stream) {
+        readable_stream_default_controller_close(&readable_controller, ctx)?;
+    }
+    // 4. Let error be a TypeError exception indicating that the stream has been terminated.
+    let error = engine::type_error("The transform stream has been terminated", ctx);
+    // 5. Perform ! TransformStreamErrorWritableAndUnblockWrite(stream, error).
+    transform_stream_error_writable_and_unblock_write(&stream, error, ctx)
+}
+
+/// Resolves `promise` with the outcome of an algorithm's result (a settled result is turned
+/// into a real promise first, so adoption takes the same number of jobs as in the spec).
+fn resolve_with_result(
+    promise: &PromiseCapability,
+    result: PromiseResult,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    let value: JsValue = match result {
+        PromiseResult::Promise(p) => p.into(),
+        PromiseResult::Fulfilled(v) => engine::promise_resolved_with(v, ctx)?.into(),
+        PromiseResult::Rejected(r) => engine::promise_rejected_with(r, ctx)?.into(),
+    };
+    promise.resolve(value, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#transform-stream-default-sink-write-algorithm>
+pub(crate) fn transform_stream_default_sink_write_algorithm(
+    stream: &Stream,
+    chunk: JsValue,
+    ctx: &mut Context,
+) -> JsResult<PromiseResult> {
+    // 1. Assert: stream.[[writable]].[[state]] is "writable".
+    // 2. Let controller be stream.[[controller]].
+    let Some(controller) = stream::controller(stream) else {
+        return Ok(PromiseResult::undefined());
+    };
+    // 3. If stream.[[backpressure]] is true,
+    if backpressure(stream) == Some(true) {
+        // 3.1. Let backpressureChangePromise be stream.[[backpressureChangePromise]].
+        // 3.2. Assert: backpressureChangePromise is not undefined.
+        let Some(backpressure_change_promise) = backpressure_change_promise(stream) else {
+            return transform_stream_default_controller_perform_transform(&controller, chunk, ctx);
+        };
+        // 3.3. Return the result of reacting to backpressureChangePromise with the following
+        //      fulfillment steps:
+        let result = PromiseCapability::new(ctx);
+        upon_settlement(
+            PromiseResult::Promise(backpressure_change_promise.promise().clone()),
+            (stream.clone(), controller, chunk, result.clone()),
+            |(stream, controller, chunk, result), _, ctx| {
+                // 3.3.1. Let writable be stream.[[writable]].
+                let Some(writable) = writable(stream) else {
+                    return Ok(());
+                };
+                // 3.3.2. Let state be writable.[[state]].
+                // 3.3.3. If state is "erroring", throw writable.[[storedError]].
+                if crate::writable::stream::state(&writable) == WritableState::Erroring {
+                    return result.reject(crate::writable::stream::stored_error(&writable), ctx);
+                }
+                // 3.3.4. Assert: state is "writable".
+                // 3.3.5. Return ! TransformStreamDefaultControllerPerformTransform(controller,
+                //        chunk).
+                let promise = transform_stream_default_controller_perform_transform(
+                    controller,
+                    chunk.clone(),
+                    ctx,
+                )?;
+                resolve_with_result(result, promise, ctx)
+            },
+            |(.., result), r, ctx| result.reject(r, ctx),
+            ctx,
+        )?;
+        return Ok(PromiseResult::Promise(result.promise().clone()));
+    }
+    // 4. Return ! TransformStreamDefaultControllerPerformTransform(controller, chunk).
+    transform_stream_default_controller_perform_transform(&controller, chunk, ctx)
+}
+
+/// Performs controller.[[cancelAlgorithm]], passing `reason`.
+fn perform_cancel_algorithm(
+    controller: &Controller,
+    reason: JsValue,
+    ctx: &mut Context,
+) -> JsResult<PromiseResult> {
+    let algorithm = controller.borrow().data().cancel_algorithm.borrow().clone();
+    match algorithm {
+        Some(CancelAlgorithm::Js {
+            transformer,
+            cancel,
+        }) => PromiseResult::from_callback(cancel.call(&transformer, &[reason], ctx), ctx),
+        Some(CancelAlgorithm::ResolvedUndefined) | None => Ok(PromiseResult::undefined()),
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#transform-stream-default-sink-abort-algorithm>
+pub(crate) fn transform_stream_default_sink_abort_algorithm(
+    stream: &Stream,
+    reason: JsValue,
+    ctx: &mut Context,
+) -> JsResult<PromiseResult> {
+    // 1. Let controller be stream.[[controller]].
+    let Some(controller) = stream::controller(stream) else {
+        return Ok(PromiseResult::undefined());
+    };
+    // 2. If controller.[[finishPromise]] is not undefined, return controller.[[finishPromise]].
+    if let Some(finish) = finish_promise(&controller) {
+        return Ok(PromiseResult::Promise(finish.promise().clone()));
+    }
+    // 3. Let readable be stream.[[readable]].
+    // 4. Let controller.[[finishPromise]] be a new promise.
+    let finish = PromiseCapability::new(ctx);
+    set_finish_promise(&controller, finish.clone());
+    // 5. Let cancelPromise be the result of performing controller.[[cancelAlgorithm]], passing
+    //    reason.
+    let cancel_promise = perform_cancel_algorithm(&controller, reason.clone(), ctx)?;
+    // 6. Perform ! TransformStreamDefaultControllerClearAlgorithms(controller).
+    transform_stream_default_controller_clear_algorithms(&controller);
+    // 7. React to cancelPromise:
+    upon_settlement(
+        cancel_promise,
+        (stream.clone(), finish.clone(), reason),
+        // 7.1. If cancelPromise was fulfilled, then:
+        |(stream, finish, reason), _, ctx| {
+            let Some(readable) = readable(stream) else {
+                return Ok(());
+            };
+            // 7.1.1. If readable.[[state]] is "errored", reject controller.[[finishPromise]]
+            //        with readable.[[storedError]].
+            if readable.state() == StreamState::Errored {
+                return finish.reject(readable.stored_error(), ctx);
+            }
+            // 7.1.2. Otherwise:
+            // 7.1.2.1. Perform ! ReadableStreamDefaultControllerError(readable.[[controller]],
+            //          reason).
+            if let Some(rc) = readable_controller(stream) {
+                readable_stream_default_controller_error(&rc, reason.clone(), ctx)?;
+            }
+            // 7.1.2.2. Resolve controller.[[finishPromise]] with undefined.
+            finish.resolve(JsValue::undefined(), ctx)
+        },
+        // 7.2. If cancelPromise was rejected with reason r, then:
+        |(stream, finish, _), r, ctx| {
+            // 7.2.1. Perform ! ReadableStreamDefaultControllerError(readable.[[controller]], r).
+            if let Some(rc) = readable_controller(stream) {
+                readable_stream_default_controller_error(&rc, r.clone(), ctx)?;
+            }
+            // 7.2.2. Reject controller.[[finishPromise]] with r.
+            finish.reject(r, ctx)
+        },
+        ctx,
+    )?;
+    // 8. Return controller.[[finishPromise]].
+    Ok(PromiseResult::Promise(finish.promise().clone()))
+}
+
+/// <https://streams.spec.whatwg.org/#transform-stream-default-sink-close-algorithm>
+pub(crate) fn transform_stream_default_sink_close_algorithm(
+    stream: &Stream,
+    ctx: &mut Context,
+) -> JsResult<PromiseResult> {
+    // 1. Let controller be stream.[[controller]].
+    let Some(controller) = stream::controller(stream) else {
+        return Ok(PromiseResult::undefined());
+    };
+    // 2. If controller.[[finishPromise]] is not undefined, return controller.[[finishPromise]].
+    if let Some(finish) = finish_promise(&controller) {
+        return Ok(PromiseResult::Promise(finish.promise().clone()));
+    }
+    // 3. Let readable be stream.[[readable]].
+    // 4. Let controller.[[finishPromise]] be a new promise.
+    let finish = PromiseCapability::new(ctx);
+    set_finish_promise(&controller, finish.clone());
+    // 5. Let flushPromise be the result of performing controller.[[flushAlgorithm]].
+    let algorithm = controller.borrow().data().flush_algorithm.borrow().clone();
+    let flush_promise = match algorithm {
+        Some(FlushAlgorithm::Js { transformer, flush }) => {
+            let args = [controller.clone().upcast().into()];
+            PromiseResult::from_callback(flush.call(&transformer, &args, ctx), ctx)?
+        }
+        Some(FlushAlgorithm::ResolvedUndefined) | None => PromiseResult::undefined(),
+    };
+    // 6. Perform ! TransformStreamDefaultControllerClearAlgorithms(controller).
+    transform_stream_default_controller_clear_algorithms(&controller);
+    // 7. React to flushPromise:
+    upon_settlement(
+        flush_promise,
+        (stream.clone(), finish.clone()),
+        // 7.1. If flushPromise was fulfilled, then:
+        |(stream, finish), _, ctx| {
+            let Some(readable) = readable(stream) else {
+                return Ok(());
+            };
+            // 7.1.1. If readable.[[state]] is "errored", reject controller.[[finishPromise]]
+            //        with readable.[[storedError]].
+            if readable.state() == StreamState::Errored {
+                return finish.reject(readable.stored_error(), ctx);
+            }
+            // 7.1.2. Otherwise:
+            // 7.1.2.1. Perform ! ReadableStreamDefaultControllerClose(readable.[[controller]]).
+            if let Some(rc) = readable_controller(stream) {
+                readable_stream_default_controller_close(&rc, ctx)?;
+            }
+            // 7.1.2.2. Resolve controller.[[finishPromise]] with undefined.
+            finish.resolve(JsValue::undefined(), ctx)
+        },
+        // 7.2. If flushPromise was rejected with reason r, then:
+        |(stream, finish), r, ctx| {
+            // 7.2.1. Perform ! ReadableStreamDefaultControllerError(readable.[[controller]], r).
+            if let Some(rc) = readable_controller(stream) {
+                readable_stream_default_controller_error(&rc, r.clone(), ctx)?;
+            }
+            // 7.2.2. Reject controller.[[finishPromise]] with r.
+            finish.reject(r, ctx)
+        },
+        ctx,
+    )?;
+    // 8. Return controller.[[finishPromise]].
+    Ok(PromiseResult::Promise(finish.promise().clone()))
+}
+
+/// <https://streams.spec.whatwg.org/#transform-stream-default-source-cancel>
+pub(crate) fn transform_stream_default_source_cancel_algorithm(
+    stream: &Stream,
+    reason: JsValue,
+    ctx: &mut Context,
+) -> JsResult<PromiseResult> {
+    // 1. Let controller be stream.[[controller]].
+    let Some(controller) = stream::controller(stream) else {
+        return Ok(PromiseResult::undefined());
+    };
+    // 2. If controller.[[finishPromise]] is not undefined, return controller.[[finishPromise]].
+    if let Some(finish) = finish_promise(&controller) {
+        return Ok(PromiseResult::Promise(finish.promise().clone()));
+    }
+    // 3. Let writable be stream.[[writable]].
+    // 4. Let controller.[[finishPromise]] be a new promise.
+    let finish = PromiseCapability::new(ctx);
+    set_finish_promise(&controller, finish.clone());
+    // 5. Let cancelPromise be the result of performing controller.[[cancelAlgorithm]], passing
+    //    reason.
+    let cancel_promise = perform_cancel_algorithm(&controller, reason.clone(), ctx)?;
+    // 6. Perform ! TransformStreamDefaultControllerClearAlgorithms(controller).
+    transform_stream_default_controller_clear_algorithms(&controller);
+    // 7. React to cancelPromise:
+    upon_settlement(
+        cancel_promise,
+        (stream.clone(), finish.clone(), reason),
+        // 7.1. If cancelPromise was fulfilled, then:
+        |(stream, finish, reason), _, ctx| {
+            let Some(writable) = writable(stream) else {
+                return Ok(());
+            };
+            // 7.1.1. If writable.[[state]] is "errored", reject controller.[[finishPromise]]
+            //        with writable.[[storedError]].
+            if crate::writable::stream::state(&writable) == WritableState::Errored {
+                return finish.reject(crate::writable::stream::stored_error(&writable), ctx);
+            }
+            // 7.1.2. Otherwise:
+            // 7.1.2.1. Perform ! WritableStreamDefaultControllerErrorIfNeeded(
+            //          writable.[[controller]], reason).
+            if let Some(wc) = crate::writable::stream::controller(&writable) {
+                writable_stream_default_controller_error_if_needed(&wc, reason.clone(), ctx)?;
+            }
+            // 7.1.2.2. Perform ! TransformStreamUnblockWrite(stream).
+            transform_stream_unblock_write(stream, ctx)?;
+            // 7.1.2.3. Resolve controller.[[finishPromise]] with undefined.
+            finish.resolve(JsValue::undefined(), ctx)
+        },
+        // 7.2. If cancelPromise was rejected with reason r, then:
+        |(stream, finish, _), r, ctx| {
+            // 7.2.1. Perform ! WritableStreamDefaultControllerErrorIfNeeded(
+            //        writable.[[controller]], r).
+            if let Some(wc) = writable(stream).and_then(|w| crate::writable::stream::controller(&w))
+            {
+                writable_stream_default_controller_error_if_needed(&wc, r.clone(), ctx)?;
+            }
+            // 7.2.2. Perform ! TransformStreamUnblockWrite(stream).
+            transform_stream_unblock_write(stream, ctx)?;
+            // 7.2.3. Reject controller.[[finishPromise]] with r.
+            finish.reject(r, ctx)
+        },
+        ctx,
+    )?;
+    // 8. Return controller.[[finishPromise]].
+    Ok(PromiseResult::Promise(finish.promise().clone()))
+}
+
+/// <https://streams.spec.whatwg.org/#transform-stream-default-source-pull>
+pub(crate) fn transform_stream_default_source_pull_algorithm(
+    stream: &Stream,
+    ctx: &mut Context,
+) -> JsResult<PromiseResult> {
+    // 1. Assert: stream.[[backpressure]] is true.
+    // 2. Assert: stream.[[backpressureChangePromise]] is not undefined.
+    // 3. Perform ! TransformStreamSetBackpressure(stream, false).
+    transform_stream_set_backpressure(stream, false, ctx)?;
+    // 4. Return stream.[[backpressureChangePromise]].
+    Ok(match backpressure_change_promise(stream) {
+        Some(promise) => PromiseResult::Promise(promise.promise().clone()),
+        None => PromiseResult::undefined(),
+    })
+}

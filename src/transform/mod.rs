@@ -1,0 +1,29 @@
+//! Transform streams: `TransformStream` and `TransformStreamDefaultController`.
+//!
+//! <https://streams.spec.whatwg.org/#ts-class>
+//!
+//! - [`stream`]: the `TransformStream` interface and "Working with transform streams";
+//! - [`default_controller`]: `TransformStreamDefaultController`, the transformer algorithms, and
+//!   the "Default controllers", "Default sinks" and "Default sources" abstract operations.
+//!
+//! The readable and writable sides are ordinary streams made by CreateReadableStream and
+//! CreateWritableStream; their algorithms are the `Transform` variants of the readable
+//! controller's pull/cancel algorithms and the writable controller's write/close/abort
+//! algorithms, which call back into this module. Internal promises ([[backpressureChangePromise]],
+//! [[finishPromise]]) are never handed to script.
+
+pub(crate) mod default_controller;
+pub(crate) mod stream;
+
+use boa_engine::{Context, JsResult};
+
+pub(crate) use default_controller::TransformStreamDefaultController;
+pub(crate) use stream::TransformStream;
+
+/// Installs the transform stream interfaces in the current realm (replacing them if they were
+/// installed before).
+pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
+    crate::webidl::register_interface::<TransformStream>(ctx)?;
+    crate::webidl::register_interface::<TransformStreamDefaultController>(ctx)?;
+    Ok(())
+}

@@ -1,0 +1,369 @@
+//! The `TransformStream` interface and the abstract operations on transform streams.
+//!
+//! <https://streams.spec.whatwg.org/#ts-class>
+
+use std::cell::Cell;
+
+use boa_engine::{
+    class::{Class, ClassBuilder},
+    Context, JsData, JsNativeError, JsObject, JsResult, JsValue,
+};
+use boa_gc::{Finalize, GcRefCell, Trace};
+
+use super::default_controller::{
+    set_up_transform_stream_default_controller_from_transformer,
+    transform_stream_default_controller_clear_algorithms, TransformStreamDefaultController,
+    Transformer,
+};
+use crate::{
+    engine::PromiseCapability,
+    queuing_strategy::{
+        extract_high_water_mark, extract_size_algorithm, QueuingStrategy, SizeAlgorithm,
+    },
+    readable::{
+        default_controller::{
+            readable_stream_default_controller_error, CancelAlgorithm, PullAlgorithm,
+            StartAlgorithm as ReadableStartAlgorithm,
+        },
+        stream::{create_readable_stream, StreamSlots},
+        ControllerRef, ReadableStream,
+    },
+    webidl,
+    writable::{
+        default_controller::writable_stream_default_controller_error_if_needed,
+        stream::create_writable_stream, AbortAlgorithm, CloseAlgorithm,
+        StartAlgorithm as WritableStartAlgorithm, WritableStream, WriteAlgorithm,
+    },
+};
+
+/// A typed handle on a `TransformStream` object.
+pub(crate) type Stream = JsObject<TransformStream>;
+
+/// <https://streams.spec.whatwg.org/#transformstream>
+#[derive(Debug, Trace, Finalize, JsData)]
+pub(crate) struct TransformStream {
+    /// <https://streams.spec.whatwg.org/#transformstream-backpressure> (`None` is undefined).
+    #[unsafe_ignore_trace]
+    backpressure: Cell<Option<bool>>,
+    /// <https://streams.spec.whatwg.org/#transformstream-backpressurechangepromise>
+    backpressure_change_promise: GcRefCell<Option<PromiseCapability>>,
+    /// <https://streams.spec.whatwg.org/#transformstream-controller>
+    controller: GcRefCell<Option<JsObject<TransformStreamDefaultController>>>,
+    /// <https://streams.spec.whatwg.org/#transformstream-detached>
+    #[allow(dead_code)] // read by transfer (postMessage), which this host does not have
+    #[unsafe_ignore_trace]
+    detached: Cell<bool>,
+    /// <https://streams.spec.whatwg.org/#transformstream-readable>
+    readable: GcRefCell<Option<JsObject<ReadableStream>>>,
+    /// <https://streams.spec.whatwg.org/#transformstream-writable>
+    writable: GcRefCell<Option<JsObject<WritableStream>>>,
+}
+
+impl TransformStream {
+    fn new_uninitialized() -> Self {
+        Self {
+            backpressure: Cell::new(None),
+            backpressure_change_promise: GcRefCell::new(None),
+            controller: GcRefCell::new(None),
+            detached: Cell::new(false),
+            readable: GcRefCell::new(None),
+            writable: GcRefCell::new(None),
+        }
+    }
+}
+
+/// stream.[[readable]] (set by InitializeTransformStream, before any algorithm can run).
+pub(crate) fn readable(stream: &Stream) -> Option<JsObject<ReadableStream>> {
+    stream.borrow().data().readable.borrow().clone()
+}
+
+/// stream.[[writable]].
+pub(crate) fn writable(stream: &Stream) -> Option<JsObject<WritableStream>> {
+    stream.borrow().data().writable.borrow().clone()
+}
+
+/// stream.[[controller]].
+pub(crate) fn controller(stream: &Stream) -> Option<JsObject<TransformStreamDefaultController>> {
+    stream.borrow().data().controller.borrow().clone()
+}
+
+/// Sets stream.[[controller]] (SetUpTransformStreamDefaultController step 4).
+pub(crate) fn set_controller(stream: &Stream, controller: JsObject<TransformStreamDefaultController>) {
+    *stream.borrow().data().controller.borrow_mut() = Some(controller);
+}
+
+/// stream.[[backpressure]] (`None` is undefined).
+pub(crate) fn backpressure(stream: &Stream) -> Option<bool> {
+    stream.borrow().data().backpressure.get()
+}
+
+/// stream.[[backpressureChangePromise]].
+pub(crate) fn backpressure_change_promise(stream: &Stream) -> Option<PromiseCapability> {
+    stream
+        .borrow()
+        .data()
+        .backpressure_change_promise
+        .borrow()
+        .clone()
+}
+
+/// The readable side's default controller.
+pub(crate) fn readable_controller(
+    stream: &Stream,
+) -> Option<JsObject<crate::readable::ReadableStreamDefaultController>> {
+    readable(stream)
+        .and_then(|r| r.controller())
+        .and_then(|c: ControllerRef| c.as_default())
+}
+
+fn this_stream(this: &JsValue) -> JsResult<Stream> {
+    webidl::this_object::<TransformStream>(this, "TransformStream")?
+        .downcast::<TransformStream>()
+        .map_err(|_| {
+            JsNativeError::typ()
+                .with_message("'this' is not a TransformStream object")
+                .into()
+        })
+}
+
+impl Class for TransformStream {
+    const NAME: &'static str = "TransformStream";
+    const LENGTH: usize = 0;
+    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+
+    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        webidl::attribute(class, "readable", ts_readable, None);
+        webidl::attribute(class, "writable", ts_writable, None);
+        webidl::to_string_tag(class, Self::NAME);
+        Ok(())
+    }
+
+    fn data_constructor(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<Self> {
+        Ok(Self::new_uninitialized())
+    }
+
+    /// <https://streams.spec.whatwg.org/#ts-constructor>
+    fn object_constructor(
+        this: &JsObject<Self>,
+        args: &[JsValue],
+        ctx: &mut Context,
+    ) -> JsResult<()> {
+        // WebIDL argument conversion: `optional object transformer`, then
+        // `optional QueuingStrategy writableStrategy = {}`, then
+        // `optional QueuingStrategy readableStrategy = {}`.
+        let transformer = args.first().cloned().unwrap_or_default();
+        if !transformer.is_undefined() && !transformer.is_object() {
+            return Err(JsNativeError::typ()
+                .with_message("The transformer must be an object if it is given")
+                .into());
+        }
+        let writable_strategy =
+            QueuingStrategy::from_js(&args.get(1).cloned().unwrap_or_default(), ctx)?;
+        let readable_strategy =
+            QueuingStrategy::from_js(&args.get(2).cloned().unwrap_or_default(), ctx)?;
+        // 1. If transformer is missing, set it to null.
+        let transformer = if transformer.is_undefined() {
+            JsValue::null()
+        } else {
+            transformer
+        };
+        // 2. Let transformerDict be transformer, converted to an IDL value of type Transformer.
+        let transformer_dict = Transformer::from_js(&transformer, ctx)?;
+        // 3. If transformerDict["readableType"] exists, throw a RangeError exception.
+        if transformer_dict.readable_type {
+            return Err(JsNativeError::range()
+                .with_message("TransformStream does not support a readableType")
+                .into());
+        }
+        // 4. If transformerDict["writableType"] exists, throw a RangeError exception.
+        if transformer_dict.writable_type {
+            return Err(JsNativeError::range()
+                .with_message("TransformStream does not support a writableType")
+                .into());
+        }
+        // 5. Let readableHighWaterMark be ? ExtractHighWaterMark(readableStrategy, 0).
+        let readable_high_water_mark = extract_high_water_mark(&readable_strategy, 0.0)?;
+        // 6. Let readableSizeAlgorithm be ! ExtractSizeAlgorithm(readableStrategy).
+        let readable_size_algorithm = extract_size_algorithm(&readable_strategy);
+        // 7. Let writableHighWaterMark be ? ExtractHighWaterMark(writableStrategy, 1).
+        let writable_high_water_mark = extract_high_water_mark(&writable_strategy, 1.0)?;
+        // 8. Let writableSizeAlgorithm be ! ExtractSizeAlgorithm(writableStrategy).
+        let writable_size_algorithm = extract_size_algorithm(&writable_strategy);
+        // 9. Let startPromise be a new promise.
+        let start_promise = PromiseCapability::new(ctx);
+        // 10. Perform ! InitializeTransformStream(this, startPromise, writableHighWaterMark,
+        //     writableSizeAlgorithm, readableHighWaterMark, readableSizeAlgorithm).
+        initialize_transform_stream(
+            this,
+            &start_promise,
+            writable_high_water_mark,
+            writable_size_algorithm,
+            readable_high_water_mark,
+            readable_size_algorithm,
+            ctx,
+        )?;
+        // 11. Perform ? SetUpTransformStreamDefaultControllerFromTransformer(this, transformer,
+        //     transformerDict).
+        let start = transformer_dict.start.clone();
+        set_up_transform_stream_default_controller_from_transformer(
+            this,
+            transformer.clone(),
+            transformer_dict,
+            ctx,
+        )?;
+        match start {
+            // 12. If transformerDict["start"] exists, then resolve startPromise with the result
+            //     of invoking transformerDict["start"] with argument list
+            //     « this.[[controller]] » and callback this value transformer.
+            Some(start) => {
+                let controller: JsValue = controller(this)
+                    .map(|c| c.upcast().into())
+                    .unwrap_or_default();
+                let result = start.call(&transformer, &[controller], ctx)?;
+                start_promise.resolve(result, ctx)
+            }
+            // 13. Otherwise, resolve startPromise with undefined.
+            None => start_promise.resolve(JsValue::undefined(), ctx),
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#ts-readable>
+fn ts_readable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    let stream = this_stream(this)?;
+    // 1. Return this.[[readable]].
+    Ok(readable(&stream)
+        .map(|r| r.upcast().into())
+        .unwrap_or_default())
+}
+
+/// <https://streams.spec.whatwg.org/#ts-writable>
+fn ts_writable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    let stream = this_stream(this)?;
+    // 1. Return this.[[writable]].
+    Ok(writable(&stream)
+        .map(|w| w.upcast().into())
+        .unwrap_or_default())
+}
+
+/// <https://streams.spec.whatwg.org/#initialize-transform-stream>
+#[allow(clippy::too_many_arguments)] // the spec's signature
+pub(crate) fn initialize_transform_stream(
+    stream: &Stream,
+    start_promise: &PromiseCapability,
+    writable_high_water_mark: f64,
+    writable_size_algorithm: SizeAlgorithm,
+    readable_high_water_mark: f64,
+    readable_size_algorithm: SizeAlgorithm,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let startAlgorithm be an algorithm that returns startPromise.
+    let start_value: JsValue = start_promise.promise().clone().into();
+    // 2. Let writeAlgorithm be the following steps, taking a chunk argument:
+    //    1. Return ! TransformStreamDefaultSinkWriteAlgorithm(stream, chunk).
+    // 3. Let abortAlgorithm be the following steps, taking a reason argument:
+    //    1. Return ! TransformStreamDefaultSinkAbortAlgorithm(stream, reason).
+    // 4. Let closeAlgorithm be the following steps:
+    //    1. Return ! TransformStreamDefaultSinkCloseAlgorithm(stream).
+    // 5. Set stream.[[writable]] to ! CreateWritableStream(startAlgorithm, writeAlgorithm,
+    //    closeAlgorithm, abortAlgorithm, writableHighWaterMark, writableSizeAlgorithm).
+    let writable = create_writable_stream(
+        WritableStartAlgorithm::Returns(start_value.clone()),
+        WriteAlgorithm::Transform(stream.clone()),
+        CloseAlgorithm::Transform(stream.clone()),
+        AbortAlgorithm::Transform(stream.clone()),
+        writable_high_water_mark,
+        writable_size_algorithm,
+        ctx,
+    )?;
+    *stream.borrow().data().writable.borrow_mut() = Some(writable);
+    // 6. Let pullAlgorithm be the following steps:
+    //    1. Return ! TransformStreamDefaultSourcePullAlgorithm(stream).
+    // 7. Let cancelAlgorithm be the following steps, taking a reason argument:
+    //    1. Return ! TransformStreamDefaultSourceCancelAlgorithm(stream, reason).
+    // 8. Set stream.[[readable]] to ! CreateReadableStream(startAlgorithm, pullAlgorithm,
+    //    cancelAlgorithm, readableHighWaterMark, readableSizeAlgorithm).
+    let readable = create_readable_stream(
+        ReadableStartAlgorithm::Returns(start_value),
+        PullAlgorithm::Transform(stream.clone()),
+        CancelAlgorithm::Transform(stream.clone()),
+        Some(readable_high_water_mark),
+        Some(readable_size_algorithm),
+        ctx,
+    )?;
+    *stream.borrow().data().readable.borrow_mut() = Some(readable);
+    // 9. Set stream.[[backpressure]] and stream.[[backpressureChangePromise]] to undefined.
+    {
+        let s = stream.borrow();
+        s.data().backpressure.set(None);
+        *s.data().backpressure_change_promise.borrow_mut() = None;
+    }
+    // 10. Perform ! TransformStreamSetBackpressure(stream, true).
+    transform_stream_set_backpressure(stream, true, ctx)?;
+    // 11. Set stream.[[controller]] to undefined.
+    *stream.borrow().data().controller.borrow_mut() = None;
+    Ok(())
+}
+
+/// <https://streams.spec.whatwg.org/#transform-stream-error>
+pub(crate) fn transform_stream_error(stream: &Stream, e: JsValue, ctx: &mut Context) -> JsResult<()> {
+    // 1. Perform ! ReadableStreamDefaultControllerError(stream.[[readable]].[[controller]], e).
+    if let Some(readable_controller) = readable_controller(stream) {
+        readable_stream_default_controller_error(&readable_controller, e.clone(), ctx)?;
+    }
+    // 2. Perform ! TransformStreamErrorWritableAndUnblockWrite(stream, e).
+    transform_stream_error_writable_and_unblock_write(stream, e, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#transform-stream-error-writable-and-unblock-write>
+pub(crate) fn transform_stream_error_writable_and_unblock_write(
+    stream: &Stream,
+    e: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Perform ! TransformStreamDefaultControllerClearAlgorithms(stream.[[controller]]).
+    if let Some(controller) = controller(stream) {
+        transform_stream_default_controller_clear_algorithms(&controller);
+    }
+    // 2. Perform ! WritableStreamDefaultControllerErrorIfNeeded(stream.[[writable]].[[controller]],
+    //    e).
+    if let Some(writable_controller) =
+        writable(stream).and_then(|w| crate::writable::stream::controller(&w))
+    {
+        writable_stream_default_controller_error_if_needed(&writable_controller, e, ctx)?;
+    }
+    // 3. Perform ! TransformStreamUnblockWrite(stream).
+    transform_stream_unblock_write(stream, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#transform-stream-set-backpressure>
+pub(crate) fn transform_stream_set_backpressure(
+    stream: &Stream,
+    backpressure: bool,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Assert: stream.[[backpressure]] is not backpressure.
+    debug_assert_ne!(self::backpressure(stream), Some(backpressure));
+    // 2. If stream.[[backpressureChangePromise]] is not undefined, resolve
+    //    stream.[[backpressureChangePromise]] with undefined.
+    if let Some(promise) = backpressure_change_promise(stream) {
+        promise.resolve(JsValue::undefined(), ctx)?;
+    }
+    // 3. Set stream.[[backpressureChangePromise]] to a new promise.
+    let promise = PromiseCapability::new(ctx);
+    let s = stream.borrow();
+    *s.data().backpressure_change_promise.borrow_mut() = Some(promise);
+    // 4. Set stream.[[backpressure]] to backpressure.
+    s.data().backpressure.set(Some(backpressure));
+    Ok(())
+}
+
+/// <https://streams.spec.whatwg.org/#transform-stream-unblock-write>
+pub(crate) fn transform_stream_unblock_write(stream: &Stream, ctx: &mut Context) -> JsResult<()> {
+    // 1. If stream.[[backpressure]] is true, perform ! TransformStreamSetBackpressure(stream,
+    //    false).
+    if backpressure(stream) == Some(true) {
+        transform_stream_set_backpressure(stream, false, ctx)?;
+    }
+    Ok(())
+}
