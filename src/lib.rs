@@ -27,6 +27,11 @@ mod writable;
 
 use boa_engine::{realm::Realm, Context, JsResult};
 
+/// A debug counter: the JS objects the pipe steps (`pipeTo`, `pipeThrough`) have created on this
+/// thread. It grows per pipe, never per chunk; tests assert that.
+#[doc(hidden)]
+pub use readable::pipe::js_objects_created as pipe_js_objects_created;
+
 /// Installs the streams globals (and the DOM interfaces they depend on) as a
 /// [`boa_runtime::RuntimeExtension`], so it composes with
 /// `boa_runtime::register((StreamsExtension, …), None, ctx)`.

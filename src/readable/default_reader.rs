@@ -19,7 +19,7 @@ use super::{
         readable_stream_reader_generic_cancel, readable_stream_reader_generic_initialize,
         readable_stream_reader_generic_release, GenericReaderSlots,
     },
-    readable_stream_controller_pull_steps,
+    pipe, readable_stream_controller_pull_steps,
     stream::{as_stream, is_readable_stream_locked, ReadableStream, StreamSlots, StreamState},
     tee::{self, TeeState},
     type_error, ReaderRef,
@@ -38,6 +38,8 @@ pub(crate) enum ReadRequest {
     AsyncIterator(JsObject<ReadableStreamAsyncIterator>, PromiseCapability),
     /// ReadableStreamDefaultTee's read request.
     Tee(Gc<TeeState>),
+    /// ReadableStreamPipeTo's read request.
+    Pipe(JsObject<pipe::PipeState>),
 }
 
 impl ReadRequest {
@@ -53,6 +55,7 @@ impl ReadRequest {
                 async_iterator::next_chunk_steps(iterator, promise, chunk, ctx)
             }
             ReadRequest::Tee(state) => tee::chunk_steps(state, chunk, ctx),
+            ReadRequest::Pipe(state) => pipe::chunk_steps(state, chunk, ctx),
         }
     }
 
@@ -68,6 +71,10 @@ impl ReadRequest {
                 async_iterator::next_close_steps(iterator, promise, ctx)
             }
             ReadRequest::Tee(state) => tee::close_steps(&state, ctx),
+            ReadRequest::Pipe(state) => {
+                pipe::close_steps(&state);
+                Ok(())
+            }
         }
     }
 
@@ -81,6 +88,10 @@ impl ReadRequest {
             }
             ReadRequest::Tee(state) => {
                 tee::error_steps(&state);
+                Ok(())
+            }
+            ReadRequest::Pipe(state) => {
+                pipe::error_steps(&state);
                 Ok(())
             }
         }

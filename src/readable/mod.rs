@@ -28,6 +28,7 @@ pub(crate) mod default_controller;
 pub(crate) mod default_reader;
 pub(crate) mod from;
 pub(crate) mod generic_reader;
+pub(crate) mod pipe;
 pub(crate) mod stream;
 pub(crate) mod tee;
 

@@ -19,8 +19,8 @@ use super::{
     async_iterator,
     default_controller::{self, CancelAlgorithm, PullAlgorithm, StartAlgorithm},
     default_reader::{self, ReadRequest},
-    from, generic_reader, new_object, readable_stream_controller_cancel_steps, tee, type_error,
-    upon_settlement, ControllerRef, PromiseResult, ReaderRef,
+    from, generic_reader, new_object, pipe, readable_stream_controller_cancel_steps, tee,
+    type_error, upon_settlement, ControllerRef, PromiseResult, ReaderRef,
 };
 use crate::{
     engine,
@@ -174,6 +174,8 @@ impl Class for ReadableStream {
         webidl::attribute(class, "locked", rs_locked, None);
         webidl::operation(class, "cancel", 0, rs_cancel);
         webidl::operation(class, "getReader", 0, rs_get_reader);
+        webidl::operation(class, "pipeThrough", 1, pipe::rs_pipe_through);
+        webidl::operation(class, "pipeTo", 1, pipe::rs_pipe_to);
         webidl::operation(class, "tee", 0, rs_tee);
         // `values` and `@@asyncIterator` are the same function object.
         let values = webidl::function(class.context(), "values", 0, rs_values);

@@ -110,7 +110,10 @@ pub(crate) enum FlushAlgorithm {
     /// An algorithm which returns a promise resolved with undefined.
     ResolvedUndefined,
     /// Invoke the transformer's `flush` with « controller ».
-    Js { transformer: JsValue, flush: JsObject },
+    Js {
+        transformer: JsValue,
+        flush: JsObject,
+    },
 }
 
 /// A controller's [[cancelAlgorithm]].
@@ -361,7 +364,8 @@ pub(crate) fn transform_stream_default_controller_enqueue(
         return Err(JsError::from_opaque(stored));
     }
     // 6. Let backpressure be ! ReadableStreamDefaultControllerHasBackpressure(readableController).
-    let has_backpressure = readable_stream_default_controller_has_backpressure(&readable_controller);
+    let has_backpressure =
+        readable_stream_default_controller_has_backpressure(&readable_controller);
     // 7. If backpressure is not stream.[[backpressure]],
     if Some(has_backpressure) != backpressure(&stream) {
         // 7.1. Assert: backpressure is true.

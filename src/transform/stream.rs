@@ -88,7 +88,10 @@ pub(crate) fn controller(stream: &Stream) -> Option<JsObject<TransformStreamDefa
 }
 
 /// Sets stream.[[controller]] (SetUpTransformStreamDefaultController step 4).
-pub(crate) fn set_controller(stream: &Stream, controller: JsObject<TransformStreamDefaultController>) {
+pub(crate) fn set_controller(
+    stream: &Stream,
+    controller: JsObject<TransformStreamDefaultController>,
+) {
     *stream.borrow().data().controller.borrow_mut() = Some(controller);
 }
 
@@ -306,7 +309,11 @@ pub(crate) fn initialize_transform_stream(
 }
 
 /// <https://streams.spec.whatwg.org/#transform-stream-error>
-pub(crate) fn transform_stream_error(stream: &Stream, e: JsValue, ctx: &mut Context) -> JsResult<()> {
+pub(crate) fn transform_stream_error(
+    stream: &Stream,
+    e: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
     // 1. Perform ! ReadableStreamDefaultControllerError(stream.[[readable]].[[controller]], e).
     if let Some(readable_controller) = readable_controller(stream) {
         readable_stream_default_controller_error(&readable_controller, e.clone(), ctx)?;

@@ -52,6 +52,8 @@ pub(crate) use stream::WritableStream;
 pub(crate) enum WriteRequest {
     /// The promise returned by `writer.write()`.
     Promise(PromiseCapability),
+    /// A write of ReadableStreamPipeTo: its outcome stays in Rust, where only the pipe sees it.
+    Pipe(JsObject<crate::readable::pipe::PipeState>),
 }
 
 impl WriteRequest {
@@ -59,6 +61,7 @@ impl WriteRequest {
     pub(crate) fn resolve(&self, ctx: &mut Context) -> JsResult<()> {
         match self {
             WriteRequest::Promise(capability) => capability.resolve(JsValue::undefined(), ctx),
+            WriteRequest::Pipe(pipe) => crate::readable::pipe::write_settled(pipe, ctx),
         }
     }
 
@@ -66,6 +69,7 @@ impl WriteRequest {
     pub(crate) fn reject(&self, reason: JsValue, ctx: &mut Context) -> JsResult<()> {
         match self {
             WriteRequest::Promise(capability) => capability.reject(reason, ctx),
+            WriteRequest::Pipe(pipe) => crate::readable::pipe::write_settled(pipe, ctx),
         }
     }
 }

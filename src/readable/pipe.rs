@@ -1,0 +1,865 @@
+//! `pipeTo()`, `pipeThrough()` and ReadableStreamPipeTo.
+//!
+//! <https://streams.spec.whatwg.org/#readable-stream-pipe-to>
+//!
+//! The spec describes the pipe as steps that run "in parallel" under constraints. Here it is a
+//! state machine, [`PipeState`], that lives in a (script-invisible) object holding the reader,
+//! the writer and the flags. It is driven by:
+//! - a Rust read request ([`ReadRequest::Pipe`]) whose chunk steps write the chunk with
+//!   WritableStreamDefaultWriterWrite using a Rust write request ([`WriteRequest::Pipe`]), so a
+//!   chunk costs no JS promise, function or `{ value, done }` object: the outcome of each write
+//!   stays in Rust (nobody else can observe it) and only counts the writes still pending;
+//! - the completion of those write requests, which wake the loop when it waits for the
+//!   destination's backpressure to clear and let a shutdown go on once every read chunk has been
+//!   written;
+//! - reactions to reader.[[closedPromise]] and writer.[[closedPromise]] (once per pipe) for the
+//!   error and close propagation rules, and the `AbortSignal`'s abort algorithm.
+//!
+//! [`js_objects_created`] counts every JS object (promise or function) this module creates, so
+//! a test can show that the count does not grow with the number of chunks.
+
+use std::cell::Cell;
+
+use boa_engine::{
+    object::builtins::JsPromise, Context, JsData, JsNativeError, JsObject, JsResult, JsValue,
+};
+use boa_gc::{Finalize, Gc, GcRefCell, Trace};
+
+use super::{
+    default_reader::{
+        readable_stream_default_reader_read, readable_stream_default_reader_release, ReadRequest,
+        ReadableStreamDefaultReader,
+    },
+    stream::{
+        acquire_readable_stream_default_reader, as_stream, is_readable_stream_locked,
+        readable_stream_cancel, ReadableStream, StreamSlots, StreamState,
+    },
+};
+use crate::{
+    dom::{self, AbortAlgorithmHandle},
+    engine::{self, PromiseCapability},
+    webidl,
+    writable::{
+        default_writer::{
+            self, writable_stream_default_writer_close_with_error_propagation,
+            writable_stream_default_writer_get_desired_size,
+            writable_stream_default_writer_release, writable_stream_default_writer_write_request,
+            Writer,
+        },
+        stream::{
+            acquire_writable_stream_default_writer, is_writable_stream_locked,
+            writable_stream_abort, writable_stream_close_queued_or_in_flight,
+        },
+        WritableState, WritableStream, WriteRequest,
+    },
+};
+
+thread_local! {
+    static JS_OBJECTS_CREATED: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Counts `n` JS objects created by the pipe machinery.
+fn count(n: u64) {
+    JS_OBJECTS_CREATED.with(|c| c.set(c.get() + n));
+}
+
+/// The number of JS objects (promises, functions, errors, the state object) that the pipe's own
+/// steps on this thread have created so far: the pipe's promise and state, its reactions to the
+/// closed promises, and what abort handling and shutdown need. (The stream operations the pipe
+/// calls, such as acquiring the reader and writer or aborting the destination, are not counted:
+/// they are the spec's observable steps.) The chunk steps create nothing, so the count does not
+/// grow with the number of chunks.
+pub fn js_objects_created() -> u64 {
+    JS_OBJECTS_CREATED.with(Cell::get)
+}
+
+/// `engine::react`: two reaction functions and the derived promise.
+const REACTION_OBJECTS: u64 = 3;
+/// `PromiseCapability::new`: the promise and its two resolving functions.
+const CAPABILITY_OBJECTS: u64 = 3;
+
+/// The `StreamPipeOptions` dictionary, converted:
+/// <https://streams.spec.whatwg.org/#dictdef-streampipeoptions>.
+struct StreamPipeOptions {
+    prevent_abort: bool,
+    prevent_cancel: bool,
+    prevent_close: bool,
+    signal: Option<JsObject>,
+}
+
+impl StreamPipeOptions {
+    /// Members in lexicographic order: `preventAbort`, `preventCancel`, `preventClose`,
+    /// `signal`.
+    fn from_js(value: &JsValue, ctx: &mut Context) -> JsResult<Self> {
+        let dict = webidl::dictionary(value, "The pipe options")?;
+        let dict = dict.as_ref();
+        let prevent_abort = webidl::member(dict, "preventAbort", ctx)?.to_boolean();
+        let prevent_cancel = webidl::member(dict, "preventCancel", ctx)?.to_boolean();
+        let prevent_close = webidl::member(dict, "preventClose", ctx)?.to_boolean();
+        let signal = webidl::member(dict, "signal", ctx)?;
+        let signal = if signal.is_undefined() {
+            None
+        } else if dom::is_abort_signal(&signal) {
+            signal.as_object()
+        } else {
+            return Err(JsNativeError::typ()
+                .with_message("The pipe options' signal must be an AbortSignal")
+                .into());
+        };
+        Ok(Self {
+            prevent_abort,
+            prevent_cancel,
+            prevent_close,
+            signal,
+        })
+    }
+}
+
+fn as_writable(value: &JsValue) -> Option<JsObject<WritableStream>> {
+    value
+        .as_object()
+        .and_then(|o| o.clone().downcast::<WritableStream>().ok())
+}
+
+/// <https://streams.spec.whatwg.org/#rs-pipe-through>
+pub(crate) fn rs_pipe_through(
+    this: &JsValue,
+    args: &[JsValue],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    let Some(stream) = as_stream(this) else {
+        return Err(JsNativeError::typ()
+            .with_message("'this' is not a ReadableStream object")
+            .into());
+    };
+    // WebIDL conversion of `ReadableWritablePair transform` (required members `readable`, then
+    // `writable`) and `optional StreamPipeOptions options = {}`.
+    let pair = args.first().cloned().unwrap_or_default();
+    let pair = webidl::dictionary(&pair, "The transform stream pair")?;
+    let readable = webidl::member(pair.as_ref(), "readable", ctx)?;
+    let Some(readable) = as_stream(&readable) else {
+        return Err(JsNativeError::typ()
+            .with_message("pipeThrough's transform.readable must be a ReadableStream")
+            .into());
+    };
+    let writable = webidl::member(pair.as_ref(), "writable", ctx)?;
+    let Some(writable) = as_writable(&writable) else {
+        return Err(JsNativeError::typ()
+            .with_message("pipeThrough's transform.writable must be a WritableStream")
+            .into());
+    };
+    let options = StreamPipeOptions::from_js(&args.get(1).cloned().unwrap_or_default(), ctx)?;
+    // 1. If ! IsReadableStreamLocked(this) is true, throw a TypeError exception.
+    if is_readable_stream_locked(&stream) {
+        return Err(JsNativeError::typ()
+            .with_message("Cannot pipe a stream that is locked to a reader")
+            .into());
+    }
+    // 2. If ! IsWritableStreamLocked(transform["writable"]) is true, throw a TypeError
+    //    exception.
+    if is_writable_stream_locked(&writable) {
+        return Err(JsNativeError::typ()
+            .with_message("Cannot pipe to a stream that is locked to a writer")
+            .into());
+    }
+    // 3. Let signal be options["signal"] if it exists, or undefined otherwise.
+    // 4. Let promise be ! ReadableStreamPipeTo(this, transform["writable"],
+    //    options["preventClose"], options["preventAbort"], options["preventCancel"], signal).
+    let promise = readable_stream_pipe_to(
+        &stream,
+        &writable,
+        options.prevent_close,
+        options.prevent_abort,
+        options.prevent_cancel,
+        options.signal,
+        ctx,
+    )?;
+    // 5. Set promise.[[PromiseIsHandled]] to true.
+    count(REACTION_OBJECTS - 1);
+    engine::mark_as_handled(&promise, ctx)?;
+    // 6. Return transform["readable"].
+    Ok(readable.upcast().into())
+}
+
+/// <https://streams.spec.whatwg.org/#rs-pipe-to>
+pub(crate) fn rs_pipe_to(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    match pipe_to(this, args, ctx) {
+        Ok(promise) => Ok(promise.into()),
+        Err(error) => {
+            // A promise-returning operation turns its exceptions into a rejected promise.
+            let reason = engine::thrown_value(error, ctx)?;
+            Ok(engine::promise_rejected_with(reason, ctx)?.into())
+        }
+    }
+}
+
+fn pipe_to(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsPromise> {
+    let Some(stream) = as_stream(this) else {
+        return Err(JsNativeError::typ()
+            .with_message("'this' is not a ReadableStream object")
+            .into());
+    };
+    // WebIDL conversion of `WritableStream destination` and
+    // `optional StreamPipeOptions options = {}`.
+    let Some(destination) = as_writable(&args.first().cloned().unwrap_or_default()) else {
+        return Err(JsNativeError::typ()
+            .with_message("pipeTo's destination must be a WritableStream")
+            .into());
+    };
+    let options = StreamPipeOptions::from_js(&args.get(1).cloned().unwrap_or_default(), ctx)?;
+    // 1. If ! IsReadableStreamLocked(this) is true, return a promise rejected with a TypeError
+    //    exception.
+    if is_readable_stream_locked(&stream) {
+        return Err(JsNativeError::typ()
+            .with_message("Cannot pipe a stream that is locked to a reader")
+            .into());
+    }
+    // 2. If ! IsWritableStreamLocked(destination) is true, return a promise rejected with a
+    //    TypeError exception.
+    if is_writable_stream_locked(&destination) {
+        return Err(JsNativeError::typ()
+            .with_message("Cannot pipe to a stream that is locked to a writer")
+            .into());
+    }
+    // 3. Let signal be options["signal"] if it exists, or undefined otherwise.
+    // 4. Return ! ReadableStreamPipeTo(this, destination, options["preventClose"],
+    //    options["preventAbort"], options["preventCancel"], signal).
+    readable_stream_pipe_to(
+        &stream,
+        &destination,
+        options.prevent_close,
+        options.prevent_abort,
+        options.prevent_cancel,
+        options.signal,
+        ctx,
+    )
+}
+
+/// What a shutdown with an action performs once every read chunk has been written.
+#[derive(Debug, Clone, Trace, Finalize)]
+#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+enum Action {
+    /// ! WritableStreamAbort(dest, error).
+    AbortDest(JsValue),
+    /// ! ReadableStreamCancel(source, error).
+    CancelSource(JsValue),
+    /// ! WritableStreamDefaultWriterCloseWithErrorPropagation(writer).
+    CloseDest,
+    /// The abort algorithm's action: getting a promise to wait for all of the actions it
+    /// collected (abort the destination unless preventAbort, cancel the source unless
+    /// preventCancel), with the signal's abort reason.
+    Abort(JsValue),
+}
+
+/// A shutdown waiting for the pending writes to finish.
+#[derive(Debug, Clone, Trace, Finalize)]
+#[boa_gc(unsafe_no_drop)]
+struct PendingShutdown {
+    /// The action, or `None` for a shutdown without one.
+    action: Option<Action>,
+    /// The error to finalize with, if any.
+    error: Option<JsValue>,
+}
+
+/// The state of one ReadableStreamPipeTo: the locals of the algorithm and the progress of the
+/// "in parallel" part.
+#[derive(Debug, Trace, Finalize, JsData)]
+pub(crate) struct PipeState {
+    source: JsObject<ReadableStream>,
+    dest: JsObject<WritableStream>,
+    reader: JsObject<ReadableStreamDefaultReader>,
+    writer: Writer,
+    #[unsafe_ignore_trace]
+    prevent_close: bool,
+    #[unsafe_ignore_trace]
+    prevent_abort: bool,
+    #[unsafe_ignore_trace]
+    prevent_cancel: bool,
+    signal: Option<JsObject>,
+    /// The abort algorithm added to `signal`.
+    #[unsafe_ignore_trace]
+    abort_algorithm: Cell<Option<AbortAlgorithmHandle>>,
+    /// shuttingDown.
+    #[unsafe_ignore_trace]
+    shutting_down: Cell<bool>,
+    /// promise.
+    promise: PromiseCapability,
+    /// A read request is outstanding.
+    #[unsafe_ignore_trace]
+    reading: Cell<bool>,
+    /// The loop waits for the destination's desired size to become positive.
+    #[unsafe_ignore_trace]
+    waiting_for_ready: Cell<bool>,
+    /// Writes started by the pipe whose write request has not settled yet.
+    #[unsafe_ignore_trace]
+    pending_writes: Cell<usize>,
+    /// A shutdown that waits for `pending_writes` to reach 0.
+    pending_shutdown: GcRefCell<Option<PendingShutdown>>,
+}
+
+type Pipe = JsObject<PipeState>;
+
+/// <https://streams.spec.whatwg.org/#readable-stream-pipe-to>
+#[allow(clippy::too_many_arguments)] // the spec's signature
+pub(crate) fn readable_stream_pipe_to(
+    source: &JsObject<ReadableStream>,
+    dest: &JsObject<WritableStream>,
+    prevent_close: bool,
+    prevent_abort: bool,
+    prevent_cancel: bool,
+    signal: Option<JsObject>,
+    ctx: &mut Context,
+) -> JsResult<JsPromise> {
+    // 1. Assert: source implements ReadableStream.
+    // 2. Assert: dest implements WritableStream.
+    // 3. Assert: preventClose, preventAbort, and preventCancel are all booleans.
+    // 4. If signal was not given, let signal be undefined.
+    // 5. Assert: either signal is undefined, or signal implements AbortSignal.
+    // 6. Assert: ! IsReadableStreamLocked(source) is false.
+    // 7. Assert: ! IsWritableStreamLocked(dest) is false.
+    // 8. If source.[[controller]] implements ReadableByteStreamController, let reader be either
+    //    ! AcquireReadableStreamBYOBReader(source) or ! AcquireReadableStreamDefaultReader(source),
+    //    at the user agent's discretion.
+    // 9. Otherwise, let reader be ! AcquireReadableStreamDefaultReader(source).
+    let reader = acquire_readable_stream_default_reader(source, ctx)?;
+    // 10. Let writer be ! AcquireWritableStreamDefaultWriter(dest).
+    let writer = acquire_writable_stream_default_writer(dest, ctx)?;
+    // 11. Set source.[[disturbed]] to true.
+    source.set_disturbed(true);
+    // 12. Let shuttingDown be false.
+    // 13. Let promise be a new promise.
+    let promise = PromiseCapability::new(ctx);
+    count(CAPABILITY_OBJECTS);
+    let pipe: Pipe = JsObject::new(
+        ctx.root_shape(),
+        None,
+        PipeState {
+            source: source.clone(),
+            dest: dest.clone(),
+            reader: reader.clone(),
+            writer: writer.clone(),
+            prevent_close,
+            prevent_abort,
+            prevent_cancel,
+            signal: signal.clone(),
+            abort_algorithm: Cell::new(None),
+            shutting_down: Cell::new(false),
+            promise: promise.clone(),
+            reading: Cell::new(false),
+            waiting_for_ready: Cell::new(false),
+            pending_writes: Cell::new(0),
+            pending_shutdown: GcRefCell::new(None),
+        },
+    );
+    count(1);
+    // 14. If signal is not undefined,
+    if let Some(signal) = &signal {
+        // 14.1. Let abortAlgorithm be the following steps: (see `abort_algorithm`)
+        // 14.2. If signal is aborted, perform abortAlgorithm and return promise.
+        if dom::signal_is_aborted(signal) {
+            abort_algorithm(&pipe, ctx)?;
+            return Ok(promise.promise().clone());
+        }
+        // 14.3. Add abortAlgorithm to signal.
+        let handle =
+            dom::add_abort_algorithm(signal, pipe.clone().upcast(), |data, ctx| {
+                match data.clone().downcast::<PipeState>() {
+                    Ok(pipe) => abort_algorithm(&pipe, ctx),
+                    Err(_) => Ok(()),
+                }
+            });
+        pipe.borrow().data().abort_algorithm.set(Some(handle));
+    }
+    // 15. In parallel, using reader and writer, read all chunks from source and write them to
+    //     dest, applying the constraints below in order.
+    start_propagation(&pipe, ctx)?;
+    pipe_step(&pipe, ctx)?;
+    // 16. Return promise.
+    Ok(promise.promise().clone())
+}
+
+/// Step 14.1 of ReadableStreamPipeTo: the abort algorithm.
+fn abort_algorithm(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
+    let signal = pipe.borrow().data().signal.clone();
+    // 1. Let error be signal's abort reason.
+    let error = signal.as_ref().map(dom::signal_reason).unwrap_or_default();
+    // 2.–4. Let actions be an empty ordered set; append the abort and cancel actions unless
+    //       prevented (see `perform_action`).
+    // 5. Shutdown with an action consisting of getting a promise to wait for all of the actions
+    //    in actions, and with error.
+    shutdown_with_action(pipe, Action::Abort(error.clone()), Some(error), ctx)
+}
+
+/// The error and close propagation rules, checked in the spec's order, and the reactions that
+/// apply them when the condition "becomes" true later.
+fn start_propagation(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
+    let (source, dest, reader, writer) = {
+        let p = pipe.borrow();
+        let d = p.data();
+        (
+            d.source.clone(),
+            d.dest.clone(),
+            d.reader.clone(),
+            d.writer.clone(),
+        )
+    };
+    let reader_closed = reader
+        .borrow()
+        .data()
+        .generic
+        .closed_promise()
+        .ok_or_else(|| JsNativeError::typ().with_message("the reader has no closed promise"))?;
+    let writer_closed = default_writer::closed_promise(&writer)
+        .ok_or_else(|| JsNativeError::typ().with_message("the writer has no closed promise"))?;
+    // 1. Errors must be propagated forward: if source.[[state]] is or becomes "errored", then
+    if source.state() == StreamState::Errored {
+        source_errored(pipe, source.stored_error(), ctx)?;
+    } else {
+        count(REACTION_OBJECTS);
+        engine::react(
+            &reader_closed,
+            pipe.clone(),
+            |_, _, _| Ok(()),
+            source_errored,
+            ctx,
+        )?;
+    }
+    // 2. Errors must be propagated backward: if dest.[[state]] is or becomes "errored", then
+    if crate::writable::stream::state(&dest) == WritableState::Errored {
+        dest_errored(pipe, crate::writable::stream::stored_error(&dest), ctx)?;
+    } else {
+        count(REACTION_OBJECTS);
+        engine::react(
+            writer_closed.promise(),
+            pipe.clone(),
+            |_, _, _| Ok(()),
+            dest_errored,
+            ctx,
+        )?;
+    }
+    // 3. Closing must be propagated forward: if source.[[state]] is or becomes "closed", then
+    if source.state() == StreamState::Closed {
+        source_closed(pipe, ctx)?;
+    } else {
+        count(REACTION_OBJECTS);
+        engine::react(
+            &reader_closed,
+            pipe.clone(),
+            |pipe, _, ctx| source_closed(pipe, ctx),
+            |_, _, _| Ok(()),
+            ctx,
+        )?;
+    }
+    // 4. Closing must be propagated backward: if ! WritableStreamCloseQueuedOrInFlight(dest) is
+    //    true or dest.[[state]] is "closed", then
+    if writable_stream_close_queued_or_in_flight(&dest)
+        || crate::writable::stream::state(&dest) == WritableState::Closed
+    {
+        // 4.1. Assert: no chunks have been read or written.
+        // 4.2. Let destClosed be a new TypeError.
+        let dest_closed = engine::type_error("The destination stream is closed", ctx);
+        count(1);
+        let prevent_cancel = pipe.borrow().data().prevent_cancel;
+        if !prevent_cancel {
+            // 4.3. If preventCancel is false, shutdown with an action of !
+            //      ReadableStreamCancel(source, destClosed) and with destClosed.
+            shutdown_with_action(
+                pipe,
+                Action::CancelSource(dest_closed.clone()),
+                Some(dest_closed),
+                ctx,
+            )?;
+        } else {
+            // 4.4. Otherwise, shutdown with destClosed.
+            shutdown(pipe, Some(dest_closed), ctx)?;
+        }
+    }
+    Ok(())
+}
+
+/// Rule 1, "errors must be propagated forward", given source.[[storedError]].
+fn source_errored(pipe: &Pipe, stored_error: JsValue, ctx: &mut Context) -> JsResult<()> {
+    let prevent_abort = pipe.borrow().data().prevent_abort;
+    if !prevent_abort {
+        // 1.1. If preventAbort is false, shutdown with an action of ! WritableStreamAbort(dest,
+        //      source.[[storedError]]) and with source.[[storedError]].
+        shutdown_with_action(
+            pipe,
+            Action::AbortDest(stored_error.clone()),
+            Some(stored_error),
+            ctx,
+        )
+    } else {
+        // 1.2. Otherwise, shutdown with source.[[storedError]].
+        shutdown(pipe, Some(stored_error), ctx)
+    }
+}
+
+/// Rule 2, "errors must be propagated backward", given dest.[[storedError]].
+fn dest_errored(pipe: &Pipe, stored_error: JsValue, ctx: &mut Context) -> JsResult<()> {
+    let prevent_cancel = pipe.borrow().data().prevent_cancel;
+    if !prevent_cancel {
+        // 2.1. If preventCancel is false, shutdown with an action of !
+        //      ReadableStreamCancel(source, dest.[[storedError]]) and with dest.[[storedError]].
+        shutdown_with_action(
+            pipe,
+            Action::CancelSource(stored_error.clone()),
+            Some(stored_error),
+            ctx,
+        )
+    } else {
+        // 2.2. Otherwise, shutdown with dest.[[storedError]].
+        shutdown(pipe, Some(stored_error), ctx)
+    }
+}
+
+/// Rule 3, "closing must be propagated forward".
+fn source_closed(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
+    let prevent_close = pipe.borrow().data().prevent_close;
+    if !prevent_close {
+        // 3.1. If preventClose is false, shutdown with an action of !
+        //      WritableStreamDefaultWriterCloseWithErrorPropagation(writer).
+        shutdown_with_action(pipe, Action::CloseDest, None, ctx)
+    } else {
+        // 3.2. Otherwise, shutdown.
+        shutdown(pipe, None, ctx)
+    }
+}
+
+/// One step of the loop: read a chunk if nothing prevents it. The chunk steps write it and
+/// queue the next step.
+fn pipe_step(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
+    let (writer, reader) = {
+        let p = pipe.borrow();
+        let d = p.data();
+        // Shutdown must stop activity: no further reads once shuttingDown is true.
+        if d.shutting_down.get() || d.reading.get() {
+            return Ok(());
+        }
+        (d.writer.clone(), d.reader.clone())
+    };
+    // Backpressure must be enforced: while WritableStreamDefaultWriterGetDesiredSize(writer) is
+    // ≤ 0 or is null, the user agent must not read from reader.
+    match writable_stream_default_writer_get_desired_size(&writer) {
+        // null: the destination is erroring or errored; error propagation takes over.
+        None => return Ok(()),
+        Some(desired_size) if desired_size <= 0.0 => {
+            let pending_writes = {
+                let p = pipe.borrow();
+                p.data().waiting_for_ready.set(true);
+                p.data().pending_writes.get()
+            };
+            // A pending write of ours wakes the loop when it completes (the destination's
+            // backpressure only clears when a write completes). Without one (a zero high water
+            // mark, or chunks queued before the pipe began), wait for writer.[[readyPromise]].
+            if pending_writes == 0 {
+                if let Some(ready) = default_writer::ready_promise(&writer) {
+                    count(REACTION_OBJECTS);
+                    engine::react(
+                        ready.promise(),
+                        pipe.clone(),
+                        |pipe, _, ctx| {
+                            pipe.borrow().data().waiting_for_ready.set(false);
+                            pipe_step(pipe, ctx)
+                        },
+                        |_, _, _| Ok(()),
+                        ctx,
+                    )?;
+                }
+            }
+            return Ok(());
+        }
+        Some(_) => {}
+    }
+    pipe.borrow().data().reading.set(true);
+    readable_stream_default_reader_read(&reader, ReadRequest::Pipe(pipe.clone()), ctx)
+}
+
+/// The pipe's read request's chunk steps: write the chunk to dest, then go on reading.
+///
+/// The write happens in a microtask: a chunk can arrive synchronously inside the source's
+/// `controller.enqueue()`, and the destination's write algorithm must not run inside it (WPT
+/// piping/general-addition.any.js). The chunk counts as read but not yet written until then,
+/// so a shutdown meanwhile waits for it.
+pub(crate) fn chunk_steps(pipe: Pipe, chunk: JsValue, ctx: &mut Context) -> JsResult<()> {
+    {
+        let p = pipe.borrow();
+        let d = p.data();
+        d.reading.set(false);
+        d.pending_writes.set(d.pending_writes.get() + 1);
+    }
+    engine::queue_microtask(ctx, move |ctx| {
+        let writer = pipe.borrow().data().writer.clone();
+        writable_stream_default_writer_write_request(
+            &writer,
+            chunk,
+            WriteRequest::Pipe(pipe.clone()),
+            ctx,
+        )?;
+        // Reads and writes should not be delayed for reasons other than backpressure.
+        pipe_step(&pipe, ctx)
+    });
+    Ok(())
+}
+
+/// The pipe's read request's close steps: rule 3 applies through reader.[[closedPromise]].
+pub(crate) fn close_steps(pipe: &Pipe) {
+    pipe.borrow().data().reading.set(false);
+}
+
+/// The pipe's read request's error steps: rule 1 applies through reader.[[closedPromise]].
+pub(crate) fn error_steps(pipe: &Pipe) {
+    pipe.borrow().data().reading.set(false);
+}
+
+/// The pipe's write request settled (fulfilled or rejected: either way the chunk has been
+/// written as far as the pipe is concerned).
+pub(crate) fn write_settled(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
+    let (remaining, waiting_for_ready) = {
+        let p = pipe.borrow();
+        let d = p.data();
+        let remaining = d.pending_writes.get().saturating_sub(1);
+        d.pending_writes.set(remaining);
+        (remaining, d.waiting_for_ready.replace(false))
+    };
+    if waiting_for_ready {
+        // The destination's backpressure may have cleared: writer.[[readyPromise]] would be
+        // resolved in this same job, and a reaction to it would run as the next microtask.
+        let pipe = pipe.clone();
+        engine::queue_microtask(ctx, move |ctx| pipe_step(&pipe, ctx));
+    }
+    if remaining == 0 {
+        let pending = pipe.borrow().data().pending_shutdown.borrow_mut().take();
+        if let Some(pending) = pending {
+            let pipe = pipe.clone();
+            engine::queue_microtask(ctx, move |ctx| {
+                after_writes(&pipe, pending.action, pending.error, ctx)
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The "wait until every chunk that has been read has been written" of both shutdown forms,
+/// then `continuation`.
+fn wait_for_writes_then(
+    pipe: &Pipe,
+    action: Option<Action>,
+    error: Option<JsValue>,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    let dest = pipe.borrow().data().dest.clone();
+    // 3. If dest.[[state]] is "writable" and ! WritableStreamCloseQueuedOrInFlight(dest) is
+    //    false,
+    if crate::writable::stream::state(&dest) == WritableState::Writable
+        && !writable_stream_close_queued_or_in_flight(&dest)
+    {
+        // 3.1. If any chunks have been read but not yet written, write them to dest. (The
+        //      chunk steps write each chunk as soon as it is read.)
+        // 3.2. Wait until every chunk that has been read has been written (i.e. the
+        //      corresponding promises have settled).
+        let pending_writes = pipe.borrow().data().pending_writes.get();
+        if pending_writes > 0 {
+            *pipe.borrow().data().pending_shutdown.borrow_mut() =
+                Some(PendingShutdown { action, error });
+        } else {
+            let pipe = pipe.clone();
+            engine::queue_microtask(ctx, move |ctx| after_writes(&pipe, action, error, ctx));
+        }
+        return Ok(());
+    }
+    after_writes(pipe, action, error, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#rs-pipeTo-shutdown-with-action>
+fn shutdown_with_action(
+    pipe: &Pipe,
+    action: Action,
+    original_error: Option<JsValue>,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. If shuttingDown is true, abort these substeps.
+    // 2. Set shuttingDown to true.
+    if pipe.borrow().data().shutting_down.replace(true) {
+        return Ok(());
+    }
+    // 3. If dest.[[state]] is "writable" and ! WritableStreamCloseQueuedOrInFlight(dest) is
+    //    false, write the chunks read but not yet written and wait until every chunk that has
+    //    been read has been written.
+    // 4.–6. (`after_writes`)
+    wait_for_writes_then(pipe, Some(action), original_error, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#rs-pipeTo-shutdown>
+fn shutdown(pipe: &Pipe, error: Option<JsValue>, ctx: &mut Context) -> JsResult<()> {
+    // 1. If shuttingDown is true, abort these substeps.
+    // 2. Set shuttingDown to true.
+    if pipe.borrow().data().shutting_down.replace(true) {
+        return Ok(());
+    }
+    // 3. If dest.[[state]] is "writable" and ! WritableStreamCloseQueuedOrInFlight(dest) is
+    //    false, write the chunks read but not yet written and wait until every chunk that has
+    //    been read has been written.
+    // 4. Finalize, passing along error if it was given. (`after_writes`)
+    wait_for_writes_then(pipe, None, error, ctx)
+}
+
+/// The steps of both shutdown forms after the writes have finished.
+fn after_writes(
+    pipe: &Pipe,
+    action: Option<Action>,
+    error: Option<JsValue>,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    let Some(action) = action else {
+        // Shutdown step 4: finalize, passing along error if it was given.
+        return finalize(pipe, error, ctx);
+    };
+    // Shutdown with an action, step 4: let p be the result of performing action.
+    let p = perform_action(pipe, action, ctx)?;
+    // 5. Upon fulfillment of p, finalize, passing along originalError if it was given.
+    // 6. Upon rejection of p with reason newError, finalize with newError.
+    count(REACTION_OBJECTS);
+    engine::react(
+        &p,
+        (pipe.clone(), error),
+        |(pipe, error), _, ctx| finalize(pipe, error.clone(), ctx),
+        |(pipe, _), new_error, ctx| finalize(pipe, Some(new_error), ctx),
+        ctx,
+    )
+}
+
+/// Performs a shutdown action, returning its promise.
+fn perform_action(pipe: &Pipe, action: Action, ctx: &mut Context) -> JsResult<JsPromise> {
+    let (source, dest, writer, prevent_abort, prevent_cancel) = {
+        let p = pipe.borrow();
+        let d = p.data();
+        (
+            d.source.clone(),
+            d.dest.clone(),
+            d.writer.clone(),
+            d.prevent_abort,
+            d.prevent_cancel,
+        )
+    };
+    match action {
+        Action::AbortDest(error) => writable_stream_abort(&dest, error, ctx),
+        Action::CancelSource(error) => readable_stream_cancel(&source, error, ctx),
+        Action::CloseDest => {
+            writable_stream_default_writer_close_with_error_propagation(&writer, ctx)
+        }
+        Action::Abort(error) => {
+            let mut promises = Vec::with_capacity(2);
+            // 3. If preventAbort is false, append the following action to actions:
+            if !prevent_abort {
+                // 3.1. If dest.[[state]] is "writable", return ! WritableStreamAbort(dest, error).
+                // 3.2. Otherwise, return a promise resolved with undefined.
+                let p = if crate::writable::stream::state(&dest) == WritableState::Writable {
+                    writable_stream_abort(&dest, error.clone(), ctx)?
+                } else {
+                    engine::promise_resolved_with(JsValue::undefined(), ctx)?
+                };
+                promises.push(p);
+            }
+            // 4. If preventCancel is false, append the following action to actions:
+            if !prevent_cancel {
+                // 4.1. If source.[[state]] is "readable", return ! ReadableStreamCancel(source,
+                //      error).
+                // 4.2. Otherwise, return a promise resolved with undefined.
+                let p = if source.state() == StreamState::Readable {
+                    readable_stream_cancel(&source, error, ctx)?
+                } else {
+                    engine::promise_resolved_with(JsValue::undefined(), ctx)?
+                };
+                promises.push(p);
+            }
+            wait_for_all(promises, ctx)
+        }
+    }
+}
+
+/// The shared state of <https://webidl.spec.whatwg.org/#wait-for-all>.
+#[derive(Trace, Finalize)]
+struct WaitForAll {
+    #[unsafe_ignore_trace]
+    remaining: Cell<usize>,
+    #[unsafe_ignore_trace]
+    rejected: Cell<bool>,
+    result: PromiseCapability,
+}
+
+/// <https://webidl.spec.whatwg.org/#get-a-promise-to-wait-for-all>. The promise is fulfilled
+/// with undefined rather than a list: it is internal, and resolving with an array would look up
+/// `then` on it.
+fn wait_for_all(promises: Vec<JsPromise>, ctx: &mut Context) -> JsResult<JsPromise> {
+    let result = PromiseCapability::new(ctx);
+    count(CAPABILITY_OBJECTS);
+    let total = promises.len();
+    if total == 0 {
+        // If total is 0, queue a microtask to perform successSteps given « ».
+        let r = result.clone();
+        engine::queue_microtask(ctx, move |ctx| r.resolve(JsValue::undefined(), ctx));
+        return Ok(result.promise().clone());
+    }
+    let state = Gc::new(WaitForAll {
+        remaining: Cell::new(total),
+        rejected: Cell::new(false),
+        result: result.clone(),
+    });
+    for promise in promises {
+        count(REACTION_OBJECTS);
+        engine::react(
+            &promise,
+            state.clone(),
+            |state, _, ctx| {
+                let remaining = state.remaining.get() - 1;
+                state.remaining.set(remaining);
+                if remaining == 0 {
+                    state.result.resolve(JsValue::undefined(), ctx)?;
+                }
+                Ok(())
+            },
+            |state, reason, ctx| {
+                if state.rejected.replace(true) {
+                    return Ok(());
+                }
+                state.result.reject(reason, ctx)
+            },
+            ctx,
+        )?;
+    }
+    Ok(result.promise().clone())
+}
+
+/// <https://streams.spec.whatwg.org/#rs-pipeTo-finalize>
+fn finalize(pipe: &Pipe, error: Option<JsValue>, ctx: &mut Context) -> JsResult<()> {
+    let (writer, reader, signal, handle, promise) = {
+        let p = pipe.borrow();
+        let d = p.data();
+        (
+            d.writer.clone(),
+            d.reader.clone(),
+            d.signal.clone(),
+            d.abort_algorithm.take(),
+            d.promise.clone(),
+        )
+    };
+    // 1. Perform ! WritableStreamDefaultWriterRelease(writer).
+    writable_stream_default_writer_release(&writer, ctx)?;
+    // 2. If reader implements ReadableStreamBYOBReader, perform !
+    //    ReadableStreamBYOBReaderRelease(reader).
+    // 3. Otherwise, perform ! ReadableStreamDefaultReaderRelease(reader).
+    if reader.borrow().data().generic.stream().is_some() {
+        readable_stream_default_reader_release(&reader, ctx)?;
+    }
+    // 4. If signal is not undefined, remove abortAlgorithm from signal.
+    if let (Some(signal), Some(handle)) = (signal, handle) {
+        dom::remove_abort_algorithm(&signal, handle);
+    }
+    match error {
+        // 5. If error was given, reject promise with error.
+        Some(error) => promise.reject(error, ctx),
+        // 6. Otherwise, resolve promise with undefined.
+        None => promise.resolve(JsValue::undefined(), ctx),
+    }
+}
