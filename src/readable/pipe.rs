@@ -290,6 +290,9 @@ pub(crate) struct PipeState {
     /// The loop waits for the destination's desired size to become positive.
     #[unsafe_ignore_trace]
     waiting_for_ready: Cell<bool>,
+    /// A reaction to writer.[[readyPromise]] is pending.
+    #[unsafe_ignore_trace]
+    ready_reaction: Cell<bool>,
     /// Writes started by the pipe whose write request has not settled yet.
     #[unsafe_ignore_trace]
     pending_writes: Cell<usize>,
@@ -347,6 +350,7 @@ pub(crate) fn readable_stream_pipe_to(
             promise: promise.clone(),
             reading: Cell::new(false),
             waiting_for_ready: Cell::new(false),
+            ready_reaction: Cell::new(false),
             pending_writes: Cell::new(0),
             pending_shutdown: GcRefCell::new(None),
         },
@@ -552,17 +556,26 @@ fn pipe_step(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
             // A pending write of ours wakes the loop when it completes (the destination's
             // backpressure only clears when a write completes). Without one (a zero high water
             // mark, or chunks queued before the pipe began), wait for writer.[[readyPromise]].
-            if pending_writes == 0 {
+            let reacting = pipe.borrow().data().ready_reaction.get();
+            if pending_writes == 0 && !reacting {
                 if let Some(ready) = default_writer::ready_promise(&writer) {
+                    pipe.borrow().data().ready_reaction.set(true);
                     count(REACTION_OBJECTS);
                     engine::react(
                         ready.promise(),
                         pipe.clone(),
                         |pipe, _, ctx| {
-                            pipe.borrow().data().waiting_for_ready.set(false);
+                            {
+                                let p = pipe.borrow();
+                                p.data().ready_reaction.set(false);
+                                p.data().waiting_for_ready.set(false);
+                            }
                             pipe_step(pipe, ctx)
                         },
-                        |_, _, _| Ok(()),
+                        |pipe, _, _| {
+                            pipe.borrow().data().ready_reaction.set(false);
+                            Ok(())
+                        },
                         ctx,
                     )?;
                 }

@@ -375,7 +375,6 @@ pub(crate) fn writable_stream_default_writer_close(
 }
 
 /// <https://streams.spec.whatwg.org/#writable-stream-default-writer-close-with-error-propagation>
-#[allow(dead_code)] // used by pipeTo (#5)
 pub(crate) fn writable_stream_default_writer_close_with_error_propagation(
     writer: &Writer,
     ctx: &mut Context,

@@ -14,11 +14,12 @@
 //! resolution, abort algorithms). Objects are handled as typed `JsObject<T>` handles, so slot
 //! access needs no downcast that could fail.
 //!
-//! Rust API for TransformStream and pipeTo (#5): `stream::create_writable_stream` with the
-//! algorithm enums of `default_controller` (add a variant for the transform sink algorithms);
-//! `stream::acquire_writable_stream_default_writer`;
+//! Rust API used by TransformStream and pipeTo: `stream::create_writable_stream` with the
+//! algorithm enums of `default_controller` (their `Transform` variants are the transform sink
+//! algorithms); `stream::acquire_writable_stream_default_writer`;
 //! `default_writer::writable_stream_default_writer_write_request` with a [`WriteRequest`]
-//! (add a variant with Rust completion steps so the pipe loop needs no JS promise per chunk);
+//! (`WriteRequest::Pipe` keeps the outcome in Rust, so the pipe loop needs no JS promise per
+//! chunk);
 //! `default_writer::writable_stream_default_writer_close_with_error_propagation`,
 //! `..._release`, `..._get_desired_size`, `default_writer::ready_promise` / `closed_promise`
 //! (react to them with `engine::react`); `stream::writable_stream_abort`,
@@ -34,13 +35,10 @@ use boa_gc::{Finalize, Trace};
 
 use crate::engine::PromiseCapability;
 
-#[allow(unused_imports)] // the Rust-level API used by TransformStream and pipeTo (#5)
 pub(crate) use default_controller::{
     AbortAlgorithm, CloseAlgorithm, StartAlgorithm, WritableStreamDefaultController, WriteAlgorithm,
 };
-#[allow(unused_imports)] // the Rust-level API used by TransformStream and pipeTo (#5)
 pub(crate) use default_writer::WritableStreamDefaultWriter;
-#[allow(unused_imports)] // the Rust-level API used by TransformStream and pipeTo (#5)
 pub(crate) use stream::WritableStream;
 
 /// An entry of a stream's [[writeRequests]] list (and of [[inFlightWriteRequest]]): what to

@@ -299,7 +299,6 @@ pub(crate) fn acquire_writable_stream_default_writer(
 }
 
 /// <https://streams.spec.whatwg.org/#create-writable-stream>
-#[allow(dead_code)] // used by TransformStream (#5)
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn create_writable_stream(
     start_algorithm: StartAlgorithm,
