@@ -12,7 +12,10 @@
 //! - the host (`host`): an HTML-ordered event loop and the globals that scripts and the Web
 //!   Platform Tests expect. The host is not part of the spec layer.
 
+mod buffer_source;
+mod compression;
 pub mod dom;
+mod encoding;
 pub mod engine;
 pub mod host;
 #[allow(dead_code)] // used by the stream modules as they land
@@ -60,5 +63,7 @@ pub fn register(ctx: &mut Context) -> JsResult<()> {
     readable::register(ctx)?;
     writable::register(ctx)?;
     transform::register(ctx)?;
+    encoding::register(ctx)?;
+    compression::register(ctx)?;
     Ok(())
 }

@@ -9,6 +9,7 @@ use boa_engine::{
 };
 use boa_gc::{Finalize, GcRefCell, Trace};
 
+use super::other_specs::NativeTransformer;
 use super::stream::{
     self, backpressure, backpressure_change_promise, readable, readable_controller,
     transform_stream_error, transform_stream_error_writable_and_unblock_write,
@@ -101,6 +102,9 @@ pub(crate) enum TransformAlgorithm {
         transformer: JsValue,
         transform: JsObject,
     },
+    /// The transformAlgorithm of another standard's transform stream (set up by
+    /// [`super::other_specs::set_up_transform_stream`]).
+    Native(NativeTransformer),
 }
 
 /// A controller's [[flushAlgorithm]].
@@ -114,6 +118,8 @@ pub(crate) enum FlushAlgorithm {
         transformer: JsValue,
         flush: JsObject,
     },
+    /// The flushAlgorithm of another standard's transform stream.
+    Native(NativeTransformer),
 }
 
 /// A controller's [[cancelAlgorithm]].
@@ -414,6 +420,12 @@ pub(crate) fn transform_stream_default_controller_perform_transform(
             let args = [chunk, controller.clone().upcast().into()];
             PromiseResult::from_callback(transform.call(&transformer, &args, ctx), ctx)?
         }
+        Some(TransformAlgorithm::Native(transformer)) => {
+            match transformer.transform(controller, chunk, ctx) {
+                Ok(()) => PromiseResult::undefined(),
+                Err(error) => PromiseResult::Rejected(engine::thrown_value(error, ctx)?),
+            }
+        }
         None => {
             // Unreachable in practice (the writable side is errored when the algorithms are
             // cleared); treated as a transform that fails.
@@ -626,6 +638,10 @@ pub(crate) fn transform_stream_default_sink_close_algorithm(
             let args = [controller.clone().upcast().into()];
             PromiseResult::from_callback(flush.call(&transformer, &args, ctx), ctx)?
         }
+        Some(FlushAlgorithm::Native(transformer)) => match transformer.flush(&controller, ctx) {
+            Ok(()) => PromiseResult::undefined(),
+            Err(error) => PromiseResult::Rejected(engine::thrown_value(error, ctx)?),
+        },
         Some(FlushAlgorithm::ResolvedUndefined) | None => PromiseResult::undefined(),
     };
     // 6. Perform ! TransformStreamDefaultControllerClearAlgorithms(controller).

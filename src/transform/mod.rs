@@ -13,6 +13,7 @@
 //! [[finishPromise]]) are never handed to script.
 
 pub(crate) mod default_controller;
+pub(crate) mod other_specs;
 pub(crate) mod stream;
 
 use boa_engine::{Context, JsResult};

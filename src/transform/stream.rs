@@ -60,7 +60,7 @@ pub(crate) struct TransformStream {
 }
 
 impl TransformStream {
-    fn new_uninitialized() -> Self {
+    pub(crate) fn new_uninitialized() -> Self {
         Self {
             backpressure: Cell::new(None),
             backpressure_change_promise: GcRefCell::new(None),

@@ -1,0 +1,341 @@
+//! The compression contexts (<https://compression.spec.whatwg.org/#compression-context>) of
+//! the three supported formats, over `flate2` (DEFLATE on the pure-Rust miniz_oxide backend).
+//!
+//! Compression uses flate2's zlib, raw DEFLATE and gzip encoders. Decompression drives
+//! flate2's raw/zlib inflater directly and reads the gzip wrapper (RFC 1952 header and trailer)
+//! here, so that this module knows exactly when "the end of the compressed input has been
+//! reached" and how much of a chunk was consumed.
+
+use std::io::Write;
+
+use flate2::{
+    write::{DeflateEncoder, GzEncoder, ZlibEncoder},
+    Compression, Crc, Decompress, FlushDecompress, Status,
+};
+
+/// A supported `CompressionFormat`: <https://compression.spec.whatwg.org/#supported-formats>.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// "deflate": the ZLIB Compressed Data Format (RFC 1950).
+    Deflate,
+    /// "deflate-raw": the DEFLATE algorithm (RFC 1951).
+    DeflateRaw,
+    /// "gzip": the GZIP file format (RFC 1952).
+    Gzip,
+}
+
+impl Format {
+    /// The format named by a `CompressionFormat` value, or `None` when it is unsupported.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "deflate" => Some(Self::Deflate),
+            "deflate-raw" => Some(Self::DeflateRaw),
+            "gzip" => Some(Self::Gzip),
+            _ => None,
+        }
+    }
+}
+
+/// Compressed or decompressed data that is not what the format allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CodecError;
+
+/// A compression context for `CompressionStream`.
+#[derive(Debug)]
+pub enum Compressor {
+    /// "deflate".
+    Zlib(ZlibEncoder<Vec<u8>>),
+    /// "deflate-raw".
+    Raw(DeflateEncoder<Vec<u8>>),
+    /// "gzip".
+    Gzip(GzEncoder<Vec<u8>>),
+}
+
+impl Compressor {
+    /// A context in its start state.
+    pub fn new(format: Format) -> Self {
+        let level = Compression::default();
+        match format {
+            Format::Deflate => Self::Zlib(ZlibEncoder::new(Vec::new(), level)),
+            Format::DeflateRaw => Self::Raw(DeflateEncoder::new(Vec::new(), level)),
+            Format::Gzip => Self::Gzip(GzEncoder::new(Vec::new(), level)),
+        }
+    }
+
+    /// Takes the output the encoder has produced so far.
+    fn take_output(&mut self) -> Vec<u8> {
+        match self {
+            Self::Zlib(e) => std::mem::take(e.get_mut()),
+            Self::Raw(e) => std::mem::take(e.get_mut()),
+            Self::Gzip(e) => std::mem::take(e.get_mut()),
+        }
+    }
+
+    /// "compressing chunk with format and context": the output available so far (possibly
+    /// empty; the encoder may keep some of it until later).
+    pub fn compress(&mut self, input: &[u8]) -> Result<Vec<u8>, CodecError> {
+        let result = match self {
+            Self::Zlib(e) => e.write_all(input),
+            Self::Raw(e) => e.write_all(input),
+            Self::Gzip(e) => e.write_all(input),
+        };
+        result.map_err(|_| CodecError)?;
+        Ok(self.take_output())
+    }
+
+    /// "compressing an empty input with format and context, with the finish flag".
+    pub fn finish(&mut self) -> Result<Vec<u8>, CodecError> {
+        let result = match self {
+            Self::Zlib(e) => e.try_finish(),
+            Self::Raw(e) => e.try_finish(),
+            Self::Gzip(e) => e.try_finish(),
+        };
+        result.map_err(|_| CodecError)?;
+        Ok(self.take_output())
+    }
+}
+
+/// Where a decompression context is in its input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Reading the gzip member header (its bytes so far are in `header`).
+    GzipHeader,
+    /// Inflating the DEFLATE data (for "deflate", including the zlib header and ADLER32).
+    Body,
+    /// Reading the gzip trailer, CRC32 and ISIZE (its bytes so far are in `trailer`).
+    GzipTrailer,
+    /// The end of the compressed input has been reached.
+    Done,
+}
+
+/// What decompressing one chunk gives.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Decompressed {
+    /// The decompressed bytes.
+    pub output: Vec<u8>,
+    /// The end of the compressed input was reached before the whole chunk was consumed.
+    pub trailing_data: bool,
+}
+
+/// A compression context for `DecompressionStream`.
+#[derive(Debug)]
+pub struct Decompressor {
+    format: Format,
+    stage: Stage,
+    inflater: Decompress,
+    header: Vec<u8>,
+    trailer: Vec<u8>,
+    crc: Crc,
+}
+
+/// gzip header flags (RFC 1952 section 2.3.1).
+const FHCRC: u8 = 1 << 1;
+const FEXTRA: u8 = 1 << 2;
+const FNAME: u8 = 1 << 3;
+const FCOMMENT: u8 = 1 << 4;
+const FRESERVED: u8 = 0xE0;
+
+/// Parses a gzip member header from its first bytes: `Ok(Some(length))` once complete,
+/// `Ok(None)` while more bytes are needed, `Err` for a header RFC 1952 calls invalid (wrong
+/// ID or CM, a reserved flag set, a wrong FHCRC).
+fn parse_gzip_header(bytes: &[u8]) -> Result<Option<usize>, CodecError> {
+    // ID1, ID2 and CM are checked as soon as they arrive.
+    for (index, expected) in [(0, 0x1f), (1, 0x8b), (2, 8)] {
+        match bytes.get(index) {
+            Some(&b) if b != expected => return Err(CodecError),
+            Some(_) => {}
+            None => return Ok(None),
+        }
+    }
+    let Some(&flags) = bytes.get(3) else {
+        return Ok(None);
+    };
+    if flags & FRESERVED != 0 {
+        return Err(CodecError);
+    }
+    // MTIME (4), XFL, OS: any value.
+    let mut position = 10;
+    if bytes.len() < position {
+        return Ok(None);
+    }
+    if flags & FEXTRA != 0 {
+        let (Some(&low), Some(&high)) = (bytes.get(position), bytes.get(position + 1)) else {
+            return Ok(None);
+        };
+        position += 2 + usize::from(u16::from_le_bytes([low, high]));
+        if bytes.len() < position {
+            return Ok(None);
+        }
+    }
+    for flag in [FNAME, FCOMMENT] {
+        if flags & flag != 0 {
+            // A zero-terminated string.
+            let Some(end) = bytes[position..].iter().position(|&b| b == 0) else {
+                return Ok(None);
+            };
+            position += end + 1;
+        }
+    }
+    if flags & FHCRC != 0 {
+        let (Some(&low), Some(&high)) = (bytes.get(position), bytes.get(position + 1)) else {
+            return Ok(None);
+        };
+        // The two least significant bytes of the CRC32 of the header before it.
+        let mut crc = Crc::new();
+        crc.update(&bytes[..position]);
+        if crc.sum() as u16 != u16::from_le_bytes([low, high]) {
+            return Err(CodecError);
+        }
+        position += 2;
+    }
+    Ok(Some(position))
+}
+
+impl Decompressor {
+    /// A context in its start state.
+    pub fn new(format: Format) -> Self {
+        Self {
+            format,
+            stage: if format == Format::Gzip {
+                Stage::GzipHeader
+            } else {
+                Stage::Body
+            },
+            inflater: Decompress::new(format == Format::Deflate),
+            header: Vec::new(),
+            trailer: Vec::new(),
+            crc: Crc::new(),
+        }
+    }
+
+    /// Whether the end of the compressed input has been reached.
+    pub fn ended(&self) -> bool {
+        self.stage == Stage::Done
+    }
+
+    /// Inflates from `input` into `output` until the input is used up or the DEFLATE stream
+    /// ends; returns the unread rest of `input`.
+    fn inflate<'a>(
+        &mut self,
+        mut input: &'a [u8],
+        output: &mut Vec<u8>,
+    ) -> Result<&'a [u8], CodecError> {
+        loop {
+            if output.capacity() - output.len() < 4096 {
+                output.reserve(input.len().saturating_mul(2).max(32 * 1024));
+            }
+            let start = output.len();
+            let (read_before, written_before) =
+                (self.inflater.total_in(), self.inflater.total_out());
+            let status = self
+                .inflater
+                .decompress_vec(input, output, FlushDecompress::None)
+                .map_err(|_| CodecError)?;
+            // Bounded by input.len(), which is a usize.
+            let read =
+                usize::try_from(self.inflater.total_in() - read_before).unwrap_or(input.len());
+            let progressed = read > 0 || self.inflater.total_out() != written_before;
+            input = input.get(read..).unwrap_or_default();
+            if self.format == Format::Gzip {
+                self.crc.update(&output[start..]);
+            }
+            if status == Status::StreamEnd {
+                self.stage = if self.format == Format::Gzip {
+                    Stage::GzipTrailer
+                } else {
+                    Stage::Done
+                };
+                return Ok(input);
+            }
+            // Done when the input is used up and the output was not cut short, or when
+            // nothing moves any more.
+            if (input.is_empty() && output.len() < output.capacity()) || !progressed {
+                return Ok(input);
+            }
+        }
+    }
+
+    /// "decompressing chunk with format and context".
+    pub fn decompress(&mut self, chunk: &[u8]) -> Result<Decompressed, CodecError> {
+        let mut output = Vec::new();
+        let mut input = chunk;
+        loop {
+            match self.stage {
+                Stage::GzipHeader => {
+                    let before = self.header.len();
+                    self.header.extend_from_slice(input);
+                    match parse_gzip_header(&self.header)? {
+                        None => {
+                            return Ok(Decompressed {
+                                output,
+                                trailing_data: false,
+                            })
+                        }
+                        Some(length) => {
+                            // The bytes after the header are the DEFLATE data.
+                            let consumed = length.saturating_sub(before);
+                            input = input.get(consumed..).unwrap_or_default();
+                            self.header = Vec::new();
+                            self.stage = Stage::Body;
+                        }
+                    }
+                }
+                Stage::Body => {
+                    input = self.inflate(input, &mut output)?;
+                    if self.stage == Stage::Body {
+                        return Ok(Decompressed {
+                            output,
+                            trailing_data: false,
+                        });
+                    }
+                }
+                Stage::GzipTrailer => {
+                    let wanted = 8 - self.trailer.len();
+                    let taken = wanted.min(input.len());
+                    self.trailer.extend_from_slice(&input[..taken]);
+                    input = &input[taken..];
+                    if self.trailer.len() < 8 {
+                        return Ok(Decompressed {
+                            output,
+                            trailing_data: false,
+                        });
+                    }
+                    let crc32 = u32::from_le_bytes([
+                        self.trailer[0],
+                        self.trailer[1],
+                        self.trailer[2],
+                        self.trailer[3],
+                    ]);
+                    let isize = u32::from_le_bytes([
+                        self.trailer[4],
+                        self.trailer[5],
+                        self.trailer[6],
+                        self.trailer[7],
+                    ]);
+                    if crc32 != self.crc.sum() || isize != self.crc.amount() {
+                        return Err(CodecError);
+                    }
+                    self.stage = Stage::Done;
+                }
+                Stage::Done => {
+                    return Ok(Decompressed {
+                        output,
+                        trailing_data: !input.is_empty(),
+                    });
+                }
+            }
+        }
+    }
+
+    /// "decompressing an empty input with format and context, with the finish flag": every
+    /// byte was already inflated as it came, so this only checks where the input ended.
+    pub fn finish(&mut self) -> Result<Vec<u8>, CodecError> {
+        let mut output = Vec::new();
+        if self.stage == Stage::Body {
+            // Give the inflater the chance to drain anything it still holds.
+            let rest = self.inflate(&[], &mut output)?;
+            debug_assert!(rest.is_empty());
+        }
+        Ok(output)
+    }
+}

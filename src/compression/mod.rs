@@ -1,0 +1,329 @@
+//! The Compression Standard: `CompressionStream` and `DecompressionStream`.
+//!
+//! <https://compression.spec.whatwg.org/>
+//!
+//! Both are `GenericTransformStream`s set up with Rust algorithms (the `NativeTransformer`
+//! variants of the transform algorithms). The compression contexts are in [`codec`]: flate2's
+//! encoders, and flate2's inflater with the gzip wrapper read here. Supported formats:
+//! "deflate", "deflate-raw" and "gzip"; "brotli" is unsupported (a TypeError), as the standard
+//! allows.
+
+pub(crate) mod codec;
+
+use boa_engine::{
+    class::{Class, ClassBuilder},
+    Context, JsData, JsNativeError, JsObject, JsResult, JsValue,
+};
+use boa_gc::{Finalize, GcRefCell, Trace};
+use std::cell::RefCell;
+
+use crate::{
+    buffer_source::{buffer_source_copy, new_uint8_array},
+    transform::{
+        default_controller::{transform_stream_default_controller_enqueue, Controller},
+        other_specs::{
+            generic_transform_stream_readable, generic_transform_stream_writable,
+            new_transform_stream, set_up_transform_stream, NativeTransformer,
+        },
+        TransformStream,
+    },
+    webidl,
+};
+use codec::{Compressor, Decompressor, Format};
+
+/// Installs `CompressionStream` and `DecompressionStream` in the current realm.
+pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
+    webidl::register_interface::<CompressionStream>(ctx)?;
+    webidl::register_interface::<DecompressionStream>(ctx)?;
+    Ok(())
+}
+
+/// Converts the constructors' `CompressionFormat format` argument
+/// (<https://webidl.spec.whatwg.org/#es-enumeration>: a missing argument and a string that is no
+/// enumeration value are TypeErrors), then applies "If format is unsupported, then throw a
+/// TypeError".
+fn compression_format(args: &[JsValue], interface: &str, ctx: &mut Context) -> JsResult<Format> {
+    let Some(value) = args.first() else {
+        return Err(JsNativeError::typ()
+            .with_message(format!("{interface}: the format argument is required"))
+            .into());
+    };
+    let name = value.to_string(ctx)?.to_std_string_escaped();
+    Format::from_name(&name).ok_or_else(|| {
+        JsNativeError::typ()
+            .with_message(format!(
+                "{interface}: unsupported compression format '{name}'"
+            ))
+            .into()
+    })
+}
+
+/// Enqueues `buffer` in the transform as one `Uint8Array` when it is non-empty (the standard's
+/// "If buffer is empty, return", the split into non-empty pieces, and the enqueue loop).
+fn enqueue_bytes(buffer: &[u8], controller: &Controller, ctx: &mut Context) -> JsResult<()> {
+    if buffer.is_empty() {
+        return Ok(());
+    }
+    let array = new_uint8_array(buffer, ctx)?;
+    transform_stream_default_controller_enqueue(controller, array, ctx)
+}
+
+fn corrupt(message: &str) -> boa_engine::JsError {
+    JsNativeError::typ().with_message(message.to_owned()).into()
+}
+
+/// <https://compression.spec.whatwg.org/#compressionstream>
+#[derive(Trace, Finalize, JsData)]
+pub(crate) struct CompressionStream {
+    /// <https://compression.spec.whatwg.org/#compressionstream-format> with its
+    /// <https://compression.spec.whatwg.org/#compressionstream-context>. Holds no JS value.
+    #[unsafe_ignore_trace]
+    context: RefCell<Compressor>,
+    /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
+    transform: GcRefCell<Option<JsObject<TransformStream>>>,
+}
+
+impl std::fmt::Debug for CompressionStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompressionStream").finish_non_exhaustive()
+    }
+}
+
+fn this_compression_stream(this: &JsValue) -> JsResult<JsObject<CompressionStream>> {
+    webidl::this_object::<CompressionStream>(this, "CompressionStream")?
+        .downcast::<CompressionStream>()
+        .map_err(|_| corrupt("'this' is not a CompressionStream object"))
+}
+
+impl Class for CompressionStream {
+    const NAME: &'static str = "CompressionStream";
+    const LENGTH: usize = 1;
+    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+
+    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        // GenericTransformStream
+        webidl::attribute(class, "readable", cs_readable, None);
+        webidl::attribute(class, "writable", cs_writable, None);
+        webidl::to_string_tag(class, Self::NAME);
+        Ok(())
+    }
+
+    /// <https://compression.spec.whatwg.org/#dom-compressionstream-compressionstream>,
+    /// steps 1–2.
+    fn data_constructor(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Self> {
+        // 1. If format is unsupported in CompressionStream, then throw a TypeError.
+        let format = compression_format(args, Self::NAME, ctx)?;
+        // 2. Set this's format to format.
+        Ok(Self {
+            context: RefCell::new(Compressor::new(format)),
+            transform: GcRefCell::new(None),
+        })
+    }
+
+    /// <https://compression.spec.whatwg.org/#dom-compressionstream-compressionstream>,
+    /// steps 3–6.
+    fn object_constructor(this: &JsObject<Self>, _: &[JsValue], ctx: &mut Context) -> JsResult<()> {
+        // 3. Let transformAlgorithm be an algorithm which takes a chunk argument and runs the
+        //    compress and enqueue a chunk algorithm with this and chunk.
+        // 4. Let flushAlgorithm be an algorithm which takes no argument and runs the compress
+        //    flush and enqueue algorithm with this.
+        // 5. Set this's transform to a new TransformStream.
+        let transform = new_transform_stream(ctx)?;
+        *this.borrow().data().transform.borrow_mut() = Some(transform.clone());
+        // 6. Set up this's transform with transformAlgorithm set to transformAlgorithm and
+        //    flushAlgorithm set to flushAlgorithm.
+        set_up_transform_stream(
+            &transform,
+            NativeTransformer::Compression(this.clone()),
+            ctx,
+        )
+    }
+}
+
+fn cs_transform(this: &JsValue) -> JsResult<Option<JsObject<TransformStream>>> {
+    let cs = this_compression_stream(this)?;
+    let transform = cs.borrow().data().transform.borrow().clone();
+    Ok(transform)
+}
+
+fn cs_readable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    Ok(generic_transform_stream_readable(cs_transform(this)?))
+}
+
+fn cs_writable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    Ok(generic_transform_stream_writable(cs_transform(this)?))
+}
+
+/// <https://compression.spec.whatwg.org/#compress-and-enqueue-a-chunk>
+pub(crate) fn compress_and_enqueue_a_chunk(
+    cs: &JsObject<CompressionStream>,
+    controller: &Controller,
+    chunk: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. If chunk is not a BufferSource type, then throw a TypeError.
+    let input = buffer_source_copy(&chunk, false, "The chunk", ctx)?;
+    // 2. Let buffer be the result of compressing chunk with cs's format and context.
+    let buffer = cs.borrow().data().context.borrow_mut().compress(&input);
+    let buffer = buffer.map_err(|_| corrupt("The data could not be compressed"))?;
+    // 3. If buffer is empty, return.
+    // 4. Let arrays be the result of splitting buffer into one or more non-empty pieces and
+    //    converting them into Uint8Arrays.
+    // 5. For each Uint8Array array of arrays, enqueue array in cs's transform.
+    enqueue_bytes(&buffer, controller, ctx)
+}
+
+/// <https://compression.spec.whatwg.org/#compress-flush-and-enqueue>
+pub(crate) fn compress_flush_and_enqueue(
+    cs: &JsObject<CompressionStream>,
+    controller: &Controller,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let buffer be the result of compressing an empty input with cs's format and context,
+    //    with the finish flag.
+    let buffer = cs.borrow().data().context.borrow_mut().finish();
+    let buffer = buffer.map_err(|_| corrupt("The data could not be compressed"))?;
+    // 2. If buffer is empty, return.
+    // 3. Let arrays be the result of splitting buffer into one or more non-empty pieces and
+    //    converting them into Uint8Arrays.
+    // 4. For each Uint8Array array of arrays, enqueue array in cs's transform.
+    enqueue_bytes(&buffer, controller, ctx)
+}
+
+/// <https://compression.spec.whatwg.org/#decompressionstream>
+#[derive(Trace, Finalize, JsData)]
+pub(crate) struct DecompressionStream {
+    /// <https://compression.spec.whatwg.org/#decompressionstream-format> with its
+    /// <https://compression.spec.whatwg.org/#decompressionstream-context>. Holds no JS value.
+    #[unsafe_ignore_trace]
+    context: RefCell<Decompressor>,
+    /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
+    transform: GcRefCell<Option<JsObject<TransformStream>>>,
+}
+
+impl std::fmt::Debug for DecompressionStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DecompressionStream")
+            .finish_non_exhaustive()
+    }
+}
+
+fn this_decompression_stream(this: &JsValue) -> JsResult<JsObject<DecompressionStream>> {
+    webidl::this_object::<DecompressionStream>(this, "DecompressionStream")?
+        .downcast::<DecompressionStream>()
+        .map_err(|_| corrupt("'this' is not a DecompressionStream object"))
+}
+
+impl Class for DecompressionStream {
+    const NAME: &'static str = "DecompressionStream";
+    const LENGTH: usize = 1;
+    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+
+    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        // GenericTransformStream
+        webidl::attribute(class, "readable", ds_readable, None);
+        webidl::attribute(class, "writable", ds_writable, None);
+        webidl::to_string_tag(class, Self::NAME);
+        Ok(())
+    }
+
+    /// <https://compression.spec.whatwg.org/#dom-decompressionstream-decompressionstream>,
+    /// steps 1–2.
+    fn data_constructor(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Self> {
+        // 1. If format is unsupported in DecompressionStream, then throw a TypeError.
+        let format = compression_format(args, Self::NAME, ctx)?;
+        // 2. Set this's format to format.
+        Ok(Self {
+            context: RefCell::new(Decompressor::new(format)),
+            transform: GcRefCell::new(None),
+        })
+    }
+
+    /// <https://compression.spec.whatwg.org/#dom-decompressionstream-decompressionstream>,
+    /// steps 3–6.
+    fn object_constructor(this: &JsObject<Self>, _: &[JsValue], ctx: &mut Context) -> JsResult<()> {
+        // 3. Let transformAlgorithm be an algorithm which takes a chunk argument and runs the
+        //    decompress and enqueue a chunk algorithm with this and chunk.
+        // 4. Let flushAlgorithm be an algorithm which takes no argument and runs the
+        //    decompress flush and enqueue algorithm with this.
+        // 5. Set this's transform to a new TransformStream.
+        let transform = new_transform_stream(ctx)?;
+        *this.borrow().data().transform.borrow_mut() = Some(transform.clone());
+        // 6. Set up this's transform with transformAlgorithm set to transformAlgorithm and
+        //    flushAlgorithm set to flushAlgorithm.
+        set_up_transform_stream(
+            &transform,
+            NativeTransformer::Decompression(this.clone()),
+            ctx,
+        )
+    }
+}
+
+fn ds_transform(this: &JsValue) -> JsResult<Option<JsObject<TransformStream>>> {
+    let ds = this_decompression_stream(this)?;
+    let transform = ds.borrow().data().transform.borrow().clone();
+    Ok(transform)
+}
+
+fn ds_readable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    Ok(generic_transform_stream_readable(ds_transform(this)?))
+}
+
+fn ds_writable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    Ok(generic_transform_stream_writable(ds_transform(this)?))
+}
+
+/// <https://compression.spec.whatwg.org/#decompress-and-enqueue-a-chunk>
+pub(crate) fn decompress_and_enqueue_a_chunk(
+    ds: &JsObject<DecompressionStream>,
+    controller: &Controller,
+    chunk: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. If chunk is not a BufferSource type, then throw a TypeError.
+    let input = buffer_source_copy(&chunk, false, "The chunk", ctx)?;
+    // 2. Let buffer be the result of decompressing chunk with ds's format and context. If this
+    //    results in an error, then throw a TypeError.
+    let result = ds.borrow().data().context.borrow_mut().decompress(&input);
+    let decompressed = result.map_err(|_| corrupt("The compressed data is corrupt"))?;
+    // 3. If buffer is empty, return.
+    //    (Not before step 6: input after the end is an error of the format ("It is an error if
+    //    there is additional input data after ..."), so a chunk of nothing but such data is an
+    //    error of step 2 even though it gives no output.)
+    // 4. Let arrays be the result of splitting buffer into one or more non-empty pieces and
+    //    converting them into Uint8Arrays.
+    // 5. For each Uint8Array array of arrays, enqueue array in ds's transform.
+    enqueue_bytes(&decompressed.output, controller, ctx)?;
+    // 6. If the end of the compressed input has been reached, and ds's context has not fully
+    //    consumed chunk, then throw a TypeError.
+    if decompressed.trailing_data {
+        return Err(corrupt(
+            "The chunk has data after the end of the compressed data",
+        ));
+    }
+    Ok(())
+}
+
+/// <https://compression.spec.whatwg.org/#decompress-flush-and-enqueue>
+pub(crate) fn decompress_flush_and_enqueue(
+    ds: &JsObject<DecompressionStream>,
+    controller: &Controller,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let buffer be the result of decompressing an empty input with ds's format and
+    //    context, with the finish flag.
+    let (result, ended) = {
+        let d = ds.borrow();
+        let mut context = d.data().context.borrow_mut();
+        let result = context.finish();
+        (result, context.ended())
+    };
+    let buffer = result.map_err(|_| corrupt("The compressed data is corrupt"))?;
+    // 2. If buffer is not empty: split it into Uint8Arrays and enqueue each in ds's transform.
+    enqueue_bytes(&buffer, controller, ctx)?;
+    // 3. If the end of the compressed input has not been reached, then throw a TypeError.
+    if !ended {
+        return Err(corrupt("The compressed data ends before its end"));
+    }
+    Ok(())
+}

@@ -1,0 +1,233 @@
+//! `TextEncoderStream`: <https://encoding.spec.whatwg.org/#interface-textencoderstream>.
+
+use std::cell::Cell;
+
+use boa_engine::{
+    class::{Class, ClassBuilder},
+    js_string, Context, JsData, JsNativeError, JsObject, JsResult, JsValue,
+};
+use boa_gc::{Finalize, GcRefCell, Trace};
+
+use crate::{
+    buffer_source::new_uint8_array,
+    transform::{
+        default_controller::{transform_stream_default_controller_enqueue, Controller},
+        other_specs::{
+            generic_transform_stream_readable, generic_transform_stream_writable,
+            new_transform_stream, set_up_transform_stream, NativeTransformer,
+        },
+        TransformStream,
+    },
+    webidl,
+};
+
+/// <https://encoding.spec.whatwg.org/#textencoderstream>
+///
+/// Its encoder is always UTF-8's, which keeps no state: the only state is the pending high
+/// surrogate.
+#[derive(Debug, Trace, Finalize, JsData)]
+pub(crate) struct TextEncoderStream {
+    /// <https://encoding.spec.whatwg.org/#textencoderstream-pending-high-surrogate>
+    #[unsafe_ignore_trace]
+    pending_high_surrogate: Cell<Option<u16>>,
+    /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
+    transform: GcRefCell<Option<JsObject<TransformStream>>>,
+}
+
+fn this_encoder(this: &JsValue) -> JsResult<JsObject<TextEncoderStream>> {
+    webidl::this_object::<TextEncoderStream>(this, "TextEncoderStream")?
+        .downcast::<TextEncoderStream>()
+        .map_err(|_| {
+            JsNativeError::typ()
+                .with_message("'this' is not a TextEncoderStream object")
+                .into()
+        })
+}
+
+impl Class for TextEncoderStream {
+    const NAME: &'static str = "TextEncoderStream";
+    const LENGTH: usize = 0;
+    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+
+    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        // TextEncoderCommon
+        webidl::attribute(class, "encoding", get_encoding, None);
+        // GenericTransformStream
+        webidl::attribute(class, "readable", get_readable, None);
+        webidl::attribute(class, "writable", get_writable, None);
+        webidl::to_string_tag(class, Self::NAME);
+        Ok(())
+    }
+
+    /// <https://encoding.spec.whatwg.org/#dom-textencoderstream>, step 1.
+    fn data_constructor(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<Self> {
+        // 1. Set this's encoder to an instance of the UTF-8 encoder.
+        Ok(Self {
+            pending_high_surrogate: Cell::new(None),
+            transform: GcRefCell::new(None),
+        })
+    }
+
+    /// <https://encoding.spec.whatwg.org/#dom-textencoderstream>, the remaining steps.
+    fn object_constructor(this: &JsObject<Self>, _: &[JsValue], ctx: &mut Context) -> JsResult<()> {
+        // 2. Let transformAlgorithm be an algorithm which takes a chunk argument and runs the
+        //    encode and enqueue a chunk algorithm with this and chunk.
+        // 3. Let flushAlgorithm be an algorithm which runs the encode and flush algorithm with
+        //    this.
+        // 4. Set this's transform to a new TransformStream.
+        let transform = new_transform_stream(ctx)?;
+        *this.borrow().data().transform.borrow_mut() = Some(transform.clone());
+        // 5. Set up this's transform with transformAlgorithm set to transformAlgorithm and
+        //    flushAlgorithm set to flushAlgorithm.
+        set_up_transform_stream(
+            &transform,
+            NativeTransformer::TextEncoder(this.clone()),
+            ctx,
+        )
+    }
+}
+
+/// <https://encoding.spec.whatwg.org/#dom-textencoder-encoding>
+fn get_encoding(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    this_encoder(this)?;
+    // Return "utf-8".
+    Ok(js_string!("utf-8").into())
+}
+
+fn transform_of(encoder: &JsObject<TextEncoderStream>) -> Option<JsObject<TransformStream>> {
+    encoder.borrow().data().transform.borrow().clone()
+}
+
+fn get_readable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    let encoder = this_encoder(this)?;
+    Ok(generic_transform_stream_readable(transform_of(&encoder)))
+}
+
+fn get_writable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    let encoder = this_encoder(this)?;
+    Ok(generic_transform_stream_writable(transform_of(&encoder)))
+}
+
+/// What "convert code unit to scalar value" gives.
+enum Converted {
+    /// A scalar value to encode.
+    Scalar(u32),
+    /// `continue`: a high surrogate is now pending.
+    Continue,
+    /// U+FFFD for a pending high surrogate that `item` does not complete; `item` is put back
+    /// at the front of the input.
+    ReplacementAndPrepend,
+}
+
+/// <https://encoding.spec.whatwg.org/#convert-code-unit-to-scalar-value>
+fn convert_code_unit_to_scalar_value(pending: &Cell<Option<u16>>, item: u16) -> Converted {
+    let item32 = u32::from(item);
+    // 1. If encoder's pending high surrogate is non-null, then:
+    if let Some(high_surrogate) = pending.get() {
+        // 1.1. Let high surrogate be encoder's pending high surrogate.
+        // 1.2. Set encoder's pending high surrogate to null.
+        pending.set(None);
+        // 1.3. If item is in the range U+DC00 to U+DFFF, inclusive, then return a scalar value
+        //      whose value is 0x10000 + ((high surrogate − 0xD800) << 10) + (item − 0xDC00).
+        if (0xDC00..=0xDFFF).contains(&item) {
+            return Converted::Scalar(
+                0x10000 + ((u32::from(high_surrogate) - 0xD800) << 10) + (item32 - 0xDC00),
+            );
+        }
+        // 1.4. Prepend item to input.
+        // 1.5. Return U+FFFD.
+        return Converted::ReplacementAndPrepend;
+    }
+    // 2. If item is in the range U+D800 to U+DBFF, inclusive, then set pending high surrogate
+    //    to item and return continue.
+    if (0xD800..=0xDBFF).contains(&item) {
+        pending.set(Some(item));
+        return Converted::Continue;
+    }
+    // 3. If item is in the range U+DC00 to U+DFFF, inclusive, then return U+FFFD.
+    if (0xDC00..=0xDFFF).contains(&item) {
+        return Converted::Scalar(0xFFFD);
+    }
+    // 4. Return item.
+    Converted::Scalar(item32)
+}
+
+/// UTF-8's encoder handler for one scalar value (it never returns error).
+fn utf8_encode(scalar: u32, output: &mut Vec<u8>) {
+    // Every value passed here is a scalar value (surrogates were replaced above).
+    let c = char::from_u32(scalar).unwrap_or(char::REPLACEMENT_CHARACTER);
+    let mut buf = [0u8; 4];
+    output.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+}
+
+/// Encodes the code units of one chunk to UTF-8, carrying a high surrogate at its end over to
+/// the next chunk through `pending`.
+pub(crate) fn encode_code_units(
+    pending: &Cell<Option<u16>>,
+    input: impl IntoIterator<Item = u16>,
+) -> Vec<u8> {
+    let mut output = Vec::new();
+    for item in input {
+        match convert_code_unit_to_scalar_value(pending, item) {
+            Converted::Scalar(scalar) => utf8_encode(scalar, &mut output),
+            Converted::Continue => {}
+            Converted::ReplacementAndPrepend => {
+                utf8_encode(0xFFFD, &mut output);
+                // The prepended item is read again at once, with no pending surrogate.
+                match convert_code_unit_to_scalar_value(pending, item) {
+                    Converted::Scalar(scalar) => utf8_encode(scalar, &mut output),
+                    Converted::Continue | Converted::ReplacementAndPrepend => {}
+                }
+            }
+        }
+    }
+    output
+}
+
+/// <https://encoding.spec.whatwg.org/#encode-and-enqueue-a-chunk>
+pub(crate) fn encode_and_enqueue_a_chunk(
+    encoder: &JsObject<TextEncoderStream>,
+    controller: &Controller,
+    chunk: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let input be the result of converting chunk to a DOMString.
+    let input = chunk.to_string(ctx)?;
+    // 2. Convert input to an I/O queue of code units.
+    // 3. Let output be the I/O queue of bytes « end-of-queue ».
+    // 4. While true: read each item, convert it to a scalar value, and process the result for
+    //    the UTF-8 encoder.
+    let output = {
+        let e = encoder.borrow();
+        encode_code_units(&e.data().pending_high_surrogate, input.iter())
+    };
+    // 4.2. If item is end-of-queue, then:
+    // 4.2.1. Convert output into a byte sequence.
+    // 4.2.2. If output is non-empty, then:
+    if output.is_empty() {
+        // 4.2.3. Return.
+        return Ok(());
+    }
+    // 4.2.2.1. Let chunk be a Uint8Array object wrapping an ArrayBuffer containing output.
+    let chunk = new_uint8_array(&output, ctx)?;
+    // 4.2.2.2. Enqueue chunk into encoder's transform.
+    transform_stream_default_controller_enqueue(controller, chunk, ctx)
+}
+
+/// <https://encoding.spec.whatwg.org/#encode-and-flush>
+pub(crate) fn encode_and_flush(
+    encoder: &JsObject<TextEncoderStream>,
+    controller: &Controller,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. If encoder's pending high surrogate is non-null, then:
+    let pending = encoder.borrow().data().pending_high_surrogate.get();
+    if pending.is_some() {
+        // 1.1. Let output be the byte sequence 0xEF 0xBF 0xBD.
+        // 1.2. Let chunk be a Uint8Array object wrapping an ArrayBuffer containing output.
+        let chunk = new_uint8_array(&[0xEF, 0xBF, 0xBD], ctx)?;
+        // 1.3. Enqueue chunk into encoder's transform.
+        transform_stream_default_controller_enqueue(controller, chunk, ctx)?;
+    }
+    Ok(())
+}
