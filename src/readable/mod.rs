@@ -24,6 +24,10 @@
 //!   `StartAlgorithm::Returns(startPromise)`.
 
 pub(crate) mod async_iterator;
+pub(crate) mod byob_reader;
+pub(crate) mod byob_request;
+pub(crate) mod byte_controller;
+pub(crate) mod byte_tee;
 pub(crate) mod default_controller;
 pub(crate) mod default_reader;
 pub(crate) mod from;
@@ -40,6 +44,9 @@ use boa_gc::{Finalize, Trace};
 
 use crate::engine;
 
+pub(crate) use byob_reader::ReadableStreamBYOBReader;
+pub(crate) use byob_request::ReadableStreamBYOBRequest;
+pub(crate) use byte_controller::ReadableByteStreamController;
 pub(crate) use default_controller::ReadableStreamDefaultController;
 pub(crate) use default_reader::ReadableStreamDefaultReader;
 pub(crate) use stream::ReadableStream;
@@ -50,7 +57,8 @@ pub(crate) use stream::ReadableStream;
 pub(crate) enum ControllerRef {
     /// A `ReadableStreamDefaultController`.
     Default(JsObject<ReadableStreamDefaultController>),
-    // #6: Byte(JsObject<ReadableByteStreamController>),
+    /// A `ReadableByteStreamController`.
+    Byte(JsObject<ReadableByteStreamController>),
 }
 
 /// A stream's [[reader]]: a default reader, or (issue #6) a BYOB reader.
@@ -59,7 +67,8 @@ pub(crate) enum ControllerRef {
 pub(crate) enum ReaderRef {
     /// A `ReadableStreamDefaultReader`.
     Default(JsObject<ReadableStreamDefaultReader>),
-    // #6: Byob(JsObject<ReadableStreamBYOBReader>),
+    /// A `ReadableStreamBYOBReader`.
+    Byob(JsObject<ReadableStreamBYOBReader>),
 }
 
 impl ControllerRef {
@@ -67,6 +76,7 @@ impl ControllerRef {
     pub(crate) fn as_default(&self) -> Option<JsObject<ReadableStreamDefaultController>> {
         match self {
             ControllerRef::Default(c) => Some(c.clone()),
+            ControllerRef::Byte(_) => None,
         }
     }
 }
@@ -82,6 +92,9 @@ pub(crate) fn readable_stream_controller_cancel_steps(
         ControllerRef::Default(c) => {
             default_controller::readable_stream_default_controller_cancel_steps(c, reason, ctx)
         }
+        ControllerRef::Byte(c) => {
+            byte_controller::readable_byte_stream_controller_cancel_steps(c, reason, ctx)
+        }
     }
 }
 
@@ -96,6 +109,9 @@ pub(crate) fn readable_stream_controller_pull_steps(
         ControllerRef::Default(c) => {
             default_controller::readable_stream_default_controller_pull_steps(c, read_request, ctx)
         }
+        ControllerRef::Byte(c) => {
+            byte_controller::readable_byte_stream_controller_pull_steps(c, read_request, ctx)
+        }
     }
 }
 
@@ -106,6 +122,7 @@ pub(crate) fn readable_stream_controller_release_steps(controller: &ControllerRe
         ControllerRef::Default(c) => {
             default_controller::readable_stream_default_controller_release_steps(c)
         }
+        ControllerRef::Byte(c) => byte_controller::readable_byte_stream_controller_release_steps(c),
     }
 }
 
@@ -213,6 +230,9 @@ pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
     register_class::<ReadableStream>(ctx)?;
     register_class::<ReadableStreamDefaultReader>(ctx)?;
     register_class::<ReadableStreamDefaultController>(ctx)?;
+    register_class::<ReadableStreamBYOBReader>(ctx)?;
+    register_class::<ReadableByteStreamController>(ctx)?;
+    register_class::<ReadableStreamBYOBRequest>(ctx)?;
     async_iterator::register(ctx)?;
     Ok(())
 }
