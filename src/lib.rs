@@ -22,6 +22,7 @@ mod queuing_strategy;
 mod readable;
 #[allow(dead_code)] // glue used by the interfaces as they land
 mod webidl;
+mod writable;
 
 use boa_engine::{realm::Realm, Context, JsResult};
 
@@ -51,5 +52,6 @@ pub fn register(ctx: &mut Context) -> JsResult<()> {
     dom::register(ctx)?;
     queuing_strategy::register(ctx)?;
     readable::register(ctx)?;
+    writable::register(ctx)?;
     Ok(())
 }

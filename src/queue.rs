@@ -142,13 +142,20 @@ impl<T: Trace + 'static> QueueWithSizes<T> {
     }
 
     fn give_back_memory(&mut self) {
-        let capacity = self.queue.capacity();
-        let len = self.queue.len();
-        if capacity > MIN_CAPACITY && len <= capacity / 4 {
-            let target = (len * 2).next_power_of_two().max(MIN_CAPACITY);
-            if target < capacity {
-                self.queue.shrink_to(target);
-            }
+        give_back_memory(&mut self.queue);
+    }
+}
+
+/// Gives memory back as a ring buffer drains: once it holds a quarter of its capacity or less,
+/// it shrinks to the smallest power of two that holds twice what is left. Every FIFO of the
+/// stream modules (chunk queues, read and write requests) calls this after removing an entry.
+pub(crate) fn give_back_memory<T>(queue: &mut VecDeque<T>) {
+    let capacity = queue.capacity();
+    let len = queue.len();
+    if capacity > MIN_CAPACITY && len <= capacity / 4 {
+        let target = (len * 2).next_power_of_two().max(MIN_CAPACITY);
+        if target < capacity {
+            queue.shrink_to(target);
         }
     }
 }

@@ -1,0 +1,715 @@
+//! The `WritableStreamDefaultController` interface, the sink algorithms it holds, and the
+//! abstract operations of default controllers.
+//!
+//! <https://streams.spec.whatwg.org/#ws-default-controller-class>
+
+use std::cell::Cell;
+
+use boa_engine::{
+    class::{Class, ClassBuilder},
+    Context, JsData, JsNativeError, JsObject, JsResult, JsValue,
+};
+use boa_gc::{Finalize, GcRefCell, Trace};
+
+use super::{
+    abort_signal, new_object,
+    stream::{
+        self, writable_stream_close_queued_or_in_flight, writable_stream_deal_with_rejection,
+        writable_stream_finish_erroring, writable_stream_finish_in_flight_close,
+        writable_stream_finish_in_flight_close_with_error, writable_stream_finish_in_flight_write,
+        writable_stream_finish_in_flight_write_with_error,
+        writable_stream_mark_close_request_in_flight,
+        writable_stream_mark_first_write_request_in_flight, writable_stream_start_erroring,
+        writable_stream_update_backpressure, Stream,
+    },
+    upon_settlement, PromiseResult, WritableState,
+};
+use crate::{engine, queue::QueueWithSizes, queuing_strategy::SizeAlgorithm, webidl};
+
+/// A typed handle on a `WritableStreamDefaultController` object.
+pub(crate) type Controller = JsObject<WritableStreamDefaultController>;
+
+/// An entry of the controller's [[queue]]: a chunk, or the
+/// [close sentinel](https://streams.spec.whatwg.org/#close-sentinel).
+#[derive(Debug, Clone, Trace, Finalize)]
+pub(crate) enum QueueEntry {
+    /// A chunk written by the producer.
+    Chunk(JsValue),
+    /// The close sentinel.
+    Close,
+}
+
+/// The `UnderlyingSink` dictionary, converted, with the object it came from (the callback this
+/// value): <https://streams.spec.whatwg.org/#dictdef-underlyingsink>.
+#[derive(Debug, Clone, Trace, Finalize)]
+pub(crate) struct UnderlyingSink {
+    /// The original `underlyingSink` object (null when absent).
+    object: JsValue,
+    /// <https://streams.spec.whatwg.org/#dom-underlyingsink-abort>
+    abort: Option<JsObject>,
+    /// <https://streams.spec.whatwg.org/#dom-underlyingsink-close>
+    close: Option<JsObject>,
+    /// <https://streams.spec.whatwg.org/#dom-underlyingsink-start>
+    start: Option<JsObject>,
+    /// <https://streams.spec.whatwg.org/#dom-underlyingsink-write>
+    write: Option<JsObject>,
+}
+
+impl UnderlyingSink {
+    /// Converts `object` to an `UnderlyingSink` dictionary (members in WebIDL order: `abort`,
+    /// `close`, `start`, `type`, `write`), and throws the constructor's RangeError if `type`
+    /// exists.
+    pub(crate) fn from_js(object: JsValue, ctx: &mut Context) -> JsResult<Self> {
+        let dict = webidl::dictionary(&object, "The underlying sink")?;
+        let dict = dict.as_ref();
+        let abort = webidl::callback(webidl::member(dict, "abort", ctx)?, "The sink's abort")?;
+        let close = webidl::callback(webidl::member(dict, "close", ctx)?, "The sink's close")?;
+        let start = webidl::callback(webidl::member(dict, "start", ctx)?, "The sink's start")?;
+        let kind = webidl::member(dict, "type", ctx)?;
+        let write = webidl::callback(webidl::member(dict, "write", ctx)?, "The sink's write")?;
+        // https://streams.spec.whatwg.org/#ws-constructor step 3: if
+        // underlyingSinkDict["type"] exists, throw a RangeError exception.
+        if !kind.is_undefined() {
+            return Err(JsNativeError::range()
+                .with_message("WritableStream does not support a sink type")
+                .into());
+        }
+        Ok(Self {
+            object,
+            abort,
+            close,
+            start,
+            write,
+        })
+    }
+}
+
+/// A controller's start algorithm.
+#[derive(Debug, Clone, Trace, Finalize)]
+pub(crate) enum StartAlgorithm {
+    /// "An algorithm that returns undefined."
+    ReturnUndefined,
+    /// Invoke the underlying sink's `start` with « controller », exception behavior "rethrow".
+    Sink { sink: JsValue, start: JsObject },
+}
+
+/// A controller's [[writeAlgorithm]].
+#[derive(Debug, Clone, Trace, Finalize)]
+pub(crate) enum WriteAlgorithm {
+    /// "An algorithm that returns a promise resolved with undefined."
+    ResolvedUndefined,
+    /// Invoke the underlying sink's `write` with « chunk, controller ».
+    Sink { sink: JsValue, write: JsObject },
+}
+
+/// A controller's [[closeAlgorithm]].
+#[derive(Debug, Clone, Trace, Finalize)]
+pub(crate) enum CloseAlgorithm {
+    /// "An algorithm that returns a promise resolved with undefined."
+    ResolvedUndefined,
+    /// Invoke the underlying sink's `close` with « ».
+    Sink { sink: JsValue, close: JsObject },
+}
+
+/// A controller's [[abortAlgorithm]].
+#[derive(Debug, Clone, Trace, Finalize)]
+pub(crate) enum AbortAlgorithm {
+    /// "An algorithm that returns a promise resolved with undefined."
+    ResolvedUndefined,
+    /// Invoke the underlying sink's `abort` with « reason ».
+    Sink { sink: JsValue, abort: JsObject },
+}
+
+/// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller>
+#[derive(Debug, Trace, Finalize, JsData)]
+pub(crate) struct WritableStreamDefaultController {
+    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-abortalgorithm>
+    abort_algorithm: GcRefCell<Option<AbortAlgorithm>>,
+    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-abortcontroller>:
+    /// only its signal is observable, so the signal is what is kept.
+    signal: JsObject,
+    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-closealgorithm>
+    close_algorithm: GcRefCell<Option<CloseAlgorithm>>,
+    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-queue> and
+    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-queuetotalsize>
+    queue: GcRefCell<QueueWithSizes<QueueEntry>>,
+    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-started>
+    #[unsafe_ignore_trace]
+    started: Cell<bool>,
+    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-strategyhwm>
+    #[unsafe_ignore_trace]
+    strategy_hwm: Cell<f64>,
+    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-strategysizealgorithm>
+    strategy_size_algorithm: GcRefCell<Option<SizeAlgorithm>>,
+    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-stream>
+    stream: Stream,
+    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-writealgorithm>
+    write_algorithm: GcRefCell<Option<WriteAlgorithm>>,
+}
+
+impl WritableStreamDefaultController {
+    /// The chunk queue's ring buffer capacity (for tests of memory give-back).
+    #[cfg(test)]
+    pub(crate) fn queue_capacity(&self) -> usize {
+        self.queue.borrow().capacity()
+    }
+}
+
+/// controller.[[stream]]
+fn stream_of(controller: &Controller) -> Stream {
+    controller.borrow().data().stream.clone()
+}
+
+/// controller.[[abortController]]'s signal.
+pub(crate) fn signal(controller: &Controller) -> JsObject {
+    controller.borrow().data().signal.clone()
+}
+
+/// controller.[[started]]
+pub(crate) fn started(controller: &Controller) -> bool {
+    controller.borrow().data().started.get()
+}
+
+impl Class for WritableStreamDefaultController {
+    const NAME: &'static str = "WritableStreamDefaultController";
+    const LENGTH: usize = 0;
+    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+
+    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        webidl::attribute(class, "signal", controller_signal, None);
+        webidl::operation(class, "error", 0, controller_error);
+        webidl::to_string_tag(class, Self::NAME);
+        Ok(())
+    }
+
+    fn data_constructor(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<Self> {
+        Err(webidl::illegal_constructor(Self::NAME))
+    }
+}
+
+fn this_controller(this: &JsValue) -> JsResult<Controller> {
+    webidl::this_object::<WritableStreamDefaultController>(this, "WritableStreamDefaultController")?
+        .downcast::<WritableStreamDefaultController>()
+        .map_err(|_| {
+            JsNativeError::typ()
+                .with_message("'this' is not a WritableStreamDefaultController object")
+                .into()
+        })
+}
+
+/// <https://streams.spec.whatwg.org/#ws-default-controller-signal>
+fn controller_signal(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    let controller = this_controller(this)?;
+    // 1. Return this.[[abortController]]'s signal.
+    Ok(signal(&controller).into())
+}
+
+/// <https://streams.spec.whatwg.org/#ws-default-controller-error>
+fn controller_error(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let controller = this_controller(this)?;
+    let e = args.first().cloned().unwrap_or_default();
+    // 1. Let state be this.[[stream]].[[state]].
+    // 2. If state is not "writable", return.
+    if stream::state(&stream_of(&controller)) != WritableState::Writable {
+        return Ok(JsValue::undefined());
+    }
+    // 3. Perform ! WritableStreamDefaultControllerError(this, e).
+    writable_stream_default_controller_error(&controller, e, ctx)?;
+    Ok(JsValue::undefined())
+}
+
+/// <https://streams.spec.whatwg.org/#ws-default-controller-private-abort>
+pub(crate) fn abort_steps(
+    controller: &Controller,
+    reason: JsValue,
+    ctx: &mut Context,
+) -> JsResult<PromiseResult> {
+    // 1. Let result be the result of performing this.[[abortAlgorithm]], passing reason.
+    let algorithm = controller.borrow().data().abort_algorithm.borrow().clone();
+    let result = match &algorithm {
+        Some(AbortAlgorithm::Sink { sink, abort }) => {
+            PromiseResult::from_callback(abort.call(sink, &[reason], ctx), ctx)?
+        }
+        Some(AbortAlgorithm::ResolvedUndefined) | None => PromiseResult::undefined(),
+    };
+    // 2. Perform ! WritableStreamDefaultControllerClearAlgorithms(this).
+    writable_stream_default_controller_clear_algorithms(controller);
+    // 3. Return result.
+    Ok(result)
+}
+
+/// <https://streams.spec.whatwg.org/#ws-default-controller-private-error>
+pub(crate) fn error_steps(controller: &Controller) {
+    // 1. Perform ! ResetQueue(this).
+    controller.borrow().data().queue.borrow_mut().reset_queue();
+}
+
+/// <https://streams.spec.whatwg.org/#set-up-writable-stream-default-controller>
+///
+/// The controller object is created here (the spec's caller creates it just before).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn set_up_writable_stream_default_controller(
+    stream: &Stream,
+    start_algorithm: StartAlgorithm,
+    write_algorithm: WriteAlgorithm,
+    close_algorithm: CloseAlgorithm,
+    abort_algorithm: AbortAlgorithm,
+    high_water_mark: f64,
+    size_algorithm: SizeAlgorithm,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Assert: stream implements WritableStream.
+    // 2. Assert: stream.[[controller]] is undefined.
+    // 3. Set controller.[[stream]] to stream.
+    // 5. Perform ! ResetQueue(controller).
+    // 6. Set controller.[[abortController]] to a new AbortController.
+    // 7. Set controller.[[started]] to false.
+    // 8. Set controller.[[strategySizeAlgorithm]] to sizeAlgorithm.
+    // 9. Set controller.[[strategyHWM]] to highWaterMark.
+    // 10. Set controller.[[writeAlgorithm]] to writeAlgorithm.
+    // 11. Set controller.[[closeAlgorithm]] to closeAlgorithm.
+    // 12. Set controller.[[abortAlgorithm]] to abortAlgorithm.
+    let signal = abort_signal::new_abort_signal(ctx)?;
+    let controller = new_object(
+        WritableStreamDefaultController {
+            abort_algorithm: GcRefCell::new(Some(abort_algorithm)),
+            signal,
+            close_algorithm: GcRefCell::new(Some(close_algorithm)),
+            queue: GcRefCell::new(QueueWithSizes::default()),
+            started: Cell::new(false),
+            strategy_hwm: Cell::new(high_water_mark),
+            strategy_size_algorithm: GcRefCell::new(Some(size_algorithm)),
+            stream: stream.clone(),
+            write_algorithm: GcRefCell::new(Some(write_algorithm)),
+        },
+        ctx,
+    )?;
+    // 4. Set stream.[[controller]] to controller.
+    *stream.borrow().data().controller.borrow_mut() = Some(controller.clone());
+    // 13. Let backpressure be ! WritableStreamDefaultControllerGetBackpressure(controller).
+    let backpressure = writable_stream_default_controller_get_backpressure(&controller);
+    // 14. Perform ! WritableStreamUpdateBackpressure(stream, backpressure).
+    writable_stream_update_backpressure(stream, backpressure, ctx)?;
+    // 15. Let startResult be the result of performing startAlgorithm. (This may throw an
+    //     exception.)
+    let start_result = match &start_algorithm {
+        StartAlgorithm::ReturnUndefined => JsValue::undefined(),
+        StartAlgorithm::Sink { sink, start } => {
+            start.call(sink, &[controller.clone().upcast().into()], ctx)?
+        }
+    };
+    // 16. Let startPromise be a promise resolved with startResult.
+    let start_promise = PromiseResult::resolved_with(start_result, ctx)?;
+    // 17. Upon fulfillment of startPromise,
+    //     1. Assert: stream.[[state]] is "writable" or "erroring".
+    //     2. Set controller.[[started]] to true.
+    //     3. Perform ! WritableStreamDefaultControllerAdvanceQueueIfNeeded(controller).
+    // 18. Upon rejection of startPromise with reason r,
+    //     1. Assert: stream.[[state]] is "writable" or "erroring".
+    //     2. Set controller.[[started]] to true.
+    //     3. Perform ! WritableStreamDealWithRejection(stream, r).
+    upon_settlement(
+        start_promise,
+        controller,
+        |controller, _, ctx| {
+            controller.borrow().data().started.set(true);
+            writable_stream_default_controller_advance_queue_if_needed(controller, ctx)
+        },
+        |controller, r, ctx| {
+            controller.borrow().data().started.set(true);
+            writable_stream_deal_with_rejection(&stream_of(controller), r, ctx)
+        },
+        ctx,
+    )
+}
+
+/// <https://streams.spec.whatwg.org/#set-up-writable-stream-default-controller-from-underlying-sink>
+pub(crate) fn set_up_writable_stream_default_controller_from_underlying_sink(
+    stream: &Stream,
+    sink: UnderlyingSink,
+    high_water_mark: f64,
+    size_algorithm: SizeAlgorithm,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let controller be a new WritableStreamDefaultController.
+    //    (Created by SetUpWritableStreamDefaultController.)
+    let object = sink.object.clone();
+    let (abort, close, start, write) = (
+        sink.abort.clone(),
+        sink.close.clone(),
+        sink.start.clone(),
+        sink.write.clone(),
+    );
+    // 2. Let startAlgorithm be an algorithm that returns undefined.
+    // 6. If underlyingSinkDict["start"] exists, then set startAlgorithm to an algorithm which
+    //    returns the result of invoking underlyingSinkDict["start"] with argument list
+    //    « controller », exception behavior "rethrow", and callback this value underlyingSink.
+    let start_algorithm = match start {
+        Some(start) => StartAlgorithm::Sink {
+            sink: object.clone(),
+            start,
+        },
+        None => StartAlgorithm::ReturnUndefined,
+    };
+    // 3. Let writeAlgorithm be an algorithm that returns a promise resolved with undefined.
+    // 7. If underlyingSinkDict["write"] exists, then set writeAlgorithm to an algorithm which
+    //    takes an argument chunk and returns the result of invoking underlyingSinkDict["write"]
+    //    with argument list « chunk, controller » and callback this value underlyingSink.
+    let write_algorithm = match write {
+        Some(write) => WriteAlgorithm::Sink {
+            sink: object.clone(),
+            write,
+        },
+        None => WriteAlgorithm::ResolvedUndefined,
+    };
+    // 4. Let closeAlgorithm be an algorithm that returns a promise resolved with undefined.
+    // 8. If underlyingSinkDict["close"] exists, then set closeAlgorithm to an algorithm which
+    //    returns the result of invoking underlyingSinkDict["close"] with argument list «» and
+    //    callback this value underlyingSink.
+    let close_algorithm = match close {
+        Some(close) => CloseAlgorithm::Sink {
+            sink: object.clone(),
+            close,
+        },
+        None => CloseAlgorithm::ResolvedUndefined,
+    };
+    // 5. Let abortAlgorithm be an algorithm that returns a promise resolved with undefined.
+    // 9. If underlyingSinkDict["abort"] exists, then set abortAlgorithm to an algorithm which
+    //    takes an argument reason and returns the result of invoking
+    //    underlyingSinkDict["abort"] with argument list « reason » and callback this value
+    //    underlyingSink.
+    let abort_algorithm = match abort {
+        Some(abort) => AbortAlgorithm::Sink {
+            sink: object,
+            abort,
+        },
+        None => AbortAlgorithm::ResolvedUndefined,
+    };
+    // 10. Perform ? SetUpWritableStreamDefaultController(stream, controller, startAlgorithm,
+    //     writeAlgorithm, closeAlgorithm, abortAlgorithm, highWaterMark, sizeAlgorithm).
+    set_up_writable_stream_default_controller(
+        stream,
+        start_algorithm,
+        write_algorithm,
+        close_algorithm,
+        abort_algorithm,
+        high_water_mark,
+        size_algorithm,
+        ctx,
+    )
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-controller-advance-queue-if-needed>
+pub(crate) fn writable_stream_default_controller_advance_queue_if_needed(
+    controller: &Controller,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let stream be controller.[[stream]].
+    let stream = stream_of(controller);
+    // 2. If controller.[[started]] is false, return.
+    if !started(controller) {
+        return Ok(());
+    }
+    // 3. If stream.[[inFlightWriteRequest]] is not undefined, return.
+    if stream
+        .borrow()
+        .data()
+        .in_flight_write_request
+        .borrow()
+        .is_some()
+    {
+        return Ok(());
+    }
+    // 4. Let state be stream.[[state]].
+    let state = stream::state(&stream);
+    // 5. Assert: state is not "closed" or "errored".
+    if matches!(state, WritableState::Closed | WritableState::Errored) {
+        return Ok(());
+    }
+    // 6. If state is "erroring",
+    if state == WritableState::Erroring {
+        // 1. Perform ! WritableStreamFinishErroring(stream).
+        // 2. Return.
+        return writable_stream_finish_erroring(&stream, ctx);
+    }
+    // 7. If controller.[[queue]] is empty, return.
+    // 8. Let value be ! PeekQueueValue(controller).
+    let value = controller
+        .borrow()
+        .data()
+        .queue
+        .borrow()
+        .peek_queue_value()
+        .cloned();
+    match &value {
+        None => Ok(()),
+        // 9. If value is the close sentinel, perform !
+        //    WritableStreamDefaultControllerProcessClose(controller).
+        Some(QueueEntry::Close) => {
+            writable_stream_default_controller_process_close(controller, ctx)
+        }
+        // 10. Otherwise, perform ! WritableStreamDefaultControllerProcessWrite(controller, value).
+        Some(QueueEntry::Chunk(chunk)) => {
+            writable_stream_default_controller_process_write(controller, chunk.clone(), ctx)
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-controller-clear-algorithms>
+pub(crate) fn writable_stream_default_controller_clear_algorithms(controller: &Controller) {
+    let c = controller.borrow();
+    let data = c.data();
+    // 1. Set controller.[[writeAlgorithm]] to undefined.
+    *data.write_algorithm.borrow_mut() = None;
+    // 2. Set controller.[[closeAlgorithm]] to undefined.
+    *data.close_algorithm.borrow_mut() = None;
+    // 3. Set controller.[[abortAlgorithm]] to undefined.
+    *data.abort_algorithm.borrow_mut() = None;
+    // 4. Set controller.[[strategySizeAlgorithm]] to undefined.
+    *data.strategy_size_algorithm.borrow_mut() = None;
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-controller-close>
+pub(crate) fn writable_stream_default_controller_close(
+    controller: &Controller,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Perform ! EnqueueValueWithSize(controller, close sentinel, 0).
+    controller
+        .borrow()
+        .data()
+        .queue
+        .borrow_mut()
+        .enqueue_value_with_size(QueueEntry::Close, 0.0, ctx)?;
+    // 2. Perform ! WritableStreamDefaultControllerAdvanceQueueIfNeeded(controller).
+    writable_stream_default_controller_advance_queue_if_needed(controller, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-controller-error>
+pub(crate) fn writable_stream_default_controller_error(
+    controller: &Controller,
+    error: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let stream be controller.[[stream]].
+    let stream = stream_of(controller);
+    // 2. Assert: stream.[[state]] is "writable".
+    // 3. Perform ! WritableStreamDefaultControllerClearAlgorithms(controller).
+    writable_stream_default_controller_clear_algorithms(controller);
+    // 4. Perform ! WritableStreamStartErroring(stream, error).
+    writable_stream_start_erroring(&stream, error, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-controller-error-if-needed>
+pub(crate) fn writable_stream_default_controller_error_if_needed(
+    controller: &Controller,
+    error: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. If controller.[[stream]].[[state]] is "writable", perform !
+    //    WritableStreamDefaultControllerError(controller, error).
+    if stream::state(&stream_of(controller)) == WritableState::Writable {
+        writable_stream_default_controller_error(controller, error, ctx)?;
+    }
+    Ok(())
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-controller-get-backpressure>
+pub(crate) fn writable_stream_default_controller_get_backpressure(controller: &Controller) -> bool {
+    // 1. Let desiredSize be ! WritableStreamDefaultControllerGetDesiredSize(controller).
+    let desired_size = writable_stream_default_controller_get_desired_size(controller);
+    // 2. Return true if desiredSize ≤ 0, or false otherwise.
+    desired_size <= 0.0
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-controller-get-chunk-size>
+pub(crate) fn writable_stream_default_controller_get_chunk_size(
+    controller: &Controller,
+    chunk: &JsValue,
+    ctx: &mut Context,
+) -> JsResult<f64> {
+    // 1. If controller.[[strategySizeAlgorithm]] is undefined, then:
+    //    1. Assert: controller.[[stream]].[[state]] is not "writable".
+    //    2. Return 1.
+    let algorithm = controller
+        .borrow()
+        .data()
+        .strategy_size_algorithm
+        .borrow()
+        .clone();
+    let Some(algorithm) = algorithm else {
+        return Ok(1.0);
+    };
+    // 2. Let returnValue be the result of performing controller.[[strategySizeAlgorithm]],
+    //    passing in chunk, and interpreting the result as a completion record.
+    match algorithm.size(chunk, ctx) {
+        // 4. Return returnValue.[[Value]].
+        Ok(size) => Ok(size),
+        // 3. If returnValue is an abrupt completion,
+        Err(error) => {
+            let error = engine::thrown_value(error, ctx)?;
+            // 1. Perform ! WritableStreamDefaultControllerErrorIfNeeded(controller,
+            //    returnValue.[[Value]]).
+            writable_stream_default_controller_error_if_needed(controller, error, ctx)?;
+            // 2. Return 1.
+            Ok(1.0)
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-controller-get-desired-size>
+pub(crate) fn writable_stream_default_controller_get_desired_size(controller: &Controller) -> f64 {
+    let c = controller.borrow();
+    let data = c.data();
+    // 1. Return controller.[[strategyHWM]] − controller.[[queueTotalSize]].
+    let total_size = data.queue.borrow().total_size();
+    data.strategy_hwm.get() - total_size
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-controller-process-close>
+pub(crate) fn writable_stream_default_controller_process_close(
+    controller: &Controller,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let stream be controller.[[stream]].
+    let stream = stream_of(controller);
+    // 2. Perform ! WritableStreamMarkCloseRequestInFlight(stream).
+    writable_stream_mark_close_request_in_flight(&stream);
+    // 3. Perform ! DequeueValue(controller).
+    // 4. Assert: controller.[[queue]] is empty.
+    controller
+        .borrow()
+        .data()
+        .queue
+        .borrow_mut()
+        .dequeue_value();
+    // 5. Let sinkClosePromise be the result of performing controller.[[closeAlgorithm]].
+    let algorithm = controller.borrow().data().close_algorithm.borrow().clone();
+    let sink_close_promise = match &algorithm {
+        Some(CloseAlgorithm::Sink { sink, close }) => {
+            PromiseResult::from_callback(close.call(sink, &[], ctx), ctx)?
+        }
+        Some(CloseAlgorithm::ResolvedUndefined) | None => PromiseResult::undefined(),
+    };
+    // 6. Perform ! WritableStreamDefaultControllerClearAlgorithms(controller).
+    writable_stream_default_controller_clear_algorithms(controller);
+    // 7. Upon fulfillment of sinkClosePromise,
+    //    1. Perform ! WritableStreamFinishInFlightClose(stream).
+    // 8. Upon rejection of sinkClosePromise with reason reason,
+    //    1. Perform ! WritableStreamFinishInFlightCloseWithError(stream, reason).
+    upon_settlement(
+        sink_close_promise,
+        stream,
+        |stream, _, ctx| writable_stream_finish_in_flight_close(stream, ctx),
+        |stream, reason, ctx| {
+            writable_stream_finish_in_flight_close_with_error(stream, reason, ctx)
+        },
+        ctx,
+    )
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-controller-process-write>
+pub(crate) fn writable_stream_default_controller_process_write(
+    controller: &Controller,
+    chunk: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let stream be controller.[[stream]].
+    let stream = stream_of(controller);
+    // 2. Perform ! WritableStreamMarkFirstWriteRequestInFlight(stream).
+    writable_stream_mark_first_write_request_in_flight(&stream);
+    // 3. Let sinkWritePromise be the result of performing controller.[[writeAlgorithm]],
+    //    passing in chunk.
+    let algorithm = controller.borrow().data().write_algorithm.borrow().clone();
+    let sink_write_promise = match &algorithm {
+        Some(WriteAlgorithm::Sink { sink, write }) => {
+            let args = [chunk, controller.clone().upcast().into()];
+            PromiseResult::from_callback(write.call(sink, &args, ctx), ctx)?
+        }
+        Some(WriteAlgorithm::ResolvedUndefined) | None => PromiseResult::undefined(),
+    };
+    // 4. Upon fulfillment of sinkWritePromise, ...
+    // 5. Upon rejection of sinkWritePromise with reason, ...
+    upon_settlement(
+        sink_write_promise,
+        controller.clone(),
+        |controller, _, ctx| {
+            let stream = stream_of(controller);
+            // 1. Perform ! WritableStreamFinishInFlightWrite(stream).
+            writable_stream_finish_in_flight_write(&stream, ctx)?;
+            // 2. Let state be stream.[[state]].
+            let state = stream::state(&stream);
+            // 3. Assert: state is "writable" or "erroring".
+            // 4. Perform ! DequeueValue(controller).
+            controller
+                .borrow()
+                .data()
+                .queue
+                .borrow_mut()
+                .dequeue_value();
+            // 5. If ! WritableStreamCloseQueuedOrInFlight(stream) is false and state is
+            //    "writable",
+            if !writable_stream_close_queued_or_in_flight(&stream)
+                && state == WritableState::Writable
+            {
+                // 1. Let backpressure be ! WritableStreamDefaultControllerGetBackpressure(
+                //    controller).
+                let backpressure = writable_stream_default_controller_get_backpressure(controller);
+                // 2. Perform ! WritableStreamUpdateBackpressure(stream, backpressure).
+                writable_stream_update_backpressure(&stream, backpressure, ctx)?;
+            }
+            // 6. Perform ! WritableStreamDefaultControllerAdvanceQueueIfNeeded(controller).
+            writable_stream_default_controller_advance_queue_if_needed(controller, ctx)
+        },
+        |controller, reason, ctx| {
+            let stream = stream_of(controller);
+            // 1. If stream.[[state]] is "writable", perform !
+            //    WritableStreamDefaultControllerClearAlgorithms(controller).
+            if stream::state(&stream) == WritableState::Writable {
+                writable_stream_default_controller_clear_algorithms(controller);
+            }
+            // 2. Perform ! WritableStreamFinishInFlightWriteWithError(stream, reason).
+            writable_stream_finish_in_flight_write_with_error(&stream, reason, ctx)
+        },
+        ctx,
+    )
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-controller-write>
+pub(crate) fn writable_stream_default_controller_write(
+    controller: &Controller,
+    chunk: JsValue,
+    chunk_size: f64,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let enqueueResult be EnqueueValueWithSize(controller, chunk, chunkSize).
+    let enqueue_result = controller
+        .borrow()
+        .data()
+        .queue
+        .borrow_mut()
+        .enqueue_value_with_size(QueueEntry::Chunk(chunk), chunk_size, ctx);
+    // 2. If enqueueResult is an abrupt completion,
+    if let Err(error) = enqueue_result {
+        // 1. Perform ! WritableStreamDefaultControllerErrorIfNeeded(controller,
+        //    enqueueResult.[[Value]]).
+        let error = engine::thrown_value(error, ctx)?;
+        writable_stream_default_controller_error_if_needed(controller, error, ctx)?;
+        // 2. Return.
+        return Ok(());
+    }
+    // 3. Let stream be controller.[[stream]].
+    let stream = stream_of(controller);
+    // 4. If ! WritableStreamCloseQueuedOrInFlight(stream) is false and stream.[[state]] is
+    //    "writable",
+    if !writable_stream_close_queued_or_in_flight(&stream)
+        && stream::state(&stream) == WritableState::Writable
+    {
+        // 1. Let backpressure be ! WritableStreamDefaultControllerGetBackpressure(controller).
+        let backpressure = writable_stream_default_controller_get_backpressure(controller);
+        // 2. Perform ! WritableStreamUpdateBackpressure(stream, backpressure).
+        writable_stream_update_backpressure(&stream, backpressure, ctx)?;
+    }
+    // 5. Perform ! WritableStreamDefaultControllerAdvanceQueueIfNeeded(controller).
+    writable_stream_default_controller_advance_queue_if_needed(controller, ctx)
+}

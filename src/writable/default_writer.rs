@@ -1,0 +1,567 @@
+//! The `WritableStreamDefaultWriter` interface and the writer abstract operations.
+//!
+//! <https://streams.spec.whatwg.org/#default-writer-class>
+
+use boa_engine::{
+    class::{Class, ClassBuilder},
+    object::builtins::JsPromise,
+    Context, JsData, JsNativeError, JsObject, JsResult, JsValue,
+};
+use boa_gc::{Finalize, GcRefCell, Trace};
+
+use super::{
+    default_controller::{
+        writable_stream_default_controller_get_chunk_size,
+        writable_stream_default_controller_get_desired_size,
+        writable_stream_default_controller_write,
+    },
+    new_object,
+    stream::{
+        self, writable_stream_abort, writable_stream_add_write_request, writable_stream_close,
+        writable_stream_close_queued_or_in_flight, Stream, WritableStream,
+    },
+    WritableState, WriteRequest,
+};
+use crate::{
+    engine::{self, PromiseCapability},
+    webidl,
+};
+
+/// A typed handle on a `WritableStreamDefaultWriter` object.
+pub(crate) type Writer = JsObject<WritableStreamDefaultWriter>;
+
+/// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter>
+#[derive(Debug, Trace, Finalize, JsData)]
+pub(crate) struct WritableStreamDefaultWriter {
+    /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-closedpromise>
+    closed_promise: GcRefCell<Option<PromiseCapability>>,
+    /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-readypromise>
+    ready_promise: GcRefCell<Option<PromiseCapability>>,
+    /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-stream>
+    stream: GcRefCell<Option<Stream>>,
+    /// The constructor's converted argument, kept until the object exists.
+    constructor_stream: GcRefCell<Option<Stream>>,
+}
+
+impl WritableStreamDefaultWriter {
+    fn empty() -> Self {
+        Self {
+            closed_promise: GcRefCell::new(None),
+            ready_promise: GcRefCell::new(None),
+            stream: GcRefCell::new(None),
+            constructor_stream: GcRefCell::new(None),
+        }
+    }
+}
+
+/// A new writer object whose slots are not yet set up.
+pub(crate) fn new_writer_object(ctx: &mut Context) -> JsResult<Writer> {
+    new_object(WritableStreamDefaultWriter::empty(), ctx)
+}
+
+/// writer.[[stream]]
+pub(crate) fn stream_of(writer: &Writer) -> Option<Stream> {
+    writer.borrow().data().stream.borrow().clone()
+}
+
+/// writer.[[closedPromise]] (set by SetUpWritableStreamDefaultWriter; `None` only before).
+pub(crate) fn closed_promise(writer: &Writer) -> Option<PromiseCapability> {
+    writer.borrow().data().closed_promise.borrow().clone()
+}
+
+/// writer.[[readyPromise]] (set by SetUpWritableStreamDefaultWriter; `None` only before).
+pub(crate) fn ready_promise(writer: &Writer) -> Option<PromiseCapability> {
+    writer.borrow().data().ready_promise.borrow().clone()
+}
+
+fn set_closed_promise(writer: &Writer, promise: PromiseCapability) {
+    *writer.borrow().data().closed_promise.borrow_mut() = Some(promise);
+}
+
+pub(crate) fn set_ready_promise(writer: &Writer, promise: PromiseCapability) {
+    *writer.borrow().data().ready_promise.borrow_mut() = Some(promise);
+}
+
+/// A new promise already resolved with undefined ("a promise resolved with undefined"), kept
+/// with its resolving functions so that a later "resolve" is the no-op the spec expects.
+fn resolved_promise(ctx: &mut Context) -> JsResult<PromiseCapability> {
+    let promise = PromiseCapability::new(ctx);
+    promise.resolve(JsValue::undefined(), ctx)?;
+    Ok(promise)
+}
+
+/// "A promise rejected with" `reason`, marked as handled.
+fn rejected_handled_promise(reason: JsValue, ctx: &mut Context) -> JsResult<PromiseCapability> {
+    let promise = PromiseCapability::new(ctx);
+    promise.reject(reason, ctx)?;
+    engine::mark_as_handled(promise.promise(), ctx)?;
+    Ok(promise)
+}
+
+impl Class for WritableStreamDefaultWriter {
+    const NAME: &'static str = "WritableStreamDefaultWriter";
+    const LENGTH: usize = 1;
+    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+
+    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        webidl::attribute(class, "closed", writer_closed, None);
+        webidl::attribute(class, "desiredSize", writer_desired_size, None);
+        webidl::attribute(class, "ready", writer_ready, None);
+        webidl::operation(class, "abort", 0, writer_abort);
+        webidl::operation(class, "close", 0, writer_close);
+        webidl::operation(class, "releaseLock", 0, writer_release_lock);
+        webidl::operation(class, "write", 0, writer_write);
+        webidl::to_string_tag(class, Self::NAME);
+        Ok(())
+    }
+
+    /// <https://streams.spec.whatwg.org/#default-writer-constructor>: the argument conversion.
+    fn data_constructor(_: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<Self> {
+        let stream = args
+            .first()
+            .and_then(JsValue::as_object)
+            .and_then(|o| o.clone().downcast::<WritableStream>().ok())
+            .ok_or_else(|| {
+                JsNativeError::typ()
+                    .with_message("WritableStreamDefaultWriter needs a WritableStream argument")
+            })?;
+        let writer = Self::empty();
+        *writer.constructor_stream.borrow_mut() = Some(stream);
+        Ok(writer)
+    }
+
+    fn object_constructor(
+        instance: &JsObject<Self>,
+        _: &[JsValue],
+        ctx: &mut Context,
+    ) -> JsResult<()> {
+        let stream = instance
+            .borrow()
+            .data()
+            .constructor_stream
+            .borrow_mut()
+            .take();
+        match stream {
+            // 1. Perform ? SetUpWritableStreamDefaultWriter(this, stream).
+            Some(stream) => set_up_writable_stream_default_writer(instance, &stream, ctx),
+            // Created from Rust: set up by the caller.
+            None => Ok(()),
+        }
+    }
+}
+
+fn this_writer(this: &JsValue) -> JsResult<Writer> {
+    webidl::this_object::<WritableStreamDefaultWriter>(this, "WritableStreamDefaultWriter")?
+        .downcast::<WritableStreamDefaultWriter>()
+        .map_err(|_| {
+            JsNativeError::typ()
+                .with_message("'this' is not a WritableStreamDefaultWriter object")
+                .into()
+        })
+}
+
+fn this_writer_or_reject(this: &JsValue, ctx: &mut Context) -> JsResult<Result<Writer, JsValue>> {
+    match webidl::this_object_or_reject::<WritableStreamDefaultWriter>(
+        this,
+        "WritableStreamDefaultWriter",
+        ctx,
+    )? {
+        Ok(object) => match object.downcast::<WritableStreamDefaultWriter>() {
+            Ok(writer) => Ok(Ok(writer)),
+            Err(_) => Ok(Err(JsValue::undefined())),
+        },
+        Err(rejected) => Ok(Err(rejected)),
+    }
+}
+
+fn rejected_type_error(message: &str, ctx: &mut Context) -> JsResult<JsValue> {
+    let error = engine::type_error(message, ctx);
+    Ok(engine::promise_rejected_with(error, ctx)?.into())
+}
+
+/// <https://streams.spec.whatwg.org/#default-writer-closed>
+fn writer_closed(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let writer = match this_writer_or_reject(this, ctx)? {
+        Ok(writer) => writer,
+        Err(rejected) => return Ok(rejected),
+    };
+    // 1. Return this.[[closedPromise]].
+    Ok(closed_promise(&writer).map_or_else(JsValue::undefined, |p| p.promise().clone().into()))
+}
+
+/// <https://streams.spec.whatwg.org/#default-writer-desired-size>
+fn writer_desired_size(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    let writer = this_writer(this)?;
+    // 1. If this.[[stream]] is undefined, throw a TypeError exception.
+    if stream_of(&writer).is_none() {
+        return Err(JsNativeError::typ()
+            .with_message("The writer has been released")
+            .into());
+    }
+    // 2. Return ! WritableStreamDefaultWriterGetDesiredSize(this).
+    Ok(writable_stream_default_writer_get_desired_size(&writer)
+        .map_or_else(JsValue::null, JsValue::from))
+}
+
+/// <https://streams.spec.whatwg.org/#default-writer-ready>
+fn writer_ready(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let writer = match this_writer_or_reject(this, ctx)? {
+        Ok(writer) => writer,
+        Err(rejected) => return Ok(rejected),
+    };
+    // 1. Return this.[[readyPromise]].
+    Ok(ready_promise(&writer).map_or_else(JsValue::undefined, |p| p.promise().clone().into()))
+}
+
+/// <https://streams.spec.whatwg.org/#default-writer-abort>
+fn writer_abort(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let writer = match this_writer_or_reject(this, ctx)? {
+        Ok(writer) => writer,
+        Err(rejected) => return Ok(rejected),
+    };
+    let reason = args.first().cloned().unwrap_or_default();
+    // 1. If this.[[stream]] is undefined, return a promise rejected with a TypeError exception.
+    if stream_of(&writer).is_none() {
+        return rejected_type_error("The writer has been released", ctx);
+    }
+    // 2. Return ! WritableStreamDefaultWriterAbort(this, reason).
+    Ok(writable_stream_default_writer_abort(&writer, reason, ctx)?.into())
+}
+
+/// <https://streams.spec.whatwg.org/#default-writer-close>
+fn writer_close(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let writer = match this_writer_or_reject(this, ctx)? {
+        Ok(writer) => writer,
+        Err(rejected) => return Ok(rejected),
+    };
+    // 1. Let stream be this.[[stream]].
+    // 2. If stream is undefined, return a promise rejected with a TypeError exception.
+    let Some(stream) = stream_of(&writer) else {
+        return rejected_type_error("The writer has been released", ctx);
+    };
+    // 3. If ! WritableStreamCloseQueuedOrInFlight(stream) is true, return a promise rejected
+    //    with a TypeError exception.
+    if writable_stream_close_queued_or_in_flight(&stream) {
+        return rejected_type_error("The stream is already closing", ctx);
+    }
+    // 4. Return ! WritableStreamDefaultWriterClose(this).
+    Ok(writable_stream_default_writer_close(&writer, ctx)?.into())
+}
+
+/// <https://streams.spec.whatwg.org/#default-writer-release-lock>
+fn writer_release_lock(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let writer = this_writer(this)?;
+    // 1. Let stream be this.[[stream]].
+    // 2. If stream is undefined, return.
+    if stream_of(&writer).is_none() {
+        return Ok(JsValue::undefined());
+    }
+    // 3. Assert: stream.[[writer]] is not undefined.
+    // 4. Perform ! WritableStreamDefaultWriterRelease(this).
+    writable_stream_default_writer_release(&writer, ctx)?;
+    Ok(JsValue::undefined())
+}
+
+/// <https://streams.spec.whatwg.org/#default-writer-write>
+fn writer_write(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let writer = match this_writer_or_reject(this, ctx)? {
+        Ok(writer) => writer,
+        Err(rejected) => return Ok(rejected),
+    };
+    let chunk = args.first().cloned().unwrap_or_default();
+    // 1. If this.[[stream]] is undefined, return a promise rejected with a TypeError exception.
+    if stream_of(&writer).is_none() {
+        return rejected_type_error("The writer has been released", ctx);
+    }
+    // 2. Return ! WritableStreamDefaultWriterWrite(this, chunk).
+    Ok(writable_stream_default_writer_write(&writer, chunk, ctx)?.into())
+}
+
+/// <https://streams.spec.whatwg.org/#set-up-writable-stream-default-writer>
+pub(crate) fn set_up_writable_stream_default_writer(
+    writer: &Writer,
+    stream: &Stream,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. If ! IsWritableStreamLocked(stream) is true, throw a TypeError exception.
+    if stream::is_writable_stream_locked(stream) {
+        return Err(JsNativeError::typ()
+            .with_message("The stream is already locked to a writer")
+            .into());
+    }
+    // 2. Set writer.[[stream]] to stream.
+    *writer.borrow().data().stream.borrow_mut() = Some(stream.clone());
+    // 3. Set stream.[[writer]] to writer.
+    *stream.borrow().data().writer.borrow_mut() = Some(writer.clone());
+    // 4. Let state be stream.[[state]].
+    match stream::state(stream) {
+        // 5. If state is "writable",
+        WritableState::Writable => {
+            // 1. If ! WritableStreamCloseQueuedOrInFlight(stream) is false and
+            //    stream.[[backpressure]] is true, set writer.[[readyPromise]] to a new promise.
+            // 2. Otherwise, set writer.[[readyPromise]] to a promise resolved with undefined.
+            let ready = if !writable_stream_close_queued_or_in_flight(stream)
+                && stream::backpressure(stream)
+            {
+                PromiseCapability::new(ctx)
+            } else {
+                resolved_promise(ctx)?
+            };
+            set_ready_promise(writer, ready);
+            // 3. Set writer.[[closedPromise]] to a new promise.
+            set_closed_promise(writer, PromiseCapability::new(ctx));
+        }
+        // 6. Otherwise, if state is "erroring",
+        WritableState::Erroring => {
+            // 1. Set writer.[[readyPromise]] to a promise rejected with stream.[[storedError]].
+            // 2. Set writer.[[readyPromise]].[[PromiseIsHandled]] to true.
+            let ready = rejected_handled_promise(stream::stored_error(stream), ctx)?;
+            set_ready_promise(writer, ready);
+            // 3. Set writer.[[closedPromise]] to a new promise.
+            set_closed_promise(writer, PromiseCapability::new(ctx));
+        }
+        // 7. Otherwise, if state is "closed",
+        WritableState::Closed => {
+            // 1. Set writer.[[readyPromise]] to a promise resolved with undefined.
+            set_ready_promise(writer, resolved_promise(ctx)?);
+            // 2. Set writer.[[closedPromise]] to a promise resolved with undefined.
+            set_closed_promise(writer, resolved_promise(ctx)?);
+        }
+        // 8. Otherwise,
+        WritableState::Errored => {
+            // 1. Assert: state is "errored".
+            // 2. Let storedError be stream.[[storedError]].
+            let stored = stream::stored_error(stream);
+            // 3. Set writer.[[readyPromise]] to a promise rejected with storedError.
+            // 4. Set writer.[[readyPromise]].[[PromiseIsHandled]] to true.
+            set_ready_promise(writer, rejected_handled_promise(stored.clone(), ctx)?);
+            // 5. Set writer.[[closedPromise]] to a promise rejected with storedError.
+            // 6. Set writer.[[closedPromise]].[[PromiseIsHandled]] to true.
+            set_closed_promise(writer, rejected_handled_promise(stored, ctx)?);
+        }
+    }
+    Ok(())
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-writer-abort>
+pub(crate) fn writable_stream_default_writer_abort(
+    writer: &Writer,
+    reason: JsValue,
+    ctx: &mut Context,
+) -> JsResult<JsPromise> {
+    // 1. Let stream be writer.[[stream]].
+    // 2. Assert: stream is not undefined.
+    let Some(stream) = stream_of(writer) else {
+        let error = engine::type_error("The writer has been released", ctx);
+        return engine::promise_rejected_with(error, ctx);
+    };
+    // 3. Return ! WritableStreamAbort(stream, reason).
+    writable_stream_abort(&stream, reason, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-writer-close>
+pub(crate) fn writable_stream_default_writer_close(
+    writer: &Writer,
+    ctx: &mut Context,
+) -> JsResult<JsPromise> {
+    // 1. Let stream be writer.[[stream]].
+    // 2. Assert: stream is not undefined.
+    let Some(stream) = stream_of(writer) else {
+        let error = engine::type_error("The writer has been released", ctx);
+        return engine::promise_rejected_with(error, ctx);
+    };
+    // 3. Return ! WritableStreamClose(stream).
+    writable_stream_close(&stream, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-writer-close-with-error-propagation>
+#[allow(dead_code)] // used by pipeTo (#5)
+pub(crate) fn writable_stream_default_writer_close_with_error_propagation(
+    writer: &Writer,
+    ctx: &mut Context,
+) -> JsResult<JsPromise> {
+    // 1. Let stream be writer.[[stream]].
+    // 2. Assert: stream is not undefined.
+    let Some(stream) = stream_of(writer) else {
+        let error = engine::type_error("The writer has been released", ctx);
+        return engine::promise_rejected_with(error, ctx);
+    };
+    // 3. Let state be stream.[[state]].
+    let state = stream::state(&stream);
+    // 4. If ! WritableStreamCloseQueuedOrInFlight(stream) is true or state is "closed", return
+    //    a promise resolved with undefined.
+    if writable_stream_close_queued_or_in_flight(&stream) || state == WritableState::Closed {
+        return engine::promise_resolved_with(JsValue::undefined(), ctx);
+    }
+    // 5. If state is "errored", return a promise rejected with stream.[[storedError]].
+    if state == WritableState::Errored {
+        return engine::promise_rejected_with(stream::stored_error(&stream), ctx);
+    }
+    // 6. Assert: state is "writable" or "erroring".
+    // 7. Return ! WritableStreamDefaultWriterClose(writer).
+    writable_stream_default_writer_close(writer, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-writer-ensure-closed-promise-rejected>
+pub(crate) fn writable_stream_default_writer_ensure_closed_promise_rejected(
+    writer: &Writer,
+    error: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. If writer.[[closedPromise]].[[PromiseState]] is "pending", reject
+    //    writer.[[closedPromise]] with error.
+    // 2. Otherwise, set writer.[[closedPromise]] to a promise rejected with error.
+    // 3. Set writer.[[closedPromise]].[[PromiseIsHandled]] to true.
+    match closed_promise(writer) {
+        Some(closed) if closed.is_pending() => {
+            closed.reject(error, ctx)?;
+            engine::mark_as_handled(closed.promise(), ctx)
+        }
+        _ => {
+            let closed = rejected_handled_promise(error, ctx)?;
+            set_closed_promise(writer, closed);
+            Ok(())
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-writer-ensure-ready-promise-rejected>
+pub(crate) fn writable_stream_default_writer_ensure_ready_promise_rejected(
+    writer: &Writer,
+    error: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. If writer.[[readyPromise]].[[PromiseState]] is "pending", reject
+    //    writer.[[readyPromise]] with error.
+    // 2. Otherwise, set writer.[[readyPromise]] to a promise rejected with error.
+    // 3. Set writer.[[readyPromise]].[[PromiseIsHandled]] to true.
+    match ready_promise(writer) {
+        Some(ready) if ready.is_pending() => {
+            ready.reject(error, ctx)?;
+            engine::mark_as_handled(ready.promise(), ctx)
+        }
+        _ => {
+            let ready = rejected_handled_promise(error, ctx)?;
+            set_ready_promise(writer, ready);
+            Ok(())
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-writer-get-desired-size>
+///
+/// `None` is the spec's null.
+pub(crate) fn writable_stream_default_writer_get_desired_size(writer: &Writer) -> Option<f64> {
+    // 1. Let stream be writer.[[stream]].
+    let stream = stream_of(writer)?;
+    // 2. Let state be stream.[[state]].
+    match stream::state(&stream) {
+        // 3. If state is "errored" or "erroring", return null.
+        WritableState::Errored | WritableState::Erroring => None,
+        // 4. If state is "closed", return 0.
+        WritableState::Closed => Some(0.0),
+        // 5. Return ! WritableStreamDefaultControllerGetDesiredSize(stream.[[controller]]).
+        WritableState::Writable => Some(stream::controller(&stream).map_or(0.0, |c| {
+            writable_stream_default_controller_get_desired_size(&c)
+        })),
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-writer-release>
+pub(crate) fn writable_stream_default_writer_release(
+    writer: &Writer,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let stream be writer.[[stream]].
+    // 2. Assert: stream is not undefined.
+    let Some(stream) = stream_of(writer) else {
+        return Ok(());
+    };
+    // 3. Assert: stream.[[writer]] is writer.
+    // 4. Let releasedError be a new TypeError.
+    let released_error = engine::type_error("The writer's lock was released", ctx);
+    // 5. Perform ! WritableStreamDefaultWriterEnsureReadyPromiseRejected(writer, releasedError).
+    writable_stream_default_writer_ensure_ready_promise_rejected(
+        writer,
+        released_error.clone(),
+        ctx,
+    )?;
+    // 6. Perform ! WritableStreamDefaultWriterEnsureClosedPromiseRejected(writer, releasedError).
+    writable_stream_default_writer_ensure_closed_promise_rejected(writer, released_error, ctx)?;
+    // 7. Set stream.[[writer]] to undefined.
+    *stream.borrow().data().writer.borrow_mut() = None;
+    // 8. Set writer.[[stream]] to undefined.
+    *writer.borrow().data().stream.borrow_mut() = None;
+    Ok(())
+}
+
+/// <https://streams.spec.whatwg.org/#writable-stream-default-writer-write>
+///
+/// Returns the promise `writer.write()` hands to script.
+pub(crate) fn writable_stream_default_writer_write(
+    writer: &Writer,
+    chunk: JsValue,
+    ctx: &mut Context,
+) -> JsResult<JsPromise> {
+    let promise = PromiseCapability::new(ctx);
+    writable_stream_default_writer_write_request(
+        writer,
+        chunk,
+        WriteRequest::Promise(promise.clone()),
+        ctx,
+    )?;
+    Ok(promise.promise().clone())
+}
+
+/// WritableStreamDefaultWriterWrite with the write request made by the caller: where the spec
+/// returns "a promise rejected with" a reason, the request is rejected with it; where it returns
+/// the promise from WritableStreamAddWriteRequest, the request is queued.
+pub(crate) fn writable_stream_default_writer_write_request(
+    writer: &Writer,
+    chunk: JsValue,
+    request: WriteRequest,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let stream be writer.[[stream]].
+    // 2. Assert: stream is not undefined.
+    let Some(stream) = stream_of(writer) else {
+        let error = engine::type_error("The writer has been released", ctx);
+        return request.reject(error, ctx);
+    };
+    // 3. Let controller be stream.[[controller]].
+    let Some(controller) = stream::controller(&stream) else {
+        let error = engine::type_error("The stream has no controller", ctx);
+        return request.reject(error, ctx);
+    };
+    // 4. Let chunkSize be ! WritableStreamDefaultControllerGetChunkSize(controller, chunk).
+    let chunk_size = writable_stream_default_controller_get_chunk_size(&controller, &chunk, ctx)?;
+    // 5. If stream is not equal to writer.[[stream]], return a promise rejected with a TypeError
+    //    exception.
+    if stream_of(writer).as_ref() != Some(&stream) {
+        let error = engine::type_error("The writer's lock was released during write()", ctx);
+        return request.reject(error, ctx);
+    }
+    // 6. Let state be stream.[[state]].
+    let state = stream::state(&stream);
+    // 7. If state is "errored", return a promise rejected with stream.[[storedError]].
+    if state == WritableState::Errored {
+        return request.reject(stream::stored_error(&stream), ctx);
+    }
+    // 8. If ! WritableStreamCloseQueuedOrInFlight(stream) is true or state is "closed", return a
+    //    promise rejected with a TypeError exception indicating that the stream is closing or
+    //    closed.
+    if writable_stream_close_queued_or_in_flight(&stream) || state == WritableState::Closed {
+        let error = engine::type_error("The stream is closing or closed", ctx);
+        return request.reject(error, ctx);
+    }
+    // 9. If state is "erroring", return a promise rejected with stream.[[storedError]].
+    if state == WritableState::Erroring {
+        return request.reject(stream::stored_error(&stream), ctx);
+    }
+    // 10. Assert: state is "writable".
+    // 11. Let promise be ! WritableStreamAddWriteRequest(stream).
+    writable_stream_add_write_request(&stream, request);
+    // 12. Perform ! WritableStreamDefaultControllerWrite(controller, chunk, chunkSize).
+    writable_stream_default_controller_write(&controller, chunk, chunk_size, ctx)
+    // 13. Return promise.
+}

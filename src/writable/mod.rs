@@ -1,0 +1,118 @@
+//! Writable streams: `WritableStream`, `WritableStreamDefaultWriter` and
+//! `WritableStreamDefaultController`.
+//!
+//! <https://streams.spec.whatwg.org/#ws>
+//!
+//! - `stream`: the `WritableStream` interface and the abstract operations that work on a stream
+//!   ("Working with writable streams", "Interfacing with controllers");
+//! - `default_writer`: the writer interface and its abstract operations ("Writers");
+//! - `default_controller`: the controller interface, the sink algorithms and the abstract
+//!   operations of "Default controllers".
+//!
+//! Slots live in the objects' native data as `Cell`/`GcRefCell` fields; every access is a short
+//! borrow that ends before any call into JavaScript (sink callbacks, the size algorithm, promise
+//! resolution, abort algorithms). Objects are handled as typed `JsObject<T>` handles, so slot
+//! access needs no downcast that could fail.
+//!
+//! Rust API for TransformStream and pipeTo (#5): `stream::create_writable_stream` with the
+//! algorithm enums of `default_controller` (add a variant for the transform sink algorithms);
+//! `stream::acquire_writable_stream_default_writer`;
+//! `default_writer::writable_stream_default_writer_write_request` with a [`WriteRequest`]
+//! (add a variant with Rust completion steps so the pipe loop needs no JS promise per chunk);
+//! `default_writer::writable_stream_default_writer_close_with_error_propagation`,
+//! `..._release`, `..._get_desired_size`, `default_writer::ready_promise` / `closed_promise`
+//! (react to them with `engine::react`); `stream::writable_stream_abort`,
+//! `stream::state`, `stream::stored_error`;
+//! `default_controller::writable_stream_default_controller_error_if_needed`.
+
+pub(crate) mod default_controller;
+pub(crate) mod default_writer;
+pub(crate) mod stream;
+
+use boa_engine::{Context, JsObject, JsResult, JsValue};
+use boa_gc::{Finalize, Trace};
+
+use crate::engine::PromiseCapability;
+
+#[allow(unused_imports)] // the Rust-level API used by TransformStream and pipeTo (#5)
+pub(crate) use default_controller::{
+    AbortAlgorithm, CloseAlgorithm, StartAlgorithm, WritableStreamDefaultController, WriteAlgorithm,
+};
+#[allow(unused_imports)] // the Rust-level API used by TransformStream and pipeTo (#5)
+pub(crate) use default_writer::WritableStreamDefaultWriter;
+#[allow(unused_imports)] // the Rust-level API used by TransformStream and pipeTo (#5)
+pub(crate) use stream::WritableStream;
+
+/// An entry of a stream's [[writeRequests]] list (and of [[inFlightWriteRequest]]): what to
+/// settle once the underlying sink has processed the chunk.
+///
+/// The spec's write requests are promises; `writer.write()` hands that promise to script. Rust
+/// callers that do not need a JS promise per chunk (the pipe loop) add their own variant here.
+#[derive(Debug, Trace, Finalize)]
+pub(crate) enum WriteRequest {
+    /// The promise returned by `writer.write()`.
+    Promise(PromiseCapability),
+}
+
+impl WriteRequest {
+    /// [=Resolve=] the write request with undefined.
+    pub(crate) fn resolve(&self, ctx: &mut Context) -> JsResult<()> {
+        match self {
+            WriteRequest::Promise(capability) => capability.resolve(JsValue::undefined(), ctx),
+        }
+    }
+
+    /// [=Reject=] the write request with `reason`.
+    pub(crate) fn reject(&self, reason: JsValue, ctx: &mut Context) -> JsResult<()> {
+        match self {
+            WriteRequest::Promise(capability) => capability.reject(reason, ctx),
+        }
+    }
+}
+
+/// The result of a promise-returning algorithm and "upon fulfillment/rejection" of it: shared
+/// with the readable side (a settled result stays unboxed and its reaction is queued directly).
+pub(crate) use crate::readable::{new_object, upon_settlement, PromiseResult};
+
+/// The values of a stream's [[state]] slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WritableState {
+    /// "writable"
+    Writable,
+    /// "closed"
+    Closed,
+    /// "erroring"
+    Erroring,
+    /// "errored"
+    Errored,
+}
+
+/// The controller's [[abortController]]: only its signal is ever observable, so the signal is
+/// what is kept. These two functions are the only place that knows how signals are made.
+mod abort_signal {
+    use super::*;
+
+    /// The signal of "a new `AbortController`".
+    pub(crate) fn new_abort_signal(ctx: &mut Context) -> JsResult<JsObject> {
+        crate::dom::new_abort_signal(ctx)
+    }
+
+    /// <https://dom.spec.whatwg.org/#abortcontroller-signal-abort>: signal abort on the
+    /// controller, i.e. on its signal.
+    pub(crate) fn signal_abort(
+        signal: &JsObject,
+        reason: JsValue,
+        ctx: &mut Context,
+    ) -> JsResult<()> {
+        crate::dom::signal_abort(signal, reason, ctx)
+    }
+}
+
+/// Installs the writable stream interfaces in the current realm (replacing them if they were
+/// installed before).
+pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
+    crate::webidl::register_interface::<WritableStream>(ctx)?;
+    crate::webidl::register_interface::<WritableStreamDefaultWriter>(ctx)?;
+    crate::webidl::register_interface::<WritableStreamDefaultController>(ctx)?;
+    Ok(())
+}
