@@ -895,7 +895,7 @@ pub(crate) fn readable_byte_stream_controller_fill_pull_into_descriptor_from_que
     let max_bytes_to_copy = controller
         .queue_total_size
         .get()
-        .min(d.byte_length - d.bytes_filled);
+        .min(d.byte_length.saturating_sub(d.bytes_filled));
     // 2. Let maxBytesFilled be pullIntoDescriptor's bytes filled + maxBytesToCopy.
     let max_bytes_filled = d.bytes_filled + max_bytes_to_copy;
     // 3. Let totalBytesToCopyRemaining be maxBytesToCopy.
@@ -913,7 +913,7 @@ pub(crate) fn readable_byte_stream_controller_fill_pull_into_descriptor_from_que
     if max_aligned_bytes >= d.minimum_fill {
         // 9.1. Set totalBytesToCopyRemaining to maxAlignedBytes − pullIntoDescriptor's bytes
         //      filled.
-        total_bytes_to_copy_remaining = max_aligned_bytes - d.bytes_filled;
+        total_bytes_to_copy_remaining = max_aligned_bytes.saturating_sub(d.bytes_filled);
         // 9.2. Set ready to true.
         ready = true;
     }
@@ -962,9 +962,12 @@ pub(crate) fn readable_byte_stream_controller_fill_pull_into_descriptor_from_que
             head_of_queue.byte_length -= bytes_to_copy;
         }
         // 11.11. Set controller.[[queueTotalSize]] to [[queueTotalSize]] − bytesToCopy.
-        controller
-            .queue_total_size
-            .set(controller.queue_total_size.get() - bytes_to_copy);
+        controller.queue_total_size.set(
+            controller
+                .queue_total_size
+                .get()
+                .saturating_sub(bytes_to_copy),
+        );
         // 11.12. Perform ! ReadableByteStreamControllerFillHeadPullIntoDescriptor(controller,
         //        bytesToCopy, pullIntoDescriptor).
         readable_byte_stream_controller_fill_head_pull_into_descriptor(bytes_to_copy, d);
@@ -1003,7 +1006,7 @@ pub(crate) fn readable_byte_stream_controller_fill_read_request_from_queue(
         }
         if let Some(entry) = &entry {
             c.queue_total_size
-                .set(c.queue_total_size.get() - entry.byte_length);
+                .set(c.queue_total_size.get().saturating_sub(entry.byte_length));
         }
         entry
     };
@@ -1042,7 +1045,7 @@ pub(crate) fn readable_byte_stream_controller_get_byob_request(
                 ViewKind::Typed(TypedArrayKind::Uint8),
                 &first.buffer,
                 first.byte_offset + first.bytes_filled,
-                first.byte_length - first.bytes_filled,
+                first.byte_length.saturating_sub(first.bytes_filled),
                 ctx,
             )?;
             // 1.3. Let byobRequest be a new ReadableStreamBYOBRequest.

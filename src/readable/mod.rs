@@ -1,5 +1,7 @@
 //! Readable streams: `ReadableStream`, `ReadableStreamDefaultController`,
-//! `ReadableStreamDefaultReader`, teeing, `ReadableStream.from`, and async iteration.
+//! `ReadableStreamDefaultReader`, readable byte streams (`ReadableByteStreamController`,
+//! `ReadableStreamBYOBReader`, `ReadableStreamBYOBRequest`), teeing, `ReadableStream.from`, and
+//! async iteration.
 //!
 //! <https://streams.spec.whatwg.org/#rs>
 //!
@@ -9,14 +11,13 @@
 //! - [`default_controller`]: `ReadableStreamDefaultController` and its abstract operations;
 //! - [`generic_reader`]: the `ReadableStreamGenericReader` mixin's slots and operations;
 //! - [`default_reader`]: `ReadableStreamDefaultReader` and read requests;
-//! - [`tee`], [`from`], [`async_iterator`]: ReadableStreamDefaultTee, ReadableStreamFromIterable,
-//!   and the async iterator.
+//! - [`byte_controller`], [`byob_request`], [`byob_reader`]: readable byte streams, BYOB
+//!   requests, BYOB readers with read-into requests (and the stream operations on read-into
+//!   requests);
+//! - [`tee`], [`byte_tee`], [`from`], [`async_iterator`]: ReadableStreamDefaultTee,
+//!   ReadableByteStreamTee, ReadableStreamFromIterable, and the async iterator.
 //!
 //! Extension points for the other stream modules:
-//! - byte streams (`ReadableByteStreamController`, BYOB readers, issue #6): the [`ControllerRef`]
-//!   and [`ReaderRef`] enums (each `match` on them is where a byte variant goes), the
-//!   [[CancelSteps]]/[[PullSteps]]/[[ReleaseSteps]] dispatchers below, and read-into requests next
-//!   to [`default_reader::ReadRequest`];
 //! - pipes (#5): a `ReadRequest` variant whose chunk/close/error steps drive the pipe, read with
 //!   `default_reader::readable_stream_default_reader_read` (never through JS lookups);
 //! - TransformStream (#5): `stream::create_readable_stream` with new
