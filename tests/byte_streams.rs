@@ -237,3 +237,83 @@ fn then_getters_may_reenter_the_controller_while_descriptors_commit() {
         "byobRequest:2,12,99,TypeError,TypeError"
     );
 }
+
+#[test]
+fn tee_branches_get_their_memory_back_when_the_source_closes() {
+    let mut ctx = context();
+    eval(
+        &mut ctx,
+        r#"
+        globalThis.out = [];
+        (async () => {
+          let controller;
+          const rs = new ReadableStream({ type: 'bytes', start(c) { controller = c; } });
+          const [b1, b2] = rs.tee();
+          const r1 = b1.getReader({ mode: 'byob' });
+          const r2 = b2.getReader({ mode: 'byob' });
+          const p1 = r1.read(new Uint16Array(2));
+          const p2 = r2.read(new Uint8Array(8));
+          // Let the branches pull: branch1's BYOB request becomes the source's BYOB read.
+          await Promise.resolve();
+          await Promise.resolve();
+          const request = controller.byobRequest;
+          out.push('source request:' + (request && request.view.byteLength));
+          controller.close();
+          request.respond(0);
+          for (const [name, p] of [['b1', p1], ['b2', p2]]) {
+            const { value, done } = await p;
+            out.push(`${name}:${value.constructor.name}:${value.byteLength}:${value.buffer.byteLength}:${done}`);
+          }
+        })().catch(e => out.push('error ' + e));
+        "#,
+    );
+    assert_eq!(
+        global_string(&mut ctx, "out"),
+        "source request:4,b1:Uint16Array:0:4:true,b2:Uint8Array:0:8:true"
+    );
+}
+
+#[test]
+fn tee_switches_between_default_and_byob_readers_on_the_source() {
+    let mut ctx = context();
+    eval(
+        &mut ctx,
+        r#"
+        globalThis.out = [];
+        (async () => {
+          let n = 0;
+          const rs = new ReadableStream({
+            type: 'bytes',
+            pull(c) {
+              n++;
+              const request = c.byobRequest;
+              if (request) {
+                request.view[0] = n;
+                request.respond(1);
+              } else {
+                c.enqueue(new Uint8Array([n, n]));
+              }
+            }
+          });
+          const [b1, b2] = rs.tee();
+          const d1 = b1.getReader();
+          const r2 = b2.getReader({ mode: 'byob' });
+          // A default read on branch1 pulls through a default reader on the source...
+          const a = await d1.read();
+          out.push('b1 default:' + Array.from(a.value).join(''));
+          // ...branch2 already has that chunk queued (a clone)...
+          const b = await r2.read(new Uint8Array(4));
+          out.push('b2 byob:' + Array.from(b.value).join(''));
+          // ...and a BYOB read on an empty branch2 switches the source to a BYOB reader.
+          const c = await r2.read(new Uint8Array(4));
+          out.push('b2 byob:' + Array.from(c.value).join(''));
+          const d = await d1.read();
+          out.push('b1 default:' + Array.from(d.value).join(''));
+        })().catch(e => out.push('error ' + e));
+        "#,
+    );
+    assert_eq!(
+        global_string(&mut ctx, "out"),
+        "b1 default:11,b2 byob:11,b2 byob:2,b1 default:2"
+    );
+}
