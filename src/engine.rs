@@ -6,11 +6,15 @@
 //! and no dependence on patched globals or prototypes.
 
 use boa_engine::{
-    builtins::promise::{PromiseState, ResolvingFunctions},
+    builtins::{
+        dataview::DataView,
+        promise::{PromiseState, ResolvingFunctions},
+        typed_array::{TypedArray, TypedArrayKind},
+    },
     job::{Job, PromiseJob},
     native_function::NativeFunction,
     object::{
-        builtins::{JsFunction, JsPromise},
+        builtins::{AlignedVec, JsArrayBuffer, JsDataView, JsFunction, JsPromise, JsTypedArray},
         FunctionObjectBuilder,
     },
     Context, JsError, JsNativeError, JsObject, JsResult, JsValue,
@@ -206,4 +210,296 @@ pub fn range_error(message: &str, ctx: &mut Context) -> JsValue {
 /// Forces a full garbage collection.
 pub fn collect_garbage() {
     boa_gc::force_collect();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Array buffers and views
+// ---------------------------------------------------------------------------------------------
+
+/// What kind of `ArrayBufferView` an object is: a typed array of some element type, or a
+/// `DataView`. It gives the element size and the view constructor of a pull-into descriptor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewKind {
+    /// A typed array (`[[TypedArrayName]]`).
+    Typed(TypedArrayKind),
+    /// A `DataView`.
+    DataView,
+}
+
+impl ViewKind {
+    /// The element size from "the typed array constructors table" (1 for `DataView`).
+    pub fn element_size(self) -> u64 {
+        match self {
+            ViewKind::DataView => 1,
+            ViewKind::Typed(kind) => match kind {
+                TypedArrayKind::Int8 | TypedArrayKind::Uint8 | TypedArrayKind::Uint8Clamped => 1,
+                TypedArrayKind::Int16 | TypedArrayKind::Uint16 | TypedArrayKind::Float16 => 2,
+                TypedArrayKind::Int32 | TypedArrayKind::Uint32 | TypedArrayKind::Float32 => 4,
+                TypedArrayKind::BigInt64 | TypedArrayKind::BigUint64 | TypedArrayKind::Float64 => 8,
+            },
+        }
+    }
+
+    /// The intrinsic constructor (`%Uint8Array%`, ..., `%DataView%`) of the current realm.
+    fn constructor(self, ctx: &Context) -> JsObject {
+        let c = ctx.intrinsics().constructors();
+        let standard = match self {
+            ViewKind::DataView => c.data_view(),
+            ViewKind::Typed(kind) => match kind {
+                TypedArrayKind::Int8 => c.typed_int8_array(),
+                TypedArrayKind::Uint8 => c.typed_uint8_array(),
+                TypedArrayKind::Uint8Clamped => c.typed_uint8clamped_array(),
+                TypedArrayKind::Int16 => c.typed_int16_array(),
+                TypedArrayKind::Uint16 => c.typed_uint16_array(),
+                TypedArrayKind::Int32 => c.typed_int32_array(),
+                TypedArrayKind::Uint32 => c.typed_uint32_array(),
+                TypedArrayKind::BigInt64 => c.typed_bigint64_array(),
+                TypedArrayKind::BigUint64 => c.typed_biguint64_array(),
+                TypedArrayKind::Float16 => c.typed_float16_array(),
+                TypedArrayKind::Float32 => c.typed_float32_array(),
+                TypedArrayKind::Float64 => c.typed_float64_array(),
+            },
+        };
+        standard.constructor()
+    }
+}
+
+/// The internal slots of an `ArrayBufferView` that the streams algorithms read, copied out of
+/// the view object (no getter runs, nothing observable happens).
+#[derive(Debug, Clone)]
+pub struct ViewRecord {
+    /// The view object itself.
+    pub object: JsObject,
+    /// `[[ViewedArrayBuffer]]` (never a `SharedArrayBuffer`: see [`array_buffer_view`]).
+    pub buffer: JsArrayBuffer,
+    /// `[[ByteOffset]]` (0 when the buffer is detached).
+    pub byte_offset: u64,
+    /// `[[ByteLength]]` (0 when the buffer is detached or the view is out of bounds).
+    pub byte_length: u64,
+    /// `[[TypedArrayName]]`, or `DataView`.
+    pub kind: ViewKind,
+}
+
+impl ViewRecord {
+    /// `[[ArrayLength]]` of a typed array, `[[ByteLength]]` of a `DataView`.
+    pub fn element_length(&self) -> u64 {
+        self.byte_length / self.kind.element_size()
+    }
+}
+
+/// Converts a JS value to an `ArrayBufferView` (<https://webidl.spec.whatwg.org/#ArrayBufferView>,
+/// without `[AllowShared]`): anything else, and views on a `SharedArrayBuffer`, are TypeErrors.
+///
+/// The slots are read through the built-in getters' internals, which run no script.
+pub fn array_buffer_view(value: &JsValue, what: &str, ctx: &mut Context) -> JsResult<ViewRecord> {
+    let error = |message: &str| -> JsError {
+        JsNativeError::typ()
+            .with_message(format!("{what} {message}"))
+            .into()
+    };
+    let Some(object) = value.as_object() else {
+        return Err(error("must be an ArrayBufferView"));
+    };
+    let (kind, buffer) = if let Ok(typed) = JsTypedArray::from_object(object.clone()) {
+        let kind = typed
+            .kind()
+            .ok_or_else(|| error("must be an ArrayBufferView"))?;
+        (ViewKind::Typed(kind), typed.buffer(ctx)?)
+    } else if let Ok(view) = object.clone().downcast::<DataView>() {
+        (ViewKind::DataView, JsDataView::from(view).buffer(ctx)?)
+    } else {
+        return Err(error("must be an ArrayBufferView"));
+    };
+    let buffer = buffer
+        .as_object()
+        .and_then(|b| JsArrayBuffer::from_object(b).ok())
+        .ok_or_else(|| error("must not be backed by a SharedArrayBuffer"))?;
+    let (byte_offset, byte_length) = if buffer.data().is_none() {
+        (0, 0)
+    } else {
+        match kind {
+            ViewKind::Typed(_) => {
+                // The TypedArray slots are public; no getter is involved.
+                let buffer_length = buffer.byte_length();
+                match object.downcast_ref::<TypedArray>() {
+                    Some(typed) => (typed.byte_offset(), typed.byte_length(buffer_length)),
+                    None => (0, 0),
+                }
+            }
+            ViewKind::DataView => {
+                // The getters throw only for a detached or out-of-bounds view: length 0.
+                let view = JsDataView::from_object(object.clone())?;
+                let offset = view.byte_offset(ctx).unwrap_or(0);
+                let length = view.byte_length(ctx).unwrap_or(0);
+                (offset, length)
+            }
+        }
+    };
+    Ok(ViewRecord {
+        object,
+        buffer,
+        byte_offset,
+        byte_length,
+        kind,
+    })
+}
+
+/// `! IsDetachedBuffer(buffer)`.
+pub fn is_detached_buffer(buffer: &JsArrayBuffer) -> bool {
+    buffer.data().is_none()
+}
+
+/// `[[ArrayBufferByteLength]]` (0 once detached).
+pub fn array_buffer_byte_length(buffer: &JsArrayBuffer) -> u64 {
+    buffer.byte_length() as u64
+}
+
+/// <https://streams.spec.whatwg.org/#can-transfer-array-buffer>
+pub fn can_transfer_array_buffer(buffer: &JsArrayBuffer) -> bool {
+    // 1. Assert: O is an Object.
+    // 2. Assert: O has an [[ArrayBufferData]] internal slot.
+    // 3. If ! IsDetachedBuffer(O) is true, return false.
+    // 4. If SameValue(O.[[ArrayBufferDetachKey]], undefined) is false, return false.
+    //    (Every buffer Boa's public API and script can make has the key undefined.)
+    // 5. Return true.
+    !is_detached_buffer(buffer)
+}
+
+/// <https://streams.spec.whatwg.org/#transfer-array-buffer>
+///
+/// Zero-copy: the data block moves to the new buffer.
+pub fn transfer_array_buffer(buffer: &JsArrayBuffer, ctx: &mut Context) -> JsResult<JsArrayBuffer> {
+    // 1. Assert: ! IsDetachedBuffer(O) is false.
+    // 2. Let arrayBufferData be O.[[ArrayBufferData]].
+    // 3. Let arrayBufferByteLength be O.[[ArrayBufferByteLength]].
+    // 4. Perform ? DetachArrayBuffer(O).
+    let data = buffer.detach(&JsValue::undefined())?;
+    // 5. Return a new ArrayBuffer object, created in the current Realm, whose
+    //    [[ArrayBufferData]] internal slot value is arrayBufferData and whose
+    //    [[ArrayBufferByteLength]] internal slot value is arrayBufferByteLength.
+    JsArrayBuffer::from_byte_block(data, ctx)
+}
+
+/// CloneArrayBuffer(buffer, byteOffset, byteLength, %ArrayBuffer%)
+/// (<https://tc39.es/ecma262/#sec-clonearraybuffer>): one copy of the bytes into a new buffer.
+pub fn clone_array_buffer(
+    buffer: &JsArrayBuffer,
+    byte_offset: u64,
+    byte_length: u64,
+    ctx: &mut Context,
+) -> JsResult<JsArrayBuffer> {
+    let block = {
+        let Some(data) = buffer.data() else {
+            return Err(JsNativeError::typ()
+                .with_message("Cannot clone a detached ArrayBuffer")
+                .into());
+        };
+        let start = usize::try_from(byte_offset).unwrap_or(usize::MAX);
+        let end = usize::try_from(byte_offset.saturating_add(byte_length)).unwrap_or(usize::MAX);
+        let Some(bytes) = data.get(start..end) else {
+            return Err(JsNativeError::range()
+                .with_message("The range to clone is outside the ArrayBuffer")
+                .into());
+        };
+        AlignedVec::from_slice(0, bytes)
+    };
+    JsArrayBuffer::from_byte_block(block, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#abstract-opdef-cloneasuint8array>
+pub fn clone_as_uint8_array(view: &ViewRecord, ctx: &mut Context) -> JsResult<JsObject> {
+    // 1. Assert: O is an Object.
+    // 2. Assert: O has an [[ViewedArrayBuffer]] internal slot.
+    // 3. Assert: ! IsDetachedBuffer(O.[[ViewedArrayBuffer]]) is false.
+    // 4. Let buffer be ? CloneArrayBuffer(O.[[ViewedArrayBuffer]], O.[[ByteOffset]],
+    //    O.[[ByteLength]], %ArrayBuffer%).
+    let buffer = clone_array_buffer(&view.buffer, view.byte_offset, view.byte_length, ctx)?;
+    // 5. Let array be ! Construct(%Uint8Array%, « buffer »).
+    // 6. Return array.
+    let length = array_buffer_byte_length(&buffer);
+    construct_view(
+        ViewKind::Typed(TypedArrayKind::Uint8),
+        &buffer,
+        0,
+        length,
+        ctx,
+    )
+}
+
+/// `! Construct(ctor, « buffer, byteOffset, length »)` for a view constructor: `length` counts
+/// elements (bytes for a `DataView`). The intrinsic constructors run no script.
+pub fn construct_view(
+    kind: ViewKind,
+    buffer: &JsArrayBuffer,
+    byte_offset: u64,
+    length: u64,
+    ctx: &mut Context,
+) -> JsResult<JsObject> {
+    let constructor = kind.constructor(ctx);
+    let buffer: JsObject = buffer.clone().into();
+    // Offsets and lengths come from existing buffers, so they are far below 2^53.
+    #[allow(clippy::cast_precision_loss)]
+    let args = [
+        JsValue::from(buffer),
+        JsValue::from(byte_offset as f64),
+        JsValue::from(length as f64),
+    ];
+    constructor.construct(&args, None, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#abstract-opdef-cancopydatablockbytes>
+pub fn can_copy_data_block_bytes(
+    to_buffer: &JsArrayBuffer,
+    to_index: u64,
+    from_buffer: &JsArrayBuffer,
+    from_index: u64,
+    count: u64,
+) -> bool {
+    // 1–4. Assert: toBuffer and fromBuffer are objects with an [[ArrayBufferData]] slot.
+    // 5. If toBuffer is fromBuffer, return false.
+    let to_object: JsObject = to_buffer.clone().into();
+    let from_object: JsObject = from_buffer.clone().into();
+    if JsObject::equals(&to_object, &from_object) {
+        return false;
+    }
+    // 6. If ! IsDetachedBuffer(toBuffer) is true, return false.
+    // 7. If ! IsDetachedBuffer(fromBuffer) is true, return false.
+    if is_detached_buffer(to_buffer) || is_detached_buffer(from_buffer) {
+        return false;
+    }
+    // 8. If toIndex + count > toBuffer.[[ArrayBufferByteLength]], return false.
+    // 9. If fromIndex + count > fromBuffer.[[ArrayBufferByteLength]], return false.
+    // 10. Return true.
+    to_index.saturating_add(count) <= array_buffer_byte_length(to_buffer)
+        && from_index.saturating_add(count) <= array_buffer_byte_length(from_buffer)
+}
+
+/// `! CopyDataBlockBytes(to.[[ArrayBufferData]], toIndex, from.[[ArrayBufferData]], fromIndex,
+/// count)`: one slice copy. Returns false (and copies nothing) where
+/// [`can_copy_data_block_bytes`] would be false.
+pub fn copy_data_block_bytes(
+    to_buffer: &JsArrayBuffer,
+    to_index: u64,
+    from_buffer: &JsArrayBuffer,
+    from_index: u64,
+    count: u64,
+) -> bool {
+    if !can_copy_data_block_bytes(to_buffer, to_index, from_buffer, from_index, count) {
+        return false;
+    }
+    // The checks above bound every index by a live buffer length, which fits in usize.
+    let (to_index, from_index, count) = (to_index as usize, from_index as usize, count as usize);
+    let (Some(mut to), Some(from)) = (to_buffer.data_mut(), from_buffer.data()) else {
+        return false;
+    };
+    to[to_index..to_index + count].copy_from_slice(&from[from_index..from_index + count]);
+    true
+}
+
+/// `Construct(%ArrayBuffer%, « byteLength »)`: a RangeError when it cannot be allocated.
+pub fn new_array_buffer(byte_length: u64, ctx: &mut Context) -> JsResult<JsArrayBuffer> {
+    let length = usize::try_from(byte_length).map_err(|_| {
+        JsError::from(JsNativeError::range().with_message("Array buffer allocation failed"))
+    })?;
+    JsArrayBuffer::new(length, ctx)
 }

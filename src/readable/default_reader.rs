@@ -15,6 +15,7 @@ use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
 use super::{
     async_iterator::{self, ReadableStreamAsyncIterator},
+    byte_tee::{self, ByteTeeState},
     generic_reader::{
         readable_stream_reader_generic_cancel, readable_stream_reader_generic_initialize,
         readable_stream_reader_generic_release, GenericReaderSlots,
@@ -38,6 +39,8 @@ pub(crate) enum ReadRequest {
     AsyncIterator(JsObject<ReadableStreamAsyncIterator>, PromiseCapability),
     /// ReadableStreamDefaultTee's read request.
     Tee(Gc<TeeState>),
+    /// ReadableByteStreamTee's pullWithDefaultReader read request.
+    ByteTee(Gc<ByteTeeState>),
     /// ReadableStreamPipeTo's read request.
     Pipe(JsObject<pipe::PipeState>),
 }
@@ -55,6 +58,10 @@ impl ReadRequest {
                 async_iterator::next_chunk_steps(iterator, promise, chunk, ctx)
             }
             ReadRequest::Tee(state) => tee::chunk_steps(state, chunk, ctx),
+            ReadRequest::ByteTee(state) => {
+                byte_tee::default_chunk_steps(state, chunk, ctx);
+                Ok(())
+            }
             ReadRequest::Pipe(state) => pipe::chunk_steps(state, chunk, ctx),
         }
     }
@@ -71,6 +78,7 @@ impl ReadRequest {
                 async_iterator::next_close_steps(iterator, promise, ctx)
             }
             ReadRequest::Tee(state) => tee::close_steps(&state, ctx),
+            ReadRequest::ByteTee(state) => byte_tee::default_close_steps(&state, ctx),
             ReadRequest::Pipe(state) => {
                 pipe::close_steps(&state);
                 Ok(())
@@ -88,6 +96,10 @@ impl ReadRequest {
             }
             ReadRequest::Tee(state) => {
                 tee::error_steps(&state);
+                Ok(())
+            }
+            ReadRequest::ByteTee(state) => {
+                byte_tee::error_steps(&state);
                 Ok(())
             }
             ReadRequest::Pipe(state) => {

@@ -53,6 +53,7 @@ impl GenericReaderSlots {
 pub(crate) fn with_slots<R>(reader: &ReaderRef, f: impl FnOnce(&GenericReaderSlots) -> R) -> R {
     match reader {
         ReaderRef::Default(r) => f(&r.borrow().data().generic),
+        ReaderRef::Byob(r) => f(&r.borrow().data().generic),
     }
 }
 

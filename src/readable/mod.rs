@@ -1,5 +1,7 @@
 //! Readable streams: `ReadableStream`, `ReadableStreamDefaultController`,
-//! `ReadableStreamDefaultReader`, teeing, `ReadableStream.from`, and async iteration.
+//! `ReadableStreamDefaultReader`, readable byte streams (`ReadableByteStreamController`,
+//! `ReadableStreamBYOBReader`, `ReadableStreamBYOBRequest`), teeing, `ReadableStream.from`, and
+//! async iteration.
 //!
 //! <https://streams.spec.whatwg.org/#rs>
 //!
@@ -9,14 +11,13 @@
 //! - [`default_controller`]: `ReadableStreamDefaultController` and its abstract operations;
 //! - [`generic_reader`]: the `ReadableStreamGenericReader` mixin's slots and operations;
 //! - [`default_reader`]: `ReadableStreamDefaultReader` and read requests;
-//! - [`tee`], [`from`], [`async_iterator`]: ReadableStreamDefaultTee, ReadableStreamFromIterable,
-//!   and the async iterator.
+//! - [`byte_controller`], [`byob_request`], [`byob_reader`]: readable byte streams, BYOB
+//!   requests, BYOB readers with read-into requests (and the stream operations on read-into
+//!   requests);
+//! - [`tee`], [`byte_tee`], [`from`], [`async_iterator`]: ReadableStreamDefaultTee,
+//!   ReadableByteStreamTee, ReadableStreamFromIterable, and the async iterator.
 //!
 //! Extension points for the other stream modules:
-//! - byte streams (`ReadableByteStreamController`, BYOB readers, issue #6): the [`ControllerRef`]
-//!   and [`ReaderRef`] enums (each `match` on them is where a byte variant goes), the
-//!   [[CancelSteps]]/[[PullSteps]]/[[ReleaseSteps]] dispatchers below, and read-into requests next
-//!   to [`default_reader::ReadRequest`];
 //! - pipes (#5): a `ReadRequest` variant whose chunk/close/error steps drive the pipe, read with
 //!   `default_reader::readable_stream_default_reader_read` (never through JS lookups);
 //! - TransformStream (#5): `stream::create_readable_stream` with new
@@ -24,6 +25,10 @@
 //!   `StartAlgorithm::Returns(startPromise)`.
 
 pub(crate) mod async_iterator;
+pub(crate) mod byob_reader;
+pub(crate) mod byob_request;
+pub(crate) mod byte_controller;
+pub(crate) mod byte_tee;
 pub(crate) mod default_controller;
 pub(crate) mod default_reader;
 pub(crate) mod from;
@@ -41,6 +46,9 @@ use boa_gc::{Finalize, Trace};
 
 use crate::engine;
 
+pub(crate) use byob_reader::ReadableStreamBYOBReader;
+pub(crate) use byob_request::ReadableStreamBYOBRequest;
+pub(crate) use byte_controller::ReadableByteStreamController;
 pub(crate) use default_controller::ReadableStreamDefaultController;
 pub(crate) use default_reader::ReadableStreamDefaultReader;
 pub(crate) use stream::ReadableStream;
@@ -51,7 +59,8 @@ pub(crate) use stream::ReadableStream;
 pub(crate) enum ControllerRef {
     /// A `ReadableStreamDefaultController`.
     Default(JsObject<ReadableStreamDefaultController>),
-    // #6: Byte(JsObject<ReadableByteStreamController>),
+    /// A `ReadableByteStreamController`.
+    Byte(JsObject<ReadableByteStreamController>),
 }
 
 /// A stream's [[reader]]: a default reader, or (issue #6) a BYOB reader.
@@ -60,7 +69,8 @@ pub(crate) enum ControllerRef {
 pub(crate) enum ReaderRef {
     /// A `ReadableStreamDefaultReader`.
     Default(JsObject<ReadableStreamDefaultReader>),
-    // #6: Byob(JsObject<ReadableStreamBYOBReader>),
+    /// A `ReadableStreamBYOBReader`.
+    Byob(JsObject<ReadableStreamBYOBReader>),
 }
 
 impl ControllerRef {
@@ -68,6 +78,7 @@ impl ControllerRef {
     pub(crate) fn as_default(&self) -> Option<JsObject<ReadableStreamDefaultController>> {
         match self {
             ControllerRef::Default(c) => Some(c.clone()),
+            ControllerRef::Byte(_) => None,
         }
     }
 }
@@ -83,6 +94,9 @@ pub(crate) fn readable_stream_controller_cancel_steps(
         ControllerRef::Default(c) => {
             default_controller::readable_stream_default_controller_cancel_steps(c, reason, ctx)
         }
+        ControllerRef::Byte(c) => {
+            byte_controller::readable_byte_stream_controller_cancel_steps(c, reason, ctx)
+        }
     }
 }
 
@@ -97,6 +111,9 @@ pub(crate) fn readable_stream_controller_pull_steps(
         ControllerRef::Default(c) => {
             default_controller::readable_stream_default_controller_pull_steps(c, read_request, ctx)
         }
+        ControllerRef::Byte(c) => {
+            byte_controller::readable_byte_stream_controller_pull_steps(c, read_request, ctx)
+        }
     }
 }
 
@@ -107,6 +124,7 @@ pub(crate) fn readable_stream_controller_release_steps(controller: &ControllerRe
         ControllerRef::Default(c) => {
             default_controller::readable_stream_default_controller_release_steps(c)
         }
+        ControllerRef::Byte(c) => byte_controller::readable_byte_stream_controller_release_steps(c),
     }
 }
 
@@ -214,6 +232,9 @@ pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
     register_class::<ReadableStream>(ctx)?;
     register_class::<ReadableStreamDefaultReader>(ctx)?;
     register_class::<ReadableStreamDefaultController>(ctx)?;
+    register_class::<ReadableStreamBYOBReader>(ctx)?;
+    register_class::<ReadableByteStreamController>(ctx)?;
+    register_class::<ReadableStreamBYOBRequest>(ctx)?;
     async_iterator::register(ctx)?;
     Ok(())
 }

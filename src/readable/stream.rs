@@ -16,7 +16,7 @@ use boa_engine::{
 use boa_gc::{Finalize, GcRefCell, Trace};
 
 use super::{
-    async_iterator,
+    async_iterator, byob_reader, byte_controller, byte_tee,
     default_controller::{self, CancelAlgorithm, PullAlgorithm, StartAlgorithm},
     default_reader::{self, ReadRequest},
     from, generic_reader, new_object, pipe, readable_stream_controller_cancel_steps, tee,
@@ -64,7 +64,7 @@ pub(crate) struct ReadableStream {
 
 impl ReadableStream {
     /// A stream whose slots are not yet initialized (InitializeReadableStream sets them).
-    fn new_uninitialized() -> Self {
+    pub(crate) fn new_uninitialized() -> Self {
         Self {
             controller: GcRefCell::new(None),
             detached: Cell::new(false),
@@ -237,10 +237,16 @@ impl Class for ReadableStream {
                     .into());
             }
             // 4.2. Let highWaterMark be ? ExtractHighWaterMark(strategy, 0).
-            let _high_water_mark = extract_high_water_mark(&strategy, 0.0)?;
-            // 4.3. Perform ? SetUpReadableByteStreamControllerFromUnderlyingSource(...).
-            // #6: byte streams land with ReadableByteStreamController.
-            return Err(type_error("byte streams not implemented yet"));
+            let high_water_mark = extract_high_water_mark(&strategy, 0.0)?;
+            // 4.3. Perform ? SetUpReadableByteStreamControllerFromUnderlyingSource(this,
+            //      underlyingSource, underlyingSourceDict, highWaterMark).
+            return byte_controller::set_up_readable_byte_stream_controller_from_underlying_source(
+                this,
+                underlying_source,
+                dict,
+                high_water_mark,
+                ctx,
+            );
         }
         // 5. Otherwise,
         // 5.1. Assert: underlyingSourceDict["type"] does not exist.
@@ -377,11 +383,11 @@ fn rs_get_reader(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResul
     }
     // 2. Assert: options["mode"] is "byob".
     // 3. Return ? AcquireReadableStreamBYOBReader(this).
-    // #6: BYOB readers land with byte streams. SetUpReadableStreamBYOBReader throws a TypeError
-    // for a locked stream and for a stream without a byte controller, which is every stream today.
-    Err(type_error(
-        "getReader({ mode: 'byob' }) needs a readable byte stream (not implemented yet)",
-    ))
+    Ok(
+        byob_reader::acquire_readable_stream_byob_reader(&stream, ctx)?
+            .upcast()
+            .into(),
+    )
 }
 
 /// <https://streams.spec.whatwg.org/#rs-tee>
@@ -490,7 +496,9 @@ pub(crate) fn readable_stream_tee(
     // 2. Assert: cloneForBranch2 is a boolean.
     // 3. If stream.[[controller]] implements ReadableByteStreamController, return ?
     //    ReadableByteStreamTee(stream).
-    // #6: ControllerRef::Byte => readable_byte_stream_tee(stream, ctx)
+    if let Some(ControllerRef::Byte(_)) = stream.controller() {
+        return byte_tee::readable_byte_stream_tee(stream, ctx);
+    }
     // 4. Return ? ReadableStreamDefaultTee(stream, cloneForBranch2).
     tee::readable_stream_default_tee(stream, clone_for_branch2, ctx)
 }
@@ -528,8 +536,17 @@ pub(crate) fn readable_stream_cancel(
     // 4. Perform ! ReadableStreamClose(stream).
     readable_stream_close(stream, ctx)?;
     // 5. Let reader be stream.[[reader]].
-    // 6. If reader is not undefined and reader implements ReadableStreamBYOBReader, close its
-    //    read-into requests. (#6)
+    // 6. If reader is not undefined and reader implements ReadableStreamBYOBReader,
+    if let Some(ReaderRef::Byob(reader)) = stream.reader() {
+        // 6.1. Let readIntoRequests be reader.[[readIntoRequests]].
+        // 6.2. Set reader.[[readIntoRequests]] to an empty list.
+        let read_into_requests = byob_reader::take_read_into_requests(&reader);
+        // 6.3. For each readIntoRequest of readIntoRequests, perform readIntoRequest's close
+        //      steps, given undefined.
+        for read_into_request in read_into_requests {
+            read_into_request.close_steps(JsValue::undefined(), ctx)?;
+        }
+    }
     // 7. Let sourceCancelPromise be ! stream.[[controller]].[[CancelSteps]](reason).
     let source_cancel = match stream.controller() {
         Some(controller) => readable_stream_controller_cancel_steps(&controller, reason, ctx)?,
@@ -565,15 +582,13 @@ pub(crate) fn readable_stream_close(
     // 5. Resolve reader.[[closedPromise]] with undefined.
     generic_reader::resolve_closed_promise(&reader, ctx)?;
     // 6. If reader implements ReadableStreamDefaultReader,
-    match reader {
-        ReaderRef::Default(reader) => {
-            // 6.1. Let readRequests be reader.[[readRequests]].
-            // 6.2. Set reader.[[readRequests]] to an empty list.
-            let read_requests = default_reader::take_read_requests(&reader);
-            // 6.3. For each readRequest of readRequests, perform readRequest's close steps.
-            for read_request in read_requests {
-                read_request.close_steps(ctx)?;
-            }
+    if let ReaderRef::Default(reader) = reader {
+        // 6.1. Let readRequests be reader.[[readRequests]].
+        // 6.2. Set reader.[[readRequests]] to an empty list.
+        let read_requests = default_reader::take_read_requests(&reader);
+        // 6.3. For each readRequest of readRequests, perform readRequest's close steps.
+        for read_request in read_requests {
+            read_request.close_steps(ctx)?;
         }
     }
     Ok(())
@@ -604,7 +619,13 @@ pub(crate) fn readable_stream_error(
         //    perform ! ReadableStreamDefaultReaderErrorReadRequests(reader, e).
         ReaderRef::Default(reader) => {
             default_reader::readable_stream_default_reader_error_read_requests(&reader, e, ctx)
-        } // 9. Otherwise, ReadableStreamBYOBReaderErrorReadIntoRequests(reader, e). (#6)
+        }
+        // 9. Otherwise,
+        // 9.1. Assert: reader implements ReadableStreamBYOBReader.
+        // 9.2. Perform ! ReadableStreamBYOBReaderErrorReadIntoRequests(reader, e).
+        ReaderRef::Byob(reader) => {
+            byob_reader::readable_stream_byob_reader_error_read_into_requests(&reader, e, ctx)
+        }
     }
 }
 
@@ -641,12 +662,11 @@ pub(crate) fn readable_stream_get_num_read_requests(stream: &JsObject<ReadableSt
     // 2. Return stream.[[reader]].[[readRequests]]'s size.
     match stream.reader() {
         Some(ReaderRef::Default(reader)) => default_reader::num_read_requests(&reader),
-        None => 0,
+        _ => 0,
     }
 }
 
 /// <https://streams.spec.whatwg.org/#readable-stream-has-default-reader>
-#[allow(dead_code)] // used by pipes (#5) and byte streams (#6)
 pub(crate) fn readable_stream_has_default_reader(stream: &JsObject<ReadableStream>) -> bool {
     // 1. Let reader be stream.[[reader]].
     // 2. If reader is undefined, return false.

@@ -1,0 +1,484 @@
+//! `ReadableStreamBYOBReader`, read-into requests, the BYOB reader abstract operations, and the
+//! stream operations that work on read-into requests.
+//!
+//! <https://streams.spec.whatwg.org/#byob-reader-class>
+
+use std::collections::VecDeque;
+
+use boa_engine::{
+    builtins::iterable::create_iter_result_object,
+    class::{Class, ClassBuilder},
+    object::JsObject,
+    property::Attribute,
+    Context, JsData, JsResult, JsValue,
+};
+use boa_gc::{Finalize, Gc, GcRefCell, Trace};
+
+use super::{
+    byte_controller::readable_byte_stream_controller_pull_into,
+    byte_tee::{self, ByteTeeState},
+    generic_reader::{
+        readable_stream_reader_generic_cancel, readable_stream_reader_generic_initialize,
+        readable_stream_reader_generic_release, GenericReaderSlots,
+    },
+    new_object,
+    stream::{as_stream, is_readable_stream_locked, ReadableStream, StreamSlots, StreamState},
+    type_error, ControllerRef, ReaderRef,
+};
+use crate::{
+    engine::{self, PromiseCapability, ViewKind, ViewRecord},
+    webidl,
+};
+
+/// A read-into request: <https://streams.spec.whatwg.org/#read-into-request>. Only
+/// [`ReadIntoRequest::Read`] resolves a promise that script holds.
+#[derive(Debug, Trace, Finalize)]
+#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+pub(crate) enum ReadIntoRequest {
+    /// `ReadableStreamBYOBReader.prototype.read(view)`.
+    Read(PromiseCapability),
+    /// ReadableByteStreamTee's pullWithBYOBReader read-into request (`true`: forBranch2).
+    Tee(Gc<ByteTeeState>, #[unsafe_ignore_trace] bool),
+}
+
+impl ReadIntoRequest {
+    /// <https://streams.spec.whatwg.org/#read-into-request-chunk-steps>, given `chunk`.
+    pub(crate) fn chunk_steps(self, chunk: JsValue, ctx: &mut Context) -> JsResult<()> {
+        match self {
+            // 1. Resolve promise with «[ "value" → chunk, "done" → false ]».
+            ReadIntoRequest::Read(promise) => {
+                let result = create_iter_result_object(chunk, false, ctx);
+                promise.resolve(result, ctx)
+            }
+            ReadIntoRequest::Tee(state, for_branch2) => {
+                byte_tee::byob_chunk_steps(state, for_branch2, chunk, ctx);
+                Ok(())
+            }
+        }
+    }
+
+    /// <https://streams.spec.whatwg.org/#read-into-request-close-steps>, given `chunk` (a view
+    /// or undefined).
+    pub(crate) fn close_steps(self, chunk: JsValue, ctx: &mut Context) -> JsResult<()> {
+        match self {
+            // 1. Resolve promise with «[ "value" → chunk, "done" → true ]».
+            ReadIntoRequest::Read(promise) => {
+                let result = create_iter_result_object(chunk, true, ctx);
+                promise.resolve(result, ctx)
+            }
+            ReadIntoRequest::Tee(state, for_branch2) => {
+                byte_tee::byob_close_steps(&state, for_branch2, chunk, ctx)
+            }
+        }
+    }
+
+    /// <https://streams.spec.whatwg.org/#read-into-request-error-steps>, given `e`.
+    pub(crate) fn error_steps(self, e: JsValue, ctx: &mut Context) -> JsResult<()> {
+        match self {
+            // 1. Reject promise with e.
+            ReadIntoRequest::Read(promise) => promise.reject(e, ctx),
+            ReadIntoRequest::Tee(state, _) => {
+                byte_tee::error_steps(&state);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readablestreambyobreader>
+#[derive(Debug, Trace, Finalize, JsData)]
+pub(crate) struct ReadableStreamBYOBReader {
+    /// The `ReadableStreamGenericReader` slots.
+    pub(crate) generic: GenericReaderSlots,
+    /// <https://streams.spec.whatwg.org/#readablestreambyobreader-readintorequests>
+    read_into_requests: GcRefCell<VecDeque<ReadIntoRequest>>,
+}
+
+impl ReadableStreamBYOBReader {
+    /// A reader before SetUpReadableStreamBYOBReader.
+    fn new() -> Self {
+        Self {
+            generic: GenericReaderSlots::new(),
+            read_into_requests: GcRefCell::new(VecDeque::new()),
+        }
+    }
+}
+
+pub(crate) type Reader = JsObject<ReadableStreamBYOBReader>;
+
+/// [[stream]] of a BYOB reader.
+pub(crate) fn reader_stream(reader: &Reader) -> Option<JsObject<ReadableStream>> {
+    reader.borrow().data().generic.stream()
+}
+
+/// Sets [[readIntoRequests]] to a new empty list, returning the old one.
+pub(crate) fn take_read_into_requests(reader: &Reader) -> VecDeque<ReadIntoRequest> {
+    std::mem::take(&mut *reader.borrow().data().read_into_requests.borrow_mut())
+}
+
+/// [[readIntoRequests]]'s size.
+pub(crate) fn num_read_into_requests(reader: &Reader) -> usize {
+    reader.borrow().data().read_into_requests.borrow().len()
+}
+
+fn this_reader(this: &JsValue) -> JsResult<Reader> {
+    this.as_object()
+        .and_then(|o| o.downcast::<ReadableStreamBYOBReader>().ok())
+        .ok_or_else(|| type_error("'this' is not a ReadableStreamBYOBReader object"))
+}
+
+/// A rejected promise (as a JS value) for a failed step of a promise-returning operation.
+fn rejected(error: boa_engine::JsError, ctx: &mut Context) -> JsResult<JsValue> {
+    let reason = engine::thrown_value(error, ctx)?;
+    Ok(engine::promise_rejected_with(reason, ctx)?.into())
+}
+
+impl Class for ReadableStreamBYOBReader {
+    const NAME: &'static str = "ReadableStreamBYOBReader";
+    const LENGTH: usize = 1;
+    const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
+
+    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        webidl::operation(class, "read", 1, read);
+        webidl::operation(class, "releaseLock", 0, release_lock);
+        webidl::attribute(class, "closed", closed, None);
+        webidl::operation(class, "cancel", 0, cancel);
+        webidl::to_string_tag(class, Self::NAME);
+        Ok(())
+    }
+
+    fn data_constructor(_: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<Self> {
+        // WebIDL conversion of the `ReadableStream stream` argument.
+        if as_stream(&args.first().cloned().unwrap_or_default()).is_none() {
+            return Err(type_error(
+                "ReadableStreamBYOBReader's argument must be a ReadableStream",
+            ));
+        }
+        Ok(Self::new())
+    }
+
+    /// <https://streams.spec.whatwg.org/#byob-reader-constructor>
+    fn object_constructor(
+        this: &JsObject<Self>,
+        args: &[JsValue],
+        ctx: &mut Context,
+    ) -> JsResult<()> {
+        let Some(stream) = as_stream(&args.first().cloned().unwrap_or_default()) else {
+            return Err(type_error(
+                "ReadableStreamBYOBReader's argument must be a ReadableStream",
+            ));
+        };
+        // 1. Perform ? SetUpReadableStreamBYOBReader(this, stream).
+        set_up_readable_stream_byob_reader(this, &stream, ctx)
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#byob-reader-read>
+fn read(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let reader = match this_reader(this) {
+        Ok(r) => r,
+        Err(e) => return rejected(e, ctx),
+    };
+    // WebIDL: `ArrayBufferView view`, `optional ReadableStreamBYOBReaderReadOptions options = {}`
+    // with `[EnforceRange] unsigned long long min = 1`.
+    let view = match engine::array_buffer_view(
+        &args.first().cloned().unwrap_or_default(),
+        "The view",
+        ctx,
+    ) {
+        Ok(view) => view,
+        Err(e) => return rejected(e, ctx),
+    };
+    let min = match read_options_min(&args.get(1).cloned().unwrap_or_default(), ctx) {
+        Ok(min) => min,
+        Err(e) => return rejected(e, ctx),
+    };
+    let reject_type = |message: &str, ctx: &mut Context| -> JsResult<JsValue> {
+        let e = engine::type_error(message, ctx);
+        Ok(engine::promise_rejected_with(e, ctx)?.into())
+    };
+    let reject_range = |message: &str, ctx: &mut Context| -> JsResult<JsValue> {
+        let e = engine::range_error(message, ctx);
+        Ok(engine::promise_rejected_with(e, ctx)?.into())
+    };
+    // 1. If view.[[ByteLength]] is 0, return a promise rejected with a TypeError exception.
+    if view.byte_length == 0 {
+        return reject_type("The view must not be empty", ctx);
+    }
+    // 2. If view.[[ViewedArrayBuffer]].[[ByteLength]] is 0, return a promise rejected with a
+    //    TypeError exception.
+    if engine::array_buffer_byte_length(&view.buffer) == 0 {
+        return reject_type("The view's buffer must not be empty", ctx);
+    }
+    // 3. If ! IsDetachedBuffer(view.[[ViewedArrayBuffer]]) is true, return a promise rejected
+    //    with a TypeError exception.
+    if engine::is_detached_buffer(&view.buffer) {
+        return reject_type("The view's buffer has been detached", ctx);
+    }
+    // 4. If options["min"] is 0, return a promise rejected with a TypeError exception.
+    if min == 0 {
+        return reject_type("min must be greater than 0", ctx);
+    }
+    match view.kind {
+        // 5. If view has a [[TypedArrayName]] internal slot,
+        //    5.1. If options["min"] > view.[[ArrayLength]], return a promise rejected with a
+        //         RangeError exception.
+        ViewKind::Typed(_) => {
+            if min > view.element_length() {
+                return reject_range("min is larger than the view's length", ctx);
+            }
+        }
+        // 6. Otherwise (i.e., it is a DataView),
+        //    6.1. If options["min"] > view.[[ByteLength]], return a promise rejected with a
+        //         RangeError exception.
+        ViewKind::DataView => {
+            if min > view.byte_length {
+                return reject_range("min is larger than the view's byteLength", ctx);
+            }
+        }
+    }
+    // 7. If this.[[stream]] is undefined, return a promise rejected with a TypeError exception.
+    if reader_stream(&reader).is_none() {
+        return reject_type("The reader is not attached to a stream", ctx);
+    }
+    // 8. Let promise be a new promise.
+    let promise = PromiseCapability::new(ctx);
+    let result = promise.promise().clone();
+    // 9. Let readIntoRequest be a new read-into request with the chunk, close and error steps
+    //    above.
+    // 10. Perform ! ReadableStreamBYOBReaderRead(this, view, options["min"], readIntoRequest).
+    readable_stream_byob_reader_read(&reader, &view, min, ReadIntoRequest::Read(promise), ctx)?;
+    // 11. Return promise.
+    Ok(result.into())
+}
+
+/// Converts the `ReadableStreamBYOBReaderReadOptions` dictionary and returns its `min`.
+fn read_options_min(options: &JsValue, ctx: &mut Context) -> JsResult<u64> {
+    let dict = webidl::dictionary(options, "The read() options")?;
+    let min = webidl::member(dict.as_ref(), "min", ctx)?;
+    if min.is_undefined() {
+        return Ok(1);
+    }
+    webidl::to_enforced_u64(&min, "min", ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#byob-reader-release-lock>
+fn release_lock(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let reader = this_reader(this)?;
+    // 1. If this.[[stream]] is undefined, return.
+    if reader_stream(&reader).is_none() {
+        return Ok(JsValue::undefined());
+    }
+    // 2. Perform ! ReadableStreamBYOBReaderRelease(this).
+    readable_stream_byob_reader_release(&reader, ctx)?;
+    Ok(JsValue::undefined())
+}
+
+/// <https://streams.spec.whatwg.org/#generic-reader-closed>
+fn closed(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let reader = match this_reader(this) {
+        Ok(r) => r,
+        Err(e) => return rejected(e, ctx),
+    };
+    // 1. Return this.[[closedPromise]].
+    let promise = reader.borrow().data().generic.closed_promise();
+    Ok(promise.map(JsValue::from).unwrap_or_default())
+}
+
+/// <https://streams.spec.whatwg.org/#generic-reader-cancel>
+fn cancel(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let reader = match this_reader(this) {
+        Ok(r) => r,
+        Err(e) => return rejected(e, ctx),
+    };
+    let reason = args.first().cloned().unwrap_or_default();
+    // 1. If this.[[stream]] is undefined, return a promise rejected with a TypeError exception.
+    if reader_stream(&reader).is_none() {
+        let e = engine::type_error("The reader is not attached to a stream", ctx);
+        return Ok(engine::promise_rejected_with(e, ctx)?.into());
+    }
+    // 2. Return ! ReadableStreamReaderGenericCancel(this, reason).
+    Ok(readable_stream_reader_generic_cancel(&ReaderRef::Byob(reader), reason, ctx)?.into())
+}
+
+/// <https://streams.spec.whatwg.org/#acquire-readable-stream-byob-reader>
+pub(crate) fn acquire_readable_stream_byob_reader(
+    stream: &JsObject<ReadableStream>,
+    ctx: &mut Context,
+) -> JsResult<Reader> {
+    // 1. Let reader be a new ReadableStreamBYOBReader.
+    let reader = new_object(ReadableStreamBYOBReader::new(), ctx)?;
+    // 2. Perform ? SetUpReadableStreamBYOBReader(reader, stream).
+    set_up_readable_stream_byob_reader(&reader, stream, ctx)?;
+    // 3. Return reader.
+    Ok(reader)
+}
+
+/// <https://streams.spec.whatwg.org/#set-up-readable-stream-byob-reader>
+pub(crate) fn set_up_readable_stream_byob_reader(
+    reader: &Reader,
+    stream: &JsObject<ReadableStream>,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. If ! IsReadableStreamLocked(stream) is true, throw a TypeError exception.
+    if is_readable_stream_locked(stream) {
+        return Err(type_error("The stream is already locked to a reader"));
+    }
+    // 2. If stream.[[controller]] does not implement ReadableByteStreamController, throw a
+    //    TypeError exception.
+    if !matches!(stream.controller(), Some(ControllerRef::Byte(_))) {
+        return Err(type_error(
+            "A BYOB reader needs a readable byte stream (type: 'bytes')",
+        ));
+    }
+    // 3. Perform ! ReadableStreamReaderGenericInitialize(reader, stream).
+    readable_stream_reader_generic_initialize(&ReaderRef::Byob(reader.clone()), stream, ctx)?;
+    // 4. Set reader.[[readIntoRequests]] to a new empty list.
+    reader
+        .borrow()
+        .data()
+        .read_into_requests
+        .borrow_mut()
+        .clear();
+    Ok(())
+}
+
+/// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreambyobreadererrorreadintorequests>
+pub(crate) fn readable_stream_byob_reader_error_read_into_requests(
+    reader: &Reader,
+    e: JsValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let readIntoRequests be reader.[[readIntoRequests]].
+    // 2. Set reader.[[readIntoRequests]] to a new empty list.
+    let read_into_requests = take_read_into_requests(reader);
+    // 3. For each readIntoRequest of readIntoRequests, perform readIntoRequest's error steps,
+    //    given e.
+    for read_into_request in read_into_requests {
+        read_into_request.error_steps(e.clone(), ctx)?;
+    }
+    Ok(())
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-byob-reader-read>
+pub(crate) fn readable_stream_byob_reader_read(
+    reader: &Reader,
+    view: &ViewRecord,
+    min: u64,
+    read_into_request: ReadIntoRequest,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Let stream be reader.[[stream]].
+    // 2. Assert: stream is not undefined.
+    let Some(stream) = reader_stream(reader) else {
+        let e = engine::type_error("The reader is not attached to a stream", ctx);
+        return read_into_request.error_steps(e, ctx);
+    };
+    // 3. Set stream.[[disturbed]] to true.
+    stream.set_disturbed(true);
+    // 4. If stream.[[state]] is "errored", perform readIntoRequest's error steps given
+    //    stream.[[storedError]].
+    if stream.state() == StreamState::Errored {
+        return read_into_request.error_steps(stream.stored_error(), ctx);
+    }
+    // 5. Otherwise, perform ! ReadableByteStreamControllerPullInto(stream.[[controller]], view,
+    //    min, readIntoRequest).
+    match stream.controller() {
+        Some(ControllerRef::Byte(controller)) => readable_byte_stream_controller_pull_into(
+            &controller,
+            view,
+            min,
+            read_into_request,
+            ctx,
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreambyobreaderrelease>
+pub(crate) fn readable_stream_byob_reader_release(
+    reader: &Reader,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Perform ! ReadableStreamReaderGenericRelease(reader).
+    readable_stream_reader_generic_release(&ReaderRef::Byob(reader.clone()), ctx)?;
+    // 2. Let e be a new TypeError exception.
+    let e = engine::type_error("The reader's lock was released", ctx);
+    // 3. Perform ! ReadableStreamBYOBReaderErrorReadIntoRequests(reader, e).
+    readable_stream_byob_reader_error_read_into_requests(reader, e, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-add-read-into-request>
+pub(crate) fn readable_stream_add_read_into_request(
+    stream: &JsObject<ReadableStream>,
+    read_request: ReadIntoRequest,
+) {
+    // 1. Assert: stream.[[reader]] implements ReadableStreamBYOBReader.
+    // 2. Assert: stream.[[state]] is "readable" or "closed".
+    // 3. Append readRequest to stream.[[reader]].[[readIntoRequests]].
+    if let Some(ReaderRef::Byob(reader)) = stream.reader() {
+        reader
+            .borrow()
+            .data()
+            .read_into_requests
+            .borrow_mut()
+            .push_back(read_request);
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-fulfill-read-into-request>
+pub(crate) fn readable_stream_fulfill_read_into_request(
+    stream: &JsObject<ReadableStream>,
+    chunk: JsValue,
+    done: bool,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    // 1. Assert: ! ReadableStreamHasBYOBReader(stream) is true.
+    // 2. Let reader be stream.[[reader]].
+    let Some(ReaderRef::Byob(reader)) = stream.reader() else {
+        return Ok(());
+    };
+    // 3. Assert: reader.[[readIntoRequests]] is not empty.
+    // 4. Let readIntoRequest be reader.[[readIntoRequests]][0].
+    // 5. Remove readIntoRequest from reader.[[readIntoRequests]].
+    let read_into_request = {
+        let data = reader.borrow();
+        let mut requests = data.data().read_into_requests.borrow_mut();
+        let request = requests.pop_front();
+        if requests.is_empty() && requests.capacity() > 64 {
+            *requests = VecDeque::new();
+        }
+        request
+    };
+    let Some(read_into_request) = read_into_request else {
+        return Ok(());
+    };
+    // 6. If done is true, perform readIntoRequest's close steps, given chunk.
+    if done {
+        read_into_request.close_steps(chunk, ctx)
+    } else {
+        // 7. Otherwise, perform readIntoRequest's chunk steps, given chunk.
+        read_into_request.chunk_steps(chunk, ctx)
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-get-num-read-into-requests>
+pub(crate) fn readable_stream_get_num_read_into_requests(
+    stream: &JsObject<ReadableStream>,
+) -> usize {
+    // 1. Assert: ! ReadableStreamHasBYOBReader(stream) is true.
+    // 2. Return stream.[[reader]].[[readIntoRequests]]'s size.
+    match stream.reader() {
+        Some(ReaderRef::Byob(reader)) => num_read_into_requests(&reader),
+        _ => 0,
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readable-stream-has-byob-reader>
+pub(crate) fn readable_stream_has_byob_reader(stream: &JsObject<ReadableStream>) -> bool {
+    // 1. Let reader be stream.[[reader]].
+    // 2. If reader is undefined, return false.
+    // 3. If reader implements ReadableStreamBYOBReader, return true.
+    // 4. Return false.
+    matches!(stream.reader(), Some(ReaderRef::Byob(_)))
+}

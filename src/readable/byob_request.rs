@@ -1,0 +1,139 @@
+//! `ReadableStreamBYOBRequest`.
+//!
+//! <https://streams.spec.whatwg.org/#rs-byob-request-class>
+
+use boa_engine::{
+    class::{Class, ClassBuilder},
+    object::JsObject,
+    property::Attribute,
+    Context, JsData, JsResult, JsValue,
+};
+use boa_gc::{Finalize, GcRefCell, Trace};
+
+use super::{
+    byte_controller::{
+        readable_byte_stream_controller_respond,
+        readable_byte_stream_controller_respond_with_new_view, ReadableByteStreamController,
+    },
+    new_object, type_error,
+};
+use crate::{engine, webidl};
+
+/// <https://streams.spec.whatwg.org/#readablestreambyobrequest>
+#[derive(Debug, Trace, Finalize, JsData)]
+pub(crate) struct ReadableStreamBYOBRequest {
+    /// <https://streams.spec.whatwg.org/#readablestreambyobrequest-controller>
+    controller: GcRefCell<Option<JsObject<ReadableByteStreamController>>>,
+    /// <https://streams.spec.whatwg.org/#readablestreambyobrequest-view>
+    view: GcRefCell<Option<JsObject>>,
+}
+
+/// "A new ReadableStreamBYOBRequest" with its [[controller]] and [[view]] set
+/// (ReadableByteStreamControllerGetBYOBRequest steps 1.3–1.5).
+pub(crate) fn new_request(
+    controller: JsObject<ReadableByteStreamController>,
+    view: JsObject,
+    ctx: &mut Context,
+) -> JsResult<JsObject<ReadableStreamBYOBRequest>> {
+    new_object(
+        ReadableStreamBYOBRequest {
+            controller: GcRefCell::new(Some(controller)),
+            view: GcRefCell::new(Some(view)),
+        },
+        ctx,
+    )
+}
+
+/// ReadableByteStreamControllerInvalidateBYOBRequest steps 2–3: [[controller]] to undefined,
+/// [[view]] to null.
+pub(crate) fn invalidate(request: &JsObject<ReadableStreamBYOBRequest>) {
+    let data = request.borrow();
+    *data.data().controller.borrow_mut() = None;
+    *data.data().view.borrow_mut() = None;
+}
+
+/// The request's [[view]].
+pub(crate) fn view(request: &JsObject<ReadableStreamBYOBRequest>) -> Option<JsObject> {
+    request.borrow().data().view.borrow().clone()
+}
+
+fn this_request(this: &JsValue) -> JsResult<JsObject<ReadableStreamBYOBRequest>> {
+    this.as_object()
+        .and_then(|o| o.downcast::<ReadableStreamBYOBRequest>().ok())
+        .ok_or_else(|| type_error("'this' is not a ReadableStreamBYOBRequest object"))
+}
+
+impl Class for ReadableStreamBYOBRequest {
+    const NAME: &'static str = "ReadableStreamBYOBRequest";
+    const LENGTH: usize = 0;
+    const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
+
+    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        webidl::attribute(class, "view", get_view, None);
+        webidl::operation(class, "respond", 1, respond);
+        webidl::operation(class, "respondWithNewView", 1, respond_with_new_view);
+        webidl::to_string_tag(class, Self::NAME);
+        Ok(())
+    }
+
+    fn data_constructor(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<Self> {
+        Err(webidl::illegal_constructor(Self::NAME))
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#rs-byob-request-view>
+fn get_view(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    let request = this_request(this)?;
+    // 1. Return this.[[view]].
+    Ok(view(&request).map_or_else(JsValue::null, JsValue::from))
+}
+
+/// <https://streams.spec.whatwg.org/#rs-byob-request-respond>
+fn respond(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let request = this_request(this)?;
+    let bytes_written = webidl::to_enforced_u64(
+        &args.first().cloned().unwrap_or_default(),
+        "bytesWritten",
+        ctx,
+    )?;
+    // 1. If this.[[controller]] is undefined, throw a TypeError exception.
+    let controller = request.borrow().data().controller.borrow().clone();
+    let Some(controller) = controller else {
+        return Err(type_error(
+            "The BYOB request has already been responded to or invalidated",
+        ));
+    };
+    // 2. If ! IsDetachedBuffer(this.[[view]].[[ArrayBuffer]]) is true, throw a TypeError.
+    if let Some(view) = view(&request) {
+        let view = engine::array_buffer_view(&view.into(), "The BYOB request's view", ctx)?;
+        if engine::is_detached_buffer(&view.buffer) {
+            return Err(type_error("The BYOB request's buffer has been detached"));
+        }
+        // 3. Assert: this.[[view]].[[ByteLength]] > 0.
+        // 4. Assert: this.[[view]].[[ViewedArrayBuffer]].[[ByteLength]] > 0.
+    }
+    // 5. Perform ? ReadableByteStreamControllerRespond(this.[[controller]], bytesWritten).
+    readable_byte_stream_controller_respond(&controller, bytes_written, ctx)?;
+    Ok(JsValue::undefined())
+}
+
+/// <https://streams.spec.whatwg.org/#rs-byob-request-respond-with-new-view>
+fn respond_with_new_view(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let request = this_request(this)?;
+    let view =
+        engine::array_buffer_view(&args.first().cloned().unwrap_or_default(), "The view", ctx)?;
+    // 1. If this.[[controller]] is undefined, throw a TypeError exception.
+    let controller = request.borrow().data().controller.borrow().clone();
+    let Some(controller) = controller else {
+        return Err(type_error(
+            "The BYOB request has already been responded to or invalidated",
+        ));
+    };
+    // 2. If ! IsDetachedBuffer(view.[[ViewedArrayBuffer]]) is true, throw a TypeError.
+    if engine::is_detached_buffer(&view.buffer) {
+        return Err(type_error("The view's buffer has been detached"));
+    }
+    // 3. Return ? ReadableByteStreamControllerRespondWithNewView(this.[[controller]], view).
+    readable_byte_stream_controller_respond_with_new_view(&controller, &view, ctx)?;
+    Ok(JsValue::undefined())
+}
