@@ -339,3 +339,143 @@ impl Decompressor {
         Ok(output)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compress(format: Format, data: &[u8]) -> Vec<u8> {
+        let mut c = Compressor::new(format);
+        let mut out = c.compress(data).expect("compress");
+        out.extend(c.finish().expect("finish"));
+        out
+    }
+
+    /// A gzip member with every optional header field, its header CRC computed or broken.
+    fn gzip_with_all_fields(data: &[u8], good_header_crc: bool) -> Vec<u8> {
+        let mut member = vec![
+            0x1f,
+            0x8b,
+            8,
+            FHCRC | FEXTRA | FNAME | FCOMMENT,
+            1,
+            2,
+            3,
+            4,
+            0,
+            3,
+        ];
+        member.extend([3, 0, b'a', b'b', b'c']); // XLEN = 3, then the extra field
+        member.extend(b"name.txt\0");
+        member.extend(b"a comment\0");
+        let mut crc = Crc::new();
+        crc.update(&member);
+        let header_crc = (crc.sum() as u16) ^ u16::from(!good_header_crc);
+        member.extend(header_crc.to_le_bytes());
+        member.extend(compress(Format::DeflateRaw, data));
+        let mut crc = Crc::new();
+        crc.update(data);
+        member.extend(crc.sum().to_le_bytes());
+        member.extend(crc.amount().to_le_bytes());
+        member
+    }
+
+    /// Feeds `input` in pieces of `size` bytes; the output, or the first error.
+    fn decompress_in_pieces(
+        format: Format,
+        input: &[u8],
+        size: usize,
+    ) -> Result<(Vec<u8>, bool), CodecError> {
+        let mut d = Decompressor::new(format);
+        let mut out = Vec::new();
+        let mut trailing = false;
+        for piece in input.chunks(size) {
+            let r = d.decompress(piece)?;
+            out.extend(r.output);
+            trailing |= r.trailing_data;
+        }
+        out.extend(d.finish()?);
+        Ok((out, trailing || !d.ended()))
+    }
+
+    #[test]
+    fn gzip_header_fields_are_read_in_any_split() {
+        let data = b"the optional gzip header fields".repeat(10);
+        let member = gzip_with_all_fields(&data, true);
+        for size in [1, 2, 3, 7, 11, member.len()] {
+            assert_eq!(
+                decompress_in_pieces(Format::Gzip, &member, size),
+                Ok((data.clone(), false)),
+                "pieces of {size}"
+            );
+        }
+        let broken = gzip_with_all_fields(&data, false);
+        for size in [1, 5, broken.len()] {
+            assert_eq!(
+                decompress_in_pieces(Format::Gzip, &broken, size),
+                Err(CodecError)
+            );
+        }
+    }
+
+    #[test]
+    fn every_format_round_trips_and_finds_its_end() {
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        for format in [Format::Deflate, Format::DeflateRaw, Format::Gzip] {
+            let compressed = compress(format, &data);
+            for size in [1, 100, compressed.len()] {
+                assert_eq!(
+                    decompress_in_pieces(format, &compressed, size),
+                    Ok((data.clone(), false)),
+                    "{format:?} in pieces of {size}"
+                );
+            }
+            // A byte after the end: the output, and trailing data.
+            let mut extended = compressed.clone();
+            extended.push(0);
+            let mut d = Decompressor::new(format);
+            let r = d.decompress(&extended).expect("decompress");
+            assert_eq!((r.output.len(), r.trailing_data), (data.len(), true));
+            // Truncated: no error until the end, where the end is missing.
+            let mut d = Decompressor::new(format);
+            d.decompress(&compressed[..compressed.len() - 1])
+                .expect("a prefix is fine");
+            d.finish().expect("finish gives what is left");
+            assert!(!d.ended(), "{format:?}: the end was not reached");
+        }
+    }
+
+    #[test]
+    fn empty_input_compresses_to_a_complete_stream() {
+        for format in [Format::Deflate, Format::DeflateRaw, Format::Gzip] {
+            let compressed = compress(format, &[]);
+            assert!(!compressed.is_empty());
+            assert_eq!(
+                decompress_in_pieces(format, &compressed, 1),
+                Ok((Vec::new(), false))
+            );
+        }
+        // Nothing at all is not a compressed stream.
+        for format in [Format::Deflate, Format::DeflateRaw, Format::Gzip] {
+            let mut d = Decompressor::new(format);
+            assert_eq!(d.finish(), Ok(Vec::new()));
+            assert!(!d.ended());
+        }
+    }
+
+    #[test]
+    fn gzip_header_errors_are_found_early() {
+        assert_eq!(parse_gzip_header(&[0x1f]), Ok(None));
+        assert_eq!(parse_gzip_header(&[0x1e]), Err(CodecError));
+        assert_eq!(parse_gzip_header(&[0x1f, 0x8b, 7]), Err(CodecError));
+        assert_eq!(parse_gzip_header(&[0x1f, 0x8b, 8, 0x40]), Err(CodecError));
+        assert_eq!(
+            parse_gzip_header(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0]),
+            Ok(None)
+        );
+        assert_eq!(
+            parse_gzip_header(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]),
+            Ok(Some(10))
+        );
+    }
+}

@@ -326,3 +326,79 @@ pub(crate) fn flush_and_enqueue(
             .into()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(
+        encoding: &'static Encoding,
+        fatal: bool,
+        chunks: &[&[u8]],
+    ) -> Result<Vec<String>, DecodeError> {
+        let mut decoder = encoding.new_decoder_without_bom_handling();
+        let mut out = Vec::new();
+        for chunk in chunks {
+            out.push(String::from_utf16_lossy(&run_decoder(
+                &mut decoder,
+                fatal,
+                chunk,
+                false,
+            )?));
+        }
+        out.push(String::from_utf16_lossy(&run_decoder(
+            &mut decoder,
+            fatal,
+            &[],
+            true,
+        )?));
+        Ok(out)
+    }
+
+    #[test]
+    fn multi_byte_sequences_split_between_chunks() {
+        let utf8 = encoding_rs::UTF_8;
+        assert_eq!(
+            decode(
+                utf8,
+                true,
+                &[&[0x49, 0xF0], &[0x9F, 0x92], &[], &[0x99, 0x21]]
+            ),
+            Ok(vec![
+                "I".into(),
+                "".into(),
+                "".into(),
+                "\u{1F499}!".into(),
+                "".into()
+            ])
+        );
+        assert_eq!(
+            decode(encoding_rs::SHIFT_JIS, false, &[&[0x90], &[0x85]]),
+            Ok(vec!["".into(), "\u{6C34}".into(), "".into()])
+        );
+        assert_eq!(
+            decode(
+                encoding_rs::UTF_16BE,
+                false,
+                &[&[0xD8], &[0x3D, 0xDC], &[0x99]]
+            ),
+            Ok(vec!["".into(), "".into(), "\u{1F499}".into(), "".into()])
+        );
+    }
+
+    #[test]
+    fn errors_in_each_mode() {
+        let utf8 = encoding_rs::UTF_8;
+        // Replacement: an invalid byte, and a sequence cut by the end, become U+FFFD.
+        assert_eq!(
+            decode(utf8, false, &[&[0x61, 0xFF], &[0xE2, 0x82]]),
+            Ok(vec!["a\u{FFFD}".into(), "".into(), "\u{FFFD}".into()])
+        );
+        // Fatal: both are errors.
+        assert_eq!(decode(utf8, true, &[&[0x61, 0xFF]]), Err(DecodeError));
+        assert_eq!(decode(utf8, true, &[&[0xE2, 0x82]]), Err(DecodeError));
+        // A large chunk of invalid bytes in replacement mode.
+        let out = decode(utf8, false, &[&[0xFF; 10_000]]).expect("replacement mode");
+        assert_eq!(out[0].chars().count(), 10_000);
+    }
+}

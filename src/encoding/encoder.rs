@@ -231,3 +231,40 @@ pub(crate) fn encode_and_flush(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encode(chunks: &[&[u16]]) -> Vec<Vec<u8>> {
+        let pending = Cell::new(None);
+        let mut out: Vec<Vec<u8>> = chunks
+            .iter()
+            .map(|c| encode_code_units(&pending, c.iter().copied()))
+            .collect();
+        if pending.get().is_some() {
+            out.push(vec![0xEF, 0xBF, 0xBD]);
+        }
+        out
+    }
+
+    #[test]
+    fn surrogates_split_between_chunks() {
+        let heart = vec![0xF0, 0x9F, 0x92, 0x99];
+        let fffd = vec![0xEF, 0xBF, 0xBD];
+        assert_eq!(encode(&[&[0xD83D], &[0xDC99]]), vec![vec![], heart.clone()]);
+        assert_eq!(
+            encode(&[&[0xD83D], &[0xD83D, 0xDC99]]),
+            vec![vec![], [fffd.clone(), heart.clone()].concat()]
+        );
+        assert_eq!(encode(&[&[0xD83D]]), vec![vec![], fffd.clone()]);
+        assert_eq!(
+            encode(&[&[0xDC99, 0x41]]),
+            vec![[fffd, vec![0x41]].concat()]
+        );
+        assert_eq!(
+            encode(&[&[0x7F, 0x80, 0x800]]),
+            vec![vec![0x7F, 0xC2, 0x80, 0xE0, 0xA0, 0x80]]
+        );
+    }
+}
