@@ -8,7 +8,7 @@
 //! patch is consulted.
 
 use boa_engine::{
-    builtins::typed_array::TypedArray,
+    builtins::{array_buffer::ArrayBuffer, typed_array::TypedArray},
     object::builtins::{
         AlignedVec, JsArrayBuffer, JsDataView, JsSharedArrayBuffer, JsTypedArray, JsUint8Array,
     },
@@ -35,6 +35,25 @@ impl Backing {
 
     fn is_shared(&self) -> bool {
         matches!(self, Backing::Shared(_))
+    }
+
+    /// `IsResizableArrayBuffer` for an `ArrayBuffer` that is not detached.
+    ///
+    /// Boa 0.22 keeps the maximum byte length private; its public `resize` fails exactly for
+    /// fixed-length buffers, and resizing to the current length changes nothing.
+    /// (A growable `SharedArrayBuffer` cannot be told apart through the public API.)
+    fn is_resizable(&self) -> bool {
+        let Backing::Buffer(buffer) = self else {
+            return false;
+        };
+        let object: JsObject = buffer.clone().into();
+        let Some(mut data) = object.downcast_mut::<ArrayBuffer>() else {
+            return false;
+        };
+        let Some(length) = data.data().map(<[u8]>::len) else {
+            return false;
+        };
+        data.resize(length as u64).is_ok()
     }
 
     /// The current byte length (0 once detached).
@@ -66,7 +85,8 @@ impl Backing {
 /// (<https://webidl.spec.whatwg.org/#dfn-get-buffer-source-copy>): empty for a detached buffer.
 ///
 /// Anything that is not an `ArrayBuffer` or an `ArrayBufferView` is a TypeError, and so is a
-/// `SharedArrayBuffer` (or a view on one) unless `allow_shared`.
+/// `SharedArrayBuffer` (or a view on one) unless `allow_shared`, and a resizable `ArrayBuffer`
+/// (or a view on one): `[AllowResizable]` is not given.
 pub(crate) fn buffer_source_copy(
     value: &JsValue,
     allow_shared: bool,
@@ -109,6 +129,13 @@ pub(crate) fn buffer_source_copy(
     };
     if backing.is_shared() && !allow_shared {
         return Err(not_a_buffer_source().into());
+    }
+    if backing.is_resizable() {
+        return Err(JsNativeError::typ()
+            .with_message(format!(
+                "{what} must not be backed by a resizable ArrayBuffer"
+            ))
+            .into());
     }
     Ok(backing.copy(offset, len))
 }

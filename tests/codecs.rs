@@ -322,12 +322,19 @@ fn bad_chunks_and_formats_are_type_errors() {
          // TextDecoderStream takes [AllowShared] BufferSource chunks.
          const shared = new Uint8Array(new SharedArrayBuffer(1)); shared[0] = 0x41;
          results.push((await run([shared], new TextDecoderStream())).join(''));
+         // Neither takes resizable buffers ([AllowResizable] is not given).
+         const resizable = () => new ArrayBuffer(1, { maxByteLength: 2 });
+         for (const chunk of [resizable(), new Uint8Array(resizable())]) {
+           for (const ts of [new CompressionStream('gzip'), new TextDecoderStream()]) {
+             try { await run([chunk], ts); results.push('ok'); } catch (e) { results.push(e.constructor.name); }
+           }
+         }
          for (const args of [[], ['brotli'], ['GZIP'], [undefined]]) {
            try { new CompressionStream(...args); results.push('ok'); } catch (e) { results.push(e.constructor.name); }
          }
          return results.join(' ');",
     );
-    let expected = ["TypeError"; 12].join(" ") + " A " + &["TypeError"; 4].join(" ");
+    let expected = ["TypeError"; 12].join(" ") + " A " + &["TypeError"; 8].join(" ");
     assert_eq!(got, expected);
 }
 

@@ -221,8 +221,14 @@ impl Decompressor {
         output: &mut Vec<u8>,
     ) -> Result<&'a [u8], CodecError> {
         loop {
-            if output.capacity() - output.len() < 4096 {
-                output.reserve(input.len().saturating_mul(2).max(32 * 1024));
+            // Room for a few times the input, growing geometrically while the output keeps
+            // filling it.
+            if output.capacity() - output.len() < 1024 {
+                let extra = output
+                    .len()
+                    .max(input.len().saturating_mul(4))
+                    .clamp(1024, 1 << 22);
+                output.reserve(extra);
             }
             let start = output.len();
             let (read_before, written_before) =
