@@ -18,6 +18,7 @@ pub mod dom;
 mod encoding;
 pub mod engine;
 pub mod host;
+mod internal_promise;
 #[allow(dead_code)] // used by the stream modules as they land
 mod queue;
 #[allow(dead_code)] // the dictionary helpers are used by the stream modules as they land

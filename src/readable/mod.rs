@@ -141,6 +141,8 @@ pub(crate) enum PromiseResult {
     Rejected(JsValue),
     /// Any JS promise.
     Promise(JsPromise),
+    /// A promise that never reaches script (a transform stream's internal promises).
+    Internal(crate::internal_promise::InternalPromise),
 }
 
 impl PromiseResult {
@@ -191,6 +193,10 @@ pub(crate) fn upon_settlement<T: Trace + 'static>(
         }
         PromiseResult::Promise(promise) => {
             engine::react(&promise, data, on_fulfilled, on_rejected, ctx)
+        }
+        PromiseResult::Internal(promise) => {
+            promise.react(data, on_fulfilled, on_rejected, ctx);
+            Ok(())
         }
     }
 }

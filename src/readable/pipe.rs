@@ -548,16 +548,24 @@ fn pipe_step(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
         // null: the destination is erroring or errored; error propagation takes over.
         None => return Ok(()),
         Some(desired_size) if desired_size <= 0.0 => {
-            let pending_writes = {
+            let (pending_writes, dest) = {
                 let p = pipe.borrow();
                 p.data().waiting_for_ready.set(true);
-                p.data().pending_writes.get()
+                (p.data().pending_writes.get(), p.data().dest.clone())
             };
-            // A pending write of ours wakes the loop when it completes (the destination's
-            // backpressure only clears when a write completes). Without one (a zero high water
-            // mark, or chunks queued before the pipe began), wait for writer.[[readyPromise]].
+            // The destination's backpressure only clears when one of its writes completes. If
+            // all its writes are ours, the completion of the next one wakes the loop (see
+            // `write_settled`). Otherwise (writes queued before the pipe began) or without any
+            // (a zero high water mark), wait for writer.[[readyPromise]].
+            let dest_writes = {
+                let d = dest.borrow();
+                let data = d.data();
+                let queued = data.write_requests.borrow().len();
+                let in_flight = data.in_flight_write_request.borrow().is_some();
+                queued + usize::from(in_flight)
+            };
             let reacting = pipe.borrow().data().ready_reaction.get();
-            if pending_writes == 0 && !reacting {
+            if (pending_writes == 0 || dest_writes > pending_writes) && !reacting {
                 if let Some(ready) = default_writer::ready_promise(&writer) {
                     pipe.borrow().data().ready_reaction.set(true);
                     count(REACTION_OBJECTS);

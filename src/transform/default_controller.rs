@@ -17,6 +17,7 @@ use super::stream::{
 };
 use crate::{
     engine::{self, PromiseCapability},
+    internal_promise::InternalPromise,
     readable::{
         default_controller::{
             readable_stream_default_controller_can_close_or_enqueue,
@@ -435,7 +436,7 @@ pub(crate) fn transform_stream_default_controller_perform_transform(
     };
     // 2. Return the result of reacting to transformPromise with the following rejection steps
     //    given the argument r:
-    let result = PromiseCapability::new(ctx);
+    let result = InternalPromise::new();
     upon_settlement(
         transform_promise,
         (controller.clone(), result.clone()),
@@ -444,11 +445,12 @@ pub(crate) fn transform_stream_default_controller_perform_transform(
             // 2.1. Perform ! TransformStreamError(controller.[[stream]], r).
             transform_stream_error(&stream_of(controller), r.clone(), ctx)?;
             // 2.2. Throw r.
-            result.reject(r, ctx)
+            result.reject(r, ctx);
+            Ok(())
         },
         ctx,
     )?;
-    Ok(PromiseResult::Promise(result.promise().clone()))
+    Ok(PromiseResult::Internal(result))
 }
 
 /// <https://streams.spec.whatwg.org/#transform-stream-default-controller-terminate>
@@ -469,19 +471,28 @@ pub(crate) fn transform_stream_default_controller_terminate(
     transform_stream_error_writable_and_unblock_write(&stream, error, ctx)
 }
 
-/// Resolves `promise` with the outcome of an algorithm's result (a settled result is turned
-/// into a real promise first, so adoption takes the same number of jobs as in the spec).
+/// Resolves `promise` with an algorithm's result, which the spec has as a promise: adopting it
+/// takes the same jobs as adopting a promise (a settled result is adopted as a settled promise).
 fn resolve_with_result(
-    promise: &PromiseCapability,
+    promise: &InternalPromise,
     result: PromiseResult,
     ctx: &mut Context,
 ) -> JsResult<()> {
-    let value: JsValue = match result {
-        PromiseResult::Promise(p) => p.into(),
-        PromiseResult::Fulfilled(v) => engine::promise_resolved_with(v, ctx)?.into(),
-        PromiseResult::Rejected(r) => engine::promise_rejected_with(r, ctx)?.into(),
-    };
-    promise.resolve(value, ctx)
+    match result {
+        PromiseResult::Promise(p) => promise.resolve(p.into(), ctx)?,
+        PromiseResult::Internal(p) => promise.resolve_with_internal(p, ctx),
+        PromiseResult::Fulfilled(v) => {
+            let settled = InternalPromise::new();
+            settled.resolve(v, ctx)?;
+            promise.resolve_with_internal(settled, ctx);
+        }
+        PromiseResult::Rejected(r) => {
+            let settled = InternalPromise::new();
+            settled.reject(r, ctx);
+            promise.resolve_with_internal(settled, ctx);
+        }
+    }
+    Ok(())
 }
 
 /// <https://streams.spec.whatwg.org/#transform-stream-default-sink-write-algorithm>
@@ -504,9 +515,9 @@ pub(crate) fn transform_stream_default_sink_write_algorithm(
         };
         // 3.3. Return the result of reacting to backpressureChangePromise with the following
         //      fulfillment steps:
-        let result = PromiseCapability::new(ctx);
+        let result = InternalPromise::new();
         upon_settlement(
-            PromiseResult::Promise(backpressure_change_promise.promise().clone()),
+            PromiseResult::Internal(backpressure_change_promise),
             (stream.clone(), controller, chunk, result.clone()),
             |(stream, controller, chunk, result), _, ctx| {
                 // 3.3.1. Let writable be stream.[[writable]].
@@ -516,7 +527,8 @@ pub(crate) fn transform_stream_default_sink_write_algorithm(
                 // 3.3.2. Let state be writable.[[state]].
                 // 3.3.3. If state is "erroring", throw writable.[[storedError]].
                 if crate::writable::stream::state(&writable) == WritableState::Erroring {
-                    return result.reject(crate::writable::stream::stored_error(&writable), ctx);
+                    result.reject(crate::writable::stream::stored_error(&writable), ctx);
+                    return Ok(());
                 }
                 // 3.3.4. Assert: state is "writable".
                 // 3.3.5. Return ! TransformStreamDefaultControllerPerformTransform(controller,
@@ -528,10 +540,13 @@ pub(crate) fn transform_stream_default_sink_write_algorithm(
                 )?;
                 resolve_with_result(result, promise, ctx)
             },
-            |(.., result), r, ctx| result.reject(r, ctx),
+            |(.., result), r, ctx| {
+                result.reject(r, ctx);
+                Ok(())
+            },
             ctx,
         )?;
-        return Ok(PromiseResult::Promise(result.promise().clone()));
+        return Ok(PromiseResult::Internal(result));
     }
     // 4. Return ! TransformStreamDefaultControllerPerformTransform(controller, chunk).
     transform_stream_default_controller_perform_transform(&controller, chunk, ctx)
@@ -761,7 +776,7 @@ pub(crate) fn transform_stream_default_source_pull_algorithm(
     transform_stream_set_backpressure(stream, false, ctx)?;
     // 4. Return stream.[[backpressureChangePromise]].
     Ok(match backpressure_change_promise(stream) {
-        Some(promise) => PromiseResult::Promise(promise.promise().clone()),
+        Some(promise) => PromiseResult::Internal(promise),
         None => PromiseResult::undefined(),
     })
 }

@@ -17,6 +17,7 @@ use super::default_controller::{
 };
 use crate::{
     engine::PromiseCapability,
+    internal_promise::InternalPromise,
     queuing_strategy::{
         extract_high_water_mark, extract_size_algorithm, QueuingStrategy, SizeAlgorithm,
     },
@@ -46,7 +47,7 @@ pub(crate) struct TransformStream {
     #[unsafe_ignore_trace]
     backpressure: Cell<Option<bool>>,
     /// <https://streams.spec.whatwg.org/#transformstream-backpressurechangepromise>
-    backpressure_change_promise: GcRefCell<Option<PromiseCapability>>,
+    backpressure_change_promise: GcRefCell<Option<InternalPromise>>,
     /// <https://streams.spec.whatwg.org/#transformstream-controller>
     controller: GcRefCell<Option<JsObject<TransformStreamDefaultController>>>,
     /// <https://streams.spec.whatwg.org/#transformstream-detached>
@@ -101,7 +102,7 @@ pub(crate) fn backpressure(stream: &Stream) -> Option<bool> {
 }
 
 /// stream.[[backpressureChangePromise]].
-pub(crate) fn backpressure_change_promise(stream: &Stream) -> Option<PromiseCapability> {
+pub(crate) fn backpressure_change_promise(stream: &Stream) -> Option<InternalPromise> {
     stream
         .borrow()
         .data()
@@ -357,7 +358,7 @@ pub(crate) fn transform_stream_set_backpressure(
         promise.resolve(JsValue::undefined(), ctx)?;
     }
     // 3. Set stream.[[backpressureChangePromise]] to a new promise.
-    let promise = PromiseCapability::new(ctx);
+    let promise = InternalPromise::new();
     let s = stream.borrow();
     *s.data().backpressure_change_promise.borrow_mut() = Some(promise);
     // 4. Set stream.[[backpressure]] to backpressure.

@@ -1,0 +1,333 @@
+//! Promises that the spec creates for its own bookkeeping and never hands to script (a transform
+//! stream's [[backpressureChangePromise]], the promises its sink write algorithm and
+//! TransformStreamDefaultControllerPerformTransform return).
+//!
+//! They live in Rust: settling one queues its reactions as microtasks, in order, and reacting to
+//! a settled one queues the reaction as a microtask, exactly when PerformPromiseThen and
+//! TriggerPromiseReactions would queue their jobs for a JS promise. So the spec's job order is
+//! kept while a chunk costs no JS promise, resolving function or reaction function.
+//!
+//! Resolving follows the promise resolve functions
+//! (<https://tc39.es/ecma262/#sec-promise-resolve-functions>): a non-object fulfills; an object
+//! has its `then` read (as the spec's promise would) and, if callable, is called in a later job
+//! with resolving functions (only then are JS functions created); another internal promise is
+//! adopted the same way, minus the unobservable `then` lookup.
+
+use boa_engine::{
+    native_function::NativeFunction, object::FunctionObjectBuilder, Context, JsResult, JsValue,
+};
+use boa_gc::{Finalize, Gc, GcRefCell, Trace};
+
+use crate::engine::{self, ReactionStep};
+
+/// A promise internal to the spec layer.
+#[derive(Clone, Trace, Finalize)]
+pub(crate) struct InternalPromise(Gc<GcRefCell<State>>);
+
+impl std::fmt::Debug for InternalPromise {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("InternalPromise")
+    }
+}
+
+#[derive(Trace, Finalize)]
+#[boa_gc(unsafe_no_drop)] // moving the reactions out of `Pending` is needed
+enum State {
+    /// Pending; `resolved` is the resolving functions' [[AlreadyResolved]] (set once resolved
+    /// with a thenable that has not settled it yet).
+    Pending {
+        #[unsafe_ignore_trace]
+        resolved: bool,
+        reactions: Vec<Box<dyn Reaction>>,
+    },
+    Fulfilled(JsValue),
+    Rejected(JsValue),
+}
+
+/// A pending reaction, type-erased but traced.
+trait Reaction: Trace {
+    fn run(self: Box<Self>, outcome: Result<JsValue, JsValue>, ctx: &mut Context) -> JsResult<()>;
+}
+
+#[derive(Trace, Finalize)]
+struct Steps<T: Trace + 'static> {
+    data: T,
+    #[unsafe_ignore_trace]
+    on_fulfilled: ReactionStep<T>,
+    #[unsafe_ignore_trace]
+    on_rejected: ReactionStep<T>,
+}
+
+impl<T: Trace + 'static> Reaction for Steps<T> {
+    fn run(self: Box<Self>, outcome: Result<JsValue, JsValue>, ctx: &mut Context) -> JsResult<()> {
+        match outcome {
+            Ok(value) => (self.on_fulfilled)(&self.data, value, ctx),
+            Err(reason) => (self.on_rejected)(&self.data, reason, ctx),
+        }
+    }
+}
+
+/// Queues the job that runs `reaction` with `outcome` (a PromiseReactionJob).
+fn queue_reaction(
+    reaction: Box<dyn Reaction>,
+    outcome: Result<JsValue, JsValue>,
+    ctx: &mut Context,
+) {
+    engine::queue_microtask(ctx, move |ctx| reaction.run(outcome, ctx));
+}
+
+impl InternalPromise {
+    /// "A new promise".
+    pub(crate) fn new() -> Self {
+        Self(Gc::new(GcRefCell::new(State::Pending {
+            resolved: false,
+            reactions: Vec::new(),
+        })))
+    }
+
+    /// Upon fulfillment / upon rejection of this promise.
+    pub(crate) fn react<T: Trace + 'static>(
+        &self,
+        data: T,
+        on_fulfilled: ReactionStep<T>,
+        on_rejected: ReactionStep<T>,
+        ctx: &mut Context,
+    ) {
+        let reaction: Box<dyn Reaction> = Box::new(Steps {
+            data,
+            on_fulfilled,
+            on_rejected,
+        });
+        let outcome = {
+            let mut state = self.0.borrow_mut();
+            match &mut *state {
+                State::Pending { reactions, .. } => {
+                    reactions.push(reaction);
+                    return;
+                }
+                State::Fulfilled(value) => Ok(value.clone()),
+                State::Rejected(reason) => Err(reason.clone()),
+            }
+        };
+        queue_reaction(reaction, outcome, ctx);
+    }
+
+    /// Settles the promise (FulfillPromise / RejectPromise) and queues its reactions.
+    fn settle(&self, outcome: Result<JsValue, JsValue>, ctx: &mut Context) {
+        let settled = match &outcome {
+            Ok(value) => State::Fulfilled(value.clone()),
+            Err(reason) => State::Rejected(reason.clone()),
+        };
+        let previous = std::mem::replace(&mut *self.0.borrow_mut(), settled);
+        match previous {
+            State::Pending { reactions, .. } => {
+                for reaction in reactions {
+                    queue_reaction(reaction, outcome.clone(), ctx);
+                }
+            }
+            // Already settled: keep the first outcome.
+            other => *self.0.borrow_mut() = other,
+        }
+    }
+
+    /// Marks the promise resolved; false if it already was (the resolving functions'
+    /// [[AlreadyResolved]]).
+    fn begin_resolve(&self) -> bool {
+        match &mut *self.0.borrow_mut() {
+            State::Pending { resolved, .. } if !*resolved => {
+                *resolved = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// [=Resolve=] the promise with `value`.
+    pub(crate) fn resolve(&self, value: JsValue, ctx: &mut Context) -> JsResult<()> {
+        if !self.begin_resolve() {
+            return Ok(());
+        }
+        self.resolution_steps(value, ctx)
+    }
+
+    /// The promise resolve functions' steps after the [[AlreadyResolved]] check.
+    fn resolution_steps(&self, value: JsValue, ctx: &mut Context) -> JsResult<()> {
+        let Some(object) = value.as_object() else {
+            self.settle(Ok(value), ctx);
+            return Ok(());
+        };
+        // Let then be Completion(Get(resolution, "then")).
+        let then = match object.get(boa_engine::js_string!("then"), ctx) {
+            Ok(then) => then,
+            Err(error) => {
+                let reason = engine::thrown_value(error, ctx)?;
+                self.settle(Err(reason), ctx);
+                return Ok(());
+            }
+        };
+        let Some(then) = then.as_callable() else {
+            self.settle(Ok(value), ctx);
+            return Ok(());
+        };
+        // NewPromiseResolveThenableJob(promise, resolution, thenJobCallback): the job calls
+        // `then` with a fresh pair of resolving functions sharing one [[AlreadyResolved]].
+        let (this, then) = (value.clone(), then.clone());
+        let promise = self.clone();
+        engine::queue_microtask(ctx, move |ctx| {
+            let already_resolved = Gc::new(GcRefCell::new(false));
+            let realm = ctx.realm().clone();
+            let resolve = NativeFunction::from_copy_closure_with_captures(
+                |_,
+                 args,
+                 (promise, already_resolved): &(InternalPromise, Gc<GcRefCell<bool>>),
+                 ctx| {
+                    if !std::mem::replace(&mut *already_resolved.borrow_mut(), true) {
+                        let value = args.first().cloned().unwrap_or_default();
+                        promise.resolution_steps(value, ctx)?;
+                    }
+                    Ok(JsValue::undefined())
+                },
+                (promise.clone(), already_resolved.clone()),
+            );
+            let reject = NativeFunction::from_copy_closure_with_captures(
+                |_,
+                 args,
+                 (promise, already_resolved): &(InternalPromise, Gc<GcRefCell<bool>>),
+                 ctx| {
+                    if !std::mem::replace(&mut *already_resolved.borrow_mut(), true) {
+                        promise.settle(Err(args.first().cloned().unwrap_or_default()), ctx);
+                    }
+                    Ok(JsValue::undefined())
+                },
+                (promise.clone(), already_resolved.clone()),
+            );
+            let resolve = FunctionObjectBuilder::new(&realm, resolve)
+                .length(1)
+                .build();
+            let reject = FunctionObjectBuilder::new(&realm, reject).length(1).build();
+            if let Err(error) = then.call(&this, &[resolve.into(), reject.into()], ctx) {
+                if !std::mem::replace(&mut *already_resolved.borrow_mut(), true) {
+                    let reason = engine::thrown_value(error, ctx)?;
+                    promise.settle(Err(reason), ctx);
+                }
+            }
+            Ok(())
+        });
+        Ok(())
+    }
+
+    /// [=Resolve=] the promise with another internal promise: adopted as a promise with the
+    /// intrinsic `then` would be (one job to call `then`, then the inner promise's reaction),
+    /// without an observable lookup.
+    pub(crate) fn resolve_with_internal(&self, inner: InternalPromise, ctx: &mut Context) {
+        if !self.begin_resolve() {
+            return;
+        }
+        let promise = self.clone();
+        engine::queue_microtask(ctx, move |ctx| {
+            inner.react(
+                promise,
+                |promise, value, ctx| {
+                    promise.settle(Ok(value), ctx);
+                    Ok(())
+                },
+                |promise, reason, ctx| {
+                    promise.settle(Err(reason), ctx);
+                    Ok(())
+                },
+                ctx,
+            );
+            Ok(())
+        });
+    }
+
+    /// [=Reject=] the promise with `reason`.
+    pub(crate) fn reject(&self, reason: JsValue, ctx: &mut Context) {
+        if self.begin_resolve() {
+            self.settle(Err(reason), ctx);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use boa_engine::{js_string, Source};
+
+    use super::*;
+
+    fn log(ctx: &mut Context) -> String {
+        ctx.eval(Source::from_bytes("log.join(' ')"))
+            .expect("log")
+            .to_string(ctx)
+            .expect("string")
+            .to_std_string_escaped()
+    }
+
+    fn push(ctx: &mut Context, entry: &str) {
+        let log = ctx
+            .global_object()
+            .get(js_string!("log"), ctx)
+            .expect("log");
+        let push = log
+            .as_object()
+            .expect("array")
+            .get(js_string!("push"), ctx)
+            .expect("push");
+        engine::call(&push, &log, &[js_string!(entry).into()], ctx).expect("push");
+    }
+
+    /// Reactions run in the same jobs as reactions to a JS promise settled at the same point.
+    #[test]
+    fn reactions_keep_the_job_order_of_js_promises() {
+        let mut ctx = Context::default();
+        ctx.eval(Source::from_bytes(
+            "var log = []; var js = Promise.resolve(); js.then(() => log.push('js1'));",
+        ))
+        .expect("script");
+        let internal = InternalPromise::new();
+        internal.react(
+            (),
+            |(), _, ctx| {
+                push(ctx, "internal");
+                Ok(())
+            },
+            |(), _, _| Ok(()),
+            &mut ctx,
+        );
+        internal
+            .resolve(JsValue::undefined(), &mut ctx)
+            .expect("resolve");
+        // Settled twice: ignored.
+        internal.reject(JsValue::undefined(), &mut ctx);
+        ctx.eval(Source::from_bytes("js.then(() => log.push('js2'));"))
+            .expect("script");
+        ctx.run_jobs().expect("jobs");
+        assert_eq!(log(&mut ctx), "js1 internal js2");
+    }
+
+    /// Resolving with a thenable calls its `then` in a later job, as a promise would.
+    #[test]
+    fn thenables_are_adopted_in_a_later_job() {
+        let mut ctx = Context::default();
+        let thenable = ctx
+            .eval(Source::from_bytes(
+                "var log = []; ({ then(resolve) { log.push('then'); resolve('v'); } })",
+            ))
+            .expect("script");
+        let internal = InternalPromise::new();
+        internal.react(
+            (),
+            |(), value, ctx| {
+                let value = value.to_string(ctx)?.to_std_string_escaped();
+                push(ctx, &format!("fulfilled:{value}"));
+                Ok(())
+            },
+            |(), _, _| Ok(()),
+            &mut ctx,
+        );
+        internal.resolve(thenable, &mut ctx).expect("resolve");
+        push(&mut ctx, "sync");
+        ctx.run_jobs().expect("jobs");
+        assert_eq!(log(&mut ctx), "sync then fulfilled:v");
+    }
+}
