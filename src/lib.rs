@@ -12,7 +12,6 @@
 //! - the host (`host`): an HTML-ordered event loop and the globals that scripts and the Web
 //!   Platform Tests expect. The host is not part of the spec layer.
 
-mod buffer_source;
 mod compression;
 pub mod dom;
 mod encoding;

@@ -18,7 +18,7 @@ use boa_gc::{Finalize, GcRefCell, Trace};
 use std::cell::RefCell;
 
 use crate::{
-    buffer_source::{buffer_source_copy, new_uint8_array},
+    engine::{buffer_source_copy, new_uint8_array},
     transform::{
         default_controller::{transform_stream_default_controller_enqueue, Controller},
         other_specs::{

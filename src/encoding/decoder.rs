@@ -11,7 +11,7 @@ use boa_gc::{Finalize, GcRefCell, Trace};
 use encoding_rs::{CoderResult, Decoder, DecoderResult, Encoding};
 
 use crate::{
-    buffer_source::buffer_source_copy,
+    engine::buffer_source_copy,
     transform::{
         default_controller::{transform_stream_default_controller_enqueue, Controller},
         other_specs::{

@@ -9,7 +9,7 @@ use boa_engine::{
 use boa_gc::{Finalize, GcRefCell, Trace};
 
 use crate::{
-    buffer_source::new_uint8_array,
+    engine::new_uint8_array,
     transform::{
         default_controller::{transform_stream_default_controller_enqueue, Controller},
         other_specs::{
