@@ -107,6 +107,8 @@ fn round_trips_large_and_uneven_input() {
 
 #[test]
 fn the_reference_stream_and_our_own_decode_when_split_at_every_byte() {
+    // Also with a byte after the end: the decoder may hold a partial tail of the first piece
+    // in its own buffer and must still say where the stream ended in the second.
     let mut ctx = context();
     let got = run_async(
         &mut ctx,
@@ -117,6 +119,11 @@ fn the_reference_stream_and_our_own_decode_when_split_at_every_byte() {
            for (let i = 0; i <= stream.length; i++) {
              const { result, out } = await decompress([stream.subarray(0, i), stream.subarray(i)]);
              if (result !== 'ok' || text(out) !== expected) return `split at ${i}: ${result} ${text(out)}`;
+             // A byte after the end, in the second piece: all the output, then a TypeError.
+             const extra = await decompress([stream.subarray(0, i), concat([stream.subarray(i), new Uint8Array([0])])]);
+             if (!extra.result.startsWith('TypeError') || text(extra.out) !== expected) {
+               return `split at ${i} with a byte after the end: ${extra.result} ${text(extra.out)}`;
+             }
            }
            // And a byte at a time.
            const { result, out } = await decompress(Array.from(stream, b => new Uint8Array([b])));
