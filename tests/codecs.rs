@@ -212,7 +212,7 @@ fn decoder_constructor_and_attributes() {
 #[test]
 fn compression_round_trips_in_every_format() {
     let mut ctx = context();
-    for format in ["gzip", "deflate", "deflate-raw"] {
+    for format in ["gzip", "deflate", "deflate-raw", "brotli"] {
         let got = run_async(
             &mut ctx,
             &format!(
@@ -238,7 +238,7 @@ fn compression_round_trips_in_every_format() {
 #[test]
 fn compression_of_nothing_decompresses_to_nothing() {
     let mut ctx = context();
-    for format in ["gzip", "deflate", "deflate-raw"] {
+    for format in ["gzip", "deflate", "deflate-raw", "brotli"] {
         let got = run_async(
             &mut ctx,
             &format!(
@@ -329,12 +329,12 @@ fn bad_chunks_and_formats_are_type_errors() {
              try { await run([chunk], ts); results.push('ok'); } catch (e) { results.push(e.constructor.name); }
            }
          }
-         for (const args of [[], ['brotli'], ['GZIP'], [undefined]]) {
+         for (const args of [[], ['BROTLI'], ['GZIP'], [undefined], ['br']]) {
            try { new CompressionStream(...args); results.push('ok'); } catch (e) { results.push(e.constructor.name); }
          }
          return results.join(' ');",
     );
-    let expected = ["TypeError"; 12].join(" ") + " A " + &["TypeError"; 8].join(" ");
+    let expected = ["TypeError"; 12].join(" ") + " A " + &["TypeError"; 9].join(" ");
     assert_eq!(got, expected);
 }
 

@@ -73,3 +73,13 @@ fn compression_streams_scale_linearly() {
         "out.join('') === 'a\\uD83D\\uDE00b'.repeat(N / 2)",
     );
 }
+
+#[test]
+fn brotli_streams_scale_linearly() {
+    ratio(
+        "brotli",
+        "source.pipeThrough(new TextEncoderStream()).pipeThrough(new CompressionStream('brotli'))
+           .pipeThrough(new DecompressionStream('brotli')).pipeThrough(new TextDecoderStream())",
+        "out.join('') === 'a\\uD83D\\uDE00b'.repeat(N / 2)",
+    );
+}

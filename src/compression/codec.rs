@@ -1,13 +1,15 @@
 //! The compression contexts (<https://compression.spec.whatwg.org/#compression-context>) of
-//! the three supported formats, over `flate2` (DEFLATE on the pure-Rust miniz_oxide backend).
+//! the four supported formats: the DEFLATE ones over `flate2` (on the pure-Rust miniz_oxide
+//! backend), "brotli" over the `brotli` crate (see [`super::brotli_codec`]).
 //!
 //! Compression uses flate2's zlib, raw DEFLATE and gzip encoders. Decompression drives
 //! flate2's raw/zlib inflater directly and reads the gzip wrapper (RFC 1952 header and trailer)
 //! here, so that this module knows exactly when "the end of the compressed input has been
-//! reached" and how much of a chunk was consumed.
+//! reached" and how much of a chunk was consumed. The Brotli decoder reports both itself.
 
 use std::io::Write;
 
+use super::brotli_codec::{reserve_output, BrotliDecoder, BrotliEncoder};
 use flate2::{
     write::{DeflateEncoder, GzEncoder, ZlibEncoder},
     Compression, Crc, Decompress, FlushDecompress, Status,
@@ -22,6 +24,8 @@ pub enum Format {
     DeflateRaw,
     /// "gzip": the GZIP file format (RFC 1952).
     Gzip,
+    /// "brotli": the Brotli Compressed Data Format (RFC 7932).
+    Brotli,
 }
 
 impl Format {
@@ -31,6 +35,7 @@ impl Format {
             "deflate" => Some(Self::Deflate),
             "deflate-raw" => Some(Self::DeflateRaw),
             "gzip" => Some(Self::Gzip),
+            "brotli" => Some(Self::Brotli),
             _ => None,
         }
     }
@@ -49,6 +54,8 @@ pub enum Compressor {
     Raw(DeflateEncoder<Vec<u8>>),
     /// "gzip".
     Gzip(GzEncoder<Vec<u8>>),
+    /// "brotli" (boxed: the encoder's state is large).
+    Brotli(Box<BrotliEncoder>),
 }
 
 impl Compressor {
@@ -59,15 +66,18 @@ impl Compressor {
             Format::Deflate => Self::Zlib(ZlibEncoder::new(Vec::new(), level)),
             Format::DeflateRaw => Self::Raw(DeflateEncoder::new(Vec::new(), level)),
             Format::Gzip => Self::Gzip(GzEncoder::new(Vec::new(), level)),
+            Format::Brotli => Self::Brotli(Box::new(BrotliEncoder::new())),
         }
     }
 
-    /// Takes the output the encoder has produced so far.
+    /// Takes the output a flate2 encoder has produced so far.
     fn take_output(&mut self) -> Vec<u8> {
         match self {
             Self::Zlib(e) => std::mem::take(e.get_mut()),
             Self::Raw(e) => std::mem::take(e.get_mut()),
             Self::Gzip(e) => std::mem::take(e.get_mut()),
+            // The Brotli encoder hands its output over from `encode` itself.
+            Self::Brotli(_) => Vec::new(),
         }
     }
 
@@ -78,6 +88,7 @@ impl Compressor {
             Self::Zlib(e) => e.write_all(input),
             Self::Raw(e) => e.write_all(input),
             Self::Gzip(e) => e.write_all(input),
+            Self::Brotli(e) => return e.encode(input, false),
         };
         result.map_err(|_| CodecError)?;
         Ok(self.take_output())
@@ -89,6 +100,7 @@ impl Compressor {
             Self::Zlib(e) => e.try_finish(),
             Self::Raw(e) => e.try_finish(),
             Self::Gzip(e) => e.try_finish(),
+            Self::Brotli(e) => return e.encode(&[], true),
         };
         result.map_err(|_| CodecError)?;
         Ok(self.take_output())
@@ -100,7 +112,8 @@ impl Compressor {
 enum Stage {
     /// Reading the gzip member header (its bytes so far are in `header`).
     GzipHeader,
-    /// Inflating the DEFLATE data (for "deflate", including the zlib header and ADLER32).
+    /// Inflating the DEFLATE data (for "deflate", including the zlib header and ADLER32), or
+    /// decoding the Brotli stream.
     Body,
     /// Reading the gzip trailer, CRC32 and ISIZE (its bytes so far are in `trailer`).
     GzipTrailer,
@@ -117,12 +130,21 @@ pub struct Decompressed {
     pub trailing_data: bool,
 }
 
+/// The decoder under a decompression context.
+#[derive(Debug)]
+enum Engine {
+    /// "deflate", "deflate-raw" and "gzip": the inflater (zlib-wrapped or raw).
+    Inflate(Decompress),
+    /// "brotli" (boxed: the decoder's state is large).
+    Brotli(Box<BrotliDecoder>),
+}
+
 /// A compression context for `DecompressionStream`.
 #[derive(Debug)]
 pub struct Decompressor {
     format: Format,
     stage: Stage,
-    inflater: Decompress,
+    engine: Engine,
     header: Vec<u8>,
     trailer: Vec<u8>,
     crc: Crc,
@@ -191,6 +213,40 @@ fn parse_gzip_header(bytes: &[u8]) -> Result<Option<usize>, CodecError> {
     Ok(Some(position))
 }
 
+/// Inflates from `input` into `output` until the input is used up or the DEFLATE stream ends,
+/// adding the output to `crc` when given; returns the unread rest of `input` and whether the
+/// DEFLATE stream ended.
+fn inflate<'a>(
+    inflater: &mut Decompress,
+    mut crc: Option<&mut Crc>,
+    mut input: &'a [u8],
+    output: &mut Vec<u8>,
+) -> Result<(&'a [u8], bool), CodecError> {
+    loop {
+        reserve_output(output, input.len());
+        let start = output.len();
+        let (read_before, written_before) = (inflater.total_in(), inflater.total_out());
+        let status = inflater
+            .decompress_vec(input, output, FlushDecompress::None)
+            .map_err(|_| CodecError)?;
+        // Bounded by input.len(), which is a usize.
+        let read = usize::try_from(inflater.total_in() - read_before).unwrap_or(input.len());
+        let progressed = read > 0 || inflater.total_out() != written_before;
+        input = input.get(read..).unwrap_or_default();
+        if let Some(crc) = crc.as_deref_mut() {
+            crc.update(&output[start..]);
+        }
+        if status == Status::StreamEnd {
+            return Ok((input, true));
+        }
+        // Done when the input is used up and the output was not cut short, or when nothing
+        // moves any more.
+        if (input.is_empty() && output.len() < output.capacity()) || !progressed {
+            return Ok((input, false));
+        }
+    }
+}
+
 impl Decompressor {
     /// A context in its start state.
     pub fn new(format: Format) -> Self {
@@ -201,7 +257,10 @@ impl Decompressor {
             } else {
                 Stage::Body
             },
-            inflater: Decompress::new(format == Format::Deflate),
+            engine: match format {
+                Format::Brotli => Engine::Brotli(Box::new(BrotliDecoder::new())),
+                _ => Engine::Inflate(Decompress::new(format == Format::Deflate)),
+            },
             header: Vec::new(),
             trailer: Vec::new(),
             crc: Crc::new(),
@@ -213,52 +272,29 @@ impl Decompressor {
         self.stage == Stage::Done
     }
 
-    /// Inflates from `input` into `output` until the input is used up or the DEFLATE stream
-    /// ends; returns the unread rest of `input`.
-    fn inflate<'a>(
+    /// Decodes from `input` into `output` until the input is used up or the compressed
+    /// data (for "gzip", the DEFLATE data) ends, and moves on to the next stage when it
+    /// does; returns the unread rest of `input`.
+    fn decode_body<'a>(
         &mut self,
-        mut input: &'a [u8],
+        input: &'a [u8],
         output: &mut Vec<u8>,
     ) -> Result<&'a [u8], CodecError> {
-        loop {
-            // Room for a few times the input, growing geometrically while the output keeps
-            // filling it.
-            if output.capacity() - output.len() < 1024 {
-                let extra = output
-                    .len()
-                    .max(input.len().saturating_mul(4))
-                    .clamp(1024, 1 << 22);
-                output.reserve(extra);
+        let (rest, ended) = match &mut self.engine {
+            Engine::Inflate(inflater) => {
+                let crc = (self.format == Format::Gzip).then_some(&mut self.crc);
+                inflate(inflater, crc, input, output)?
             }
-            let start = output.len();
-            let (read_before, written_before) =
-                (self.inflater.total_in(), self.inflater.total_out());
-            let status = self
-                .inflater
-                .decompress_vec(input, output, FlushDecompress::None)
-                .map_err(|_| CodecError)?;
-            // Bounded by input.len(), which is a usize.
-            let read =
-                usize::try_from(self.inflater.total_in() - read_before).unwrap_or(input.len());
-            let progressed = read > 0 || self.inflater.total_out() != written_before;
-            input = input.get(read..).unwrap_or_default();
-            if self.format == Format::Gzip {
-                self.crc.update(&output[start..]);
-            }
-            if status == Status::StreamEnd {
-                self.stage = if self.format == Format::Gzip {
-                    Stage::GzipTrailer
-                } else {
-                    Stage::Done
-                };
-                return Ok(input);
-            }
-            // Done when the input is used up and the output was not cut short, or when
-            // nothing moves any more.
-            if (input.is_empty() && output.len() < output.capacity()) || !progressed {
-                return Ok(input);
-            }
+            Engine::Brotli(decoder) => decoder.decode(input, output)?,
+        };
+        if ended {
+            self.stage = if self.format == Format::Gzip {
+                Stage::GzipTrailer
+            } else {
+                Stage::Done
+            };
         }
+        Ok(rest)
     }
 
     /// "decompressing chunk with format and context".
@@ -287,7 +323,7 @@ impl Decompressor {
                     }
                 }
                 Stage::Body => {
-                    input = self.inflate(input, &mut output)?;
+                    input = self.decode_body(input, &mut output)?;
                     if self.stage == Stage::Body {
                         return Ok(Decompressed {
                             output,
@@ -334,12 +370,12 @@ impl Decompressor {
     }
 
     /// "decompressing an empty input with format and context, with the finish flag": every
-    /// byte was already inflated as it came, so this only checks where the input ended.
+    /// byte was already decoded as it came, so this only checks where the input ended.
     pub fn finish(&mut self) -> Result<Vec<u8>, CodecError> {
         let mut output = Vec::new();
         if self.stage == Stage::Body {
-            // Give the inflater the chance to drain anything it still holds.
-            let rest = self.inflate(&[], &mut output)?;
+            // Give the decoder the chance to drain anything it still holds.
+            let rest = self.decode_body(&[], &mut output)?;
             debug_assert!(rest.is_empty());
         }
         Ok(output)
@@ -349,6 +385,13 @@ impl Decompressor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const ALL_FORMATS: [Format; 4] = [
+        Format::Deflate,
+        Format::DeflateRaw,
+        Format::Gzip,
+        Format::Brotli,
+    ];
 
     fn compress(format: Format, data: &[u8]) -> Vec<u8> {
         let mut c = Compressor::new(format);
@@ -427,7 +470,7 @@ mod tests {
     #[test]
     fn every_format_round_trips_and_finds_its_end() {
         let data: Vec<u8> = (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect();
-        for format in [Format::Deflate, Format::DeflateRaw, Format::Gzip] {
+        for format in ALL_FORMATS {
             let compressed = compress(format, &data);
             for size in [1, 100, compressed.len()] {
                 assert_eq!(
@@ -453,7 +496,7 @@ mod tests {
 
     #[test]
     fn empty_input_compresses_to_a_complete_stream() {
-        for format in [Format::Deflate, Format::DeflateRaw, Format::Gzip] {
+        for format in ALL_FORMATS {
             let compressed = compress(format, &[]);
             assert!(!compressed.is_empty());
             assert_eq!(
@@ -462,7 +505,7 @@ mod tests {
             );
         }
         // Nothing at all is not a compressed stream.
-        for format in [Format::Deflate, Format::DeflateRaw, Format::Gzip] {
+        for format in ALL_FORMATS {
             let mut d = Decompressor::new(format);
             assert_eq!(d.finish(), Ok(Vec::new()));
             assert!(!d.ended());

@@ -4,10 +4,11 @@
 //!
 //! Both are `GenericTransformStream`s set up with Rust algorithms (the `NativeTransformer`
 //! variants of the transform algorithms). The compression contexts are in [`codec`]: flate2's
-//! encoders, and flate2's inflater with the gzip wrapper read here. Supported formats:
-//! "deflate", "deflate-raw" and "gzip"; "brotli" is unsupported (a TypeError), as the standard
-//! allows.
+//! encoders, and flate2's inflater with the gzip wrapper read there, for "deflate",
+//! "deflate-raw" and "gzip"; the `brotli` crate's streaming encoder and decoder, in
+//! [`brotli_codec`], for "brotli". All four formats of the standard are supported.
 
+pub(crate) mod brotli_codec;
 pub(crate) mod codec;
 
 use boa_engine::{
