@@ -593,6 +593,40 @@ pub fn buffer_source_copy(
     what: &str,
     ctx: &mut Context,
 ) -> JsResult<Vec<u8>> {
+    let (backing, offset, len) = buffer_source_range(value, allow_shared, what, ctx)?;
+    Ok(backing.copy(offset, len))
+}
+
+/// Converts `value` to an IDL `BufferSource` like [`buffer_source_copy`], throwing the same
+/// TypeErrors, without copying the bytes (for a conversion whose bytes are read later).
+pub fn check_buffer_source(
+    value: &JsValue,
+    allow_shared: bool,
+    what: &str,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    buffer_source_range(value, allow_shared, what, ctx).map(drop)
+}
+
+/// Whether `value` is an object with an `[[ArrayBufferData]]` slot (an `ArrayBuffer` or a
+/// `SharedArrayBuffer`) or an `ArrayBufferView` (a typed array or a `DataView`): the objects
+/// that a union conversion sends to its buffer source member. Runs no script.
+pub fn is_buffer_source_object(value: &JsValue) -> bool {
+    let Some(object) = value.as_object() else {
+        return false;
+    };
+    Backing::of(value).is_some()
+        || JsTypedArray::from_object(object.clone()).is_ok()
+        || JsDataView::from_object(object.clone()).is_ok()
+}
+
+/// The backing buffer and the byte range of a buffer source, after the conversion's checks.
+fn buffer_source_range(
+    value: &JsValue,
+    allow_shared: bool,
+    what: &str,
+    ctx: &mut Context,
+) -> JsResult<(Backing, usize, usize)> {
     let not_a_buffer_source = || {
         JsNativeError::typ().with_message(format!(
             "{what} must be an ArrayBuffer or an ArrayBufferView{}",
@@ -637,7 +671,7 @@ pub fn buffer_source_copy(
             ))
             .into());
     }
-    Ok(backing.copy(offset, len))
+    Ok((backing, offset, len))
 }
 
 /// `[[ByteOffset]]` and the current byte length of a typed array (0 when out of bounds).

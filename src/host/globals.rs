@@ -30,7 +30,7 @@ pub(super) fn register_runtime(console_to_stderr: bool, ctx: &mut Context) -> Js
     }
 }
 
-/// `self`, `gc()` and `fetch()`.
+/// `self`, `gc()`, `fetch()` and `Blob`.
 pub(super) fn register_host_globals(
     fetch_root: Option<PathBuf>,
     ctx: &mut Context,
@@ -75,7 +75,9 @@ pub(super) fn register_host_globals(
     .constructor(false)
     .build();
     // A WebIDL operation of WindowOrWorkerGlobalScope: writable, enumerable, configurable.
-    ctx.register_global_property(js_string!("fetch"), fetch, Attribute::all())
+    ctx.register_global_property(js_string!("fetch"), fetch, Attribute::all())?;
+
+    super::blob::register(ctx)
 }
 
 /// A `console` logger that writes every message to stderr.

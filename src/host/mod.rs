@@ -1,5 +1,5 @@
 //! The host environment: an HTML-ordered event loop, and the globals that scripts and the Web
-//! Platform Tests expect (`self`, `console`, timers, `fetch`, `gc`, ...). Not part of the spec
+//! Platform Tests expect (`self`, `console`, timers, `fetch`, `gc`, `Blob`, ...). Not part of the spec
 //! layer: the streams code never depends on it.
 //!
 //! ```no_run
@@ -14,6 +14,7 @@
 //! }
 //! ```
 
+mod blob;
 mod event_loop;
 mod globals;
 
@@ -81,8 +82,8 @@ impl Host {
     ///
     /// Globals, in installation order: boa_runtime's (`console`, `setTimeout`, `setInterval`,
     /// `clearTimeout`, `clearInterval`, `queueMicrotask`, `structuredClone`, `TextEncoder`,
-    /// `TextDecoder`, `atob`, `btoa`), the streams and DOM interfaces, then `self`, `gc()` and
-    /// `fetch()`.
+    /// `TextDecoder`, `atob`, `btoa`), the streams and DOM interfaces, then `self`, `gc()`,
+    /// `fetch()` and `Blob`.
     pub fn new(options: HostOptions) -> JsResult<(Host, Context)> {
         let event_loop = Rc::new(EventLoop::default());
         let mut ctx = ContextBuilder::new()

@@ -1,0 +1,256 @@
+//! The host's `Blob` (File API): construction, `slice()`, `type`, the read methods, and the
+//! WebIDL shapes and brand checks.
+
+use std::time::{Duration, Instant};
+
+use boa_engine::Context;
+use boa_streams::host::{Host, HostOptions, RunOutcome};
+
+/// Runs `body` as the body of an async function in a fresh host, then the event loop to idle,
+/// and returns what the function returned, as a string (`THREW <error>` if it rejected).
+fn run(body: &str) -> String {
+    let (host, mut ctx) = Host::new(HostOptions::default()).expect("a fresh host builds");
+    let source = format!(
+        "var __result = '<pending>';
+        (async () => {{ {body} }})().then(
+            v => {{ __result = String(v); }},
+            e => {{ __result = 'THREW ' + (e && e.name ? e.name + ': ' + e.message : String(e)); }});"
+    );
+    if let Err(error) = host.eval_script(&mut ctx, "test.js", &source) {
+        panic!("script threw: {error}");
+    }
+    let outcome = host.run_until(
+        &mut ctx,
+        Some(Instant::now() + Duration::from_secs(10)),
+        &mut |_| false,
+    );
+    assert_eq!(outcome, RunOutcome::Idle);
+    let reports = host.take_reports();
+    assert!(reports.is_empty(), "host reports: {reports:?}");
+    result(&host, &mut ctx)
+}
+
+fn result(host: &Host, ctx: &mut Context) -> String {
+    host.eval_script(ctx, "result.js", "__result")
+        .expect("reads the result")
+        .to_string(ctx)
+        .expect("a string")
+        .to_std_string_escaped()
+}
+
+#[test]
+fn constructs_from_mixed_parts_in_order() {
+    let out = run(r"
+        const inner = new Blob(['in', new Uint8Array([0x6e, 0x65, 0x72])]);
+        const buffer = new Uint8Array([0x41, 0x42, 0x43, 0x44]).buffer;
+        const parts = [
+            'a',
+            buffer,
+            new Uint8Array(buffer, 1, 2),
+            new DataView(buffer, 3, 1),
+            new Uint16Array([0x6968]),   // 'hi' little-endian
+            inner,
+            42,
+            { toString() { return '!'; } },
+            '\u00e9',
+        ];
+        const blob = new Blob(parts);
+        return [blob.size, blob.type === '', await blob.text()].join('|');
+    ");
+    assert_eq!(out, "20|true|aABCDBCDhiinner42!\u{e9}");
+}
+
+#[test]
+fn parts_come_from_any_iterable_and_strings_become_usv() {
+    let out = run(r"
+        function* gen() { yield 'x'; yield new Uint8Array([0x79]); yield 'z'; }
+        const a = await new Blob(gen()).text();
+        // A lone surrogate becomes U+FFFD (3 UTF-8 bytes).
+        const b = new Blob(['\ud800']);
+        const bytes = Array.from(await b.bytes()).join(',');
+        const empty = new Blob();
+        const undef = new Blob(undefined, undefined);
+        return [a, b.size, bytes, empty.size, undef.size].join('|');
+    ");
+    assert_eq!(out, "xyz|3|239,191,189|0|0");
+}
+
+#[test]
+fn buffer_bytes_are_copied_at_construction() {
+    let out = run(r"
+        const u8 = new Uint8Array([1, 2, 3]);
+        const blob = new Blob([u8]);
+        u8[0] = 9;
+        return Array.from(await blob.bytes()).join(',');
+    ");
+    assert_eq!(out, "1,2,3");
+}
+
+#[test]
+fn bad_parts_and_options_throw_type_errors() {
+    let out = run(r"
+        const results = [];
+        for (const make of [
+            () => new Blob('abc'),
+            () => new Blob({}),
+            () => new Blob(42),
+            () => new Blob(null),
+            () => new Blob([new SharedArrayBuffer(4)]),
+            () => new Blob([], 'text/plain'),
+            () => new Blob([], { endings: 'bogus' }),
+            () => Blob(),
+        ]) {
+            try { make(); results.push('ok'); } catch (e) { results.push(e.constructor.name); }
+        }
+        try { new Blob([Symbol()]); } catch (e) { results.push(e.constructor.name); }
+        return results.join(',');
+    ");
+    assert_eq!(
+        out,
+        "TypeError,TypeError,TypeError,TypeError,TypeError,TypeError,TypeError,TypeError,TypeError"
+    );
+}
+
+#[test]
+fn options_are_read_in_order_and_endings_convert() {
+    let out = run(r"
+        const log = [];
+        const options = {
+            get type() { log.push('type'); return 'Text/Plain;Charset=UTF-8'; },
+            get endings() { log.push('endings'); return 'native'; },
+        };
+        const blob = new Blob(['a\r\nb\rc\nd'], options);
+        const transparent = new Blob(['a\r\nb'], { endings: 'transparent' });
+        return [log.join(), blob.type, JSON.stringify(await blob.text()),
+                transparent.size].join('|');
+    ");
+    assert_eq!(
+        out,
+        "endings,type|text/plain;charset=utf-8|\"a\\nb\\nc\\nd\"|4"
+    );
+}
+
+#[test]
+fn type_is_normalized_or_emptied() {
+    let out = run(r"
+        return [
+            new Blob([], { type: 'TEXT/HTML' }).type,
+            new Blob([], { type: 'a\u00e9' }).type,
+            new Blob([], { type: 'a\u0019b' }).type,
+            new Blob([], { type: '' }).type,
+            new Blob([], { type: 42 }).type,
+        ].map(t => JSON.stringify(t)).join(',');
+    ");
+    assert_eq!(out, r#""text/html","","","","42""#);
+}
+
+#[test]
+fn slice_clamps_like_the_spec() {
+    let out = run(r"
+        const blob = new Blob(['0123456789'], { type: 'text/plain' });
+        const cases = [
+            [], [2], [-3], [2, 5], [2, -2], [-100, 3], [5, 2], [8, 100],
+            [NaN, NaN], [1.5, 3.5], [2.5, 4.5], [-0.5], [Infinity], [-Infinity, -Infinity],
+            [undefined, 4], [1e300, -1e300], ['3', '6'],
+        ];
+        const out = [];
+        for (const args of cases) out.push(await blob.slice(...args).text());
+        const typed = blob.slice(0, 1, 'IMAGE/PNG');
+        const untyped = blob.slice(0, 1);
+        const bad = blob.slice(0, 1, '\u00ff');
+        out.push(typed.type, JSON.stringify(untyped.type), JSON.stringify(bad.type),
+                 blob.slice(3, 7).slice(1, 2).size);
+        return out.join('|');
+    ");
+    assert_eq!(
+        out,
+        "0123456789|23456789|789|234|234567|012||89||23|23|0123456789|||0123||345|image/png|\"\"|\"\"|1"
+    );
+}
+
+#[test]
+fn text_bytes_and_array_buffer() {
+    let out = run(r"
+        const blob = new Blob([new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0x69, 0xff])]);
+        const text = await blob.text();
+        const bytes = await blob.bytes();
+        const buffer = await blob.arrayBuffer();
+        // Every call gives a fresh object.
+        const again = await blob.bytes();
+        return [
+            JSON.stringify(text),
+            bytes.constructor.name, Array.from(bytes).join(','),
+            buffer.constructor.name, buffer.byteLength,
+            bytes !== again && bytes.buffer !== again.buffer,
+            blob.text() instanceof Promise,
+        ].join('|');
+    ");
+    assert_eq!(
+        out,
+        "\"hi\u{fffd}\"|Uint8Array|239,187,191,104,105,255|ArrayBuffer|6|true|true"
+    );
+}
+
+#[test]
+fn read_methods_settle_in_a_later_task() {
+    let out = run(r"
+        const log = [];
+        new Blob(['x']).text().then(() => log.push('text'));
+        await Promise.resolve();
+        await Promise.resolve();
+        log.push('microtasks');
+        await new Promise(resolve => setTimeout(resolve, 0));
+        return log.join();
+    ");
+    assert_eq!(out, "microtasks,text");
+}
+
+#[test]
+fn brand_checks() {
+    let out = run(r"
+        const proto = Blob.prototype;
+        const results = [];
+        const size = Object.getOwnPropertyDescriptor(proto, 'size').get;
+        const type = Object.getOwnPropertyDescriptor(proto, 'type').get;
+        for (const f of [() => size.call({}), () => type.call(proto), () => proto.slice.call({})]) {
+            try { f(); results.push('ok'); } catch (e) { results.push(e.constructor.name); }
+        }
+        for (const name of ['text', 'bytes', 'arrayBuffer']) {
+            const p = proto[name].call({});
+            results.push(p instanceof Promise);
+            try { await p; results.push('ok'); } catch (e) { results.push(e.constructor.name); }
+        }
+        return results.join(',');
+    ");
+    assert_eq!(
+        out,
+        "TypeError,TypeError,TypeError,true,TypeError,true,TypeError,true,TypeError"
+    );
+}
+
+#[test]
+fn webidl_shapes() {
+    let out = run(r"
+        const d = (o, k) => {
+            const x = Object.getOwnPropertyDescriptor(o, k);
+            return x ? [x.writable, x.enumerable, x.configurable].map(Number).join('') : 'none';
+        };
+        const p = Blob.prototype;
+        const size = Object.getOwnPropertyDescriptor(p, 'size');
+        return [
+            d(globalThis, 'Blob'),
+            Blob.length, Blob.name,
+            d(p, 'slice'), d(p, 'text'), d(p, 'bytes'), d(p, 'arrayBuffer'),
+            p.slice.length, p.text.length,
+            size.get.name, size.enumerable, size.configurable, size.set === undefined,
+            Object.getOwnPropertyDescriptor(p, 'type').get.name,
+            Object.prototype.toString.call(new Blob()),
+            d(p, Symbol.toStringTag),
+            Object.getPrototypeOf(new (class extends Blob {})()) !== p,
+        ].join('|');
+    ");
+    assert_eq!(
+        out,
+        "101|0|Blob|111|111|111|111|0|0|get size|true|true|true|get type|[object Blob]|001|true"
+    );
+}
