@@ -1,4 +1,4 @@
-//! The host's `Blob` (File API): construction, `slice()`, `type`, the read methods, and the
+//! The host's `Blob` (File API): construction, `slice()`, `type`, `stream()`, the read methods, and the
 //! WebIDL shapes and brand checks.
 
 use std::time::{Duration, Instant};
@@ -240,7 +240,7 @@ fn webidl_shapes() {
         return [
             d(globalThis, 'Blob'),
             Blob.length, Blob.name,
-            d(p, 'slice'), d(p, 'text'), d(p, 'bytes'), d(p, 'arrayBuffer'),
+            d(p, 'slice'), d(p, 'stream'), d(p, 'text'), d(p, 'bytes'), d(p, 'arrayBuffer'),
             p.slice.length, p.text.length,
             size.get.name, size.enumerable, size.configurable, size.set === undefined,
             Object.getOwnPropertyDescriptor(p, 'type').get.name,
@@ -251,6 +251,69 @@ fn webidl_shapes() {
     ");
     assert_eq!(
         out,
-        "101|0|Blob|111|111|111|111|0|0|get size|true|true|true|get type|[object Blob]|001|true"
+        "101|0|Blob|111|111|111|111|111|0|0|get size|true|true|true|get type|[object Blob]|001|true"
     );
+}
+
+#[test]
+fn stream_gives_uint8_array_chunks_then_closes() {
+    let out = run(r"
+        const blob = new Blob(['hello ', new Uint8Array([0x77, 0x6f]), 'rld']);
+        const stream = blob.stream();
+        const reader = stream.getReader();
+        const chunks = [];
+        for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            chunks.push(value.constructor.name + ':' + new TextDecoder().decode(value));
+        }
+        await reader.closed;
+        const empty = await new Blob().stream().getReader().read();
+        return [stream instanceof ReadableStream, chunks.join(), empty.done,
+                empty.value === undefined].join('|');
+    ");
+    assert_eq!(out, "true|Uint8Array:hello world|true|true");
+}
+
+#[test]
+fn stream_is_a_byte_stream_in_64k_chunks() {
+    let out = run(r"
+        const size = 64 * 1024 * 2 + 10;
+        const source = new Uint8Array(size);
+        for (let i = 0; i < size; i++) source[i] = i & 0xff;
+        const blob = new Blob([source]);
+        const lengths = [];
+        let ok = true, offset = 0;
+        for await (const chunk of blob.stream()) {
+            lengths.push(chunk.byteLength);
+            for (let i = 0; i < chunk.length; i++) if (chunk[i] !== ((offset + i) & 0xff)) ok = false;
+            offset += chunk.length;
+        }
+        // A BYOB reader works, and the end of the blob is signalled to a pending request.
+        const reader = new Blob(['abcde']).stream().getReader({ mode: 'byob' });
+        const first = await reader.read(new Uint8Array(3));
+        const second = await reader.read(new Uint8Array(8));
+        const third = await reader.read(new Uint8Array(8));
+        return [lengths.join(), ok,
+                new TextDecoder().decode(first.value), new TextDecoder().decode(second.value),
+                third.done, third.value.byteLength].join('|');
+    ");
+    assert_eq!(out, "65536,65536,10|true|abc|de|true|0");
+}
+
+#[test]
+fn stream_can_be_canceled_and_is_brand_checked() {
+    let out = run(r"
+        const blob = new Blob(['x'.repeat(200000)]);
+        const reader = blob.stream().getReader();
+        const first = await reader.read();
+        await reader.cancel('stop');
+        const after = await reader.read();
+        let brand;
+        try { Blob.prototype.stream.call({}); } catch (e) { brand = e.constructor.name; }
+        // Two streams of one blob are independent.
+        const a = await blob.slice(0, 3).stream().getReader().read();
+        return [first.value.byteLength, after.done, brand, a.value.byteLength].join('|');
+    ");
+    assert_eq!(out, "65536|true|TypeError|3");
 }

@@ -3,7 +3,7 @@
 //! (compression/resources/decompress.js joins chunks with `new Blob(chunks).bytes()`).
 //!
 //! Implemented: the constructor (`sequence<BlobPart>` and `BlobPropertyBag`), `size`, `type`,
-//! `slice()`, `text()`, `arrayBuffer()`, `bytes()`. Not implemented: `stream()`, `File`,
+//! `slice()`, `stream()`, `text()`, `arrayBuffer()`, `bytes()`. Not implemented: `File`,
 //! `FileReader`, blob URLs.
 
 use std::rc::Rc;
@@ -14,14 +14,27 @@ use boa_engine::{
     js_string,
     object::builtins::{AlignedVec, JsArrayBuffer},
     symbol::JsSymbol,
-    Context, JsData, JsNativeError, JsResult, JsString, JsValue,
+    Context, JsData, JsNativeError, JsObject, JsResult, JsString, JsValue,
 };
 use boa_gc::{Finalize, Trace};
 
 use crate::{
     engine::{self, PromiseCapability},
+    readable::{
+        byte_controller::{
+            create_readable_byte_stream, has_pending_pull_intos,
+            readable_byte_stream_controller_close, readable_byte_stream_controller_enqueue,
+            readable_byte_stream_controller_respond, ByteCancelAlgorithm, BytePullAlgorithm,
+        },
+        default_controller::StartAlgorithm,
+        stream::{ReadableStream, StreamSlots},
+        ControllerRef,
+    },
     webidl,
 };
+
+/// How many bytes each chunk of `stream()` holds (the last one may be shorter).
+const STREAM_CHUNK_SIZE: usize = 64 * 1024;
 
 /// <https://w3c.github.io/FileAPI/#blob-section>: the bytes (a snapshot, never changed) and
 /// the `type` attribute.
@@ -51,6 +64,7 @@ impl Class for Blob {
         webidl::attribute(class, "size", blob_size, None);
         webidl::attribute(class, "type", blob_type, None);
         webidl::operation(class, "slice", 0, blob_slice);
+        webidl::operation(class, "stream", 0, blob_stream);
         webidl::operation(class, "text", 0, blob_text);
         webidl::operation(class, "arrayBuffer", 0, blob_array_buffer);
         webidl::operation(class, "bytes", 0, blob_bytes);
@@ -328,6 +342,111 @@ fn blob_slice(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<J
     let slice = bytes.get(from..from + len).unwrap_or_default().to_vec();
     let blob = Blob::from_data(Blob::new(slice, relative_content_type), ctx)?;
     Ok(blob.into())
+}
+
+/// <https://w3c.github.io/FileAPI/#stream-method-algo>: the result of getting a stream of this.
+fn blob_stream(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let (bytes, _) = this_blob(this)?;
+    Ok(get_stream(bytes, ctx)?.upcast().into())
+}
+
+/// <https://w3c.github.io/FileAPI/#blob-get-stream>
+fn get_stream(bytes: Rc<[u8]>, ctx: &mut Context) -> JsResult<JsObject<ReadableStream>> {
+    // 1. Let stream be a new ReadableStream created in blob's relevant Realm.
+    // 2. Set up stream with byte reading support (no pull or cancel algorithm, high water
+    //    mark 0): the same as CreateReadableByteStream with algorithms that do nothing.
+    let stream = create_readable_byte_stream(
+        StartAlgorithm::Undefined,
+        BytePullAlgorithm::Undefined,
+        ByteCancelAlgorithm::Undefined,
+        ctx,
+    )?;
+    // 3. Run the following steps in parallel:
+    //    1. While not all bytes of blob have been read:
+    //       1. Let bytes be the byte sequence that results from reading a chunk from blob.
+    //       2. Queue a global task on the file reading task source to perform the steps of
+    //          `enqueue_chunk`.
+    //    (The bytes are in memory: every chunk's task is queued now, in order.)
+    let realm = ctx.realm().clone();
+    let mut start = 0;
+    while start < bytes.len() {
+        let end = bytes.len().min(start + STREAM_CHUNK_SIZE);
+        let (stream, bytes) = (stream.clone(), bytes.clone());
+        let task = move |ctx: &mut Context| enqueue_chunk(&stream, &bytes[start..end], ctx);
+        ctx.enqueue_job(GenericJob::new(task, realm.clone()).into());
+        start = end;
+    }
+    // Once every chunk is enqueued, the stream is closed (the spec leaves this step out; every
+    // implementation closes the stream at the end of the blob).
+    let closing = stream.clone();
+    let task = move |ctx: &mut Context| close_stream(&closing, ctx);
+    ctx.enqueue_job(GenericJob::new(task, realm).into());
+    // 4. Return stream.
+    Ok(stream)
+}
+
+/// The byte stream controller of a stream made by [`get_stream`].
+fn byte_controller(
+    stream: &JsObject<ReadableStream>,
+) -> Option<JsObject<crate::readable::ReadableByteStreamController>> {
+    match stream.controller() {
+        Some(ControllerRef::Byte(controller)) => Some(controller),
+        _ => None,
+    }
+}
+
+/// A chunk's task in <https://w3c.github.io/FileAPI/#blob-get-stream>.
+fn enqueue_chunk(
+    stream: &JsObject<ReadableStream>,
+    bytes: &[u8],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    let Some(controller) = byte_controller(stream) else {
+        return Ok(JsValue::undefined());
+    };
+    // 1. If bytes is failure, then error stream with a failure reason and abort these steps.
+    //    (Reading from memory cannot fail.)
+    // 2. Let chunk be a new Uint8Array wrapping an ArrayBuffer containing bytes. If creating
+    //    the ArrayBuffer throws an exception, then error stream with that exception and abort
+    //    these steps.
+    let chunk = match engine::new_uint8_array(bytes, ctx) {
+        Ok(chunk) => chunk,
+        Err(error) => {
+            let reason = engine::thrown_value(error, ctx)?;
+            crate::readable::byte_controller::readable_byte_stream_controller_error(
+                &controller,
+                reason,
+                ctx,
+            )?;
+            return Ok(JsValue::undefined());
+        }
+    };
+    // 3. Enqueue chunk in stream: the chunk is never the current BYOB request view (its buffer
+    //    is new), so ? ReadableByteStreamControllerEnqueue(controller, chunk). It does nothing
+    //    once the stream is canceled or errored.
+    let chunk = engine::array_buffer_view(&chunk, "The Blob chunk", ctx)?;
+    readable_byte_stream_controller_enqueue(&controller, &chunk, ctx)?;
+    Ok(JsValue::undefined())
+}
+
+/// <https://streams.spec.whatwg.org/#readablestream-close> for a byte stream, once the blob's
+/// bytes are all enqueued.
+fn close_stream(stream: &JsObject<ReadableStream>, ctx: &mut Context) -> JsResult<JsValue> {
+    let Some(controller) = byte_controller(stream) else {
+        return Ok(JsValue::undefined());
+    };
+    // 1. Perform ! ReadableByteStreamControllerClose(stream.[[controller]]). It returns early
+    //    once the stream is no longer readable, and errors the stream (then throws) if a BYOB
+    //    request is partly filled with a partial element: the stream is errored either way.
+    if readable_byte_stream_controller_close(&controller, ctx).is_err() {
+        return Ok(JsValue::undefined());
+    }
+    // 2. If stream.[[controller]].[[pendingPullIntos]] is not empty, perform !
+    //    ReadableByteStreamControllerRespond(stream.[[controller]], 0).
+    if has_pending_pull_intos(&controller) {
+        readable_byte_stream_controller_respond(&controller, 0, ctx)?;
+    }
+    Ok(JsValue::undefined())
 }
 
 /// What a read method's promise is fulfilled with.
