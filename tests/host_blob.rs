@@ -81,9 +81,15 @@ fn buffer_bytes_are_copied_at_construction() {
         const u8 = new Uint8Array([1, 2, 3]);
         const blob = new Blob([u8]);
         u8[0] = 9;
-        return Array.from(await blob.bytes()).join(',');
+        // The parts are all converted first, then their bytes copied (process blob parts).
+        const late = new Uint8Array([0x61]);
+        const mutated = new Blob([late, { toString() { late[0] = 0x62; return 'c'; } }]);
+        let resizable;
+        try { new Blob([new ArrayBuffer(1, { maxByteLength: 2 })]); resizable = 'ok'; }
+        catch (e) { resizable = e.constructor.name; }
+        return [Array.from(await blob.bytes()).join(','), await mutated.text(), resizable].join('|');
     ");
-    assert_eq!(out, "1,2,3");
+    assert_eq!(out, "1,2,3|bc|TypeError");
 }
 
 #[test]
@@ -139,9 +145,11 @@ fn type_is_normalized_or_emptied() {
             new Blob([], { type: 'a\u0019b' }).type,
             new Blob([], { type: '' }).type,
             new Blob([], { type: 42 }).type,
+            new Blob([], { type: 'a\ud800' }).type,
+            new Blob().slice(0, 0, 'b\udc00').type,
         ].map(t => JSON.stringify(t)).join(',');
     ");
-    assert_eq!(out, r#""text/html","","","","42""#);
+    assert_eq!(out, r#""text/html","","","","42","","""#);
 }
 
 #[test]

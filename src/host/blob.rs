@@ -106,8 +106,9 @@ impl Class for Blob {
         let mime_type = if type_member.is_undefined() {
             String::new()
         } else {
-            // DOMString: ToString, lone surrogates kept (they make the type empty below).
-            type_member.to_string(ctx)?.to_std_string_escaped()
+            // DOMString: ToString. A lone surrogate becomes U+FFFD here, which (like the
+            // surrogate itself) is outside U+0020 to U+007E, so the type is emptied below.
+            type_member.to_string(ctx)?.to_std_string_lossy()
         };
 
         // 1. If invoked with zero parameters, return a new Blob consisting of 0 bytes, with
@@ -307,7 +308,8 @@ fn blob_slice(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<J
     let end = optional_clamped_long_long(args.get(1), ctx)?;
     let content_type = match args.get(2).filter(|v| !v.is_undefined()) {
         None => None,
-        Some(v) => Some(v.to_string(ctx)?.to_std_string_escaped()),
+        // As for the constructor's type: lossy is exact, since any non-ASCII character empties it.
+        Some(v) => Some(v.to_string(ctx)?.to_std_string_lossy()),
     };
     // 1. Let sliceBlob be the result of slice blob given this, start, end, and contentType.
     // slice blob, <https://w3c.github.io/FileAPI/#slice-blob>:
