@@ -1704,13 +1704,7 @@ pub(crate) fn set_up_readable_byte_stream_controller(
     // 13. Set stream.[[controller]] to controller.
     set_controller(stream, ControllerRef::Byte(controller.clone()));
     // 14. Let startResult be the result of performing startAlgorithm.
-    let start_result = match start_algorithm {
-        StartAlgorithm::Undefined => JsValue::undefined(),
-        StartAlgorithm::Returns(value) => value,
-        StartAlgorithm::Js { source, start } => {
-            start.call(&source, &[controller.clone().upcast().into()], ctx)?
-        }
-    };
+    let start_result = start_algorithm.perform(controller.clone().upcast().into(), ctx)?;
     // 15. Let startPromise be a promise resolved with startResult.
     let start_promise = PromiseResult::resolved_with(start_result, ctx)?;
     upon_settlement(

@@ -50,6 +50,17 @@ pub(crate) enum StartAlgorithm {
     },
 }
 
+impl StartAlgorithm {
+    /// Performs the algorithm for `controller` (this might throw an exception).
+    pub(crate) fn perform(self, controller: JsValue, ctx: &mut Context) -> JsResult<JsValue> {
+        match self {
+            StartAlgorithm::Undefined => Ok(JsValue::undefined()),
+            StartAlgorithm::Returns(value) => Ok(value),
+            StartAlgorithm::Js { source, start } => start.call(&source, &[controller], ctx),
+        }
+    }
+}
+
 /// A controller's [[pullAlgorithm]].
 #[derive(Debug, Clone, Trace, Finalize)]
 #[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
@@ -601,13 +612,7 @@ pub(crate) fn set_up_readable_stream_default_controller(
     set_controller(stream, ControllerRef::Default(controller.clone()));
     // 9. Let startResult be the result of performing startAlgorithm. (This might throw an
     //    exception.)
-    let start_result = match start_algorithm {
-        StartAlgorithm::Undefined => JsValue::undefined(),
-        StartAlgorithm::Returns(value) => value,
-        StartAlgorithm::Js { source, start } => {
-            start.call(&source, &[controller.clone().upcast().into()], ctx)?
-        }
-    };
+    let start_result = start_algorithm.perform(controller.clone().upcast().into(), ctx)?;
     // 10. Let startPromise be a promise resolved with startResult.
     let start_promise = PromiseResult::resolved_with(start_result, ctx)?;
     upon_settlement(
