@@ -9,7 +9,7 @@ use boa_engine::{
     object::{builtins::JsPromise, FunctionObjectBuilder, JsObject},
     property::{Attribute, PropertyDescriptor},
     symbol::JsSymbol,
-    Context, JsNativeError, JsResult, JsString, JsValue, NativeObject,
+    Context, JsError, JsNativeError, JsResult, JsString, JsValue, NativeObject,
 };
 
 use crate::engine;
@@ -131,11 +131,16 @@ pub(crate) fn this_object_or_reject<T: NativeObject>(
 ) -> JsResult<Result<JsObject, JsValue>> {
     match this_object::<T>(this, interface) {
         Ok(o) => Ok(Ok(o)),
-        Err(e) => {
-            let reason = engine::thrown_value(e, ctx)?;
-            Ok(Err(engine::promise_rejected_with(reason, ctx)?.into()))
-        }
+        Err(e) => Ok(Err(rejected_promise(e, ctx)?)),
     }
+}
+
+/// An exception thrown by a promise-returning operation becomes a rejected promise
+/// (<https://webidl.spec.whatwg.org/#es-operations>, step "If an exception was thrown ... and
+/// the return type is a promise type"). Uncatchable engine errors still propagate.
+pub(crate) fn rejected_promise(error: JsError, ctx: &mut Context) -> JsResult<JsValue> {
+    let reason = engine::thrown_value(error, ctx)?;
+    Ok(engine::promise_rejected_with(reason, ctx)?.into())
 }
 
 /// Converts a JS value to an IDL dictionary's backing object:

@@ -22,7 +22,9 @@ use super::{
         readable_stream_reader_generic_release, GenericReaderSlots,
     },
     new_object,
-    stream::{as_stream, is_readable_stream_locked, ReadableStream, StreamSlots, StreamState},
+    stream::{
+        is_readable_stream_locked, stream_argument, ReadableStream, StreamSlots, StreamState,
+    },
     type_error, ControllerRef, ReaderRef,
 };
 use crate::{
@@ -127,12 +129,6 @@ fn this_reader(this: &JsValue) -> JsResult<Reader> {
         .ok_or_else(|| type_error("'this' is not a ReadableStreamBYOBReader object"))
 }
 
-/// A rejected promise (as a JS value) for a failed step of a promise-returning operation.
-fn rejected(error: boa_engine::JsError, ctx: &mut Context) -> JsResult<JsValue> {
-    let reason = engine::thrown_value(error, ctx)?;
-    Ok(engine::promise_rejected_with(reason, ctx)?.into())
-}
-
 impl Class for ReadableStreamBYOBReader {
     const NAME: &'static str = "ReadableStreamBYOBReader";
     const LENGTH: usize = 1;
@@ -149,11 +145,7 @@ impl Class for ReadableStreamBYOBReader {
 
     fn data_constructor(_: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<Self> {
         // WebIDL conversion of the `ReadableStream stream` argument.
-        if as_stream(&args.first().cloned().unwrap_or_default()).is_none() {
-            return Err(type_error(
-                "ReadableStreamBYOBReader's argument must be a ReadableStream",
-            ));
-        }
+        stream_argument(args, Self::NAME)?;
         Ok(Self::new())
     }
 
@@ -163,11 +155,7 @@ impl Class for ReadableStreamBYOBReader {
         args: &[JsValue],
         ctx: &mut Context,
     ) -> JsResult<()> {
-        let Some(stream) = as_stream(&args.first().cloned().unwrap_or_default()) else {
-            return Err(type_error(
-                "ReadableStreamBYOBReader's argument must be a ReadableStream",
-            ));
-        };
+        let stream = stream_argument(args, Self::NAME)?;
         // 1. Perform ? SetUpReadableStreamBYOBReader(this, stream).
         set_up_readable_stream_byob_reader(this, &stream, ctx)
     }
@@ -177,7 +165,7 @@ impl Class for ReadableStreamBYOBReader {
 fn read(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let reader = match this_reader(this) {
         Ok(r) => r,
-        Err(e) => return rejected(e, ctx),
+        Err(e) => return webidl::rejected_promise(e, ctx),
     };
     // WebIDL: `ArrayBufferView view`, `optional ReadableStreamBYOBReaderReadOptions options = {}`
     // with `[EnforceRange] unsigned long long min = 1`.
@@ -187,11 +175,11 @@ fn read(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue
         ctx,
     ) {
         Ok(view) => view,
-        Err(e) => return rejected(e, ctx),
+        Err(e) => return webidl::rejected_promise(e, ctx),
     };
     let min = match read_options_min(&args.get(1).cloned().unwrap_or_default(), ctx) {
         Ok(min) => min,
-        Err(e) => return rejected(e, ctx),
+        Err(e) => return webidl::rejected_promise(e, ctx),
     };
     let reject_type = |message: &str, ctx: &mut Context| -> JsResult<JsValue> {
         let e = engine::type_error(message, ctx);
@@ -278,7 +266,7 @@ fn release_lock(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<Js
 fn closed(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let reader = match this_reader(this) {
         Ok(r) => r,
-        Err(e) => return rejected(e, ctx),
+        Err(e) => return webidl::rejected_promise(e, ctx),
     };
     // 1. Return this.[[closedPromise]].
     let promise = reader.borrow().data().generic.closed_promise();
@@ -289,7 +277,7 @@ fn closed(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue>
 fn cancel(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let reader = match this_reader(this) {
         Ok(r) => r,
-        Err(e) => return rejected(e, ctx),
+        Err(e) => return webidl::rejected_promise(e, ctx),
     };
     let reason = args.first().cloned().unwrap_or_default();
     // 1. If this.[[stream]] is undefined, return a promise rejected with a TypeError exception.

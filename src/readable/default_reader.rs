@@ -21,7 +21,9 @@ use super::{
         readable_stream_reader_generic_release, GenericReaderSlots,
     },
     pipe, readable_stream_controller_pull_steps,
-    stream::{as_stream, is_readable_stream_locked, ReadableStream, StreamSlots, StreamState},
+    stream::{
+        is_readable_stream_locked, stream_argument, ReadableStream, StreamSlots, StreamState,
+    },
     tee::{self, TeeState},
     type_error, ReaderRef,
 };
@@ -177,10 +179,7 @@ fn this_reader(this: &JsValue) -> JsResult<Reader> {
 fn this_reader_or_reject(this: &JsValue, ctx: &mut Context) -> JsResult<Result<Reader, JsValue>> {
     match this_reader(this) {
         Ok(r) => Ok(Ok(r)),
-        Err(e) => {
-            let reason = engine::thrown_value(e, ctx)?;
-            Ok(Err(engine::promise_rejected_with(reason, ctx)?.into()))
-        }
+        Err(e) => Ok(Err(webidl::rejected_promise(e, ctx)?)),
     }
 }
 
@@ -200,11 +199,7 @@ impl Class for ReadableStreamDefaultReader {
 
     fn data_constructor(_: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<Self> {
         // WebIDL conversion of the `ReadableStream stream` argument.
-        if as_stream(&args.first().cloned().unwrap_or_default()).is_none() {
-            return Err(type_error(
-                "ReadableStreamDefaultReader's argument must be a ReadableStream",
-            ));
-        }
+        stream_argument(args, Self::NAME)?;
         Ok(Self::new())
     }
 
@@ -214,11 +209,7 @@ impl Class for ReadableStreamDefaultReader {
         args: &[JsValue],
         ctx: &mut Context,
     ) -> JsResult<()> {
-        let Some(stream) = as_stream(&args.first().cloned().unwrap_or_default()) else {
-            return Err(type_error(
-                "ReadableStreamDefaultReader's argument must be a ReadableStream",
-            ));
-        };
+        let stream = stream_argument(args, Self::NAME)?;
         // 1. Perform ? SetUpReadableStreamDefaultReader(this, stream).
         set_up_readable_stream_default_reader(this, &stream, ctx)
     }

@@ -185,11 +185,8 @@ pub(crate) fn rs_pipe_through(
 pub(crate) fn rs_pipe_to(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     match pipe_to(this, args, ctx) {
         Ok(promise) => Ok(promise.into()),
-        Err(error) => {
-            // A promise-returning operation turns its exceptions into a rejected promise.
-            let reason = engine::thrown_value(error, ctx)?;
-            Ok(engine::promise_rejected_with(reason, ctx)?.into())
-        }
+        // A promise-returning operation turns its exceptions into a rejected promise.
+        Err(error) => webidl::rejected_promise(error, ctx),
     }
 }
 

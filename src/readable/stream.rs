@@ -150,11 +150,17 @@ fn this_stream_or_reject(
 ) -> JsResult<Result<JsObject<ReadableStream>, JsValue>> {
     match this_stream(this) {
         Ok(s) => Ok(Ok(s)),
-        Err(e) => {
-            let reason = engine::thrown_value(e, ctx)?;
-            Ok(Err(engine::promise_rejected_with(reason, ctx)?.into()))
-        }
+        Err(e) => Ok(Err(webidl::rejected_promise(e, ctx)?)),
     }
+}
+
+/// The WebIDL conversion of a reader constructor's `ReadableStream stream` argument.
+pub(crate) fn stream_argument(
+    args: &[JsValue],
+    interface: &str,
+) -> JsResult<JsObject<ReadableStream>> {
+    as_stream(&args.first().cloned().unwrap_or_default())
+        .ok_or_else(|| type_error(&format!("{interface}'s argument must be a ReadableStream")))
 }
 
 /// Converts a JS value to a `JsObject<ReadableStream>` if it is one.
