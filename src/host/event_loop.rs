@@ -178,6 +178,8 @@ impl EventLoop {
             if let Err(error) = job.call(ctx) {
                 self.report_error(error, ctx);
             }
+            // Reactions the streams layer holds in Rust run once their promise has settled.
+            crate::engine::run_deferred_reactions(ctx);
         }
         // 4. Notify about rejected promises.
         self.notify_about_rejected_promises(ctx);
@@ -202,6 +204,10 @@ impl EventLoop {
         };
         list.sort_unstable_by_key(|(seq, _)| *seq);
         for (_, promise) in list {
+            // [[PromiseIsHandled]] set by the streams layer (mark as handled).
+            if crate::engine::is_marked_as_handled(&promise.clone().upcast(), ctx) {
+                continue;
+            }
             let Ok(promise) = JsPromise::from_object(promise.upcast()) else {
                 continue;
             };
