@@ -48,14 +48,14 @@ impl FromState {
     }
 }
 
-/// GetMethod(V, P): undefined and null are absent; anything else must be callable.
+/// GetMethod(V, P) (<https://tc39.es/ecma262/#sec-getmethod>) on an object: undefined and null
+/// are absent; anything else must be callable.
 fn get_method(
-    value: &JsValue,
+    object: &JsObject,
     key: impl Into<PropertyKey>,
     ctx: &mut Context,
 ) -> JsResult<Option<JsObject>> {
-    // GetV: ToObject, then Get (strings are the only primitive that gets here).
-    let func = value.to_object(ctx)?.get(key, ctx)?;
+    let func = object.get(key, ctx)?;
     if func.is_null_or_undefined() {
         return Ok(None);
     }
@@ -67,11 +67,11 @@ fn get_method(
 
 /// GetIteratorFromMethod(obj, method): the iterator and its `next` method.
 fn get_iterator_from_method(
-    obj: &JsValue,
+    obj: &JsObject,
     method: &JsObject,
     ctx: &mut Context,
 ) -> JsResult<(JsObject, JsValue)> {
-    let iterator = method.call(obj, &[], ctx)?;
+    let iterator = method.call(&obj.clone().into(), &[], ctx)?;
     let Some(iterator) = iterator.as_object() else {
         return Err(type_error("The iterator method did not return an object"));
     };
@@ -79,26 +79,63 @@ fn get_iterator_from_method(
     Ok((iterator, next))
 }
 
-/// Converts `value` to an IDL `async_sequence<any>` and opens it
-/// (<https://webidl.spec.whatwg.org/#js-async-sequence>): `@@asyncIterator` if present, else
-/// `@@iterator` wrapped by CreateAsyncFromSyncIterator.
-fn open_async_sequence(value: &JsValue, ctx: &mut Context) -> JsResult<AsyncIteratorRecord> {
-    if !value.is_object() && !value.is_string() {
+/// An IDL `async_sequence<any>` value: the object, its iterator method, and whether that
+/// method is `@@asyncIterator` ("async") or `@@iterator` ("sync").
+struct AsyncSequence {
+    object: JsObject,
+    method: JsObject,
+    is_sync: bool,
+}
+
+/// Converts a JavaScript value to an IDL `async_sequence<any>`
+/// (<https://webidl.spec.whatwg.org/#js-to-async-iterable>).
+fn to_async_sequence(value: &JsValue, ctx: &mut Context) -> JsResult<AsyncSequence> {
+    // 1. If V is not an Object, then throw a TypeError. (A string is a primitive: since
+    //    whatwg/streams 2999707 `ReadableStream.from('ab')` throws.)
+    let Some(object) = value.as_object() else {
         return Err(type_error(
-            "ReadableStream.from() needs an iterable or async iterable",
-        ));
-    }
-    if let Some(method) = get_method(value, JsSymbol::async_iterator(), ctx)? {
-        let (iterator, next) = get_iterator_from_method(value, &method, ctx)?;
-        return Ok(AsyncIteratorRecord::Async { iterator, next });
-    }
-    let Some(method) = get_method(value, JsSymbol::iterator(), ctx)? else {
-        return Err(type_error(
-            "ReadableStream.from() needs an iterable or async iterable",
+            "ReadableStream.from() needs an async iterable or iterable object",
         ));
     };
-    let (iterator, next) = get_iterator_from_method(value, &method, ctx)?;
-    Ok(AsyncIteratorRecord::FromSync { iterator, next })
+    // 2. Let method be ? GetMethod(obj, %Symbol.asyncIterator%).
+    if let Some(method) = get_method(&object, JsSymbol::async_iterator(), ctx)? {
+        // 4. Return an IDL async sequence value with object V, method method, type "async".
+        return Ok(AsyncSequence {
+            object,
+            method,
+            is_sync: false,
+        });
+    }
+    // 3. If method is undefined:
+    // 3.1. Set syncMethod to ? GetMethod(obj, %Symbol.iterator%).
+    // 3.2. If syncMethod is undefined, throw a TypeError.
+    let Some(method) = get_method(&object, JsSymbol::iterator(), ctx)? else {
+        return Err(type_error(
+            "ReadableStream.from() needs an async iterable or iterable object",
+        ));
+    };
+    // 3.3. Return an IDL async sequence value with object V, method syncMethod, type "sync".
+    Ok(AsyncSequence {
+        object,
+        method,
+        is_sync: true,
+    })
+}
+
+/// <https://webidl.spec.whatwg.org/#async-sequence-open>
+fn open_async_sequence(
+    sequence: &AsyncSequence,
+    ctx: &mut Context,
+) -> JsResult<AsyncIteratorRecord> {
+    // 1. Let iterator be ? GetIteratorFromMethod(sequence's object, sequence's method).
+    let (iterator, next) = get_iterator_from_method(&sequence.object, &sequence.method, ctx)?;
+    // 2. If sequence's type is "sync", set iterator to CreateAsyncFromSyncIterator(iterator).
+    // 3. Return an async iterator value with underlying record iterator.
+    Ok(if sequence.is_sync {
+        AsyncIteratorRecord::FromSync { iterator, next }
+    } else {
+        AsyncIteratorRecord::Async { iterator, next }
+    })
 }
 
 /// <https://streams.spec.whatwg.org/#readable-stream-from-iterable>
@@ -107,8 +144,10 @@ pub(crate) fn readable_stream_from_iterable(
     ctx: &mut Context,
 ) -> JsResult<JsObject<ReadableStream>> {
     // 1. Let stream be undefined.
+    // (The argument conversion of `from(async_sequence<any> asyncIterable)`.)
+    let sequence = to_async_sequence(&async_iterable, ctx)?;
     // 2. Let iterator be the result of opening an async sequence asyncIterable.
-    let iterator = open_async_sequence(&async_iterable, ctx)?;
+    let iterator = open_async_sequence(&sequence, ctx)?;
     let state = Gc::new(FromState {
         stream: GcRefCell::new(None),
         iterator,
@@ -254,7 +293,7 @@ pub(crate) fn cancel_algorithm(
             // 2. Let returnMethod be GetMethod(iterator, "return").
             // 3. If returnMethod is an abrupt completion, return a promise rejected with
             //    returnMethod.[[Value]].
-            let return_method = match get_method(&iterator_value, js_string!("return"), ctx) {
+            let return_method = match get_method(iterator, js_string!("return"), ctx) {
                 Ok(m) => m,
                 Err(e) => return Ok(PromiseResult::Rejected(engine::thrown_value(e, ctx)?)),
             };
@@ -337,7 +376,7 @@ fn async_from_sync_iterator_return(
     let iterator_value: JsValue = sync_iterator.clone().into();
     // 5. Let return be Completion(GetMethod(syncIterator, "return")).
     // 6. IfAbruptRejectPromise(return, promiseCapability).
-    let return_method = match get_method(&iterator_value, js_string!("return"), ctx) {
+    let return_method = match get_method(sync_iterator, js_string!("return"), ctx) {
         Ok(m) => m,
         Err(e) => {
             capability.reject(engine::thrown_value(e, ctx)?, ctx)?;
@@ -377,7 +416,7 @@ fn async_from_sync_iterator_return(
 /// one, ignoring its outcome; the original error wins.
 fn iterator_close_on_throw(iterator: &JsObject, ctx: &mut Context) -> JsResult<()> {
     let iterator_value: JsValue = iterator.clone().into();
-    if let Ok(Some(return_method)) = get_method(&iterator_value, js_string!("return"), ctx) {
+    if let Ok(Some(return_method)) = get_method(iterator, js_string!("return"), ctx) {
         if let Err(e) = return_method.call(&iterator_value, &[], ctx) {
             // Only uncatchable errors propagate.
             engine::thrown_value(e, ctx)?;
