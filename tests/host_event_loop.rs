@@ -573,3 +573,31 @@ fn async_jobs_can_wait_for_timers() {
     assert_eq!(eval_string(&host, &mut ctx, "order.join()"), "timer,async");
     assert!(host.take_reports().is_empty());
 }
+
+#[test]
+fn performance_now_is_monotonic_and_measures_elapsed_time() {
+    let (host, mut ctx) = host();
+    let started = Instant::now();
+    let result = eval_string(
+        &host,
+        &mut ctx,
+        "const a = performance.now();
+         const until = Date.now() + 30;
+         while (Date.now() < until) {}
+         const b = performance.now();
+         [typeof a, a >= 0, b - a >= 29, b - a < 10000,
+          Math.abs(b / 0.005 - Math.round(b / 0.005)) < 1e-6,
+          Object.prototype.toString.call(performance),
+          Math.abs(performance.timeOrigin - (Date.now() - performance.now())) < 50,
+          JSON.stringify(performance) === JSON.stringify({ timeOrigin: performance.timeOrigin })].join()",
+    );
+    assert_eq!(
+        result,
+        "number,true,true,true,true,[object Performance],true,true"
+    );
+    // now() counts from the host's creation, not from some earlier moment.
+    let now: f64 = eval_string(&host, &mut ctx, "String(performance.now())")
+        .parse()
+        .expect("a number");
+    assert!(now <= started.elapsed().as_secs_f64() * 1000.0 + 1.0);
+}

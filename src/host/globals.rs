@@ -30,7 +30,7 @@ pub(super) fn register_runtime(console_to_stderr: bool, ctx: &mut Context) -> Js
     }
 }
 
-/// `self`, `gc()`, `fetch()` and `Blob`.
+/// `self`, `gc()`, `fetch()`, `performance` and `Blob`.
 pub(super) fn register_host_globals(
     fetch_root: Option<PathBuf>,
     ctx: &mut Context,
@@ -77,6 +77,7 @@ pub(super) fn register_host_globals(
     // A WebIDL operation of WindowOrWorkerGlobalScope: writable, enumerable, configurable.
     ctx.register_global_property(js_string!("fetch"), fetch, Attribute::all())?;
 
+    super::performance::register(ctx)?;
     super::blob::register(ctx)
 }
 

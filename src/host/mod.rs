@@ -17,6 +17,7 @@
 mod blob;
 mod event_loop;
 mod globals;
+mod performance;
 
 use std::{fmt, path::Path, path::PathBuf, rc::Rc, time::Instant};
 
@@ -83,7 +84,7 @@ impl Host {
     /// Globals, in installation order: boa_runtime's (`console`, `setTimeout`, `setInterval`,
     /// `clearTimeout`, `clearInterval`, `queueMicrotask`, `structuredClone`, `TextEncoder`,
     /// `TextDecoder`, `atob`, `btoa`), the streams and DOM interfaces, then `self`, `gc()`,
-    /// `fetch()` and `Blob`.
+    /// `fetch()`, `performance` and `Blob`.
     pub fn new(options: HostOptions) -> JsResult<(Host, Context)> {
         let event_loop = Rc::new(EventLoop::default());
         let mut ctx = ContextBuilder::new()
