@@ -21,7 +21,10 @@ use super::{
     stream::{create_readable_stream, ReadableStream, StreamSlots},
     type_error, upon_settlement, PromiseResult,
 };
-use crate::engine::{self, PromiseCapability};
+use crate::{
+    engine::{self, PromiseCapability},
+    internal_promise::InternalPromise,
+};
 
 /// An iterator record for an opened async sequence: an async iterator, or a sync iterator seen
 /// through CreateAsyncFromSyncIterator.
@@ -200,9 +203,9 @@ pub(crate) fn pull_algorithm(state: &Gc<FromState>, ctx: &mut Context) -> JsResu
         Ok(v) => PromiseResult::resolved_with(v, ctx)?,
         Err(e) => PromiseResult::Rejected(engine::thrown_value(e, ctx)?),
     };
-    // 2. Return the result of reacting to nextPromise: the pull promise settles after the
-    //    enqueue/close/error below, each "reacting" one microtask after the previous promise.
-    let pull_promise = PromiseCapability::new(ctx);
+    // 2. Return the result of reacting to nextPromise. The pull promise is internal: only the
+    //    controller reacts to it, and it settles after the enqueue/close/error below.
+    let pull_promise = InternalPromise::new();
     upon_settlement(
         next_promise,
         (state.clone(), pull_promise.clone()),
@@ -212,21 +215,54 @@ pub(crate) fn pull_algorithm(state: &Gc<FromState>, ctx: &mut Context) -> JsResu
                 Ok(v) => v,
                 Err(e) => NextValue::Rejected(engine::thrown_value(e, ctx)?),
             };
-            finish_pull(state.clone(), pull_promise.clone(), outcome, ctx);
-            Ok(())
+            settle_next_promise(state.clone(), pull_promise.clone(), outcome, ctx)
         },
         |(state, pull_promise), r, ctx| {
-            finish_pull(
+            settle_next_promise(
                 state.clone(),
                 pull_promise.clone(),
                 NextValue::Rejected(r),
                 ctx,
-            );
-            Ok(())
+            )
         },
         ctx,
     )?;
-    Ok(PromiseResult::Promise(pull_promise.promise().clone()))
+    Ok(PromiseResult::Internal(pull_promise))
+}
+
+/// "Get the next value" returns the result of reacting to a promise: its fulfillment steps
+/// return the value, which resolves that derived promise (the nextPromise of
+/// ReadableStreamFromIterable). A non-object fulfills it at once, so the pull algorithm's
+/// reaction runs one microtask later; an object has its `then` read, and a thenable is adopted
+/// (its `then` called in a later job) before the reaction sees the value it settles with.
+fn settle_next_promise(
+    state: Gc<FromState>,
+    pull_promise: InternalPromise,
+    outcome: NextValue,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    match outcome {
+        NextValue::Value(value) if value.is_object() => {
+            let next_promise = InternalPromise::new();
+            next_promise.resolve(value, ctx)?;
+            next_promise.react(
+                (state, pull_promise),
+                |(state, pull_promise), v, ctx| {
+                    finish_pull(state, pull_promise, NextValue::Value(v), ctx)
+                },
+                |(state, pull_promise), r, ctx| {
+                    finish_pull(state, pull_promise, NextValue::Rejected(r), ctx)
+                },
+                ctx,
+            );
+        }
+        outcome => {
+            engine::queue_microtask(ctx, move |ctx| {
+                finish_pull(&state, &pull_promise, outcome, ctx)
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Fulfillment steps of "get an async iterator next value", given iterResult.
@@ -245,39 +281,36 @@ fn next_value_from_iter_result(iter_result: &JsValue, ctx: &mut Context) -> JsRe
     Ok(NextValue::Value(obj.get(js_string!("value"), ctx)?))
 }
 
-/// ReadableStreamFromIterable's pullAlgorithm step 2, one reaction after nextPromise settled.
+/// ReadableStreamFromIterable's pullAlgorithm step 2: the reaction to nextPromise.
 fn finish_pull(
-    state: Gc<FromState>,
-    pull_promise: PromiseCapability,
+    state: &Gc<FromState>,
+    pull_promise: &InternalPromise,
     outcome: NextValue,
     ctx: &mut Context,
-) {
-    engine::queue_microtask(ctx, move |ctx| {
-        if let Some(controller) = state.controller() {
-            match outcome {
-                // If nextPromise was fulfilled with value v:
-                // 1. If v is end of iteration, perform !
-                //    ReadableStreamDefaultControllerClose(stream.[[controller]]).
-                NextValue::EndOfIteration => {
-                    readable_stream_default_controller_close(&controller, ctx)?;
-                }
-                // 2. Otherwise, perform ! ReadableStreamDefaultControllerEnqueue(
-                //    stream.[[controller]], v).
-                NextValue::Value(v) => {
-                    if let Err(e) = readable_stream_default_controller_enqueue(&controller, v, ctx)
-                    {
-                        engine::thrown_value(e, ctx)?;
-                    }
-                }
-                // If nextPromise was rejected with reason r, perform !
-                // ReadableStreamDefaultControllerError(stream.[[controller]], r).
-                NextValue::Rejected(r) => {
-                    readable_stream_default_controller_error(&controller, r, ctx)?;
+) -> JsResult<()> {
+    if let Some(controller) = state.controller() {
+        match outcome {
+            // If nextPromise was fulfilled with value v:
+            // 1. If v is end of iteration, perform !
+            //    ReadableStreamDefaultControllerClose(stream.[[controller]]).
+            NextValue::EndOfIteration => {
+                readable_stream_default_controller_close(&controller, ctx)?;
+            }
+            // 2. Otherwise, perform ! ReadableStreamDefaultControllerEnqueue(
+            //    stream.[[controller]], v).
+            NextValue::Value(v) => {
+                if let Err(e) = readable_stream_default_controller_enqueue(&controller, v, ctx) {
+                    engine::thrown_value(e, ctx)?;
                 }
             }
+            // If nextPromise was rejected with reason r, perform !
+            // ReadableStreamDefaultControllerError(stream.[[controller]], r).
+            NextValue::Rejected(r) => {
+                readable_stream_default_controller_error(&controller, r, ctx)?;
+            }
         }
-        pull_promise.resolve(JsValue::undefined(), ctx)
-    });
+    }
+    pull_promise.resolve(JsValue::undefined(), ctx)
 }
 
 /// ReadableStreamFromIterable's cancelAlgorithm, given `reason`: "close an async iterator"
