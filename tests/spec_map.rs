@@ -1258,8 +1258,16 @@ fn abstract_ops_claimed_at_most_once() {
 fn abstract_ops_progress() {
     let map = load_map();
     let claimed = claims(&map);
+    // The review draft the spec source is (its `Text Macro: LATESTRD` line).
+    let version = spec_source()
+        .and_then(|(_, src)| {
+            src.lines()
+                .find_map(|l| l.strip_prefix("Text Macro: LATESTRD "))
+                .map(|v| format!("streams.bs, review draft {}", v.trim()))
+        })
+        .unwrap_or_else(|| "the committed spec map".to_owned());
     println!(
-        "{} of {} abstract operations implemented",
+        "{} of {} abstract operations implemented ({version})",
         claimed.len(),
         map.ops.len()
     );
