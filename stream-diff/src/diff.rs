@@ -1,0 +1,312 @@
+//! Comparing two event logs, and classifying a divergence.
+
+use std::fmt::Write as _;
+
+use crate::side::{Outcome, SideResult};
+
+/// The named classes of divergence where the reference departs from the spec (or WPT), and
+/// the catch-all for real divergences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Class {
+    /// The reference's own invariant check failed first.
+    ReferenceAssertion,
+    /// The reference's pipe wrote to the sink synchronously inside `enqueue()`.
+    ReferenceSyncWriteInEnqueue,
+    /// `ReadableStream.from` timing (webidl2js's async_sequence emulation).
+    ReferenceAsyncSequenceTiming,
+    /// Everything else.
+    Real,
+}
+
+impl Class {
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::ReferenceAssertion => "reference-assertion",
+            Class::ReferenceSyncWriteInEnqueue => "reference-sync-write-in-enqueue",
+            Class::ReferenceAsyncSequenceTiming => "reference-async-sequence-timing",
+            Class::Real => "real",
+        }
+    }
+
+    /// Whether this class fails the run.
+    pub fn is_real(self) -> bool {
+        self == Class::Real
+    }
+}
+
+/// The result of one program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Verdict {
+    Same,
+    Diverged(Class),
+    /// A side could not be set up or its process died.
+    Crash,
+    /// A side hit the deadline with work pending (or the event limit).
+    Hang,
+    /// A side panicked.
+    Panic,
+}
+
+impl Verdict {
+    pub fn result_name(self) -> &'static str {
+        match self {
+            Verdict::Same => "same",
+            Verdict::Diverged(_) => "diverged",
+            Verdict::Crash => "crash",
+            Verdict::Hang => "hang",
+            Verdict::Panic => "panic",
+        }
+    }
+
+    /// The name counted in summaries: the class for divergences, the result otherwise.
+    pub fn key(self) -> &'static str {
+        match self {
+            Verdict::Diverged(class) => class.name(),
+            other => other.result_name(),
+        }
+    }
+
+    pub fn fails(self) -> bool {
+        !matches!(
+            self,
+            Verdict::Same
+                | Verdict::Diverged(
+                    Class::ReferenceAssertion
+                        | Class::ReferenceSyncWriteInEnqueue
+                        | Class::ReferenceAsyncSequenceTiming
+                )
+        )
+    }
+}
+
+/// Where and how two logs first differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Divergence {
+    pub index: usize,
+    pub native: Option<String>,
+    pub reference: Option<String>,
+    /// "order" when each side's event at `index` appears later in the other's log, "content"
+    /// otherwise.
+    pub kind: &'static str,
+}
+
+/// What comparing the two sides found.
+#[derive(Debug, Clone)]
+pub struct Comparison {
+    pub verdict: Verdict,
+    pub divergence: Option<Divergence>,
+    /// One line for a crash, hang or panic.
+    pub problem: Option<String>,
+}
+
+const IN_ENQUEUE: &str = " [in enqueue]";
+pub const ASSERTION_EVENT: &str = "reference AssertionError";
+
+/// The label of an event: its first word (`r3.read1` of `r3.read1 fulfilled ...`), up to a `(`.
+pub fn label(event: &str) -> &str {
+    let word = event.split(' ').next().unwrap_or("");
+    let word = word.split('(').next().unwrap_or(word);
+    word.trim_matches('"')
+}
+
+pub fn first_divergence(native: &[String], reference: &[String]) -> Option<Divergence> {
+    let index = native
+        .iter()
+        .zip(reference)
+        .position(|(a, b)| a != b)
+        .or_else(|| (native.len() != reference.len()).then(|| native.len().min(reference.len())))?;
+    let n = native.get(index).cloned();
+    let r = reference.get(index).cloned();
+    let order = match (&n, &r) {
+        (Some(n), Some(r)) => reference[index + 1..].contains(n) && native[index + 1..].contains(r),
+        _ => false,
+    };
+    Some(Divergence {
+        index,
+        native: n,
+        reference: r,
+        kind: if order { "order" } else { "content" },
+    })
+}
+
+/// Classifies a divergence. The rules, checked in this order, look only at the first
+/// divergence (what follows it may be a consequence):
+///
+/// - `reference-assertion`: the reference's event there is `reference AssertionError ...`,
+///   logged by the hook inside the reference's `AssertionError` constructor: both sides agreed
+///   on everything up to the moment the reference's own invariant check failed.
+/// - `reference-sync-write-in-enqueue`: the reference's event there is a traced sink `write`
+///   call (label ending in `.write`, or `.transform` for a TransformStream's writable side)
+///   marked `[in enqueue]` (made while an `enq()` call was on
+///   the stack), and the same call, unmarked, comes later in the native log: the reference
+///   called write synchronously inside `enqueue()`, which the spec's pipe must not
+///   (whatwg/streams#1243, WPT general-addition.any.js).
+/// - `reference-async-sequence-timing`: an "order" divergence (each side's event appears later
+///   in the other's log) where one of the two events belongs to a stream made by
+///   `ReadableStream.from`: its label starts with `from` (the generator names such streams
+///   `fromN`, their readers and iterators `fromN_rM` / `fromN_iM`, and the iterable `fromN.src`).
+/// - otherwise `real`.
+pub fn classify(native: &[String], d: &Divergence) -> Class {
+    if let Some(r) = &d.reference {
+        if r.starts_with(ASSERTION_EVENT) {
+            return Class::ReferenceAssertion;
+        }
+        if let Some(call) = r.strip_suffix(IN_ENQUEUE) {
+            // A TransformStream's sink write algorithm is its transformer's transform.
+            let is_write = label(call).ends_with(".write") || label(call).ends_with(".transform");
+            let native_later = native[d.index..].iter().any(|e| e == call);
+            if is_write && native_later {
+                return Class::ReferenceSyncWriteInEnqueue;
+            }
+        }
+    }
+    if d.kind == "order" {
+        let from = |e: &Option<String>| e.as_deref().is_some_and(|e| label(e).starts_with("from"));
+        if from(&d.native) || from(&d.reference) {
+            return Class::ReferenceAsyncSequenceTiming;
+        }
+    }
+    Class::Real
+}
+
+fn problem(side: &str, result: &SideResult) -> Option<(Verdict, String)> {
+    match &result.outcome {
+        Outcome::Idle => None,
+        Outcome::Hang => Some((
+            Verdict::Hang,
+            format!("{side}: hang (deadline reached with work pending)"),
+        )),
+        Outcome::EventLimit => Some((Verdict::Hang, format!("{side}: event limit reached"))),
+        Outcome::Panic(m) => Some((Verdict::Panic, format!("{side}: panic: {m}"))),
+        Outcome::Crash(m) => Some((Verdict::Crash, format!("{side}: crash: {m}"))),
+    }
+}
+
+pub fn compare(native: &SideResult, reference: &SideResult) -> Comparison {
+    let divergence = first_divergence(&native.events, &reference.events);
+    // Problems first: panic > crash > hang, native before reference.
+    let mut problems: Vec<(Verdict, String)> =
+        [problem("native", native), problem("reference", reference)]
+            .into_iter()
+            .flatten()
+            .collect();
+    problems.sort_by_key(|(v, _)| match v {
+        Verdict::Panic => 0,
+        Verdict::Crash => 1,
+        _ => 2,
+    });
+    if let Some((verdict, text)) = problems.into_iter().next() {
+        // A hang on both sides with identical logs is the script's own (e.g. an interval).
+        let both_hang = native.outcome == reference.outcome && native.outcome == Outcome::Hang;
+        if !(both_hang && divergence.is_none()) {
+            return Comparison {
+                verdict,
+                divergence,
+                problem: Some(text),
+            };
+        }
+    }
+    match divergence {
+        None => Comparison {
+            verdict: Verdict::Same,
+            divergence: None,
+            problem: None,
+        },
+        Some(d) => {
+            let class = classify(&native.events, &d);
+            Comparison {
+                verdict: Verdict::Diverged(class),
+                divergence: Some(d),
+                problem: None,
+            }
+        }
+    }
+}
+
+/// The first divergence with `context` events before it and after it on each side.
+pub fn describe(
+    native: &[String],
+    reference: &[String],
+    d: &Divergence,
+    context: usize,
+    other_name: &str,
+) -> String {
+    let mut out = String::new();
+    let start = d.index.saturating_sub(context);
+    let _ = writeln!(
+        out,
+        "first divergence at event {} ({}), after {} identical events:",
+        d.index, d.kind, d.index
+    );
+    for (i, e) in native[start..d.index].iter().enumerate() {
+        let _ = writeln!(out, "    {:>4}  {}", start + i, e);
+    }
+    for (name, log) in [("native", native), (other_name, reference)] {
+        let _ = writeln!(out, "  {name}:");
+        let end = (d.index + context + 1).min(log.len());
+        if d.index >= log.len() {
+            let _ = writeln!(out, "    {:>4}  (end of log)", d.index);
+        }
+        for (i, e) in log[d.index.min(log.len())..end].iter().enumerate() {
+            let marker = if i == 0 { '>' } else { ' ' };
+            let _ = writeln!(out, "  {marker} {:>4}  {}", d.index + i, e);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(events: &[&str]) -> Vec<String> {
+        events.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn classes() {
+        let n = v(&[
+            "a",
+            "enqueue(1)",
+            "x",
+            "ws1.write(1 [WritableStreamDefaultController])",
+        ]);
+        let r = v(&[
+            "a",
+            "enqueue(1)",
+            "ws1.write(1 [WritableStreamDefaultController]) [in enqueue]",
+            "x",
+        ]);
+        let d = first_divergence(&n, &r).unwrap();
+        assert_eq!(d.index, 2);
+        assert_eq!(classify(&n, &d), Class::ReferenceSyncWriteInEnqueue);
+
+        let n = v(&["a", "w.write1 rejected TypeError"]);
+        let r = v(&[
+            "a",
+            "reference AssertionError \"x\"",
+            "w.write1 rejected AssertionError",
+        ]);
+        let d = first_divergence(&n, &r).unwrap();
+        assert_eq!(classify(&n, &d), Class::ReferenceAssertion);
+
+        let n = v(&["from1_r2.read1 fulfilled 1", "rs3_r4.read1 fulfilled 2"]);
+        let r = v(&["rs3_r4.read1 fulfilled 2", "from1_r2.read1 fulfilled 1"]);
+        let d = first_divergence(&n, &r).unwrap();
+        assert_eq!(d.kind, "order");
+        assert_eq!(classify(&n, &d), Class::ReferenceAsyncSequenceTiming);
+
+        // Content, not order: real, even for a from stream.
+        let n = v(&["from1_r2.read1 fulfilled 1"]);
+        let r = v(&["from1_r2.read1 fulfilled 2"]);
+        let d = first_divergence(&n, &r).unwrap();
+        assert_eq!(classify(&n, &d), Class::Real);
+
+        // A write outside enqueue moved: real.
+        let n = v(&["x", "ws1.write(1)"]);
+        let r = v(&["ws1.write(1)", "x"]);
+        let d = first_divergence(&n, &r).unwrap();
+        assert_eq!(classify(&n, &d), Class::Real);
+        assert!(first_divergence(&n, &n).is_none());
+    }
+}

@@ -1,0 +1,626 @@
+//! stream-diff: runs stream programs on boa_streams and on the WHATWG reference implementation
+//! (both inside Boa, in fresh contexts) and compares what they log. See `HELP` and README.md.
+
+pub mod diff;
+#[cfg(unix)]
+pub mod fork;
+pub mod gen;
+pub mod json;
+pub mod node;
+pub mod shrink;
+pub mod side;
+
+use std::{
+    collections::BTreeMap,
+    fmt::Write as _,
+    path::{Path, PathBuf},
+    time::{Duration, Instant},
+};
+
+use diff::{Comparison, Verdict};
+use side::{Limits, ReferenceSource, SideKind, SideResult};
+
+pub const HELP: &str = include_str!("help.txt");
+
+/// How the sides are run.
+pub enum Engine {
+    /// Each program in contexts built for it in this process (the bundle parsed every time).
+    Fresh,
+    /// Each program in a forked child, on a snapshot of contexts prepared once.
+    #[cfg(unix)]
+    Fork(Box<fork::Zygote>),
+}
+
+/// Runs programs on both sides (and Node, if asked).
+pub struct Runner {
+    pub engine: Engine,
+    pub reference: ReferenceSource,
+    pub limits: Limits,
+    pub node: Option<node::NodeSide>,
+}
+
+/// One program's run.
+pub struct Run {
+    pub native: SideResult,
+    pub reference: SideResult,
+    pub comparison: Comparison,
+    pub node: Option<(SideResult, Comparison)>,
+    pub elapsed: Duration,
+}
+
+impl Runner {
+    pub fn new(reference: ReferenceSource, limits: Limits, fork: bool) -> Result<Runner, String> {
+        #[cfg(unix)]
+        let engine = if fork {
+            Engine::Fork(Box::new(fork::Zygote::new(&reference)?))
+        } else {
+            Engine::Fresh
+        };
+        #[cfg(not(unix))]
+        let engine = {
+            let _ = fork;
+            Engine::Fresh
+        };
+        Ok(Runner {
+            engine,
+            reference,
+            limits,
+            node: None,
+        })
+    }
+
+    /// The two sides' results, without Node.
+    pub fn run_sides(&mut self, script: &str) -> (SideResult, SideResult) {
+        match &mut self.engine {
+            Engine::Fresh => (
+                side::run_fresh(SideKind::Native, &self.reference, script, self.limits),
+                side::run_fresh(SideKind::Reference, &self.reference, script, self.limits),
+            ),
+            #[cfg(unix)]
+            Engine::Fork(zygote) => zygote.run(script, self.limits),
+        }
+    }
+
+    pub fn verdict(&mut self, script: &str) -> Verdict {
+        let (n, r) = self.run_sides(script);
+        diff::compare(&n, &r).verdict
+    }
+
+    pub fn run(&mut self, script: &str) -> Run {
+        let start = Instant::now();
+        let (native, reference) = self.run_sides(script);
+        let comparison = diff::compare(&native, &reference);
+        let timeout = self.limits.timeout;
+        let node = self.node.as_mut().map(|node| {
+            let result = node.run(script, timeout);
+            let cmp = diff::compare(&native, &result);
+            (result, cmp)
+        });
+        Run {
+            native,
+            reference,
+            comparison,
+            node,
+            elapsed: start.elapsed(),
+        }
+    }
+}
+
+/// The repository root (this crate's parent folder).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// Reads the reference: `path`, else `$STREAMS_REFERENCE`, else `../shared/reference/bundle.js`
+/// from the repository root; `install.js` beside it (or the same two lines built in).
+pub fn load_reference(path: Option<&str>) -> Result<ReferenceSource, String> {
+    let bundle_path = match path {
+        Some(p) => PathBuf::from(p),
+        None => match std::env::var_os("STREAMS_REFERENCE") {
+            Some(p) => PathBuf::from(p),
+            None => repo_root().join("../shared/reference/bundle.js"),
+        },
+    };
+    let bundle = std::fs::read_to_string(&bundle_path)
+        .map_err(|e| format!("cannot read the reference {}: {e}", bundle_path.display()))?;
+    let install_path = bundle_path.with_file_name("install.js");
+    let install = std::fs::read_to_string(install_path).unwrap_or_else(|_| {
+        "globalThis.window = globalThis;\n\
+         if (typeof globalThis.gc !== 'function') globalThis.gc = () => {};\n"
+            .to_owned()
+    });
+    Ok(ReferenceSource {
+        install,
+        bundle,
+        bundle_name: bundle_path.display().to_string(),
+    })
+}
+
+/// Command-line options.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub scripts: Vec<String>,
+    pub random: Option<u64>,
+    pub seed: u64,
+    pub first: u64,
+    pub out: PathBuf,
+    pub json: bool,
+    pub reference: Option<String>,
+    pub timeout: Duration,
+    pub max_events: usize,
+    pub fork: bool,
+    pub shrink: bool,
+    pub shrink_budget: usize,
+    pub node: bool,
+    pub node_reference: bool,
+    pub context: usize,
+    pub events: bool,
+    pub print: bool,
+    pub quiet: bool,
+}
+
+fn parse_duration(s: &str) -> Option<Duration> {
+    if let Some(ms) = s.strip_suffix("ms") {
+        return ms.parse::<u64>().ok().map(Duration::from_millis);
+    }
+    let secs = s.strip_suffix('s').unwrap_or(s);
+    secs.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .map(Duration::from_secs_f64)
+}
+
+pub fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
+    let mut o = Options {
+        scripts: Vec::new(),
+        random: None,
+        seed: 1,
+        first: 0,
+        out: PathBuf::from("target/stream-diff"),
+        json: false,
+        reference: None,
+        timeout: Duration::from_secs(2),
+        max_events: 5000,
+        fork: cfg!(unix),
+        shrink: true,
+        shrink_budget: 300,
+        node: false,
+        node_reference: false,
+        context: 4,
+        events: false,
+        print: false,
+        quiet: false,
+    };
+    let mut i = 0;
+    let value = |i: &mut usize, name: &str| -> Result<String, String> {
+        *i += 1;
+        args.get(*i)
+            .cloned()
+            .ok_or_else(|| format!("{name} needs a value"))
+    };
+    while i < args.len() {
+        let a = args[i].as_str();
+        let (a, inline) = match a.split_once('=') {
+            Some((k, v)) if k.starts_with("--") => (k, Some(v.to_owned())),
+            _ => (a, None),
+        };
+        let mut get = |name: &str| -> Result<String, String> {
+            match &inline {
+                Some(v) => Ok(v.clone()),
+                None => value(&mut i, name),
+            }
+        };
+        match a {
+            "-h" | "--help" => return Ok(None),
+            "--random" => o.random = Some(get(a)?.parse().map_err(|_| "--random needs a count")?),
+            "--seed" => o.seed = get(a)?.parse().map_err(|_| "--seed needs a number")?,
+            "--first" => o.first = get(a)?.parse().map_err(|_| "--first needs a number")?,
+            "--out" => o.out = PathBuf::from(get(a)?),
+            "--json" => o.json = true,
+            "--reference" => o.reference = Some(get(a)?),
+            "--timeout" => {
+                o.timeout = parse_duration(&get(a)?).ok_or("--timeout needs e.g. 2s or 500ms")?
+            }
+            "--max-events" => {
+                o.max_events = get(a)?.parse().map_err(|_| "--max-events needs a number")?
+            }
+            "--no-fork" => o.fork = false,
+            "--no-shrink" => o.shrink = false,
+            "--shrink-budget" => {
+                o.shrink_budget = get(a)?
+                    .parse()
+                    .map_err(|_| "--shrink-budget needs a number")?
+            }
+            "--node" => o.node = true,
+            "--node-reference" => {
+                o.node = true;
+                o.node_reference = true;
+            }
+            "--context" => o.context = get(a)?.parse().map_err(|_| "--context needs a number")?,
+            "--events" => o.events = true,
+            "--print" => o.print = true,
+            "-q" | "--quiet" => o.quiet = true,
+            _ if a.starts_with('-') && a.len() > 1 => return Err(format!("unknown option {a}")),
+            _ => o.scripts.push(args[i].clone()),
+        }
+        i += 1;
+    }
+    if o.random.is_none() && o.scripts.is_empty() {
+        return Err("nothing to run: give SCRIPT... or --random N".to_owned());
+    }
+    Ok(Some(o))
+}
+
+/// One program's line in the report.
+struct Record {
+    name: String,
+    seed: Option<u64>,
+    index: Option<u64>,
+    verdict: Verdict,
+    divergence: Option<diff::Divergence>,
+    problem: Option<String>,
+    millis: f64,
+    native_millis: f64,
+    reference_millis: f64,
+    saved: Option<PathBuf>,
+    shrunk: Option<(PathBuf, usize)>,
+    node: Option<Verdict>,
+}
+
+impl Record {
+    fn json(&self) -> String {
+        let mut s = String::from("{");
+        let _ = write!(s, "\"program\":{}", json::string(&self.name));
+        if let Some(seed) = self.seed {
+            let _ = write!(s, ",\"seed\":{seed}");
+        }
+        if let Some(index) = self.index {
+            let _ = write!(s, ",\"index\":{index}");
+        }
+        let _ = write!(s, ",\"result\":\"{}\"", self.verdict.result_name());
+        match self.verdict {
+            Verdict::Diverged(class) => {
+                let _ = write!(s, ",\"class\":\"{}\"", class.name());
+            }
+            _ => s.push_str(",\"class\":null"),
+        }
+        match &self.divergence {
+            Some(d) => {
+                let opt = |v: &Option<String>| v.as_deref().map_or("null".into(), json::string);
+                let _ = write!(
+                    s,
+                    ",\"divergence\":{{\"index\":{},\"kind\":\"{}\",\"native\":{},\"reference\":{}}}",
+                    d.index,
+                    d.kind,
+                    opt(&d.native),
+                    opt(&d.reference)
+                );
+            }
+            None => s.push_str(",\"divergence\":null"),
+        }
+        if let Some(p) = &self.problem {
+            let _ = write!(s, ",\"problem\":{}", json::string(p));
+        }
+        let _ = write!(
+            s,
+            ",\"ms\":{:.2},\"native_ms\":{:.2},\"reference_ms\":{:.2}",
+            self.millis, self.native_millis, self.reference_millis
+        );
+        if let Some(p) = &self.saved {
+            let _ = write!(s, ",\"file\":{}", json::string(&p.display().to_string()));
+        }
+        if let Some((p, n)) = &self.shrunk {
+            let _ = write!(
+                s,
+                ",\"shrunk\":{},\"shrunk_statements\":{n}",
+                json::string(&p.display().to_string())
+            );
+        }
+        if let Some(v) = self.node {
+            let _ = write!(s, ",\"node\":\"{}\"", v.key());
+        }
+        s.push('}');
+        s
+    }
+}
+
+fn describe_run(run: &Run, context: usize, with_events: bool) -> String {
+    let mut out = String::new();
+    if let Some(p) = &run.comparison.problem {
+        let _ = writeln!(out, "{p}");
+    }
+    if let Some(d) = &run.comparison.divergence {
+        if let Verdict::Diverged(class) = run.comparison.verdict {
+            let _ = writeln!(out, "class: {}", class.name());
+        }
+        out.push_str(&diff::describe(
+            &run.native.events,
+            &run.reference.events,
+            d,
+            context,
+            "reference",
+        ));
+    }
+    if let Some((node, cmp)) = &run.node {
+        match &cmp.divergence {
+            _ if cmp.problem.is_some() => {
+                let _ = writeln!(out, "node side: {}", cmp.problem.as_deref().unwrap_or(""));
+            }
+            None => {
+                let _ = writeln!(out, "node side: same as native");
+            }
+            Some(d) => {
+                let _ = writeln!(out, "node side vs native:");
+                out.push_str(&diff::describe(
+                    &run.native.events,
+                    &node.events,
+                    d,
+                    context,
+                    "node",
+                ));
+            }
+        }
+    }
+    if with_events {
+        for (name, log) in [("native", &run.native), ("reference", &run.reference)] {
+            let _ = writeln!(out, "--- {name} events ({}):", log.outcome);
+            for (i, e) in log.events.iter().enumerate() {
+                let _ = writeln!(out, "  {i:>4}  {e}");
+            }
+        }
+        if let Some((node, _)) = &run.node {
+            let _ = writeln!(out, "--- node events ({}):", node.outcome);
+            for (i, e) in node.events.iter().enumerate() {
+                let _ = writeln!(out, "  {i:>4}  {e}");
+            }
+        }
+    }
+    out
+}
+
+fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The saved file's text: a comment with the verdict and first divergence, then the program.
+fn annotated(js: &str, run_verdict: Verdict, d: Option<&diff::Divergence>) -> String {
+    let mut out = format!("// result: {}\n", run_verdict.key());
+    if let Some(d) = d {
+        let _ = writeln!(
+            out,
+            "// first divergence at event {} ({}):\n//   native:    {}\n//   reference: {}",
+            d.index,
+            d.kind,
+            d.native.as_deref().unwrap_or("(end of log)"),
+            d.reference.as_deref().unwrap_or("(end of log)")
+        );
+    }
+    out.push_str(js);
+    out
+}
+
+/// Runs the tool; returns the exit status.
+pub fn main_with_args(args: &[String]) -> i32 {
+    let options = match parse_args(args) {
+        Ok(Some(o)) => o,
+        Ok(None) => {
+            print!("{HELP}");
+            return 0;
+        }
+        Err(e) => {
+            eprintln!("stream-diff: {e}\n(see stream-diff --help)");
+            return 2;
+        }
+    };
+    // Panics are caught and reported per side; the default hook would also print them.
+    std::panic::set_hook(Box::new(|_| {}));
+    let reference = match load_reference(options.reference.as_deref()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("stream-diff: {e}");
+            return 2;
+        }
+    };
+    let limits = Limits {
+        timeout: options.timeout,
+        max_events: options.max_events,
+    };
+    let setup = Instant::now();
+    let mut runner = match Runner::new(reference.clone(), limits, options.fork) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("stream-diff: cannot prepare the contexts: {e}");
+            return 2;
+        }
+    };
+    let setup_time = setup.elapsed();
+    if options.node {
+        if node::available() {
+            runner.node = Some(node::NodeSide::new(
+                options.node_reference,
+                reference,
+                options.out.clone(),
+            ));
+        } else {
+            eprintln!("stream-diff: --node: no `node` on PATH; running without it");
+        }
+    }
+
+    let mut records = Vec::new();
+    let mut out = std::io::stdout();
+    let text = !options.json;
+
+    for script in &options.scripts {
+        let source = match std::fs::read_to_string(script) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("stream-diff: cannot read {script}: {e}");
+                return 2;
+            }
+        };
+        let run = runner.run(&source);
+        if text {
+            let head = match run.comparison.verdict {
+                Verdict::Same => "same".to_owned(),
+                v => v.key().to_owned(),
+            };
+            println!(
+                "{script}: {head} ({:.1} ms; {} events native, {} reference)",
+                millis(run.elapsed),
+                run.native.events.len(),
+                run.reference.events.len()
+            );
+            print!("{}", describe_run(&run, options.context, options.events));
+        }
+        records.push(Record {
+            name: script.clone(),
+            seed: None,
+            index: None,
+            verdict: run.comparison.verdict,
+            divergence: run.comparison.divergence.clone(),
+            problem: run.comparison.problem.clone(),
+            millis: millis(run.elapsed),
+            native_millis: millis(run.native.elapsed),
+            reference_millis: millis(run.reference.elapsed),
+            saved: None,
+            shrunk: None,
+            node: run.node.as_ref().map(|(_, c)| c.verdict),
+        });
+    }
+
+    if let Some(count) = options.random {
+        let start = Instant::now();
+        for index in options.first..options.first + count {
+            let program = gen::generate(options.seed, index);
+            let js = program.to_js();
+            if options.print {
+                println!("{js}");
+            }
+            let run = runner.run(&js);
+            let verdict = run.comparison.verdict;
+            let name = format!("seed{}-{index}", options.seed);
+            let mut record = Record {
+                name: name.clone(),
+                seed: Some(options.seed),
+                index: Some(index),
+                verdict,
+                divergence: run.comparison.divergence.clone(),
+                problem: run.comparison.problem.clone(),
+                millis: millis(run.elapsed),
+                native_millis: millis(run.native.elapsed),
+                reference_millis: millis(run.reference.elapsed),
+                saved: None,
+                shrunk: None,
+                node: run.node.as_ref().map(|(_, c)| c.verdict),
+            };
+            if verdict != Verdict::Same {
+                let _ = std::fs::create_dir_all(&options.out);
+                let path = options.out.join(format!("{name}.js"));
+                let _ = std::fs::write(
+                    &path,
+                    annotated(&js, verdict, run.comparison.divergence.as_ref()),
+                );
+                record.saved = Some(path.clone());
+                if text && !options.quiet {
+                    println!("{name}: {} -> {}", verdict.key(), path.display());
+                }
+                if options.shrink {
+                    let key = verdict.key();
+                    let (small, _runs) =
+                        shrink::shrink(&program, options.shrink_budget, &mut |candidate| {
+                            runner.verdict(&candidate.to_js()).key() == key
+                        });
+                    let small_js = small.to_js();
+                    let small_run = runner.run(&small_js);
+                    let min_path = options.out.join(format!("{name}.min.js"));
+                    let _ = std::fs::write(
+                        &min_path,
+                        annotated(
+                            &small_js,
+                            small_run.comparison.verdict,
+                            small_run.comparison.divergence.as_ref(),
+                        ),
+                    );
+                    if text && !options.quiet {
+                        println!(
+                            "  shrunk to {} of {} statements -> {}",
+                            small.stmts.len(),
+                            program.stmts.len(),
+                            min_path.display()
+                        );
+                        for line in describe_run(&small_run, options.context, false).lines() {
+                            println!("  {line}");
+                        }
+                    }
+                    record.shrunk = Some((min_path, small.stmts.len()));
+                } else if text && !options.quiet {
+                    for line in describe_run(&run, options.context, false).lines() {
+                        println!("  {line}");
+                    }
+                }
+            }
+            records.push(record);
+        }
+        let total = start.elapsed();
+        let runs: Vec<&Record> = records.iter().filter(|r| r.seed.is_some()).collect();
+        if text {
+            let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+            for r in &runs {
+                *counts.entry(r.verdict.key()).or_default() += 1;
+            }
+            let mut ms: Vec<f64> = runs.iter().map(|r| r.millis).collect();
+            ms.sort_by(|a, b| a.total_cmp(b));
+            let mean = ms.iter().sum::<f64>() / ms.len().max(1) as f64;
+            let median = ms.get(ms.len() / 2).copied().unwrap_or(0.0);
+            let max = ms.last().copied().unwrap_or(0.0);
+            println!(
+                "\n{} programs (--seed {}, indices {}..{}) in {:.1} s (setup {:.0} ms, {}):",
+                runs.len(),
+                options.seed,
+                options.first,
+                options.first + count,
+                total.as_secs_f64(),
+                millis(setup_time),
+                if options.fork {
+                    "fork mode"
+                } else {
+                    "fresh contexts"
+                },
+            );
+            for (key, n) in &counts {
+                println!("  {key:<34} {n}");
+            }
+            println!(
+                "  time per program (both sides, without shrinking): mean {mean:.1} ms, median {median:.1} ms, max {max:.1} ms"
+            );
+        }
+    }
+
+    if options.json {
+        let body: Vec<String> = records.iter().map(Record::json).collect();
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for r in &records {
+            *counts.entry(r.verdict.key()).or_default() += 1;
+        }
+        let summary: Vec<String> = counts
+            .iter()
+            .map(|(k, n)| format!("{}:{n}", json::string(k)))
+            .collect();
+        use std::io::Write;
+        let _ = writeln!(
+            out,
+            "{{\"programs\":[\n{}\n],\"summary\":{{{}}}}}",
+            body.join(",\n"),
+            summary.join(",")
+        );
+    }
+
+    if records.iter().any(|r| r.verdict.fails()) {
+        1
+    } else {
+        0
+    }
+}
