@@ -15,20 +15,19 @@
 mod compression;
 pub mod dom;
 mod encoding;
-pub mod engine;
+mod engine;
 pub mod host;
-mod internal_promise;
 #[allow(dead_code)] // used by the stream modules as they land
 mod queue;
 #[allow(dead_code)] // the dictionary helpers are used by the stream modules as they land
 mod queuing_strategy;
 mod readable;
 mod transform;
-#[allow(dead_code)] // glue used by the interfaces as they land
-mod webidl;
 mod writable;
 
 use boa_engine::{realm::Realm, Context, JsResult};
+
+pub use engine::is_marked_as_handled;
 
 /// A debug counter: the JS objects the pipe steps (`pipeTo`, `pipeThrough`) have created on this
 /// thread. It grows per pipe, never per chunk; tests assert that.

@@ -9,8 +9,7 @@
 
 use std::collections::VecDeque;
 
-use boa_engine::{Context, JsNativeError, JsResult};
-use boa_gc::{Finalize, Trace};
+use crate::engine::{Cx, Finalize, JsNativeError, JsResult, Trace};
 
 /// Capacity below which the queue never shrinks.
 const MIN_CAPACITY: usize = 16;
@@ -67,7 +66,7 @@ impl<T: Trace + 'static> QueueWithSizes<T> {
         &mut self,
         value: T,
         size: f64,
-        _ctx: &mut Context,
+        _ctx: &mut Cx,
     ) -> JsResult<()> {
         // 1. Assert: container has [[queue]] and [[queueTotalSize]] internal slots.
         // 2. If ! IsNonNegativeNumber(size) is false, throw a RangeError exception.
@@ -166,7 +165,7 @@ mod tests {
 
     #[test]
     fn fifo_order_and_total_size() {
-        let mut ctx = Context::default();
+        let mut ctx = Cx::default();
         let mut q = QueueWithSizes::<u32>::default();
         for i in 0..100 {
             q.enqueue_value_with_size(i, 0.5, &mut ctx).unwrap();
@@ -182,7 +181,7 @@ mod tests {
 
     #[test]
     fn rejects_bad_sizes() {
-        let mut ctx = Context::default();
+        let mut ctx = Cx::default();
         let mut q = QueueWithSizes::<u32>::default();
         for bad in [-1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
             assert!(
@@ -196,7 +195,7 @@ mod tests {
 
     #[test]
     fn total_size_never_negative_after_rounding() {
-        let mut ctx = Context::default();
+        let mut ctx = Cx::default();
         let mut q = QueueWithSizes::<u32>::default();
         // 1e16 + 1 rounds to 1e16, so taking both sizes out again would go to -1.
         q.enqueue_value_with_size(1, 1e16, &mut ctx).unwrap();
@@ -208,7 +207,7 @@ mod tests {
 
     #[test]
     fn gives_memory_back_as_it_drains() {
-        let mut ctx = Context::default();
+        let mut ctx = Cx::default();
         let mut q = QueueWithSizes::<u32>::default();
         for i in 0..160_000 {
             q.enqueue_value_with_size(i, 1.0, &mut ctx).unwrap();

@@ -3,26 +3,25 @@
 //!
 //! <https://streams.spec.whatwg.org/#qs>
 
-use boa_engine::{
-    class::{Class, ClassBuilder},
-    js_string, Context, JsData, JsNativeError, JsObject, JsResult, JsValue,
+use crate::engine::{
+    js_string, Class, ClassBuilder, Cx, Finalize, JsData, JsNativeError, JsResult, Object, Trace,
+    Value,
 };
-use boa_gc::{Finalize, Trace};
 
-use crate::webidl;
+use crate::engine::webidl;
 
 /// The `QueuingStrategy` dictionary, converted: <https://streams.spec.whatwg.org/#dictdef-queuingstrategy>.
 #[derive(Debug, Clone, Default, Trace, Finalize)]
 pub(crate) struct QueuingStrategy {
     #[unsafe_ignore_trace]
     pub(crate) high_water_mark: Option<f64>,
-    pub(crate) size: Option<JsObject>,
+    pub(crate) size: Option<Object>,
 }
 
 impl QueuingStrategy {
     /// Converts a JS value to the `QueuingStrategy` dictionary (members in lexicographic order:
     /// `highWaterMark`, then `size`).
-    pub(crate) fn from_js(value: &JsValue, ctx: &mut Context) -> JsResult<Self> {
+    pub(crate) fn from_js(value: &Value, ctx: &mut Cx) -> JsResult<Self> {
         let dict = webidl::dictionary(value, "The queuing strategy")?;
         let hwm = webidl::member(dict.as_ref(), "highWaterMark", ctx)?;
         let high_water_mark = if hwm.is_undefined() {
@@ -45,16 +44,16 @@ pub(crate) enum SizeAlgorithm {
     /// An algorithm that returns 1.
     One,
     /// Invoke the strategy's `size` callback.
-    Callback(JsObject),
+    Callback(Object),
 }
 
 impl SizeAlgorithm {
     /// Runs the algorithm: invoke the callback (return type `unrestricted double`) with `chunk`.
-    pub(crate) fn size(&self, chunk: &JsValue, ctx: &mut Context) -> JsResult<f64> {
+    pub(crate) fn size(&self, chunk: &Value, ctx: &mut Cx) -> JsResult<f64> {
         match self {
             SizeAlgorithm::One => Ok(1.0),
             SizeAlgorithm::Callback(f) => {
-                let v = f.call(&JsValue::undefined(), std::slice::from_ref(chunk), ctx)?;
+                let v = f.call(&Value::undefined(), std::slice::from_ref(chunk), ctx)?;
                 webidl::to_unrestricted_double(&v, ctx)
             }
         }
@@ -92,7 +91,7 @@ pub(crate) fn extract_size_algorithm(strategy: &QueuingStrategy) -> SizeAlgorith
 }
 
 /// Reads the required `highWaterMark` member of a `QueuingStrategyInit` dictionary.
-fn queuing_strategy_init(args: &[JsValue], ctx: &mut Context) -> JsResult<f64> {
+fn queuing_strategy_init(args: &[Value], ctx: &mut Cx) -> JsResult<f64> {
     let init = args.first().cloned().unwrap_or_default();
     let dict = webidl::dictionary(&init, "The queuing strategy init")?;
     let hwm = webidl::member(dict.as_ref(), "highWaterMark", ctx)?;
@@ -109,12 +108,12 @@ fn queuing_strategy_init(args: &[JsValue], ctx: &mut Context) -> JsResult<f64> {
 #[derive(Debug, Trace, Finalize, JsData)]
 struct SizeFunctions {
     /// <https://streams.spec.whatwg.org/#byte-length-queuing-strategy-size-function>
-    byte_length: JsObject,
+    byte_length: Object,
     /// <https://streams.spec.whatwg.org/#count-queuing-strategy-size-function>
-    count: JsObject,
+    count: Object,
 }
 
-fn size_functions(ctx: &mut Context) -> (JsObject, JsObject) {
+fn size_functions(ctx: &mut Cx) -> (Object, Object) {
     let realm = ctx.realm().clone();
     if let Some(f) = realm.host_defined().get::<SizeFunctions>() {
         return (f.byte_length.clone(), f.count.clone());
@@ -126,7 +125,7 @@ fn size_functions(ctx: &mut Context) -> (JsObject, JsObject) {
         object.get(js_string!("byteLength"), ctx)
     });
     // The count size function: `return 1`.
-    let count = webidl::function(ctx, "size", 0, |_, _, _| Ok(JsValue::from(1)));
+    let count = webidl::function(ctx, "size", 0, |_, _, _| Ok(Value::from(1)));
     realm.host_defined_mut().insert(SizeFunctions {
         byte_length: byte_length.clone(),
         count: count.clone(),
@@ -145,7 +144,7 @@ pub(crate) struct ByteLengthQueuingStrategy {
 impl Class for ByteLengthQueuingStrategy {
     const NAME: &'static str = "ByteLengthQueuingStrategy";
     const LENGTH: usize = 1;
-    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
         webidl::attribute(class, "highWaterMark", blqs_high_water_mark, None);
@@ -155,7 +154,7 @@ impl Class for ByteLengthQueuingStrategy {
     }
 
     /// <https://streams.spec.whatwg.org/#blqs-constructor>
-    fn data_constructor(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
         // 1. Set this.[[highWaterMark]] to init["highWaterMark"].
         Ok(Self {
             high_water_mark: queuing_strategy_init(args, ctx)?,
@@ -164,7 +163,7 @@ impl Class for ByteLengthQueuingStrategy {
 }
 
 /// <https://streams.spec.whatwg.org/#blqs-high-water-mark>
-fn blqs_high_water_mark(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn blqs_high_water_mark(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let this = webidl::this_object::<ByteLengthQueuingStrategy>(this, "ByteLengthQueuingStrategy")?;
     let hwm = this
         .downcast_ref::<ByteLengthQueuingStrategy>()
@@ -173,7 +172,7 @@ fn blqs_high_water_mark(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsRes
 }
 
 /// <https://streams.spec.whatwg.org/#blqs-size>
-fn blqs_size(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn blqs_size(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     webidl::this_object::<ByteLengthQueuingStrategy>(this, "ByteLengthQueuingStrategy")?;
     Ok(size_functions(ctx).0.into())
 }
@@ -189,7 +188,7 @@ pub(crate) struct CountQueuingStrategy {
 impl Class for CountQueuingStrategy {
     const NAME: &'static str = "CountQueuingStrategy";
     const LENGTH: usize = 1;
-    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
         webidl::attribute(class, "highWaterMark", cqs_high_water_mark, None);
@@ -199,7 +198,7 @@ impl Class for CountQueuingStrategy {
     }
 
     /// <https://streams.spec.whatwg.org/#cqs-constructor>
-    fn data_constructor(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
         // 1. Set this.[[highWaterMark]] to init["highWaterMark"].
         Ok(Self {
             high_water_mark: queuing_strategy_init(args, ctx)?,
@@ -208,7 +207,7 @@ impl Class for CountQueuingStrategy {
 }
 
 /// <https://streams.spec.whatwg.org/#cqs-high-water-mark>
-fn cqs_high_water_mark(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn cqs_high_water_mark(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let this = webidl::this_object::<CountQueuingStrategy>(this, "CountQueuingStrategy")?;
     let hwm = this
         .downcast_ref::<CountQueuingStrategy>()
@@ -217,13 +216,13 @@ fn cqs_high_water_mark(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResu
 }
 
 /// <https://streams.spec.whatwg.org/#cqs-size>
-fn cqs_size(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn cqs_size(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     webidl::this_object::<CountQueuingStrategy>(this, "CountQueuingStrategy")?;
     Ok(size_functions(ctx).1.into())
 }
 
 /// Installs both strategy interfaces in the current realm.
-pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
+pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
     webidl::register_interface::<ByteLengthQueuingStrategy>(ctx)?;
     webidl::register_interface::<CountQueuingStrategy>(ctx)?;
     Ok(())

@@ -11,14 +11,14 @@
 pub(crate) mod brotli_codec;
 pub(crate) mod codec;
 
-use boa_engine::{
-    class::{Class, ClassBuilder},
-    Context, JsData, JsNativeError, JsObject, JsResult, JsValue,
+use crate::engine::{
+    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsNativeError, JsResult, Object, Trace,
+    Value,
 };
-use boa_gc::{Finalize, GcRefCell, Trace};
 use std::cell::RefCell;
 
 use crate::{
+    engine::webidl,
     engine::{buffer_source_copy, new_uint8_array},
     transform::{
         default_controller::{transform_stream_default_controller_enqueue, Controller},
@@ -28,12 +28,11 @@ use crate::{
         },
         TransformStream,
     },
-    webidl,
 };
 use codec::{Compressor, Decompressor, Format};
 
 /// Installs `CompressionStream` and `DecompressionStream` in the current realm.
-pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
+pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
     webidl::register_interface::<CompressionStream>(ctx)?;
     webidl::register_interface::<DecompressionStream>(ctx)?;
     Ok(())
@@ -43,7 +42,7 @@ pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
 /// (<https://webidl.spec.whatwg.org/#es-enumeration>: a missing argument and a string that is no
 /// enumeration value are TypeErrors), then applies "If format is unsupported, then throw a
 /// TypeError".
-fn compression_format(args: &[JsValue], interface: &str, ctx: &mut Context) -> JsResult<Format> {
+fn compression_format(args: &[Value], interface: &str, ctx: &mut Cx) -> JsResult<Format> {
     let Some(value) = args.first() else {
         return Err(JsNativeError::typ()
             .with_message(format!("{interface}: the format argument is required"))
@@ -61,7 +60,7 @@ fn compression_format(args: &[JsValue], interface: &str, ctx: &mut Context) -> J
 
 /// Enqueues `buffer` in the transform as one `Uint8Array` when it is non-empty (the standard's
 /// "If buffer is empty, return", the split into non-empty pieces, and the enqueue loop).
-fn enqueue_bytes(buffer: &[u8], controller: &Controller, ctx: &mut Context) -> JsResult<()> {
+fn enqueue_bytes(buffer: &[u8], controller: &Controller, ctx: &mut Cx) -> JsResult<()> {
     if buffer.is_empty() {
         return Ok(());
     }
@@ -69,7 +68,7 @@ fn enqueue_bytes(buffer: &[u8], controller: &Controller, ctx: &mut Context) -> J
     transform_stream_default_controller_enqueue(controller, array, ctx)
 }
 
-fn corrupt(message: &str) -> boa_engine::JsError {
+fn corrupt(message: &str) -> crate::engine::JsError {
     JsNativeError::typ().with_message(message.to_owned()).into()
 }
 
@@ -81,7 +80,7 @@ pub(crate) struct CompressionStream {
     #[unsafe_ignore_trace]
     context: RefCell<Compressor>,
     /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
-    transform: GcRefCell<Option<JsObject<TransformStream>>>,
+    transform: GcRefCell<Option<Object<TransformStream>>>,
 }
 
 impl std::fmt::Debug for CompressionStream {
@@ -90,7 +89,7 @@ impl std::fmt::Debug for CompressionStream {
     }
 }
 
-fn this_compression_stream(this: &JsValue) -> JsResult<JsObject<CompressionStream>> {
+fn this_compression_stream(this: &Value) -> JsResult<Object<CompressionStream>> {
     webidl::this_object::<CompressionStream>(this, "CompressionStream")?
         .downcast::<CompressionStream>()
         .map_err(|_| corrupt("'this' is not a CompressionStream object"))
@@ -99,7 +98,7 @@ fn this_compression_stream(this: &JsValue) -> JsResult<JsObject<CompressionStrea
 impl Class for CompressionStream {
     const NAME: &'static str = "CompressionStream";
     const LENGTH: usize = 1;
-    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
         // GenericTransformStream
@@ -111,7 +110,7 @@ impl Class for CompressionStream {
 
     /// <https://compression.spec.whatwg.org/#dom-compressionstream-compressionstream>,
     /// steps 1–2.
-    fn data_constructor(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
         // 1. If format is unsupported in CompressionStream, then throw a TypeError.
         let format = compression_format(args, Self::NAME, ctx)?;
         // 2. Set this's format to format.
@@ -123,7 +122,7 @@ impl Class for CompressionStream {
 
     /// <https://compression.spec.whatwg.org/#dom-compressionstream-compressionstream>,
     /// steps 3–6.
-    fn object_constructor(this: &JsObject<Self>, _: &[JsValue], ctx: &mut Context) -> JsResult<()> {
+    fn object_constructor(this: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
         // 3. Let transformAlgorithm be an algorithm which takes a chunk argument and runs the
         //    compress and enqueue a chunk algorithm with this and chunk.
         // 4. Let flushAlgorithm be an algorithm which takes no argument and runs the compress
@@ -141,26 +140,26 @@ impl Class for CompressionStream {
     }
 }
 
-fn cs_transform(this: &JsValue) -> JsResult<Option<JsObject<TransformStream>>> {
+fn cs_transform(this: &Value) -> JsResult<Option<Object<TransformStream>>> {
     let cs = this_compression_stream(this)?;
     let transform = cs.borrow().data().transform.borrow().clone();
     Ok(transform)
 }
 
-fn cs_readable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn cs_readable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     Ok(generic_transform_stream_readable(cs_transform(this)?))
 }
 
-fn cs_writable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn cs_writable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     Ok(generic_transform_stream_writable(cs_transform(this)?))
 }
 
 /// <https://compression.spec.whatwg.org/#compress-and-enqueue-a-chunk>
 pub(crate) fn compress_and_enqueue_a_chunk(
-    cs: &JsObject<CompressionStream>,
+    cs: &Object<CompressionStream>,
     controller: &Controller,
-    chunk: JsValue,
-    ctx: &mut Context,
+    chunk: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. If chunk is not a BufferSource type, then throw a TypeError.
     let input = buffer_source_copy(&chunk, false, "The chunk", ctx)?;
@@ -176,9 +175,9 @@ pub(crate) fn compress_and_enqueue_a_chunk(
 
 /// <https://compression.spec.whatwg.org/#compress-flush-and-enqueue>
 pub(crate) fn compress_flush_and_enqueue(
-    cs: &JsObject<CompressionStream>,
+    cs: &Object<CompressionStream>,
     controller: &Controller,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let buffer be the result of compressing an empty input with cs's format and context,
     //    with the finish flag.
@@ -199,7 +198,7 @@ pub(crate) struct DecompressionStream {
     #[unsafe_ignore_trace]
     context: RefCell<Decompressor>,
     /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
-    transform: GcRefCell<Option<JsObject<TransformStream>>>,
+    transform: GcRefCell<Option<Object<TransformStream>>>,
 }
 
 impl std::fmt::Debug for DecompressionStream {
@@ -209,7 +208,7 @@ impl std::fmt::Debug for DecompressionStream {
     }
 }
 
-fn this_decompression_stream(this: &JsValue) -> JsResult<JsObject<DecompressionStream>> {
+fn this_decompression_stream(this: &Value) -> JsResult<Object<DecompressionStream>> {
     webidl::this_object::<DecompressionStream>(this, "DecompressionStream")?
         .downcast::<DecompressionStream>()
         .map_err(|_| corrupt("'this' is not a DecompressionStream object"))
@@ -218,7 +217,7 @@ fn this_decompression_stream(this: &JsValue) -> JsResult<JsObject<DecompressionS
 impl Class for DecompressionStream {
     const NAME: &'static str = "DecompressionStream";
     const LENGTH: usize = 1;
-    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
         // GenericTransformStream
@@ -230,7 +229,7 @@ impl Class for DecompressionStream {
 
     /// <https://compression.spec.whatwg.org/#dom-decompressionstream-decompressionstream>,
     /// steps 1–2.
-    fn data_constructor(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
         // 1. If format is unsupported in DecompressionStream, then throw a TypeError.
         let format = compression_format(args, Self::NAME, ctx)?;
         // 2. Set this's format to format.
@@ -242,7 +241,7 @@ impl Class for DecompressionStream {
 
     /// <https://compression.spec.whatwg.org/#dom-decompressionstream-decompressionstream>,
     /// steps 3–6.
-    fn object_constructor(this: &JsObject<Self>, _: &[JsValue], ctx: &mut Context) -> JsResult<()> {
+    fn object_constructor(this: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
         // 3. Let transformAlgorithm be an algorithm which takes a chunk argument and runs the
         //    decompress and enqueue a chunk algorithm with this and chunk.
         // 4. Let flushAlgorithm be an algorithm which takes no argument and runs the
@@ -260,26 +259,26 @@ impl Class for DecompressionStream {
     }
 }
 
-fn ds_transform(this: &JsValue) -> JsResult<Option<JsObject<TransformStream>>> {
+fn ds_transform(this: &Value) -> JsResult<Option<Object<TransformStream>>> {
     let ds = this_decompression_stream(this)?;
     let transform = ds.borrow().data().transform.borrow().clone();
     Ok(transform)
 }
 
-fn ds_readable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn ds_readable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     Ok(generic_transform_stream_readable(ds_transform(this)?))
 }
 
-fn ds_writable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn ds_writable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     Ok(generic_transform_stream_writable(ds_transform(this)?))
 }
 
 /// <https://compression.spec.whatwg.org/#decompress-and-enqueue-a-chunk>
 pub(crate) fn decompress_and_enqueue_a_chunk(
-    ds: &JsObject<DecompressionStream>,
+    ds: &Object<DecompressionStream>,
     controller: &Controller,
-    chunk: JsValue,
-    ctx: &mut Context,
+    chunk: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. If chunk is not a BufferSource type, then throw a TypeError.
     let input = buffer_source_copy(&chunk, false, "The chunk", ctx)?;
@@ -307,9 +306,9 @@ pub(crate) fn decompress_and_enqueue_a_chunk(
 
 /// <https://compression.spec.whatwg.org/#decompress-flush-and-enqueue>
 pub(crate) fn decompress_flush_and_enqueue(
-    ds: &JsObject<DecompressionStream>,
+    ds: &Object<DecompressionStream>,
     controller: &Controller,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let buffer be the result of decompressing an empty input with ds's format and
     //    context, with the finish flag.

@@ -10,12 +10,11 @@
 
 use std::{cell::Cell, collections::VecDeque};
 
-use boa_engine::{
-    context::intrinsics::StandardConstructor,
-    job::{NativeJob, TimeoutJob},
-    js_string, Context, JsData, JsError, JsObject, JsResult, JsSymbol, JsValue,
+use crate::engine::idl::{self, Interface};
+use crate::engine::{
+    js_string, Cx, Finalize, Gc, GcRefCell, JsData, JsError, JsResult, JsSymbol, NativeJob, Object,
+    StandardConstructor, TimeoutJob, Trace, Value,
 };
-use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
 use super::{
     create_dom_exception, create_event,
@@ -23,7 +22,6 @@ use super::{
         dispatch, event_handler_value, remove_event_listener, set_event_handler, with_target,
         EventTarget, Listener,
     },
-    idl::{self, Interface},
     prototype, Iface,
 };
 
@@ -31,7 +29,7 @@ const SIGNAL: &str = "AbortSignal";
 const CONTROLLER: &str = "AbortController";
 
 /// A step run when a signal is aborted (an "abort algorithm"), with the data it was added with.
-pub type AbortAlgorithmStep = fn(&JsObject, &mut Context) -> JsResult<()>;
+pub type AbortAlgorithmStep = fn(&Object, &mut Cx) -> JsResult<()>;
 
 /// Identifies an abort algorithm added with [`add_abort_algorithm`], to remove it again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,7 +39,7 @@ pub struct AbortAlgorithmHandle(u64);
 #[derive(Trace, Finalize)]
 pub(crate) struct AbortSignalState {
     /// <https://dom.spec.whatwg.org/#abortsignal-abort-reason>: undefined while not aborted.
-    reason: GcRefCell<JsValue>,
+    reason: GcRefCell<Value>,
     /// <https://dom.spec.whatwg.org/#abortsignal-abort-algorithms>
     algorithms: GcRefCell<VecDeque<AlgorithmEntry>>,
     #[unsafe_ignore_trace]
@@ -50,13 +48,13 @@ pub(crate) struct AbortSignalState {
     #[unsafe_ignore_trace]
     dependent: Cell<bool>,
     /// <https://dom.spec.whatwg.org/#abortsignal-source-signals>
-    source_signals: GcRefCell<Vec<JsObject>>,
+    source_signals: GcRefCell<Vec<Object>>,
     /// <https://dom.spec.whatwg.org/#abortsignal-dependent-signals>
-    dependent_signals: GcRefCell<Vec<JsObject>>,
+    dependent_signals: GcRefCell<Vec<Object>>,
 }
 
 impl AbortSignalState {
-    fn new(reason: JsValue) -> Self {
+    fn new(reason: Value) -> Self {
         Self {
             reason: GcRefCell::new(reason),
             algorithms: GcRefCell::new(VecDeque::new()),
@@ -92,46 +90,46 @@ struct AlgorithmEntry {
 enum Algorithm {
     /// An algorithm added from Rust.
     Step {
-        data: JsObject,
+        data: Object,
         #[unsafe_ignore_trace]
         step: AbortAlgorithmStep,
     },
     /// Removes an event listener added with a `signal` option.
     RemoveListener {
-        target: JsObject,
+        target: Object,
         listener: Gc<Listener>,
     },
 }
 
 /// Runs `f` on the signal state of `object`, if it is an `AbortSignal` (a short borrow: `f`
 /// must not call into JS).
-fn with_signal<R>(object: &JsObject, f: impl FnOnce(&AbortSignalState) -> R) -> Option<R> {
+fn with_signal<R>(object: &Object, f: impl FnOnce(&AbortSignalState) -> R) -> Option<R> {
     with_target(object, |t| t.signal.as_ref().map(f)).flatten()
 }
 
-pub(crate) fn is_signal_object(object: &JsObject) -> bool {
+pub(crate) fn is_signal_object(object: &Object) -> bool {
     with_signal(object, |_| ()).is_some()
 }
 
 /// Whether `value` is an `AbortSignal` object.
-pub fn is_abort_signal(value: &JsValue) -> bool {
+pub fn is_abort_signal(value: &Value) -> bool {
     value.as_object().is_some_and(|o| is_signal_object(&o))
 }
 
 /// Whether `signal` is aborted (false for objects that are not `AbortSignal`s).
-pub fn signal_is_aborted(signal: &JsObject) -> bool {
+pub fn signal_is_aborted(signal: &Object) -> bool {
     with_signal(signal, AbortSignalState::is_aborted).unwrap_or(false)
 }
 
 /// The abort reason of `signal` (undefined while not aborted, or for non-signals).
-pub fn signal_reason(signal: &JsObject) -> JsValue {
+pub fn signal_reason(signal: &Object) -> Value {
     with_signal(signal, |s| s.reason.borrow().clone()).unwrap_or_default()
 }
 
 /// Creates a signal object with the given abort reason in the current realm.
-fn create_signal(reason: JsValue, ctx: &mut Context) -> JsResult<JsObject> {
+fn create_signal(reason: Value, ctx: &mut Cx) -> JsResult<Object> {
     let proto = prototype(Iface::AbortSignal, ctx)?;
-    Ok(JsObject::from_proto_and_data(
+    Ok(Object::from_proto_and_data(
         proto,
         EventTarget::new(Some(AbortSignalState::new(reason))),
     ))
@@ -139,15 +137,15 @@ fn create_signal(reason: JsValue, ctx: &mut Context) -> JsResult<JsObject> {
 
 /// A fresh, non-aborted `AbortSignal` in the current realm (as `new AbortController().signal`
 /// would give, without a controller).
-pub fn new_abort_signal(ctx: &mut Context) -> JsResult<JsObject> {
-    create_signal(JsValue::undefined(), ctx)
+pub fn new_abort_signal(ctx: &mut Cx) -> JsResult<Object> {
+    create_signal(Value::undefined(), ctx)
 }
 
 /// <https://dom.spec.whatwg.org/#abortsignal-add>: adds a Rust abort algorithm to `signal`,
 /// unless it is aborted (or not a signal). `data` is traced while the algorithm is registered.
 pub fn add_abort_algorithm(
-    signal: &JsObject,
-    data: JsObject,
+    signal: &Object,
+    data: Object,
     step: AbortAlgorithmStep,
 ) -> AbortAlgorithmHandle {
     with_signal(signal, |s| {
@@ -162,7 +160,7 @@ pub fn add_abort_algorithm(
 
 /// <https://dom.spec.whatwg.org/#abortsignal-remove>: removes an algorithm added with
 /// [`add_abort_algorithm`] (no-op if it already ran or was removed).
-pub fn remove_abort_algorithm(signal: &JsObject, handle: AbortAlgorithmHandle) {
+pub fn remove_abort_algorithm(signal: &Object, handle: AbortAlgorithmHandle) {
     with_signal(signal, |s| {
         s.algorithms
             .borrow_mut()
@@ -172,8 +170,8 @@ pub fn remove_abort_algorithm(signal: &JsObject, handle: AbortAlgorithmHandle) {
 
 /// The abort steps of `addEventListener`'s `signal` option.
 pub(crate) fn add_remove_listener_algorithm(
-    signal: &JsObject,
-    target: JsObject,
+    signal: &Object,
+    target: Object,
     listener: Gc<Listener>,
 ) {
     with_signal(signal, |s| {
@@ -190,7 +188,7 @@ pub(crate) fn add_remove_listener_algorithm(
 /// dependent signals. Exceptions thrown by event listeners are reported, not returned; an error
 /// returned by a Rust abort algorithm (or an uncatchable engine error) is returned after all
 /// steps ran.
-pub fn signal_abort(signal: &JsObject, reason: JsValue, ctx: &mut Context) -> JsResult<()> {
+pub fn signal_abort(signal: &Object, reason: Value, ctx: &mut Cx) -> JsResult<()> {
     // 1. If signal is aborted, then return.
     match with_signal(signal, AbortSignalState::is_aborted) {
         None | Some(true) => return Ok(()),
@@ -240,7 +238,7 @@ pub fn signal_abort(signal: &JsObject, reason: JsValue, ctx: &mut Context) -> Js
 
 /// Drops the links between an aborted signal and its source signals: they are never used once
 /// the signal is aborted.
-fn unlink_sources(signal: &JsObject) {
+fn unlink_sources(signal: &Object) {
     let sources = with_signal(signal, |s| {
         std::mem::take(&mut *s.source_signals.borrow_mut())
     })
@@ -249,13 +247,13 @@ fn unlink_sources(signal: &JsObject) {
         with_signal(&source, |s| {
             s.dependent_signals
                 .borrow_mut()
-                .retain(|d| !JsObject::equals(d, signal));
+                .retain(|d| !Object::equals(d, signal));
         });
     }
 }
 
 /// <https://dom.spec.whatwg.org/#run-the-abort-steps>
-fn run_abort_steps(signal: &JsObject, ctx: &mut Context) -> JsResult<()> {
+fn run_abort_steps(signal: &Object, ctx: &mut Cx) -> JsResult<()> {
     let mut first_error: Option<JsError> = None;
     // 1-2. Run each abort algorithm (algorithms removed meanwhile do not run), emptying the set.
     loop {
@@ -284,7 +282,7 @@ fn run_abort_steps(signal: &JsObject, ctx: &mut Context) -> JsResult<()> {
 }
 
 /// <https://dom.spec.whatwg.org/#create-a-dependent-abort-signal>
-fn create_dependent_signal(signals: &[JsObject], ctx: &mut Context) -> JsResult<JsObject> {
+fn create_dependent_signal(signals: &[Object], ctx: &mut Cx) -> JsResult<Object> {
     // 1. Let resultSignal be a new AbortSignal.
     let result = new_abort_signal(ctx)?;
     // 2. If any signal is aborted, take its reason and return.
@@ -310,7 +308,7 @@ fn create_dependent_signal(signals: &[JsObject], ctx: &mut Context) -> JsResult<
         for source in sources {
             let added = with_signal(&result, |r| {
                 let mut list = r.source_signals.borrow_mut();
-                if list.iter().any(|s| JsObject::equals(s, &source)) {
+                if list.iter().any(|s| Object::equals(s, &source)) {
                     false
                 } else {
                     list.push(source.clone());
@@ -332,7 +330,7 @@ fn create_dependent_signal(signals: &[JsObject], ctx: &mut Context) -> JsResult<
 
 pub(super) fn build_signal_interface(
     event_target: &StandardConstructor,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> StandardConstructor {
     let mut iface = Interface::new(ctx, SIGNAL, 0, construct_signal);
     iface
@@ -350,20 +348,20 @@ pub(super) fn build_signal_interface(
 }
 
 /// `AbortSignal` has no constructor: its interface object always throws.
-fn construct_signal(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn construct_signal(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     Err(idl::type_error(
         "Failed to construct 'AbortSignal': Illegal constructor",
     ))
 }
 
-fn this_signal(this: &JsValue, member: &str) -> JsResult<JsObject> {
+fn this_signal(this: &Value, member: &str) -> JsResult<Object> {
     this.as_object()
         .filter(is_signal_object)
         .ok_or_else(|| idl::illegal_invocation(SIGNAL, member))
 }
 
 /// `AbortSignal.abort(reason)`
-fn static_abort(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn static_abort(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let reason = idl::arg(args, 0);
     let reason = if reason.is_undefined() {
         create_dom_exception(ctx, "signal is aborted without reason", "AbortError")?.into()
@@ -374,7 +372,7 @@ fn static_abort(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Js
 }
 
 /// `AbortSignal.timeout(milliseconds)`
-fn static_timeout(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn static_timeout(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     idl::require_args(args, 1, SIGNAL, "timeout")?;
     let milliseconds = enforce_range_u64(&args[0], ctx)?;
     let signal = new_abort_signal(ctx)?;
@@ -384,7 +382,7 @@ fn static_timeout(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<
         move |ctx| {
             let reason = create_dom_exception(ctx, "signal timed out", "TimeoutError")?;
             signal_abort(&target, reason.into(), ctx)?;
-            Ok(JsValue::undefined())
+            Ok(Value::undefined())
         },
         realm,
     );
@@ -393,7 +391,7 @@ fn static_timeout(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<
 }
 
 /// WebIDL `[EnforceRange] unsigned long long`.
-fn enforce_range_u64(value: &JsValue, ctx: &mut Context) -> JsResult<u64> {
+fn enforce_range_u64(value: &Value, ctx: &mut Cx) -> JsResult<u64> {
     let x = value.to_number(ctx)?;
     if !x.is_finite() {
         return Err(idl::type_error("Value is not a finite number"));
@@ -409,7 +407,7 @@ fn enforce_range_u64(value: &JsValue, ctx: &mut Context) -> JsResult<u64> {
 }
 
 /// `AbortSignal.any(signals)`
-fn static_any(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn static_any(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     idl::require_args(args, 1, SIGNAL, "any")?;
     let signals = to_signal_sequence(&args[0], ctx)?;
     Ok(create_dependent_signal(&signals, ctx)?.into())
@@ -417,7 +415,7 @@ fn static_any(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsVa
 
 /// Converts a value to `sequence<AbortSignal>`
 /// (<https://webidl.spec.whatwg.org/#js-sequence>).
-fn to_signal_sequence(value: &JsValue, ctx: &mut Context) -> JsResult<Vec<JsObject>> {
+fn to_signal_sequence(value: &Value, ctx: &mut Cx) -> JsResult<Vec<Object>> {
     let not_sequence = || {
         idl::type_error("Failed to execute 'any' on 'AbortSignal': The provided value cannot be converted to a sequence")
     };
@@ -464,38 +462,38 @@ fn to_signal_sequence(value: &JsValue, ctx: &mut Context) -> JsResult<Vec<JsObje
     }
 }
 
-fn get_aborted(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_aborted(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let signal = this_signal(this, "aborted")?;
     Ok(signal_is_aborted(&signal).into())
 }
 
-fn get_reason(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_reason(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let signal = this_signal(this, "reason")?;
     Ok(signal_reason(&signal))
 }
 
 /// `throwIfAborted()`
-fn throw_if_aborted(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn throw_if_aborted(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let signal = this_signal(this, "throwIfAborted")?;
     let reason = signal_reason(&signal);
     if reason.is_undefined() {
-        Ok(JsValue::undefined())
+        Ok(Value::undefined())
     } else {
         Err(JsError::from_opaque(reason))
     }
 }
 
-fn get_onabort(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_onabort(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let signal = this_signal(this, "onabort")?;
-    Ok(event_handler_value(&signal, &js_string!("abort")).map_or(JsValue::null(), Into::into))
+    Ok(event_handler_value(&signal, &js_string!("abort")).map_or(Value::null(), Into::into))
 }
 
-fn set_onabort(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn set_onabort(this: &Value, args: &[Value], _: &mut Cx) -> JsResult<Value> {
     idl::require_args(args, 1, SIGNAL, "onabort")?;
     let signal = this_signal(this, "onabort")?;
     // EventHandler is a [LegacyTreatNonObjectAsNull] callback function: non-objects are null.
     set_event_handler(&signal, js_string!("abort"), args[0].as_object());
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 // ----- AbortController interface -----
@@ -503,10 +501,10 @@ fn set_onabort(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<Js
 /// An `AbortController` object's internal state.
 #[derive(Trace, Finalize, JsData)]
 pub(crate) struct AbortController {
-    signal: JsObject,
+    signal: Object,
 }
 
-pub(super) fn build_controller_interface(ctx: &mut Context) -> StandardConstructor {
+pub(super) fn build_controller_interface(ctx: &mut Cx) -> StandardConstructor {
     let mut iface = Interface::new(ctx, CONTROLLER, 0, construct_controller);
     iface
         .attribute("signal", get_signal, None)
@@ -515,11 +513,7 @@ pub(super) fn build_controller_interface(ctx: &mut Context) -> StandardConstruct
 }
 
 /// `new AbortController()`
-fn construct_controller(
-    new_target: &JsValue,
-    _: &[JsValue],
-    ctx: &mut Context,
-) -> JsResult<JsValue> {
+fn construct_controller(new_target: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     idl::require_new(new_target, CONTROLLER)?;
     let proto = idl::prototype_from_new_target(
         new_target,
@@ -527,10 +521,10 @@ fn construct_controller(
         ctx,
     )?;
     let signal = new_abort_signal(ctx)?;
-    Ok(JsObject::from_proto_and_data(proto, AbortController { signal }).into())
+    Ok(Object::from_proto_and_data(proto, AbortController { signal }).into())
 }
 
-fn this_controller(this: &JsValue, member: &str) -> JsResult<JsObject> {
+fn this_controller(this: &Value, member: &str) -> JsResult<Object> {
     this.as_object()
         .and_then(|o| {
             o.downcast_ref::<AbortController>()
@@ -539,13 +533,13 @@ fn this_controller(this: &JsValue, member: &str) -> JsResult<JsObject> {
         .ok_or_else(|| idl::illegal_invocation(CONTROLLER, member))
 }
 
-fn get_signal(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_signal(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     Ok(this_controller(this, "signal")?.into())
 }
 
 /// `abort(reason)`
-fn controller_abort(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn controller_abort(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let signal = this_controller(this, "abort")?;
     signal_abort(&signal, idl::arg(args, 0), ctx)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }

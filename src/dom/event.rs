@@ -2,19 +2,13 @@
 
 use std::cell::Cell;
 
-use boa_engine::{
-    context::intrinsics::StandardConstructor,
-    js_string,
-    object::builtins::{JsArray, JsFunction},
-    property::PropertyDescriptor,
-    Context, JsData, JsObject, JsResult, JsString, JsValue,
+use crate::engine::idl::{self, Interface};
+use crate::engine::{
+    js_string, Cx, Finalize, GcRefCell, JsArray, JsData, JsFunction, JsResult, JsString, Object,
+    PropertyDescriptor, StandardConstructor, Trace, Value,
 };
-use boa_gc::{Finalize, GcRefCell, Trace};
 
-use super::{
-    idl::{self, Interface},
-    prototype, with_realm, Iface,
-};
+use super::{prototype, with_realm, Iface};
 
 const INTERFACE: &str = "Event";
 
@@ -47,8 +41,8 @@ pub(crate) mod phase {
 #[derive(Trace, Finalize, JsData)]
 pub(crate) struct Event {
     event_type: GcRefCell<JsString>,
-    target: GcRefCell<Option<JsObject>>,
-    current_target: GcRefCell<Option<JsObject>>,
+    target: GcRefCell<Option<Object>>,
+    current_target: GcRefCell<Option<Object>>,
     #[unsafe_ignore_trace]
     phase: Cell<u16>,
     #[unsafe_ignore_trace]
@@ -78,11 +72,11 @@ impl Event {
         self.phase.set(phase);
     }
 
-    pub(crate) fn set_target(&self, target: Option<JsObject>) {
+    pub(crate) fn set_target(&self, target: Option<Object>) {
         *self.target.borrow_mut() = target;
     }
 
-    pub(crate) fn set_current_target(&self, target: Option<JsObject>) {
+    pub(crate) fn set_current_target(&self, target: Option<Object>) {
         *self.current_target.borrow_mut() = target;
     }
 
@@ -113,13 +107,13 @@ impl Event {
 
 /// Runs `f` on the event data of `object`, if it is an `Event` (a short borrow: `f` must not
 /// call into JS).
-pub(crate) fn with_event<R>(object: &JsObject, f: impl FnOnce(&Event) -> R) -> Option<R> {
+pub(crate) fn with_event<R>(object: &Object, f: impl FnOnce(&Event) -> R) -> Option<R> {
     let event = object.downcast_ref::<Event>()?;
     Some(f(&event))
 }
 
 /// Whether `value` is an `Event` object.
-pub fn is_event(value: &JsValue) -> bool {
+pub fn is_event(value: &Value) -> bool {
     value.as_object().is_some_and(|o| o.is::<Event>())
 }
 
@@ -134,11 +128,11 @@ pub(crate) struct EventInit {
 /// Creates an initialized event object with prototype `proto` (<https://dom.spec.whatwg.org/#inner-event-creation-steps>),
 /// including its own `[LegacyUnforgeable]` `isTrusted` property.
 pub(crate) fn new_event_object(
-    proto: JsObject,
+    proto: Object,
     event_type: JsString,
     init: &EventInit,
-    ctx: &mut Context,
-) -> JsResult<JsObject> {
+    ctx: &mut Cx,
+) -> JsResult<Object> {
     let (getter, time_stamp) = with_realm(ctx, |r| {
         let elapsed = ctx.clock().now() - r.time_origin;
         // Coarsened to 100 µs, as HR-Time does for contexts that are not cross-origin isolated.
@@ -156,7 +150,7 @@ pub(crate) fn new_event_object(
             f |= flag;
         }
     }
-    let event = JsObject::from_proto_and_data(
+    let event = Object::from_proto_and_data(
         proto,
         Event {
             event_type: GcRefCell::new(event_type),
@@ -171,7 +165,7 @@ pub(crate) fn new_event_object(
         js_string!("isTrusted"),
         PropertyDescriptor::builder()
             .get(getter)
-            .set(JsValue::undefined())
+            .set(Value::undefined())
             .enumerable(true)
             .configurable(false),
     );
@@ -180,7 +174,7 @@ pub(crate) fn new_event_object(
 
 /// Creates an `Event` of the given type in the current realm, as the DOM's "fire an event"
 /// does: initialized, not bubbling, not cancelable, `isTrusted` true.
-pub fn create_event(ctx: &mut Context, event_type: &str) -> JsResult<JsObject> {
+pub fn create_event(ctx: &mut Cx, event_type: &str) -> JsResult<Object> {
     let proto = prototype(Iface::Event, ctx)?;
     new_event_object(
         proto,
@@ -196,11 +190,11 @@ pub fn create_event(ctx: &mut Context, event_type: &str) -> JsResult<JsObject> {
 }
 
 /// The shared getter of the `[LegacyUnforgeable]` `isTrusted` attribute.
-pub(super) fn is_trusted_getter(ctx: &mut Context) -> JsFunction {
+pub(super) fn is_trusted_getter(ctx: &mut Cx) -> JsFunction {
     idl::function(ctx.realm(), js_string!("get isTrusted"), 0, get_is_trusted)
 }
 
-pub(super) fn build_interface(ctx: &mut Context) -> StandardConstructor {
+pub(super) fn build_interface(ctx: &mut Cx) -> StandardConstructor {
     let mut iface = Interface::new(ctx, INTERFACE, 1, construct);
     iface
         .attribute("type", get_type, None)
@@ -228,7 +222,7 @@ pub(super) fn build_interface(ctx: &mut Context) -> StandardConstructor {
 }
 
 /// `new Event(type, eventInitDict = {})`
-fn construct(new_target: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     idl::require_new(new_target, INTERFACE)?;
     idl::require_args(args, 1, INTERFACE, "constructor")?;
     let event_type = args[0].to_string(ctx)?;
@@ -245,7 +239,7 @@ fn construct(new_target: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsRes
 }
 
 /// Converts an `EventInit` dictionary: members in lexicographic order.
-fn convert_event_init(value: &JsValue, ctx: &mut Context) -> JsResult<(bool, bool, bool)> {
+fn convert_event_init(value: &Value, ctx: &mut Cx) -> JsResult<(bool, bool, bool)> {
     if value.is_null_or_undefined() {
         return Ok((false, false, false));
     }
@@ -260,46 +254,40 @@ fn convert_event_init(value: &JsValue, ctx: &mut Context) -> JsResult<(bool, boo
     Ok((bubbles, cancelable, composed))
 }
 
-fn this_event<R>(this: &JsValue, member: &str, f: impl FnOnce(&Event) -> R) -> JsResult<R> {
+fn this_event<R>(this: &Value, member: &str, f: impl FnOnce(&Event) -> R) -> JsResult<R> {
     this.as_object()
         .and_then(|o| with_event(&o, f))
         .ok_or_else(|| idl::illegal_invocation(INTERFACE, member))
 }
 
-fn get_type(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_type(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_event(this, "type", |e| e.event_type().into())
 }
 
-fn get_target(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_target(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_event(this, "target", |e| {
-        e.target
-            .borrow()
-            .clone()
-            .map_or(JsValue::null(), Into::into)
+        e.target.borrow().clone().map_or(Value::null(), Into::into)
     })
 }
 
-fn get_src_element(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_src_element(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_event(this, "srcElement", |e| {
-        e.target
-            .borrow()
-            .clone()
-            .map_or(JsValue::null(), Into::into)
+        e.target.borrow().clone().map_or(Value::null(), Into::into)
     })
 }
 
-fn get_current_target(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_current_target(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_event(this, "currentTarget", |e| {
         e.current_target
             .borrow()
             .clone()
-            .map_or(JsValue::null(), Into::into)
+            .map_or(Value::null(), Into::into)
     })
 }
 
 /// <https://dom.spec.whatwg.org/#dom-event-composedpath>: with at-target-only dispatch, the
 /// path is the current target while dispatching and empty otherwise.
-fn composed_path(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn composed_path(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let current = this_event(this, "composedPath", |e| {
         if e.has(flags::HAS_PATH) {
             e.current_target.borrow().clone()
@@ -307,25 +295,25 @@ fn composed_path(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<J
             None
         }
     })?;
-    Ok(JsArray::from_iter(current.map(JsValue::from), ctx).into())
+    Ok(JsArray::from_iter(current.map(Value::from), ctx).into())
 }
 
-fn get_event_phase(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_event_phase(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_event(this, "eventPhase", |e| i32::from(e.phase.get()).into())
 }
 
-fn stop_propagation(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn stop_propagation(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_event(this, "stopPropagation", |e| e.set(flags::STOP_PROPAGATION))?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
-fn get_cancel_bubble(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_cancel_bubble(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_event(this, "cancelBubble", |e| {
         e.has(flags::STOP_PROPAGATION).into()
     })
 }
 
-fn set_cancel_bubble(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn set_cancel_bubble(this: &Value, args: &[Value], _: &mut Cx) -> JsResult<Value> {
     idl::require_args(args, 1, INTERFACE, "cancelBubble")?;
     let value = args[0].to_boolean();
     this_event(this, "cancelBubble", |e| {
@@ -333,29 +321,29 @@ fn set_cancel_bubble(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsRes
             e.set(flags::STOP_PROPAGATION);
         }
     })?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
-fn stop_immediate_propagation(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn stop_immediate_propagation(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_event(this, "stopImmediatePropagation", |e| {
         e.set(flags::STOP_PROPAGATION | flags::STOP_IMMEDIATE_PROPAGATION);
     })?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
-fn get_bubbles(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_bubbles(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_event(this, "bubbles", |e| e.has(flags::BUBBLES).into())
 }
 
-fn get_cancelable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_cancelable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_event(this, "cancelable", |e| e.has(flags::CANCELABLE).into())
 }
 
-fn get_return_value(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_return_value(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_event(this, "returnValue", |e| (!e.has(flags::CANCELED)).into())
 }
 
-fn set_return_value(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn set_return_value(this: &Value, args: &[Value], _: &mut Cx) -> JsResult<Value> {
     idl::require_args(args, 1, INTERFACE, "returnValue")?;
     let value = args[0].to_boolean();
     this_event(this, "returnValue", |e| {
@@ -363,32 +351,32 @@ fn set_return_value(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResu
             e.set_canceled_flag();
         }
     })?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
-fn prevent_default(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn prevent_default(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_event(this, "preventDefault", Event::set_canceled_flag)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
-fn get_default_prevented(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_default_prevented(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_event(this, "defaultPrevented", |e| e.has(flags::CANCELED).into())
 }
 
-fn get_composed(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_composed(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_event(this, "composed", |e| e.has(flags::COMPOSED).into())
 }
 
-fn get_is_trusted(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_is_trusted(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_event(this, "isTrusted", |e| e.has(flags::TRUSTED).into())
 }
 
-fn get_time_stamp(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_time_stamp(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_event(this, "timeStamp", |e| e.time_stamp.into())
 }
 
 /// <https://dom.spec.whatwg.org/#dom-event-initevent>
-fn init_event(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn init_event(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     this_event(this, "initEvent", |_| ())?;
     idl::require_args(args, 1, INTERFACE, "initEvent")?;
     let event_type = args[0].to_string(ctx)?;
@@ -399,5 +387,5 @@ fn init_event(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<J
             e.initialize(event_type, bubbles, cancelable);
         }
     })?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }

@@ -4,17 +4,16 @@
 
 use std::cell::Cell;
 
-use boa_engine::{
-    context::intrinsics::StandardConstructor, js_string, Context, JsData, JsObject, JsResult,
-    JsString, JsValue,
+use crate::engine::idl::{self, Interface};
+use crate::engine::{
+    js_string, Cx, Finalize, Gc, GcRefCell, JsData, JsResult, JsString, Object,
+    StandardConstructor, Trace, Value,
 };
-use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
 use super::{
     abort::{self, AbortSignalState},
     create_dom_exception,
     event::{flags, phase, with_event},
-    idl::{self, Interface},
     prototype, report_exception, Iface,
 };
 
@@ -51,13 +50,13 @@ impl EventTarget {
 
 /// Runs `f` on the event target data of `object`, if it is an `EventTarget` (a short borrow:
 /// `f` must not call into JS).
-pub(crate) fn with_target<R>(object: &JsObject, f: impl FnOnce(&EventTarget) -> R) -> Option<R> {
+pub(crate) fn with_target<R>(object: &Object, f: impl FnOnce(&EventTarget) -> R) -> Option<R> {
     let target = object.downcast_ref::<EventTarget>()?;
     Some(f(&target))
 }
 
 /// Whether `value` is an `EventTarget` object (including `AbortSignal`s).
-pub fn is_event_target(value: &JsValue) -> bool {
+pub fn is_event_target(value: &Value) -> bool {
     value.as_object().is_some_and(|o| o.is::<EventTarget>())
 }
 
@@ -80,14 +79,14 @@ pub(crate) struct Listener {
 /// handler processing algorithm of the target's event handler for the listener's type.
 #[derive(Trace, Finalize)]
 enum ListenerCallback {
-    Object(JsObject),
+    Object(Object),
     EventHandler,
 }
 
 impl ListenerCallback {
     fn same(&self, other: &Self) -> bool {
         match (self, other) {
-            (Self::Object(a), Self::Object(b)) => JsObject::equals(a, b),
+            (Self::Object(a), Self::Object(b)) => Object::equals(a, b),
             (Self::EventHandler, Self::EventHandler) => true,
             _ => false,
         }
@@ -99,11 +98,11 @@ impl ListenerCallback {
 #[derive(Trace, Finalize)]
 struct EventHandler {
     event_type: JsString,
-    value: Option<JsObject>,
+    value: Option<Object>,
     listener: Option<Gc<Listener>>,
 }
 
-pub(super) fn build_interface(ctx: &mut Context) -> StandardConstructor {
+pub(super) fn build_interface(ctx: &mut Cx) -> StandardConstructor {
     let mut iface = Interface::new(ctx, INTERFACE, 0, construct);
     iface
         .operation("addEventListener", 2, add_event_listener_op)
@@ -113,14 +112,14 @@ pub(super) fn build_interface(ctx: &mut Context) -> StandardConstructor {
 }
 
 /// `new EventTarget()`
-fn construct(new_target: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn construct(new_target: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     idl::require_new(new_target, INTERFACE)?;
     let proto =
         idl::prototype_from_new_target(new_target, |ctx| prototype(Iface::EventTarget, ctx), ctx)?;
-    Ok(JsObject::from_proto_and_data(proto, EventTarget::new(None)).into())
+    Ok(Object::from_proto_and_data(proto, EventTarget::new(None)).into())
 }
 
-fn this_target(this: &JsValue, member: &str) -> JsResult<JsObject> {
+fn this_target(this: &Value, member: &str) -> JsResult<Object> {
     this.as_object()
         .filter(|o| o.is::<EventTarget>())
         .ok_or_else(|| idl::illegal_invocation(INTERFACE, member))
@@ -128,7 +127,7 @@ fn this_target(this: &JsValue, member: &str) -> JsResult<JsObject> {
 
 /// Converts an `EventListener?` argument: `null`/`undefined` is null, any other object is kept,
 /// primitives throw.
-fn convert_callback(value: &JsValue, member: &str) -> JsResult<Option<JsObject>> {
+fn convert_callback(value: &Value, member: &str) -> JsResult<Option<Object>> {
     if value.is_null_or_undefined() {
         return Ok(None);
     }
@@ -141,7 +140,7 @@ fn convert_callback(value: &JsValue, member: &str) -> JsResult<Option<JsObject>>
 
 /// <https://dom.spec.whatwg.org/#concept-flatten-options>, for
 /// `(EventListenerOptions or boolean)`.
-fn flatten_options(options: &JsValue, ctx: &mut Context) -> JsResult<bool> {
+fn flatten_options(options: &Value, ctx: &mut Cx) -> JsResult<bool> {
     if options.is_null_or_undefined() {
         return Ok(false);
     }
@@ -156,13 +155,13 @@ struct FlatOptions {
     capture: bool,
     passive: Option<bool>,
     once: bool,
-    signal: Option<JsObject>,
+    signal: Option<Object>,
 }
 
 /// <https://dom.spec.whatwg.org/#event-flatten-more>, for
 /// `(AddEventListenerOptions or boolean)`: dictionary members are read in WebIDL order
 /// (`capture`, then `once`, `passive`, `signal`).
-fn flatten_more_options(options: &JsValue, ctx: &mut Context) -> JsResult<FlatOptions> {
+fn flatten_more_options(options: &Value, ctx: &mut Cx) -> JsResult<FlatOptions> {
     let mut flat = FlatOptions {
         capture: false,
         passive: None,
@@ -197,7 +196,7 @@ fn flatten_more_options(options: &JsValue, ctx: &mut Context) -> JsResult<FlatOp
 }
 
 /// `addEventListener(type, callback, options = {})`
-fn add_event_listener_op(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn add_event_listener_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let target = this_target(this, "addEventListener")?;
     idl::require_args(args, 2, INTERFACE, "addEventListener")?;
     let event_type = args[0].to_string(ctx)?;
@@ -205,11 +204,11 @@ fn add_event_listener_op(this: &JsValue, args: &[JsValue], ctx: &mut Context) ->
     let options = flatten_more_options(&idl::arg(args, 2), ctx)?;
     if let Some(signal) = &options.signal {
         if abort::signal_is_aborted(signal) {
-            return Ok(JsValue::undefined());
+            return Ok(Value::undefined());
         }
     }
     let Some(callback) = callback else {
-        return Ok(JsValue::undefined());
+        return Ok(Value::undefined());
     };
     let listener = Gc::new(Listener {
         event_type,
@@ -221,12 +220,12 @@ fn add_event_listener_op(this: &JsValue, args: &[JsValue], ctx: &mut Context) ->
         removed: Cell::new(false),
     });
     add_event_listener(&target, listener, options.signal.as_ref());
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// <https://dom.spec.whatwg.org/#add-an-event-listener> (steps after the callback and signal
 /// checks).
-fn add_event_listener(target: &JsObject, listener: Gc<Listener>, signal: Option<&JsObject>) {
+fn add_event_listener(target: &Object, listener: Gc<Listener>, signal: Option<&Object>) {
     with_target(target, |t| {
         let mut listeners = t.listeners.borrow_mut();
         let duplicate = listeners.iter().any(|l| {
@@ -244,7 +243,7 @@ fn add_event_listener(target: &JsObject, listener: Gc<Listener>, signal: Option<
 }
 
 /// <https://dom.spec.whatwg.org/#remove-an-event-listener>
-pub(crate) fn remove_event_listener(target: &JsObject, listener: &Gc<Listener>) {
+pub(crate) fn remove_event_listener(target: &Object, listener: &Gc<Listener>) {
     listener.removed.set(true);
     with_target(target, |t| {
         t.listeners
@@ -254,18 +253,14 @@ pub(crate) fn remove_event_listener(target: &JsObject, listener: &Gc<Listener>) 
 }
 
 /// `removeEventListener(type, callback, options = {})`
-fn remove_event_listener_op(
-    this: &JsValue,
-    args: &[JsValue],
-    ctx: &mut Context,
-) -> JsResult<JsValue> {
+fn remove_event_listener_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let target = this_target(this, "removeEventListener")?;
     idl::require_args(args, 2, INTERFACE, "removeEventListener")?;
     let event_type = args[0].to_string(ctx)?;
     let callback = convert_callback(&args[1], "removeEventListener")?;
     let capture = flatten_options(&idl::arg(args, 2), ctx)?;
     let Some(callback) = callback else {
-        return Ok(JsValue::undefined());
+        return Ok(Value::undefined());
     };
     let callback = ListenerCallback::Object(callback);
     let found = with_target(&target, |t| {
@@ -281,11 +276,11 @@ fn remove_event_listener_op(
     if let Some(listener) = found {
         remove_event_listener(&target, &listener);
     }
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// `dispatchEvent(event)`
-fn dispatch_event_op(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn dispatch_event_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let target = this_target(this, "dispatchEvent")?;
     idl::require_args(args, 1, INTERFACE, "dispatchEvent")?;
     let Some(event) = args[0]
@@ -325,7 +320,7 @@ enum Phase {
 /// canceled. Throws a TypeError if `target` is not an `EventTarget` or `event` not an `Event`,
 /// and an "InvalidStateError" `DOMException` if the event is being dispatched or was not
 /// initialized.
-pub fn dispatch_event(target: &JsObject, event: &JsObject, ctx: &mut Context) -> JsResult<bool> {
+pub fn dispatch_event(target: &Object, event: &Object, ctx: &mut Cx) -> JsResult<bool> {
     if !target.is::<EventTarget>() {
         return Err(idl::type_error("dispatch target is not an EventTarget"));
     }
@@ -339,13 +334,13 @@ pub fn dispatch_event(target: &JsObject, event: &JsObject, ctx: &mut Context) ->
 }
 
 /// The "InvalidStateError" thrown when dispatching an event that cannot be dispatched.
-fn invalid_state_error(ctx: &mut Context) -> JsResult<boa_engine::JsError> {
+fn invalid_state_error(ctx: &mut Cx) -> JsResult<crate::engine::JsError> {
     let exception = create_dom_exception(
         ctx,
         "The event is already being dispatched or was not initialized",
         "InvalidStateError",
     )?;
-    Ok(boa_engine::JsError::from_opaque(exception.into()))
+    Ok(crate::engine::JsError::from_opaque(exception.into()))
 }
 
 /// <https://dom.spec.whatwg.org/#concept-event-dispatch> for a target without parent: the path
@@ -356,7 +351,7 @@ fn invalid_state_error(ctx: &mut Context) -> JsResult<boa_engine::JsError> {
 /// Returns false if the event was canceled.
 ///
 /// `event` must be an initialized `Event` object that is not being dispatched.
-pub(crate) fn dispatch(target: &JsObject, event: &JsObject, ctx: &mut Context) -> JsResult<bool> {
+pub(crate) fn dispatch(target: &Object, event: &Object, ctx: &mut Cx) -> JsResult<bool> {
     with_event(event, |e| e.set(flags::DISPATCH | flags::HAS_PATH));
     let mut result = Ok(());
     for phase in [Phase::Capturing, Phase::Bubbling] {
@@ -382,7 +377,7 @@ pub(crate) fn dispatch(target: &JsObject, event: &JsObject, ctx: &mut Context) -
 }
 
 /// <https://dom.spec.whatwg.org/#concept-event-listener-invoke>
-fn invoke(target: &JsObject, event: &JsObject, phase: Phase, ctx: &mut Context) -> JsResult<()> {
+fn invoke(target: &Object, event: &Object, phase: Phase, ctx: &mut Cx) -> JsResult<()> {
     let stopped = with_event(event, |e| {
         e.set_target(Some(target.clone()));
         if e.has(flags::STOP_PROPAGATION) {
@@ -401,11 +396,11 @@ fn invoke(target: &JsObject, event: &JsObject, phase: Phase, ctx: &mut Context) 
 
 /// <https://dom.spec.whatwg.org/#concept-event-listener-inner-invoke>
 fn inner_invoke(
-    target: &JsObject,
-    event: &JsObject,
+    target: &Object,
+    event: &Object,
     listeners: &[Gc<Listener>],
     phase: Phase,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<bool> {
     let Some(event_type) = with_event(event, |e| e.event_type()) else {
         return Ok(false);
@@ -443,12 +438,12 @@ fn inner_invoke(
 /// <https://webidl.spec.whatwg.org/#call-a-user-objects-operation> with `handleEvent`, or the
 /// event handler processing algorithm.
 fn call_listener(
-    target: &JsObject,
-    event: &JsObject,
+    target: &Object,
+    event: &Object,
     listener: &Listener,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
-    let args = [JsValue::from(event.clone())];
+    let args = [Value::from(event.clone())];
     match &listener.callback {
         ListenerCallback::Object(callback) => {
             if callback.is_callable() {
@@ -472,11 +467,11 @@ fn call_listener(
 
 /// <https://html.spec.whatwg.org/#the-event-handler-processing-algorithm>
 fn process_event_handler(
-    target: &JsObject,
-    event: &JsObject,
+    target: &Object,
+    event: &Object,
     event_type: &JsString,
-    args: &[JsValue],
-    ctx: &mut Context,
+    args: &[Value],
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     let Some(callback) = event_handler_value(target, event_type) else {
         return Ok(());
@@ -493,7 +488,7 @@ fn process_event_handler(
 }
 
 /// <https://html.spec.whatwg.org/#getting-the-current-value-of-the-event-handler>
-pub(crate) fn event_handler_value(target: &JsObject, event_type: &JsString) -> Option<JsObject> {
+pub(crate) fn event_handler_value(target: &Object, event_type: &JsString) -> Option<Object> {
     with_target(target, |t| {
         t.handlers
             .borrow()
@@ -506,7 +501,7 @@ pub(crate) fn event_handler_value(target: &JsObject, event_type: &JsString) -> O
 
 /// <https://html.spec.whatwg.org/#event-handler-idl-attributes> setter: `None` deactivates the
 /// handler, `Some` sets its value and activates it (keeping its listener's position).
-pub(crate) fn set_event_handler(target: &JsObject, event_type: JsString, value: Option<JsObject>) {
+pub(crate) fn set_event_handler(target: &Object, event_type: JsString, value: Option<Object>) {
     let Some(value) = value else {
         // Deactivate an event handler.
         let listener = with_target(target, |t| {

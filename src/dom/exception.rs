@@ -1,15 +1,12 @@
 //! <https://webidl.spec.whatwg.org/#idl-DOMException>
 
-use boa_engine::{
-    context::intrinsics::StandardConstructor, js_string, object::builtins::JsFunction,
-    property::PropertyDescriptor, Context, JsData, JsObject, JsResult, JsString, JsValue,
+use crate::engine::idl::{self, Interface};
+use crate::engine::{
+    js_string, Cx, Finalize, JsData, JsFunction, JsResult, JsString, Object, PropertyDescriptor,
+    StandardConstructor, Trace, Value,
 };
-use boa_gc::{Finalize, Trace};
 
-use super::{
-    idl::{self, Interface},
-    prototype, with_realm, Iface,
-};
+use super::{prototype, with_realm, Iface};
 
 const INTERFACE: &str = "DOMException";
 
@@ -83,7 +80,7 @@ fn legacy_code(name: &JsString) -> u16 {
         .map_or(0, |&(_, code)| code)
 }
 
-pub(super) fn build_interface(ctx: &mut Context) -> StandardConstructor {
+pub(super) fn build_interface(ctx: &mut Cx) -> StandardConstructor {
     // The interface prototype object's [[Prototype]] is %Error.prototype%.
     let error_prototype = ctx.intrinsics().constructors().error().prototype();
     let mut iface = Interface::new(ctx, INTERFACE, 0, construct);
@@ -98,7 +95,7 @@ pub(super) fn build_interface(ctx: &mut Context) -> StandardConstructor {
 }
 
 /// `new DOMException(message = "", name = "Error")`
-fn construct(new_target: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     idl::require_new(new_target, INTERFACE)?;
     let message = match args.first() {
         Some(v) if !v.is_undefined() => v.to_string(ctx)?,
@@ -110,7 +107,7 @@ fn construct(new_target: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsRes
     };
     let proto =
         idl::prototype_from_new_target(new_target, |ctx| prototype(Iface::DomException, ctx), ctx)?;
-    let exception = JsObject::from_proto_and_data(proto, DomException { name, message });
+    let exception = Object::from_proto_and_data(proto, DomException { name, message });
     attach_stack(&exception, ctx)?;
     Ok(exception.into())
 }
@@ -118,7 +115,7 @@ fn construct(new_target: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsRes
 /// Gives a new exception an own `stack` data property, as engines do for `Error` objects: the
 /// stack of a fresh intrinsic `Error`, read with the intrinsic `Error.prototype.stack` getter
 /// (nothing user-visible is looked up). Skipped when the engine has no stack to give.
-fn attach_stack(exception: &JsObject, ctx: &mut Context) -> JsResult<()> {
+fn attach_stack(exception: &Object, ctx: &mut Cx) -> JsResult<()> {
     let Some(getter) = with_realm(ctx, |r| r.error_stack_getter.clone())? else {
         return Ok(());
     };
@@ -143,7 +140,7 @@ fn attach_stack(exception: &JsObject, ctx: &mut Context) -> JsResult<()> {
 }
 
 /// The intrinsic `Error.prototype.stack` getter, if the engine has one.
-pub(super) fn error_stack_getter(ctx: &mut Context) -> Option<JsFunction> {
+pub(super) fn error_stack_getter(ctx: &mut Cx) -> Option<JsFunction> {
     let proto = ctx.intrinsics().constructors().error().prototype();
     let descriptor = proto
         .borrow()
@@ -151,15 +148,15 @@ pub(super) fn error_stack_getter(ctx: &mut Context) -> Option<JsFunction> {
         .get(&js_string!("stack").into())?;
     descriptor
         .get()
-        .and_then(JsValue::as_object)
+        .and_then(Value::as_object)
         .and_then(JsFunction::from_object)
 }
 
 /// Creates a `DOMException` with the given message and name, using the current realm's
 /// `DOMException.prototype` (no user-visible lookups).
-pub fn create_dom_exception(ctx: &mut Context, message: &str, name: &str) -> JsResult<JsObject> {
+pub fn create_dom_exception(ctx: &mut Cx, message: &str, name: &str) -> JsResult<Object> {
     let proto = prototype(Iface::DomException, ctx)?;
-    let exception = JsObject::from_proto_and_data(
+    let exception = Object::from_proto_and_data(
         proto,
         DomException {
             name: JsString::from(name),
@@ -171,12 +168,12 @@ pub fn create_dom_exception(ctx: &mut Context, message: &str, name: &str) -> JsR
 }
 
 /// Whether `value` is a `DOMException` object.
-pub fn is_dom_exception(value: &JsValue) -> bool {
+pub fn is_dom_exception(value: &Value) -> bool {
     value.as_object().is_some_and(|o| o.is::<DomException>())
 }
 
 /// The `name` of a `DOMException` object (read from its internal slot, not a property).
-pub fn dom_exception_name(value: &JsValue) -> Option<JsString> {
+pub fn dom_exception_name(value: &Value) -> Option<JsString> {
     let object = value.as_object()?;
     let name = object
         .downcast_ref::<DomException>()
@@ -184,20 +181,20 @@ pub fn dom_exception_name(value: &JsValue) -> Option<JsString> {
     name
 }
 
-fn with_this<R>(this: &JsValue, member: &str, f: impl FnOnce(&DomException) -> R) -> JsResult<R> {
+fn with_this<R>(this: &Value, member: &str, f: impl FnOnce(&DomException) -> R) -> JsResult<R> {
     this.as_object()
         .and_then(|o| o.downcast_ref::<DomException>().map(|e| f(&e)))
         .ok_or_else(|| idl::illegal_invocation(INTERFACE, member))
 }
 
-fn get_name(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_name(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     with_this(this, "name", |e| e.name.clone().into())
 }
 
-fn get_message(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_message(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     with_this(this, "message", |e| e.message.clone().into())
 }
 
-fn get_code(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_code(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     with_this(this, "code", |e| i32::from(legacy_code(&e.name)).into())
 }

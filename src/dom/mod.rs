@@ -12,14 +12,12 @@ mod abort;
 mod event;
 mod event_target;
 mod exception;
-mod idl;
 
-use boa_engine::{
-    context::{intrinsics::StandardConstructor, time::JsInstant},
-    object::builtins::JsFunction,
-    Context, JsData, JsError, JsNativeError, JsObject, JsResult,
+use crate::engine::idl;
+use crate::engine::{
+    Cx, Finalize, JsData, JsError, JsFunction, JsInstant, JsNativeError, JsResult, Object,
+    StandardConstructor, Trace,
 };
-use boa_gc::{Finalize, Trace};
 
 pub use abort::{
     add_abort_algorithm, is_abort_signal, new_abort_signal, remove_abort_algorithm, signal_abort,
@@ -31,7 +29,7 @@ pub use exception::{create_dom_exception, dom_exception_name, is_dom_exception};
 
 /// Installs `DOMException`, `Event`, `EventTarget`, `AbortController` and `AbortSignal` on the
 /// global object of the current realm, replacing any existing globals of those names.
-pub fn register(ctx: &mut Context) -> JsResult<()> {
+pub fn register(ctx: &mut Cx) -> JsResult<()> {
     let time_origin = ctx.clock().now();
     let dom_exception = exception::build_interface(ctx);
     let event = event::build_interface(ctx);
@@ -92,7 +90,7 @@ enum Iface {
 }
 
 /// The interface prototype object of `iface` in the current realm.
-fn prototype(iface: Iface, ctx: &Context) -> JsResult<JsObject> {
+fn prototype(iface: Iface, ctx: &Cx) -> JsResult<Object> {
     with_realm(ctx, |r| {
         match iface {
             Iface::DomException => &r.dom_exception,
@@ -106,7 +104,7 @@ fn prototype(iface: Iface, ctx: &Context) -> JsResult<JsObject> {
 }
 
 /// Runs `f` on the current realm's [`DomRealm`] (a short borrow: `f` must not call into JS).
-fn with_realm<R>(ctx: &Context, f: impl FnOnce(&DomRealm) -> R) -> JsResult<R> {
+fn with_realm<R>(ctx: &Cx, f: impl FnOnce(&DomRealm) -> R) -> JsResult<R> {
     let host_defined = ctx.realm().host_defined();
     match host_defined.get::<DomRealm>() {
         Some(realm) => Ok(f(realm)),
@@ -118,17 +116,17 @@ fn with_realm<R>(ctx: &Context, f: impl FnOnce(&DomRealm) -> R) -> JsResult<R> {
 
 /// Where exceptions thrown by event listeners are reported.
 #[derive(Clone, Copy)]
-struct ErrorReporter(fn(&mut Context, JsError));
+struct ErrorReporter(fn(&mut Cx, JsError));
 
 /// Sets the function that receives exceptions thrown by event listeners (HTML's "report an
 /// exception"). The default prints them to standard error.
-pub fn set_error_reporter(ctx: &mut Context, reporter: fn(&mut Context, JsError)) {
+pub fn set_error_reporter(ctx: &mut Cx, reporter: fn(&mut Cx, JsError)) {
     ctx.insert_data(ErrorReporter(reporter));
 }
 
 /// <https://html.spec.whatwg.org/#report-an-exception>: hands `error` to the reporter set with
 /// [`set_error_reporter`] (default: print to standard error).
-pub fn report_exception(ctx: &mut Context, error: JsError) {
+pub fn report_exception(ctx: &mut Cx, error: JsError) {
     match ctx.get_data::<ErrorReporter>().copied() {
         Some(ErrorReporter(report)) => report(ctx, error),
         None => eprintln!("Uncaught {error}"),

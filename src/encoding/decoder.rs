@@ -3,15 +3,15 @@
 use std::cell::{Cell, RefCell};
 use std::fmt;
 
-use boa_engine::{
-    class::{Class, ClassBuilder},
-    Context, JsData, JsNativeError, JsObject, JsResult, JsString, JsValue,
+use crate::engine::{
+    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsNativeError, JsResult, JsString,
+    Object, Trace, Value,
 };
-use boa_gc::{Finalize, GcRefCell, Trace};
 use encoding_rs::{CoderResult, Decoder, DecoderResult, Encoding};
 
 use crate::{
     engine::buffer_source_copy,
+    engine::webidl,
     transform::{
         default_controller::{transform_stream_default_controller_enqueue, Controller},
         other_specs::{
@@ -20,7 +20,6 @@ use crate::{
         },
         TransformStream,
     },
-    webidl,
 };
 
 /// <https://encoding.spec.whatwg.org/#textdecoderstream>
@@ -45,7 +44,7 @@ pub(crate) struct TextDecoderStream {
     #[unsafe_ignore_trace]
     decoder: RefCell<Decoder>,
     /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
-    transform: GcRefCell<Option<JsObject<TransformStream>>>,
+    transform: GcRefCell<Option<Object<TransformStream>>>,
 }
 
 impl fmt::Debug for TextDecoderStream {
@@ -59,7 +58,7 @@ impl fmt::Debug for TextDecoderStream {
     }
 }
 
-fn this_decoder(this: &JsValue) -> JsResult<JsObject<TextDecoderStream>> {
+fn this_decoder(this: &Value) -> JsResult<Object<TextDecoderStream>> {
     webidl::this_object::<TextDecoderStream>(this, "TextDecoderStream")?
         .downcast::<TextDecoderStream>()
         .map_err(|_| {
@@ -72,7 +71,7 @@ fn this_decoder(this: &JsValue) -> JsResult<JsObject<TextDecoderStream>> {
 impl Class for TextDecoderStream {
     const NAME: &'static str = "TextDecoderStream";
     const LENGTH: usize = 0;
-    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
         // TextDecoderCommon
@@ -88,7 +87,7 @@ impl Class for TextDecoderStream {
 
     /// <https://encoding.spec.whatwg.org/#dom-textdecoderstream>, steps 1–6 (the transform is
     /// set up by `object_constructor`, which has the new object).
-    fn data_constructor(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
         // WebIDL: `optional DOMString label = "utf-8"`, then
         // `optional TextDecoderOptions options = {}` (members `fatal`, `ignoreBOM`, both
         // `boolean` defaulting to false, read in lexicographic order).
@@ -134,7 +133,7 @@ impl Class for TextDecoderStream {
     }
 
     /// <https://encoding.spec.whatwg.org/#dom-textdecoderstream>, steps 7–9.
-    fn object_constructor(this: &JsObject<Self>, _: &[JsValue], ctx: &mut Context) -> JsResult<()> {
+    fn object_constructor(this: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
         // 7. Let transformAlgorithm be an algorithm which takes a chunk argument and runs the
         //    decode and enqueue a chunk algorithm with this and chunk.
         // 8. Let flushAlgorithm be an algorithm which takes no arguments and runs the flush and
@@ -153,7 +152,7 @@ impl Class for TextDecoderStream {
 }
 
 /// <https://encoding.spec.whatwg.org/#dom-textdecoder-encoding>
-fn get_encoding(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_encoding(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let decoder = this_decoder(this)?;
     // Return this's encoding's name, in ASCII lowercase.
     let name = decoder.borrow().data().encoding.name().to_ascii_lowercase();
@@ -161,7 +160,7 @@ fn get_encoding(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsVa
 }
 
 /// <https://encoding.spec.whatwg.org/#dom-textdecoder-fatal>
-fn get_fatal(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_fatal(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let decoder = this_decoder(this)?;
     // Return true if this's error mode is "fatal", otherwise false.
     let fatal = decoder.borrow().data().fatal;
@@ -169,23 +168,23 @@ fn get_fatal(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue
 }
 
 /// <https://encoding.spec.whatwg.org/#dom-textdecoder-ignorebom>
-fn get_ignore_bom(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_ignore_bom(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let decoder = this_decoder(this)?;
     // Return this's ignore BOM.
     let ignore_bom = decoder.borrow().data().ignore_bom;
     Ok(ignore_bom.into())
 }
 
-fn transform_of(decoder: &JsObject<TextDecoderStream>) -> Option<JsObject<TransformStream>> {
+fn transform_of(decoder: &Object<TextDecoderStream>) -> Option<Object<TransformStream>> {
     decoder.borrow().data().transform.borrow().clone()
 }
 
-fn get_readable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_readable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let decoder = this_decoder(this)?;
     Ok(generic_transform_stream_readable(transform_of(&decoder)))
 }
 
-fn get_writable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_writable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let decoder = this_decoder(this)?;
     Ok(generic_transform_stream_writable(transform_of(&decoder)))
 }
@@ -238,10 +237,10 @@ pub(crate) fn run_decoder(
 /// in both callers: the code units left after the BOM check are enqueued as one string when
 /// there are any.
 fn serialize_and_enqueue(
-    decoder: &JsObject<TextDecoderStream>,
+    decoder: &Object<TextDecoderStream>,
     controller: &Controller,
     mut output: Vec<u16>,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     {
         let d = decoder.borrow();
@@ -270,10 +269,10 @@ fn serialize_and_enqueue(
 
 /// <https://encoding.spec.whatwg.org/#decode-and-enqueue-a-chunk>
 pub(crate) fn decode_and_enqueue_a_chunk(
-    decoder: &JsObject<TextDecoderStream>,
+    decoder: &Object<TextDecoderStream>,
     controller: &Controller,
-    chunk: JsValue,
-    ctx: &mut Context,
+    chunk: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let bufferSource be the result of converting chunk to an
     //    [AllowShared] BufferSource.
@@ -301,9 +300,9 @@ pub(crate) fn decode_and_enqueue_a_chunk(
 
 /// <https://encoding.spec.whatwg.org/#flush-and-enqueue>
 pub(crate) fn flush_and_enqueue(
-    decoder: &JsObject<TextDecoderStream>,
+    decoder: &Object<TextDecoderStream>,
     controller: &Controller,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let output be the I/O queue of scalar values « end-of-queue ».
     // 2. Let result be the result of processing end-of-queue for decoder's decoder and I/O

@@ -2,14 +2,14 @@
 
 use std::cell::Cell;
 
-use boa_engine::{
-    class::{Class, ClassBuilder},
-    js_string, Context, JsData, JsNativeError, JsObject, JsResult, JsValue,
+use crate::engine::{
+    js_string, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsNativeError, JsResult,
+    Object, Trace, Value,
 };
-use boa_gc::{Finalize, GcRefCell, Trace};
 
 use crate::{
     engine::new_uint8_array,
+    engine::webidl,
     transform::{
         default_controller::{transform_stream_default_controller_enqueue, Controller},
         other_specs::{
@@ -18,7 +18,6 @@ use crate::{
         },
         TransformStream,
     },
-    webidl,
 };
 
 /// <https://encoding.spec.whatwg.org/#textencoderstream>
@@ -31,10 +30,10 @@ pub(crate) struct TextEncoderStream {
     #[unsafe_ignore_trace]
     pending_high_surrogate: Cell<Option<u16>>,
     /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
-    transform: GcRefCell<Option<JsObject<TransformStream>>>,
+    transform: GcRefCell<Option<Object<TransformStream>>>,
 }
 
-fn this_encoder(this: &JsValue) -> JsResult<JsObject<TextEncoderStream>> {
+fn this_encoder(this: &Value) -> JsResult<Object<TextEncoderStream>> {
     webidl::this_object::<TextEncoderStream>(this, "TextEncoderStream")?
         .downcast::<TextEncoderStream>()
         .map_err(|_| {
@@ -47,7 +46,7 @@ fn this_encoder(this: &JsValue) -> JsResult<JsObject<TextEncoderStream>> {
 impl Class for TextEncoderStream {
     const NAME: &'static str = "TextEncoderStream";
     const LENGTH: usize = 0;
-    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
         // TextEncoderCommon
@@ -60,7 +59,7 @@ impl Class for TextEncoderStream {
     }
 
     /// <https://encoding.spec.whatwg.org/#dom-textencoderstream>, step 1.
-    fn data_constructor(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
         // 1. Set this's encoder to an instance of the UTF-8 encoder.
         Ok(Self {
             pending_high_surrogate: Cell::new(None),
@@ -69,7 +68,7 @@ impl Class for TextEncoderStream {
     }
 
     /// <https://encoding.spec.whatwg.org/#dom-textencoderstream>, the remaining steps.
-    fn object_constructor(this: &JsObject<Self>, _: &[JsValue], ctx: &mut Context) -> JsResult<()> {
+    fn object_constructor(this: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
         // 2. Let transformAlgorithm be an algorithm which takes a chunk argument and runs the
         //    encode and enqueue a chunk algorithm with this and chunk.
         // 3. Let flushAlgorithm be an algorithm which runs the encode and flush algorithm with
@@ -88,22 +87,22 @@ impl Class for TextEncoderStream {
 }
 
 /// <https://encoding.spec.whatwg.org/#dom-textencoder-encoding>
-fn get_encoding(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_encoding(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     this_encoder(this)?;
     // Return "utf-8".
     Ok(js_string!("utf-8").into())
 }
 
-fn transform_of(encoder: &JsObject<TextEncoderStream>) -> Option<JsObject<TransformStream>> {
+fn transform_of(encoder: &Object<TextEncoderStream>) -> Option<Object<TransformStream>> {
     encoder.borrow().data().transform.borrow().clone()
 }
 
-fn get_readable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_readable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let encoder = this_encoder(this)?;
     Ok(generic_transform_stream_readable(transform_of(&encoder)))
 }
 
-fn get_writable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_writable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let encoder = this_encoder(this)?;
     Ok(generic_transform_stream_writable(transform_of(&encoder)))
 }
@@ -186,10 +185,10 @@ pub(crate) fn encode_code_units(
 
 /// <https://encoding.spec.whatwg.org/#encode-and-enqueue-a-chunk>
 pub(crate) fn encode_and_enqueue_a_chunk(
-    encoder: &JsObject<TextEncoderStream>,
+    encoder: &Object<TextEncoderStream>,
     controller: &Controller,
-    chunk: JsValue,
-    ctx: &mut Context,
+    chunk: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let input be the result of converting chunk to a DOMString.
     let input = chunk.to_string(ctx)?;
@@ -216,9 +215,9 @@ pub(crate) fn encode_and_enqueue_a_chunk(
 
 /// <https://encoding.spec.whatwg.org/#encode-and-flush>
 pub(crate) fn encode_and_flush(
-    encoder: &JsObject<TextEncoderStream>,
+    encoder: &Object<TextEncoderStream>,
     controller: &Controller,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. If encoder's pending high surrogate is non-null, then:
     let pending = encoder.borrow().data().pending_high_surrogate.get();

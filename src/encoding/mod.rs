@@ -10,14 +10,14 @@
 mod decoder;
 mod encoder;
 
-use boa_engine::{Context, JsResult};
+use crate::engine::{Cx, JsResult};
 
 pub(crate) use decoder::{decode_and_enqueue_a_chunk, flush_and_enqueue, TextDecoderStream};
 pub(crate) use encoder::{encode_and_enqueue_a_chunk, encode_and_flush, TextEncoderStream};
 
 /// Installs `TextEncoderStream` and `TextDecoderStream` in the current realm.
-pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
-    crate::webidl::register_interface::<TextEncoderStream>(ctx)?;
-    crate::webidl::register_interface::<TextDecoderStream>(ctx)?;
+pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
+    crate::engine::webidl::register_interface::<TextEncoderStream>(ctx)?;
+    crate::engine::webidl::register_interface::<TextDecoderStream>(ctx)?;
     Ok(())
 }

@@ -18,6 +18,7 @@ use boa_engine::{
 };
 use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
+use crate::engine::traced_without_drop;
 use crate::engine::{self, ReactionStep};
 
 /// A promise internal to the spec layer.
@@ -30,8 +31,7 @@ impl std::fmt::Debug for InternalPromise {
     }
 }
 
-#[derive(Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // moving the reactions out of `Pending` is needed
+traced_without_drop! {
 enum State {
     /// Pending; `resolved` is the resolving functions' [[AlreadyResolved]] (set once resolved
     /// with a thenable that has not settled it yet).
@@ -42,6 +42,7 @@ enum State {
     },
     Fulfilled(JsValue),
     Rejected(JsValue),
+}
 }
 
 /// A pending reaction, type-erased but traced.

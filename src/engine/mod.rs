@@ -1,33 +1,73 @@
-//! The engine boundary: the only place where the spec layer touches Boa's promise, job-queue,
-//! function-call and GC machinery directly.
+//! The engine boundary: the one place that names Boa. The spec layer (queues, strategies,
+//! readable, writable and transform streams, the Encoding and Compression streams, the DOM
+//! pieces) uses only the names declared here, so a second engine is a second implementation
+//! of this module. See ARCHITECTURE.md, "The engine API".
 //!
 //! Everything here is written so that internal plumbing is unobservable from JavaScript: no
 //! lookup of `then`, `constructor` or `Symbol.species` that the spec does not itself perform,
 //! and no dependence on patched globals or prototypes.
+
+pub(crate) mod idl;
+pub(crate) mod internal_promise;
+pub(crate) mod webidl;
+
+// ---------------------------------------------------------------------------------------------
+// Names: the types and items the spec layer uses, under engine-neutral names where Boa's are
+// Boa-specific. Static re-exports and type aliases only: no runtime cost.
+// ---------------------------------------------------------------------------------------------
+
+/// A JavaScript value.
+pub type Value = boa_engine::JsValue;
+/// A JavaScript object; `Object<T>` is one whose native data is a `T`.
+pub type Object<T = boa_engine::object::ErasedObjectData> = boa_engine::JsObject<T>;
+/// The execution context every operation runs in (realm, job queue, intrinsics).
+pub type Cx = boa_engine::Context;
+
+/// Script source text, for the unit tests that evaluate JavaScript.
+#[cfg(test)]
+pub use boa_engine::Source;
+pub use boa_engine::{
+    builtins::{iterable::create_iter_result_object, typed_array::TypedArrayKind},
+    class::{Class, ClassBuilder},
+    context::{intrinsics::StandardConstructor, time::JsInstant},
+    job::{NativeJob, TimeoutJob},
+    js_string,
+    native_function::{NativeFunction, NativeFunctionPointer},
+    object::{
+        builtins::{JsArray, JsArrayBuffer, JsFunction, JsPromise},
+        FunctionObjectBuilder,
+    },
+    property::{Attribute, PropertyDescriptor, PropertyKey},
+    JsData, JsError, JsNativeError, JsResult, JsString, JsSymbol,
+};
+pub use boa_gc::{Finalize, Gc, GcRefCell, Trace};
+
+/// Declares a traced type that is plain data: its `Trace` impl marks the JS values it holds,
+/// and it has no `Drop` impl, so values can be moved out of it (boa_gc's `unsafe_no_drop`;
+/// sound because `Finalize` does nothing for these types).
+macro_rules! traced_without_drop {
+    ($($item:tt)*) => {
+        #[derive($crate::engine::Trace, $crate::engine::Finalize)]
+        #[boa_gc(unsafe_no_drop)]
+        $($item)*
+    };
+}
+pub(crate) use traced_without_drop;
 
 use boa_engine::{
     builtins::{
         array_buffer::ArrayBuffer,
         dataview::DataView,
         promise::{PromiseState, ResolvingFunctions},
-        typed_array::{TypedArray, TypedArrayKind},
+        typed_array::TypedArray,
     },
     job::{Job, PromiseJob},
-    js_string,
-    native_function::NativeFunction,
-    object::{
-        builtins::{
-            AlignedVec, JsArrayBuffer, JsDataView, JsFunction, JsPromise, JsSharedArrayBuffer,
-            JsTypedArray, JsUint8Array, JsWeakSet,
-        },
-        FunctionObjectBuilder,
+    object::builtins::{
+        AlignedVec, JsDataView, JsSharedArrayBuffer, JsTypedArray, JsUint8Array, JsWeakSet,
     },
-    Context, JsError, JsNativeError, JsObject, JsResult, JsValue,
+    Context, JsObject, JsValue,
 };
-use boa_gc::{Finalize, Trace};
 use std::cell::RefCell;
-
-pub use boa_engine::builtins::promise::PromiseState as SettledState;
 
 /// A promise created by this layer together with its resolving functions: the spec's
 /// "a new promise" that the layer later resolves or rejects.
@@ -360,11 +400,6 @@ pub fn range_error(message: &str, ctx: &mut Context) -> JsValue {
         .unwrap_or_default()
 }
 
-/// Forces a full garbage collection.
-pub fn collect_garbage() {
-    boa_gc::force_collect();
-}
-
 // ---------------------------------------------------------------------------------------------
 // Array buffers and views
 // ---------------------------------------------------------------------------------------------
@@ -421,8 +456,6 @@ impl ViewKind {
 /// the view object (no getter runs, nothing observable happens).
 #[derive(Debug, Clone)]
 pub struct ViewRecord {
-    /// The view object itself.
-    pub object: JsObject,
     /// `[[ViewedArrayBuffer]]` (never a `SharedArrayBuffer`: see [`array_buffer_view`]).
     pub buffer: JsArrayBuffer,
     /// `[[ByteOffset]]` (0 when the buffer is detached).
@@ -489,7 +522,6 @@ pub fn array_buffer_view(value: &JsValue, what: &str, ctx: &mut Context) -> JsRe
         }
     };
     Ok(ViewRecord {
-        object,
         buffer,
         byte_offset,
         byte_length,

@@ -6,7 +6,7 @@
 use boa_engine::{
     class::ClassBuilder,
     native_function::{NativeFunction, NativeFunctionPointer},
-    object::{builtins::JsPromise, FunctionObjectBuilder, JsObject},
+    object::{FunctionObjectBuilder, JsObject},
     property::{Attribute, PropertyDescriptor},
     symbol::JsSymbol,
     Context, JsError, JsNativeError, JsResult, JsString, JsValue, NativeObject,
@@ -200,24 +200,6 @@ pub(crate) fn callback(value: JsValue, what: &str) -> JsResult<Option<JsObject>>
         None => Err(JsNativeError::typ()
             .with_message(format!("{what} must be a function"))
             .into()),
-    }
-}
-
-/// <https://webidl.spec.whatwg.org/#invoke-a-callback-function> for a callback whose return type
-/// is a promise type: an exception becomes a rejected promise, a returned value is converted to a
-/// promise with "a promise resolved with".
-pub(crate) fn invoke_promise_callback(
-    callback: &JsObject,
-    this: &JsValue,
-    args: &[JsValue],
-    ctx: &mut Context,
-) -> JsResult<JsPromise> {
-    match callback.call(this, args, ctx) {
-        Ok(value) => engine::promise_resolved_with(value, ctx),
-        Err(error) => {
-            let reason = engine::thrown_value(error, ctx)?;
-            engine::promise_rejected_with(reason, ctx)
-        }
     }
 }
 

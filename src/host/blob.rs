@@ -19,6 +19,7 @@ use boa_engine::{
 use boa_gc::{Finalize, Trace};
 
 use crate::{
+    engine::webidl,
     engine::{self, PromiseCapability},
     readable::{
         byte_controller::{
@@ -30,7 +31,6 @@ use crate::{
         stream::{ReadableStream, StreamSlots},
         ControllerRef,
     },
-    webidl,
 };
 
 /// How many bytes each chunk of `stream()` holds (the last one may be shorter).

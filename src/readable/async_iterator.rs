@@ -6,15 +6,10 @@
 
 use std::cell::Cell;
 
-use boa_engine::{
-    builtins::iterable::create_iter_result_object,
-    js_string,
-    object::{builtins::JsPromise, JsObject},
-    property::PropertyDescriptor,
-    symbol::JsSymbol,
-    Context, JsData, JsResult, JsValue,
+use crate::engine::{
+    create_iter_result_object, js_string, Cx, Finalize, GcRefCell, JsData, JsPromise, JsResult,
+    JsSymbol, Object, PropertyDescriptor, Trace, Value,
 };
-use boa_gc::{Finalize, GcRefCell, Trace};
 
 use super::{
     default_reader::{
@@ -25,13 +20,13 @@ use super::{
     stream::{acquire_readable_stream_default_reader, ReadableStream},
     type_error, upon_settlement, PromiseResult, ReaderRef,
 };
-use crate::{engine, engine::PromiseCapability, webidl};
+use crate::{engine, engine::webidl, engine::PromiseCapability};
 
 /// A default asynchronous iterator object for `ReadableStream`.
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct ReadableStreamAsyncIterator {
     /// <https://streams.spec.whatwg.org/#readablestream-async-iterator-reader>
-    reader: JsObject<ReadableStreamDefaultReader>,
+    reader: Object<ReadableStreamDefaultReader>,
     /// <https://streams.spec.whatwg.org/#readablestream-async-iterator-prevent-cancel>
     #[unsafe_ignore_trace]
     prevent_cancel: bool,
@@ -42,27 +37,23 @@ pub(crate) struct ReadableStreamAsyncIterator {
     is_finished: Cell<bool>,
 }
 
-type Iter = JsObject<ReadableStreamAsyncIterator>;
+type Iter = Object<ReadableStreamAsyncIterator>;
 
 /// The per-realm asynchronous iterator prototype object.
 #[derive(Debug, Trace, Finalize, JsData)]
-struct AsyncIteratorPrototype(JsObject);
+struct AsyncIteratorPrototype(Object);
 
 /// Creates the realm's `ReadableStream` async iterator prototype.
-pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
+pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
     let parent = ctx
         .intrinsics()
         .objects()
         .iterator_prototypes()
         .async_iterator();
-    let proto = JsObject::with_null_proto();
+    let proto = Object::with_null_proto();
     proto.set_prototype(Some(parent));
     for (name, length, f) in [
-        (
-            "next",
-            0,
-            next as boa_engine::native_function::NativeFunctionPointer,
-        ),
+        ("next", 0, next as crate::engine::NativeFunctionPointer),
         ("return", 1, return_),
     ] {
         let func = webidl::function(ctx, name, length, f);
@@ -94,10 +85,10 @@ pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
 /// Creates a default asynchronous iterator for `stream` and runs the asynchronous iterator
 /// initialization steps: <https://streams.spec.whatwg.org/#rs-get-iterator>.
 pub(crate) fn create(
-    stream: &JsObject<ReadableStream>,
+    stream: &Object<ReadableStream>,
     prevent_cancel: bool,
-    ctx: &mut Context,
-) -> JsResult<JsObject> {
+    ctx: &mut Cx,
+) -> JsResult<Object> {
     let proto = ctx
         .realm()
         .host_defined()
@@ -109,7 +100,7 @@ pub(crate) fn create(
     // 2. Set iterator's reader to reader.
     // 3. Let preventCancel be args[0]["preventCancel"].
     // 4. Set iterator's prevent cancel to preventCancel.
-    let iterator = JsObject::new(
+    let iterator = Object::new(
         ctx.root_shape(),
         proto,
         ReadableStreamAsyncIterator {
@@ -122,14 +113,14 @@ pub(crate) fn create(
     Ok(iterator.upcast())
 }
 
-fn this_iterator(this: &JsValue) -> Option<Iter> {
+fn this_iterator(this: &Value) -> Option<Iter> {
     this.as_object()
         .and_then(|o| o.clone().downcast::<ReadableStreamAsyncIterator>().ok())
 }
 
 /// `%ReadableStreamAsyncIteratorPrototype%.next()`:
 /// <https://webidl.spec.whatwg.org/#es-asynchronous-iterator-prototype-object>.
-fn next(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn next(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     // 1–6. Validate this (a rejected promise if it is not a ReadableStream async iterator).
     let Some(iterator) = this_iterator(this) else {
         let e = engine::type_error("'this' is not a ReadableStream async iterator", ctx);
@@ -169,14 +160,14 @@ fn next(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
 }
 
 /// WebIDL's nextSteps for `next()`.
-fn next_steps(iterator: &Iter, ctx: &mut Context) -> JsResult<JsPromise> {
+fn next_steps(iterator: &Iter, ctx: &mut Cx) -> JsResult<JsPromise> {
     // 1. Let nextPromiseCapability be ! NewPromiseCapability(%Promise%).
     let capability = PromiseCapability::new(ctx);
     let promise = capability.promise().clone();
     // 2. If object's is finished is true, then resolve with CreateIterResultObject(undefined,
     //    true) and return the promise.
     if iterator.borrow().data().is_finished.get() {
-        let result = create_iter_result_object(JsValue::undefined(), true, ctx);
+        let result = create_iter_result_object(Value::undefined(), true, ctx);
         capability.resolve(result, ctx)?;
         return Ok(promise);
     }
@@ -197,7 +188,7 @@ fn next_steps(iterator: &Iter, ctx: &mut Context) -> JsResult<JsPromise> {
 fn get_the_next_iteration_result(
     iterator: &Iter,
     next_capability: PromiseCapability,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let reader be iterator's reader.
     let reader = iterator.borrow().data().reader.clone();
@@ -215,8 +206,8 @@ fn get_the_next_iteration_result(
 pub(crate) fn next_chunk_steps(
     iterator: Iter,
     next_capability: PromiseCapability,
-    chunk: JsValue,
-    ctx: &mut Context,
+    chunk: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // Resolving the spec's promise with an object looks up `then` now; a thenable chunk is
     // adopted. Any other chunk fulfills it at once.
@@ -243,7 +234,7 @@ pub(crate) fn next_chunk_steps(
 pub(crate) fn next_close_steps(
     iterator: Iter,
     next_capability: PromiseCapability,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Perform ! ReadableStreamDefaultReaderRelease(reader).
     let reader = iterator.borrow().data().reader.clone();
@@ -261,7 +252,7 @@ pub(crate) fn next_close_steps(
             //    CreateIterResultObject(undefined, true).
             data.data().is_finished.set(true);
             drop(data);
-            let result = create_iter_result_object(JsValue::undefined(), true, ctx);
+            let result = create_iter_result_object(Value::undefined(), true, ctx);
             next_capability.resolve(result, ctx)
         },
         super::ignore,
@@ -273,8 +264,8 @@ pub(crate) fn next_close_steps(
 pub(crate) fn next_error_steps(
     iterator: Iter,
     next_capability: PromiseCapability,
-    e: JsValue,
-    ctx: &mut Context,
+    e: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Perform ! ReadableStreamDefaultReaderRelease(reader).
     let reader = iterator.borrow().data().reader.clone();
@@ -295,8 +286,8 @@ pub(crate) fn next_error_steps(
 fn reject_steps(
     iterator: &Iter,
     next_capability: &PromiseCapability,
-    reason: JsValue,
-    ctx: &mut Context,
+    reason: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     {
         let data = iterator.borrow();
@@ -311,7 +302,7 @@ fn reject_steps(
 
 /// `%ReadableStreamAsyncIteratorPrototype%.return(value)`:
 /// <https://webidl.spec.whatwg.org/#es-asynchronous-iterator-prototype-object>.
-fn return_(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn return_(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let value = args.first().cloned().unwrap_or_default();
     // 2. Let returnPromiseCapability be ! NewPromiseCapability(%Promise%).
     // 1–6. Validate this.
@@ -362,7 +353,7 @@ fn return_(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsVa
 }
 
 /// WebIDL's returnSteps for `return()`.
-fn return_steps(iterator: &Iter, value: JsValue, ctx: &mut Context) -> JsResult<JsPromise> {
+fn return_steps(iterator: &Iter, value: Value, ctx: &mut Cx) -> JsResult<JsPromise> {
     // 2. If object's is finished is true, then resolve with CreateIterResultObject(value, true).
     if iterator.borrow().data().is_finished.get() {
         let capability = PromiseCapability::new(ctx);
@@ -377,11 +368,7 @@ fn return_steps(iterator: &Iter, value: JsValue, ctx: &mut Context) -> JsResult<
 }
 
 /// <https://streams.spec.whatwg.org/#rs-asynciterator-prototype-return>
-fn asynchronous_iterator_return(
-    iterator: &Iter,
-    arg: JsValue,
-    ctx: &mut Context,
-) -> JsResult<JsPromise> {
+fn asynchronous_iterator_return(iterator: &Iter, arg: Value, ctx: &mut Cx) -> JsResult<JsPromise> {
     // 1. Let reader be iterator's reader.
     let (reader, prevent_cancel) = {
         let data = iterator.borrow();
@@ -402,5 +389,5 @@ fn asynchronous_iterator_return(
     // 5. Perform ! ReadableStreamDefaultReaderRelease(reader).
     readable_stream_default_reader_release(&reader, ctx)?;
     // 6. Return a promise resolved with undefined.
-    engine::promise_resolved_with(JsValue::undefined(), ctx)
+    engine::promise_resolved_with(Value::undefined(), ctx)
 }

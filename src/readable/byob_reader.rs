@@ -5,14 +5,11 @@
 
 use std::collections::VecDeque;
 
-use boa_engine::{
-    builtins::iterable::create_iter_result_object,
-    class::{Class, ClassBuilder},
-    object::JsObject,
-    property::Attribute,
-    Context, JsData, JsResult, JsValue,
+use crate::engine::traced_without_drop;
+use crate::engine::{
+    create_iter_result_object, Attribute, Class, ClassBuilder, Cx, Finalize, Gc, GcRefCell, JsData,
+    JsResult, Object, Trace, Value,
 };
-use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
 use super::{
     byte_controller::readable_byte_stream_controller_pull_into,
@@ -28,24 +25,25 @@ use super::{
     type_error, ControllerRef, ReaderRef,
 };
 use crate::{
+    engine::webidl,
     engine::{self, PromiseCapability, ViewKind, ViewRecord},
-    webidl,
 };
 
+traced_without_drop! {
 /// A read-into request: <https://streams.spec.whatwg.org/#read-into-request>. Only
 /// [`ReadIntoRequest::Read`] resolves a promise that script holds.
-#[derive(Debug, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+#[derive(Debug)]
 pub(crate) enum ReadIntoRequest {
     /// `ReadableStreamBYOBReader.prototype.read(view)`.
     Read(PromiseCapability),
     /// ReadableByteStreamTee's pullWithBYOBReader read-into request (`true`: forBranch2).
     Tee(Gc<ByteTeeState>, #[unsafe_ignore_trace] bool),
 }
+}
 
 impl ReadIntoRequest {
     /// <https://streams.spec.whatwg.org/#read-into-request-chunk-steps>, given `chunk`.
-    pub(crate) fn chunk_steps(self, chunk: JsValue, ctx: &mut Context) -> JsResult<()> {
+    pub(crate) fn chunk_steps(self, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
         match self {
             // 1. Resolve promise with «[ "value" → chunk, "done" → false ]».
             ReadIntoRequest::Read(promise) => {
@@ -61,7 +59,7 @@ impl ReadIntoRequest {
 
     /// <https://streams.spec.whatwg.org/#read-into-request-close-steps>, given `chunk` (a view
     /// or undefined).
-    pub(crate) fn close_steps(self, chunk: JsValue, ctx: &mut Context) -> JsResult<()> {
+    pub(crate) fn close_steps(self, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
         match self {
             // 1. Resolve promise with «[ "value" → chunk, "done" → true ]».
             ReadIntoRequest::Read(promise) => {
@@ -75,7 +73,7 @@ impl ReadIntoRequest {
     }
 
     /// <https://streams.spec.whatwg.org/#read-into-request-error-steps>, given `e`.
-    pub(crate) fn error_steps(self, e: JsValue, ctx: &mut Context) -> JsResult<()> {
+    pub(crate) fn error_steps(self, e: Value, ctx: &mut Cx) -> JsResult<()> {
         match self {
             // 1. Reject promise with e.
             ReadIntoRequest::Read(promise) => promise.reject(e, ctx),
@@ -106,10 +104,10 @@ impl ReadableStreamBYOBReader {
     }
 }
 
-pub(crate) type Reader = JsObject<ReadableStreamBYOBReader>;
+pub(crate) type Reader = Object<ReadableStreamBYOBReader>;
 
 /// [[stream]] of a BYOB reader.
-pub(crate) fn reader_stream(reader: &Reader) -> Option<JsObject<ReadableStream>> {
+pub(crate) fn reader_stream(reader: &Reader) -> Option<Object<ReadableStream>> {
     reader.borrow().data().generic.stream()
 }
 
@@ -123,7 +121,7 @@ pub(crate) fn num_read_into_requests(reader: &Reader) -> usize {
     reader.borrow().data().read_into_requests.borrow().len()
 }
 
-fn this_reader(this: &JsValue) -> JsResult<Reader> {
+fn this_reader(this: &Value) -> JsResult<Reader> {
     this.as_object()
         .and_then(|o| o.downcast::<ReadableStreamBYOBReader>().ok())
         .ok_or_else(|| type_error("'this' is not a ReadableStreamBYOBReader object"))
@@ -143,18 +141,14 @@ impl Class for ReadableStreamBYOBReader {
         Ok(())
     }
 
-    fn data_constructor(_: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, args: &[Value], _: &mut Cx) -> JsResult<Self> {
         // WebIDL conversion of the `ReadableStream stream` argument.
         stream_argument(args, Self::NAME)?;
         Ok(Self::new())
     }
 
     /// <https://streams.spec.whatwg.org/#byob-reader-constructor>
-    fn object_constructor(
-        this: &JsObject<Self>,
-        args: &[JsValue],
-        ctx: &mut Context,
-    ) -> JsResult<()> {
+    fn object_constructor(this: &Object<Self>, args: &[Value], ctx: &mut Cx) -> JsResult<()> {
         let stream = stream_argument(args, Self::NAME)?;
         // 1. Perform ? SetUpReadableStreamBYOBReader(this, stream).
         set_up_readable_stream_byob_reader(this, &stream, ctx)
@@ -162,7 +156,7 @@ impl Class for ReadableStreamBYOBReader {
 }
 
 /// <https://streams.spec.whatwg.org/#byob-reader-read>
-fn read(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn read(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let reader = match this_reader(this) {
         Ok(r) => r,
         Err(e) => return webidl::rejected_promise(e, ctx),
@@ -181,11 +175,11 @@ fn read(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue
         Ok(min) => min,
         Err(e) => return webidl::rejected_promise(e, ctx),
     };
-    let reject_type = |message: &str, ctx: &mut Context| -> JsResult<JsValue> {
+    let reject_type = |message: &str, ctx: &mut Cx| -> JsResult<Value> {
         let e = engine::type_error(message, ctx);
         Ok(engine::promise_rejected_with(e, ctx)?.into())
     };
-    let reject_range = |message: &str, ctx: &mut Context| -> JsResult<JsValue> {
+    let reject_range = |message: &str, ctx: &mut Cx| -> JsResult<Value> {
         let e = engine::range_error(message, ctx);
         Ok(engine::promise_rejected_with(e, ctx)?.into())
     };
@@ -241,7 +235,7 @@ fn read(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue
 }
 
 /// Converts the `ReadableStreamBYOBReaderReadOptions` dictionary and returns its `min`.
-fn read_options_min(options: &JsValue, ctx: &mut Context) -> JsResult<u64> {
+fn read_options_min(options: &Value, ctx: &mut Cx) -> JsResult<u64> {
     let dict = webidl::dictionary(options, "The read() options")?;
     let min = webidl::member(dict.as_ref(), "min", ctx)?;
     if min.is_undefined() {
@@ -251,30 +245,30 @@ fn read_options_min(options: &JsValue, ctx: &mut Context) -> JsResult<u64> {
 }
 
 /// <https://streams.spec.whatwg.org/#byob-reader-release-lock>
-fn release_lock(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn release_lock(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let reader = this_reader(this)?;
     // 1. If this.[[stream]] is undefined, return.
     if reader_stream(&reader).is_none() {
-        return Ok(JsValue::undefined());
+        return Ok(Value::undefined());
     }
     // 2. Perform ! ReadableStreamBYOBReaderRelease(this).
     readable_stream_byob_reader_release(&reader, ctx)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// <https://streams.spec.whatwg.org/#generic-reader-closed>
-fn closed(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn closed(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let reader = match this_reader(this) {
         Ok(r) => r,
         Err(e) => return webidl::rejected_promise(e, ctx),
     };
     // 1. Return this.[[closedPromise]].
     let promise = reader.borrow().data().generic.closed_promise();
-    Ok(promise.map(JsValue::from).unwrap_or_default())
+    Ok(promise.map(Value::from).unwrap_or_default())
 }
 
 /// <https://streams.spec.whatwg.org/#generic-reader-cancel>
-fn cancel(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn cancel(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let reader = match this_reader(this) {
         Ok(r) => r,
         Err(e) => return webidl::rejected_promise(e, ctx),
@@ -291,8 +285,8 @@ fn cancel(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsVal
 
 /// <https://streams.spec.whatwg.org/#acquire-readable-stream-byob-reader>
 pub(crate) fn acquire_readable_stream_byob_reader(
-    stream: &JsObject<ReadableStream>,
-    ctx: &mut Context,
+    stream: &Object<ReadableStream>,
+    ctx: &mut Cx,
 ) -> JsResult<Reader> {
     // 1. Let reader be a new ReadableStreamBYOBReader.
     let reader = new_object(ReadableStreamBYOBReader::new(), ctx)?;
@@ -305,8 +299,8 @@ pub(crate) fn acquire_readable_stream_byob_reader(
 /// <https://streams.spec.whatwg.org/#set-up-readable-stream-byob-reader>
 pub(crate) fn set_up_readable_stream_byob_reader(
     reader: &Reader,
-    stream: &JsObject<ReadableStream>,
-    ctx: &mut Context,
+    stream: &Object<ReadableStream>,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. If ! IsReadableStreamLocked(stream) is true, throw a TypeError exception.
     if is_readable_stream_locked(stream) {
@@ -334,8 +328,8 @@ pub(crate) fn set_up_readable_stream_byob_reader(
 /// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreambyobreadererrorreadintorequests>
 pub(crate) fn readable_stream_byob_reader_error_read_into_requests(
     reader: &Reader,
-    e: JsValue,
-    ctx: &mut Context,
+    e: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let readIntoRequests be reader.[[readIntoRequests]].
     // 2. Set reader.[[readIntoRequests]] to a new empty list.
@@ -354,7 +348,7 @@ pub(crate) fn readable_stream_byob_reader_read(
     view: &ViewRecord,
     min: u64,
     read_into_request: ReadIntoRequest,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
@@ -384,10 +378,7 @@ pub(crate) fn readable_stream_byob_reader_read(
 }
 
 /// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreambyobreaderrelease>
-pub(crate) fn readable_stream_byob_reader_release(
-    reader: &Reader,
-    ctx: &mut Context,
-) -> JsResult<()> {
+pub(crate) fn readable_stream_byob_reader_release(reader: &Reader, ctx: &mut Cx) -> JsResult<()> {
     // 1. Perform ! ReadableStreamReaderGenericRelease(reader).
     readable_stream_reader_generic_release(&ReaderRef::Byob(reader.clone()), ctx)?;
     // 2. Let e be a new TypeError exception.
@@ -398,7 +389,7 @@ pub(crate) fn readable_stream_byob_reader_release(
 
 /// <https://streams.spec.whatwg.org/#readable-stream-add-read-into-request>
 pub(crate) fn readable_stream_add_read_into_request(
-    stream: &JsObject<ReadableStream>,
+    stream: &Object<ReadableStream>,
     read_request: ReadIntoRequest,
 ) {
     // 1. Assert: stream.[[reader]] implements ReadableStreamBYOBReader.
@@ -416,10 +407,10 @@ pub(crate) fn readable_stream_add_read_into_request(
 
 /// <https://streams.spec.whatwg.org/#readable-stream-fulfill-read-into-request>
 pub(crate) fn readable_stream_fulfill_read_into_request(
-    stream: &JsObject<ReadableStream>,
-    chunk: JsValue,
+    stream: &Object<ReadableStream>,
+    chunk: Value,
     done: bool,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: ! ReadableStreamHasBYOBReader(stream) is true.
     // 2. Let reader be stream.[[reader]].
@@ -451,9 +442,7 @@ pub(crate) fn readable_stream_fulfill_read_into_request(
 }
 
 /// <https://streams.spec.whatwg.org/#readable-stream-get-num-read-into-requests>
-pub(crate) fn readable_stream_get_num_read_into_requests(
-    stream: &JsObject<ReadableStream>,
-) -> usize {
+pub(crate) fn readable_stream_get_num_read_into_requests(stream: &Object<ReadableStream>) -> usize {
     // 1. Assert: ! ReadableStreamHasBYOBReader(stream) is true.
     // 2. Return stream.[[reader]].[[readIntoRequests]]'s size.
     match stream.reader() {
@@ -463,7 +452,7 @@ pub(crate) fn readable_stream_get_num_read_into_requests(
 }
 
 /// <https://streams.spec.whatwg.org/#readable-stream-has-byob-reader>
-pub(crate) fn readable_stream_has_byob_reader(stream: &JsObject<ReadableStream>) -> bool {
+pub(crate) fn readable_stream_has_byob_reader(stream: &Object<ReadableStream>) -> bool {
     // 1. Let reader be stream.[[reader]].
     // 2. If reader is undefined, return false.
     // 3. If reader implements ReadableStreamBYOBReader, return true.

@@ -2,13 +2,9 @@
 //!
 //! <https://streams.spec.whatwg.org/#rs-byob-request-class>
 
-use boa_engine::{
-    class::{Class, ClassBuilder},
-    object::JsObject,
-    property::Attribute,
-    Context, JsData, JsResult, JsValue,
+use crate::engine::{
+    Attribute, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsResult, Object, Trace, Value,
 };
-use boa_gc::{Finalize, GcRefCell, Trace};
 
 use super::{
     byte_controller::{
@@ -17,24 +13,24 @@ use super::{
     },
     new_object, type_error,
 };
-use crate::{engine, webidl};
+use crate::{engine, engine::webidl};
 
 /// <https://streams.spec.whatwg.org/#readablestreambyobrequest>
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct ReadableStreamBYOBRequest {
     /// <https://streams.spec.whatwg.org/#readablestreambyobrequest-controller>
-    controller: GcRefCell<Option<JsObject<ReadableByteStreamController>>>,
+    controller: GcRefCell<Option<Object<ReadableByteStreamController>>>,
     /// <https://streams.spec.whatwg.org/#readablestreambyobrequest-view>
-    view: GcRefCell<Option<JsObject>>,
+    view: GcRefCell<Option<Object>>,
 }
 
 /// "A new ReadableStreamBYOBRequest" with its [[controller]] and [[view]] set
 /// (ReadableByteStreamControllerGetBYOBRequest steps 1.3–1.5).
 pub(crate) fn new_request(
-    controller: JsObject<ReadableByteStreamController>,
-    view: JsObject,
-    ctx: &mut Context,
-) -> JsResult<JsObject<ReadableStreamBYOBRequest>> {
+    controller: Object<ReadableByteStreamController>,
+    view: Object,
+    ctx: &mut Cx,
+) -> JsResult<Object<ReadableStreamBYOBRequest>> {
     new_object(
         ReadableStreamBYOBRequest {
             controller: GcRefCell::new(Some(controller)),
@@ -46,18 +42,18 @@ pub(crate) fn new_request(
 
 /// ReadableByteStreamControllerInvalidateBYOBRequest steps 2–3: [[controller]] to undefined,
 /// [[view]] to null.
-pub(crate) fn invalidate(request: &JsObject<ReadableStreamBYOBRequest>) {
+pub(crate) fn invalidate(request: &Object<ReadableStreamBYOBRequest>) {
     let data = request.borrow();
     *data.data().controller.borrow_mut() = None;
     *data.data().view.borrow_mut() = None;
 }
 
 /// The request's [[view]].
-pub(crate) fn view(request: &JsObject<ReadableStreamBYOBRequest>) -> Option<JsObject> {
+pub(crate) fn view(request: &Object<ReadableStreamBYOBRequest>) -> Option<Object> {
     request.borrow().data().view.borrow().clone()
 }
 
-fn this_request(this: &JsValue) -> JsResult<JsObject<ReadableStreamBYOBRequest>> {
+fn this_request(this: &Value) -> JsResult<Object<ReadableStreamBYOBRequest>> {
     this.as_object()
         .and_then(|o| o.downcast::<ReadableStreamBYOBRequest>().ok())
         .ok_or_else(|| type_error("'this' is not a ReadableStreamBYOBRequest object"))
@@ -76,20 +72,20 @@ impl Class for ReadableStreamBYOBRequest {
         Ok(())
     }
 
-    fn data_constructor(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
         Err(webidl::illegal_constructor(Self::NAME))
     }
 }
 
 /// <https://streams.spec.whatwg.org/#rs-byob-request-view>
-fn get_view(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn get_view(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let request = this_request(this)?;
     // 1. Return this.[[view]].
-    Ok(view(&request).map_or_else(JsValue::null, JsValue::from))
+    Ok(view(&request).map_or_else(Value::null, Value::from))
 }
 
 /// <https://streams.spec.whatwg.org/#rs-byob-request-respond>
-fn respond(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn respond(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let request = this_request(this)?;
     let bytes_written = webidl::to_enforced_u64(
         &args.first().cloned().unwrap_or_default(),
@@ -114,11 +110,11 @@ fn respond(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsVa
     }
     // 5. Perform ? ReadableByteStreamControllerRespond(this.[[controller]], bytesWritten).
     readable_byte_stream_controller_respond(&controller, bytes_written, ctx)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// <https://streams.spec.whatwg.org/#rs-byob-request-respond-with-new-view>
-fn respond_with_new_view(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn respond_with_new_view(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let request = this_request(this)?;
     let view =
         engine::array_buffer_view(&args.first().cloned().unwrap_or_default(), "The view", ctx)?;
@@ -135,5 +131,5 @@ fn respond_with_new_view(this: &JsValue, args: &[JsValue], ctx: &mut Context) ->
     }
     // 3. Return ? ReadableByteStreamControllerRespondWithNewView(this.[[controller]], view).
     readable_byte_stream_controller_respond_with_new_view(&controller, &view, ctx)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }

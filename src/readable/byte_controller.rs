@@ -9,14 +9,11 @@
 
 use std::{cell::Cell, collections::VecDeque};
 
-use boa_engine::{
-    builtins::typed_array::TypedArrayKind,
-    class::{Class, ClassBuilder},
-    object::{builtins::JsArrayBuffer, JsObject},
-    property::Attribute,
-    Context, JsData, JsError, JsResult, JsValue,
+use crate::engine::traced_without_drop;
+use crate::engine::{
+    Attribute, Class, ClassBuilder, Cx, Finalize, Gc, GcRefCell, JsArrayBuffer, JsData, JsError,
+    JsResult, Object, Trace, TypedArrayKind, Value,
 };
-use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
 use super::{
     byob_reader::{
@@ -38,42 +35,44 @@ use super::{
     type_error, upon_settlement, ControllerRef, PromiseResult, ReaderRef,
 };
 use crate::{
+    engine::webidl,
     engine::{self, ViewKind, ViewRecord},
-    webidl,
 };
 
+traced_without_drop! {
 /// A byte stream controller's [[pullAlgorithm]].
-#[derive(Debug, Clone, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+#[derive(Debug, Clone)]
 pub(crate) enum BytePullAlgorithm {
     /// An algorithm that returns a promise resolved with undefined.
     Undefined,
     /// Invoke the underlying byte source's `pull` with the controller, `this` = the source.
     Js {
         /// The underlying source object.
-        source: JsValue,
+        source: Value,
         /// Its `pull` method.
-        pull: JsObject,
+        pull: Object,
     },
     /// ReadableByteStreamTee's pull1Algorithm / pull2Algorithm.
     Tee(Gc<ByteTeeState>, #[unsafe_ignore_trace] Branch),
 }
+}
 
+traced_without_drop! {
 /// A byte stream controller's [[cancelAlgorithm]].
-#[derive(Debug, Clone, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+#[derive(Debug, Clone)]
 pub(crate) enum ByteCancelAlgorithm {
     /// An algorithm that returns a promise resolved with undefined.
     Undefined,
     /// Invoke the underlying byte source's `cancel` with the reason, `this` = the source.
     Js {
         /// The underlying source object.
-        source: JsValue,
+        source: Value,
         /// Its `cancel` method.
-        cancel: JsObject,
+        cancel: Object,
     },
     /// ReadableByteStreamTee's cancel1Algorithm / cancel2Algorithm.
     Tee(Gc<ByteTeeState>, #[unsafe_ignore_trace] Branch),
+}
 }
 
 /// A pull-into descriptor's reader type.
@@ -138,7 +137,7 @@ pub(crate) struct ReadableByteStreamController {
     #[unsafe_ignore_trace]
     auto_allocate_chunk_size: Cell<Option<u64>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-byobrequest>
-    byob_request: GcRefCell<Option<JsObject<ReadableStreamBYOBRequest>>>,
+    byob_request: GcRefCell<Option<Object<ReadableStreamBYOBRequest>>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-cancelalgorithm>
     cancel_algorithm: GcRefCell<Option<ByteCancelAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-closerequested>
@@ -166,14 +165,14 @@ pub(crate) struct ReadableByteStreamController {
     #[unsafe_ignore_trace]
     strategy_hwm: Cell<f64>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-stream>
-    stream: JsObject<ReadableStream>,
+    stream: Object<ReadableStream>,
 }
 
-pub(crate) type Controller = JsObject<ReadableByteStreamController>;
+pub(crate) type Controller = Object<ReadableByteStreamController>;
 
 /// "A new ReadableByteStreamController" for `stream` (its [[stream]] is set here rather than in
 /// SetUpReadableByteStreamController step 3: the slot is immutable afterwards).
-fn new_controller(stream: &JsObject<ReadableStream>, ctx: &mut Context) -> JsResult<Controller> {
+fn new_controller(stream: &Object<ReadableStream>, ctx: &mut Cx) -> JsResult<Controller> {
     new_object(
         ReadableByteStreamController {
             auto_allocate_chunk_size: Cell::new(None),
@@ -194,7 +193,7 @@ fn new_controller(stream: &JsObject<ReadableStream>, ctx: &mut Context) -> JsRes
     )
 }
 
-fn stream_of(controller: &Controller) -> JsObject<ReadableStream> {
+fn stream_of(controller: &Controller) -> Object<ReadableStream> {
     controller.borrow().data().stream.clone()
 }
 
@@ -239,18 +238,18 @@ fn with_first_pending_pull_into<R>(
 
 /// Sets the byte stream's [[byobRequest]] slot (used by [`byob_request`] only through the
 /// abstract operations).
-fn set_byob_request(controller: &Controller, request: Option<JsObject<ReadableStreamBYOBRequest>>) {
+fn set_byob_request(controller: &Controller, request: Option<Object<ReadableStreamBYOBRequest>>) {
     *controller.borrow().data().byob_request.borrow_mut() = request;
 }
 
-fn this_controller(this: &JsValue) -> JsResult<Controller> {
+fn this_controller(this: &Value) -> JsResult<Controller> {
     this.as_object()
         .and_then(|o| o.downcast::<ReadableByteStreamController>().ok())
         .ok_or_else(|| type_error("'this' is not a ReadableByteStreamController object"))
 }
 
 /// A TypeError as a thrown `JsError`.
-fn type_error_value(message: &str, ctx: &mut Context) -> JsValue {
+fn type_error_value(message: &str, ctx: &mut Cx) -> Value {
     engine::type_error(message, ctx)
 }
 
@@ -269,37 +268,37 @@ impl Class for ReadableByteStreamController {
         Ok(())
     }
 
-    fn data_constructor(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
         Err(webidl::illegal_constructor(Self::NAME))
     }
 }
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-byob-request>
-fn get_byob_request(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn get_byob_request(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let controller = this_controller(this)?;
     // 1. Return ! ReadableByteStreamControllerGetBYOBRequest(this).
     Ok(
         match readable_byte_stream_controller_get_byob_request(&controller, ctx)? {
             Some(request) => request.upcast().into(),
-            None => JsValue::null(),
+            None => Value::null(),
         },
     )
 }
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-desired-size>
-fn desired_size(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let controller = this_controller(this)?;
     // 1. Return ! ReadableByteStreamControllerGetDesiredSize(this).
     Ok(
         match readable_byte_stream_controller_get_desired_size(&controller) {
-            Some(size) => JsValue::from(size),
-            None => JsValue::null(),
+            Some(size) => Value::from(size),
+            None => Value::null(),
         },
     )
 }
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-close>
-fn close(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn close(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let controller = this_controller(this)?;
     // 1. If this.[[closeRequested]] is true, throw a TypeError exception.
     if close_requested(&controller) {
@@ -311,11 +310,11 @@ fn close(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> 
     }
     // 3. Perform ? ReadableByteStreamControllerClose(this).
     readable_byte_stream_controller_close(&controller, ctx)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-enqueue>
-fn enqueue(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn enqueue(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let controller = this_controller(this)?;
     let chunk =
         engine::array_buffer_view(&args.first().cloned().unwrap_or_default(), "The chunk", ctx)?;
@@ -339,23 +338,23 @@ fn enqueue(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsVa
     }
     // 5. Return ? ReadableByteStreamControllerEnqueue(this, chunk).
     readable_byte_stream_controller_enqueue(&controller, &chunk, ctx)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-error>
-fn error(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn error(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let controller = this_controller(this)?;
     let e = args.first().cloned().unwrap_or_default();
     // 1. Perform ! ReadableByteStreamControllerError(this, e).
     readable_byte_stream_controller_error(&controller, e, ctx)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-private-cancel>
 pub(crate) fn readable_byte_stream_controller_cancel_steps(
     controller: &Controller,
-    reason: JsValue,
-    ctx: &mut Context,
+    reason: Value,
+    ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 1. Perform ! ReadableByteStreamControllerClearPendingPullIntos(this).
     readable_byte_stream_controller_clear_pending_pull_intos(controller);
@@ -391,7 +390,7 @@ fn reset_queue(controller: &Controller) {
 pub(crate) fn readable_byte_stream_controller_pull_steps(
     controller: &Controller,
     read_request: ReadRequest,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be this.[[stream]].
     let stream = stream_of(controller);
@@ -467,7 +466,7 @@ pub(crate) fn readable_byte_stream_controller_release_steps(controller: &Control
 /// <https://streams.spec.whatwg.org/#readable-byte-stream-controller-call-pull-if-needed>
 pub(crate) fn readable_byte_stream_controller_call_pull_if_needed(
     controller: &Controller,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let shouldPull be ! ReadableByteStreamControllerShouldCallPull(controller).
     // 2. If shouldPull is false, return.
@@ -551,7 +550,7 @@ pub(crate) fn readable_byte_stream_controller_clear_pending_pull_intos(controlle
 /// <https://streams.spec.whatwg.org/#readable-byte-stream-controller-close>
 pub(crate) fn readable_byte_stream_controller_close(
     controller: &Controller,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be controller.[[stream]].
     let stream = stream_of(controller);
@@ -591,9 +590,9 @@ pub(crate) fn readable_byte_stream_controller_close(
 
 /// <https://streams.spec.whatwg.org/#readable-byte-stream-controller-commit-pull-into-descriptor>
 pub(crate) fn readable_byte_stream_controller_commit_pull_into_descriptor(
-    stream: &JsObject<ReadableStream>,
+    stream: &Object<ReadableStream>,
     pull_into_descriptor: &PullIntoDescriptor,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: stream.[[state]] is not "errored".
     // 2. Assert: pullIntoDescriptor.reader type is not "none".
@@ -621,8 +620,8 @@ pub(crate) fn readable_byte_stream_controller_commit_pull_into_descriptor(
 /// <https://streams.spec.whatwg.org/#readable-byte-stream-controller-convert-pull-into-descriptor>
 pub(crate) fn readable_byte_stream_controller_convert_pull_into_descriptor(
     pull_into_descriptor: &PullIntoDescriptor,
-    ctx: &mut Context,
-) -> JsResult<JsObject> {
+    ctx: &mut Cx,
+) -> JsResult<Object> {
     // 1. Let bytesFilled be pullIntoDescriptor's bytes filled.
     let bytes_filled = pull_into_descriptor.bytes_filled;
     // 2. Let elementSize be pullIntoDescriptor's element size.
@@ -648,7 +647,7 @@ pub(crate) fn readable_byte_stream_controller_convert_pull_into_descriptor(
 pub(crate) fn readable_byte_stream_controller_enqueue(
     controller: &Controller,
     chunk: &ViewRecord,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be controller.[[stream]].
     let stream = stream_of(controller);
@@ -796,7 +795,7 @@ pub(crate) fn readable_byte_stream_controller_enqueue_cloned_chunk_to_queue(
     buffer: &JsArrayBuffer,
     byte_offset: u64,
     byte_length: u64,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let cloneResult be CloneArrayBuffer(buffer, byteOffset, byteLength, %ArrayBuffer%).
     match engine::clone_array_buffer(buffer, byte_offset, byte_length, ctx) {
@@ -826,7 +825,7 @@ pub(crate) fn readable_byte_stream_controller_enqueue_cloned_chunk_to_queue(
 pub(crate) fn readable_byte_stream_controller_enqueue_detached_pull_into_to_queue(
     controller: &Controller,
     pull_into_descriptor: &PullIntoDescriptor,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: pullIntoDescriptor's reader type is "none".
     debug_assert_eq!(pull_into_descriptor.reader_type, ReaderType::None);
@@ -850,8 +849,8 @@ pub(crate) fn readable_byte_stream_controller_enqueue_detached_pull_into_to_queu
 /// <https://streams.spec.whatwg.org/#readable-byte-stream-controller-error>
 pub(crate) fn readable_byte_stream_controller_error(
     controller: &Controller,
-    e: JsValue,
-    ctx: &mut Context,
+    e: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be controller.[[stream]].
     let stream = stream_of(controller);
@@ -990,7 +989,7 @@ pub(crate) fn readable_byte_stream_controller_fill_pull_into_descriptor_from_que
 pub(crate) fn readable_byte_stream_controller_fill_read_request_from_queue(
     controller: &Controller,
     read_request: ReadRequest,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: controller.[[queueTotalSize]] > 0.
     // 2. Let entry be controller.[[queue]][0].
@@ -1031,8 +1030,8 @@ pub(crate) fn readable_byte_stream_controller_fill_read_request_from_queue(
 /// <https://streams.spec.whatwg.org/#abstract-opdef-readablebytestreamcontrollergetbyobrequest>
 pub(crate) fn readable_byte_stream_controller_get_byob_request(
     controller: &Controller,
-    ctx: &mut Context,
-) -> JsResult<Option<JsObject<ReadableStreamBYOBRequest>>> {
+    ctx: &mut Cx,
+) -> JsResult<Option<Object<ReadableStreamBYOBRequest>>> {
     // 1. If controller.[[byobRequest]] is null and controller.[[pendingPullIntos]] is not empty,
     let existing = controller.borrow().data().byob_request.borrow().clone();
     if existing.is_none() {
@@ -1082,7 +1081,7 @@ pub(crate) fn readable_byte_stream_controller_get_desired_size(
 /// <https://streams.spec.whatwg.org/#readable-byte-stream-controller-handle-queue-drain>
 pub(crate) fn readable_byte_stream_controller_handle_queue_drain(
     controller: &Controller,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: controller.[[stream]].[[state]] is "readable".
     // 2. If controller.[[queueTotalSize]] is 0 and controller.[[closeRequested]] is true,
@@ -1151,7 +1150,7 @@ pub(crate) fn readable_byte_stream_controller_process_pull_into_descriptors_usin
 /// <https://streams.spec.whatwg.org/#abstract-opdef-readablebytestreamcontrollerprocessreadrequestsusingqueue>
 pub(crate) fn readable_byte_stream_controller_process_read_requests_using_queue(
     controller: &Controller,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let reader be controller.[[stream]].[[reader]].
     // 2. Assert: reader implements ReadableStreamDefaultReader.
@@ -1186,7 +1185,7 @@ pub(crate) fn readable_byte_stream_controller_pull_into(
     view: &ViewRecord,
     min: u64,
     read_into_request: ReadIntoRequest,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be controller.[[stream]].
     let stream = stream_of(controller);
@@ -1315,7 +1314,7 @@ pub(crate) fn readable_byte_stream_controller_pull_into(
 pub(crate) fn readable_byte_stream_controller_respond(
     controller: &Controller,
     bytes_written: u64,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: controller.[[pendingPullIntos]] is not empty.
     // 2. Let firstDescriptor be controller.[[pendingPullIntos]][0].
@@ -1345,7 +1344,7 @@ pub(crate) fn readable_byte_stream_controller_respond(
         if first_descriptor.bytes_filled.saturating_add(bytes_written)
             > first_descriptor.byte_length
         {
-            return Err(boa_engine::JsNativeError::range()
+            return Err(crate::engine::JsNativeError::range()
                 .with_message("bytesWritten is larger than the BYOB request's view")
                 .into());
         }
@@ -1361,7 +1360,7 @@ pub(crate) fn readable_byte_stream_controller_respond(
 pub(crate) fn readable_byte_stream_controller_respond_in_closed_state(
     controller: &Controller,
     first_descriptor: &PullIntoDescriptor,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: the remainder after dividing firstDescriptor's bytes filled by
     //    firstDescriptor's element size is 0.
@@ -1407,7 +1406,7 @@ pub(crate) fn readable_byte_stream_controller_respond_in_closed_state(
 pub(crate) fn readable_byte_stream_controller_respond_in_readable_state(
     controller: &Controller,
     bytes_written: u64,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // pullIntoDescriptor is controller.[[pendingPullIntos]][0] (RespondInternal's
     // firstDescriptor).
@@ -1505,7 +1504,7 @@ pub(crate) fn readable_byte_stream_controller_respond_in_readable_state(
 pub(crate) fn readable_byte_stream_controller_respond_internal(
     controller: &Controller,
     bytes_written: u64,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let firstDescriptor be controller.[[pendingPullIntos]][0].
     let Some(first_descriptor) = first_pending_pull_into(controller) else {
@@ -1542,7 +1541,7 @@ pub(crate) fn readable_byte_stream_controller_respond_internal(
 pub(crate) fn readable_byte_stream_controller_respond_with_new_view(
     controller: &Controller,
     view: &ViewRecord,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: controller.[[pendingPullIntos]] is not empty.
     // 2. Assert: ! IsDetachedBuffer(view.[[ViewedArrayBuffer]]) is false.
@@ -1551,7 +1550,7 @@ pub(crate) fn readable_byte_stream_controller_respond_with_new_view(
         return Err(type_error("There is no pending BYOB request to respond to"));
     };
     let range_error = |message: &str| -> JsError {
-        boa_engine::JsNativeError::range()
+        crate::engine::JsNativeError::range()
             .with_message(message.to_owned())
             .into()
     };
@@ -1660,14 +1659,14 @@ pub(crate) fn readable_byte_stream_controller_should_call_pull(controller: &Cont
 /// <https://streams.spec.whatwg.org/#set-up-readable-byte-stream-controller>
 #[allow(clippy::too_many_arguments)] // the spec's signature
 pub(crate) fn set_up_readable_byte_stream_controller(
-    stream: &JsObject<ReadableStream>,
+    stream: &Object<ReadableStream>,
     controller: &Controller,
     start_algorithm: StartAlgorithm,
     pull_algorithm: BytePullAlgorithm,
     cancel_algorithm: ByteCancelAlgorithm,
     high_water_mark: f64,
     auto_allocate_chunk_size: Option<u64>,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: stream.[[controller]] is undefined.
     debug_assert!(stream.controller().is_none());
@@ -1736,11 +1735,11 @@ pub(crate) fn set_up_readable_byte_stream_controller(
 
 /// <https://streams.spec.whatwg.org/#set-up-readable-byte-stream-controller-from-underlying-source>
 pub(crate) fn set_up_readable_byte_stream_controller_from_underlying_source(
-    stream: &JsObject<ReadableStream>,
-    underlying_source: JsValue,
+    stream: &Object<ReadableStream>,
+    underlying_source: Value,
     underlying_source_dict: UnderlyingSource,
     high_water_mark: f64,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let controller be a new ReadableByteStreamController.
     let controller = new_controller(stream, ctx)?;
@@ -1804,8 +1803,8 @@ pub(crate) fn create_readable_byte_stream(
     start_algorithm: StartAlgorithm,
     pull_algorithm: BytePullAlgorithm,
     cancel_algorithm: ByteCancelAlgorithm,
-    ctx: &mut Context,
-) -> JsResult<JsObject<ReadableStream>> {
+    ctx: &mut Cx,
+) -> JsResult<Object<ReadableStream>> {
     // 1. Let stream be a new ReadableStream.
     let stream = new_object(ReadableStream::new_uninitialized(), ctx)?;
     // 2. Perform ! InitializeReadableStream(stream).

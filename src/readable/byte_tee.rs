@@ -5,11 +5,9 @@
 
 use std::cell::Cell;
 
-use boa_engine::{
-    object::{builtins::JsArray, builtins::JsPromise, JsObject},
-    Context, JsResult, JsValue,
+use crate::engine::{
+    Cx, Finalize, Gc, GcRefCell, JsArray, JsPromise, JsResult, Object, Trace, Value,
 };
-use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
 use super::{
     byob_reader::{
@@ -38,7 +36,7 @@ use crate::engine::{self, PromiseCapability};
 /// The variables ReadableByteStreamTee's algorithms close over.
 #[derive(Debug, Trace, Finalize)]
 pub(crate) struct ByteTeeState {
-    stream: JsObject<ReadableStream>,
+    stream: Object<ReadableStream>,
     reader: GcRefCell<ReaderRef>,
     #[unsafe_ignore_trace]
     reading: Cell<bool>,
@@ -50,10 +48,10 @@ pub(crate) struct ByteTeeState {
     canceled1: Cell<bool>,
     #[unsafe_ignore_trace]
     canceled2: Cell<bool>,
-    reason1: GcRefCell<JsValue>,
-    reason2: GcRefCell<JsValue>,
-    branch1: GcRefCell<Option<JsObject<ReadableStream>>>,
-    branch2: GcRefCell<Option<JsObject<ReadableStream>>>,
+    reason1: GcRefCell<Value>,
+    reason2: GcRefCell<Value>,
+    branch1: GcRefCell<Option<Object<ReadableStream>>>,
+    branch2: GcRefCell<Option<Object<ReadableStream>>>,
     cancel_promise: PromiseCapability,
 }
 
@@ -92,7 +90,7 @@ fn branches(for_branch2: bool) -> (Branch, Branch) {
 
 /// Runs a `!` operation on a branch: a catchable error is dropped (the spec asserts it cannot
 /// happen), an uncatchable one propagates.
-fn ignore_catchable(result: JsResult<()>, ctx: &mut Context) -> JsResult<()> {
+fn ignore_catchable(result: JsResult<()>, ctx: &mut Cx) -> JsResult<()> {
     match result {
         Ok(()) => Ok(()),
         Err(e) => engine::thrown_value(e, ctx).map(drop),
@@ -101,9 +99,9 @@ fn ignore_catchable(result: JsResult<()>, ctx: &mut Context) -> JsResult<()> {
 
 /// <https://streams.spec.whatwg.org/#abstract-opdef-readablebytestreamtee>
 pub(crate) fn readable_byte_stream_tee(
-    stream: &JsObject<ReadableStream>,
-    ctx: &mut Context,
-) -> JsResult<(JsObject<ReadableStream>, JsObject<ReadableStream>)> {
+    stream: &Object<ReadableStream>,
+    ctx: &mut Cx,
+) -> JsResult<(Object<ReadableStream>, Object<ReadableStream>)> {
     // 1. Assert: stream implements ReadableStream.
     // 2. Assert: stream.[[controller]] implements ReadableByteStreamController.
     // 3. Let reader be ? AcquireReadableStreamDefaultReader(stream).
@@ -119,8 +117,8 @@ pub(crate) fn readable_byte_stream_tee(
         read_again_for_branch2: Cell::new(false),
         canceled1: Cell::new(false),
         canceled2: Cell::new(false),
-        reason1: GcRefCell::new(JsValue::undefined()),
-        reason2: GcRefCell::new(JsValue::undefined()),
+        reason1: GcRefCell::new(Value::undefined()),
+        reason2: GcRefCell::new(Value::undefined()),
         branch1: GcRefCell::new(None),
         branch2: GcRefCell::new(None),
         cancel_promise: PromiseCapability::new(ctx),
@@ -159,7 +157,7 @@ pub(crate) fn readable_byte_stream_tee(
 fn forward_reader_error(
     state: &Gc<ByteTeeState>,
     this_reader: ReaderRef,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Upon rejection of thisReader.[[closedPromise]] with reason r,
     let Some(closed) = with_slots(&this_reader, GenericReaderSlots::closed_promise) else {
@@ -185,7 +183,7 @@ fn forward_reader_error(
             // 1.4. If canceled1 is false or canceled2 is false, resolve cancelPromise with
             //      undefined.
             if !state.canceled1.get() || !state.canceled2.get() {
-                state.cancel_promise.resolve(JsValue::undefined(), ctx)?;
+                state.cancel_promise.resolve(Value::undefined(), ctx)?;
             }
             Ok(())
         },
@@ -195,14 +193,14 @@ fn forward_reader_error(
 
 fn same_reader(a: &ReaderRef, b: &ReaderRef) -> bool {
     match (a, b) {
-        (ReaderRef::Default(a), ReaderRef::Default(b)) => JsObject::equals(a, b),
-        (ReaderRef::Byob(a), ReaderRef::Byob(b)) => JsObject::equals(a, b),
+        (ReaderRef::Default(a), ReaderRef::Default(b)) => Object::equals(a, b),
+        (ReaderRef::Byob(a), ReaderRef::Byob(b)) => Object::equals(a, b),
         _ => false,
     }
 }
 
 /// ReadableByteStreamTee's pullWithDefaultReader.
-fn pull_with_default_reader(state: &Gc<ByteTeeState>, ctx: &mut Context) -> JsResult<()> {
+fn pull_with_default_reader(state: &Gc<ByteTeeState>, ctx: &mut Cx) -> JsResult<()> {
     // 1. If reader implements ReadableStreamBYOBReader,
     if let ReaderRef::Byob(reader) = state.reader() {
         // 1.1. Assert: reader.[[readIntoRequests]] is empty.
@@ -223,7 +221,7 @@ fn pull_with_default_reader(state: &Gc<ByteTeeState>, ctx: &mut Context) -> JsRe
 }
 
 /// The chunk steps of pullWithDefaultReader's read request, given `chunk`.
-pub(crate) fn default_chunk_steps(state: Gc<ByteTeeState>, chunk: JsValue, ctx: &mut Context) {
+pub(crate) fn default_chunk_steps(state: Gc<ByteTeeState>, chunk: Value, ctx: &mut Cx) {
     // 1. Queue a microtask to perform the following steps:
     engine::queue_microtask(ctx, move |ctx| {
         // 1.1. Set readAgainForBranch1 to false.
@@ -279,8 +277,8 @@ fn clone_failed(
     state: &Gc<ByteTeeState>,
     first: Branch,
     second: Branch,
-    e: JsValue,
-    ctx: &mut Context,
+    e: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // Perform ! ReadableByteStreamControllerError(<first>.[[controller]], cloneResult.[[Value]]).
     if let Some(c) = state.controller(first) {
@@ -299,7 +297,7 @@ fn clone_failed(
 
 /// "If readAgainForBranch1 is true, perform pull1Algorithm. Otherwise, if readAgainForBranch2
 /// is true, perform pull2Algorithm."
-fn read_again(state: &Gc<ByteTeeState>, ctx: &mut Context) -> JsResult<()> {
+fn read_again(state: &Gc<ByteTeeState>, ctx: &mut Cx) -> JsResult<()> {
     if state.read_again_for_branch1.get() {
         pull_algorithm(state, Branch::One, ctx).map(drop)
     } else if state.read_again_for_branch2.get() {
@@ -310,7 +308,7 @@ fn read_again(state: &Gc<ByteTeeState>, ctx: &mut Context) -> JsResult<()> {
 }
 
 /// The close steps of pullWithDefaultReader's read request.
-pub(crate) fn default_close_steps(state: &Gc<ByteTeeState>, ctx: &mut Context) -> JsResult<()> {
+pub(crate) fn default_close_steps(state: &Gc<ByteTeeState>, ctx: &mut Cx) -> JsResult<()> {
     // 1. Set reading to false.
     state.reading.set(false);
     // 2. If canceled1 is false, perform ! ReadableByteStreamControllerClose(branch1.[[controller]]).
@@ -337,7 +335,7 @@ pub(crate) fn default_close_steps(state: &Gc<ByteTeeState>, ctx: &mut Context) -
     }
     // 6. If canceled1 is false or canceled2 is false, resolve cancelPromise with undefined.
     if !state.canceled1.get() || !state.canceled2.get() {
-        state.cancel_promise.resolve(JsValue::undefined(), ctx)?;
+        state.cancel_promise.resolve(Value::undefined(), ctx)?;
     }
     Ok(())
 }
@@ -351,9 +349,9 @@ pub(crate) fn error_steps(state: &Gc<ByteTeeState>) {
 /// ReadableByteStreamTee's pullWithBYOBReader, given `view` and `for_branch2`.
 fn pull_with_byob_reader(
     state: &Gc<ByteTeeState>,
-    view: JsObject,
+    view: Object,
     for_branch2: bool,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. If reader implements ReadableStreamDefaultReader,
     if let ReaderRef::Default(reader) = state.reader() {
@@ -387,8 +385,8 @@ fn pull_with_byob_reader(
 pub(crate) fn byob_chunk_steps(
     state: Gc<ByteTeeState>,
     for_branch2: bool,
-    chunk: JsValue,
-    ctx: &mut Context,
+    chunk: Value,
+    ctx: &mut Cx,
 ) {
     // 1. Queue a microtask to perform the following steps:
     engine::queue_microtask(ctx, move |ctx| {
@@ -452,8 +450,8 @@ pub(crate) fn byob_chunk_steps(
 pub(crate) fn byob_close_steps(
     state: &Gc<ByteTeeState>,
     for_branch2: bool,
-    chunk: JsValue,
-    ctx: &mut Context,
+    chunk: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     let (byob_branch, other_branch) = branches(for_branch2);
     // 1. Set reading to false.
@@ -505,7 +503,7 @@ pub(crate) fn byob_close_steps(
     // 7. If byobCanceled is false or otherCanceled is false, resolve cancelPromise with
     //    undefined.
     if !byob_canceled || !other_canceled {
-        state.cancel_promise.resolve(JsValue::undefined(), ctx)?;
+        state.cancel_promise.resolve(Value::undefined(), ctx)?;
     }
     Ok(())
 }
@@ -514,7 +512,7 @@ pub(crate) fn byob_close_steps(
 pub(crate) fn pull_algorithm(
     state: &Gc<ByteTeeState>,
     branch: Branch,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 1. If reading is true,
     if state.reading.get() {
@@ -549,8 +547,8 @@ pub(crate) fn pull_algorithm(
 pub(crate) fn cancel_algorithm(
     state: &Gc<ByteTeeState>,
     branch: Branch,
-    reason: JsValue,
-    ctx: &mut Context,
+    reason: Value,
+    ctx: &mut Cx,
 ) -> JsResult<JsPromise> {
     let other_canceled = match branch {
         Branch::One => {

@@ -4,13 +4,11 @@
 
 use std::cell::Cell;
 
-use boa_engine::{
-    class::{Class, ClassBuilder},
-    object::JsObject,
-    property::Attribute,
-    Context, JsData, JsError, JsResult, JsValue,
+use crate::engine::traced_without_drop;
+use crate::engine::{
+    Attribute, Class, ClassBuilder, Cx, Finalize, Gc, GcRefCell, JsData, JsError, JsResult, Object,
+    Trace, Value,
 };
-use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
 use super::{
     from::{self, FromState},
@@ -26,10 +24,10 @@ use super::{
 };
 use crate::{
     engine,
+    engine::webidl,
     queue::QueueWithSizes,
     queuing_strategy::SizeAlgorithm,
     transform::{default_controller as transform_default_controller, TransformStream},
-    webidl,
 };
 
 use super::default_reader::ReadRequest;
@@ -40,67 +38,69 @@ pub(crate) enum StartAlgorithm {
     /// An algorithm that returns undefined.
     Undefined,
     /// An algorithm that returns this value (TransformStream's startPromise).
-    Returns(JsValue),
+    Returns(Value),
     /// Invoke the underlying source's `start` with the controller, `this` = the source.
     Js {
         /// The underlying source object.
-        source: JsValue,
+        source: Value,
         /// Its `start` method.
-        start: JsObject,
+        start: Object,
     },
 }
 
 impl StartAlgorithm {
     /// Performs the algorithm for `controller` (this might throw an exception).
-    pub(crate) fn perform(self, controller: JsValue, ctx: &mut Context) -> JsResult<JsValue> {
+    pub(crate) fn perform(self, controller: Value, ctx: &mut Cx) -> JsResult<Value> {
         match self {
-            StartAlgorithm::Undefined => Ok(JsValue::undefined()),
+            StartAlgorithm::Undefined => Ok(Value::undefined()),
             StartAlgorithm::Returns(value) => Ok(value),
             StartAlgorithm::Js { source, start } => start.call(&source, &[controller], ctx),
         }
     }
 }
 
+traced_without_drop! {
 /// A controller's [[pullAlgorithm]].
-#[derive(Debug, Clone, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+#[derive(Debug, Clone)]
 pub(crate) enum PullAlgorithm {
     /// An algorithm that returns a promise resolved with undefined.
     Undefined,
     /// Invoke the underlying source's `pull` with the controller, `this` = the source.
     Js {
         /// The underlying source object.
-        source: JsValue,
+        source: Value,
         /// Its `pull` method.
-        pull: JsObject,
+        pull: Object,
     },
     /// ReadableStreamDefaultTee's pullAlgorithm.
     Tee(Gc<TeeState>),
     /// ReadableStreamFromIterable's pullAlgorithm.
     From(Gc<FromState>),
     /// TransformStreamDefaultSourcePullAlgorithm.
-    Transform(JsObject<TransformStream>),
+    Transform(Object<TransformStream>),
+}
 }
 
+traced_without_drop! {
 /// A controller's [[cancelAlgorithm]].
-#[derive(Debug, Clone, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+#[derive(Debug, Clone)]
 pub(crate) enum CancelAlgorithm {
     /// An algorithm that returns a promise resolved with undefined.
     Undefined,
     /// Invoke the underlying source's `cancel` with the reason, `this` = the source.
     Js {
         /// The underlying source object.
-        source: JsValue,
+        source: Value,
         /// Its `cancel` method.
-        cancel: JsObject,
+        cancel: Object,
     },
     /// ReadableStreamDefaultTee's cancel1Algorithm / cancel2Algorithm.
     Tee(Gc<TeeState>, #[unsafe_ignore_trace] Branch),
     /// ReadableStreamFromIterable's cancelAlgorithm.
     From(Gc<FromState>),
     /// TransformStreamDefaultSourceCancelAlgorithm.
-    Transform(JsObject<TransformStream>),
+    Transform(Object<TransformStream>),
+}
 }
 
 /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller>
@@ -121,7 +121,7 @@ pub(crate) struct ReadableStreamDefaultController {
     pulling: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queue> and
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queuetotalsize>
-    queue: GcRefCell<QueueWithSizes<JsValue>>,
+    queue: GcRefCell<QueueWithSizes<Value>>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-started>
     #[unsafe_ignore_trace]
     started: Cell<bool>,
@@ -131,16 +131,16 @@ pub(crate) struct ReadableStreamDefaultController {
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-strategysizealgorithm>
     strategy_size_algorithm: GcRefCell<Option<SizeAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-stream>
-    stream: JsObject<ReadableStream>,
+    stream: Object<ReadableStream>,
 }
 
-type Controller = JsObject<ReadableStreamDefaultController>;
+type Controller = Object<ReadableStreamDefaultController>;
 
 /// "A new ReadableStreamDefaultController" for `stream` (its [[stream]] is set here rather than
 /// in SetUpReadableStreamDefaultController step 2: the slot is immutable afterwards).
 pub(crate) fn new_controller(
-    stream: &JsObject<ReadableStream>,
-    ctx: &mut Context,
+    stream: &Object<ReadableStream>,
+    ctx: &mut Cx,
 ) -> JsResult<Controller> {
     new_object(
         ReadableStreamDefaultController {
@@ -159,11 +159,11 @@ pub(crate) fn new_controller(
     )
 }
 
-fn stream_of(controller: &Controller) -> JsObject<ReadableStream> {
+fn stream_of(controller: &Controller) -> Object<ReadableStream> {
     controller.borrow().data().stream.clone()
 }
 
-fn this_controller(this: &JsValue) -> JsResult<Controller> {
+fn this_controller(this: &Value) -> JsResult<Controller> {
     this.as_object()
         .and_then(|o| o.clone().downcast::<ReadableStreamDefaultController>().ok())
         .ok_or_else(|| type_error("'this' is not a ReadableStreamDefaultController object"))
@@ -183,25 +183,25 @@ impl Class for ReadableStreamDefaultController {
         Ok(())
     }
 
-    fn data_constructor(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
         Err(webidl::illegal_constructor(Self::NAME))
     }
 }
 
 /// <https://streams.spec.whatwg.org/#rs-default-controller-desired-size>
-fn desired_size(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let controller = this_controller(this)?;
     // 1. Return ! ReadableStreamDefaultControllerGetDesiredSize(this).
     Ok(
         match readable_stream_default_controller_get_desired_size(&controller) {
-            Some(size) => JsValue::from(size),
-            None => JsValue::null(),
+            Some(size) => Value::from(size),
+            None => Value::null(),
         },
     )
 }
 
 /// <https://streams.spec.whatwg.org/#rs-default-controller-close>
-fn close(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn close(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let controller = this_controller(this)?;
     // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(this) is false, throw a TypeError.
     if !readable_stream_default_controller_can_close_or_enqueue(&controller) {
@@ -211,11 +211,11 @@ fn close(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> 
     }
     // 2. Perform ! ReadableStreamDefaultControllerClose(this).
     readable_stream_default_controller_close(&controller, ctx)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// <https://streams.spec.whatwg.org/#rs-default-controller-enqueue>
-fn enqueue(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn enqueue(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let controller = this_controller(this)?;
     let chunk = args.first().cloned().unwrap_or_default();
     // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(this) is false, throw a TypeError.
@@ -226,23 +226,23 @@ fn enqueue(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsVa
     }
     // 2. Perform ? ReadableStreamDefaultControllerEnqueue(this, chunk).
     readable_stream_default_controller_enqueue(&controller, chunk, ctx)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// <https://streams.spec.whatwg.org/#rs-default-controller-error>
-fn error(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn error(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let controller = this_controller(this)?;
     let e = args.first().cloned().unwrap_or_default();
     // 1. Perform ! ReadableStreamDefaultControllerError(this, e).
     readable_stream_default_controller_error(&controller, e, ctx)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// <https://streams.spec.whatwg.org/#rs-default-controller-private-cancel>
 pub(crate) fn readable_stream_default_controller_cancel_steps(
     controller: &Controller,
-    reason: JsValue,
-    ctx: &mut Context,
+    reason: Value,
+    ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 1. Perform ! ResetQueue(this).
     controller.borrow().data().queue.borrow_mut().reset_queue();
@@ -274,7 +274,7 @@ pub(crate) fn readable_stream_default_controller_cancel_steps(
 pub(crate) fn readable_stream_default_controller_pull_steps(
     controller: &Controller,
     read_request: ReadRequest,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be this.[[stream]].
     let stream = stream_of(controller);
@@ -321,7 +321,7 @@ pub(crate) fn readable_stream_default_controller_release_steps(_controller: &Con
 /// <https://streams.spec.whatwg.org/#readable-stream-default-controller-call-pull-if-needed>
 pub(crate) fn readable_stream_default_controller_call_pull_if_needed(
     controller: &Controller,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let shouldPull be ! ReadableStreamDefaultControllerShouldCallPull(controller).
     // 2. If shouldPull is false, return.
@@ -427,7 +427,7 @@ pub(crate) fn readable_stream_default_controller_clear_algorithms(controller: &C
 /// <https://streams.spec.whatwg.org/#readable-stream-default-controller-close>
 pub(crate) fn readable_stream_default_controller_close(
     controller: &Controller,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(controller) is false, return.
     if !readable_stream_default_controller_can_close_or_enqueue(controller) {
@@ -456,8 +456,8 @@ pub(crate) fn readable_stream_default_controller_close(
 /// <https://streams.spec.whatwg.org/#readable-stream-default-controller-enqueue>
 pub(crate) fn readable_stream_default_controller_enqueue(
     controller: &Controller,
-    chunk: JsValue,
-    ctx: &mut Context,
+    chunk: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(controller) is false, return.
     if !readable_stream_default_controller_can_close_or_enqueue(controller) {
@@ -520,8 +520,8 @@ pub(crate) fn readable_stream_default_controller_enqueue(
 /// <https://streams.spec.whatwg.org/#readable-stream-default-controller-error>
 pub(crate) fn readable_stream_default_controller_error(
     controller: &Controller,
-    e: JsValue,
-    ctx: &mut Context,
+    e: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be controller.[[stream]].
     let stream = stream_of(controller);
@@ -576,14 +576,14 @@ pub(crate) fn readable_stream_default_controller_can_close_or_enqueue(
 /// <https://streams.spec.whatwg.org/#set-up-readable-stream-default-controller>
 #[allow(clippy::too_many_arguments)] // the spec's signature
 pub(crate) fn set_up_readable_stream_default_controller(
-    stream: &JsObject<ReadableStream>,
+    stream: &Object<ReadableStream>,
     controller: &Controller,
     start_algorithm: StartAlgorithm,
     pull_algorithm: PullAlgorithm,
     cancel_algorithm: CancelAlgorithm,
     high_water_mark: f64,
     size_algorithm: SizeAlgorithm,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: stream.[[controller]] is undefined.
     debug_assert!(stream.controller().is_none());
@@ -644,12 +644,12 @@ pub(crate) fn set_up_readable_stream_default_controller(
 
 /// <https://streams.spec.whatwg.org/#set-up-readable-stream-default-controller-from-underlying-source>
 pub(crate) fn set_up_readable_stream_default_controller_from_underlying_source(
-    stream: &JsObject<ReadableStream>,
-    underlying_source: JsValue,
+    stream: &Object<ReadableStream>,
+    underlying_source: Value,
     underlying_source_dict: UnderlyingSource,
     high_water_mark: f64,
     size_algorithm: SizeAlgorithm,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let controller be a new ReadableStreamDefaultController.
     let controller = new_controller(stream, ctx)?;

@@ -4,14 +4,11 @@
 
 use std::collections::VecDeque;
 
-use boa_engine::{
-    builtins::iterable::create_iter_result_object,
-    class::{Class, ClassBuilder},
-    object::JsObject,
-    property::Attribute,
-    Context, JsData, JsResult, JsValue,
+use crate::engine::traced_without_drop;
+use crate::engine::{
+    create_iter_result_object, Attribute, Class, ClassBuilder, Cx, Finalize, Gc, GcRefCell, JsData,
+    JsResult, Object, Trace, Value,
 };
-use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
 use super::{
     async_iterator::{self, ReadableStreamAsyncIterator},
@@ -27,29 +24,30 @@ use super::{
     tee::{self, TeeState},
     type_error, ReaderRef,
 };
-use crate::{engine, engine::PromiseCapability, webidl};
+use crate::{engine, engine::webidl, engine::PromiseCapability};
 
+traced_without_drop! {
 /// A read request: <https://streams.spec.whatwg.org/#read-request>. Its chunk, close and error
 /// steps are Rust code; only [`ReadRequest::Read`] resolves a promise that script holds.
-#[derive(Debug, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+#[derive(Debug)]
 pub(crate) enum ReadRequest {
     /// `ReadableStreamDefaultReader.prototype.read()`: resolves the user's promise with a
     /// `{ value, done }` object.
     Read(PromiseCapability),
     /// The async iterator's "get the next iteration result".
-    AsyncIterator(JsObject<ReadableStreamAsyncIterator>, PromiseCapability),
+    AsyncIterator(Object<ReadableStreamAsyncIterator>, PromiseCapability),
     /// ReadableStreamDefaultTee's read request.
     Tee(Gc<TeeState>),
     /// ReadableByteStreamTee's pullWithDefaultReader read request.
     ByteTee(Gc<ByteTeeState>),
     /// ReadableStreamPipeTo's read request.
-    Pipe(JsObject<pipe::PipeState>),
+    Pipe(Object<pipe::PipeState>),
+}
 }
 
 impl ReadRequest {
     /// The read request's chunk steps, given `chunk`.
-    pub(crate) fn chunk_steps(self, chunk: JsValue, ctx: &mut Context) -> JsResult<()> {
+    pub(crate) fn chunk_steps(self, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
         match self {
             // 1. Resolve promise with «[ "value" → chunk, "done" → false ]».
             ReadRequest::Read(promise) => {
@@ -69,11 +67,11 @@ impl ReadRequest {
     }
 
     /// The read request's close steps.
-    pub(crate) fn close_steps(self, ctx: &mut Context) -> JsResult<()> {
+    pub(crate) fn close_steps(self, ctx: &mut Cx) -> JsResult<()> {
         match self {
             // 1. Resolve promise with «[ "value" → undefined, "done" → true ]».
             ReadRequest::Read(promise) => {
-                let result = create_iter_result_object(JsValue::undefined(), true, ctx);
+                let result = create_iter_result_object(Value::undefined(), true, ctx);
                 promise.resolve(result, ctx)
             }
             ReadRequest::AsyncIterator(iterator, promise) => {
@@ -89,7 +87,7 @@ impl ReadRequest {
     }
 
     /// The read request's error steps, given `e`.
-    pub(crate) fn error_steps(self, e: JsValue, ctx: &mut Context) -> JsResult<()> {
+    pub(crate) fn error_steps(self, e: Value, ctx: &mut Cx) -> JsResult<()> {
         match self {
             // 1. Reject promise with e.
             ReadRequest::Read(promise) => promise.reject(e, ctx),
@@ -131,7 +129,7 @@ impl ReadableStreamDefaultReader {
     }
 }
 
-type Reader = JsObject<ReadableStreamDefaultReader>;
+type Reader = Object<ReadableStreamDefaultReader>;
 
 /// Appends to [[readRequests]].
 pub(crate) fn push_read_request(reader: &Reader, read_request: ReadRequest) {
@@ -166,17 +164,17 @@ pub(crate) fn num_read_requests(reader: &Reader) -> usize {
 }
 
 /// [[stream]] of a default reader.
-pub(crate) fn reader_stream(reader: &Reader) -> Option<JsObject<ReadableStream>> {
+pub(crate) fn reader_stream(reader: &Reader) -> Option<Object<ReadableStream>> {
     reader.borrow().data().generic.stream()
 }
 
-fn this_reader(this: &JsValue) -> JsResult<Reader> {
+fn this_reader(this: &Value) -> JsResult<Reader> {
     this.as_object()
         .and_then(|o| o.clone().downcast::<ReadableStreamDefaultReader>().ok())
         .ok_or_else(|| type_error("'this' is not a ReadableStreamDefaultReader object"))
 }
 
-fn this_reader_or_reject(this: &JsValue, ctx: &mut Context) -> JsResult<Result<Reader, JsValue>> {
+fn this_reader_or_reject(this: &Value, ctx: &mut Cx) -> JsResult<Result<Reader, Value>> {
     match this_reader(this) {
         Ok(r) => Ok(Ok(r)),
         Err(e) => Ok(Err(webidl::rejected_promise(e, ctx)?)),
@@ -197,18 +195,14 @@ impl Class for ReadableStreamDefaultReader {
         Ok(())
     }
 
-    fn data_constructor(_: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, args: &[Value], _: &mut Cx) -> JsResult<Self> {
         // WebIDL conversion of the `ReadableStream stream` argument.
         stream_argument(args, Self::NAME)?;
         Ok(Self::new())
     }
 
     /// <https://streams.spec.whatwg.org/#default-reader-constructor>
-    fn object_constructor(
-        this: &JsObject<Self>,
-        args: &[JsValue],
-        ctx: &mut Context,
-    ) -> JsResult<()> {
+    fn object_constructor(this: &Object<Self>, args: &[Value], ctx: &mut Cx) -> JsResult<()> {
         let stream = stream_argument(args, Self::NAME)?;
         // 1. Perform ? SetUpReadableStreamDefaultReader(this, stream).
         set_up_readable_stream_default_reader(this, &stream, ctx)
@@ -216,7 +210,7 @@ impl Class for ReadableStreamDefaultReader {
 }
 
 /// <https://streams.spec.whatwg.org/#default-reader-read>
-fn read(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn read(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let reader = match this_reader_or_reject(this, ctx)? {
         Ok(r) => r,
         Err(rejected) => return Ok(rejected),
@@ -237,30 +231,30 @@ fn read(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
 }
 
 /// <https://streams.spec.whatwg.org/#default-reader-release-lock>
-fn release_lock(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn release_lock(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let reader = this_reader(this)?;
     // 1. If this.[[stream]] is undefined, return.
     if reader_stream(&reader).is_none() {
-        return Ok(JsValue::undefined());
+        return Ok(Value::undefined());
     }
     // 2. Perform ! ReadableStreamDefaultReaderRelease(this).
     readable_stream_default_reader_release(&reader, ctx)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// <https://streams.spec.whatwg.org/#generic-reader-closed>
-fn closed(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn closed(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let reader = match this_reader_or_reject(this, ctx)? {
         Ok(r) => r,
         Err(rejected) => return Ok(rejected),
     };
     // 1. Return this.[[closedPromise]].
     let promise = reader.borrow().data().generic.closed_promise();
-    Ok(promise.map(JsValue::from).unwrap_or_default())
+    Ok(promise.map(Value::from).unwrap_or_default())
 }
 
 /// <https://streams.spec.whatwg.org/#generic-reader-cancel>
-fn cancel(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn cancel(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let reader = match this_reader_or_reject(this, ctx)? {
         Ok(r) => r,
         Err(rejected) => return Ok(rejected),
@@ -278,8 +272,8 @@ fn cancel(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsVal
 /// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaultreadererrorreadrequests>
 pub(crate) fn readable_stream_default_reader_error_read_requests(
     reader: &Reader,
-    e: JsValue,
-    ctx: &mut Context,
+    e: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let readRequests be reader.[[readRequests]].
     // 2. Set reader.[[readRequests]] to a new empty list.
@@ -295,7 +289,7 @@ pub(crate) fn readable_stream_default_reader_error_read_requests(
 pub(crate) fn readable_stream_default_reader_read(
     reader: &Reader,
     read_request: ReadRequest,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
@@ -328,7 +322,7 @@ pub(crate) fn readable_stream_default_reader_read(
 /// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaultreaderrelease>
 pub(crate) fn readable_stream_default_reader_release(
     reader: &Reader,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Perform ! ReadableStreamReaderGenericRelease(reader).
     readable_stream_reader_generic_release(&ReaderRef::Default(reader.clone()), ctx)?;
@@ -341,8 +335,8 @@ pub(crate) fn readable_stream_default_reader_release(
 /// <https://streams.spec.whatwg.org/#set-up-readable-stream-default-reader>
 pub(crate) fn set_up_readable_stream_default_reader(
     reader: &Reader,
-    stream: &JsObject<ReadableStream>,
-    ctx: &mut Context,
+    stream: &Object<ReadableStream>,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. If ! IsReadableStreamLocked(stream) is true, throw a TypeError exception.
     if is_readable_stream_locked(stream) {

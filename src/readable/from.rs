@@ -3,15 +3,11 @@
 //!
 //! <https://streams.spec.whatwg.org/#readable-stream-from-iterable>
 
-use boa_engine::{
-    builtins::iterable::create_iter_result_object,
-    js_string,
-    object::{builtins::JsPromise, JsObject},
-    property::PropertyKey,
-    symbol::JsSymbol,
-    Context, JsResult, JsValue,
+use crate::engine::traced_without_drop;
+use crate::engine::{
+    create_iter_result_object, js_string, Cx, Finalize, Gc, GcRefCell, JsPromise, JsResult,
+    JsSymbol, Object, PropertyKey, Trace, Value,
 };
-use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
 use super::{
     default_controller::{
@@ -22,30 +18,31 @@ use super::{
     type_error, upon_settlement, PromiseResult,
 };
 use crate::{
+    engine::internal_promise::InternalPromise,
     engine::{self, PromiseCapability},
-    internal_promise::InternalPromise,
 };
 
+traced_without_drop! {
 /// An iterator record for an opened async sequence: an async iterator, or a sync iterator seen
 /// through CreateAsyncFromSyncIterator.
-#[derive(Debug, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+#[derive(Debug)]
 enum AsyncIteratorRecord {
     /// An async iterator: [[Iterator]] and [[NextMethod]].
-    Async { iterator: JsObject, next: JsValue },
+    Async { iterator: Object, next: Value },
     /// CreateAsyncFromSyncIterator(syncIteratorRecord).
-    FromSync { iterator: JsObject, next: JsValue },
+    FromSync { iterator: Object, next: Value },
+}
 }
 
 /// The variables ReadableStreamFromIterable's algorithms close over.
 #[derive(Debug, Trace, Finalize)]
 pub(crate) struct FromState {
-    stream: GcRefCell<Option<JsObject<ReadableStream>>>,
+    stream: GcRefCell<Option<Object<ReadableStream>>>,
     iterator: AsyncIteratorRecord,
 }
 
 impl FromState {
-    fn controller(&self) -> Option<JsObject<super::ReadableStreamDefaultController>> {
+    fn controller(&self) -> Option<Object<super::ReadableStreamDefaultController>> {
         let stream = self.stream.borrow().clone()?;
         stream.controller().and_then(|c| c.as_default())
     }
@@ -54,10 +51,10 @@ impl FromState {
 /// GetMethod(V, P) (<https://tc39.es/ecma262/#sec-getmethod>) on an object: undefined and null
 /// are absent; anything else must be callable.
 fn get_method(
-    object: &JsObject,
+    object: &Object,
     key: impl Into<PropertyKey>,
-    ctx: &mut Context,
-) -> JsResult<Option<JsObject>> {
+    ctx: &mut Cx,
+) -> JsResult<Option<Object>> {
     let func = object.get(key, ctx)?;
     if func.is_null_or_undefined() {
         return Ok(None);
@@ -70,10 +67,10 @@ fn get_method(
 
 /// GetIteratorFromMethod(obj, method): the iterator and its `next` method.
 fn get_iterator_from_method(
-    obj: &JsObject,
-    method: &JsObject,
-    ctx: &mut Context,
-) -> JsResult<(JsObject, JsValue)> {
+    obj: &Object,
+    method: &Object,
+    ctx: &mut Cx,
+) -> JsResult<(Object, Value)> {
     let iterator = method.call(&obj.clone().into(), &[], ctx)?;
     let Some(iterator) = iterator.as_object() else {
         return Err(type_error("The iterator method did not return an object"));
@@ -85,14 +82,14 @@ fn get_iterator_from_method(
 /// An IDL `async_sequence<any>` value: the object, its iterator method, and whether that
 /// method is `@@asyncIterator` ("async") or `@@iterator` ("sync").
 struct AsyncSequence {
-    object: JsObject,
-    method: JsObject,
+    object: Object,
+    method: Object,
     is_sync: bool,
 }
 
 /// Converts a JavaScript value to an IDL `async_sequence<any>`
 /// (<https://webidl.spec.whatwg.org/#js-to-async-iterable>).
-fn to_async_sequence(value: &JsValue, ctx: &mut Context) -> JsResult<AsyncSequence> {
+fn to_async_sequence(value: &Value, ctx: &mut Cx) -> JsResult<AsyncSequence> {
     // 1. If V is not an Object, then throw a TypeError. (A string is a primitive: since
     //    whatwg/streams 2999707 `ReadableStream.from('ab')` throws.)
     let Some(object) = value.as_object() else {
@@ -126,10 +123,7 @@ fn to_async_sequence(value: &JsValue, ctx: &mut Context) -> JsResult<AsyncSequen
 }
 
 /// <https://webidl.spec.whatwg.org/#async-sequence-open>
-fn open_async_sequence(
-    sequence: &AsyncSequence,
-    ctx: &mut Context,
-) -> JsResult<AsyncIteratorRecord> {
+fn open_async_sequence(sequence: &AsyncSequence, ctx: &mut Cx) -> JsResult<AsyncIteratorRecord> {
     // 1. Let iterator be ? GetIteratorFromMethod(sequence's object, sequence's method).
     let (iterator, next) = get_iterator_from_method(&sequence.object, &sequence.method, ctx)?;
     // 2. If sequence's type is "sync", set iterator to CreateAsyncFromSyncIterator(iterator).
@@ -143,9 +137,9 @@ fn open_async_sequence(
 
 /// <https://streams.spec.whatwg.org/#readable-stream-from-iterable>
 pub(crate) fn readable_stream_from_iterable(
-    async_iterable: JsValue,
-    ctx: &mut Context,
-) -> JsResult<JsObject<ReadableStream>> {
+    async_iterable: Value,
+    ctx: &mut Cx,
+) -> JsResult<Object<ReadableStream>> {
     // 1. Let stream be undefined.
     // (The argument conversion of `from(async_sequence<any> asyncIterable)`.)
     let sequence = to_async_sequence(&async_iterable, ctx)?;
@@ -172,17 +166,18 @@ pub(crate) fn readable_stream_from_iterable(
     Ok(stream)
 }
 
+traced_without_drop! {
 /// The outcome of "get an async iterator next value" once its promise settles.
-#[derive(Debug, Clone, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+#[derive(Debug, Clone)]
 enum NextValue {
-    Value(JsValue),
+    Value(Value),
     EndOfIteration,
-    Rejected(JsValue),
+    Rejected(Value),
+}
 }
 
 /// ReadableStreamFromIterable's pullAlgorithm.
-pub(crate) fn pull_algorithm(state: &Gc<FromState>, ctx: &mut Context) -> JsResult<PromiseResult> {
+pub(crate) fn pull_algorithm(state: &Gc<FromState>, ctx: &mut Cx) -> JsResult<PromiseResult> {
     // 1. Let nextPromise be the result of getting the next value of iterator
     //    (<https://webidl.spec.whatwg.org/#async-iterator-get-next-value>):
     //    nextResult = IteratorNext(iteratorRecord); abrupt -> a promise rejected with it;
@@ -196,7 +191,7 @@ pub(crate) fn pull_algorithm(state: &Gc<FromState>, ctx: &mut Context) -> JsResu
             }
         }
         AsyncIteratorRecord::FromSync { iterator, next } => {
-            async_from_sync_iterator_next(iterator, next, ctx).map(JsValue::from)
+            async_from_sync_iterator_next(iterator, next, ctx).map(Value::from)
         }
     };
     let next_promise = match next_result {
@@ -239,7 +234,7 @@ fn settle_next_promise(
     state: Gc<FromState>,
     pull_promise: InternalPromise,
     outcome: NextValue,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     match outcome {
         NextValue::Value(value) if value.is_object() => {
@@ -266,7 +261,7 @@ fn settle_next_promise(
 }
 
 /// Fulfillment steps of "get an async iterator next value", given iterResult.
-fn next_value_from_iter_result(iter_result: &JsValue, ctx: &mut Context) -> JsResult<NextValue> {
+fn next_value_from_iter_result(iter_result: &Value, ctx: &mut Cx) -> JsResult<NextValue> {
     // 1. If iterResult is not an Object, throw a TypeError.
     let Some(obj) = iter_result.as_object() else {
         return Err(type_error("The iterator result is not an object"));
@@ -286,7 +281,7 @@ fn finish_pull(
     state: &Gc<FromState>,
     pull_promise: &InternalPromise,
     outcome: NextValue,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     if let Some(controller) = state.controller() {
         match outcome {
@@ -310,19 +305,19 @@ fn finish_pull(
             }
         }
     }
-    pull_promise.resolve(JsValue::undefined(), ctx)
+    pull_promise.resolve(Value::undefined(), ctx)
 }
 
 /// ReadableStreamFromIterable's cancelAlgorithm, given `reason`: "close an async iterator"
 /// (<https://webidl.spec.whatwg.org/#async-iterator-close>).
 pub(crate) fn cancel_algorithm(
     state: &Gc<FromState>,
-    reason: JsValue,
-    ctx: &mut Context,
+    reason: Value,
+    ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     let return_result = match &state.iterator {
         AsyncIteratorRecord::Async { iterator, .. } => {
-            let iterator_value: JsValue = iterator.clone().into();
+            let iterator_value: Value = iterator.clone().into();
             // 2. Let returnMethod be GetMethod(iterator, "return").
             // 3. If returnMethod is an abrupt completion, return a promise rejected with
             //    returnMethod.[[Value]].
@@ -361,7 +356,7 @@ pub(crate) fn cancel_algorithm(
                 return result.reject(e, ctx);
             }
             // 8.2. Return undefined.
-            result.resolve(JsValue::undefined(), ctx)
+            result.resolve(Value::undefined(), ctx)
         },
         |result, reason, ctx| result.reject(reason, ctx),
         ctx,
@@ -371,9 +366,9 @@ pub(crate) fn cancel_algorithm(
 
 /// `%AsyncFromSyncIteratorPrototype%.next()` called with no value.
 fn async_from_sync_iterator_next(
-    sync_iterator: &JsObject,
-    next: &JsValue,
-    ctx: &mut Context,
+    sync_iterator: &Object,
+    next: &Value,
+    ctx: &mut Cx,
 ) -> JsResult<JsPromise> {
     // 3. Let promiseCapability be ! NewPromiseCapability(%Promise%).
     let capability = PromiseCapability::new(ctx);
@@ -400,13 +395,13 @@ fn async_from_sync_iterator_next(
 
 /// `%AsyncFromSyncIteratorPrototype%.return(value)`.
 fn async_from_sync_iterator_return(
-    sync_iterator: &JsObject,
-    value: JsValue,
-    ctx: &mut Context,
+    sync_iterator: &Object,
+    value: Value,
+    ctx: &mut Cx,
 ) -> JsResult<JsPromise> {
     // 3. Let promiseCapability be ! NewPromiseCapability(%Promise%).
     let capability = PromiseCapability::new(ctx);
-    let iterator_value: JsValue = sync_iterator.clone().into();
+    let iterator_value: Value = sync_iterator.clone().into();
     // 5. Let return be Completion(GetMethod(syncIterator, "return")).
     // 6. IfAbruptRejectPromise(return, promiseCapability).
     let return_method = match get_method(sync_iterator, js_string!("return"), ctx) {
@@ -447,8 +442,8 @@ fn async_from_sync_iterator_return(
 
 /// IteratorClose(iteratorRecord, completion) for a throw completion: calls `return` if there is
 /// one, ignoring its outcome; the original error wins.
-fn iterator_close_on_throw(iterator: &JsObject, ctx: &mut Context) -> JsResult<()> {
-    let iterator_value: JsValue = iterator.clone().into();
+fn iterator_close_on_throw(iterator: &Object, ctx: &mut Cx) -> JsResult<()> {
+    let iterator_value: Value = iterator.clone().into();
     if let Ok(Some(return_method)) = get_method(iterator, js_string!("return"), ctx) {
         if let Err(e) = return_method.call(&iterator_value, &[], ctx) {
             // Only uncatchable errors propagate.
@@ -462,7 +457,7 @@ fn iterator_close_on_throw(iterator: &JsObject, ctx: &mut Context) -> JsResult<(
 #[derive(Debug, Trace, Finalize)]
 struct Continuation {
     capability: PromiseCapability,
-    sync_iterator: JsObject,
+    sync_iterator: Object,
     #[unsafe_ignore_trace]
     done: bool,
     #[unsafe_ignore_trace]
@@ -472,11 +467,11 @@ struct Continuation {
 /// AsyncFromSyncIteratorContinuation(result, promiseCapability, syncIteratorRecord,
 /// closeOnRejection).
 fn async_from_sync_iterator_continuation(
-    result: &JsObject,
+    result: &Object,
     capability: PromiseCapability,
-    sync_iterator: &JsObject,
+    sync_iterator: &Object,
     close_on_rejection: bool,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<JsPromise> {
     let promise = capability.promise().clone();
     // 1. Let done be Completion(IteratorComplete(result)).

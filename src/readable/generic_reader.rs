@@ -3,8 +3,7 @@
 //!
 //! <https://streams.spec.whatwg.org/#generic-reader-mixin>
 
-use boa_engine::{object::JsObject, Context, JsResult, JsValue};
-use boa_gc::{Finalize, GcRefCell, Trace};
+use crate::engine::{Cx, Finalize, GcRefCell, JsResult, Object, Trace, Value};
 
 use super::{
     readable_stream_controller_release_steps,
@@ -19,7 +18,7 @@ pub(crate) struct GenericReaderSlots {
     /// <https://streams.spec.whatwg.org/#readablestreamgenericreader-closedpromise>
     closed_promise: GcRefCell<Option<PromiseCapability>>,
     /// <https://streams.spec.whatwg.org/#readablestreamgenericreader-stream>
-    stream: GcRefCell<Option<JsObject<ReadableStream>>>,
+    stream: GcRefCell<Option<Object<ReadableStream>>>,
 }
 
 impl GenericReaderSlots {
@@ -32,12 +31,12 @@ impl GenericReaderSlots {
     }
 
     /// [[stream]].
-    pub(crate) fn stream(&self) -> Option<JsObject<ReadableStream>> {
+    pub(crate) fn stream(&self) -> Option<Object<ReadableStream>> {
         self.stream.borrow().clone()
     }
 
     /// The [[closedPromise]] JS promise.
-    pub(crate) fn closed_promise(&self) -> Option<boa_engine::object::builtins::JsPromise> {
+    pub(crate) fn closed_promise(&self) -> Option<crate::engine::JsPromise> {
         self.closed_promise
             .borrow()
             .as_ref()
@@ -58,19 +57,15 @@ pub(crate) fn with_slots<R>(reader: &ReaderRef, f: impl FnOnce(&GenericReaderSlo
 }
 
 /// Resolves reader.[[closedPromise]] with undefined (ReadableStreamClose step 5).
-pub(crate) fn resolve_closed_promise(reader: &ReaderRef, ctx: &mut Context) -> JsResult<()> {
+pub(crate) fn resolve_closed_promise(reader: &ReaderRef, ctx: &mut Cx) -> JsResult<()> {
     match with_slots(reader, GenericReaderSlots::closed_capability) {
-        Some(closed) => closed.resolve(JsValue::undefined(), ctx),
+        Some(closed) => closed.resolve(Value::undefined(), ctx),
         None => Ok(()),
     }
 }
 
 /// Rejects reader.[[closedPromise]] with `e` and marks it handled (ReadableStreamError steps 6–7).
-pub(crate) fn reject_closed_promise(
-    reader: &ReaderRef,
-    e: JsValue,
-    ctx: &mut Context,
-) -> JsResult<()> {
+pub(crate) fn reject_closed_promise(reader: &ReaderRef, e: Value, ctx: &mut Cx) -> JsResult<()> {
     if let Some(closed) = with_slots(reader, GenericReaderSlots::closed_capability) {
         closed.reject(e, ctx)?;
         engine::mark_as_handled(closed.promise(), ctx)?;
@@ -81,9 +76,9 @@ pub(crate) fn reject_closed_promise(
 /// <https://streams.spec.whatwg.org/#readable-stream-reader-generic-cancel>
 pub(crate) fn readable_stream_reader_generic_cancel(
     reader: &ReaderRef,
-    reason: JsValue,
-    ctx: &mut Context,
-) -> JsResult<boa_engine::object::builtins::JsPromise> {
+    reason: Value,
+    ctx: &mut Cx,
+) -> JsResult<crate::engine::JsPromise> {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
     let Some(stream) = with_slots(reader, GenericReaderSlots::stream) else {
@@ -97,8 +92,8 @@ pub(crate) fn readable_stream_reader_generic_cancel(
 /// <https://streams.spec.whatwg.org/#readable-stream-reader-generic-initialize>
 pub(crate) fn readable_stream_reader_generic_initialize(
     reader: &ReaderRef,
-    stream: &JsObject<ReadableStream>,
-    ctx: &mut Context,
+    stream: &Object<ReadableStream>,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Set reader.[[stream]] to stream.
     with_slots(reader, |s| *s.stream.borrow_mut() = Some(stream.clone()));
@@ -111,7 +106,7 @@ pub(crate) fn readable_stream_reader_generic_initialize(
         StreamState::Readable => {}
         // 4. Otherwise, if stream.[[state]] is "closed",
         //    set reader.[[closedPromise]] to a promise resolved with undefined.
-        StreamState::Closed => closed.resolve(JsValue::undefined(), ctx)?,
+        StreamState::Closed => closed.resolve(Value::undefined(), ctx)?,
         // 5. Otherwise,
         StreamState::Errored => {
             // 5.1. Assert: stream.[[state]] is "errored".
@@ -128,7 +123,7 @@ pub(crate) fn readable_stream_reader_generic_initialize(
 /// <https://streams.spec.whatwg.org/#readable-stream-reader-generic-release>
 pub(crate) fn readable_stream_reader_generic_release(
     reader: &ReaderRef,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.

@@ -37,12 +37,8 @@ pub(crate) mod pipe;
 pub(crate) mod stream;
 pub(crate) mod tee;
 
-use boa_engine::{
-    class::Class,
-    object::{builtins::JsPromise, JsObject},
-    Context, JsNativeError, JsResult, JsValue,
-};
-use boa_gc::{Finalize, Trace};
+use crate::engine::traced_without_drop;
+use crate::engine::{Class, Cx, JsNativeError, JsPromise, JsResult, Object, Trace, Value};
 
 use crate::engine;
 
@@ -53,29 +49,31 @@ pub(crate) use default_controller::ReadableStreamDefaultController;
 pub(crate) use default_reader::ReadableStreamDefaultReader;
 pub(crate) use stream::ReadableStream;
 
+traced_without_drop! {
 /// A stream's [[controller]]: a default controller, or (issue #6) a byte stream controller.
-#[derive(Debug, Clone, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+#[derive(Debug, Clone)]
 pub(crate) enum ControllerRef {
     /// A `ReadableStreamDefaultController`.
-    Default(JsObject<ReadableStreamDefaultController>),
+    Default(Object<ReadableStreamDefaultController>),
     /// A `ReadableByteStreamController`.
-    Byte(JsObject<ReadableByteStreamController>),
+    Byte(Object<ReadableByteStreamController>),
+}
 }
 
+traced_without_drop! {
 /// A stream's [[reader]]: a default reader, or (issue #6) a BYOB reader.
-#[derive(Debug, Clone, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+#[derive(Debug, Clone)]
 pub(crate) enum ReaderRef {
     /// A `ReadableStreamDefaultReader`.
-    Default(JsObject<ReadableStreamDefaultReader>),
+    Default(Object<ReadableStreamDefaultReader>),
     /// A `ReadableStreamBYOBReader`.
-    Byob(JsObject<ReadableStreamBYOBReader>),
+    Byob(Object<ReadableStreamBYOBReader>),
+}
 }
 
 impl ControllerRef {
     /// The controller if it is a default controller.
-    pub(crate) fn as_default(&self) -> Option<JsObject<ReadableStreamDefaultController>> {
+    pub(crate) fn as_default(&self) -> Option<Object<ReadableStreamDefaultController>> {
         match self {
             ControllerRef::Default(c) => Some(c.clone()),
             ControllerRef::Byte(_) => None,
@@ -87,8 +85,8 @@ impl ControllerRef {
 /// dispatches to the controller's [[CancelSteps]].
 pub(crate) fn readable_stream_controller_cancel_steps(
     controller: &ControllerRef,
-    reason: JsValue,
-    ctx: &mut Context,
+    reason: Value,
+    ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     match controller {
         ControllerRef::Default(c) => {
@@ -105,7 +103,7 @@ pub(crate) fn readable_stream_controller_cancel_steps(
 pub(crate) fn readable_stream_controller_pull_steps(
     controller: &ControllerRef,
     read_request: default_reader::ReadRequest,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     match controller {
         ControllerRef::Default(c) => {
@@ -128,32 +126,33 @@ pub(crate) fn readable_stream_controller_release_steps(controller: &ControllerRe
     }
 }
 
+traced_without_drop! {
 /// The result of a promise-returning algorithm. Results that are already settled stay unboxed,
 /// so internal plumbing does not allocate a JS promise just to react to it: reacting to a
 /// settled result queues the reaction as a microtask, exactly when PerformPromiseThen on an
 /// already-settled promise would queue its reaction job.
-#[derive(Debug, Clone, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+#[derive(Debug, Clone)]
 pub(crate) enum PromiseResult {
     /// A promise fulfilled with this value (it is never a thenable object).
-    Fulfilled(JsValue),
+    Fulfilled(Value),
     /// A promise rejected with this reason.
-    Rejected(JsValue),
+    Rejected(Value),
     /// Any JS promise.
     Promise(JsPromise),
     /// A promise that never reaches script (a transform stream's internal promises).
-    Internal(crate::internal_promise::InternalPromise),
+    Internal(crate::engine::internal_promise::InternalPromise),
+}
 }
 
 impl PromiseResult {
     /// "A promise resolved with undefined".
     pub(crate) fn undefined() -> Self {
-        PromiseResult::Fulfilled(JsValue::undefined())
+        PromiseResult::Fulfilled(Value::undefined())
     }
 
     /// "A promise resolved with `value`": objects go through a real promise (resolving reads
     /// `then`), everything else is fulfilled at once.
-    pub(crate) fn resolved_with(value: JsValue, ctx: &mut Context) -> JsResult<Self> {
+    pub(crate) fn resolved_with(value: Value, ctx: &mut Cx) -> JsResult<Self> {
         if value.is_object() {
             Ok(PromiseResult::Promise(engine::promise_resolved_with(
                 value, ctx,
@@ -165,7 +164,7 @@ impl PromiseResult {
 
     /// The result of invoking a callback whose return type is a promise type: a thrown
     /// exception becomes a rejected promise, a returned value a promise resolved with it.
-    pub(crate) fn from_callback(result: JsResult<JsValue>, ctx: &mut Context) -> JsResult<Self> {
+    pub(crate) fn from_callback(result: JsResult<Value>, ctx: &mut Cx) -> JsResult<Self> {
         match result {
             Ok(value) => Self::resolved_with(value, ctx),
             Err(error) => Ok(PromiseResult::Rejected(engine::thrown_value(error, ctx)?)),
@@ -180,7 +179,7 @@ pub(crate) fn upon_settlement<T: Trace + 'static>(
     data: T,
     on_fulfilled: engine::ReactionStep<T>,
     on_rejected: engine::ReactionStep<T>,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     match result {
         PromiseResult::Fulfilled(value) => {
@@ -202,13 +201,13 @@ pub(crate) fn upon_settlement<T: Trace + 'static>(
 }
 
 /// A reaction step that does nothing.
-pub(crate) fn ignore<T>(_: &T, _: JsValue, _: &mut Context) -> JsResult<()> {
+pub(crate) fn ignore<T>(_: &T, _: Value, _: &mut Cx) -> JsResult<()> {
     Ok(())
 }
 
 /// "A new `T`" created from Rust in the current realm (readers, controllers, and streams made by
 /// the abstract operations).
-pub(crate) fn new_object<T: Class>(data: T, ctx: &mut Context) -> JsResult<JsObject<T>> {
+pub(crate) fn new_object<T: Class>(data: T, ctx: &mut Cx) -> JsResult<Object<T>> {
     let prototype = ctx
         .get_global_class::<T>()
         .ok_or_else(|| {
@@ -216,17 +215,17 @@ pub(crate) fn new_object<T: Class>(data: T, ctx: &mut Context) -> JsResult<JsObj
                 .with_message(format!("{} is not registered in this realm", T::NAME))
         })?
         .prototype();
-    Ok(JsObject::new(ctx.root_shape(), prototype, data))
+    Ok(Object::new(ctx.root_shape(), prototype, data))
 }
 
 /// A TypeError thrown by an operation, as a `JsError`.
-pub(crate) fn type_error(message: &str) -> boa_engine::JsError {
+pub(crate) fn type_error(message: &str) -> crate::engine::JsError {
     JsNativeError::typ().with_message(message.to_owned()).into()
 }
 
 /// Registers `T` as a global class, replacing an earlier registration (so `register` can run
 /// twice in a realm).
-fn register_class<T: Class>(ctx: &mut Context) -> JsResult<()> {
+fn register_class<T: Class>(ctx: &mut Cx) -> JsResult<()> {
     if ctx.has_global_class::<T>() {
         ctx.unregister_global_class::<T>()?;
     }
@@ -234,7 +233,7 @@ fn register_class<T: Class>(ctx: &mut Context) -> JsResult<()> {
 }
 
 /// Installs the readable stream interfaces in the current realm.
-pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
+pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
     register_class::<ReadableStream>(ctx)?;
     register_class::<ReadableStreamDefaultReader>(ctx)?;
     register_class::<ReadableStreamDefaultController>(ctx)?;

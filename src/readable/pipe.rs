@@ -20,10 +20,10 @@
 
 use std::cell::Cell;
 
-use boa_engine::{
-    object::builtins::JsPromise, Context, JsData, JsNativeError, JsObject, JsResult, JsValue,
+use crate::engine::traced_without_drop;
+use crate::engine::{
+    Cx, Finalize, Gc, GcRefCell, JsData, JsNativeError, JsPromise, JsResult, Object, Trace, Value,
 };
-use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
 use super::{
     default_reader::{
@@ -37,8 +37,8 @@ use super::{
 };
 use crate::{
     dom::{self, AbortAlgorithmHandle},
+    engine::webidl,
     engine::{self, PromiseCapability},
-    webidl,
     writable::{
         default_writer::{
             self, writable_stream_default_writer_close_with_error_propagation,
@@ -84,13 +84,13 @@ struct StreamPipeOptions {
     prevent_abort: bool,
     prevent_cancel: bool,
     prevent_close: bool,
-    signal: Option<JsObject>,
+    signal: Option<Object>,
 }
 
 impl StreamPipeOptions {
     /// Members in lexicographic order: `preventAbort`, `preventCancel`, `preventClose`,
     /// `signal`.
-    fn from_js(value: &JsValue, ctx: &mut Context) -> JsResult<Self> {
+    fn from_js(value: &Value, ctx: &mut Cx) -> JsResult<Self> {
         let dict = webidl::dictionary(value, "The pipe options")?;
         let dict = dict.as_ref();
         let prevent_abort = webidl::member(dict, "preventAbort", ctx)?.to_boolean();
@@ -115,18 +115,14 @@ impl StreamPipeOptions {
     }
 }
 
-fn as_writable(value: &JsValue) -> Option<JsObject<WritableStream>> {
+fn as_writable(value: &Value) -> Option<Object<WritableStream>> {
     value
         .as_object()
         .and_then(|o| o.clone().downcast::<WritableStream>().ok())
 }
 
 /// <https://streams.spec.whatwg.org/#rs-pipe-through>
-pub(crate) fn rs_pipe_through(
-    this: &JsValue,
-    args: &[JsValue],
-    ctx: &mut Context,
-) -> JsResult<JsValue> {
+pub(crate) fn rs_pipe_through(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let Some(stream) = as_stream(this) else {
         return Err(JsNativeError::typ()
             .with_message("'this' is not a ReadableStream object")
@@ -182,7 +178,7 @@ pub(crate) fn rs_pipe_through(
 }
 
 /// <https://streams.spec.whatwg.org/#rs-pipe-to>
-pub(crate) fn rs_pipe_to(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+pub(crate) fn rs_pipe_to(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     match pipe_to(this, args, ctx) {
         Ok(promise) => Ok(promise.into()),
         // A promise-returning operation turns its exceptions into a rejected promise.
@@ -190,7 +186,7 @@ pub(crate) fn rs_pipe_to(this: &JsValue, args: &[JsValue], ctx: &mut Context) ->
     }
 }
 
-fn pipe_to(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsPromise> {
+fn pipe_to(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<JsPromise> {
     let Some(stream) = as_stream(this) else {
         return Err(JsNativeError::typ()
             .with_message("'this' is not a ReadableStream object")
@@ -232,39 +228,41 @@ fn pipe_to(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsPr
     )
 }
 
+traced_without_drop! {
 /// What a shutdown with an action performs once every read chunk has been written.
-#[derive(Debug, Clone, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+#[derive(Debug, Clone)]
 enum Action {
     /// ! WritableStreamAbort(dest, error).
-    AbortDest(JsValue),
+    AbortDest(Value),
     /// ! ReadableStreamCancel(source, error).
-    CancelSource(JsValue),
+    CancelSource(Value),
     /// ! WritableStreamDefaultWriterCloseWithErrorPropagation(writer).
     CloseDest,
     /// The abort algorithm's action: getting a promise to wait for all of the actions it
     /// collected (abort the destination unless preventAbort, cancel the source unless
     /// preventCancel), with the signal's abort reason.
-    Abort(JsValue),
+    Abort(Value),
+}
 }
 
+traced_without_drop! {
 /// A shutdown waiting for the pending writes to finish.
-#[derive(Debug, Clone, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)]
+#[derive(Debug, Clone)]
 struct PendingShutdown {
     /// The action, or `None` for a shutdown without one.
     action: Option<Action>,
     /// The error to finalize with, if any.
-    error: Option<JsValue>,
+    error: Option<Value>,
+}
 }
 
 /// The state of one ReadableStreamPipeTo: the locals of the algorithm and the progress of the
 /// "in parallel" part.
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct PipeState {
-    source: JsObject<ReadableStream>,
-    dest: JsObject<WritableStream>,
-    reader: JsObject<ReadableStreamDefaultReader>,
+    source: Object<ReadableStream>,
+    dest: Object<WritableStream>,
+    reader: Object<ReadableStreamDefaultReader>,
     writer: Writer,
     #[unsafe_ignore_trace]
     prevent_close: bool,
@@ -272,7 +270,7 @@ pub(crate) struct PipeState {
     prevent_abort: bool,
     #[unsafe_ignore_trace]
     prevent_cancel: bool,
-    signal: Option<JsObject>,
+    signal: Option<Object>,
     /// The abort algorithm added to `signal`.
     #[unsafe_ignore_trace]
     abort_algorithm: Cell<Option<AbortAlgorithmHandle>>,
@@ -297,18 +295,18 @@ pub(crate) struct PipeState {
     pending_shutdown: GcRefCell<Option<PendingShutdown>>,
 }
 
-type Pipe = JsObject<PipeState>;
+type Pipe = Object<PipeState>;
 
 /// <https://streams.spec.whatwg.org/#readable-stream-pipe-to>
 #[allow(clippy::too_many_arguments)] // the spec's signature
 pub(crate) fn readable_stream_pipe_to(
-    source: &JsObject<ReadableStream>,
-    dest: &JsObject<WritableStream>,
+    source: &Object<ReadableStream>,
+    dest: &Object<WritableStream>,
     prevent_close: bool,
     prevent_abort: bool,
     prevent_cancel: bool,
-    signal: Option<JsObject>,
-    ctx: &mut Context,
+    signal: Option<Object>,
+    ctx: &mut Cx,
 ) -> JsResult<JsPromise> {
     // 1. Assert: source implements ReadableStream.
     // 2. Assert: dest implements WritableStream.
@@ -330,7 +328,7 @@ pub(crate) fn readable_stream_pipe_to(
     // 13. Let promise be a new promise.
     let promise = PromiseCapability::new(ctx);
     count(CAPABILITY_OBJECTS);
-    let pipe: Pipe = JsObject::new(
+    let pipe: Pipe = Object::new(
         ctx.root_shape(),
         None,
         PipeState {
@@ -380,7 +378,7 @@ pub(crate) fn readable_stream_pipe_to(
 }
 
 /// Step 14.1 of ReadableStreamPipeTo: the abort algorithm.
-fn abort_algorithm(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
+fn abort_algorithm(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
     let signal = pipe.borrow().data().signal.clone();
     // 1. Let error be signal's abort reason.
     let error = signal.as_ref().map(dom::signal_reason).unwrap_or_default();
@@ -393,7 +391,7 @@ fn abort_algorithm(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
 
 /// The error and close propagation rules, checked in the spec's order, and the reactions that
 /// apply them when the condition "becomes" true later.
-fn start_propagation(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
+fn start_propagation(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
     let (source, dest, reader, writer) = {
         let p = pipe.borrow();
         let d = p.data();
@@ -479,7 +477,7 @@ fn start_propagation(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
 }
 
 /// Rule 1, "errors must be propagated forward", given source.[[storedError]].
-fn source_errored(pipe: &Pipe, stored_error: JsValue, ctx: &mut Context) -> JsResult<()> {
+fn source_errored(pipe: &Pipe, stored_error: Value, ctx: &mut Cx) -> JsResult<()> {
     let prevent_abort = pipe.borrow().data().prevent_abort;
     if !prevent_abort {
         // 1.1. If preventAbort is false, shutdown with an action of ! WritableStreamAbort(dest,
@@ -497,7 +495,7 @@ fn source_errored(pipe: &Pipe, stored_error: JsValue, ctx: &mut Context) -> JsRe
 }
 
 /// Rule 2, "errors must be propagated backward", given dest.[[storedError]].
-fn dest_errored(pipe: &Pipe, stored_error: JsValue, ctx: &mut Context) -> JsResult<()> {
+fn dest_errored(pipe: &Pipe, stored_error: Value, ctx: &mut Cx) -> JsResult<()> {
     let prevent_cancel = pipe.borrow().data().prevent_cancel;
     if !prevent_cancel {
         // 2.1. If preventCancel is false, shutdown with an action of !
@@ -515,7 +513,7 @@ fn dest_errored(pipe: &Pipe, stored_error: JsValue, ctx: &mut Context) -> JsResu
 }
 
 /// Rule 3, "closing must be propagated forward".
-fn source_closed(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
+fn source_closed(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
     let prevent_close = pipe.borrow().data().prevent_close;
     if !prevent_close {
         // 3.1. If preventClose is false, shutdown with an action of !
@@ -529,7 +527,7 @@ fn source_closed(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
 
 /// One step of the loop: read a chunk if nothing prevents it. The chunk steps write it and
 /// queue the next step.
-fn pipe_step(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
+fn pipe_step(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
     let (writer, reader) = {
         let p = pipe.borrow();
         let d = p.data();
@@ -599,7 +597,7 @@ fn pipe_step(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
 /// `controller.enqueue()`, and the destination's write algorithm must not run inside it (WPT
 /// piping/general-addition.any.js). The chunk counts as read but not yet written until then,
 /// so a shutdown meanwhile waits for it.
-pub(crate) fn chunk_steps(pipe: Pipe, chunk: JsValue, ctx: &mut Context) -> JsResult<()> {
+pub(crate) fn chunk_steps(pipe: Pipe, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
     {
         let p = pipe.borrow();
         let d = p.data();
@@ -632,7 +630,7 @@ pub(crate) fn error_steps(pipe: &Pipe) {
 
 /// The pipe's write request settled (fulfilled or rejected: either way the chunk has been
 /// written as far as the pipe is concerned).
-pub(crate) fn write_settled(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
+pub(crate) fn write_settled(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
     let (remaining, waiting_for_ready) = {
         let p = pipe.borrow();
         let d = p.data();
@@ -663,8 +661,8 @@ pub(crate) fn write_settled(pipe: &Pipe, ctx: &mut Context) -> JsResult<()> {
 fn wait_for_writes_then(
     pipe: &Pipe,
     action: Option<Action>,
-    error: Option<JsValue>,
-    ctx: &mut Context,
+    error: Option<Value>,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     let dest = pipe.borrow().data().dest.clone();
     // 3. If dest.[[state]] is "writable" and ! WritableStreamCloseQueuedOrInFlight(dest) is
@@ -693,8 +691,8 @@ fn wait_for_writes_then(
 fn shutdown_with_action(
     pipe: &Pipe,
     action: Action,
-    original_error: Option<JsValue>,
-    ctx: &mut Context,
+    original_error: Option<Value>,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. If shuttingDown is true, abort these substeps.
     // 2. Set shuttingDown to true.
@@ -709,7 +707,7 @@ fn shutdown_with_action(
 }
 
 /// <https://streams.spec.whatwg.org/#rs-pipeTo-shutdown>
-fn shutdown(pipe: &Pipe, error: Option<JsValue>, ctx: &mut Context) -> JsResult<()> {
+fn shutdown(pipe: &Pipe, error: Option<Value>, ctx: &mut Cx) -> JsResult<()> {
     // 1. If shuttingDown is true, abort these substeps.
     // 2. Set shuttingDown to true.
     if pipe.borrow().data().shutting_down.replace(true) {
@@ -726,8 +724,8 @@ fn shutdown(pipe: &Pipe, error: Option<JsValue>, ctx: &mut Context) -> JsResult<
 fn after_writes(
     pipe: &Pipe,
     action: Option<Action>,
-    error: Option<JsValue>,
-    ctx: &mut Context,
+    error: Option<Value>,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     let Some(action) = action else {
         // Shutdown step 4: finalize, passing along error if it was given.
@@ -748,7 +746,7 @@ fn after_writes(
 }
 
 /// Performs a shutdown action, returning its promise.
-fn perform_action(pipe: &Pipe, action: Action, ctx: &mut Context) -> JsResult<JsPromise> {
+fn perform_action(pipe: &Pipe, action: Action, ctx: &mut Cx) -> JsResult<JsPromise> {
     let (source, dest, writer, prevent_abort, prevent_cancel) = {
         let p = pipe.borrow();
         let d = p.data();
@@ -775,7 +773,7 @@ fn perform_action(pipe: &Pipe, action: Action, ctx: &mut Context) -> JsResult<Js
                 let p = if crate::writable::stream::state(&dest) == WritableState::Writable {
                     writable_stream_abort(&dest, error.clone(), ctx)?
                 } else {
-                    engine::promise_resolved_with(JsValue::undefined(), ctx)?
+                    engine::promise_resolved_with(Value::undefined(), ctx)?
                 };
                 promises.push(p);
             }
@@ -787,7 +785,7 @@ fn perform_action(pipe: &Pipe, action: Action, ctx: &mut Context) -> JsResult<Js
                 let p = if source.state() == StreamState::Readable {
                     readable_stream_cancel(&source, error, ctx)?
                 } else {
-                    engine::promise_resolved_with(JsValue::undefined(), ctx)?
+                    engine::promise_resolved_with(Value::undefined(), ctx)?
                 };
                 promises.push(p);
             }
@@ -809,14 +807,14 @@ struct WaitForAll {
 /// <https://webidl.spec.whatwg.org/#get-a-promise-to-wait-for-all>. The promise is fulfilled
 /// with undefined rather than a list: it is internal, and resolving with an array would look up
 /// `then` on it.
-fn wait_for_all(promises: Vec<JsPromise>, ctx: &mut Context) -> JsResult<JsPromise> {
+fn wait_for_all(promises: Vec<JsPromise>, ctx: &mut Cx) -> JsResult<JsPromise> {
     let result = PromiseCapability::new(ctx);
     count(CAPABILITY_OBJECTS);
     let total = promises.len();
     if total == 0 {
         // If total is 0, queue a microtask to perform successSteps given « ».
         let r = result.clone();
-        engine::queue_microtask(ctx, move |ctx| r.resolve(JsValue::undefined(), ctx));
+        engine::queue_microtask(ctx, move |ctx| r.resolve(Value::undefined(), ctx));
         return Ok(result.promise().clone());
     }
     let state = Gc::new(WaitForAll {
@@ -833,7 +831,7 @@ fn wait_for_all(promises: Vec<JsPromise>, ctx: &mut Context) -> JsResult<JsPromi
                 let remaining = state.remaining.get() - 1;
                 state.remaining.set(remaining);
                 if remaining == 0 {
-                    state.result.resolve(JsValue::undefined(), ctx)?;
+                    state.result.resolve(Value::undefined(), ctx)?;
                 }
                 Ok(())
             },
@@ -850,7 +848,7 @@ fn wait_for_all(promises: Vec<JsPromise>, ctx: &mut Context) -> JsResult<JsPromi
 }
 
 /// <https://streams.spec.whatwg.org/#rs-pipeTo-finalize>
-fn finalize(pipe: &Pipe, error: Option<JsValue>, ctx: &mut Context) -> JsResult<()> {
+fn finalize(pipe: &Pipe, error: Option<Value>, ctx: &mut Cx) -> JsResult<()> {
     let (writer, reader, signal, handle, promise) = {
         let p = pipe.borrow();
         let d = p.data();
@@ -878,6 +876,6 @@ fn finalize(pipe: &Pipe, error: Option<JsValue>, ctx: &mut Context) -> JsResult<
         // 5. If error was given, reject promise with error.
         Some(error) => promise.reject(error, ctx),
         // 6. Otherwise, resolve promise with undefined.
-        None => promise.resolve(JsValue::undefined(), ctx),
+        None => promise.resolve(Value::undefined(), ctx),
     }
 }

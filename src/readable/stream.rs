@@ -5,15 +5,10 @@
 
 use std::cell::Cell;
 
-use boa_engine::{
-    class::{Class, ClassBuilder},
-    js_string,
-    object::{builtins::JsArray, JsObject},
-    property::{Attribute, PropertyDescriptor},
-    symbol::JsSymbol,
-    Context, JsData, JsResult, JsValue,
+use crate::engine::{
+    js_string, Attribute, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsArray, JsData, JsResult,
+    JsSymbol, Object, PropertyDescriptor, Trace, Value,
 };
-use boa_gc::{Finalize, GcRefCell, Trace};
 
 use super::{
     async_iterator, byob_reader, byte_controller, byte_tee,
@@ -24,10 +19,10 @@ use super::{
 };
 use crate::{
     engine,
+    engine::webidl,
     queuing_strategy::{
         extract_high_water_mark, extract_size_algorithm, QueuingStrategy, SizeAlgorithm,
     },
-    webidl,
 };
 
 /// The values of a stream's [[state]] slot.
@@ -59,7 +54,7 @@ pub(crate) struct ReadableStream {
     #[unsafe_ignore_trace]
     state: Cell<StreamState>,
     /// <https://streams.spec.whatwg.org/#readablestream-storederror>
-    stored_error: GcRefCell<JsValue>,
+    stored_error: GcRefCell<Value>,
 }
 
 impl ReadableStream {
@@ -71,7 +66,7 @@ impl ReadableStream {
             disturbed: Cell::new(false),
             reader: GcRefCell::new(None),
             state: Cell::new(StreamState::Readable),
-            stored_error: GcRefCell::new(JsValue::undefined()),
+            stored_error: GcRefCell::new(Value::undefined()),
         }
     }
 }
@@ -83,7 +78,7 @@ pub(crate) trait StreamSlots {
     /// Sets [[state]].
     fn set_state(&self, state: StreamState);
     /// [[storedError]].
-    fn stored_error(&self) -> JsValue;
+    fn stored_error(&self) -> Value;
     /// [[reader]].
     fn reader(&self) -> Option<ReaderRef>;
     /// Sets [[reader]].
@@ -100,14 +95,14 @@ pub(crate) trait StreamSlots {
     fn detached(&self) -> bool;
 }
 
-impl StreamSlots for JsObject<ReadableStream> {
+impl StreamSlots for Object<ReadableStream> {
     fn state(&self) -> StreamState {
         self.borrow().data().state.get()
     }
     fn set_state(&self, state: StreamState) {
         self.borrow().data().state.set(state);
     }
-    fn stored_error(&self) -> JsValue {
+    fn stored_error(&self) -> Value {
         self.borrow().data().stored_error.borrow().clone()
     }
     fn reader(&self) -> Option<ReaderRef> {
@@ -131,12 +126,12 @@ impl StreamSlots for JsObject<ReadableStream> {
 }
 
 /// Sets [[controller]] (SetUpReadableStreamDefaultController step 8).
-pub(crate) fn set_controller(stream: &JsObject<ReadableStream>, controller: ControllerRef) {
+pub(crate) fn set_controller(stream: &Object<ReadableStream>, controller: ControllerRef) {
     *stream.borrow().data().controller.borrow_mut() = Some(controller);
 }
 
 /// The `this` of a `ReadableStream` operation, brand-checked.
-fn this_stream(this: &JsValue) -> JsResult<JsObject<ReadableStream>> {
+fn this_stream(this: &Value) -> JsResult<Object<ReadableStream>> {
     this.as_object()
         .and_then(|o| o.clone().downcast::<ReadableStream>().ok())
         .ok_or_else(|| type_error("'this' is not a ReadableStream object"))
@@ -145,9 +140,9 @@ fn this_stream(this: &JsValue) -> JsResult<JsObject<ReadableStream>> {
 /// Like [`this_stream`], for promise-returning operations: a failed brand check is a rejected
 /// promise.
 fn this_stream_or_reject(
-    this: &JsValue,
-    ctx: &mut Context,
-) -> JsResult<Result<JsObject<ReadableStream>, JsValue>> {
+    this: &Value,
+    ctx: &mut Cx,
+) -> JsResult<Result<Object<ReadableStream>, Value>> {
     match this_stream(this) {
         Ok(s) => Ok(Ok(s)),
         Err(e) => Ok(Err(webidl::rejected_promise(e, ctx)?)),
@@ -155,16 +150,13 @@ fn this_stream_or_reject(
 }
 
 /// The WebIDL conversion of a reader constructor's `ReadableStream stream` argument.
-pub(crate) fn stream_argument(
-    args: &[JsValue],
-    interface: &str,
-) -> JsResult<JsObject<ReadableStream>> {
+pub(crate) fn stream_argument(args: &[Value], interface: &str) -> JsResult<Object<ReadableStream>> {
     as_stream(&args.first().cloned().unwrap_or_default())
         .ok_or_else(|| type_error(&format!("{interface}'s argument must be a ReadableStream")))
 }
 
 /// Converts a JS value to a `JsObject<ReadableStream>` if it is one.
-pub(crate) fn as_stream(value: &JsValue) -> Option<JsObject<ReadableStream>> {
+pub(crate) fn as_stream(value: &Value) -> Option<Object<ReadableStream>> {
     value
         .as_object()
         .and_then(|o| o.clone().downcast::<ReadableStream>().ok())
@@ -205,22 +197,18 @@ impl Class for ReadableStream {
         Ok(())
     }
 
-    fn data_constructor(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
         Ok(Self::new_uninitialized())
     }
 
     /// <https://streams.spec.whatwg.org/#rs-constructor>
-    fn object_constructor(
-        this: &JsObject<Self>,
-        args: &[JsValue],
-        ctx: &mut Context,
-    ) -> JsResult<()> {
+    fn object_constructor(this: &Object<Self>, args: &[Value], ctx: &mut Cx) -> JsResult<()> {
         // WebIDL argument conversion: `optional object underlyingSource`, then
         // `optional QueuingStrategy strategy = {}`.
         let underlying_source = args.first().cloned().unwrap_or_default();
         let underlying_source = if underlying_source.is_undefined() {
             // 1. If underlyingSource is missing, set it to null.
-            JsValue::null()
+            Value::null()
         } else if underlying_source.is_object() {
             underlying_source
         } else {
@@ -238,7 +226,7 @@ impl Class for ReadableStream {
         if dict.type_bytes {
             // 4.1. If strategy["size"] exists, throw a RangeError exception.
             if strategy.size.is_some() {
-                return Err(boa_engine::JsNativeError::range()
+                return Err(crate::engine::JsNativeError::range()
                     .with_message("a byte stream's queuing strategy cannot have a size")
                     .into());
             }
@@ -280,11 +268,11 @@ pub(crate) struct UnderlyingSource {
     /// `autoAllocateChunkSize` (byte streams, #6).
     pub(crate) auto_allocate_chunk_size: Option<u64>,
     /// `cancel`.
-    pub(crate) cancel: Option<JsObject>,
+    pub(crate) cancel: Option<Object>,
     /// `pull`.
-    pub(crate) pull: Option<JsObject>,
+    pub(crate) pull: Option<Object>,
     /// `start`.
-    pub(crate) start: Option<JsObject>,
+    pub(crate) start: Option<Object>,
     /// `type` is "bytes".
     pub(crate) type_bytes: bool,
 }
@@ -292,7 +280,7 @@ pub(crate) struct UnderlyingSource {
 impl UnderlyingSource {
     /// Converts the underlying source object to the dictionary: members are read in
     /// lexicographic order, each converted as soon as it is read.
-    fn from_js(value: &JsValue, ctx: &mut Context) -> JsResult<Self> {
+    fn from_js(value: &Value, ctx: &mut Cx) -> JsResult<Self> {
         let dict = webidl::dictionary(value, "The underlying source")?;
         let dict = dict.as_ref();
         let mut out = Self::default();
@@ -329,7 +317,7 @@ impl UnderlyingSource {
 }
 
 /// <https://streams.spec.whatwg.org/#rs-from>
-fn rs_from(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn rs_from(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     // 1. Return ? ReadableStreamFromIterable(asyncIterable).
     let iterable = args.first().cloned().unwrap_or_default();
     Ok(from::readable_stream_from_iterable(iterable, ctx)?
@@ -338,14 +326,14 @@ fn rs_from(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue
 }
 
 /// <https://streams.spec.whatwg.org/#rs-locked>
-fn rs_locked(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn rs_locked(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let stream = this_stream(this)?;
     // 1. Return ! IsReadableStreamLocked(this).
     Ok(is_readable_stream_locked(&stream).into())
 }
 
 /// <https://streams.spec.whatwg.org/#rs-cancel>
-fn rs_cancel(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn rs_cancel(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let stream = match this_stream_or_reject(this, ctx)? {
         Ok(s) => s,
         Err(rejected) => return Ok(rejected),
@@ -361,7 +349,7 @@ fn rs_cancel(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Js
 }
 
 /// <https://streams.spec.whatwg.org/#rs-get-reader>
-fn rs_get_reader(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn rs_get_reader(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let stream = this_stream(this)?;
     // ReadableStreamGetReaderOptions: `ReadableStreamReaderMode mode`.
     let options = webidl::dictionary(
@@ -397,15 +385,12 @@ fn rs_get_reader(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResul
 }
 
 /// <https://streams.spec.whatwg.org/#rs-tee>
-fn rs_tee(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn rs_tee(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let stream = this_stream(this)?;
     // 1. Return ? ReadableStreamTee(this, false).
     let (branch1, branch2) = readable_stream_tee(&stream, false, ctx)?;
     Ok(JsArray::from_iter(
-        [
-            JsValue::from(branch1.upcast()),
-            JsValue::from(branch2.upcast()),
-        ],
+        [Value::from(branch1.upcast()), Value::from(branch2.upcast())],
         ctx,
     )
     .into())
@@ -413,7 +398,7 @@ fn rs_tee(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue>
 
 /// `values(options)` and `[Symbol.asyncIterator]`: creates the default asynchronous iterator
 /// object and runs <https://streams.spec.whatwg.org/#rs-get-iterator>.
-fn rs_values(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn rs_values(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let stream = this_stream(this)?;
     // ReadableStreamIteratorOptions: `boolean preventCancel = false`.
     let options = webidl::dictionary(
@@ -426,9 +411,9 @@ fn rs_values(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Js
 
 /// <https://streams.spec.whatwg.org/#acquire-readable-stream-reader>
 pub(crate) fn acquire_readable_stream_default_reader(
-    stream: &JsObject<ReadableStream>,
-    ctx: &mut Context,
-) -> JsResult<JsObject<default_reader::ReadableStreamDefaultReader>> {
+    stream: &Object<ReadableStream>,
+    ctx: &mut Cx,
+) -> JsResult<Object<default_reader::ReadableStreamDefaultReader>> {
     // 1. Let reader be a new ReadableStreamDefaultReader.
     let reader = new_object(default_reader::ReadableStreamDefaultReader::new(), ctx)?;
     // 2. Perform ? SetUpReadableStreamDefaultReader(reader, stream).
@@ -444,8 +429,8 @@ pub(crate) fn create_readable_stream(
     cancel_algorithm: CancelAlgorithm,
     high_water_mark: Option<f64>,
     size_algorithm: Option<SizeAlgorithm>,
-    ctx: &mut Context,
-) -> JsResult<JsObject<ReadableStream>> {
+    ctx: &mut Cx,
+) -> JsResult<Object<ReadableStream>> {
     // 1. If highWaterMark was not passed, set it to 1.
     let high_water_mark = high_water_mark.unwrap_or(1.0);
     // 2. If sizeAlgorithm was not passed, set it to an algorithm that returns 1.
@@ -475,18 +460,18 @@ pub(crate) fn create_readable_stream(
 }
 
 /// <https://streams.spec.whatwg.org/#initialize-readable-stream>
-pub(crate) fn initialize_readable_stream(stream: &JsObject<ReadableStream>) {
+pub(crate) fn initialize_readable_stream(stream: &Object<ReadableStream>) {
     // 1. Set stream.[[state]] to "readable".
     stream.set_state(StreamState::Readable);
     // 2. Set stream.[[reader]] and stream.[[storedError]] to undefined.
     stream.set_reader(None);
-    *stream.borrow().data().stored_error.borrow_mut() = JsValue::undefined();
+    *stream.borrow().data().stored_error.borrow_mut() = Value::undefined();
     // 3. Set stream.[[disturbed]] to false.
     stream.set_disturbed(false);
 }
 
 /// <https://streams.spec.whatwg.org/#is-readable-stream-locked>
-pub(crate) fn is_readable_stream_locked(stream: &JsObject<ReadableStream>) -> bool {
+pub(crate) fn is_readable_stream_locked(stream: &Object<ReadableStream>) -> bool {
     // 1. If stream.[[reader]] is undefined, return false.
     // 2. Return true.
     stream.borrow().data().reader.borrow().is_some()
@@ -494,10 +479,10 @@ pub(crate) fn is_readable_stream_locked(stream: &JsObject<ReadableStream>) -> bo
 
 /// <https://streams.spec.whatwg.org/#readable-stream-tee>
 pub(crate) fn readable_stream_tee(
-    stream: &JsObject<ReadableStream>,
+    stream: &Object<ReadableStream>,
     clone_for_branch2: bool,
-    ctx: &mut Context,
-) -> JsResult<(JsObject<ReadableStream>, JsObject<ReadableStream>)> {
+    ctx: &mut Cx,
+) -> JsResult<(Object<ReadableStream>, Object<ReadableStream>)> {
     // 1. Assert: stream implements ReadableStream.
     // 2. Assert: cloneForBranch2 is a boolean.
     // 3. If stream.[[controller]] implements ReadableByteStreamController, return ?
@@ -511,7 +496,7 @@ pub(crate) fn readable_stream_tee(
 
 /// <https://streams.spec.whatwg.org/#readable-stream-add-read-request>
 pub(crate) fn readable_stream_add_read_request(
-    stream: &JsObject<ReadableStream>,
+    stream: &Object<ReadableStream>,
     read_request: ReadRequest,
 ) {
     // 1. Assert: stream.[[reader]] implements ReadableStreamDefaultReader.
@@ -525,15 +510,15 @@ pub(crate) fn readable_stream_add_read_request(
 
 /// <https://streams.spec.whatwg.org/#readable-stream-cancel>
 pub(crate) fn readable_stream_cancel(
-    stream: &JsObject<ReadableStream>,
-    reason: JsValue,
-    ctx: &mut Context,
-) -> JsResult<boa_engine::object::builtins::JsPromise> {
+    stream: &Object<ReadableStream>,
+    reason: Value,
+    ctx: &mut Cx,
+) -> JsResult<crate::engine::JsPromise> {
     // 1. Set stream.[[disturbed]] to true.
     stream.set_disturbed(true);
     match stream.state() {
         // 2. If stream.[[state]] is "closed", return a promise resolved with undefined.
-        StreamState::Closed => return engine::promise_resolved_with(JsValue::undefined(), ctx),
+        StreamState::Closed => return engine::promise_resolved_with(Value::undefined(), ctx),
         // 3. If stream.[[state]] is "errored", return a promise rejected with
         //    stream.[[storedError]].
         StreamState::Errored => return engine::promise_rejected_with(stream.stored_error(), ctx),
@@ -550,7 +535,7 @@ pub(crate) fn readable_stream_cancel(
         // 6.3. For each readIntoRequest of readIntoRequests, perform readIntoRequest's close
         //      steps, given undefined.
         for read_into_request in read_into_requests {
-            read_into_request.close_steps(JsValue::undefined(), ctx)?;
+            read_into_request.close_steps(Value::undefined(), ctx)?;
         }
     }
     // 7. Let sourceCancelPromise be ! stream.[[controller]].[[CancelSteps]](reason).
@@ -564,7 +549,7 @@ pub(crate) fn readable_stream_cancel(
     upon_settlement(
         source_cancel,
         result.clone(),
-        |result, _, ctx| result.resolve(JsValue::undefined(), ctx),
+        |result, _, ctx| result.resolve(Value::undefined(), ctx),
         |result, reason, ctx| result.reject(reason, ctx),
         ctx,
     )?;
@@ -572,10 +557,7 @@ pub(crate) fn readable_stream_cancel(
 }
 
 /// <https://streams.spec.whatwg.org/#readable-stream-close>
-pub(crate) fn readable_stream_close(
-    stream: &JsObject<ReadableStream>,
-    ctx: &mut Context,
-) -> JsResult<()> {
+pub(crate) fn readable_stream_close(stream: &Object<ReadableStream>, ctx: &mut Cx) -> JsResult<()> {
     // 1. Assert: stream.[[state]] is "readable".
     debug_assert_eq!(stream.state(), StreamState::Readable);
     // 2. Set stream.[[state]] to "closed".
@@ -602,9 +584,9 @@ pub(crate) fn readable_stream_close(
 
 /// <https://streams.spec.whatwg.org/#readable-stream-error>
 pub(crate) fn readable_stream_error(
-    stream: &JsObject<ReadableStream>,
-    e: JsValue,
-    ctx: &mut Context,
+    stream: &Object<ReadableStream>,
+    e: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: stream.[[state]] is "readable".
     debug_assert_eq!(stream.state(), StreamState::Readable);
@@ -637,10 +619,10 @@ pub(crate) fn readable_stream_error(
 
 /// <https://streams.spec.whatwg.org/#readable-stream-fulfill-read-request>
 pub(crate) fn readable_stream_fulfill_read_request(
-    stream: &JsObject<ReadableStream>,
-    chunk: JsValue,
+    stream: &Object<ReadableStream>,
+    chunk: Value,
     done: bool,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: ! ReadableStreamHasDefaultReader(stream) is true.
     // 2. Let reader be stream.[[reader]].
@@ -663,7 +645,7 @@ pub(crate) fn readable_stream_fulfill_read_request(
 }
 
 /// <https://streams.spec.whatwg.org/#readable-stream-get-num-read-requests>
-pub(crate) fn readable_stream_get_num_read_requests(stream: &JsObject<ReadableStream>) -> usize {
+pub(crate) fn readable_stream_get_num_read_requests(stream: &Object<ReadableStream>) -> usize {
     // 1. Assert: ! ReadableStreamHasDefaultReader(stream) is true.
     // 2. Return stream.[[reader]].[[readRequests]]'s size.
     match stream.reader() {
@@ -673,7 +655,7 @@ pub(crate) fn readable_stream_get_num_read_requests(stream: &JsObject<ReadableSt
 }
 
 /// <https://streams.spec.whatwg.org/#readable-stream-has-default-reader>
-pub(crate) fn readable_stream_has_default_reader(stream: &JsObject<ReadableStream>) -> bool {
+pub(crate) fn readable_stream_has_default_reader(stream: &Object<ReadableStream>) -> bool {
     // 1. Let reader be stream.[[reader]].
     // 2. If reader is undefined, return false.
     // 3. If reader implements ReadableStreamDefaultReader, return true.

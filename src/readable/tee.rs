@@ -5,11 +5,9 @@
 
 use std::cell::Cell;
 
-use boa_engine::{
-    object::{builtins::JsArray, builtins::JsPromise, JsObject},
-    Context, JsResult, JsValue,
+use crate::engine::{
+    Cx, Finalize, Gc, GcRefCell, JsArray, JsPromise, JsResult, Object, Trace, Value,
 };
-use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
 use super::{
     default_controller::{
@@ -41,8 +39,8 @@ pub(crate) enum Branch {
 /// The variables ReadableStreamDefaultTee's algorithms close over.
 #[derive(Debug, Trace, Finalize)]
 pub(crate) struct TeeState {
-    stream: JsObject<ReadableStream>,
-    reader: JsObject<ReadableStreamDefaultReader>,
+    stream: Object<ReadableStream>,
+    reader: Object<ReadableStreamDefaultReader>,
     #[unsafe_ignore_trace]
     reading: Cell<bool>,
     #[unsafe_ignore_trace]
@@ -51,20 +49,17 @@ pub(crate) struct TeeState {
     canceled1: Cell<bool>,
     #[unsafe_ignore_trace]
     canceled2: Cell<bool>,
-    reason1: GcRefCell<JsValue>,
-    reason2: GcRefCell<JsValue>,
-    branch1: GcRefCell<Option<JsObject<ReadableStream>>>,
-    branch2: GcRefCell<Option<JsObject<ReadableStream>>>,
+    reason1: GcRefCell<Value>,
+    reason2: GcRefCell<Value>,
+    branch1: GcRefCell<Option<Object<ReadableStream>>>,
+    branch2: GcRefCell<Option<Object<ReadableStream>>>,
     cancel_promise: PromiseCapability,
     #[unsafe_ignore_trace]
     clone_for_branch2: bool,
 }
 
 impl TeeState {
-    fn branch_controller(
-        &self,
-        branch: Branch,
-    ) -> Option<JsObject<ReadableStreamDefaultController>> {
+    fn branch_controller(&self, branch: Branch) -> Option<Object<ReadableStreamDefaultController>> {
         let b = match branch {
             Branch::One => self.branch1.borrow().clone(),
             Branch::Two => self.branch2.borrow().clone(),
@@ -75,10 +70,10 @@ impl TeeState {
 
 /// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaulttee>
 pub(crate) fn readable_stream_default_tee(
-    stream: &JsObject<ReadableStream>,
+    stream: &Object<ReadableStream>,
     clone_for_branch2: bool,
-    ctx: &mut Context,
-) -> JsResult<(JsObject<ReadableStream>, JsObject<ReadableStream>)> {
+    ctx: &mut Cx,
+) -> JsResult<(Object<ReadableStream>, Object<ReadableStream>)> {
     // 1. Assert: stream implements ReadableStream.
     // 2. Assert: cloneForBranch2 is a boolean.
     // 3. Let reader be ? AcquireReadableStreamDefaultReader(stream).
@@ -93,8 +88,8 @@ pub(crate) fn readable_stream_default_tee(
         read_again: Cell::new(false),
         canceled1: Cell::new(false),
         canceled2: Cell::new(false),
-        reason1: GcRefCell::new(JsValue::undefined()),
-        reason2: GcRefCell::new(JsValue::undefined()),
+        reason1: GcRefCell::new(Value::undefined()),
+        reason2: GcRefCell::new(Value::undefined()),
         branch1: GcRefCell::new(None),
         branch2: GcRefCell::new(None),
         cancel_promise: PromiseCapability::new(ctx),
@@ -141,7 +136,7 @@ pub(crate) fn readable_stream_default_tee(
                 // 19.3. If canceled1 is false or canceled2 is false, resolve cancelPromise with
                 //       undefined.
                 if !state.canceled1.get() || !state.canceled2.get() {
-                    state.cancel_promise.resolve(JsValue::undefined(), ctx)?;
+                    state.cancel_promise.resolve(Value::undefined(), ctx)?;
                 }
                 Ok(())
             },
@@ -153,7 +148,7 @@ pub(crate) fn readable_stream_default_tee(
 }
 
 /// ReadableStreamDefaultTee's pullAlgorithm.
-pub(crate) fn pull_algorithm(state: &Gc<TeeState>, ctx: &mut Context) -> JsResult<PromiseResult> {
+pub(crate) fn pull_algorithm(state: &Gc<TeeState>, ctx: &mut Cx) -> JsResult<PromiseResult> {
     // 1. If reading is true,
     if state.reading.get() {
         // 1.1. Set readAgain to true.
@@ -171,7 +166,7 @@ pub(crate) fn pull_algorithm(state: &Gc<TeeState>, ctx: &mut Context) -> JsResul
 }
 
 /// The tee read request's chunk steps, given `chunk`.
-pub(crate) fn chunk_steps(state: Gc<TeeState>, chunk: JsValue, ctx: &mut Context) -> JsResult<()> {
+pub(crate) fn chunk_steps(state: Gc<TeeState>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
     // 1. Queue a microtask to perform the following steps:
     engine::queue_microtask(ctx, move |ctx| {
         // 1.1. Set readAgain to false.
@@ -210,9 +205,9 @@ pub(crate) fn chunk_steps(state: Gc<TeeState>, chunk: JsValue, ctx: &mut Context
 /// `! ReadableStreamDefaultControllerEnqueue` on a branch: branches have the default size
 /// algorithm, so only uncatchable errors can come back.
 fn enqueue_ignoring_size_errors(
-    controller: &JsObject<ReadableStreamDefaultController>,
-    chunk: JsValue,
-    ctx: &mut Context,
+    controller: &Object<ReadableStreamDefaultController>,
+    chunk: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     match readable_stream_default_controller_enqueue(controller, chunk, ctx) {
         Ok(()) => Ok(()),
@@ -221,7 +216,7 @@ fn enqueue_ignoring_size_errors(
 }
 
 /// The tee read request's close steps.
-pub(crate) fn close_steps(state: &Gc<TeeState>, ctx: &mut Context) -> JsResult<()> {
+pub(crate) fn close_steps(state: &Gc<TeeState>, ctx: &mut Cx) -> JsResult<()> {
     // 1. Set reading to false.
     state.reading.set(false);
     // 2. If canceled1 is false, perform ! ReadableStreamDefaultControllerClose(branch1.[[controller]]).
@@ -238,7 +233,7 @@ pub(crate) fn close_steps(state: &Gc<TeeState>, ctx: &mut Context) -> JsResult<(
     }
     // 4. If canceled1 is false or canceled2 is false, resolve cancelPromise with undefined.
     if !state.canceled1.get() || !state.canceled2.get() {
-        state.cancel_promise.resolve(JsValue::undefined(), ctx)?;
+        state.cancel_promise.resolve(Value::undefined(), ctx)?;
     }
     Ok(())
 }
@@ -253,8 +248,8 @@ pub(crate) fn error_steps(state: &Gc<TeeState>) {
 pub(crate) fn cancel_algorithm(
     state: &Gc<TeeState>,
     branch: Branch,
-    reason: JsValue,
-    ctx: &mut Context,
+    reason: Value,
+    ctx: &mut Cx,
 ) -> JsResult<JsPromise> {
     let other_canceled = match branch {
         Branch::One => {

@@ -3,11 +3,11 @@
 //!
 //! <https://streams.spec.whatwg.org/#ts-default-controller-class>
 
-use boa_engine::{
-    class::{Class, ClassBuilder},
-    Context, JsData, JsError, JsNativeError, JsObject, JsResult, JsValue,
+use crate::engine::traced_without_drop;
+use crate::engine::{
+    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsError, JsNativeError, JsResult, Object,
+    Trace, Value,
 };
-use boa_gc::{Finalize, GcRefCell, Trace};
 
 use super::other_specs::NativeTransformer;
 use super::stream::{
@@ -16,8 +16,9 @@ use super::stream::{
     transform_stream_set_backpressure, transform_stream_unblock_write, writable, Stream,
 };
 use crate::{
+    engine::internal_promise::InternalPromise,
+    engine::webidl,
     engine::{self, PromiseCapability},
-    internal_promise::InternalPromise,
     readable::{
         default_controller::{
             readable_stream_default_controller_can_close_or_enqueue,
@@ -30,29 +31,28 @@ use crate::{
         stream::{StreamSlots, StreamState},
         upon_settlement, PromiseResult,
     },
-    webidl,
     writable::{
         default_controller::writable_stream_default_controller_error_if_needed, WritableState,
     },
 };
 
 /// A typed handle on a `TransformStreamDefaultController` object.
-pub(crate) type Controller = JsObject<TransformStreamDefaultController>;
+pub(crate) type Controller = Object<TransformStreamDefaultController>;
 
 /// The `Transformer` dictionary, converted:
 /// <https://streams.spec.whatwg.org/#dictdef-transformer>.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Transformer {
     /// <https://streams.spec.whatwg.org/#dom-transformer-cancel>
-    pub(crate) cancel: Option<JsObject>,
+    pub(crate) cancel: Option<Object>,
     /// <https://streams.spec.whatwg.org/#dom-transformer-flush>
-    pub(crate) flush: Option<JsObject>,
+    pub(crate) flush: Option<Object>,
     /// <https://streams.spec.whatwg.org/#dom-transformer-readabletype> exists.
     pub(crate) readable_type: bool,
     /// <https://streams.spec.whatwg.org/#dom-transformer-start>
-    pub(crate) start: Option<JsObject>,
+    pub(crate) start: Option<Object>,
     /// <https://streams.spec.whatwg.org/#dom-transformer-transform>
-    pub(crate) transform: Option<JsObject>,
+    pub(crate) transform: Option<Object>,
     /// <https://streams.spec.whatwg.org/#dom-transformer-writabletype> exists.
     pub(crate) writable_type: bool,
 }
@@ -60,7 +60,7 @@ pub(crate) struct Transformer {
 impl Transformer {
     /// Converts the transformer object to the dictionary: members in lexicographic order, each
     /// converted as soon as it is read.
-    pub(crate) fn from_js(value: &JsValue, ctx: &mut Context) -> JsResult<Self> {
+    pub(crate) fn from_js(value: &Value, ctx: &mut Cx) -> JsResult<Self> {
         let dict = webidl::dictionary(value, "The transformer")?;
         let dict = dict.as_ref();
         let cancel = webidl::callback(
@@ -92,48 +92,51 @@ impl Transformer {
     }
 }
 
+traced_without_drop! {
 /// A controller's [[transformAlgorithm]].
-#[derive(Debug, Clone, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+#[derive(Debug, Clone)]
 pub(crate) enum TransformAlgorithm {
     /// The identity transform: TransformStreamDefaultControllerEnqueue(controller, chunk).
     Identity,
     /// Invoke the transformer's `transform` with « chunk, controller ».
     Js {
-        transformer: JsValue,
-        transform: JsObject,
+        transformer: Value,
+        transform: Object,
     },
     /// The transformAlgorithm of another standard's transform stream (set up by
     /// [`super::other_specs::set_up_transform_stream`]).
     Native(NativeTransformer),
 }
+}
 
+traced_without_drop! {
 /// A controller's [[flushAlgorithm]].
-#[derive(Debug, Clone, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+#[derive(Debug, Clone)]
 pub(crate) enum FlushAlgorithm {
     /// An algorithm which returns a promise resolved with undefined.
     ResolvedUndefined,
     /// Invoke the transformer's `flush` with « controller ».
     Js {
-        transformer: JsValue,
-        flush: JsObject,
+        transformer: Value,
+        flush: Object,
     },
     /// The flushAlgorithm of another standard's transform stream.
     Native(NativeTransformer),
 }
+}
 
+traced_without_drop! {
 /// A controller's [[cancelAlgorithm]].
-#[derive(Debug, Clone, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+#[derive(Debug, Clone)]
 pub(crate) enum CancelAlgorithm {
     /// An algorithm which returns a promise resolved with undefined.
     ResolvedUndefined,
     /// Invoke the transformer's `cancel` with « reason ».
     Js {
-        transformer: JsValue,
-        cancel: JsObject,
+        transformer: Value,
+        cancel: Object,
     },
+}
 }
 
 /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller>
@@ -164,7 +167,7 @@ fn set_finish_promise(controller: &Controller, promise: PromiseCapability) {
     *controller.borrow().data().finish_promise.borrow_mut() = Some(promise);
 }
 
-fn this_controller(this: &JsValue) -> JsResult<Controller> {
+fn this_controller(this: &Value) -> JsResult<Controller> {
     webidl::this_object::<TransformStreamDefaultController>(
         this,
         "TransformStreamDefaultController",
@@ -180,7 +183,7 @@ fn this_controller(this: &JsValue) -> JsResult<Controller> {
 impl Class for TransformStreamDefaultController {
     const NAME: &'static str = "TransformStreamDefaultController";
     const LENGTH: usize = 0;
-    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
         webidl::attribute(class, "desiredSize", desired_size, None);
@@ -191,45 +194,45 @@ impl Class for TransformStreamDefaultController {
         Ok(())
     }
 
-    fn data_constructor(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
         Err(webidl::illegal_constructor(Self::NAME))
     }
 }
 
 /// <https://streams.spec.whatwg.org/#ts-default-controller-desired-size>
-fn desired_size(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let controller = this_controller(this)?;
     // 1. Let readableController be this.[[stream]].[[readable]].[[controller]].
     // 2. Return ! ReadableStreamDefaultControllerGetDesiredSize(readableController).
     let size = readable_controller(&stream_of(&controller))
         .and_then(|rc| readable_stream_default_controller_get_desired_size(&rc));
-    Ok(size.map_or_else(JsValue::null, JsValue::from))
+    Ok(size.map_or_else(Value::null, Value::from))
 }
 
 /// <https://streams.spec.whatwg.org/#ts-default-controller-enqueue>
-fn enqueue(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn enqueue(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let controller = this_controller(this)?;
     let chunk = args.first().cloned().unwrap_or_default();
     // 1. Perform ? TransformStreamDefaultControllerEnqueue(this, chunk).
     transform_stream_default_controller_enqueue(&controller, chunk, ctx)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// <https://streams.spec.whatwg.org/#ts-default-controller-error>
-fn error(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn error(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let controller = this_controller(this)?;
     let e = args.first().cloned().unwrap_or_default();
     // 1. Perform ? TransformStreamDefaultControllerError(this, e).
     transform_stream_default_controller_error(&controller, e, ctx)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// <https://streams.spec.whatwg.org/#ts-default-controller-terminate>
-fn terminate(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn terminate(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let controller = this_controller(this)?;
     // 1. Perform ? TransformStreamDefaultControllerTerminate(this).
     transform_stream_default_controller_terminate(&controller, ctx)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// <https://streams.spec.whatwg.org/#set-up-transform-stream-default-controller>
@@ -241,7 +244,7 @@ pub(crate) fn set_up_transform_stream_default_controller(
     transform_algorithm: TransformAlgorithm,
     flush_algorithm: FlushAlgorithm,
     cancel_algorithm: CancelAlgorithm,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<Controller> {
     // 1. Assert: stream implements TransformStream.
     // 2. Assert: stream.[[controller]] is undefined.
@@ -267,9 +270,9 @@ pub(crate) fn set_up_transform_stream_default_controller(
 /// <https://streams.spec.whatwg.org/#set-up-transform-stream-default-controller-from-transformer>
 pub(crate) fn set_up_transform_stream_default_controller_from_transformer(
     stream: &Stream,
-    transformer: JsValue,
+    transformer: Value,
     transformer_dict: Transformer,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let controller be a new TransformStreamDefaultController.
     //    (Created by SetUpTransformStreamDefaultController.)
@@ -337,8 +340,8 @@ pub(crate) fn transform_stream_default_controller_clear_algorithms(controller: &
 /// <https://streams.spec.whatwg.org/#transform-stream-default-controller-enqueue>
 pub(crate) fn transform_stream_default_controller_enqueue(
     controller: &Controller,
-    chunk: JsValue,
-    ctx: &mut Context,
+    chunk: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be controller.[[stream]].
     let stream = stream_of(controller);
@@ -386,8 +389,8 @@ pub(crate) fn transform_stream_default_controller_enqueue(
 /// <https://streams.spec.whatwg.org/#transform-stream-default-controller-error>
 pub(crate) fn transform_stream_default_controller_error(
     controller: &Controller,
-    e: JsValue,
-    ctx: &mut Context,
+    e: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Perform ! TransformStreamError(controller.[[stream]], e).
     transform_stream_error(&stream_of(controller), e, ctx)
@@ -396,8 +399,8 @@ pub(crate) fn transform_stream_default_controller_error(
 /// <https://streams.spec.whatwg.org/#transform-stream-default-controller-perform-transform>
 pub(crate) fn transform_stream_default_controller_perform_transform(
     controller: &Controller,
-    chunk: JsValue,
-    ctx: &mut Context,
+    chunk: Value,
+    ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 1. Let transformPromise be the result of performing controller.[[transformAlgorithm]],
     //    passing chunk.
@@ -456,7 +459,7 @@ pub(crate) fn transform_stream_default_controller_perform_transform(
 /// <https://streams.spec.whatwg.org/#transform-stream-default-controller-terminate>
 pub(crate) fn transform_stream_default_controller_terminate(
     controller: &Controller,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be controller.[[stream]].
     let stream = stream_of(controller);
@@ -476,7 +479,7 @@ pub(crate) fn transform_stream_default_controller_terminate(
 fn resolve_with_result(
     promise: &InternalPromise,
     result: PromiseResult,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     match result {
         PromiseResult::Promise(p) => promise.resolve(p.into(), ctx)?,
@@ -498,8 +501,8 @@ fn resolve_with_result(
 /// <https://streams.spec.whatwg.org/#transform-stream-default-sink-write-algorithm>
 pub(crate) fn transform_stream_default_sink_write_algorithm(
     stream: &Stream,
-    chunk: JsValue,
-    ctx: &mut Context,
+    chunk: Value,
+    ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 1. Assert: stream.[[writable]].[[state]] is "writable".
     // 2. Let controller be stream.[[controller]].
@@ -555,8 +558,8 @@ pub(crate) fn transform_stream_default_sink_write_algorithm(
 /// Performs controller.[[cancelAlgorithm]], passing `reason`.
 fn perform_cancel_algorithm(
     controller: &Controller,
-    reason: JsValue,
-    ctx: &mut Context,
+    reason: Value,
+    ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     let algorithm = controller.borrow().data().cancel_algorithm.borrow().clone();
     match algorithm {
@@ -571,8 +574,8 @@ fn perform_cancel_algorithm(
 /// <https://streams.spec.whatwg.org/#transform-stream-default-sink-abort-algorithm>
 pub(crate) fn transform_stream_default_sink_abort_algorithm(
     stream: &Stream,
-    reason: JsValue,
-    ctx: &mut Context,
+    reason: Value,
+    ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 1. Let controller be stream.[[controller]].
     let Some(controller) = stream::controller(stream) else {
@@ -612,7 +615,7 @@ pub(crate) fn transform_stream_default_sink_abort_algorithm(
                 readable_stream_default_controller_error(&rc, reason.clone(), ctx)?;
             }
             // 7.1.2.2. Resolve controller.[[finishPromise]] with undefined.
-            finish.resolve(JsValue::undefined(), ctx)
+            finish.resolve(Value::undefined(), ctx)
         },
         // 7.2. If cancelPromise was rejected with reason r, then:
         |(stream, finish, _), r, ctx| {
@@ -632,7 +635,7 @@ pub(crate) fn transform_stream_default_sink_abort_algorithm(
 /// <https://streams.spec.whatwg.org/#transform-stream-default-sink-close-algorithm>
 pub(crate) fn transform_stream_default_sink_close_algorithm(
     stream: &Stream,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 1. Let controller be stream.[[controller]].
     let Some(controller) = stream::controller(stream) else {
@@ -681,7 +684,7 @@ pub(crate) fn transform_stream_default_sink_close_algorithm(
                 readable_stream_default_controller_close(&rc, ctx)?;
             }
             // 7.1.2.2. Resolve controller.[[finishPromise]] with undefined.
-            finish.resolve(JsValue::undefined(), ctx)
+            finish.resolve(Value::undefined(), ctx)
         },
         // 7.2. If flushPromise was rejected with reason r, then:
         |(stream, finish), r, ctx| {
@@ -701,8 +704,8 @@ pub(crate) fn transform_stream_default_sink_close_algorithm(
 /// <https://streams.spec.whatwg.org/#transform-stream-default-source-cancel>
 pub(crate) fn transform_stream_default_source_cancel_algorithm(
     stream: &Stream,
-    reason: JsValue,
-    ctx: &mut Context,
+    reason: Value,
+    ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 1. Let controller be stream.[[controller]].
     let Some(controller) = stream::controller(stream) else {
@@ -744,7 +747,7 @@ pub(crate) fn transform_stream_default_source_cancel_algorithm(
             // 7.1.2.2. Perform ! TransformStreamUnblockWrite(stream).
             transform_stream_unblock_write(stream, ctx)?;
             // 7.1.2.3. Resolve controller.[[finishPromise]] with undefined.
-            finish.resolve(JsValue::undefined(), ctx)
+            finish.resolve(Value::undefined(), ctx)
         },
         // 7.2. If cancelPromise was rejected with reason r, then:
         |(stream, finish, _), r, ctx| {
@@ -768,7 +771,7 @@ pub(crate) fn transform_stream_default_source_cancel_algorithm(
 /// <https://streams.spec.whatwg.org/#transform-stream-default-source-pull>
 pub(crate) fn transform_stream_default_source_pull_algorithm(
     stream: &Stream,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 1. Assert: stream.[[backpressure]] is true.
     // 2. Assert: stream.[[backpressureChangePromise]] is not undefined.

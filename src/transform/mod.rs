@@ -16,15 +16,15 @@ pub(crate) mod default_controller;
 pub(crate) mod other_specs;
 pub(crate) mod stream;
 
-use boa_engine::{Context, JsResult};
+use crate::engine::{Cx, JsResult};
 
 pub(crate) use default_controller::TransformStreamDefaultController;
 pub(crate) use stream::TransformStream;
 
 /// Installs the transform stream interfaces in the current realm (replacing them if they were
 /// installed before).
-pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
-    crate::webidl::register_interface::<TransformStream>(ctx)?;
-    crate::webidl::register_interface::<TransformStreamDefaultController>(ctx)?;
+pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
+    crate::engine::webidl::register_interface::<TransformStream>(ctx)?;
+    crate::engine::webidl::register_interface::<TransformStreamDefaultController>(ctx)?;
     Ok(())
 }

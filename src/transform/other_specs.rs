@@ -4,8 +4,8 @@
 //!
 //! <https://streams.spec.whatwg.org/#other-specs-ts>
 
-use boa_engine::{Context, JsObject, JsResult, JsValue};
-use boa_gc::{Finalize, Trace};
+use crate::engine::traced_without_drop;
+use crate::engine::{Cx, JsResult, Object, Value};
 
 use super::{
     default_controller::{
@@ -23,19 +23,20 @@ use crate::{
     readable::new_object,
 };
 
+traced_without_drop! {
 /// The Rust transform and flush algorithms of a transform stream set up by another standard.
 /// Each variant holds the object whose state the algorithms use.
-#[derive(Debug, Clone, Trace, Finalize)]
-#[boa_gc(unsafe_no_drop)] // plain data: nothing to finalize, and moving out of variants is needed
+#[derive(Debug, Clone)]
 pub(crate) enum NativeTransformer {
     /// "encode and enqueue a chunk" / "encode and flush" (Encoding Standard).
-    TextEncoder(JsObject<TextEncoderStream>),
+    TextEncoder(Object<TextEncoderStream>),
     /// "decode and enqueue a chunk" / "flush and enqueue" (Encoding Standard).
-    TextDecoder(JsObject<TextDecoderStream>),
+    TextDecoder(Object<TextDecoderStream>),
     /// "compress and enqueue a chunk" / "compress flush and enqueue" (Compression Standard).
-    Compression(JsObject<CompressionStream>),
+    Compression(Object<CompressionStream>),
     /// "decompress and enqueue a chunk" / "decompress flush and enqueue".
-    Decompression(JsObject<DecompressionStream>),
+    Decompression(Object<DecompressionStream>),
+}
 }
 
 impl NativeTransformer {
@@ -44,8 +45,8 @@ impl NativeTransformer {
     pub(crate) fn transform(
         &self,
         controller: &Controller,
-        chunk: JsValue,
-        ctx: &mut Context,
+        chunk: Value,
+        ctx: &mut Cx,
     ) -> JsResult<()> {
         match self {
             Self::TextEncoder(o) => {
@@ -64,7 +65,7 @@ impl NativeTransformer {
     }
 
     /// The flushAlgorithm.
-    pub(crate) fn flush(&self, controller: &Controller, ctx: &mut Context) -> JsResult<()> {
+    pub(crate) fn flush(&self, controller: &Controller, ctx: &mut Cx) -> JsResult<()> {
         match self {
             Self::TextEncoder(o) => crate::encoding::encode_and_flush(o, controller, ctx),
             Self::TextDecoder(o) => crate::encoding::flush_and_enqueue(o, controller, ctx),
@@ -80,7 +81,7 @@ impl NativeTransformer {
 
 /// `new TransformStream` for another standard: a `TransformStream` object of the current realm
 /// whose slots are not initialized yet ([`set_up_transform_stream`] does that).
-pub(crate) fn new_transform_stream(ctx: &mut Context) -> JsResult<Stream> {
+pub(crate) fn new_transform_stream(ctx: &mut Cx) -> JsResult<Stream> {
     new_object(TransformStream::new_uninitialized(), ctx)
 }
 
@@ -93,7 +94,7 @@ pub(crate) fn new_transform_stream(ctx: &mut Context) -> JsResult<Stream> {
 pub(crate) fn set_up_transform_stream(
     stream: &Stream,
     transformer: NativeTransformer,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let writableHighWaterMark be 1.
     // 2. Let writableSizeAlgorithm be an algorithm that returns 1.
@@ -105,7 +106,7 @@ pub(crate) fn set_up_transform_stream(
     let cancel_algorithm = CancelAlgorithm::ResolvedUndefined;
     // 8. Let startPromise be a promise resolved with undefined.
     let start_promise = PromiseCapability::new(ctx);
-    start_promise.resolve(JsValue::undefined(), ctx)?;
+    start_promise.resolve(Value::undefined(), ctx)?;
     // 9. Perform ! InitializeTransformStream(stream, startPromise, writableHighWaterMark,
     //    writableSizeAlgorithm, readableHighWaterMark, readableSizeAlgorithm).
     initialize_transform_stream(
@@ -132,7 +133,7 @@ pub(crate) fn set_up_transform_stream(
 
 /// <https://streams.spec.whatwg.org/#dom-generictransformstream-readable>: the getter steps,
 /// given this's transform.
-pub(crate) fn generic_transform_stream_readable(transform: Option<Stream>) -> JsValue {
+pub(crate) fn generic_transform_stream_readable(transform: Option<Stream>) -> Value {
     // Return this's transform.[[readable]].
     transform
         .and_then(|t| readable(&t))
@@ -142,7 +143,7 @@ pub(crate) fn generic_transform_stream_readable(transform: Option<Stream>) -> Js
 
 /// <https://streams.spec.whatwg.org/#dom-generictransformstream-writable>: the getter steps,
 /// given this's transform.
-pub(crate) fn generic_transform_stream_writable(transform: Option<Stream>) -> JsValue {
+pub(crate) fn generic_transform_stream_writable(transform: Option<Stream>) -> Value {
     // Return this's transform.[[writable]].
     transform
         .and_then(|t| writable(&t))

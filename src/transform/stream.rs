@@ -4,11 +4,10 @@
 
 use std::cell::Cell;
 
-use boa_engine::{
-    class::{Class, ClassBuilder},
-    Context, JsData, JsNativeError, JsObject, JsResult, JsValue,
+use crate::engine::{
+    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsNativeError, JsResult, Object, Trace,
+    Value,
 };
-use boa_gc::{Finalize, GcRefCell, Trace};
 
 use super::default_controller::{
     set_up_transform_stream_default_controller_from_transformer,
@@ -16,8 +15,9 @@ use super::default_controller::{
     Transformer,
 };
 use crate::{
+    engine::internal_promise::InternalPromise,
+    engine::webidl,
     engine::PromiseCapability,
-    internal_promise::InternalPromise,
     queuing_strategy::{
         extract_high_water_mark, extract_size_algorithm, QueuingStrategy, SizeAlgorithm,
     },
@@ -29,7 +29,6 @@ use crate::{
         stream::{create_readable_stream, StreamSlots},
         ControllerRef, ReadableStream,
     },
-    webidl,
     writable::{
         default_controller::writable_stream_default_controller_error_if_needed,
         stream::create_writable_stream, AbortAlgorithm, CloseAlgorithm,
@@ -38,7 +37,7 @@ use crate::{
 };
 
 /// A typed handle on a `TransformStream` object.
-pub(crate) type Stream = JsObject<TransformStream>;
+pub(crate) type Stream = Object<TransformStream>;
 
 /// <https://streams.spec.whatwg.org/#transformstream>
 #[derive(Debug, Trace, Finalize, JsData)]
@@ -49,15 +48,15 @@ pub(crate) struct TransformStream {
     /// <https://streams.spec.whatwg.org/#transformstream-backpressurechangepromise>
     backpressure_change_promise: GcRefCell<Option<InternalPromise>>,
     /// <https://streams.spec.whatwg.org/#transformstream-controller>
-    controller: GcRefCell<Option<JsObject<TransformStreamDefaultController>>>,
+    controller: GcRefCell<Option<Object<TransformStreamDefaultController>>>,
     /// <https://streams.spec.whatwg.org/#transformstream-detached>
     #[allow(dead_code)] // read by transfer (postMessage), which this host does not have
     #[unsafe_ignore_trace]
     detached: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#transformstream-readable>
-    readable: GcRefCell<Option<JsObject<ReadableStream>>>,
+    readable: GcRefCell<Option<Object<ReadableStream>>>,
     /// <https://streams.spec.whatwg.org/#transformstream-writable>
-    writable: GcRefCell<Option<JsObject<WritableStream>>>,
+    writable: GcRefCell<Option<Object<WritableStream>>>,
 }
 
 impl TransformStream {
@@ -74,24 +73,24 @@ impl TransformStream {
 }
 
 /// stream.[[readable]] (set by InitializeTransformStream, before any algorithm can run).
-pub(crate) fn readable(stream: &Stream) -> Option<JsObject<ReadableStream>> {
+pub(crate) fn readable(stream: &Stream) -> Option<Object<ReadableStream>> {
     stream.borrow().data().readable.borrow().clone()
 }
 
 /// stream.[[writable]].
-pub(crate) fn writable(stream: &Stream) -> Option<JsObject<WritableStream>> {
+pub(crate) fn writable(stream: &Stream) -> Option<Object<WritableStream>> {
     stream.borrow().data().writable.borrow().clone()
 }
 
 /// stream.[[controller]].
-pub(crate) fn controller(stream: &Stream) -> Option<JsObject<TransformStreamDefaultController>> {
+pub(crate) fn controller(stream: &Stream) -> Option<Object<TransformStreamDefaultController>> {
     stream.borrow().data().controller.borrow().clone()
 }
 
 /// Sets stream.[[controller]] (SetUpTransformStreamDefaultController step 4).
 pub(crate) fn set_controller(
     stream: &Stream,
-    controller: JsObject<TransformStreamDefaultController>,
+    controller: Object<TransformStreamDefaultController>,
 ) {
     *stream.borrow().data().controller.borrow_mut() = Some(controller);
 }
@@ -114,13 +113,13 @@ pub(crate) fn backpressure_change_promise(stream: &Stream) -> Option<InternalPro
 /// The readable side's default controller.
 pub(crate) fn readable_controller(
     stream: &Stream,
-) -> Option<JsObject<crate::readable::ReadableStreamDefaultController>> {
+) -> Option<Object<crate::readable::ReadableStreamDefaultController>> {
     readable(stream)
         .and_then(|r| r.controller())
         .and_then(|c: ControllerRef| c.as_default())
 }
 
-fn this_stream(this: &JsValue) -> JsResult<Stream> {
+fn this_stream(this: &Value) -> JsResult<Stream> {
     webidl::this_object::<TransformStream>(this, "TransformStream")?
         .downcast::<TransformStream>()
         .map_err(|_| {
@@ -133,7 +132,7 @@ fn this_stream(this: &JsValue) -> JsResult<Stream> {
 impl Class for TransformStream {
     const NAME: &'static str = "TransformStream";
     const LENGTH: usize = 0;
-    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
         webidl::attribute(class, "readable", ts_readable, None);
@@ -142,16 +141,12 @@ impl Class for TransformStream {
         Ok(())
     }
 
-    fn data_constructor(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
         Ok(Self::new_uninitialized())
     }
 
     /// <https://streams.spec.whatwg.org/#ts-constructor>
-    fn object_constructor(
-        this: &JsObject<Self>,
-        args: &[JsValue],
-        ctx: &mut Context,
-    ) -> JsResult<()> {
+    fn object_constructor(this: &Object<Self>, args: &[Value], ctx: &mut Cx) -> JsResult<()> {
         // WebIDL argument conversion: `optional object transformer`, then
         // `optional QueuingStrategy writableStrategy = {}`, then
         // `optional QueuingStrategy readableStrategy = {}`.
@@ -167,7 +162,7 @@ impl Class for TransformStream {
             QueuingStrategy::from_js(&args.get(2).cloned().unwrap_or_default(), ctx)?;
         // 1. If transformer is missing, set it to null.
         let transformer = if transformer.is_undefined() {
-            JsValue::null()
+            Value::null()
         } else {
             transformer
         };
@@ -220,20 +215,20 @@ impl Class for TransformStream {
             //     of invoking transformerDict["start"] with argument list
             //     « this.[[controller]] » and callback this value transformer.
             Some(start) => {
-                let controller: JsValue = controller(this)
+                let controller: Value = controller(this)
                     .map(|c| c.upcast().into())
                     .unwrap_or_default();
                 let result = start.call(&transformer, &[controller], ctx)?;
                 start_promise.resolve(result, ctx)
             }
             // 13. Otherwise, resolve startPromise with undefined.
-            None => start_promise.resolve(JsValue::undefined(), ctx),
+            None => start_promise.resolve(Value::undefined(), ctx),
         }
     }
 }
 
 /// <https://streams.spec.whatwg.org/#ts-readable>
-fn ts_readable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn ts_readable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let stream = this_stream(this)?;
     // 1. Return this.[[readable]].
     Ok(readable(&stream)
@@ -242,7 +237,7 @@ fn ts_readable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsVal
 }
 
 /// <https://streams.spec.whatwg.org/#ts-writable>
-fn ts_writable(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn ts_writable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let stream = this_stream(this)?;
     // 1. Return this.[[writable]].
     Ok(writable(&stream)
@@ -259,10 +254,10 @@ pub(crate) fn initialize_transform_stream(
     writable_size_algorithm: SizeAlgorithm,
     readable_high_water_mark: f64,
     readable_size_algorithm: SizeAlgorithm,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let startAlgorithm be an algorithm that returns startPromise.
-    let start_value: JsValue = start_promise.promise().clone().into();
+    let start_value: Value = start_promise.promise().clone().into();
     // 2. Let writeAlgorithm be the following steps, taking a chunk argument:
     //    1. Return ! TransformStreamDefaultSinkWriteAlgorithm(stream, chunk).
     // 3. Let abortAlgorithm be the following steps, taking a reason argument:
@@ -310,11 +305,7 @@ pub(crate) fn initialize_transform_stream(
 }
 
 /// <https://streams.spec.whatwg.org/#transform-stream-error>
-pub(crate) fn transform_stream_error(
-    stream: &Stream,
-    e: JsValue,
-    ctx: &mut Context,
-) -> JsResult<()> {
+pub(crate) fn transform_stream_error(stream: &Stream, e: Value, ctx: &mut Cx) -> JsResult<()> {
     // 1. Perform ! ReadableStreamDefaultControllerError(stream.[[readable]].[[controller]], e).
     if let Some(readable_controller) = readable_controller(stream) {
         readable_stream_default_controller_error(&readable_controller, e.clone(), ctx)?;
@@ -326,8 +317,8 @@ pub(crate) fn transform_stream_error(
 /// <https://streams.spec.whatwg.org/#transform-stream-error-writable-and-unblock-write>
 pub(crate) fn transform_stream_error_writable_and_unblock_write(
     stream: &Stream,
-    e: JsValue,
-    ctx: &mut Context,
+    e: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Perform ! TransformStreamDefaultControllerClearAlgorithms(stream.[[controller]]).
     if let Some(controller) = controller(stream) {
@@ -348,14 +339,14 @@ pub(crate) fn transform_stream_error_writable_and_unblock_write(
 pub(crate) fn transform_stream_set_backpressure(
     stream: &Stream,
     backpressure: bool,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: stream.[[backpressure]] is not backpressure.
     debug_assert_ne!(self::backpressure(stream), Some(backpressure));
     // 2. If stream.[[backpressureChangePromise]] is not undefined, resolve
     //    stream.[[backpressureChangePromise]] with undefined.
     if let Some(promise) = backpressure_change_promise(stream) {
-        promise.resolve(JsValue::undefined(), ctx)?;
+        promise.resolve(Value::undefined(), ctx)?;
     }
     // 3. Set stream.[[backpressureChangePromise]] to a new promise.
     let promise = InternalPromise::new();
@@ -367,7 +358,7 @@ pub(crate) fn transform_stream_set_backpressure(
 }
 
 /// <https://streams.spec.whatwg.org/#transform-stream-unblock-write>
-pub(crate) fn transform_stream_unblock_write(stream: &Stream, ctx: &mut Context) -> JsResult<()> {
+pub(crate) fn transform_stream_unblock_write(stream: &Stream, ctx: &mut Cx) -> JsResult<()> {
     // 1. If stream.[[backpressure]] is true, perform ! TransformStreamSetBackpressure(stream,
     //    false).
     if backpressure(stream) == Some(true) {

@@ -5,11 +5,10 @@
 
 use std::cell::Cell;
 
-use boa_engine::{
-    class::{Class, ClassBuilder},
-    Context, JsData, JsNativeError, JsObject, JsResult, JsValue,
+use crate::engine::{
+    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsNativeError, JsResult, Object, Trace,
+    Value,
 };
-use boa_gc::{Finalize, GcRefCell, Trace};
 
 use super::{
     abort_signal, new_object,
@@ -26,21 +25,21 @@ use super::{
 };
 use crate::{
     engine,
+    engine::webidl,
     queue::QueueWithSizes,
     queuing_strategy::SizeAlgorithm,
     transform::{default_controller as transform_default_controller, TransformStream},
-    webidl,
 };
 
 /// A typed handle on a `WritableStreamDefaultController` object.
-pub(crate) type Controller = JsObject<WritableStreamDefaultController>;
+pub(crate) type Controller = Object<WritableStreamDefaultController>;
 
 /// An entry of the controller's [[queue]]: a chunk, or the
 /// [close sentinel](https://streams.spec.whatwg.org/#close-sentinel).
 #[derive(Debug, Clone, Trace, Finalize)]
 pub(crate) enum QueueEntry {
     /// A chunk written by the producer.
-    Chunk(JsValue),
+    Chunk(Value),
     /// The close sentinel.
     Close,
 }
@@ -50,22 +49,22 @@ pub(crate) enum QueueEntry {
 #[derive(Debug, Clone, Trace, Finalize)]
 pub(crate) struct UnderlyingSink {
     /// The original `underlyingSink` object (null when absent).
-    object: JsValue,
+    object: Value,
     /// <https://streams.spec.whatwg.org/#dom-underlyingsink-abort>
-    abort: Option<JsObject>,
+    abort: Option<Object>,
     /// <https://streams.spec.whatwg.org/#dom-underlyingsink-close>
-    close: Option<JsObject>,
+    close: Option<Object>,
     /// <https://streams.spec.whatwg.org/#dom-underlyingsink-start>
-    start: Option<JsObject>,
+    start: Option<Object>,
     /// <https://streams.spec.whatwg.org/#dom-underlyingsink-write>
-    write: Option<JsObject>,
+    write: Option<Object>,
 }
 
 impl UnderlyingSink {
     /// Converts `object` to an `UnderlyingSink` dictionary (members in WebIDL order: `abort`,
     /// `close`, `start`, `type`, `write`), and throws the constructor's RangeError if `type`
     /// exists.
-    pub(crate) fn from_js(object: JsValue, ctx: &mut Context) -> JsResult<Self> {
+    pub(crate) fn from_js(object: Value, ctx: &mut Cx) -> JsResult<Self> {
         let dict = webidl::dictionary(&object, "The underlying sink")?;
         let dict = dict.as_ref();
         let abort = webidl::callback(webidl::member(dict, "abort", ctx)?, "The sink's abort")?;
@@ -96,9 +95,9 @@ pub(crate) enum StartAlgorithm {
     /// "An algorithm that returns undefined."
     ReturnUndefined,
     /// An algorithm that returns this value (TransformStream's startPromise).
-    Returns(JsValue),
+    Returns(Value),
     /// Invoke the underlying sink's `start` with « controller », exception behavior "rethrow".
-    Sink { sink: JsValue, start: JsObject },
+    Sink { sink: Value, start: Object },
 }
 
 /// A controller's [[writeAlgorithm]].
@@ -107,9 +106,9 @@ pub(crate) enum WriteAlgorithm {
     /// "An algorithm that returns a promise resolved with undefined."
     ResolvedUndefined,
     /// Invoke the underlying sink's `write` with « chunk, controller ».
-    Sink { sink: JsValue, write: JsObject },
+    Sink { sink: Value, write: Object },
     /// TransformStreamDefaultSinkWriteAlgorithm.
-    Transform(JsObject<TransformStream>),
+    Transform(Object<TransformStream>),
 }
 
 /// A controller's [[closeAlgorithm]].
@@ -118,9 +117,9 @@ pub(crate) enum CloseAlgorithm {
     /// "An algorithm that returns a promise resolved with undefined."
     ResolvedUndefined,
     /// Invoke the underlying sink's `close` with « ».
-    Sink { sink: JsValue, close: JsObject },
+    Sink { sink: Value, close: Object },
     /// TransformStreamDefaultSinkCloseAlgorithm.
-    Transform(JsObject<TransformStream>),
+    Transform(Object<TransformStream>),
 }
 
 /// A controller's [[abortAlgorithm]].
@@ -129,9 +128,9 @@ pub(crate) enum AbortAlgorithm {
     /// "An algorithm that returns a promise resolved with undefined."
     ResolvedUndefined,
     /// Invoke the underlying sink's `abort` with « reason ».
-    Sink { sink: JsValue, abort: JsObject },
+    Sink { sink: Value, abort: Object },
     /// TransformStreamDefaultSinkAbortAlgorithm.
-    Transform(JsObject<TransformStream>),
+    Transform(Object<TransformStream>),
 }
 
 /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller>
@@ -141,7 +140,7 @@ pub(crate) struct WritableStreamDefaultController {
     abort_algorithm: GcRefCell<Option<AbortAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-abortcontroller>:
     /// only its signal is observable, so the signal is what is kept.
-    signal: JsObject,
+    signal: Object,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-closealgorithm>
     close_algorithm: GcRefCell<Option<CloseAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-queue> and
@@ -175,7 +174,7 @@ fn stream_of(controller: &Controller) -> Stream {
 }
 
 /// controller.[[abortController]]'s signal.
-pub(crate) fn signal(controller: &Controller) -> JsObject {
+pub(crate) fn signal(controller: &Controller) -> Object {
     controller.borrow().data().signal.clone()
 }
 
@@ -187,7 +186,7 @@ pub(crate) fn started(controller: &Controller) -> bool {
 impl Class for WritableStreamDefaultController {
     const NAME: &'static str = "WritableStreamDefaultController";
     const LENGTH: usize = 0;
-    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
         webidl::attribute(class, "signal", controller_signal, None);
@@ -196,12 +195,12 @@ impl Class for WritableStreamDefaultController {
         Ok(())
     }
 
-    fn data_constructor(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
         Err(webidl::illegal_constructor(Self::NAME))
     }
 }
 
-fn this_controller(this: &JsValue) -> JsResult<Controller> {
+fn this_controller(this: &Value) -> JsResult<Controller> {
     webidl::this_object::<WritableStreamDefaultController>(this, "WritableStreamDefaultController")?
         .downcast::<WritableStreamDefaultController>()
         .map_err(|_| {
@@ -212,31 +211,31 @@ fn this_controller(this: &JsValue) -> JsResult<Controller> {
 }
 
 /// <https://streams.spec.whatwg.org/#ws-default-controller-signal>
-fn controller_signal(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn controller_signal(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let controller = this_controller(this)?;
     // 1. Return this.[[abortController]]'s signal.
     Ok(signal(&controller).into())
 }
 
 /// <https://streams.spec.whatwg.org/#ws-default-controller-error>
-fn controller_error(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn controller_error(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let controller = this_controller(this)?;
     let e = args.first().cloned().unwrap_or_default();
     // 1. Let state be this.[[stream]].[[state]].
     // 2. If state is not "writable", return.
     if stream::state(&stream_of(&controller)) != WritableState::Writable {
-        return Ok(JsValue::undefined());
+        return Ok(Value::undefined());
     }
     // 3. Perform ! WritableStreamDefaultControllerError(this, e).
     writable_stream_default_controller_error(&controller, e, ctx)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// <https://streams.spec.whatwg.org/#ws-default-controller-private-abort>
 pub(crate) fn abort_steps(
     controller: &Controller,
-    reason: JsValue,
-    ctx: &mut Context,
+    reason: Value,
+    ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 1. Let result be the result of performing this.[[abortAlgorithm]], passing reason.
     let algorithm = controller.borrow().data().abort_algorithm.borrow().clone();
@@ -275,7 +274,7 @@ pub(crate) fn set_up_writable_stream_default_controller(
     abort_algorithm: AbortAlgorithm,
     high_water_mark: f64,
     size_algorithm: SizeAlgorithm,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: stream implements WritableStream.
     // 2. Assert: stream.[[controller]] is undefined.
@@ -312,7 +311,7 @@ pub(crate) fn set_up_writable_stream_default_controller(
     // 15. Let startResult be the result of performing startAlgorithm. (This may throw an
     //     exception.)
     let start_result = match &start_algorithm {
-        StartAlgorithm::ReturnUndefined => JsValue::undefined(),
+        StartAlgorithm::ReturnUndefined => Value::undefined(),
         StartAlgorithm::Returns(value) => value.clone(),
         StartAlgorithm::Sink { sink, start } => {
             start.call(sink, &[controller.clone().upcast().into()], ctx)?
@@ -349,7 +348,7 @@ pub(crate) fn set_up_writable_stream_default_controller_from_underlying_sink(
     sink: UnderlyingSink,
     high_water_mark: f64,
     size_algorithm: SizeAlgorithm,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let controller be a new WritableStreamDefaultController.
     //    (Created by SetUpWritableStreamDefaultController.)
@@ -422,7 +421,7 @@ pub(crate) fn set_up_writable_stream_default_controller_from_underlying_sink(
 /// <https://streams.spec.whatwg.org/#writable-stream-default-controller-advance-queue-if-needed>
 pub(crate) fn writable_stream_default_controller_advance_queue_if_needed(
     controller: &Controller,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be controller.[[stream]].
     let stream = stream_of(controller);
@@ -492,7 +491,7 @@ pub(crate) fn writable_stream_default_controller_clear_algorithms(controller: &C
 /// <https://streams.spec.whatwg.org/#writable-stream-default-controller-close>
 pub(crate) fn writable_stream_default_controller_close(
     controller: &Controller,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Perform ! EnqueueValueWithSize(controller, close sentinel, 0).
     controller
@@ -508,8 +507,8 @@ pub(crate) fn writable_stream_default_controller_close(
 /// <https://streams.spec.whatwg.org/#writable-stream-default-controller-error>
 pub(crate) fn writable_stream_default_controller_error(
     controller: &Controller,
-    error: JsValue,
-    ctx: &mut Context,
+    error: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be controller.[[stream]].
     let stream = stream_of(controller);
@@ -523,8 +522,8 @@ pub(crate) fn writable_stream_default_controller_error(
 /// <https://streams.spec.whatwg.org/#writable-stream-default-controller-error-if-needed>
 pub(crate) fn writable_stream_default_controller_error_if_needed(
     controller: &Controller,
-    error: JsValue,
-    ctx: &mut Context,
+    error: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. If controller.[[stream]].[[state]] is "writable", perform !
     //    WritableStreamDefaultControllerError(controller, error).
@@ -545,8 +544,8 @@ pub(crate) fn writable_stream_default_controller_get_backpressure(controller: &C
 /// <https://streams.spec.whatwg.org/#writable-stream-default-controller-get-chunk-size>
 pub(crate) fn writable_stream_default_controller_get_chunk_size(
     controller: &Controller,
-    chunk: &JsValue,
-    ctx: &mut Context,
+    chunk: &Value,
+    ctx: &mut Cx,
 ) -> JsResult<f64> {
     // 1. If controller.[[strategySizeAlgorithm]] is undefined, then:
     //    1. Assert: controller.[[stream]].[[state]] is not "writable".
@@ -589,7 +588,7 @@ pub(crate) fn writable_stream_default_controller_get_desired_size(controller: &C
 /// <https://streams.spec.whatwg.org/#writable-stream-default-controller-process-close>
 pub(crate) fn writable_stream_default_controller_process_close(
     controller: &Controller,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be controller.[[stream]].
     let stream = stream_of(controller);
@@ -636,8 +635,8 @@ pub(crate) fn writable_stream_default_controller_process_close(
 /// <https://streams.spec.whatwg.org/#writable-stream-default-controller-process-write>
 pub(crate) fn writable_stream_default_controller_process_write(
     controller: &Controller,
-    chunk: JsValue,
-    ctx: &mut Context,
+    chunk: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be controller.[[stream]].
     let stream = stream_of(controller);
@@ -708,9 +707,9 @@ pub(crate) fn writable_stream_default_controller_process_write(
 /// <https://streams.spec.whatwg.org/#writable-stream-default-controller-write>
 pub(crate) fn writable_stream_default_controller_write(
     controller: &Controller,
-    chunk: JsValue,
+    chunk: Value,
     chunk_size: f64,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let enqueueResult be EnqueueValueWithSize(controller, chunk, chunkSize).
     let enqueue_result = controller

@@ -2,12 +2,10 @@
 //!
 //! <https://streams.spec.whatwg.org/#default-writer-class>
 
-use boa_engine::{
-    class::{Class, ClassBuilder},
-    object::builtins::JsPromise,
-    Context, JsData, JsNativeError, JsObject, JsResult, JsValue,
+use crate::engine::{
+    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsNativeError, JsPromise, JsResult,
+    Object, Trace, Value,
 };
-use boa_gc::{Finalize, GcRefCell, Trace};
 
 use super::{
     default_controller::{
@@ -23,12 +21,12 @@ use super::{
     WritableState, WriteRequest,
 };
 use crate::{
+    engine::webidl,
     engine::{self, PromiseCapability},
-    webidl,
 };
 
 /// A typed handle on a `WritableStreamDefaultWriter` object.
-pub(crate) type Writer = JsObject<WritableStreamDefaultWriter>;
+pub(crate) type Writer = Object<WritableStreamDefaultWriter>;
 
 /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter>
 #[derive(Debug, Trace, Finalize, JsData)]
@@ -55,7 +53,7 @@ impl WritableStreamDefaultWriter {
 }
 
 /// A new writer object whose slots are not yet set up.
-pub(crate) fn new_writer_object(ctx: &mut Context) -> JsResult<Writer> {
+pub(crate) fn new_writer_object(ctx: &mut Cx) -> JsResult<Writer> {
     new_object(WritableStreamDefaultWriter::empty(), ctx)
 }
 
@@ -84,14 +82,14 @@ pub(crate) fn set_ready_promise(writer: &Writer, promise: PromiseCapability) {
 
 /// A new promise already resolved with undefined ("a promise resolved with undefined"), kept
 /// with its resolving functions so that a later "resolve" is the no-op the spec expects.
-fn resolved_promise(ctx: &mut Context) -> JsResult<PromiseCapability> {
+fn resolved_promise(ctx: &mut Cx) -> JsResult<PromiseCapability> {
     let promise = PromiseCapability::new(ctx);
-    promise.resolve(JsValue::undefined(), ctx)?;
+    promise.resolve(Value::undefined(), ctx)?;
     Ok(promise)
 }
 
 /// "A promise rejected with" `reason`, marked as handled.
-fn rejected_handled_promise(reason: JsValue, ctx: &mut Context) -> JsResult<PromiseCapability> {
+fn rejected_handled_promise(reason: Value, ctx: &mut Cx) -> JsResult<PromiseCapability> {
     let promise = PromiseCapability::new(ctx);
     promise.reject(reason, ctx)?;
     engine::mark_as_handled(promise.promise(), ctx)?;
@@ -101,7 +99,7 @@ fn rejected_handled_promise(reason: JsValue, ctx: &mut Context) -> JsResult<Prom
 impl Class for WritableStreamDefaultWriter {
     const NAME: &'static str = "WritableStreamDefaultWriter";
     const LENGTH: usize = 1;
-    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
         webidl::attribute(class, "closed", writer_closed, None);
@@ -116,10 +114,10 @@ impl Class for WritableStreamDefaultWriter {
     }
 
     /// <https://streams.spec.whatwg.org/#default-writer-constructor>: the argument conversion.
-    fn data_constructor(_: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, args: &[Value], _: &mut Cx) -> JsResult<Self> {
         let stream = args
             .first()
-            .and_then(JsValue::as_object)
+            .and_then(Value::as_object)
             .and_then(|o| o.clone().downcast::<WritableStream>().ok())
             .ok_or_else(|| {
                 JsNativeError::typ()
@@ -130,11 +128,7 @@ impl Class for WritableStreamDefaultWriter {
         Ok(writer)
     }
 
-    fn object_constructor(
-        instance: &JsObject<Self>,
-        _: &[JsValue],
-        ctx: &mut Context,
-    ) -> JsResult<()> {
+    fn object_constructor(instance: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
         let stream = instance
             .borrow()
             .data()
@@ -150,7 +144,7 @@ impl Class for WritableStreamDefaultWriter {
     }
 }
 
-fn this_writer(this: &JsValue) -> JsResult<Writer> {
+fn this_writer(this: &Value) -> JsResult<Writer> {
     webidl::this_object::<WritableStreamDefaultWriter>(this, "WritableStreamDefaultWriter")?
         .downcast::<WritableStreamDefaultWriter>()
         .map_err(|_| {
@@ -160,7 +154,7 @@ fn this_writer(this: &JsValue) -> JsResult<Writer> {
         })
 }
 
-fn this_writer_or_reject(this: &JsValue, ctx: &mut Context) -> JsResult<Result<Writer, JsValue>> {
+fn this_writer_or_reject(this: &Value, ctx: &mut Cx) -> JsResult<Result<Writer, Value>> {
     match webidl::this_object_or_reject::<WritableStreamDefaultWriter>(
         this,
         "WritableStreamDefaultWriter",
@@ -168,29 +162,29 @@ fn this_writer_or_reject(this: &JsValue, ctx: &mut Context) -> JsResult<Result<W
     )? {
         Ok(object) => match object.downcast::<WritableStreamDefaultWriter>() {
             Ok(writer) => Ok(Ok(writer)),
-            Err(_) => Ok(Err(JsValue::undefined())),
+            Err(_) => Ok(Err(Value::undefined())),
         },
         Err(rejected) => Ok(Err(rejected)),
     }
 }
 
-fn rejected_type_error(message: &str, ctx: &mut Context) -> JsResult<JsValue> {
+fn rejected_type_error(message: &str, ctx: &mut Cx) -> JsResult<Value> {
     let error = engine::type_error(message, ctx);
     Ok(engine::promise_rejected_with(error, ctx)?.into())
 }
 
 /// <https://streams.spec.whatwg.org/#default-writer-closed>
-fn writer_closed(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn writer_closed(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let writer = match this_writer_or_reject(this, ctx)? {
         Ok(writer) => writer,
         Err(rejected) => return Ok(rejected),
     };
     // 1. Return this.[[closedPromise]].
-    Ok(closed_promise(&writer).map_or_else(JsValue::undefined, |p| p.promise().clone().into()))
+    Ok(closed_promise(&writer).map_or_else(Value::undefined, |p| p.promise().clone().into()))
 }
 
 /// <https://streams.spec.whatwg.org/#default-writer-desired-size>
-fn writer_desired_size(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn writer_desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let writer = this_writer(this)?;
     // 1. If this.[[stream]] is undefined, throw a TypeError exception.
     if stream_of(&writer).is_none() {
@@ -200,21 +194,21 @@ fn writer_desired_size(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResu
     }
     // 2. Return ! WritableStreamDefaultWriterGetDesiredSize(this).
     Ok(writable_stream_default_writer_get_desired_size(&writer)
-        .map_or_else(JsValue::null, JsValue::from))
+        .map_or_else(Value::null, Value::from))
 }
 
 /// <https://streams.spec.whatwg.org/#default-writer-ready>
-fn writer_ready(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn writer_ready(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let writer = match this_writer_or_reject(this, ctx)? {
         Ok(writer) => writer,
         Err(rejected) => return Ok(rejected),
     };
     // 1. Return this.[[readyPromise]].
-    Ok(ready_promise(&writer).map_or_else(JsValue::undefined, |p| p.promise().clone().into()))
+    Ok(ready_promise(&writer).map_or_else(Value::undefined, |p| p.promise().clone().into()))
 }
 
 /// <https://streams.spec.whatwg.org/#default-writer-abort>
-fn writer_abort(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn writer_abort(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let writer = match this_writer_or_reject(this, ctx)? {
         Ok(writer) => writer,
         Err(rejected) => return Ok(rejected),
@@ -229,7 +223,7 @@ fn writer_abort(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult
 }
 
 /// <https://streams.spec.whatwg.org/#default-writer-close>
-fn writer_close(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn writer_close(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let writer = match this_writer_or_reject(this, ctx)? {
         Ok(writer) => writer,
         Err(rejected) => return Ok(rejected),
@@ -249,21 +243,21 @@ fn writer_close(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<Js
 }
 
 /// <https://streams.spec.whatwg.org/#default-writer-release-lock>
-fn writer_release_lock(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn writer_release_lock(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let writer = this_writer(this)?;
     // 1. Let stream be this.[[stream]].
     // 2. If stream is undefined, return.
     if stream_of(&writer).is_none() {
-        return Ok(JsValue::undefined());
+        return Ok(Value::undefined());
     }
     // 3. Assert: stream.[[writer]] is not undefined.
     // 4. Perform ! WritableStreamDefaultWriterRelease(this).
     writable_stream_default_writer_release(&writer, ctx)?;
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// <https://streams.spec.whatwg.org/#default-writer-write>
-fn writer_write(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn writer_write(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let writer = match this_writer_or_reject(this, ctx)? {
         Ok(writer) => writer,
         Err(rejected) => return Ok(rejected),
@@ -281,7 +275,7 @@ fn writer_write(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult
 pub(crate) fn set_up_writable_stream_default_writer(
     writer: &Writer,
     stream: &Stream,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. If ! IsWritableStreamLocked(stream) is true, throw a TypeError exception.
     if stream::is_writable_stream_locked(stream) {
@@ -346,8 +340,8 @@ pub(crate) fn set_up_writable_stream_default_writer(
 /// <https://streams.spec.whatwg.org/#writable-stream-default-writer-abort>
 pub(crate) fn writable_stream_default_writer_abort(
     writer: &Writer,
-    reason: JsValue,
-    ctx: &mut Context,
+    reason: Value,
+    ctx: &mut Cx,
 ) -> JsResult<JsPromise> {
     // 1. Let stream be writer.[[stream]].
     // 2. Assert: stream is not undefined.
@@ -362,7 +356,7 @@ pub(crate) fn writable_stream_default_writer_abort(
 /// <https://streams.spec.whatwg.org/#writable-stream-default-writer-close>
 pub(crate) fn writable_stream_default_writer_close(
     writer: &Writer,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<JsPromise> {
     // 1. Let stream be writer.[[stream]].
     // 2. Assert: stream is not undefined.
@@ -377,7 +371,7 @@ pub(crate) fn writable_stream_default_writer_close(
 /// <https://streams.spec.whatwg.org/#writable-stream-default-writer-close-with-error-propagation>
 pub(crate) fn writable_stream_default_writer_close_with_error_propagation(
     writer: &Writer,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<JsPromise> {
     // 1. Let stream be writer.[[stream]].
     // 2. Assert: stream is not undefined.
@@ -390,7 +384,7 @@ pub(crate) fn writable_stream_default_writer_close_with_error_propagation(
     // 4. If ! WritableStreamCloseQueuedOrInFlight(stream) is true or state is "closed", return
     //    a promise resolved with undefined.
     if writable_stream_close_queued_or_in_flight(&stream) || state == WritableState::Closed {
-        return engine::promise_resolved_with(JsValue::undefined(), ctx);
+        return engine::promise_resolved_with(Value::undefined(), ctx);
     }
     // 5. If state is "errored", return a promise rejected with stream.[[storedError]].
     if state == WritableState::Errored {
@@ -404,8 +398,8 @@ pub(crate) fn writable_stream_default_writer_close_with_error_propagation(
 /// <https://streams.spec.whatwg.org/#writable-stream-default-writer-ensure-closed-promise-rejected>
 pub(crate) fn writable_stream_default_writer_ensure_closed_promise_rejected(
     writer: &Writer,
-    error: JsValue,
-    ctx: &mut Context,
+    error: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. If writer.[[closedPromise]].[[PromiseState]] is "pending", reject
     //    writer.[[closedPromise]] with error.
@@ -427,8 +421,8 @@ pub(crate) fn writable_stream_default_writer_ensure_closed_promise_rejected(
 /// <https://streams.spec.whatwg.org/#writable-stream-default-writer-ensure-ready-promise-rejected>
 pub(crate) fn writable_stream_default_writer_ensure_ready_promise_rejected(
     writer: &Writer,
-    error: JsValue,
-    ctx: &mut Context,
+    error: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. If writer.[[readyPromise]].[[PromiseState]] is "pending", reject
     //    writer.[[readyPromise]] with error.
@@ -469,7 +463,7 @@ pub(crate) fn writable_stream_default_writer_get_desired_size(writer: &Writer) -
 /// <https://streams.spec.whatwg.org/#writable-stream-default-writer-release>
 pub(crate) fn writable_stream_default_writer_release(
     writer: &Writer,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be writer.[[stream]].
     // 2. Assert: stream is not undefined.
@@ -499,8 +493,8 @@ pub(crate) fn writable_stream_default_writer_release(
 /// Returns the promise `writer.write()` hands to script.
 pub(crate) fn writable_stream_default_writer_write(
     writer: &Writer,
-    chunk: JsValue,
-    ctx: &mut Context,
+    chunk: Value,
+    ctx: &mut Cx,
 ) -> JsResult<JsPromise> {
     let promise = PromiseCapability::new(ctx);
     writable_stream_default_writer_write_request(
@@ -517,9 +511,9 @@ pub(crate) fn writable_stream_default_writer_write(
 /// the promise from WritableStreamAddWriteRequest, the request is queued.
 pub(crate) fn writable_stream_default_writer_write_request(
     writer: &Writer,
-    chunk: JsValue,
+    chunk: Value,
     request: WriteRequest,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be writer.[[stream]].
     // 2. Assert: stream is not undefined.

@@ -30,8 +30,7 @@ pub(crate) mod default_controller;
 pub(crate) mod default_writer;
 pub(crate) mod stream;
 
-use boa_engine::{Context, JsObject, JsResult, JsValue};
-use boa_gc::{Finalize, Trace};
+use crate::engine::{Cx, Finalize, JsResult, Object, Trace, Value};
 
 use crate::engine::PromiseCapability;
 
@@ -51,20 +50,20 @@ pub(crate) enum WriteRequest {
     /// The promise returned by `writer.write()`.
     Promise(PromiseCapability),
     /// A write of ReadableStreamPipeTo: its outcome stays in Rust, where only the pipe sees it.
-    Pipe(JsObject<crate::readable::pipe::PipeState>),
+    Pipe(Object<crate::readable::pipe::PipeState>),
 }
 
 impl WriteRequest {
     /// [=Resolve=] the write request with undefined.
-    pub(crate) fn resolve(&self, ctx: &mut Context) -> JsResult<()> {
+    pub(crate) fn resolve(&self, ctx: &mut Cx) -> JsResult<()> {
         match self {
-            WriteRequest::Promise(capability) => capability.resolve(JsValue::undefined(), ctx),
+            WriteRequest::Promise(capability) => capability.resolve(Value::undefined(), ctx),
             WriteRequest::Pipe(pipe) => crate::readable::pipe::write_settled(pipe, ctx),
         }
     }
 
     /// [=Reject=] the write request with `reason`.
-    pub(crate) fn reject(&self, reason: JsValue, ctx: &mut Context) -> JsResult<()> {
+    pub(crate) fn reject(&self, reason: Value, ctx: &mut Cx) -> JsResult<()> {
         match self {
             WriteRequest::Promise(capability) => capability.reject(reason, ctx),
             WriteRequest::Pipe(pipe) => crate::readable::pipe::write_settled(pipe, ctx),
@@ -95,26 +94,22 @@ mod abort_signal {
     use super::*;
 
     /// The signal of "a new `AbortController`".
-    pub(crate) fn new_abort_signal(ctx: &mut Context) -> JsResult<JsObject> {
+    pub(crate) fn new_abort_signal(ctx: &mut Cx) -> JsResult<Object> {
         crate::dom::new_abort_signal(ctx)
     }
 
     /// <https://dom.spec.whatwg.org/#abortcontroller-signal-abort>: signal abort on the
     /// controller, i.e. on its signal.
-    pub(crate) fn signal_abort(
-        signal: &JsObject,
-        reason: JsValue,
-        ctx: &mut Context,
-    ) -> JsResult<()> {
+    pub(crate) fn signal_abort(signal: &Object, reason: Value, ctx: &mut Cx) -> JsResult<()> {
         crate::dom::signal_abort(signal, reason, ctx)
     }
 }
 
 /// Installs the writable stream interfaces in the current realm (replacing them if they were
 /// installed before).
-pub(crate) fn register(ctx: &mut Context) -> JsResult<()> {
-    crate::webidl::register_interface::<WritableStream>(ctx)?;
-    crate::webidl::register_interface::<WritableStreamDefaultWriter>(ctx)?;
-    crate::webidl::register_interface::<WritableStreamDefaultController>(ctx)?;
+pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
+    crate::engine::webidl::register_interface::<WritableStream>(ctx)?;
+    crate::engine::webidl::register_interface::<WritableStreamDefaultWriter>(ctx)?;
+    crate::engine::webidl::register_interface::<WritableStreamDefaultController>(ctx)?;
     Ok(())
 }

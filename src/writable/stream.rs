@@ -4,12 +4,10 @@
 
 use std::{cell::Cell, collections::VecDeque};
 
-use boa_engine::{
-    class::{Class, ClassBuilder},
-    object::builtins::JsPromise,
-    Context, JsData, JsNativeError, JsObject, JsResult, JsValue,
+use crate::engine::{
+    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsNativeError, JsPromise, JsResult,
+    Object, Trace, Value,
 };
-use boa_gc::{Finalize, GcRefCell, Trace};
 
 use super::{
     abort_signal,
@@ -26,15 +24,15 @@ use super::{
     new_object, upon_settlement, PromiseResult, WritableState, WriteRequest,
 };
 use crate::{
+    engine::webidl,
     engine::{self, PromiseCapability},
     queuing_strategy::{
         extract_high_water_mark, extract_size_algorithm, QueuingStrategy, SizeAlgorithm,
     },
-    webidl,
 };
 
 /// A typed handle on a `WritableStream` object.
-pub(crate) type Stream = JsObject<WritableStream>;
+pub(crate) type Stream = Object<WritableStream>;
 
 /// A pending abort request: <https://streams.spec.whatwg.org/#pending-abort-request>.
 #[derive(Debug, Clone, Trace, Finalize)]
@@ -42,7 +40,7 @@ pub(crate) struct PendingAbortRequest {
     /// <https://streams.spec.whatwg.org/#pending-abort-request-promise>
     pub(crate) promise: PromiseCapability,
     /// <https://streams.spec.whatwg.org/#pending-abort-request-reason>
-    pub(crate) reason: JsValue,
+    pub(crate) reason: Value,
     /// <https://streams.spec.whatwg.org/#pending-abort-request-was-already-erroring>
     #[unsafe_ignore_trace]
     pub(crate) was_already_erroring: bool,
@@ -68,7 +66,7 @@ pub(crate) struct WritableStream {
     #[unsafe_ignore_trace]
     pub(crate) state: Cell<WritableState>,
     /// <https://streams.spec.whatwg.org/#writablestream-storederror>
-    pub(crate) stored_error: GcRefCell<JsValue>,
+    pub(crate) stored_error: GcRefCell<Value>,
     /// <https://streams.spec.whatwg.org/#writablestream-writer>
     pub(crate) writer: GcRefCell<Option<Writer>>,
     /// <https://streams.spec.whatwg.org/#writablestream-writerequests>
@@ -105,7 +103,7 @@ impl WritableStream {
             in_flight_close_request: GcRefCell::new(None),
             pending_abort_request: GcRefCell::new(None),
             state: Cell::new(WritableState::Writable),
-            stored_error: GcRefCell::new(JsValue::undefined()),
+            stored_error: GcRefCell::new(Value::undefined()),
             writer: GcRefCell::new(None),
             write_requests: GcRefCell::new(VecDeque::new()),
             constructor_arguments: GcRefCell::new(None),
@@ -118,7 +116,7 @@ pub(crate) fn state(stream: &Stream) -> WritableState {
     stream.borrow().data().state.get()
 }
 
-pub(crate) fn stored_error(stream: &Stream) -> JsValue {
+pub(crate) fn stored_error(stream: &Stream) -> Value {
     stream.borrow().data().stored_error.borrow().clone()
 }
 
@@ -137,7 +135,7 @@ pub(crate) fn backpressure(stream: &Stream) -> bool {
 impl Class for WritableStream {
     const NAME: &'static str = "WritableStream";
     const LENGTH: usize = 0;
-    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
+    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
         webidl::attribute(class, "locked", ws_locked, None);
@@ -150,7 +148,7 @@ impl Class for WritableStream {
 
     /// <https://streams.spec.whatwg.org/#ws-constructor>, up to the set-up of the controller
     /// (which [`Class::object_constructor`] performs once the object exists).
-    fn data_constructor(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Self> {
+    fn data_constructor(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
         // IDL argument conversion: `optional object underlyingSink`, then
         // `optional QueuingStrategy strategy = {}`.
         let underlying_sink = args.first().cloned().unwrap_or_default();
@@ -162,7 +160,7 @@ impl Class for WritableStream {
         let strategy = QueuingStrategy::from_js(&args.get(1).cloned().unwrap_or_default(), ctx)?;
         // 1. If underlyingSink is missing, set it to null.
         let underlying_sink = if underlying_sink.is_undefined() {
-            JsValue::null()
+            Value::null()
         } else {
             underlying_sink
         };
@@ -184,11 +182,7 @@ impl Class for WritableStream {
         Ok(stream)
     }
 
-    fn object_constructor(
-        instance: &JsObject<Self>,
-        _: &[JsValue],
-        ctx: &mut Context,
-    ) -> JsResult<()> {
+    fn object_constructor(instance: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
         let arguments = instance
             .borrow()
             .data()
@@ -211,7 +205,7 @@ impl Class for WritableStream {
     }
 }
 
-fn this_stream(this: &JsValue) -> JsResult<Stream> {
+fn this_stream(this: &Value) -> JsResult<Stream> {
     let object = webidl::this_object::<WritableStream>(this, "WritableStream")?;
     object.downcast::<WritableStream>().map_err(|_| {
         JsNativeError::typ()
@@ -220,25 +214,25 @@ fn this_stream(this: &JsValue) -> JsResult<Stream> {
     })
 }
 
-fn this_stream_or_reject(this: &JsValue, ctx: &mut Context) -> JsResult<Result<Stream, JsValue>> {
+fn this_stream_or_reject(this: &Value, ctx: &mut Cx) -> JsResult<Result<Stream, Value>> {
     match webidl::this_object_or_reject::<WritableStream>(this, "WritableStream", ctx)? {
         Ok(object) => match object.downcast::<WritableStream>() {
             Ok(stream) => Ok(Ok(stream)),
-            Err(_) => Ok(Err(JsValue::undefined())),
+            Err(_) => Ok(Err(Value::undefined())),
         },
         Err(rejected) => Ok(Err(rejected)),
     }
 }
 
 /// <https://streams.spec.whatwg.org/#ws-locked>
-fn ws_locked(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn ws_locked(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let stream = this_stream(this)?;
     // 1. Return ! IsWritableStreamLocked(this).
     Ok(is_writable_stream_locked(&stream).into())
 }
 
 /// <https://streams.spec.whatwg.org/#ws-abort>
-fn ws_abort(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn ws_abort(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let stream = match this_stream_or_reject(this, ctx)? {
         Ok(stream) => stream,
         Err(rejected) => return Ok(rejected),
@@ -255,7 +249,7 @@ fn ws_abort(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsV
 }
 
 /// <https://streams.spec.whatwg.org/#ws-close>
-fn ws_close(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn ws_close(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let stream = match this_stream_or_reject(this, ctx)? {
         Ok(stream) => stream,
         Err(rejected) => return Ok(rejected),
@@ -277,7 +271,7 @@ fn ws_close(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValu
 }
 
 /// <https://streams.spec.whatwg.org/#ws-get-writer>
-fn ws_get_writer(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn ws_get_writer(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let stream = this_stream(this)?;
     // 1. Return ? AcquireWritableStreamDefaultWriter(this).
     Ok(acquire_writable_stream_default_writer(&stream, ctx)?
@@ -288,7 +282,7 @@ fn ws_get_writer(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<J
 /// <https://streams.spec.whatwg.org/#acquire-writable-stream-default-writer>
 pub(crate) fn acquire_writable_stream_default_writer(
     stream: &Stream,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<Writer> {
     // 1. Let writer be a new WritableStreamDefaultWriter.
     let writer = new_writer_object(ctx)?;
@@ -307,7 +301,7 @@ pub(crate) fn create_writable_stream(
     abort_algorithm: AbortAlgorithm,
     high_water_mark: f64,
     size_algorithm: SizeAlgorithm,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<Stream> {
     // 1. Assert: ! IsNonNegativeNumber(highWaterMark) is true.
     // 2. Let stream be a new WritableStream.
@@ -340,15 +334,15 @@ pub(crate) fn is_writable_stream_locked(stream: &Stream) -> bool {
 /// <https://streams.spec.whatwg.org/#writable-stream-abort>
 pub(crate) fn writable_stream_abort(
     stream: &Stream,
-    reason: JsValue,
-    ctx: &mut Context,
+    reason: Value,
+    ctx: &mut Cx,
 ) -> JsResult<JsPromise> {
     // 1. If stream.[[state]] is "closed" or "errored", return a promise resolved with undefined.
     if matches!(
         state(stream),
         WritableState::Closed | WritableState::Errored
     ) {
-        return engine::promise_resolved_with(JsValue::undefined(), ctx);
+        return engine::promise_resolved_with(Value::undefined(), ctx);
     }
     // 2. Signal abort on stream.[[controller]].[[abortController]] with reason.
     if let Some(controller) = controller(stream) {
@@ -359,7 +353,7 @@ pub(crate) fn writable_stream_abort(
     let current = state(stream);
     // 4. If state is "closed" or "errored", return a promise resolved with undefined.
     if matches!(current, WritableState::Closed | WritableState::Errored) {
-        return engine::promise_resolved_with(JsValue::undefined(), ctx);
+        return engine::promise_resolved_with(Value::undefined(), ctx);
     }
     // 5. If stream.[[pendingAbortRequest]] is not undefined, return
     //    stream.[[pendingAbortRequest]]'s promise.
@@ -380,7 +374,7 @@ pub(crate) fn writable_stream_abort(
     //    2. Set reason to undefined.
     let was_already_erroring = current == WritableState::Erroring;
     let reason = if was_already_erroring {
-        JsValue::undefined()
+        Value::undefined()
     } else {
         reason
     };
@@ -402,7 +396,7 @@ pub(crate) fn writable_stream_abort(
 }
 
 /// <https://streams.spec.whatwg.org/#writable-stream-close>
-pub(crate) fn writable_stream_close(stream: &Stream, ctx: &mut Context) -> JsResult<JsPromise> {
+pub(crate) fn writable_stream_close(stream: &Stream, ctx: &mut Cx) -> JsResult<JsPromise> {
     // 1. Let state be stream.[[state]].
     let current = state(stream);
     // 2. If state is "closed" or "errored", return a promise rejected with a TypeError exception.
@@ -422,7 +416,7 @@ pub(crate) fn writable_stream_close(stream: &Stream, ctx: &mut Context) -> JsRes
     if let Some(writer) = writer(stream) {
         if backpressure(stream) && current == WritableState::Writable {
             if let Some(ready) = super::default_writer::ready_promise(&writer) {
-                ready.resolve(JsValue::undefined(), ctx)?;
+                ready.resolve(Value::undefined(), ctx)?;
             }
         }
     }
@@ -465,8 +459,8 @@ pub(crate) fn writable_stream_close_queued_or_in_flight(stream: &Stream) -> bool
 /// <https://streams.spec.whatwg.org/#writable-stream-deal-with-rejection>
 pub(crate) fn writable_stream_deal_with_rejection(
     stream: &Stream,
-    error: JsValue,
-    ctx: &mut Context,
+    error: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let state be stream.[[state]].
     // 2. If state is "writable",
@@ -488,7 +482,7 @@ struct AbortReaction {
 }
 
 /// <https://streams.spec.whatwg.org/#writable-stream-finish-erroring>
-pub(crate) fn writable_stream_finish_erroring(stream: &Stream, ctx: &mut Context) -> JsResult<()> {
+pub(crate) fn writable_stream_finish_erroring(stream: &Stream, ctx: &mut Cx) -> JsResult<()> {
     // 1. Assert: stream.[[state]] is "erroring".
     // 2. Assert: ! WritableStreamHasOperationMarkedInFlight(stream) is false.
     // 3. Set stream.[[state]] to "errored".
@@ -549,7 +543,7 @@ pub(crate) fn writable_stream_finish_erroring(stream: &Stream, ctx: &mut Context
             promise: abort_request.promise.clone(),
         },
         |reaction, _, ctx| {
-            reaction.promise.resolve(JsValue::undefined(), ctx)?;
+            reaction.promise.resolve(Value::undefined(), ctx)?;
             writable_stream_reject_close_and_closed_promise_if_needed(&reaction.stream, ctx)
         },
         |reaction, reason, ctx| {
@@ -564,8 +558,8 @@ pub(crate) fn writable_stream_finish_erroring(stream: &Stream, ctx: &mut Context
 /// controller's [[AbortSteps]] (only the default controller exists).
 pub(crate) fn writable_stream_controller_abort_steps(
     controller: &Controller,
-    reason: JsValue,
-    ctx: &mut Context,
+    reason: Value,
+    ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     default_controller::abort_steps(controller, reason, ctx)
 }
@@ -579,7 +573,7 @@ pub(crate) fn writable_stream_controller_error_steps(controller: &Controller) {
 /// <https://streams.spec.whatwg.org/#writable-stream-finish-in-flight-close>
 pub(crate) fn writable_stream_finish_in_flight_close(
     stream: &Stream,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: stream.[[inFlightCloseRequest]] is not undefined.
     // 2. Resolve stream.[[inFlightCloseRequest]] with undefined.
@@ -591,14 +585,14 @@ pub(crate) fn writable_stream_finish_in_flight_close(
         .borrow_mut()
         .take();
     if let Some(request) = request {
-        request.resolve(JsValue::undefined(), ctx)?;
+        request.resolve(Value::undefined(), ctx)?;
     }
     // 4. Let state be stream.[[state]].
     // 5. Assert: stream.[[state]] is "writable" or "erroring".
     // 6. If state is "erroring",
     if state(stream) == WritableState::Erroring {
         // 1. Set stream.[[storedError]] to undefined.
-        *stream.borrow().data().stored_error.borrow_mut() = JsValue::undefined();
+        *stream.borrow().data().stored_error.borrow_mut() = Value::undefined();
         // 2. If stream.[[pendingAbortRequest]] is not undefined,
         //    1. Resolve stream.[[pendingAbortRequest]]'s promise with undefined.
         //    2. Set stream.[[pendingAbortRequest]] to undefined.
@@ -609,7 +603,7 @@ pub(crate) fn writable_stream_finish_in_flight_close(
             .borrow_mut()
             .take();
         if let Some(abort_request) = abort_request {
-            abort_request.promise.resolve(JsValue::undefined(), ctx)?;
+            abort_request.promise.resolve(Value::undefined(), ctx)?;
         }
     }
     // 7. Set stream.[[state]] to "closed".
@@ -618,7 +612,7 @@ pub(crate) fn writable_stream_finish_in_flight_close(
     // 9. If writer is not undefined, resolve writer.[[closedPromise]] with undefined.
     if let Some(writer) = writer(stream) {
         if let Some(closed) = super::default_writer::closed_promise(&writer) {
-            closed.resolve(JsValue::undefined(), ctx)?;
+            closed.resolve(Value::undefined(), ctx)?;
         }
     }
     // 10. Assert: stream.[[pendingAbortRequest]] is undefined.
@@ -629,8 +623,8 @@ pub(crate) fn writable_stream_finish_in_flight_close(
 /// <https://streams.spec.whatwg.org/#writable-stream-finish-in-flight-close-with-error>
 pub(crate) fn writable_stream_finish_in_flight_close_with_error(
     stream: &Stream,
-    error: JsValue,
-    ctx: &mut Context,
+    error: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: stream.[[inFlightCloseRequest]] is not undefined.
     // 2. Reject stream.[[inFlightCloseRequest]] with error.
@@ -664,7 +658,7 @@ pub(crate) fn writable_stream_finish_in_flight_close_with_error(
 /// <https://streams.spec.whatwg.org/#writable-stream-finish-in-flight-write>
 pub(crate) fn writable_stream_finish_in_flight_write(
     stream: &Stream,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: stream.[[inFlightWriteRequest]] is not undefined.
     // 2. Resolve stream.[[inFlightWriteRequest]] with undefined.
@@ -684,8 +678,8 @@ pub(crate) fn writable_stream_finish_in_flight_write(
 /// <https://streams.spec.whatwg.org/#writable-stream-finish-in-flight-write-with-error>
 pub(crate) fn writable_stream_finish_in_flight_write_with_error(
     stream: &Stream,
-    error: JsValue,
-    ctx: &mut Context,
+    error: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: stream.[[inFlightWriteRequest]] is not undefined.
     // 2. Reject stream.[[inFlightWriteRequest]] with error.
@@ -748,7 +742,7 @@ pub(crate) fn writable_stream_mark_first_write_request_in_flight(stream: &Stream
 /// <https://streams.spec.whatwg.org/#writable-stream-reject-close-and-closed-promise-if-needed>
 pub(crate) fn writable_stream_reject_close_and_closed_promise_if_needed(
     stream: &Stream,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: stream.[[state]] is "errored".
     let stored = stored_error(stream);
@@ -776,8 +770,8 @@ pub(crate) fn writable_stream_reject_close_and_closed_promise_if_needed(
 /// <https://streams.spec.whatwg.org/#writable-stream-start-erroring>
 pub(crate) fn writable_stream_start_erroring(
     stream: &Stream,
-    reason: JsValue,
-    ctx: &mut Context,
+    reason: Value,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: stream.[[storedError]] is undefined.
     // 2. Assert: stream.[[state]] is "writable".
@@ -811,7 +805,7 @@ pub(crate) fn writable_stream_start_erroring(
 pub(crate) fn writable_stream_update_backpressure(
     stream: &Stream,
     backpressure: bool,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: stream.[[state]] is "writable".
     // 2. Assert: ! WritableStreamCloseQueuedOrInFlight(stream) is false.
@@ -828,7 +822,7 @@ pub(crate) fn writable_stream_update_backpressure(
                 //    1. Assert: backpressure is false.
                 //    2. Resolve writer.[[readyPromise]] with undefined.
                 if let Some(ready) = super::default_writer::ready_promise(&writer) {
-                    ready.resolve(JsValue::undefined(), ctx)?;
+                    ready.resolve(Value::undefined(), ctx)?;
                 }
             }
         }
@@ -840,7 +834,7 @@ pub(crate) fn writable_stream_update_backpressure(
 
 #[cfg(test)]
 mod tests {
-    use boa_engine::{js_string, Source};
+    use crate::engine::{js_string, Source};
 
     use super::*;
 
@@ -852,7 +846,7 @@ mod tests {
 
     #[test]
     fn write_requests_give_memory_back_as_they_drain() {
-        let mut ctx = Context::default();
+        let mut ctx = Cx::default();
         crate::register(&mut ctx).expect("register");
         ctx.eval(Source::from_bytes(
             "var ws = new WritableStream({ write() {} });

@@ -1,0 +1,164 @@
+//! The engine boundary: the spec layer names no engine crate, only `crate::engine`.
+//!
+//! Fails when a file of the spec layer (everything under `src/` except `src/engine/`, the
+//! embedding in `src/host/`, and the crate root `src/lib.rs`) names `boa_engine`, `boa_gc` or
+//! `boa_runtime`, and prints the size of the engine API: what a second engine would have to
+//! implement.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const ENGINE_CRATES: [&str; 3] = ["boa_engine", "boa_gc", "boa_runtime"];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .expect("a readable source folder")
+        .map(|e| e.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Whether `path` (relative to `src/`) is part of the spec layer.
+fn in_spec_layer(relative: &Path) -> bool {
+    let first = relative
+        .components()
+        .next()
+        .and_then(|c| c.as_os_str().to_str())
+        .unwrap_or_default();
+    !matches!(first, "engine" | "host" | "lib.rs")
+}
+
+/// Every line of `text` that names an engine crate, with its number.
+fn engine_mentions(text: &str) -> Vec<(usize, String)> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            ENGINE_CRATES.iter().any(|name| {
+                line.match_indices(name).any(|(at, _)| {
+                    let before = line[..at].chars().next_back();
+                    let after = line[at + name.len()..].chars().next();
+                    let ident =
+                        |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                    !ident(before) && !ident(after)
+                })
+            })
+        })
+        .map(|(n, line)| (n + 1, line.trim().to_owned()))
+        .collect()
+}
+
+#[test]
+fn the_spec_layer_names_no_engine_crate() {
+    let root = src();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut offences = Vec::new();
+    let mut spec_files = 0;
+    for path in &files {
+        let relative = path.strip_prefix(&root).expect("under src/");
+        if !in_spec_layer(relative) {
+            continue;
+        }
+        spec_files += 1;
+        let text = fs::read_to_string(path).expect("a readable file");
+        for (line, content) in engine_mentions(&text) {
+            offences.push(format!("src/{}:{line}: {content}", relative.display()));
+        }
+    }
+    assert!(spec_files > 20, "only {spec_files} spec-layer files found");
+    assert!(
+        offences.is_empty(),
+        "the spec layer names an engine crate (use crate::engine's names):\n{}",
+        offences.join("\n")
+    );
+    println!("{spec_files} spec-layer files name no engine crate");
+}
+
+/// Counts the engine API: public items of `src/engine/` (functions, types, traits, macros,
+/// re-exported names) and its lines of code.
+#[test]
+fn engine_api_size() {
+    let dir = src().join("engine");
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    let (mut items, mut code_lines, mut lines) = (0, 0, 0);
+    for path in &files {
+        let text = fs::read_to_string(path).expect("a readable file");
+        let mut in_tests = false;
+        let mut in_pub_use = false;
+        for line in text.lines() {
+            let trimmed = line.trim_start();
+            // The unit tests at the end of a file are not API.
+            if trimmed.starts_with("mod tests") {
+                in_tests = true;
+            }
+            if in_tests {
+                continue;
+            }
+            lines += 1;
+            if !trimmed.is_empty() && !trimmed.starts_with("//") {
+                code_lines += 1;
+            }
+            let public = trimmed.starts_with("pub ") || trimmed.starts_with("pub(crate) ");
+            let declares =
+                |kw: &str| public && trimmed.split_whitespace().nth(1).is_some_and(|w| w == kw);
+            if declares("fn")
+                || declares("struct")
+                || declares("enum")
+                || declares("type")
+                || declares("trait")
+                || declares("const")
+                || declares("mod")
+            {
+                items += 1;
+            }
+            if public && trimmed.split_whitespace().nth(1) == Some("use") {
+                // Each re-exported name counts once: the leaves of the use tree.
+                in_pub_use = !trimmed.ends_with(';');
+                items += count_leaves(trimmed);
+                continue;
+            }
+            if in_pub_use {
+                items += count_leaves(trimmed);
+                in_pub_use = !trimmed.ends_with(';');
+            }
+        }
+    }
+    assert!(items > 0 && code_lines > 0);
+    println!(
+        "engine API (src/engine/): {items} public items, {code_lines} lines of code ({lines} lines) in {} files",
+        files.len()
+    );
+}
+
+/// The names a line of a `pub use` tree adds (identifiers followed by `,`, `}` or `;`).
+fn count_leaves(line: &str) -> usize {
+    let line = line
+        .trim_start_matches("pub(crate) use ")
+        .trim_start_matches("pub use ");
+    line.split(|c: char| c == ',' || c == '{')
+        .map(|part| part.trim().trim_end_matches(['}', ';']).trim())
+        .filter(|part| !part.is_empty() && !part.ends_with("::") && *part != "self")
+        .count()
+}
+
+#[test]
+fn mentions_are_found_whole_word_only() {
+    assert_eq!(engine_mentions("use boa_engine::JsValue;").len(), 1);
+    assert_eq!(engine_mentions("#[boa_gc(unsafe_no_drop)]").len(), 1);
+    assert_eq!(engine_mentions("let my_boa_engine_thing = 1;").len(), 0);
+    assert!(in_spec_layer(Path::new("readable/pipe.rs")));
+    assert!(!in_spec_layer(Path::new("engine/mod.rs")));
+    assert!(!in_spec_layer(Path::new("host/blob.rs")));
+}
