@@ -45,6 +45,10 @@ pub enum Verdict {
     Hang,
     /// A side panicked.
     Panic,
+    /// Both sides were stopped by the limits (deadline or event limit), their logs agreeing
+    /// as far as both go: the program itself does not end (e.g. a transform piped into
+    /// itself). Not a failure.
+    Runaway,
 }
 
 impl Verdict {
@@ -55,6 +59,7 @@ impl Verdict {
             Verdict::Crash => "crash",
             Verdict::Hang => "hang",
             Verdict::Panic => "panic",
+            Verdict::Runaway => "runaway",
         }
     }
 
@@ -70,6 +75,7 @@ impl Verdict {
         !matches!(
             self,
             Verdict::Same
+                | Verdict::Runaway
                 | Verdict::Diverged(
                     Class::ReferenceAssertion
                         | Class::ReferenceSyncWriteInEnqueue
@@ -144,9 +150,11 @@ pub fn first_divergence(native: &[String], reference: &[String]) -> Option<Diver
 /// - `reference-async-sequence-timing`: an "order" divergence (each side's event appears later
 ///   in the other's log) where one of the two events belongs to a stream made by
 ///   `ReadableStream.from`: its label starts with `from` (the generator names such streams
-///   `fromN`, their readers and iterators `fromN_rM` / `fromN_iM`, and the iterable `fromN.src`).
+///   `fromN`, their readers and iterators `fromN_rM` / `fromN_iM`, and the iterable `fromN.src`),
+///   and the script does not pipe that stream (`fromN.pipeTo(` / `fromN.pipeThrough(`): the
+///   pipe's own timing would be in play.
 /// - otherwise `real`.
-pub fn classify(native: &[String], d: &Divergence) -> Class {
+pub fn classify(native: &[String], d: &Divergence, script: &str) -> Class {
     if let Some(r) = &d.reference {
         if r.starts_with(ASSERTION_EVENT) {
             return Class::ReferenceAssertion;
@@ -161,8 +169,19 @@ pub fn classify(native: &[String], d: &Divergence) -> Class {
         }
     }
     if d.kind == "order" {
-        let from = |e: &Option<String>| e.as_deref().is_some_and(|e| label(e).starts_with("from"));
-        if from(&d.native) || from(&d.reference) {
+        // The from() stream an event belongs to (`from3` of `from3_r4.read5` or
+        // `from3.src.next`), unless a pipe reads it: the pipe's own timing is then in play.
+        let from = |e: &Option<String>| {
+            let label = label(e.as_deref()?);
+            if !label.starts_with("from") {
+                return None;
+            }
+            let stream = label.split(['.', '_']).next().unwrap_or(label);
+            let piped = script.contains(&format!("{stream}.pipeTo("))
+                || script.contains(&format!("{stream}.pipeThrough("));
+            (!piped).then_some(())
+        };
+        if from(&d.native).is_some() || from(&d.reference).is_some() {
             return Class::ReferenceAsyncSequenceTiming;
         }
     }
@@ -182,44 +201,61 @@ fn problem(side: &str, result: &SideResult) -> Option<(Verdict, String)> {
     }
 }
 
-pub fn compare(native: &SideResult, reference: &SideResult) -> Comparison {
+pub fn compare(native: &SideResult, reference: &SideResult, script: &str) -> Comparison {
     let divergence = first_divergence(&native.events, &reference.events);
-    // Problems first: panic > crash > hang, native before reference.
-    let mut problems: Vec<(Verdict, String)> =
+    let problems: Vec<(Verdict, String)> =
         [problem("native", native), problem("reference", reference)]
             .into_iter()
             .flatten()
             .collect();
-    problems.sort_by_key(|(v, _)| match v {
-        Verdict::Panic => 0,
-        Verdict::Crash => 1,
-        _ => 2,
+    let problem_text = (!problems.is_empty()).then(|| {
+        problems
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
     });
-    if let Some((verdict, text)) = problems.into_iter().next() {
-        // A hang on both sides with identical logs is the script's own (e.g. an interval).
-        let both_hang = native.outcome == reference.outcome && native.outcome == Outcome::Hang;
-        if !(both_hang && divergence.is_none()) {
+    // 1. A panic or a crash on either side.
+    for wanted in [Verdict::Panic, Verdict::Crash] {
+        if problems.iter().any(|(v, _)| *v == wanted) {
             return Comparison {
-                verdict,
+                verdict: wanted,
                 divergence,
-                problem: Some(text),
+                problem: problem_text,
             };
         }
     }
-    match divergence {
-        None => Comparison {
-            verdict: Verdict::Same,
-            divergence: None,
-            problem: None,
-        },
-        Some(d) => {
-            let class = classify(&native.events, &d);
-            Comparison {
+    // 2. A difference both logs reach (not just one log going on longer) is a divergence,
+    //    whatever happened later.
+    if let Some(d) = &divergence {
+        let both_reach = d.native.is_some() && d.reference.is_some();
+        if both_reach || problems.is_empty() {
+            let class = classify(&native.events, d, script);
+            return Comparison {
                 verdict: Verdict::Diverged(class),
-                divergence: Some(d),
-                problem: None,
-            }
+                divergence,
+                problem: problem_text,
+            };
         }
+    }
+    // 3. Hangs: both sides stopped by the limits, one log a prefix of the other, is the
+    //    program's own; one side only is a hang.
+    if !problems.is_empty() {
+        let verdict = if problems.len() == 2 {
+            Verdict::Runaway
+        } else {
+            Verdict::Hang
+        };
+        return Comparison {
+            verdict,
+            divergence,
+            problem: problem_text,
+        };
+    }
+    Comparison {
+        verdict: Verdict::Same,
+        divergence: None,
+        problem: None,
     }
 }
 
@@ -279,7 +315,7 @@ mod tests {
         ]);
         let d = first_divergence(&n, &r).unwrap();
         assert_eq!(d.index, 2);
-        assert_eq!(classify(&n, &d), Class::ReferenceSyncWriteInEnqueue);
+        assert_eq!(classify(&n, &d, ""), Class::ReferenceSyncWriteInEnqueue);
 
         let n = v(&["a", "w.write1 rejected TypeError"]);
         let r = v(&[
@@ -288,25 +324,28 @@ mod tests {
             "w.write1 rejected AssertionError",
         ]);
         let d = first_divergence(&n, &r).unwrap();
-        assert_eq!(classify(&n, &d), Class::ReferenceAssertion);
+        assert_eq!(classify(&n, &d, ""), Class::ReferenceAssertion);
 
         let n = v(&["from1_r2.read1 fulfilled 1", "rs3_r4.read1 fulfilled 2"]);
         let r = v(&["rs3_r4.read1 fulfilled 2", "from1_r2.read1 fulfilled 1"]);
         let d = first_divergence(&n, &r).unwrap();
         assert_eq!(d.kind, "order");
-        assert_eq!(classify(&n, &d), Class::ReferenceAsyncSequenceTiming);
+        assert_eq!(classify(&n, &d, ""), Class::ReferenceAsyncSequenceTiming);
+
+        // ... unless a pipe reads that stream.
+        assert_eq!(classify(&n, &d, "x = from1.pipeTo(ws)"), Class::Real);
 
         // Content, not order: real, even for a from stream.
         let n = v(&["from1_r2.read1 fulfilled 1"]);
         let r = v(&["from1_r2.read1 fulfilled 2"]);
         let d = first_divergence(&n, &r).unwrap();
-        assert_eq!(classify(&n, &d), Class::Real);
+        assert_eq!(classify(&n, &d, ""), Class::Real);
 
         // A write outside enqueue moved: real.
         let n = v(&["x", "ws1.write(1)"]);
         let r = v(&["ws1.write(1)", "x"]);
         let d = first_divergence(&n, &r).unwrap();
-        assert_eq!(classify(&n, &d), Class::Real);
+        assert_eq!(classify(&n, &d, ""), Class::Real);
         assert!(first_divergence(&n, &n).is_none());
     }
 }

@@ -95,6 +95,16 @@ impl Program {
 struct Readable {
     name: String,
     bytes: bool,
+    /// Transform streams whose readable side feeds this stream (directly or through pipes):
+    /// piping it into one of their writable sides would make a loop that never ends.
+    origins: Vec<String>,
+}
+
+#[derive(Clone)]
+struct Writable {
+    name: String,
+    /// The transform stream this is the writable side of.
+    transform: Option<String>,
 }
 
 #[derive(Clone)]
@@ -124,7 +134,7 @@ struct Gen {
     vars: Vec<String>,
     stmts: Vec<String>,
     readables: Vec<Readable>,
-    writables: Vec<String>,
+    writables: Vec<Writable>,
     transforms: Vec<String>,
     readers: Vec<Reader>,
     writers: Vec<String>,
@@ -221,7 +231,7 @@ impl Gen {
             if have_ws { 6 } else { 0 },                  // 10 get writer
             if self.writers.is_empty() { 0 } else { 12 }, // 11 writer op
             if have_ws { 2 } else { 0 },                  // 12 writable op
-            if have_rs && have_ws { 7 } else { 0 },       // 13 pipeTo
+            if have_rs && have_ws { 12 } else { 0 },      // 13 pipeTo
             if have_rs && !self.transforms.is_empty() {
                 4
             } else {
@@ -556,7 +566,11 @@ impl Gen {
         };
         self.now(format!("{rs} = new ReadableStream({args});"));
         self.ctrls.push(c);
-        self.readables.push(Readable { name: rs, bytes });
+        self.readables.push(Readable {
+            name: rs,
+            bytes,
+            origins: Vec::new(),
+        });
     }
 
     fn new_from(&mut self) {
@@ -625,6 +639,7 @@ impl Gen {
         self.readables.push(Readable {
             name: rs,
             bytes: false,
+            origins: Vec::new(),
         });
     }
 
@@ -640,6 +655,7 @@ impl Gen {
             self.readables.push(Readable {
                 name,
                 bytes: rs.bytes,
+                origins: rs.origins.clone(),
             });
         }
     }
@@ -789,11 +805,14 @@ impl Gen {
         };
         self.now(format!("{ws} = new WritableStream({args});"));
         self.ctrls.push(c);
-        self.writables.push(ws);
+        self.writables.push(Writable {
+            name: ws,
+            transform: None,
+        });
     }
 
     fn get_writer(&mut self) {
-        let ws = self.rng.pick(&self.writables).clone();
+        let ws = self.rng.pick(&self.writables).name.clone();
         self.id += 1;
         let w = format!("{ws}_w{}", self.id);
         self.vars.push(w.clone());
@@ -824,7 +843,7 @@ impl Gen {
     }
 
     fn writable_op(&mut self) {
-        let ws = self.rng.pick(&self.writables).clone();
+        let ws = self.rng.pick(&self.writables).name.clone();
         let label = self.label();
         let body = match self.rng.weighted(&[2, 2, 1]) {
             0 => {
@@ -898,13 +917,18 @@ impl Gen {
         self.now(format!(
             "{ts} = new TransformStream({args}); {rs} = {ts}.readable; {ws} = {ts}.writable;"
         ));
+        let ts = ts.clone();
         self.ctrls.push(c);
-        self.transforms.push(ts);
+        self.transforms.push(ts.clone());
         self.readables.push(Readable {
             name: rs,
             bytes: false,
+            origins: vec![ts.clone()],
         });
-        self.writables.push(ws);
+        self.writables.push(Writable {
+            name: ws,
+            transform: Some(ts),
+        });
     }
 
     // ----- pipes -----
@@ -927,26 +951,65 @@ impl Gen {
         }
     }
 
+    /// Records that `from` now feeds transform `ts`: its readable side (and what was made from
+    /// it) inherits `from`'s origins.
+    fn feeds(&mut self, from: &Readable, ts: &str) {
+        for r in &mut self.readables {
+            if r.origins.iter().any(|o| o == ts) {
+                for o in &from.origins {
+                    if !r.origins.contains(o) {
+                        r.origins.push(o.clone());
+                    }
+                }
+            }
+        }
+    }
+
     fn pipe_to(&mut self) {
         let rs = self.rng.pick(&self.readables).clone();
-        let ws = self.rng.pick(&self.writables).clone();
+        let candidates: Vec<Writable> = self
+            .writables
+            .iter()
+            .filter(|w| w.transform.as_ref().is_none_or(|t| !rs.origins.contains(t)))
+            .cloned()
+            .collect();
+        if candidates.is_empty() {
+            return;
+        }
+        let ws = self.rng.pick(&candidates).clone();
         let opts = self.pipe_options();
         let label = self.label();
         self.timed(format!(
-            "watch('{label}.pipe', {}.pipeTo({ws}{opts}));",
-            rs.name
+            "watch('{label}.pipe', {}.pipeTo({}{opts}));",
+            rs.name, ws.name
         ));
+        if let Some(ts) = &ws.transform {
+            self.feeds(&rs, ts);
+        }
     }
 
     fn pipe_through(&mut self) {
         let src = self.rng.pick(&self.readables).clone();
-        let ts = self.rng.pick(&self.transforms).clone();
+        let candidates: Vec<String> = self
+            .transforms
+            .iter()
+            .filter(|t| !src.origins.contains(t))
+            .cloned()
+            .collect();
+        if candidates.is_empty() {
+            return;
+        }
+        let ts = self.rng.pick(&candidates).clone();
         let opts = self.pipe_options();
         let out = self.fresh("rs");
         self.now(format!("{out} = {}.pipeThrough({ts}{opts});", src.name));
+        self.feeds(&src, &ts);
+        let mut origins = src.origins.clone();
+        origins.push(ts);
         self.readables.push(Readable {
             name: out,
             bytes: false,
+            origins,
         });
     }
 }

@@ -83,17 +83,17 @@ impl Runner {
 
     pub fn verdict(&mut self, script: &str) -> Verdict {
         let (n, r) = self.run_sides(script);
-        diff::compare(&n, &r).verdict
+        diff::compare(&n, &r, script).verdict
     }
 
     pub fn run(&mut self, script: &str) -> Run {
         let start = Instant::now();
         let (native, reference) = self.run_sides(script);
-        let comparison = diff::compare(&native, &reference);
+        let comparison = diff::compare(&native, &reference, script);
         let timeout = self.limits.timeout;
         let node = self.node.as_mut().map(|node| {
             let result = node.run(script, timeout);
-            let cmp = diff::compare(&native, &result);
+            let cmp = diff::compare(&native, &result, script);
             (result, cmp)
         });
         Run {
@@ -527,7 +527,7 @@ pub fn main_with_args(args: &[String]) -> i32 {
                 if text && !options.quiet {
                     println!("{name}: {} -> {}", verdict.key(), path.display());
                 }
-                if options.shrink {
+                if options.shrink && verdict != Verdict::Runaway {
                     let key = verdict.key();
                     let (small, _runs) =
                         shrink::shrink(&program, options.shrink_budget, &mut |candidate| {

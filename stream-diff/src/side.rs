@@ -237,7 +237,15 @@ fn report_event(report: HostReport) -> String {
 }
 
 fn drain_reports(host: &Host) {
-    for report in host.take_reports() {
+    let reports = host.take_reports();
+    // Once the limits stopped the script, what its aborted jobs report is the tool's doing.
+    if LOG.with(|log| {
+        let log = log.borrow();
+        log.overflow || log.late
+    }) {
+        return;
+    }
+    for report in reports {
         push_event(report_event(report));
     }
 }
