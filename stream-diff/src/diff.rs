@@ -152,7 +152,10 @@ pub fn first_divergence(native: &[String], reference: &[String]) -> Option<Diver
 ///   `ReadableStream.from`: its label starts with `from` (the generator names such streams
 ///   `fromN`, their readers and iterators `fromN_rM` / `fromN_iM`, and the iterable `fromN.src`),
 ///   and the script does not pipe that stream (`fromN.pipeTo(` / `fromN.pipeThrough(`): the
-///   pipe's own timing would be in play.
+///   pipe's own timing would be in play. Also this class: the same call of such an iterable's
+///   `next`, with no arguments natively and `(undefined)` in the reference (its
+///   createAsyncFromSyncIterator is `yield*`, which passes the received value on; WebIDL calls
+///   IteratorNext with no value).
 /// - otherwise `real`.
 pub fn classify(native: &[String], d: &Divergence, script: &str) -> Class {
     if let Some(r) = &d.reference {
@@ -165,6 +168,18 @@ pub fn classify(native: &[String], d: &Divergence, script: &str) -> Class {
             let native_later = native[d.index..].iter().any(|e| e == call);
             if is_write && native_later {
                 return Class::ReferenceSyncWriteInEnqueue;
+            }
+        }
+    }
+    // The same call of a from() iterable's `next`, with no argument natively and an explicit
+    // `undefined` in the reference: its createAsyncFromSyncIterator is `yield*` in an async
+    // generator, which passes the received value on; WebIDL's async_sequence calls
+    // IteratorNext(record) with no value.
+    if let (Some(n), Some(r)) = (&d.native, &d.reference) {
+        if let Some(call) = n.strip_suffix("()") {
+            let l = label(n);
+            if l.starts_with("from") && l.ends_with(".next") && *r == format!("{call}(undefined)") {
+                return Class::ReferenceAsyncSequenceTiming;
             }
         }
     }
@@ -331,6 +346,14 @@ mod tests {
         let d = first_divergence(&n, &r).unwrap();
         assert_eq!(d.kind, "order");
         assert_eq!(classify(&n, &d, ""), Class::ReferenceAsyncSequenceTiming);
+
+        let n = v(&["from1.src.next()"]);
+        let r = v(&["from1.src.next(undefined)"]);
+        let d = first_divergence(&n, &r).unwrap();
+        assert_eq!(classify(&n, &d, ""), Class::ReferenceAsyncSequenceTiming);
+        let n = v(&["from1_r2.read1 fulfilled 1", "rs3_r4.read1 fulfilled 2"]);
+        let r = v(&["rs3_r4.read1 fulfilled 2", "from1_r2.read1 fulfilled 1"]);
+        let d = first_divergence(&n, &r).unwrap();
 
         // ... unless a pipe reads that stream.
         assert_eq!(classify(&n, &d, "x = from1.pipeTo(ws)"), Class::Real);

@@ -706,11 +706,11 @@ impl Gen {
     fn stream_op(&mut self) {
         let rs = self.rng.pick(&self.readables).clone();
         let n = &rs.name;
-        let label = self.label();
+        let id = self.next_id();
         let body = match self.rng.weighted(&[3, 2]) {
             0 => {
                 let reason = self.reason();
-                format!("watch('{label}.cancel', {n}.cancel({reason}));")
+                format!("watch('{n}.cancel{id}', {n}.cancel({reason}));")
             }
             _ => format!("log('{n}.locked', {n}.locked);"),
         };

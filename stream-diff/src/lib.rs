@@ -516,6 +516,23 @@ pub fn main_with_args(args: &[String]) -> i32 {
                 shrunk: None,
                 node: run.node.as_ref().map(|(_, c)| c.verdict),
             };
+            if let Some((node_result, cmp)) = &run.node {
+                if cmp.verdict != Verdict::Same && text && !options.quiet {
+                    println!("{name}: node side vs native: {}", cmp.verdict.key());
+                    if let Some(d) = &cmp.divergence {
+                        let shown = diff::describe(
+                            &run.native.events,
+                            &node_result.events,
+                            d,
+                            options.context,
+                            "node",
+                        );
+                        for line in shown.lines() {
+                            println!("  {line}");
+                        }
+                    }
+                }
+            }
             if verdict != Verdict::Same {
                 let _ = std::fs::create_dir_all(&options.out);
                 let path = options.out.join(format!("{name}.js"));
@@ -592,6 +609,15 @@ pub fn main_with_args(args: &[String]) -> i32 {
             );
             for (key, n) in &counts {
                 println!("  {key:<34} {n}");
+            }
+            let mut node_counts: BTreeMap<&str, usize> = BTreeMap::new();
+            for r in &runs {
+                if let Some(v) = r.node {
+                    *node_counts.entry(v.key()).or_default() += 1;
+                }
+            }
+            for (key, n) in &node_counts {
+                println!("  node vs native: {key:<18} {n}");
             }
             println!(
                 "  time per program (both sides, without shrinking): mean {mean:.1} ms, median {median:.1} ms, max {max:.1} ms"
