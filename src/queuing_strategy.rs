@@ -53,7 +53,12 @@ impl SizeAlgorithm {
         match self {
             SizeAlgorithm::One => Ok(1.0),
             SizeAlgorithm::Callback(f) => {
-                let v = f.call(&Value::undefined(), std::slice::from_ref(chunk), ctx)?;
+                let v = crate::engine::call_object(
+                    f,
+                    &Value::undefined(),
+                    std::slice::from_ref(chunk),
+                    ctx,
+                )?;
                 webidl::to_unrestricted_double(&v, ctx)
             }
         }

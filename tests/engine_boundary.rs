@@ -147,7 +147,7 @@ fn count_leaves(line: &str) -> usize {
     let line = line
         .trim_start_matches("pub(crate) use ")
         .trim_start_matches("pub use ");
-    line.split(|c: char| c == ',' || c == '{')
+    line.split([',', '{'])
         .map(|part| part.trim().trim_end_matches(['}', ';']).trim())
         .filter(|part| !part.is_empty() && !part.ends_with("::") && *part != "self")
         .count()

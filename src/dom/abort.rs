@@ -429,7 +429,7 @@ fn to_signal_sequence(value: &Value, ctx: &mut Cx) -> JsResult<Vec<Object>> {
     let Some(method) = method.as_callable() else {
         return Err(idl::type_error("Symbol.iterator is not a function"));
     };
-    let iterator = method.call(value, &[], ctx)?;
+    let iterator = crate::engine::call_object(&method, value, &[], ctx)?;
     let Some(iterator) = iterator.as_object() else {
         return Err(idl::type_error(
             "Result of the Symbol.iterator method is not an object",
@@ -443,7 +443,7 @@ fn to_signal_sequence(value: &Value, ctx: &mut Cx) -> JsResult<Vec<Object>> {
                 "The iterator's next method is not a function",
             ));
         };
-        let result = next_fn.call(&iterator.clone().into(), &[], ctx)?;
+        let result = crate::engine::call_object(&next_fn, &iterator.clone().into(), &[], ctx)?;
         let Some(result) = result.as_object() else {
             return Err(idl::type_error("Iterator result is not an object"));
         };

@@ -447,7 +447,7 @@ fn call_listener(
     match &listener.callback {
         ListenerCallback::Object(callback) => {
             if callback.is_callable() {
-                callback.call(&target.clone().into(), &args, ctx)?;
+                crate::engine::call_object(callback, &target.clone().into(), &args, ctx)?;
             } else {
                 let handle_event = callback.get(js_string!("handleEvent"), ctx)?;
                 let Some(handle_event) = handle_event.as_callable() else {
@@ -455,7 +455,7 @@ fn call_listener(
                         "The listener's handleEvent property is not callable",
                     ));
                 };
-                handle_event.call(&callback.clone().into(), &args, ctx)?;
+                crate::engine::call_object(&handle_event, &callback.clone().into(), &args, ctx)?;
             }
             Ok(())
         }
@@ -480,7 +480,7 @@ fn process_event_handler(
     if !callback.is_callable() {
         return Ok(());
     }
-    let result = callback.call(&target.clone().into(), args, ctx)?;
+    let result = crate::engine::call_object(&callback, &target.clone().into(), args, ctx)?;
     if result.as_boolean() == Some(false) {
         with_event(event, super::event::Event::set_canceled_flag);
     }

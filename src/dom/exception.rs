@@ -125,7 +125,7 @@ fn attach_stack(exception: &Object, ctx: &mut Cx) -> JsResult<()> {
         .error()
         .constructor()
         .construct(&[], None, ctx)?;
-    let stack = getter.call(&error.into(), &[], ctx)?;
+    let stack = crate::engine::call_object(&getter, &error.into(), &[], ctx)?;
     if stack.is_string() {
         exception.insert_property(
             js_string!("stack"),

@@ -365,7 +365,7 @@ pub(crate) fn readable_byte_stream_controller_cancel_steps(
     let result = match algorithm {
         None | Some(ByteCancelAlgorithm::Undefined) => PromiseResult::undefined(),
         Some(ByteCancelAlgorithm::Js { source, cancel }) => {
-            let r = cancel.call(&source, &[reason], ctx);
+            let r = crate::engine::call_object(&cancel, &source, &[reason], ctx);
             PromiseResult::from_callback(r, ctx)?
         }
         Some(ByteCancelAlgorithm::Tee(state, branch)) => {
@@ -493,7 +493,12 @@ pub(crate) fn readable_byte_stream_controller_call_pull_if_needed(
     let pull_promise = match algorithm {
         None | Some(BytePullAlgorithm::Undefined) => PromiseResult::undefined(),
         Some(BytePullAlgorithm::Js { source, pull }) => {
-            let r = pull.call(&source, &[controller.clone().upcast().into()], ctx);
+            let r = crate::engine::call_object(
+                &pull,
+                &source,
+                &[controller.clone().upcast().into()],
+                ctx,
+            );
             PromiseResult::from_callback(r, ctx)?
         }
         Some(BytePullAlgorithm::Tee(state, branch)) => {

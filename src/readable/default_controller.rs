@@ -54,7 +54,9 @@ impl StartAlgorithm {
         match self {
             StartAlgorithm::Undefined => Ok(Value::undefined()),
             StartAlgorithm::Returns(value) => Ok(value),
-            StartAlgorithm::Js { source, start } => start.call(&source, &[controller], ctx),
+            StartAlgorithm::Js { source, start } => {
+                engine::call_object(&start, &source, &[controller], ctx)
+            }
         }
     }
 }
@@ -251,7 +253,7 @@ pub(crate) fn readable_stream_default_controller_cancel_steps(
     let result = match algorithm {
         None | Some(CancelAlgorithm::Undefined) => PromiseResult::undefined(),
         Some(CancelAlgorithm::Js { source, cancel }) => {
-            let r = cancel.call(&source, &[reason], ctx);
+            let r = engine::call_object(&cancel, &source, &[reason], ctx);
             PromiseResult::from_callback(r, ctx)?
         }
         Some(CancelAlgorithm::Tee(state, branch)) => {
@@ -348,7 +350,7 @@ pub(crate) fn readable_stream_default_controller_call_pull_if_needed(
     let pull_promise = match algorithm {
         None | Some(PullAlgorithm::Undefined) => PromiseResult::undefined(),
         Some(PullAlgorithm::Js { source, pull }) => {
-            let r = pull.call(&source, &[controller.clone().upcast().into()], ctx);
+            let r = engine::call_object(&pull, &source, &[controller.clone().upcast().into()], ctx);
             PromiseResult::from_callback(r, ctx)?
         }
         Some(PullAlgorithm::Tee(state)) => tee::pull_algorithm(&state, ctx)?,

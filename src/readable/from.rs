@@ -71,7 +71,7 @@ fn get_iterator_from_method(
     method: &Object,
     ctx: &mut Cx,
 ) -> JsResult<(Object, Value)> {
-    let iterator = method.call(&obj.clone().into(), &[], ctx)?;
+    let iterator = crate::engine::call_object(method, &obj.clone().into(), &[], ctx)?;
     let Some(iterator) = iterator.as_object() else {
         return Err(type_error("The iterator method did not return an object"));
     };
@@ -332,7 +332,7 @@ pub(crate) fn cancel_algorithm(
             // 5. Let returnResult be Call(returnMethod.[[Value]], iterator, « reason »).
             // 6. If returnResult is an abrupt completion, return a promise rejected with
             //    returnResult.[[Value]].
-            match return_method.call(&iterator_value, &[reason], ctx) {
+            match crate::engine::call_object(&return_method, &iterator_value, &[reason], ctx) {
                 Ok(v) => v,
                 Err(e) => return Ok(PromiseResult::Rejected(engine::thrown_value(e, ctx)?)),
             }
@@ -422,7 +422,7 @@ fn async_from_sync_iterator_return(
     };
     // 8. Let result be Completion(Call(return, syncIterator, « value »)).
     // 9. IfAbruptRejectPromise(result, promiseCapability).
-    let result = match return_method.call(&iterator_value, &[value], ctx) {
+    let result = match crate::engine::call_object(&return_method, &iterator_value, &[value], ctx) {
         Ok(r) => r,
         Err(e) => {
             capability.reject(engine::thrown_value(e, ctx)?, ctx)?;
@@ -445,7 +445,7 @@ fn async_from_sync_iterator_return(
 fn iterator_close_on_throw(iterator: &Object, ctx: &mut Cx) -> JsResult<()> {
     let iterator_value: Value = iterator.clone().into();
     if let Ok(Some(return_method)) = get_method(iterator, js_string!("return"), ctx) {
-        if let Err(e) = return_method.call(&iterator_value, &[], ctx) {
+        if let Err(e) = crate::engine::call_object(&return_method, &iterator_value, &[], ctx) {
             // Only uncatchable errors propagate.
             engine::thrown_value(e, ctx)?;
         }

@@ -422,7 +422,10 @@ pub(crate) fn transform_stream_default_controller_perform_transform(
             transform,
         }) => {
             let args = [chunk, controller.clone().upcast().into()];
-            PromiseResult::from_callback(transform.call(&transformer, &args, ctx), ctx)?
+            PromiseResult::from_callback(
+                crate::engine::call_object(&transform, &transformer, &args, ctx),
+                ctx,
+            )?
         }
         Some(TransformAlgorithm::Native(transformer)) => {
             match transformer.transform(controller, chunk, ctx) {
@@ -566,7 +569,10 @@ fn perform_cancel_algorithm(
         Some(CancelAlgorithm::Js {
             transformer,
             cancel,
-        }) => PromiseResult::from_callback(cancel.call(&transformer, &[reason], ctx), ctx),
+        }) => PromiseResult::from_callback(
+            crate::engine::call_object(&cancel, &transformer, &[reason], ctx),
+            ctx,
+        ),
         Some(CancelAlgorithm::ResolvedUndefined) | None => Ok(PromiseResult::undefined()),
     }
 }
@@ -654,7 +660,10 @@ pub(crate) fn transform_stream_default_sink_close_algorithm(
     let flush_promise = match algorithm {
         Some(FlushAlgorithm::Js { transformer, flush }) => {
             let args = [controller.clone().upcast().into()];
-            PromiseResult::from_callback(flush.call(&transformer, &args, ctx), ctx)?
+            PromiseResult::from_callback(
+                crate::engine::call_object(&flush, &transformer, &args, ctx),
+                ctx,
+            )?
         }
         Some(FlushAlgorithm::Native(transformer)) => match transformer.flush(&controller, ctx) {
             Ok(()) => PromiseResult::undefined(),

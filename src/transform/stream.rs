@@ -218,7 +218,7 @@ impl Class for TransformStream {
                 let controller: Value = controller(this)
                     .map(|c| c.upcast().into())
                     .unwrap_or_default();
-                let result = start.call(&transformer, &[controller], ctx)?;
+                let result = crate::engine::call_object(&start, &transformer, &[controller], ctx)?;
                 start_promise.resolve(result, ctx)
             }
             // 13. Otherwise, resolve startPromise with undefined.

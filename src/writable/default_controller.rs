@@ -241,7 +241,7 @@ pub(crate) fn abort_steps(
     let algorithm = controller.borrow().data().abort_algorithm.borrow().clone();
     let result = match &algorithm {
         Some(AbortAlgorithm::Sink { sink, abort }) => {
-            PromiseResult::from_callback(abort.call(sink, &[reason], ctx), ctx)?
+            PromiseResult::from_callback(engine::call_object(abort, sink, &[reason], ctx), ctx)?
         }
         Some(AbortAlgorithm::Transform(stream)) => {
             transform_default_controller::transform_stream_default_sink_abort_algorithm(
@@ -314,7 +314,7 @@ pub(crate) fn set_up_writable_stream_default_controller(
         StartAlgorithm::ReturnUndefined => Value::undefined(),
         StartAlgorithm::Returns(value) => value.clone(),
         StartAlgorithm::Sink { sink, start } => {
-            start.call(sink, &[controller.clone().upcast().into()], ctx)?
+            engine::call_object(start, sink, &[controller.clone().upcast().into()], ctx)?
         }
     };
     // 16. Let startPromise be a promise resolved with startResult.
@@ -606,7 +606,7 @@ pub(crate) fn writable_stream_default_controller_process_close(
     let algorithm = controller.borrow().data().close_algorithm.borrow().clone();
     let sink_close_promise = match &algorithm {
         Some(CloseAlgorithm::Sink { sink, close }) => {
-            PromiseResult::from_callback(close.call(sink, &[], ctx), ctx)?
+            PromiseResult::from_callback(engine::call_object(close, sink, &[], ctx), ctx)?
         }
         Some(CloseAlgorithm::Transform(stream)) => {
             transform_default_controller::transform_stream_default_sink_close_algorithm(
@@ -648,7 +648,7 @@ pub(crate) fn writable_stream_default_controller_process_write(
     let sink_write_promise = match &algorithm {
         Some(WriteAlgorithm::Sink { sink, write }) => {
             let args = [chunk, controller.clone().upcast().into()];
-            PromiseResult::from_callback(write.call(sink, &args, ctx), ctx)?
+            PromiseResult::from_callback(engine::call_object(write, sink, &args, ctx), ctx)?
         }
         Some(WriteAlgorithm::Transform(stream)) => {
             transform_default_controller::transform_stream_default_sink_write_algorithm(

@@ -1,0 +1,485 @@
+//! Array buffers and views: ArrayBufferView and BufferSource conversion, TransferArrayBuffer,
+//! view construction per kind, byte copies, new `Uint8Array`s.
+
+use boa_engine::{
+    builtins::{array_buffer::ArrayBuffer, dataview::DataView, typed_array::TypedArray},
+    object::builtins::{AlignedVec, JsDataView, JsSharedArrayBuffer, JsTypedArray, JsUint8Array},
+    Context, JsObject, JsValue,
+};
+use boa_engine::{object::builtins::JsArrayBuffer, JsError, JsNativeError, JsResult};
+
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// Array buffers and views
+// ---------------------------------------------------------------------------------------------
+
+/// What kind of `ArrayBufferView` an object is: a typed array of some element type, or a
+/// `DataView`. It gives the element size and the view constructor of a pull-into descriptor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewKind {
+    /// A typed array (`[[TypedArrayName]]`).
+    Typed(TypedArrayKind),
+    /// A `DataView`.
+    DataView,
+}
+
+impl ViewKind {
+    /// The element size from "the typed array constructors table" (1 for `DataView`).
+    pub fn element_size(self) -> u64 {
+        match self {
+            ViewKind::DataView => 1,
+            ViewKind::Typed(kind) => match kind {
+                TypedArrayKind::Int8 | TypedArrayKind::Uint8 | TypedArrayKind::Uint8Clamped => 1,
+                TypedArrayKind::Int16 | TypedArrayKind::Uint16 | TypedArrayKind::Float16 => 2,
+                TypedArrayKind::Int32 | TypedArrayKind::Uint32 | TypedArrayKind::Float32 => 4,
+                TypedArrayKind::BigInt64 | TypedArrayKind::BigUint64 | TypedArrayKind::Float64 => 8,
+            },
+        }
+    }
+
+    /// The intrinsic constructor (`%Uint8Array%`, ..., `%DataView%`) of the current realm.
+    fn constructor(self, ctx: &Context) -> JsObject {
+        let c = ctx.intrinsics().constructors();
+        let standard = match self {
+            ViewKind::DataView => c.data_view(),
+            ViewKind::Typed(kind) => match kind {
+                TypedArrayKind::Int8 => c.typed_int8_array(),
+                TypedArrayKind::Uint8 => c.typed_uint8_array(),
+                TypedArrayKind::Uint8Clamped => c.typed_uint8clamped_array(),
+                TypedArrayKind::Int16 => c.typed_int16_array(),
+                TypedArrayKind::Uint16 => c.typed_uint16_array(),
+                TypedArrayKind::Int32 => c.typed_int32_array(),
+                TypedArrayKind::Uint32 => c.typed_uint32_array(),
+                TypedArrayKind::BigInt64 => c.typed_bigint64_array(),
+                TypedArrayKind::BigUint64 => c.typed_biguint64_array(),
+                TypedArrayKind::Float16 => c.typed_float16_array(),
+                TypedArrayKind::Float32 => c.typed_float32_array(),
+                TypedArrayKind::Float64 => c.typed_float64_array(),
+            },
+        };
+        standard.constructor()
+    }
+}
+
+/// The internal slots of an `ArrayBufferView` that the streams algorithms read, copied out of
+/// the view object (no getter runs, nothing observable happens).
+#[derive(Debug, Clone)]
+pub struct ViewRecord {
+    /// `[[ViewedArrayBuffer]]` (never a `SharedArrayBuffer`: see [`array_buffer_view`]).
+    pub buffer: JsArrayBuffer,
+    /// `[[ByteOffset]]` (0 when the buffer is detached).
+    pub byte_offset: u64,
+    /// `[[ByteLength]]` (0 when the buffer is detached or the view is out of bounds).
+    pub byte_length: u64,
+    /// `[[TypedArrayName]]`, or `DataView`.
+    pub kind: ViewKind,
+}
+
+impl ViewRecord {
+    /// `[[ArrayLength]]` of a typed array, `[[ByteLength]]` of a `DataView`.
+    pub fn element_length(&self) -> u64 {
+        self.byte_length / self.kind.element_size()
+    }
+}
+
+/// Converts a JS value to an `ArrayBufferView` (<https://webidl.spec.whatwg.org/#ArrayBufferView>,
+/// without `[AllowShared]`): anything else, and views on a `SharedArrayBuffer`, are TypeErrors.
+///
+/// The slots are read through the built-in getters' internals, which run no script.
+pub fn array_buffer_view(value: &JsValue, what: &str, ctx: &mut Context) -> JsResult<ViewRecord> {
+    let error = |message: &str| -> JsError {
+        JsNativeError::typ()
+            .with_message(format!("{what} {message}"))
+            .into()
+    };
+    let Some(object) = value.as_object() else {
+        return Err(error("must be an ArrayBufferView"));
+    };
+    let (kind, buffer) = if let Ok(typed) = JsTypedArray::from_object(object.clone()) {
+        let kind = typed
+            .kind()
+            .ok_or_else(|| error("must be an ArrayBufferView"))?;
+        (ViewKind::Typed(kind), typed.buffer(ctx)?)
+    } else if let Ok(view) = object.clone().downcast::<DataView>() {
+        (ViewKind::DataView, JsDataView::from(view).buffer(ctx)?)
+    } else {
+        return Err(error("must be an ArrayBufferView"));
+    };
+    let buffer = buffer
+        .as_object()
+        .and_then(|b| JsArrayBuffer::from_object(b).ok())
+        .ok_or_else(|| error("must not be backed by a SharedArrayBuffer"))?;
+    let (byte_offset, byte_length) = if buffer.data().is_none() {
+        (0, 0)
+    } else {
+        match kind {
+            ViewKind::Typed(_) => {
+                // The TypedArray slots are public; no getter is involved.
+                let buffer_length = buffer.byte_length();
+                match object.downcast_ref::<TypedArray>() {
+                    Some(typed) => (typed.byte_offset(), typed.byte_length(buffer_length)),
+                    None => (0, 0),
+                }
+            }
+            ViewKind::DataView => {
+                // The getters throw only for a detached or out-of-bounds view: length 0.
+                let view = JsDataView::from_object(object.clone())?;
+                let offset = view.byte_offset(ctx).unwrap_or(0);
+                let length = view.byte_length(ctx).unwrap_or(0);
+                (offset, length)
+            }
+        }
+    };
+    Ok(ViewRecord {
+        buffer,
+        byte_offset,
+        byte_length,
+        kind,
+    })
+}
+
+/// `! IsDetachedBuffer(buffer)`.
+pub fn is_detached_buffer(buffer: &JsArrayBuffer) -> bool {
+    buffer.data().is_none()
+}
+
+/// `[[ArrayBufferByteLength]]` (0 once detached).
+pub fn array_buffer_byte_length(buffer: &JsArrayBuffer) -> u64 {
+    buffer.byte_length() as u64
+}
+
+/// <https://streams.spec.whatwg.org/#can-transfer-array-buffer>
+pub fn can_transfer_array_buffer(buffer: &JsArrayBuffer) -> bool {
+    // 1. Assert: O is an Object.
+    // 2. Assert: O has an [[ArrayBufferData]] internal slot.
+    // 3. If ! IsDetachedBuffer(O) is true, return false.
+    // 4. If SameValue(O.[[ArrayBufferDetachKey]], undefined) is false, return false.
+    //    (Every buffer Boa's public API and script can make has the key undefined.)
+    // 5. Return true.
+    !is_detached_buffer(buffer)
+}
+
+/// <https://streams.spec.whatwg.org/#transfer-array-buffer>
+///
+/// Zero-copy: the data block moves to the new buffer.
+pub fn transfer_array_buffer(buffer: &JsArrayBuffer, ctx: &mut Context) -> JsResult<JsArrayBuffer> {
+    // 1. Assert: ! IsDetachedBuffer(O) is false.
+    // 2. Let arrayBufferData be O.[[ArrayBufferData]].
+    // 3. Let arrayBufferByteLength be O.[[ArrayBufferByteLength]].
+    // 4. Perform ? DetachArrayBuffer(O).
+    let data = buffer.detach(&JsValue::undefined())?;
+    // 5. Return a new ArrayBuffer object, created in the current Realm, whose
+    //    [[ArrayBufferData]] internal slot value is arrayBufferData and whose
+    //    [[ArrayBufferByteLength]] internal slot value is arrayBufferByteLength.
+    JsArrayBuffer::from_byte_block(data, ctx)
+}
+
+/// CloneArrayBuffer(buffer, byteOffset, byteLength, %ArrayBuffer%)
+/// (<https://tc39.es/ecma262/#sec-clonearraybuffer>): one copy of the bytes into a new buffer.
+pub fn clone_array_buffer(
+    buffer: &JsArrayBuffer,
+    byte_offset: u64,
+    byte_length: u64,
+    ctx: &mut Context,
+) -> JsResult<JsArrayBuffer> {
+    let block = {
+        let Some(data) = buffer.data() else {
+            return Err(JsNativeError::typ()
+                .with_message("Cannot clone a detached ArrayBuffer")
+                .into());
+        };
+        let start = usize::try_from(byte_offset).unwrap_or(usize::MAX);
+        let end = usize::try_from(byte_offset.saturating_add(byte_length)).unwrap_or(usize::MAX);
+        let Some(bytes) = data.get(start..end) else {
+            return Err(JsNativeError::range()
+                .with_message("The range to clone is outside the ArrayBuffer")
+                .into());
+        };
+        AlignedVec::from_slice(0, bytes)
+    };
+    JsArrayBuffer::from_byte_block(block, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#abstract-opdef-cloneasuint8array>
+pub fn clone_as_uint8_array(view: &ViewRecord, ctx: &mut Context) -> JsResult<JsObject> {
+    // 1. Assert: O is an Object.
+    // 2. Assert: O has an [[ViewedArrayBuffer]] internal slot.
+    // 3. Assert: ! IsDetachedBuffer(O.[[ViewedArrayBuffer]]) is false.
+    // 4. Let buffer be ? CloneArrayBuffer(O.[[ViewedArrayBuffer]], O.[[ByteOffset]],
+    //    O.[[ByteLength]], %ArrayBuffer%).
+    let buffer = clone_array_buffer(&view.buffer, view.byte_offset, view.byte_length, ctx)?;
+    // 5. Let array be ! Construct(%Uint8Array%, « buffer »).
+    // 6. Return array.
+    let length = array_buffer_byte_length(&buffer);
+    construct_view(
+        ViewKind::Typed(TypedArrayKind::Uint8),
+        &buffer,
+        0,
+        length,
+        ctx,
+    )
+}
+
+/// `! Construct(ctor, « buffer, byteOffset, length »)` for a view constructor: `length` counts
+/// elements (bytes for a `DataView`). The intrinsic constructors run no script.
+pub fn construct_view(
+    kind: ViewKind,
+    buffer: &JsArrayBuffer,
+    byte_offset: u64,
+    length: u64,
+    ctx: &mut Context,
+) -> JsResult<JsObject> {
+    let constructor = kind.constructor(ctx);
+    let buffer: JsObject = buffer.clone().into();
+    // Offsets and lengths come from existing buffers, so they are far below 2^53.
+    #[allow(clippy::cast_precision_loss)]
+    let args = [
+        JsValue::from(buffer),
+        JsValue::from(byte_offset as f64),
+        JsValue::from(length as f64),
+    ];
+    constructor.construct(&args, None, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#abstract-opdef-cancopydatablockbytes>
+pub fn can_copy_data_block_bytes(
+    to_buffer: &JsArrayBuffer,
+    to_index: u64,
+    from_buffer: &JsArrayBuffer,
+    from_index: u64,
+    count: u64,
+) -> bool {
+    // 1–4. Assert: toBuffer and fromBuffer are objects with an [[ArrayBufferData]] slot.
+    // 5. If toBuffer is fromBuffer, return false.
+    let to_object: JsObject = to_buffer.clone().into();
+    let from_object: JsObject = from_buffer.clone().into();
+    if JsObject::equals(&to_object, &from_object) {
+        return false;
+    }
+    // 6. If ! IsDetachedBuffer(toBuffer) is true, return false.
+    // 7. If ! IsDetachedBuffer(fromBuffer) is true, return false.
+    if is_detached_buffer(to_buffer) || is_detached_buffer(from_buffer) {
+        return false;
+    }
+    // 8. If toIndex + count > toBuffer.[[ArrayBufferByteLength]], return false.
+    // 9. If fromIndex + count > fromBuffer.[[ArrayBufferByteLength]], return false.
+    // 10. Return true.
+    to_index.saturating_add(count) <= array_buffer_byte_length(to_buffer)
+        && from_index.saturating_add(count) <= array_buffer_byte_length(from_buffer)
+}
+
+/// `! CopyDataBlockBytes(to.[[ArrayBufferData]], toIndex, from.[[ArrayBufferData]], fromIndex,
+/// count)`: one slice copy. Returns false (and copies nothing) where
+/// [`can_copy_data_block_bytes`] would be false.
+pub fn copy_data_block_bytes(
+    to_buffer: &JsArrayBuffer,
+    to_index: u64,
+    from_buffer: &JsArrayBuffer,
+    from_index: u64,
+    count: u64,
+) -> bool {
+    if !can_copy_data_block_bytes(to_buffer, to_index, from_buffer, from_index, count) {
+        return false;
+    }
+    // The checks above bound every index by a live buffer length, which fits in usize.
+    let (to_index, from_index, count) = (to_index as usize, from_index as usize, count as usize);
+    let (Some(mut to), Some(from)) = (to_buffer.data_mut(), from_buffer.data()) else {
+        return false;
+    };
+    to[to_index..to_index + count].copy_from_slice(&from[from_index..from_index + count]);
+    true
+}
+
+/// `Construct(%ArrayBuffer%, « byteLength »)`: a RangeError when it cannot be allocated.
+pub fn new_array_buffer(byte_length: u64, ctx: &mut Context) -> JsResult<JsArrayBuffer> {
+    let length = usize::try_from(byte_length).map_err(|_| {
+        JsError::from(JsNativeError::range().with_message("Array buffer allocation failed"))
+    })?;
+    JsArrayBuffer::new(length, ctx)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Buffer sources (chunks of the Encoding and Compression standards' streams)
+// ---------------------------------------------------------------------------------------------
+//
+// <https://webidl.spec.whatwg.org/#BufferSource>. Every slot is read through the built-ins'
+// internals: no getter runs, nothing a script could patch is consulted.
+
+/// The bytes a view or buffer is backed by.
+enum Backing {
+    Buffer(JsArrayBuffer),
+    Shared(JsSharedArrayBuffer),
+}
+
+impl Backing {
+    /// The backing buffer object of a typed array or `DataView` (`[[ViewedArrayBuffer]]`).
+    fn of(buffer: &JsValue) -> Option<Self> {
+        let object = buffer.as_object()?;
+        if let Ok(buffer) = JsArrayBuffer::from_object(object.clone()) {
+            return Some(Backing::Buffer(buffer));
+        }
+        JsSharedArrayBuffer::from_object(object.clone())
+            .ok()
+            .map(Backing::Shared)
+    }
+
+    fn is_shared(&self) -> bool {
+        matches!(self, Backing::Shared(_))
+    }
+
+    /// `IsResizableArrayBuffer` for an `ArrayBuffer` that is not detached.
+    ///
+    /// Boa 0.22 keeps the maximum byte length private; its public `resize` fails exactly for
+    /// fixed-length buffers, and resizing to the current length changes nothing.
+    /// (A growable `SharedArrayBuffer` cannot be told apart through the public API.)
+    fn is_resizable(&self) -> bool {
+        let Backing::Buffer(buffer) = self else {
+            return false;
+        };
+        let object: JsObject = buffer.clone().into();
+        let Some(mut data) = object.downcast_mut::<ArrayBuffer>() else {
+            return false;
+        };
+        let Some(length) = data.data().map(<[u8]>::len) else {
+            return false;
+        };
+        data.resize(length as u64).is_ok()
+    }
+
+    /// The current byte length (0 once detached).
+    fn byte_length(&self) -> usize {
+        match self {
+            Backing::Buffer(b) => b.byte_length(),
+            Backing::Shared(b) => b.byte_length(),
+        }
+    }
+
+    /// A copy of `len` bytes from `offset` (empty when detached or out of range).
+    fn copy(&self, offset: usize, len: usize) -> Vec<u8> {
+        let end = offset.saturating_add(len);
+        match self {
+            Backing::Buffer(b) => b
+                .data()
+                .and_then(|data| data.get(offset..end).map(<[u8]>::to_vec))
+                .unwrap_or_default(),
+            Backing::Shared(b) => {
+                let all = b.to_vec();
+                all.get(offset..end).map(<[u8]>::to_vec).unwrap_or_default()
+            }
+        }
+    }
+}
+
+/// Converts `value` to an IDL `BufferSource` (`[AllowShared] BufferSource` when
+/// `allow_shared`) and returns "a copy of the bytes held by the buffer source"
+/// (<https://webidl.spec.whatwg.org/#dfn-get-buffer-source-copy>): empty for a detached buffer.
+///
+/// Anything that is not an `ArrayBuffer` or an `ArrayBufferView` is a TypeError, and so is a
+/// `SharedArrayBuffer` (or a view on one) unless `allow_shared`, and a resizable `ArrayBuffer`
+/// (or a view on one): `[AllowResizable]` is not given.
+pub fn buffer_source_copy(
+    value: &JsValue,
+    allow_shared: bool,
+    what: &str,
+    ctx: &mut Context,
+) -> JsResult<Vec<u8>> {
+    let (backing, offset, len) = buffer_source_range(value, allow_shared, what, ctx)?;
+    Ok(backing.copy(offset, len))
+}
+
+/// Converts `value` to an IDL `BufferSource` like [`buffer_source_copy`], throwing the same
+/// TypeErrors, without copying the bytes (for a conversion whose bytes are read later).
+pub fn check_buffer_source(
+    value: &JsValue,
+    allow_shared: bool,
+    what: &str,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    buffer_source_range(value, allow_shared, what, ctx).map(drop)
+}
+
+/// Whether `value` is an object with an `[[ArrayBufferData]]` slot (an `ArrayBuffer` or a
+/// `SharedArrayBuffer`) or an `ArrayBufferView` (a typed array or a `DataView`): the objects
+/// that a union conversion sends to its buffer source member. Runs no script.
+pub fn is_buffer_source_object(value: &JsValue) -> bool {
+    let Some(object) = value.as_object() else {
+        return false;
+    };
+    Backing::of(value).is_some()
+        || JsTypedArray::from_object(object.clone()).is_ok()
+        || JsDataView::from_object(object.clone()).is_ok()
+}
+
+/// The backing buffer and the byte range of a buffer source, after the conversion's checks.
+fn buffer_source_range(
+    value: &JsValue,
+    allow_shared: bool,
+    what: &str,
+    ctx: &mut Context,
+) -> JsResult<(Backing, usize, usize)> {
+    let not_a_buffer_source = || {
+        JsNativeError::typ().with_message(format!(
+            "{what} must be an ArrayBuffer or an ArrayBufferView{}",
+            if allow_shared {
+                ""
+            } else {
+                " not backed by a SharedArrayBuffer"
+            }
+        ))
+    };
+    let Some(object) = value.as_object() else {
+        return Err(not_a_buffer_source().into());
+    };
+    let (backing, offset, len) = if let Some(backing) = Backing::of(value) {
+        // An ArrayBuffer or SharedArrayBuffer itself: all of its bytes.
+        let len = backing.byte_length();
+        (backing, 0, len)
+    } else if let Ok(typed) = JsTypedArray::from_object(object.clone()) {
+        let backing = Backing::of(&typed.buffer(ctx)?).ok_or_else(not_a_buffer_source)?;
+        let (offset, len) = typed_array_range(&object, backing.byte_length());
+        (backing, offset, len)
+    } else if let Ok(view) = JsDataView::from_object(object.clone()) {
+        let backing = Backing::of(&view.buffer(ctx)?).ok_or_else(not_a_buffer_source)?;
+        // The getters throw only for a detached or out-of-bounds view: no bytes.
+        let offset = view.byte_offset(ctx).unwrap_or(0);
+        let len = view.byte_length(ctx).unwrap_or(0);
+        (
+            backing,
+            usize::try_from(offset).unwrap_or(usize::MAX),
+            usize::try_from(len).unwrap_or(0),
+        )
+    } else {
+        return Err(not_a_buffer_source().into());
+    };
+    if backing.is_shared() && !allow_shared {
+        return Err(not_a_buffer_source().into());
+    }
+    if backing.is_resizable() {
+        return Err(JsNativeError::typ()
+            .with_message(format!(
+                "{what} must not be backed by a resizable ArrayBuffer"
+            ))
+            .into());
+    }
+    Ok((backing, offset, len))
+}
+
+/// `[[ByteOffset]]` and the current byte length of a typed array (0 when out of bounds).
+fn typed_array_range(object: &JsObject, buffer_length: usize) -> (usize, usize) {
+    match object.downcast_ref::<TypedArray>() {
+        Some(typed) => (
+            usize::try_from(typed.byte_offset()).unwrap_or(usize::MAX),
+            usize::try_from(typed.byte_length(buffer_length)).unwrap_or(0),
+        ),
+        None => (0, 0),
+    }
+}
+
+/// A new `Uint8Array` of the current realm wrapping a new `ArrayBuffer` that holds `bytes`.
+pub fn new_uint8_array(bytes: &[u8], ctx: &mut Context) -> JsResult<JsValue> {
+    let block = AlignedVec::from_slice(0, bytes);
+    let buffer = JsArrayBuffer::from_byte_block(block, ctx)?;
+    let array = JsUint8Array::from_array_buffer(buffer, ctx)?;
+    Ok(array.into())
+}

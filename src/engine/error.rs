@@ -1,0 +1,26 @@
+//! Errors: thrown values and the spec's TypeError / RangeError objects.
+
+use boa_engine::{Context, JsValue};
+use boa_engine::{JsError, JsNativeError, JsResult};
+
+/// Turns a thrown error into the JS value script would catch.
+///
+/// Uncatchable engine errors (runtime limits, engine panics) stay errors: they must propagate,
+/// never be handed to script as a rejection reason.
+pub fn thrown_value(error: JsError, ctx: &mut Context) -> JsResult<JsValue> {
+    error.into_opaque(ctx)
+}
+
+/// A TypeError object, as the spec's "a TypeError".
+pub fn type_error(message: &str, ctx: &mut Context) -> JsValue {
+    JsError::from(JsNativeError::typ().with_message(message.to_owned()))
+        .into_opaque(ctx)
+        .unwrap_or_default()
+}
+
+/// A RangeError object, as the spec's "a RangeError".
+pub fn range_error(message: &str, ctx: &mut Context) -> JsValue {
+    JsError::from(JsNativeError::range().with_message(message.to_owned()))
+        .into_opaque(ctx)
+        .unwrap_or_default()
+}

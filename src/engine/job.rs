@@ -1,0 +1,18 @@
+//! The job queue: microtasks that run Rust code.
+
+use boa_engine::JsResult;
+use boa_engine::{
+    job::{Job, PromiseJob},
+    Context, JsValue,
+};
+
+/// Queues a microtask that runs Rust code (HTML "queue a microtask"). Values captured by the
+/// closure are GC roots until it runs.
+pub fn queue_microtask(
+    ctx: &mut Context,
+    job: impl FnOnce(&mut Context) -> JsResult<()> + 'static,
+) {
+    ctx.enqueue_job(Job::PromiseJob(PromiseJob::new(move |ctx| {
+        job(ctx).map(|()| JsValue::undefined())
+    })));
+}

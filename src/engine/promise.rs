@@ -1,0 +1,302 @@
+//! Promises and reactions: "a new promise", resolve and reject, mark as handled, and reacting
+//! to a promise from Rust with PerformPromiseThen's timing and no user-visible lookup.
+
+use boa_engine::{
+    builtins::promise::{PromiseState, ResolvingFunctions},
+    object::builtins::JsWeakSet,
+    Context, JsObject, JsValue,
+};
+use boa_engine::{
+    js_string,
+    native_function::NativeFunction,
+    object::builtins::{JsFunction, JsPromise},
+    object::FunctionObjectBuilder,
+    JsResult,
+};
+use boa_gc::{Finalize, Trace};
+use std::cell::RefCell;
+
+use super::*;
+
+/// A promise created by this layer together with its resolving functions: the spec's
+/// "a new promise" that the layer later resolves or rejects.
+#[derive(Debug, Clone, Trace, Finalize)]
+pub struct PromiseCapability {
+    promise: JsPromise,
+    resolvers: ResolvingFunctions,
+}
+
+impl PromiseCapability {
+    /// <https://webidl.spec.whatwg.org/#a-new-promise>
+    pub fn new(ctx: &mut Context) -> Self {
+        let (promise, resolvers) = JsPromise::new_pending(ctx);
+        Self { promise, resolvers }
+    }
+
+    /// The promise object itself, as handed to script.
+    pub fn promise(&self) -> &JsPromise {
+        &self.promise
+    }
+
+    /// <https://webidl.spec.whatwg.org/#resolve>
+    ///
+    /// Resolving with an object performs `Get(value, "then")`, as the spec requires; internal
+    /// steps therefore never resolve with an object that script could have decorated.
+    pub fn resolve(&self, value: JsValue, ctx: &mut Context) -> JsResult<()> {
+        let result = self
+            .resolvers
+            .resolve
+            .call(&JsValue::undefined(), &[value], ctx)
+            .map(drop);
+        run_deferred_reactions(ctx);
+        result
+    }
+
+    /// <https://webidl.spec.whatwg.org/#reject>
+    pub fn reject(&self, reason: JsValue, ctx: &mut Context) -> JsResult<()> {
+        let result = self
+            .resolvers
+            .reject
+            .call(&JsValue::undefined(), &[reason], ctx)
+            .map(drop);
+        run_deferred_reactions(ctx);
+        result
+    }
+
+    /// Whether the promise is still pending.
+    pub fn is_pending(&self) -> bool {
+        matches!(self.promise.state(), PromiseState::Pending)
+    }
+}
+
+/// <https://webidl.spec.whatwg.org/#a-promise-resolved-with>
+pub fn promise_resolved_with(value: JsValue, ctx: &mut Context) -> JsResult<JsPromise> {
+    let cap = PromiseCapability::new(ctx);
+    cap.resolve(value, ctx)?;
+    Ok(cap.promise.clone())
+}
+
+/// <https://webidl.spec.whatwg.org/#a-promise-rejected-with>
+pub fn promise_rejected_with(reason: JsValue, ctx: &mut Context) -> JsResult<JsPromise> {
+    let cap = PromiseCapability::new(ctx);
+    cap.reject(reason, ctx)?;
+    Ok(cap.promise.clone())
+}
+
+/// What the engine boundary keeps per context about promises: the ones the spec marked as
+/// handled, and reactions waiting on promises that script has decorated.
+struct PromiseBookkeeping {
+    /// Promises whose [[PromiseIsHandled]] the spec layer set ([`mark_as_handled`]). Weak: a
+    /// collected promise leaves the set.
+    handled: JsWeakSet,
+    /// Reactions to pending promises on which `then` would run an observable lookup (see
+    /// [`react`]), oldest first.
+    deferred: RefCell<Vec<DeferredReaction>>,
+}
+
+/// A reaction held in Rust until its promise settles.
+struct DeferredReaction {
+    promise: JsPromise,
+    reaction: Box<dyn ErasedReaction>,
+}
+
+/// A type-erased reaction: the captured data and both steps.
+trait ErasedReaction {
+    fn run(self: Box<Self>, outcome: Result<JsValue, JsValue>, ctx: &mut Context) -> JsResult<()>;
+}
+
+impl<T: Trace + 'static> ErasedReaction for Reaction<T> {
+    fn run(self: Box<Self>, outcome: Result<JsValue, JsValue>, ctx: &mut Context) -> JsResult<()> {
+        match outcome {
+            Ok(value) => (self.on_fulfilled)(&self.data, value, ctx),
+            Err(reason) => (self.on_rejected)(&self.data, reason, ctx),
+        }
+    }
+}
+
+/// The context's [`PromiseBookkeeping`], created on first use.
+fn bookkeeping(ctx: &mut Context) -> &PromiseBookkeeping {
+    if ctx.get_data::<PromiseBookkeeping>().is_none() {
+        let handled = JsWeakSet::new(ctx);
+        ctx.insert_data(PromiseBookkeeping {
+            handled,
+            deferred: RefCell::new(Vec::new()),
+        });
+    }
+    // Invariant: inserted just above when it was missing.
+    ctx.get_data::<PromiseBookkeeping>()
+        .expect("invariant: promise bookkeeping was just inserted")
+}
+
+/// Whether `then` on `promise` can be made to perform no observable lookup: the promise is
+/// extensible (so its prototype can be taken away for the call) and has no own `constructor`
+/// property. Both checks are ordinary-object internal methods, which run no script.
+fn then_is_unobservable(promise: &JsPromise, ctx: &mut Context) -> JsResult<bool> {
+    let object: JsObject = promise.clone().into();
+    Ok(object.is_extensible(ctx)? && !object.has_own_property(js_string!("constructor"), ctx)?)
+}
+
+/// Runs `then` on `promise` without any observable lookup: for the duration of the call the
+/// promise has no prototype, so SpeciesConstructor finds no `constructor` and falls back to
+/// %Promise% (PerformPromiseThen itself is crate-private in Boa). Only for promises where
+/// [`then_is_unobservable`] holds.
+fn then_unobservably(
+    promise: &JsPromise,
+    on_fulfilled: Option<JsFunction>,
+    on_rejected: Option<JsFunction>,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    let object: JsObject = promise.clone().into();
+    let proto = object.prototype();
+    // Invariant: the promise is extensible (checked by the caller, and nothing ran since).
+    let removed = object.set_prototype(None);
+    debug_assert!(removed, "then_unobservably on a non-extensible promise");
+    let result = promise.then(on_fulfilled, on_rejected, ctx);
+    object.set_prototype(proto);
+    result.map(drop)
+}
+
+/// <https://webidl.spec.whatwg.org/#mark-a-promise-as-handled>
+///
+/// Boa has no public way to set [[PromiseIsHandled]], and `then` would run observable lookups,
+/// so the promise goes into a per-context weak set instead; the host's rejection tracker
+/// consults it ([`is_marked_as_handled`]) before it reports a rejection as unhandled. Nothing
+/// script can observe happens here.
+pub fn mark_as_handled(promise: &JsPromise, ctx: &mut Context) -> JsResult<()> {
+    if let PromiseState::Fulfilled(_) = promise.state() {
+        // A fulfilled promise can never be reported as unhandled.
+        return Ok(());
+    }
+    let object: JsObject = promise.clone().into();
+    let handled = bookkeeping(ctx).handled.clone();
+    handled.add(&object, ctx).map(drop)
+}
+
+/// Whether the streams layer marked `promise` as handled ([`mark_as_handled`]), or reacted to
+/// it (PerformPromiseThen sets [[PromiseIsHandled]] too). A host that reports unhandled
+/// rejections skips these promises.
+pub fn is_marked_as_handled(promise: &JsObject, ctx: &mut Context) -> bool {
+    let Some(state) = ctx.get_data::<PromiseBookkeeping>() else {
+        return false;
+    };
+    let handled = state.handled.clone();
+    handled.has(promise, ctx).unwrap_or(false)
+}
+
+/// A reaction step run when a promise settles: it gets the captured data and the value or
+/// reason. Errors it returns are reported by the job queue like any uncaught job error.
+pub type ReactionStep<T> = fn(&T, JsValue, &mut Context) -> JsResult<()>;
+
+/// <https://webidl.spec.whatwg.org/#upon-fulfillment> and
+/// <https://webidl.spec.whatwg.org/#upon-rejection>: react to `promise` from Rust, with
+/// PerformPromiseThen's timing and no user-visible lookup.
+///
+/// - A settled promise: the reaction is queued as a microtask at once, as PerformPromiseThen
+///   queues a reaction job for a settled promise (a rejected one is marked as handled).
+/// - A pending promise on which `then` runs no observable lookup (the usual case): a reaction
+///   through `then` with the promise's prototype taken away for the call, so the reaction
+///   takes its place among the promise's other reactions.
+/// - A pending promise that script made non-extensible or gave an own `constructor`: the
+///   reaction waits in Rust and is queued once the promise has settled (checked after every
+///   resolve or reject of a [`PromiseCapability`] and by the host after every microtask,
+///   [`run_deferred_reactions`]). Its job then follows the jobs of reactions that were
+///   registered on the promise earlier and later; that is the one place where the order can
+///   differ from PerformPromiseThen's.
+///
+/// `data` is traced while the reaction is pending.
+pub fn react<T: Trace + 'static>(
+    promise: &JsPromise,
+    data: T,
+    on_fulfilled: ReactionStep<T>,
+    on_rejected: ReactionStep<T>,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    match promise.state() {
+        PromiseState::Fulfilled(value) => {
+            queue_microtask(ctx, move |ctx| on_fulfilled(&data, value, ctx));
+            return Ok(());
+        }
+        PromiseState::Rejected(reason) => {
+            mark_as_handled(promise, ctx)?;
+            queue_microtask(ctx, move |ctx| on_rejected(&data, reason, ctx));
+            return Ok(());
+        }
+        PromiseState::Pending => {}
+    }
+    if !then_is_unobservable(promise, ctx)? {
+        let reaction = Box::new(Reaction {
+            data,
+            on_fulfilled,
+            on_rejected,
+        });
+        mark_as_handled(promise, ctx)?;
+        bookkeeping(ctx)
+            .deferred
+            .borrow_mut()
+            .push(DeferredReaction {
+                promise: promise.clone(),
+                reaction,
+            });
+        return Ok(());
+    }
+    let data = boa_gc::Gc::new(Reaction {
+        data,
+        on_fulfilled,
+        on_rejected,
+    });
+    let fulfilled = NativeFunction::from_copy_closure_with_captures(
+        |_, args, reaction: &boa_gc::Gc<Reaction<T>>, ctx| {
+            let value = args.first().cloned().unwrap_or_default();
+            (reaction.on_fulfilled)(&reaction.data, value, ctx).map(|()| JsValue::undefined())
+        },
+        data.clone(),
+    );
+    let rejected = NativeFunction::from_copy_closure_with_captures(
+        |_, args, reaction: &boa_gc::Gc<Reaction<T>>, ctx| {
+            let reason = args.first().cloned().unwrap_or_default();
+            (reaction.on_rejected)(&reaction.data, reason, ctx).map(|()| JsValue::undefined())
+        },
+        data,
+    );
+    let realm = ctx.realm().clone();
+    let fulfilled = FunctionObjectBuilder::new(&realm, fulfilled).build();
+    let rejected = FunctionObjectBuilder::new(&realm, rejected).build();
+    then_unobservably(promise, Some(fulfilled), Some(rejected), ctx)
+}
+
+/// Queues the deferred reactions ([`react`]) whose promises have settled, in the order they
+/// were made. Cheap when there are none; the host calls it after every microtask.
+pub fn run_deferred_reactions(ctx: &mut Context) {
+    let ready: Vec<(Result<JsValue, JsValue>, Box<dyn ErasedReaction>)> = {
+        let Some(state) = ctx.get_data::<PromiseBookkeeping>() else {
+            return;
+        };
+        let mut deferred = state.deferred.borrow_mut();
+        if deferred.is_empty() {
+            return;
+        }
+        let mut ready = Vec::new();
+        let mut waiting = Vec::with_capacity(deferred.len());
+        for entry in deferred.drain(..) {
+            match entry.promise.state() {
+                PromiseState::Pending => waiting.push(entry),
+                PromiseState::Fulfilled(value) => ready.push((Ok(value), entry.reaction)),
+                PromiseState::Rejected(reason) => ready.push((Err(reason), entry.reaction)),
+            }
+        }
+        *deferred = waiting;
+        ready
+    };
+    for (outcome, reaction) in ready {
+        queue_microtask(ctx, move |ctx| reaction.run(outcome, ctx));
+    }
+}
+
+#[derive(Trace, Finalize)]
+struct Reaction<T: Trace + 'static> {
+    data: T,
+    #[unsafe_ignore_trace]
+    on_fulfilled: ReactionStep<T>,
+    #[unsafe_ignore_trace]
+    on_rejected: ReactionStep<T>,
+}
