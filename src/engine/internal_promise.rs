@@ -78,6 +78,16 @@ fn queue_reaction(
 }
 
 impl InternalPromise {
+    /// Whether `self` and `other` are the same promise.
+    pub(crate) fn ptr_eq(&self, other: &Self) -> bool {
+        Gc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// "A promise resolved with" a non-object `value`.
+    pub(crate) fn fulfilled(value: JsValue) -> Self {
+        Self(Gc::new(GcRefCell::new(State::Fulfilled(value))))
+    }
+
     /// "A new promise".
     pub(crate) fn new() -> Self {
         Self(Gc::new(GcRefCell::new(State::Pending {

@@ -18,19 +18,87 @@ use std::cell::RefCell;
 
 use super::*;
 
+/// Reactions from Rust held beside a promise, queued when the promise settles.
+type RustReactions = Gc<GcRefCell<Vec<Box<dyn ErasedReaction>>>>;
+
 /// A promise created by this layer together with its resolving functions: the spec's
 /// "a new promise" that the layer later resolves or rejects.
-#[derive(Debug, Clone, Trace, Finalize)]
+#[derive(Clone, Trace, Finalize)]
 pub struct PromiseCapability {
     promise: JsPromise,
     resolvers: ResolvingFunctions,
+    /// For a promise only the streams layer reacts to ([`PromiseCapability::new_internal`]):
+    /// its reactions, kept in Rust.
+    rust_reactions: Option<RustReactions>,
+}
+
+impl std::fmt::Debug for PromiseCapability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromiseCapability")
+            .field("promise", &self.promise)
+            .finish_non_exhaustive()
+    }
 }
 
 impl PromiseCapability {
     /// <https://webidl.spec.whatwg.org/#a-new-promise>
     pub fn new(ctx: &mut Context) -> Self {
         let (promise, resolvers) = JsPromise::new_pending(ctx);
-        Self { promise, resolvers }
+        Self {
+            promise,
+            resolvers,
+            rust_reactions: None,
+        }
+    }
+
+    /// "A new promise" that script can see but that only the streams layer reacts to (the
+    /// promises of a reader or writer that a pipe owns): [`PromiseCapability::react`] keeps
+    /// its reactions in Rust and queues them when this capability settles it, where
+    /// PerformPromiseThen's reaction jobs would be queued, so reacting creates no JS function.
+    pub fn new_internal(ctx: &mut Context) -> Self {
+        let mut capability = Self::new(ctx);
+        capability.rust_reactions = Some(Gc::new(GcRefCell::new(Vec::new())));
+        capability
+    }
+
+    /// Upon fulfillment / upon rejection of this capability's promise: as [`react`], but for a
+    /// [`PromiseCapability::new_internal`] promise the reaction waits in Rust.
+    pub fn react<T: Trace + 'static>(
+        &self,
+        data: T,
+        on_fulfilled: ReactionStep<T>,
+        on_rejected: ReactionStep<T>,
+        ctx: &mut Context,
+    ) -> JsResult<()> {
+        match (&self.rust_reactions, self.promise.state()) {
+            (Some(list), PromiseState::Pending) => {
+                list.borrow_mut().push(Box::new(Reaction {
+                    data,
+                    on_fulfilled,
+                    on_rejected,
+                }));
+                Ok(())
+            }
+            _ => react(&self.promise, data, on_fulfilled, on_rejected, ctx),
+        }
+    }
+
+    /// Queues the Rust reactions once the promise has settled (after the JS reactions that the
+    /// settling queued).
+    fn run_rust_reactions(&self, ctx: &mut Context) {
+        let Some(list) = &self.rust_reactions else {
+            return;
+        };
+        let outcome = match self.promise.state() {
+            PromiseState::Pending => return,
+            PromiseState::Fulfilled(value) => Ok(value),
+            PromiseState::Rejected(reason) => Err(reason),
+        };
+        let reactions = std::mem::take(&mut *list.borrow_mut());
+        for reaction in reactions {
+            let outcome = outcome.clone();
+            queue_microtask(ctx, move |ctx| reaction.run(outcome, ctx));
+        }
     }
 
     /// The promise object itself, as handed to script.
@@ -48,6 +116,7 @@ impl PromiseCapability {
             .resolve
             .call(&JsValue::undefined(), &[value], ctx)
             .map(drop);
+        self.run_rust_reactions(ctx);
         run_deferred_reactions(ctx);
         result
     }
@@ -59,6 +128,7 @@ impl PromiseCapability {
             .reject
             .call(&JsValue::undefined(), &[reason], ctx)
             .map(drop);
+        self.run_rust_reactions(ctx);
         run_deferred_reactions(ctx);
         result
     }
@@ -101,7 +171,7 @@ struct DeferredReaction {
 }
 
 /// A type-erased reaction: the captured data and both steps.
-trait ErasedReaction {
+trait ErasedReaction: Trace {
     fn run(self: Box<Self>, outcome: Result<JsValue, JsValue>, ctx: &mut Context) -> JsResult<()>;
 }
 

@@ -79,10 +79,7 @@ impl ReadRequest {
             }
             ReadRequest::Tee(state) => tee::close_steps(&state, ctx),
             ReadRequest::ByteTee(state) => byte_tee::default_close_steps(&state, ctx),
-            ReadRequest::Pipe(state) => {
-                pipe::close_steps(&state);
-                Ok(())
-            }
+            ReadRequest::Pipe(state) => pipe::close_steps(&state, ctx),
         }
     }
 
@@ -102,10 +99,7 @@ impl ReadRequest {
                 byte_tee::error_steps(&state);
                 Ok(())
             }
-            ReadRequest::Pipe(state) => {
-                pipe::error_steps(&state);
-                Ok(())
-            }
+            ReadRequest::Pipe(state) => pipe::error_steps(&state, e, ctx),
         }
     }
 }

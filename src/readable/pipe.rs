@@ -20,7 +20,7 @@
 
 use std::cell::Cell;
 
-use crate::engine::traced_without_drop;
+use crate::engine::{internal_promise::InternalPromise, traced_without_drop};
 use crate::engine::{
     Cx, Finalize, Gc, GcRefCell, JsData, JsNativeError, JsPromise, JsResult, Object, Trace, Value,
 };
@@ -42,7 +42,6 @@ use crate::{
     writable::{
         default_writer::{
             self, writable_stream_default_writer_close_with_error_propagation,
-            writable_stream_default_writer_get_desired_size,
             writable_stream_default_writer_release, writable_stream_default_writer_write_request,
             Writer,
         },
@@ -245,17 +244,6 @@ enum Action {
 }
 }
 
-traced_without_drop! {
-/// A shutdown waiting for the pending writes to finish.
-#[derive(Debug, Clone)]
-struct PendingShutdown {
-    /// The action, or `None` for a shutdown without one.
-    action: Option<Action>,
-    /// The error to finalize with, if any.
-    error: Option<Value>,
-}
-}
-
 /// The state of one ReadableStreamPipeTo: the locals of the algorithm and the progress of the
 /// "in parallel" part.
 #[derive(Debug, Trace, Finalize, JsData)]
@@ -279,20 +267,15 @@ pub(crate) struct PipeState {
     shutting_down: Cell<bool>,
     /// promise.
     promise: PromiseCapability,
-    /// A read request is outstanding.
+    /// The promise of the step's read (resolveRead / rejectRead), while a read is outstanding.
+    read: GcRefCell<Option<InternalPromise>>,
+    /// The pipe's own read call is running: chunk steps that run now are not inside the
+    /// source's `controller.enqueue()`.
     #[unsafe_ignore_trace]
-    reading: Cell<bool>,
-    /// The loop waits for the destination's desired size to become positive.
-    #[unsafe_ignore_trace]
-    waiting_for_ready: Cell<bool>,
-    /// A reaction to writer.[[readyPromise]] is pending.
-    #[unsafe_ignore_trace]
-    ready_reaction: Cell<bool>,
-    /// Writes started by the pipe whose write request has not settled yet.
-    #[unsafe_ignore_trace]
-    pending_writes: Cell<usize>,
-    /// A shutdown that waits for `pending_writes` to reach 0.
-    pending_shutdown: GcRefCell<Option<PendingShutdown>>,
+    reading_synchronously: Cell<bool>,
+    /// The last write: fulfilled one microtask after its write request settles (the shutdown
+    /// steps wait for it).
+    current_write: GcRefCell<InternalPromise>,
 }
 
 type Pipe = Object<PipeState>;
@@ -343,11 +326,9 @@ pub(crate) fn readable_stream_pipe_to(
             abort_algorithm: Cell::new(None),
             shutting_down: Cell::new(false),
             promise: promise.clone(),
-            reading: Cell::new(false),
-            waiting_for_ready: Cell::new(false),
-            ready_reaction: Cell::new(false),
-            pending_writes: Cell::new(0),
-            pending_shutdown: GcRefCell::new(None),
+            read: GcRefCell::new(None),
+            reading_synchronously: Cell::new(false),
+            current_write: GcRefCell::new(InternalPromise::fulfilled(Value::undefined())),
         },
     );
     count(1);
@@ -372,7 +353,7 @@ pub(crate) fn readable_stream_pipe_to(
     // 15. In parallel, using reader and writer, read all chunks from source and write them to
     //     dest, applying the constraints below in order.
     start_propagation(&pipe, ctx)?;
-    pipe_step(&pipe, ctx)?;
+    pipe_loop(&pipe, ctx)?;
     // 16. Return promise.
     Ok(promise.promise().clone())
 }
@@ -525,166 +506,185 @@ fn source_closed(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
     }
 }
 
-/// One step of the loop: read a chunk if nothing prevents it. The chunk steps write it and
-/// queue the next step.
-fn pipe_step(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
-    let (writer, reader) = {
-        let p = pipe.borrow();
-        let d = p.data();
-        // Shutdown must stop activity: no further reads once shuttingDown is true.
-        if d.shutting_down.get() || d.reading.get() {
-            return Ok(());
-        }
-        (d.writer.clone(), d.reader.clone())
-    };
-    // Backpressure must be enforced: while WritableStreamDefaultWriterGetDesiredSize(writer) is
-    // ≤ 0 or is null, the user agent must not read from reader.
-    match writable_stream_default_writer_get_desired_size(&writer) {
-        // null: the destination is erroring or errored; error propagation takes over.
-        None => return Ok(()),
-        Some(desired_size) if desired_size <= 0.0 => {
-            let (pending_writes, dest) = {
-                let p = pipe.borrow();
-                p.data().waiting_for_ready.set(true);
-                (p.data().pending_writes.get(), p.data().dest.clone())
-            };
-            // The destination's backpressure only clears when one of its writes completes. If
-            // all its writes are ours, the completion of the next one wakes the loop (see
-            // `write_settled`). Otherwise (writes queued before the pipe began) or without any
-            // (a zero high water mark), wait for writer.[[readyPromise]].
-            let dest_writes = {
-                let d = dest.borrow();
-                let data = d.data();
-                let queued = data.write_requests.borrow().len();
-                let in_flight = data.in_flight_write_request.borrow().is_some();
-                queued + usize::from(in_flight)
-            };
-            let reacting = pipe.borrow().data().ready_reaction.get();
-            if (pending_writes == 0 || dest_writes > pending_writes) && !reacting {
-                if let Some(ready) = default_writer::ready_promise(&writer) {
-                    pipe.borrow().data().ready_reaction.set(true);
-                    count(REACTION_OBJECTS);
-                    engine::react(
-                        ready.promise(),
-                        pipe.clone(),
-                        |pipe, _, ctx| {
-                            {
-                                let p = pipe.borrow();
-                                p.data().ready_reaction.set(false);
-                                p.data().waiting_for_ready.set(false);
-                            }
-                            pipe_step(pipe, ctx)
-                        },
-                        |pipe, _, _| {
-                            pipe.borrow().data().ready_reaction.set(false);
-                            Ok(())
-                        },
-                        ctx,
-                    )?;
-                }
+/// The loop: run a step, and when its promise fulfills with false (the source is not done),
+/// the next one. The steps and their promises follow the reference implementation's pipeLoop
+/// job for job (the spec leaves the timing of the "in parallel" steps open), with internal
+/// promises: a chunk costs no JS object.
+fn pipe_loop(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
+    let step = pipe_step(pipe, ctx)?;
+    step.react(
+        pipe.clone(),
+        |pipe, done, ctx| {
+            if done.to_boolean() {
+                Ok(())
+            } else {
+                pipe_loop(pipe, ctx)
             }
-            return Ok(());
-        }
-        Some(_) => {}
-    }
-    pipe.borrow().data().reading.set(true);
-    readable_stream_default_reader_read(&reader, ReadRequest::Pipe(pipe.clone()), ctx)
-}
-
-/// The pipe's read request's chunk steps: write the chunk to dest, then go on reading.
-///
-/// The write happens in a microtask: a chunk can arrive synchronously inside the source's
-/// `controller.enqueue()`, and the destination's write algorithm must not run inside it (WPT
-/// piping/general-addition.any.js). The chunk counts as read but not yet written until then,
-/// so a shutdown meanwhile waits for it.
-pub(crate) fn chunk_steps(pipe: Pipe, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
-    {
-        let p = pipe.borrow();
-        let d = p.data();
-        d.reading.set(false);
-        d.pending_writes.set(d.pending_writes.get() + 1);
-    }
-    engine::queue_microtask(ctx, move |ctx| {
-        let writer = pipe.borrow().data().writer.clone();
-        writable_stream_default_writer_write_request(
-            &writer,
-            chunk,
-            WriteRequest::Pipe(pipe.clone()),
-            ctx,
-        )?;
-        // Reads and writes should not be delayed for reasons other than backpressure.
-        pipe_step(&pipe, ctx)
-    });
+        },
+        // The destination's ready promise was rejected or the read errored: the loop ends and
+        // the propagation rules shut the pipe down.
+        |_, _, _| Ok(()),
+        ctx,
+    );
     Ok(())
 }
 
-/// The pipe's read request's close steps: rule 3 applies through reader.[[closedPromise]].
-pub(crate) fn close_steps(pipe: &Pipe) {
-    pipe.borrow().data().reading.set(false);
-}
-
-/// The pipe's read request's error steps: rule 1 applies through reader.[[closedPromise]].
-pub(crate) fn error_steps(pipe: &Pipe) {
-    pipe.borrow().data().reading.set(false);
-}
-
-/// The pipe's write request settled (fulfilled or rejected: either way the chunk has been
-/// written as far as the pipe is concerned).
-pub(crate) fn write_settled(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
-    let (remaining, waiting_for_ready) = {
+/// One step: backpressure must be enforced, so the read waits for writer.[[readyPromise]]
+/// (while WritableStreamDefaultWriterGetDesiredSize(writer) is ≤ 0 or null it is pending).
+/// The step's promise is resolved with the read's promise (fulfilled with whether the source
+/// is done).
+fn pipe_step(pipe: &Pipe, ctx: &mut Cx) -> JsResult<InternalPromise> {
+    let writer = {
         let p = pipe.borrow();
         let d = p.data();
-        let remaining = d.pending_writes.get().saturating_sub(1);
-        d.pending_writes.set(remaining);
-        (remaining, d.waiting_for_ready.replace(false))
+        // Shutdown must stop activity.
+        if d.shutting_down.get() {
+            return Ok(InternalPromise::fulfilled(true.into()));
+        }
+        d.writer.clone()
     };
-    if waiting_for_ready {
-        // The destination's backpressure may have cleared: writer.[[readyPromise]] would be
-        // resolved in this same job, and a reaction to it would run as the next microtask.
-        let pipe = pipe.clone();
-        engine::queue_microtask(ctx, move |ctx| pipe_step(&pipe, ctx));
-    }
-    if remaining == 0 {
-        let pending = pipe.borrow().data().pending_shutdown.borrow_mut().take();
-        if let Some(pending) = pending {
-            let pipe = pipe.clone();
-            engine::queue_microtask(ctx, move |ctx| {
-                after_writes(&pipe, pending.action, pending.error, ctx)
-            });
+    let step = InternalPromise::new();
+    let Some(ready) = default_writer::ready_promise(&writer) else {
+        // Invariant: an acquired writer has a ready promise until it is released, which only
+        // finalize does, after shuttingDown is set.
+        debug_assert!(false, "the pipe's writer has no ready promise");
+        return Ok(InternalPromise::fulfilled(true.into()));
+    };
+    ready.react(
+        (pipe.clone(), step.clone()),
+        |(pipe, step), _, ctx| read_step(pipe, step, ctx),
+        |(_, step), reason, ctx| {
+            step.reject(reason, ctx);
+            Ok(())
+        },
+        ctx,
+    )?;
+    Ok(step)
+}
+
+/// The destination is ready: read a chunk.
+fn read_step(pipe: &Pipe, step: &InternalPromise, ctx: &mut Cx) -> JsResult<()> {
+    let reader = {
+        let p = pipe.borrow();
+        let d = p.data();
+        // Shutdown must stop activity: after shuttingDown becomes true, no further reads are
+        // initiated (the reference implementation still reads here).
+        if d.shutting_down.get() {
+            return step.resolve(true.into(), ctx);
         }
+        d.reader.clone()
+    };
+    let read = InternalPromise::new();
+    {
+        let p = pipe.borrow();
+        *p.data().read.borrow_mut() = Some(read.clone());
+        p.data().reading_synchronously.set(true);
+    }
+    let result = readable_stream_default_reader_read(&reader, ReadRequest::Pipe(pipe.clone()), ctx);
+    pipe.borrow().data().reading_synchronously.set(false);
+    result?;
+    step.resolve_with_internal(read, ctx);
+    Ok(())
+}
+
+/// The pipe's read request's chunk steps: write the chunk to dest, and fulfill the read's
+/// promise with false (not done).
+///
+/// A chunk that arrives inside the source's `controller.enqueue()` (a read that was waiting)
+/// is written in a microtask: the destination's write algorithm must not run inside it (WPT
+/// piping/general-addition.any.js; the reference implementation writes at once).
+pub(crate) fn chunk_steps(pipe: Pipe, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+    let (read, synchronous) = {
+        let p = pipe.borrow();
+        let d = p.data();
+        let read = d.read.borrow_mut().take();
+        (read, d.reading_synchronously.get())
+    };
+    if synchronous {
+        write_chunk(&pipe, chunk, ctx)?;
+    } else {
+        let pipe = pipe.clone();
+        engine::queue_microtask(ctx, move |ctx| write_chunk(&pipe, chunk, ctx));
+    }
+    if let Some(read) = read {
+        read.resolve(false.into(), ctx)?;
     }
     Ok(())
 }
 
-/// The "wait until every chunk that has been read has been written" of both shutdown forms,
-/// then `continuation`.
-fn wait_for_writes_then(
-    pipe: &Pipe,
-    action: Option<Action>,
-    error: Option<Value>,
-    ctx: &mut Cx,
-) -> JsResult<()> {
-    let dest = pipe.borrow().data().dest.clone();
-    // 3. If dest.[[state]] is "writable" and ! WritableStreamCloseQueuedOrInFlight(dest) is
-    //    false,
-    if crate::writable::stream::state(&dest) == WritableState::Writable
-        && !writable_stream_close_queued_or_in_flight(&dest)
-    {
-        // 3.1. If any chunks have been read but not yet written, write them to dest. (The
-        //      chunk steps write each chunk as soon as it is read.)
-        // 3.2. Wait until every chunk that has been read has been written (i.e. the
-        //      corresponding promises have settled).
-        let pending_writes = pipe.borrow().data().pending_writes.get();
-        if pending_writes > 0 {
-            *pipe.borrow().data().pending_shutdown.borrow_mut() =
-                Some(PendingShutdown { action, error });
-        } else {
-            let pipe = pipe.clone();
-            engine::queue_microtask(ctx, move |ctx| after_writes(&pipe, action, error, ctx));
-        }
-        return Ok(());
+/// WritableStreamDefaultWriterWrite(writer, chunk), recorded as the current write.
+fn write_chunk(pipe: &Pipe, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+    let write = InternalPromise::new();
+    let writer = {
+        let p = pipe.borrow();
+        *p.data().current_write.borrow_mut() = write.clone();
+        p.data().writer.clone()
+    };
+    writable_stream_default_writer_write_request(&writer, chunk, WriteRequest::Pipe(write), ctx)
+}
+
+/// The pipe's read request's close steps: the read's promise fulfills with true (done); rule
+/// 3 applies through reader.[[closedPromise]].
+pub(crate) fn close_steps(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
+    let read = pipe.borrow().data().read.borrow_mut().take();
+    match read {
+        Some(read) => read.resolve(true.into(), ctx),
+        None => Ok(()),
     }
-    after_writes(pipe, action, error, ctx)
+}
+
+/// The pipe's read request's error steps: the read's promise rejects; rule 1 applies through
+/// reader.[[closedPromise]].
+pub(crate) fn error_steps(pipe: &Pipe, e: Value, ctx: &mut Cx) -> JsResult<()> {
+    let read = pipe.borrow().data().read.borrow_mut().take();
+    if let Some(read) = read {
+        read.reject(e, ctx);
+    }
+    Ok(())
+}
+
+/// A write of the pipe settled (fulfilled or rejected: either way the chunk has been written as
+/// far as the pipe is concerned): its record fulfills one microtask later.
+pub(crate) fn write_settled(write: &InternalPromise, ctx: &mut Cx) -> JsResult<()> {
+    let write = write.clone();
+    engine::queue_microtask(ctx, move |ctx| write.resolve(Value::undefined(), ctx));
+    Ok(())
+}
+
+/// Whether the shutdown steps must wait for writes: dest.[[state]] is "writable" and !
+/// WritableStreamCloseQueuedOrInFlight(dest) is false.
+fn must_wait_for_writes(pipe: &Pipe) -> bool {
+    let dest = pipe.borrow().data().dest.clone();
+    crate::writable::stream::state(&dest) == WritableState::Writable
+        && !writable_stream_close_queued_or_in_flight(&dest)
+}
+
+/// "Wait until every chunk that has been read has been written (i.e. the corresponding
+/// promises have settled)": fulfills once the current write has settled and no newer write
+/// started meanwhile. (Every chunk read is written as soon as it is read.)
+fn wait_for_writes_to_finish(pipe: &Pipe, ctx: &mut Cx) -> InternalPromise {
+    let old = pipe.borrow().data().current_write.borrow().clone();
+    let finished = InternalPromise::new();
+    let check = |(pipe, old, finished): &(Pipe, InternalPromise, InternalPromise),
+                 _: Value,
+                 ctx: &mut Cx| {
+        let current = pipe.borrow().data().current_write.borrow().clone();
+        if current.ptr_eq(old) {
+            finished.resolve(Value::undefined(), ctx)
+        } else {
+            // Another write started while this one was pending: wait for that one too.
+            let inner = wait_for_writes_to_finish(pipe, ctx);
+            finished.resolve_with_internal(inner, ctx);
+            Ok(())
+        }
+    };
+    old.react(
+        (pipe.clone(), old.clone(), finished.clone()),
+        check,
+        check,
+        ctx,
+    );
+    finished
 }
 
 /// <https://streams.spec.whatwg.org/#rs-pipeTo-shutdown-with-action>
@@ -700,10 +700,43 @@ fn shutdown_with_action(
         return Ok(());
     }
     // 3. If dest.[[state]] is "writable" and ! WritableStreamCloseQueuedOrInFlight(dest) is
-    //    false, write the chunks read but not yet written and wait until every chunk that has
-    //    been read has been written.
-    // 4.–6. (`after_writes`)
-    wait_for_writes_then(pipe, Some(action), original_error, ctx)
+    //    false,
+    if must_wait_for_writes(pipe) {
+        // 3.1. If any chunks have been read but not yet written, write them to dest.
+        // 3.2. Wait until every chunk that has been read has been written.
+        let finished = wait_for_writes_to_finish(pipe, ctx);
+        finished.react(
+            (pipe.clone(), action, original_error),
+            |(pipe, action, error), _, ctx| {
+                perform_action_then_finalize(pipe, action.clone(), error.clone(), ctx)
+            },
+            |_, _, _| Ok(()),
+            ctx,
+        );
+        return Ok(());
+    }
+    perform_action_then_finalize(pipe, action, original_error, ctx)
+}
+
+/// Shutdown with an action, steps 4–6.
+fn perform_action_then_finalize(
+    pipe: &Pipe,
+    action: Action,
+    original_error: Option<Value>,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    // 4. Let p be the result of performing action.
+    let p = perform_action(pipe, action, ctx)?;
+    // 5. Upon fulfillment of p, finalize, passing along originalError if it was given.
+    // 6. Upon rejection of p with reason newError, finalize with newError.
+    count(REACTION_OBJECTS);
+    engine::react(
+        &p,
+        (pipe.clone(), original_error),
+        |(pipe, error), _, ctx| finalize(pipe, error.clone(), ctx),
+        |(pipe, _), new_error, ctx| finalize(pipe, Some(new_error), ctx),
+        ctx,
+    )
 }
 
 /// <https://streams.spec.whatwg.org/#rs-pipeTo-shutdown>
@@ -716,33 +749,19 @@ fn shutdown(pipe: &Pipe, error: Option<Value>, ctx: &mut Cx) -> JsResult<()> {
     // 3. If dest.[[state]] is "writable" and ! WritableStreamCloseQueuedOrInFlight(dest) is
     //    false, write the chunks read but not yet written and wait until every chunk that has
     //    been read has been written.
-    // 4. Finalize, passing along error if it was given. (`after_writes`)
-    wait_for_writes_then(pipe, None, error, ctx)
-}
-
-/// The steps of both shutdown forms after the writes have finished.
-fn after_writes(
-    pipe: &Pipe,
-    action: Option<Action>,
-    error: Option<Value>,
-    ctx: &mut Cx,
-) -> JsResult<()> {
-    let Some(action) = action else {
-        // Shutdown step 4: finalize, passing along error if it was given.
-        return finalize(pipe, error, ctx);
-    };
-    // Shutdown with an action, step 4: let p be the result of performing action.
-    let p = perform_action(pipe, action, ctx)?;
-    // 5. Upon fulfillment of p, finalize, passing along originalError if it was given.
-    // 6. Upon rejection of p with reason newError, finalize with newError.
-    count(REACTION_OBJECTS);
-    engine::react(
-        &p,
-        (pipe.clone(), error),
-        |(pipe, error), _, ctx| finalize(pipe, error.clone(), ctx),
-        |(pipe, _), new_error, ctx| finalize(pipe, Some(new_error), ctx),
-        ctx,
-    )
+    if must_wait_for_writes(pipe) {
+        let finished = wait_for_writes_to_finish(pipe, ctx);
+        finished.react(
+            (pipe.clone(), error),
+            // 4. Finalize, passing along error if it was given.
+            |(pipe, error), _, ctx| finalize(pipe, error.clone(), ctx),
+            |_, _, _| Ok(()),
+            ctx,
+        );
+        return Ok(());
+    }
+    // 4. Finalize, passing along error if it was given.
+    finalize(pipe, error, ctx)
 }
 
 /// Performs a shutdown action, returning its promise.

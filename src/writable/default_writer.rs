@@ -297,7 +297,8 @@ pub(crate) fn set_up_writable_stream_default_writer(
             let ready = if !writable_stream_close_queued_or_in_flight(stream)
                 && stream::backpressure(stream)
             {
-                PromiseCapability::new(ctx)
+                // Reactions from Rust (a pipe's) wait beside it, creating no JS function.
+                PromiseCapability::new_internal(ctx)
             } else {
                 resolved_promise(ctx)?
             };

@@ -50,7 +50,9 @@ pub(crate) enum WriteRequest {
     /// The promise returned by `writer.write()`.
     Promise(PromiseCapability),
     /// A write of ReadableStreamPipeTo: its outcome stays in Rust, where only the pipe sees it.
-    Pipe(Object<crate::readable::pipe::PipeState>),
+    /// The promise is the pipe's record of the write, settled (fulfilled, whatever the
+    /// outcome) one microtask after the write request, as a reaction to it would be.
+    Pipe(crate::engine::internal_promise::InternalPromise),
 }
 
 impl WriteRequest {
@@ -58,7 +60,7 @@ impl WriteRequest {
     pub(crate) fn resolve(&self, ctx: &mut Cx) -> JsResult<()> {
         match self {
             WriteRequest::Promise(capability) => capability.resolve(Value::undefined(), ctx),
-            WriteRequest::Pipe(pipe) => crate::readable::pipe::write_settled(pipe, ctx),
+            WriteRequest::Pipe(write) => crate::readable::pipe::write_settled(write, ctx),
         }
     }
 
@@ -66,7 +68,7 @@ impl WriteRequest {
     pub(crate) fn reject(&self, reason: Value, ctx: &mut Cx) -> JsResult<()> {
         match self {
             WriteRequest::Promise(capability) => capability.reject(reason, ctx),
-            WriteRequest::Pipe(pipe) => crate::readable::pipe::write_settled(pipe, ctx),
+            WriteRequest::Pipe(write) => crate::readable::pipe::write_settled(write, ctx),
         }
     }
 }

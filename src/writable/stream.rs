@@ -815,7 +815,8 @@ pub(crate) fn writable_stream_update_backpressure(
         if backpressure != self::backpressure(stream) {
             if backpressure {
                 // 1. If backpressure is true, set writer.[[readyPromise]] to a new promise.
-                let promise = PromiseCapability::new(ctx);
+                //    (Reactions from Rust, a pipe's, wait beside it: no JS function per wait.)
+                let promise = PromiseCapability::new_internal(ctx);
                 super::default_writer::set_ready_promise(&writer, promise);
             } else {
                 // 2. Otherwise,
