@@ -1,98 +1,249 @@
-//! Fork mode (Unix): the contexts are prepared once (host, reference bundle, prelude) in this
-//! process, which never runs a script in them; each program runs in a `fork()`ed child, on its
-//! copy-on-write snapshot of those pristine contexts, so every program still starts from a
-//! freshly built context without parsing the 365 KB bundle again. The two sides run in two
-//! children at once. The child sends its events over a pipe and exits; a child that dies
-//! (stack overflow, abort) is a crash, one that does not answer by the deadline is killed and
-//! reported as a hang.
+//! Fork mode (Unix). Each side has a zygote: a process forked at startup that prepares its
+//! context once (host, for the reference side the bundle, the prelude) and never runs a script
+//! in it. For each program it forks a child, which runs the script on its copy-on-write
+//! snapshot of that pristine context — so every program starts from a freshly built context
+//! without parsing the 365 KB bundle again — sends its events back over a pipe and exits. A
+//! child that dies (stack overflow, abort) is a crash; one that does not answer by the deadline
+//! is killed and reported as a hang. The sides live in separate zygotes so a child's garbage
+//! collections only walk its own side's heap, and the two sides of a program run at once.
 
 use std::{
-    io::Read,
-    os::fd::{FromRawFd, OwnedFd},
+    fs::File,
+    io::{Read, Write},
+    os::fd::{AsRawFd, FromRawFd, OwnedFd},
     time::{Duration, Instant},
 };
 
 use crate::side::{self, Limits, Outcome, Prepared, ReferenceSource, SideKind, SideResult};
 
-/// The prepared contexts the children start from.
+/// The two zygote processes.
 pub struct Zygote {
-    native: Option<Prepared>,
-    reference: Option<Prepared>,
+    native: ZygoteProc,
+    reference: ZygoteProc,
+}
+
+struct ZygoteProc {
+    pid: libc::pid_t,
+    requests: File,
+    responses: File,
+    dead: bool,
+}
+
+fn pipe() -> Result<(OwnedFd, OwnedFd), String> {
+    let mut fds = [0; 2];
+    // SAFETY: `fds` is a valid array of two ints.
+    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+        return Err(format!("pipe: {}", std::io::Error::last_os_error()));
+    }
+    // SAFETY: both descriptors were just opened and are owned by nothing else.
+    unsafe { Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))) }
+}
+
+fn read_frame(file: &mut File) -> Option<Vec<u8>> {
+    let mut len = [0u8; 8];
+    file.read_exact(&mut len).ok()?;
+    let mut buf = vec![0u8; u64::from_le_bytes(len) as usize];
+    file.read_exact(&mut buf).ok()?;
+    Some(buf)
+}
+
+fn write_frame(file: &mut File, bytes: &[u8]) -> bool {
+    file.write_all(&(bytes.len() as u64).to_le_bytes()).is_ok() && file.write_all(bytes).is_ok()
 }
 
 impl Zygote {
-    /// Prepares both contexts. Must be called (and `run` too) while this process has one thread.
+    /// Starts both zygotes and waits until their contexts are prepared. Must be called while
+    /// this process has one thread.
     pub fn new(reference: &ReferenceSource) -> Result<Zygote, String> {
-        Ok(Zygote {
-            native: Some(side::prepare(SideKind::Native, reference)?),
-            reference: Some(side::prepare(SideKind::Reference, reference)?),
-        })
+        let native = start(SideKind::Native, reference, &[])?;
+        let inherited = [native.requests.as_raw_fd(), native.responses.as_raw_fd()];
+        let reference = start(SideKind::Reference, reference, &inherited)?;
+        Ok(Zygote { native, reference })
     }
 
-    /// Runs `script` on both sides, each in a child process.
+    /// Runs `script` on both sides at once, each in a child of its zygote.
     pub fn run(&mut self, script: &str, limits: Limits) -> (SideResult, SideResult) {
-        let native = self.spawn(SideKind::Native, script, limits);
-        let reference = self.spawn(SideKind::Reference, script, limits);
-        let deadline = Instant::now() + limits.timeout + Duration::from_secs(2);
-        let native = collect(native, deadline);
-        let reference = collect(reference, deadline);
+        let mut request = Vec::with_capacity(script.len() + 16);
+        request.extend_from_slice(&(limits.timeout.as_millis() as u64).to_le_bytes());
+        request.extend_from_slice(&(limits.max_events as u64).to_le_bytes());
+        request.extend_from_slice(script.as_bytes());
+        let sent_native = self.native.send(&request);
+        let sent_reference = self.reference.send(&request);
+        let native = self.native.receive(sent_native);
+        let reference = self.reference.receive(sent_reference);
         (native, reference)
     }
+}
 
-    fn spawn(&mut self, kind: SideKind, script: &str, limits: Limits) -> Result<Child, String> {
-        let mut fds = [0; 2];
-        // SAFETY: `fds` is a valid array of two ints.
-        if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
-            return Err(format!("pipe: {}", std::io::Error::last_os_error()));
-        }
-        // SAFETY: this process is single-threaded (the tool never starts threads in fork mode),
-        // so the child may run arbitrary code.
-        let pid = unsafe { libc::fork() };
-        if pid < 0 {
-            return Err(format!("fork: {}", std::io::Error::last_os_error()));
-        }
-        if pid == 0 {
-            // The child: run on its copy of the prepared context, write, exit without unwinding
-            // or running destructors (nothing of the parent's is flushed twice).
-            // SAFETY: fds[0] is this process's copy of the read end.
-            unsafe { libc::close(fds[0]) };
-            let slot = match kind {
-                SideKind::Native => &mut self.native,
-                SideKind::Reference => &mut self.reference,
-            };
-            let result = match slot.take() {
-                Some(prepared) => side::run_prepared(prepared, script, limits),
-                None => SideResult {
-                    events: Vec::new(),
-                    outcome: Outcome::Crash("no prepared context".to_owned()),
-                    elapsed: Duration::ZERO,
-                },
-            };
-            let bytes = serialize(&result);
-            let mut written = 0;
-            while written < bytes.len() {
-                // SAFETY: writing from a live buffer to our pipe end.
-                let n = unsafe {
-                    libc::write(
-                        fds[1],
-                        bytes[written..].as_ptr().cast(),
-                        bytes.len() - written,
-                    )
-                };
-                if n <= 0 {
-                    break;
-                }
-                written += n as usize;
-            }
-            // SAFETY: ends the child immediately.
-            unsafe { libc::_exit(0) };
-        }
-        // SAFETY: fds[1] is the parent's copy of the write end, not used here.
-        unsafe { libc::close(fds[1]) };
-        // SAFETY: fds[0] is an open descriptor owned by nothing else.
-        let read = unsafe { OwnedFd::from_raw_fd(fds[0]) };
-        Ok(Child { pid, read })
+impl ZygoteProc {
+    fn send(&mut self, request: &[u8]) -> bool {
+        !self.dead && write_frame(&mut self.requests, request)
     }
+
+    fn receive(&mut self, sent: bool) -> SideResult {
+        let frame = if sent {
+            read_frame(&mut self.responses)
+        } else {
+            None
+        };
+        match frame.as_deref().and_then(deserialize) {
+            Some(result) => result,
+            None => {
+                self.dead = true;
+                SideResult {
+                    events: Vec::new(),
+                    outcome: Outcome::Crash("the zygote process died".to_owned()),
+                    elapsed: Duration::ZERO,
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Zygote {
+    fn drop(&mut self) {
+        for z in [&mut self.native, &mut self.reference] {
+            // Closing the request pipe ends the zygote's loop.
+            let (dead_read, dead_write) = match pipe() {
+                Ok(p) => p,
+                Err(_) => continue,
+            };
+            drop(dead_read);
+            drop(std::mem::replace(&mut z.requests, File::from(dead_write)));
+            let mut status = 0;
+            // SAFETY: our own child; reaps it.
+            unsafe { libc::waitpid(z.pid, &mut status, 0) };
+        }
+    }
+}
+
+/// Forks a zygote for `kind`; `close` are descriptors of other zygotes it must not hold.
+fn start(kind: SideKind, reference: &ReferenceSource, close: &[i32]) -> Result<ZygoteProc, String> {
+    let (req_read, req_write) = pipe()?;
+    let (resp_read, resp_write) = pipe()?;
+    // SAFETY: this process is single-threaded (the tool starts no threads in fork mode), so
+    // the child may run arbitrary code.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(format!("fork: {}", std::io::Error::last_os_error()));
+    }
+    if pid == 0 {
+        for fd in close {
+            // SAFETY: descriptors inherited from the parent, unused here.
+            unsafe { libc::close(*fd) };
+        }
+        drop(req_write);
+        drop(resp_read);
+        serve(
+            kind,
+            reference,
+            File::from(req_read),
+            File::from(resp_write),
+        );
+    }
+    drop(req_read);
+    drop(resp_write);
+    let mut z = ZygoteProc {
+        pid,
+        requests: File::from(req_write),
+        responses: File::from(resp_read),
+        dead: false,
+    };
+    // The first frame says whether the context could be prepared.
+    match read_frame(&mut z.responses) {
+        Some(frame) if frame.is_empty() => Ok(z),
+        Some(frame) => Err(String::from_utf8_lossy(&frame).into_owned()),
+        None => Err(format!("the {} zygote died while preparing", kind.name())),
+    }
+}
+
+/// The zygote's loop: prepare, report readiness, then one child per request.
+fn serve(
+    kind: SideKind,
+    reference: &ReferenceSource,
+    mut requests: File,
+    mut responses: File,
+) -> ! {
+    let prepared = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        side::prepare(kind, reference)
+    }));
+    let mut slot = match prepared {
+        Ok(Ok(prepared)) => {
+            write_frame(&mut responses, b"");
+            Some(prepared)
+        }
+        Ok(Err(message)) => {
+            write_frame(&mut responses, message.as_bytes());
+            None
+        }
+        Err(payload) => {
+            write_frame(&mut responses, side::panic_message(&payload).as_bytes());
+            None
+        }
+    };
+    while let Some(request) = read_frame(&mut requests) {
+        if request.len() < 16 || slot.is_none() {
+            break;
+        }
+        let timeout = u64::from_le_bytes(request[0..8].try_into().unwrap_or_default());
+        let max_events = u64::from_le_bytes(request[8..16].try_into().unwrap_or_default());
+        let limits = Limits {
+            timeout: Duration::from_millis(timeout),
+            max_events: max_events as usize,
+        };
+        let script = String::from_utf8_lossy(&request[16..]).into_owned();
+        let deadline = Instant::now() + limits.timeout + Duration::from_secs(2);
+        let child = spawn(
+            &mut slot,
+            &script,
+            limits,
+            &[requests.as_raw_fd(), responses.as_raw_fd()],
+        );
+        let result = collect(child, deadline);
+        if !write_frame(&mut responses, &serialize(&result)) {
+            break;
+        }
+    }
+    // SAFETY: ends the zygote without running the parent's destructors.
+    unsafe { libc::_exit(0) }
+}
+
+/// Forks a child that runs `script` on the prepared context in `slot`.
+fn spawn(
+    slot: &mut Option<Prepared>,
+    script: &str,
+    limits: Limits,
+    close: &[i32],
+) -> Result<Child, String> {
+    let (read, write) = pipe()?;
+    // SAFETY: the zygote is single-threaded.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(format!("fork: {}", std::io::Error::last_os_error()));
+    }
+    if pid == 0 {
+        for fd in close {
+            // SAFETY: the zygote's own pipes, unused by the child.
+            unsafe { libc::close(*fd) };
+        }
+        drop(read);
+        // The child: run on its copy of the prepared context, write, exit without unwinding
+        // or running destructors.
+        let result = match slot.take() {
+            Some(prepared) => side::run_prepared(prepared, script, limits),
+            None => SideResult {
+                events: Vec::new(),
+                outcome: Outcome::Crash("no prepared context".to_owned()),
+                elapsed: Duration::ZERO,
+            },
+        };
+        let mut file = File::from(write);
+        let _ = file.write_all(&serialize(&result));
+        // SAFETY: ends the child immediately.
+        unsafe { libc::_exit(0) };
+    }
+    drop(write);
+    Ok(Child { pid, read })
 }
 
 struct Child {
@@ -113,8 +264,7 @@ fn collect(child: Result<Child, String>, deadline: Instant) -> SideResult {
     };
     let mut bytes = Vec::new();
     let mut timed_out = false;
-    let mut file = std::fs::File::from(child.read);
-    use std::os::fd::AsRawFd;
+    let mut file = File::from(child.read);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {

@@ -159,6 +159,7 @@ pub struct Options {
     pub context: usize,
     pub events: bool,
     pub print: bool,
+    pub print_only: bool,
     pub quiet: bool,
 }
 
@@ -192,6 +193,7 @@ pub fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
         context: 4,
         events: false,
         print: false,
+        print_only: false,
         quiet: false,
     };
     let mut i = 0;
@@ -242,6 +244,7 @@ pub fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
             "--context" => o.context = get(a)?.parse().map_err(|_| "--context needs a number")?,
             "--events" => o.events = true,
             "--print" => o.print = true,
+            "--print-only" => o.print_only = true,
             "-q" | "--quiet" => o.quiet = true,
             _ if a.starts_with('-') && a.len() > 1 => return Err(format!("unknown option {a}")),
             _ => o.scripts.push(args[i].clone()),
@@ -415,6 +418,12 @@ pub fn main_with_args(args: &[String]) -> i32 {
             return 2;
         }
     };
+    if options.print_only {
+        for index in options.first..options.first + options.random.unwrap_or(0) {
+            println!("{}", gen::generate(options.seed, index).to_js());
+        }
+        return 0;
+    }
     // Panics are caught and reported per side; the default hook would also print them.
     std::panic::set_hook(Box::new(|_| {}));
     let reference = match load_reference(options.reference.as_deref()) {
