@@ -142,8 +142,8 @@ pub fn first_divergence(native: &[String], reference: &[String]) -> Option<Diver
 ///   logged by the hook inside the reference's `AssertionError` constructor: both sides agreed
 ///   on everything up to the moment the reference's own invariant check failed.
 /// - `reference-sync-write-in-enqueue`: the reference's event there is a traced sink `write`
-///   call (label ending in `.write`, or `.transform` for a TransformStream's writable side)
-///   marked `[in enqueue]` (made while an `enq()` call was on
+///   call (label ending in `.write`, `.transform` for a TransformStream's writable side, or
+///   `.w.size` for a writable strategy's size, the first step of a write) marked `[in enqueue]` (made while an `enq()` call was on
 ///   the stack), and the same call, unmarked, comes later in the native log: the reference
 ///   called write synchronously inside `enqueue()`, which the spec's pipe must not
 ///   (whatwg/streams#1243, WPT general-addition.any.js).
@@ -163,8 +163,12 @@ pub fn classify(native: &[String], d: &Divergence, script: &str) -> Class {
             return Class::ReferenceAssertion;
         }
         if let Some(call) = r.strip_suffix(IN_ENQUEUE) {
-            // A TransformStream's sink write algorithm is its transformer's transform.
-            let is_write = label(call).ends_with(".write") || label(call).ends_with(".transform");
+            // The pipe's write: the sink's write, a TransformStream's transform (its sink write
+            // algorithm), or the writable strategy's size (the first step of a write; named
+            // `.w.size`).
+            let l = label(call);
+            let is_write =
+                l.ends_with(".write") || l.ends_with(".transform") || l.ends_with(".w.size");
             let native_later = native[d.index..].iter().any(|e| e == call);
             if is_write && native_later {
                 return Class::ReferenceSyncWriteInEnqueue;
@@ -309,6 +313,37 @@ pub fn describe(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
+
+    fn side(events: &[&str], outcome: Outcome) -> SideResult {
+        SideResult {
+            events: v(events),
+            outcome,
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn verdicts() {
+        let same = side(&["a", "b"], Outcome::Idle);
+        assert_eq!(compare(&same, &same, "").verdict, Verdict::Same);
+        // Both stopped by the limits, one log a prefix of the other: the program's own.
+        let long = side(&["a", "a", "a"], Outcome::EventLimit);
+        let short = side(&["a", "a"], Outcome::Hang);
+        assert_eq!(compare(&long, &short, "").verdict, Verdict::Runaway);
+        // One side only: a hang.
+        let idle = side(&["a", "a"], Outcome::Idle);
+        assert_eq!(compare(&idle, &short, "").verdict, Verdict::Hang);
+        assert!(Verdict::Hang.fails() && !Verdict::Runaway.fails());
+        // A difference both logs reach wins over a later runaway.
+        let other = side(&["a", "b", "a"], Outcome::EventLimit);
+        assert_eq!(
+            compare(&long, &other, "").verdict,
+            Verdict::Diverged(Class::Real)
+        );
+        let panic = side(&[], Outcome::Panic("x".into()));
+        assert_eq!(compare(&panic, &same, "").verdict, Verdict::Panic);
+    }
 
     fn v(events: &[&str]) -> Vec<String> {
         events.iter().map(|s| s.to_string()).collect()
@@ -331,6 +366,17 @@ mod tests {
         let d = first_divergence(&n, &r).unwrap();
         assert_eq!(d.index, 2);
         assert_eq!(classify(&n, &d, ""), Class::ReferenceSyncWriteInEnqueue);
+
+        // The writable strategy's size, first step of the pipe's write, inside enqueue.
+        let n = v(&["enqueue(1)", "x", "ws3.w.size(1)"]);
+        let r = v(&["enqueue(1)", "ws3.w.size(1) [in enqueue]", "x"]);
+        let d = first_divergence(&n, &r).unwrap();
+        assert_eq!(classify(&n, &d, ""), Class::ReferenceSyncWriteInEnqueue);
+        // A readable's own size inside enqueue is not the pipe's write.
+        let n = v(&["enqueue(1)", "x", "rs3.size(1)"]);
+        let r = v(&["enqueue(1)", "rs3.size(1) [in enqueue]", "x"]);
+        let d = first_divergence(&n, &r).unwrap();
+        assert_eq!(classify(&n, &d, ""), Class::Real);
 
         let n = v(&["a", "w.write1 rejected TypeError"]);
         let r = v(&[

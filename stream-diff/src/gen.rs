@@ -798,7 +798,7 @@ impl Gen {
             let body = self.outcome(&format!("{ws}.abort"), String::new());
             self.callback(&sink, "abort", "reason", body);
         }
-        let strategy = self.strategy(&ws, true);
+        let strategy = self.strategy(&format!("{ws}.w"), true);
         let args = match strategy {
             Some(s) => format!("T('{ws}', {sink}), {s}"),
             None => format!("T('{ws}', {sink})"),
