@@ -355,6 +355,9 @@ fn describe_run(run: &Run, context: usize, with_events: bool) -> String {
             None => {
                 let _ = writeln!(out, "node side: same as native");
             }
+            Some(_) if node.events == run.reference.events => {
+                let _ = writeln!(out, "node side: same as the reference side");
+            }
             Some(d) => {
                 let _ = writeln!(out, "node side vs native:");
                 out.push_str(&diff::describe(
