@@ -49,7 +49,7 @@ pub(crate) enum SizeAlgorithm {
 
 impl SizeAlgorithm {
     /// Runs the algorithm: invoke the callback (return type `unrestricted double`) with `chunk`.
-    pub(crate) fn size(&self, chunk: &Value, ctx: &mut Cx) -> JsResult<f64> {
+    pub(crate) fn perform(&self, chunk: &Value, ctx: &mut Cx) -> JsResult<f64> {
         match self {
             SizeAlgorithm::One => Ok(1.0),
             SizeAlgorithm::Callback(f) => {

@@ -358,9 +358,9 @@ fn get_stream(bytes: Rc<[u8]>, ctx: &mut Context) -> JsResult<JsObject<ReadableS
     // 2. Set up stream with byte reading support (no pull or cancel algorithm, high water
     //    mark 0): the same as CreateReadableByteStream with algorithms that do nothing.
     let stream = create_readable_byte_stream(
-        StartAlgorithm::Undefined,
-        BytePullAlgorithm::Undefined,
-        ByteCancelAlgorithm::Undefined,
+        StartAlgorithm::ReturnUndefined,
+        BytePullAlgorithm::ResolvedUndefined,
+        ByteCancelAlgorithm::ResolvedUndefined,
         ctx,
     )?;
     // 3. Run the following steps in parallel:

@@ -44,7 +44,7 @@ traced_without_drop! {
 #[derive(Debug, Clone)]
 pub(crate) enum BytePullAlgorithm {
     /// An algorithm that returns a promise resolved with undefined.
-    Undefined,
+    ResolvedUndefined,
     /// Invoke the underlying byte source's `pull` with the controller, `this` = the source.
     Js {
         /// The underlying source object.
@@ -62,7 +62,7 @@ traced_without_drop! {
 #[derive(Debug, Clone)]
 pub(crate) enum ByteCancelAlgorithm {
     /// An algorithm that returns a promise resolved with undefined.
-    Undefined,
+    ResolvedUndefined,
     /// Invoke the underlying byte source's `cancel` with the reason, `this` = the source.
     Js {
         /// The underlying source object.
@@ -73,6 +73,36 @@ pub(crate) enum ByteCancelAlgorithm {
     /// ReadableByteStreamTee's cancel1Algorithm / cancel2Algorithm.
     Tee(Gc<ByteTeeState>, #[unsafe_ignore_trace] Branch),
 }
+}
+
+impl BytePullAlgorithm {
+    /// Performs the algorithm for `controller`.
+    pub(crate) fn perform(self, controller: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        match self {
+            BytePullAlgorithm::ResolvedUndefined => Ok(PromiseResult::undefined()),
+            BytePullAlgorithm::Js { source, pull } => {
+                let r = crate::engine::call_object(&pull, &source, &[controller], ctx);
+                PromiseResult::from_callback(r, ctx)
+            }
+            BytePullAlgorithm::Tee(state, branch) => byte_tee::pull_algorithm(&state, branch, ctx),
+        }
+    }
+}
+
+impl ByteCancelAlgorithm {
+    /// Performs the algorithm, passing `reason`.
+    pub(crate) fn perform(self, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        match self {
+            ByteCancelAlgorithm::ResolvedUndefined => Ok(PromiseResult::undefined()),
+            ByteCancelAlgorithm::Js { source, cancel } => {
+                let r = crate::engine::call_object(&cancel, &source, &[reason], ctx);
+                PromiseResult::from_callback(r, ctx)
+            }
+            ByteCancelAlgorithm::Tee(state, branch) => Ok(PromiseResult::Promise(
+                byte_tee::cancel_algorithm(&state, branch, reason, ctx)?,
+            )),
+        }
+    }
 }
 
 /// A pull-into descriptor's reader type.
@@ -363,14 +393,8 @@ pub(crate) fn readable_byte_stream_controller_cancel_steps(
     // 3. Let result be the result of performing this.[[cancelAlgorithm]], passing in reason.
     let algorithm = controller.borrow().data().cancel_algorithm.borrow().clone();
     let result = match algorithm {
-        None | Some(ByteCancelAlgorithm::Undefined) => PromiseResult::undefined(),
-        Some(ByteCancelAlgorithm::Js { source, cancel }) => {
-            let r = crate::engine::call_object(&cancel, &source, &[reason], ctx);
-            PromiseResult::from_callback(r, ctx)?
-        }
-        Some(ByteCancelAlgorithm::Tee(state, branch)) => {
-            PromiseResult::Promise(byte_tee::cancel_algorithm(&state, branch, reason, ctx)?)
-        }
+        Some(algorithm) => algorithm.perform(reason, ctx)?,
+        None => PromiseResult::undefined(),
     };
     // 4. Perform ! ReadableByteStreamControllerClearAlgorithms(this).
     readable_byte_stream_controller_clear_algorithms(controller);
@@ -491,19 +515,8 @@ pub(crate) fn readable_byte_stream_controller_call_pull_if_needed(
     // 6. Let pullPromise be the result of performing controller.[[pullAlgorithm]].
     let algorithm = controller.borrow().data().pull_algorithm.borrow().clone();
     let pull_promise = match algorithm {
-        None | Some(BytePullAlgorithm::Undefined) => PromiseResult::undefined(),
-        Some(BytePullAlgorithm::Js { source, pull }) => {
-            let r = crate::engine::call_object(
-                &pull,
-                &source,
-                &[controller.clone().upcast().into()],
-                ctx,
-            );
-            PromiseResult::from_callback(r, ctx)?
-        }
-        Some(BytePullAlgorithm::Tee(state, branch)) => {
-            byte_tee::pull_algorithm(&state, branch, ctx)?
-        }
+        Some(algorithm) => algorithm.perform(controller.clone().upcast().into(), ctx)?,
+        None => PromiseResult::undefined(),
     };
     upon_settlement(
         pull_promise,
@@ -1757,7 +1770,7 @@ pub(crate) fn set_up_readable_byte_stream_controller_from_underlying_source(
             source: underlying_source.clone(),
             start,
         },
-        None => StartAlgorithm::Undefined,
+        None => StartAlgorithm::ReturnUndefined,
     };
     // 3. Let pullAlgorithm be an algorithm that returns a promise resolved with undefined.
     // 6. If underlyingSourceDict["pull"] exists, then set pullAlgorithm to an algorithm which
@@ -1768,7 +1781,7 @@ pub(crate) fn set_up_readable_byte_stream_controller_from_underlying_source(
             source: underlying_source.clone(),
             pull,
         },
-        None => BytePullAlgorithm::Undefined,
+        None => BytePullAlgorithm::ResolvedUndefined,
     };
     // 4. Let cancelAlgorithm be an algorithm that returns a promise resolved with undefined.
     // 7. If underlyingSourceDict["cancel"] exists, then set cancelAlgorithm to an algorithm
@@ -1780,7 +1793,7 @@ pub(crate) fn set_up_readable_byte_stream_controller_from_underlying_source(
             source: underlying_source,
             cancel,
         },
-        None => ByteCancelAlgorithm::Undefined,
+        None => ByteCancelAlgorithm::ResolvedUndefined,
     };
     // 8. Let autoAllocateChunkSize be underlyingSourceDict["autoAllocateChunkSize"], if it
     //    exists, or undefined otherwise.

@@ -132,7 +132,7 @@ pub(crate) fn readable_byte_stream_tee(
     // 22. Set branch1 to ! CreateReadableByteStream(startAlgorithm, pull1Algorithm,
     //     cancel1Algorithm).
     let branch1 = create_readable_byte_stream(
-        StartAlgorithm::Undefined,
+        StartAlgorithm::ReturnUndefined,
         BytePullAlgorithm::Tee(state.clone(), Branch::One),
         ByteCancelAlgorithm::Tee(state.clone(), Branch::One),
         ctx,
@@ -141,7 +141,7 @@ pub(crate) fn readable_byte_stream_tee(
     // 23. Set branch2 to ! CreateReadableByteStream(startAlgorithm, pull2Algorithm,
     //     cancel2Algorithm).
     let branch2 = create_readable_byte_stream(
-        StartAlgorithm::Undefined,
+        StartAlgorithm::ReturnUndefined,
         BytePullAlgorithm::Tee(state.clone(), Branch::Two),
         ByteCancelAlgorithm::Tee(state.clone(), Branch::Two),
         ctx,

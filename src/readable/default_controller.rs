@@ -36,7 +36,7 @@ use super::default_reader::ReadRequest;
 #[derive(Debug)]
 pub(crate) enum StartAlgorithm {
     /// An algorithm that returns undefined.
-    Undefined,
+    ReturnUndefined,
     /// An algorithm that returns this value (TransformStream's startPromise).
     Returns(Value),
     /// Invoke the underlying source's `start` with the controller, `this` = the source.
@@ -52,7 +52,7 @@ impl StartAlgorithm {
     /// Performs the algorithm for `controller` (this might throw an exception).
     pub(crate) fn perform(self, controller: Value, ctx: &mut Cx) -> JsResult<Value> {
         match self {
-            StartAlgorithm::Undefined => Ok(Value::undefined()),
+            StartAlgorithm::ReturnUndefined => Ok(Value::undefined()),
             StartAlgorithm::Returns(value) => Ok(value),
             StartAlgorithm::Js { source, start } => {
                 engine::call_object(&start, &source, &[controller], ctx)
@@ -66,7 +66,7 @@ traced_without_drop! {
 #[derive(Debug, Clone)]
 pub(crate) enum PullAlgorithm {
     /// An algorithm that returns a promise resolved with undefined.
-    Undefined,
+    ResolvedUndefined,
     /// Invoke the underlying source's `pull` with the controller, `this` = the source.
     Js {
         /// The underlying source object.
@@ -88,7 +88,7 @@ traced_without_drop! {
 #[derive(Debug, Clone)]
 pub(crate) enum CancelAlgorithm {
     /// An algorithm that returns a promise resolved with undefined.
-    Undefined,
+    ResolvedUndefined,
     /// Invoke the underlying source's `cancel` with the reason, `this` = the source.
     Js {
         /// The underlying source object.
@@ -103,6 +103,48 @@ pub(crate) enum CancelAlgorithm {
     /// TransformStreamDefaultSourceCancelAlgorithm.
     Transform(Object<TransformStream>),
 }
+}
+
+impl PullAlgorithm {
+    /// Performs the algorithm for `controller`.
+    pub(crate) fn perform(self, controller: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        match self {
+            PullAlgorithm::ResolvedUndefined => Ok(PromiseResult::undefined()),
+            PullAlgorithm::Js { source, pull } => {
+                let r = engine::call_object(&pull, &source, &[controller], ctx);
+                PromiseResult::from_callback(r, ctx)
+            }
+            PullAlgorithm::Tee(state) => tee::pull_algorithm(&state, ctx),
+            PullAlgorithm::From(state) => from::pull_algorithm(&state, ctx),
+            PullAlgorithm::Transform(stream) => {
+                transform_default_controller::transform_stream_default_source_pull_algorithm(
+                    &stream, ctx,
+                )
+            }
+        }
+    }
+}
+
+impl CancelAlgorithm {
+    /// Performs the algorithm, passing `reason`.
+    pub(crate) fn perform(self, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        match self {
+            CancelAlgorithm::ResolvedUndefined => Ok(PromiseResult::undefined()),
+            CancelAlgorithm::Js { source, cancel } => {
+                let r = engine::call_object(&cancel, &source, &[reason], ctx);
+                PromiseResult::from_callback(r, ctx)
+            }
+            CancelAlgorithm::Tee(state, branch) => Ok(PromiseResult::Promise(
+                tee::cancel_algorithm(&state, branch, reason, ctx)?,
+            )),
+            CancelAlgorithm::From(state) => from::cancel_algorithm(&state, reason, ctx),
+            CancelAlgorithm::Transform(stream) => {
+                transform_default_controller::transform_stream_default_source_cancel_algorithm(
+                    &stream, reason, ctx,
+                )
+            }
+        }
+    }
 }
 
 /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller>
@@ -251,20 +293,8 @@ pub(crate) fn readable_stream_default_controller_cancel_steps(
     // 2. Let result be the result of performing this.[[cancelAlgorithm]], passing reason.
     let algorithm = controller.borrow().data().cancel_algorithm.borrow().clone();
     let result = match algorithm {
-        None | Some(CancelAlgorithm::Undefined) => PromiseResult::undefined(),
-        Some(CancelAlgorithm::Js { source, cancel }) => {
-            let r = engine::call_object(&cancel, &source, &[reason], ctx);
-            PromiseResult::from_callback(r, ctx)?
-        }
-        Some(CancelAlgorithm::Tee(state, branch)) => {
-            PromiseResult::Promise(tee::cancel_algorithm(&state, branch, reason, ctx)?)
-        }
-        Some(CancelAlgorithm::From(state)) => from::cancel_algorithm(&state, reason, ctx)?,
-        Some(CancelAlgorithm::Transform(stream)) => {
-            transform_default_controller::transform_stream_default_source_cancel_algorithm(
-                &stream, reason, ctx,
-            )?
-        }
+        Some(algorithm) => algorithm.perform(reason, ctx)?,
+        None => PromiseResult::undefined(),
     };
     // 3. Perform ! ReadableStreamDefaultControllerClearAlgorithms(this).
     readable_stream_default_controller_clear_algorithms(controller);
@@ -348,18 +378,8 @@ pub(crate) fn readable_stream_default_controller_call_pull_if_needed(
     // 6. Let pullPromise be the result of performing controller.[[pullAlgorithm]].
     let algorithm = controller.borrow().data().pull_algorithm.borrow().clone();
     let pull_promise = match algorithm {
-        None | Some(PullAlgorithm::Undefined) => PromiseResult::undefined(),
-        Some(PullAlgorithm::Js { source, pull }) => {
-            let r = engine::call_object(&pull, &source, &[controller.clone().upcast().into()], ctx);
-            PromiseResult::from_callback(r, ctx)?
-        }
-        Some(PullAlgorithm::Tee(state)) => tee::pull_algorithm(&state, ctx)?,
-        Some(PullAlgorithm::From(state)) => from::pull_algorithm(&state, ctx)?,
-        Some(PullAlgorithm::Transform(stream)) => {
-            transform_default_controller::transform_stream_default_source_pull_algorithm(
-                &stream, ctx,
-            )?
-        }
+        Some(algorithm) => algorithm.perform(controller.clone().upcast().into(), ctx)?,
+        None => PromiseResult::undefined(),
     };
     upon_settlement(
         pull_promise,
@@ -484,7 +504,7 @@ pub(crate) fn readable_stream_default_controller_enqueue(
             .clone();
         let result = match size_algorithm {
             None | Some(SizeAlgorithm::One) => Ok(1.0),
-            Some(algorithm) => algorithm.size(&chunk, ctx),
+            Some(algorithm) => algorithm.perform(&chunk, ctx),
         };
         // 4.2. If result is an abrupt completion,
         let chunk_size = match result {
@@ -664,7 +684,7 @@ pub(crate) fn set_up_readable_stream_default_controller_from_underlying_source(
             source: underlying_source.clone(),
             start,
         },
-        None => StartAlgorithm::Undefined,
+        None => StartAlgorithm::ReturnUndefined,
     };
     // 3. Let pullAlgorithm be an algorithm that returns a promise resolved with undefined.
     // 6. If underlyingSourceDict["pull"] exists, then set pullAlgorithm to an algorithm which
@@ -675,7 +695,7 @@ pub(crate) fn set_up_readable_stream_default_controller_from_underlying_source(
             source: underlying_source.clone(),
             pull,
         },
-        None => PullAlgorithm::Undefined,
+        None => PullAlgorithm::ResolvedUndefined,
     };
     // 4. Let cancelAlgorithm be an algorithm that returns a promise resolved with undefined.
     // 7. If underlyingSourceDict["cancel"] exists, then set cancelAlgorithm to an algorithm
@@ -687,7 +707,7 @@ pub(crate) fn set_up_readable_stream_default_controller_from_underlying_source(
             source: underlying_source,
             cancel,
         },
-        None => CancelAlgorithm::Undefined,
+        None => CancelAlgorithm::ResolvedUndefined,
     };
     // 8. Perform ? SetUpReadableStreamDefaultController(stream, controller, startAlgorithm,
     //    pullAlgorithm, cancelAlgorithm, highWaterMark, sizeAlgorithm).

@@ -154,7 +154,7 @@ pub(crate) fn readable_stream_from_iterable(
     // 5. Let cancelAlgorithm be the following steps, given reason: (see `cancel_algorithm`)
     // 6. Set stream to ! CreateReadableStream(startAlgorithm, pullAlgorithm, cancelAlgorithm, 0).
     let stream = create_readable_stream(
-        StartAlgorithm::Undefined,
+        StartAlgorithm::ReturnUndefined,
         PullAlgorithm::From(state.clone()),
         CancelAlgorithm::From(state.clone()),
         Some(0.0),

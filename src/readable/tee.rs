@@ -100,7 +100,7 @@ pub(crate) fn readable_stream_default_tee(
     // 16. Let startAlgorithm be an algorithm that returns undefined.
     // 17. Set branch1 to ! CreateReadableStream(startAlgorithm, pullAlgorithm, cancel1Algorithm).
     let branch1 = create_readable_stream(
-        StartAlgorithm::Undefined,
+        StartAlgorithm::ReturnUndefined,
         PullAlgorithm::Tee(state.clone()),
         CancelAlgorithm::Tee(state.clone(), Branch::One),
         None,
@@ -110,7 +110,7 @@ pub(crate) fn readable_stream_default_tee(
     *state.branch1.borrow_mut() = Some(branch1.clone());
     // 18. Set branch2 to ! CreateReadableStream(startAlgorithm, pullAlgorithm, cancel2Algorithm).
     let branch2 = create_readable_stream(
-        StartAlgorithm::Undefined,
+        StartAlgorithm::ReturnUndefined,
         PullAlgorithm::Tee(state.clone()),
         CancelAlgorithm::Tee(state.clone(), Branch::Two),
         None,

@@ -139,6 +139,75 @@ pub(crate) enum CancelAlgorithm {
 }
 }
 
+impl TransformAlgorithm {
+    /// Performs the algorithm for `controller`, passing `chunk`.
+    pub(crate) fn perform(
+        self,
+        controller: &Controller,
+        chunk: Value,
+        ctx: &mut Cx,
+    ) -> JsResult<PromiseResult> {
+        let outcome = match self {
+            TransformAlgorithm::Identity => {
+                transform_stream_default_controller_enqueue(controller, chunk, ctx)
+            }
+            TransformAlgorithm::Js {
+                transformer,
+                transform,
+            } => {
+                let args = [chunk, controller.clone().upcast().into()];
+                return PromiseResult::from_callback(
+                    engine::call_object(&transform, &transformer, &args, ctx),
+                    ctx,
+                );
+            }
+            TransformAlgorithm::Native(transformer) => {
+                transformer.transform(controller, chunk, ctx)
+            }
+        };
+        match outcome {
+            Ok(()) => Ok(PromiseResult::undefined()),
+            Err(error) => Ok(PromiseResult::Rejected(engine::thrown_value(error, ctx)?)),
+        }
+    }
+}
+
+impl FlushAlgorithm {
+    /// Performs the algorithm for `controller`.
+    pub(crate) fn perform(self, controller: &Controller, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        match self {
+            FlushAlgorithm::ResolvedUndefined => Ok(PromiseResult::undefined()),
+            FlushAlgorithm::Js { transformer, flush } => {
+                let args = [controller.clone().upcast().into()];
+                PromiseResult::from_callback(
+                    engine::call_object(&flush, &transformer, &args, ctx),
+                    ctx,
+                )
+            }
+            FlushAlgorithm::Native(transformer) => match transformer.flush(controller, ctx) {
+                Ok(()) => Ok(PromiseResult::undefined()),
+                Err(error) => Ok(PromiseResult::Rejected(engine::thrown_value(error, ctx)?)),
+            },
+        }
+    }
+}
+
+impl CancelAlgorithm {
+    /// Performs the algorithm, passing `reason`.
+    pub(crate) fn perform(self, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        match self {
+            CancelAlgorithm::ResolvedUndefined => Ok(PromiseResult::undefined()),
+            CancelAlgorithm::Js {
+                transformer,
+                cancel,
+            } => PromiseResult::from_callback(
+                engine::call_object(&cancel, &transformer, &[reason], ctx),
+                ctx,
+            ),
+        }
+    }
+}
+
 /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller>
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct TransformStreamDefaultController {
@@ -411,28 +480,7 @@ pub(crate) fn transform_stream_default_controller_perform_transform(
         .borrow()
         .clone();
     let transform_promise = match algorithm {
-        Some(TransformAlgorithm::Identity) => {
-            match transform_stream_default_controller_enqueue(controller, chunk, ctx) {
-                Ok(()) => PromiseResult::undefined(),
-                Err(error) => PromiseResult::Rejected(engine::thrown_value(error, ctx)?),
-            }
-        }
-        Some(TransformAlgorithm::Js {
-            transformer,
-            transform,
-        }) => {
-            let args = [chunk, controller.clone().upcast().into()];
-            PromiseResult::from_callback(
-                crate::engine::call_object(&transform, &transformer, &args, ctx),
-                ctx,
-            )?
-        }
-        Some(TransformAlgorithm::Native(transformer)) => {
-            match transformer.transform(controller, chunk, ctx) {
-                Ok(()) => PromiseResult::undefined(),
-                Err(error) => PromiseResult::Rejected(engine::thrown_value(error, ctx)?),
-            }
-        }
+        Some(algorithm) => algorithm.perform(controller, chunk, ctx)?,
         None => {
             // Unreachable in practice (the writable side is errored when the algorithms are
             // cleared); treated as a transform that fails.
@@ -566,14 +614,8 @@ fn perform_cancel_algorithm(
 ) -> JsResult<PromiseResult> {
     let algorithm = controller.borrow().data().cancel_algorithm.borrow().clone();
     match algorithm {
-        Some(CancelAlgorithm::Js {
-            transformer,
-            cancel,
-        }) => PromiseResult::from_callback(
-            crate::engine::call_object(&cancel, &transformer, &[reason], ctx),
-            ctx,
-        ),
-        Some(CancelAlgorithm::ResolvedUndefined) | None => Ok(PromiseResult::undefined()),
+        Some(algorithm) => algorithm.perform(reason, ctx),
+        None => Ok(PromiseResult::undefined()),
     }
 }
 
@@ -658,18 +700,8 @@ pub(crate) fn transform_stream_default_sink_close_algorithm(
     // 5. Let flushPromise be the result of performing controller.[[flushAlgorithm]].
     let algorithm = controller.borrow().data().flush_algorithm.borrow().clone();
     let flush_promise = match algorithm {
-        Some(FlushAlgorithm::Js { transformer, flush }) => {
-            let args = [controller.clone().upcast().into()];
-            PromiseResult::from_callback(
-                crate::engine::call_object(&flush, &transformer, &args, ctx),
-                ctx,
-            )?
-        }
-        Some(FlushAlgorithm::Native(transformer)) => match transformer.flush(&controller, ctx) {
-            Ok(()) => PromiseResult::undefined(),
-            Err(error) => PromiseResult::Rejected(engine::thrown_value(error, ctx)?),
-        },
-        Some(FlushAlgorithm::ResolvedUndefined) | None => PromiseResult::undefined(),
+        Some(algorithm) => algorithm.perform(&controller, ctx)?,
+        None => PromiseResult::undefined(),
     };
     // 6. Perform ! TransformStreamDefaultControllerClearAlgorithms(controller).
     transform_stream_default_controller_clear_algorithms(&controller);

@@ -97,7 +97,7 @@ pub(crate) enum StartAlgorithm {
     /// An algorithm that returns this value (TransformStream's startPromise).
     Returns(Value),
     /// Invoke the underlying sink's `start` with « controller », exception behavior "rethrow".
-    Sink { sink: Value, start: Object },
+    Js { sink: Value, start: Object },
 }
 
 /// A controller's [[writeAlgorithm]].
@@ -106,7 +106,7 @@ pub(crate) enum WriteAlgorithm {
     /// "An algorithm that returns a promise resolved with undefined."
     ResolvedUndefined,
     /// Invoke the underlying sink's `write` with « chunk, controller ».
-    Sink { sink: Value, write: Object },
+    Js { sink: Value, write: Object },
     /// TransformStreamDefaultSinkWriteAlgorithm.
     Transform(Object<TransformStream>),
 }
@@ -117,7 +117,7 @@ pub(crate) enum CloseAlgorithm {
     /// "An algorithm that returns a promise resolved with undefined."
     ResolvedUndefined,
     /// Invoke the underlying sink's `close` with « ».
-    Sink { sink: Value, close: Object },
+    Js { sink: Value, close: Object },
     /// TransformStreamDefaultSinkCloseAlgorithm.
     Transform(Object<TransformStream>),
 }
@@ -128,9 +128,79 @@ pub(crate) enum AbortAlgorithm {
     /// "An algorithm that returns a promise resolved with undefined."
     ResolvedUndefined,
     /// Invoke the underlying sink's `abort` with « reason ».
-    Sink { sink: Value, abort: Object },
+    Js { sink: Value, abort: Object },
     /// TransformStreamDefaultSinkAbortAlgorithm.
     Transform(Object<TransformStream>),
+}
+
+impl StartAlgorithm {
+    /// Performs the algorithm for `controller` (this might throw an exception).
+    pub(crate) fn perform(&self, controller: Value, ctx: &mut Cx) -> JsResult<Value> {
+        match self {
+            StartAlgorithm::ReturnUndefined => Ok(Value::undefined()),
+            StartAlgorithm::Returns(value) => Ok(value.clone()),
+            StartAlgorithm::Js { sink, start } => {
+                engine::call_object(start, sink, &[controller], ctx)
+            }
+        }
+    }
+}
+
+impl WriteAlgorithm {
+    /// Performs the algorithm, passing `chunk` (and `controller` to a sink's `write`).
+    pub(crate) fn perform(
+        &self,
+        chunk: Value,
+        controller: Value,
+        ctx: &mut Cx,
+    ) -> JsResult<PromiseResult> {
+        match self {
+            WriteAlgorithm::ResolvedUndefined => Ok(PromiseResult::undefined()),
+            WriteAlgorithm::Js { sink, write } => PromiseResult::from_callback(
+                engine::call_object(write, sink, &[chunk, controller], ctx),
+                ctx,
+            ),
+            WriteAlgorithm::Transform(stream) => {
+                transform_default_controller::transform_stream_default_sink_write_algorithm(
+                    stream, chunk, ctx,
+                )
+            }
+        }
+    }
+}
+
+impl CloseAlgorithm {
+    /// Performs the algorithm.
+    pub(crate) fn perform(&self, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        match self {
+            CloseAlgorithm::ResolvedUndefined => Ok(PromiseResult::undefined()),
+            CloseAlgorithm::Js { sink, close } => {
+                PromiseResult::from_callback(engine::call_object(close, sink, &[], ctx), ctx)
+            }
+            CloseAlgorithm::Transform(stream) => {
+                transform_default_controller::transform_stream_default_sink_close_algorithm(
+                    stream, ctx,
+                )
+            }
+        }
+    }
+}
+
+impl AbortAlgorithm {
+    /// Performs the algorithm, passing `reason`.
+    pub(crate) fn perform(&self, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        match self {
+            AbortAlgorithm::ResolvedUndefined => Ok(PromiseResult::undefined()),
+            AbortAlgorithm::Js { sink, abort } => {
+                PromiseResult::from_callback(engine::call_object(abort, sink, &[reason], ctx), ctx)
+            }
+            AbortAlgorithm::Transform(stream) => {
+                transform_default_controller::transform_stream_default_sink_abort_algorithm(
+                    stream, reason, ctx,
+                )
+            }
+        }
+    }
 }
 
 /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller>
@@ -240,15 +310,8 @@ pub(crate) fn abort_steps(
     // 1. Let result be the result of performing this.[[abortAlgorithm]], passing reason.
     let algorithm = controller.borrow().data().abort_algorithm.borrow().clone();
     let result = match &algorithm {
-        Some(AbortAlgorithm::Sink { sink, abort }) => {
-            PromiseResult::from_callback(engine::call_object(abort, sink, &[reason], ctx), ctx)?
-        }
-        Some(AbortAlgorithm::Transform(stream)) => {
-            transform_default_controller::transform_stream_default_sink_abort_algorithm(
-                stream, reason, ctx,
-            )?
-        }
-        Some(AbortAlgorithm::ResolvedUndefined) | None => PromiseResult::undefined(),
+        Some(algorithm) => algorithm.perform(reason, ctx)?,
+        None => PromiseResult::undefined(),
     };
     // 2. Perform ! WritableStreamDefaultControllerClearAlgorithms(this).
     writable_stream_default_controller_clear_algorithms(controller);
@@ -310,13 +373,7 @@ pub(crate) fn set_up_writable_stream_default_controller(
     writable_stream_update_backpressure(stream, backpressure, ctx)?;
     // 15. Let startResult be the result of performing startAlgorithm. (This may throw an
     //     exception.)
-    let start_result = match &start_algorithm {
-        StartAlgorithm::ReturnUndefined => Value::undefined(),
-        StartAlgorithm::Returns(value) => value.clone(),
-        StartAlgorithm::Sink { sink, start } => {
-            engine::call_object(start, sink, &[controller.clone().upcast().into()], ctx)?
-        }
-    };
+    let start_result = start_algorithm.perform(controller.clone().upcast().into(), ctx)?;
     // 16. Let startPromise be a promise resolved with startResult.
     let start_promise = PromiseResult::resolved_with(start_result, ctx)?;
     // 17. Upon fulfillment of startPromise,
@@ -364,7 +421,7 @@ pub(crate) fn set_up_writable_stream_default_controller_from_underlying_sink(
     //    returns the result of invoking underlyingSinkDict["start"] with argument list
     //    « controller », exception behavior "rethrow", and callback this value underlyingSink.
     let start_algorithm = match start {
-        Some(start) => StartAlgorithm::Sink {
+        Some(start) => StartAlgorithm::Js {
             sink: object.clone(),
             start,
         },
@@ -375,7 +432,7 @@ pub(crate) fn set_up_writable_stream_default_controller_from_underlying_sink(
     //    takes an argument chunk and returns the result of invoking underlyingSinkDict["write"]
     //    with argument list « chunk, controller » and callback this value underlyingSink.
     let write_algorithm = match write {
-        Some(write) => WriteAlgorithm::Sink {
+        Some(write) => WriteAlgorithm::Js {
             sink: object.clone(),
             write,
         },
@@ -386,7 +443,7 @@ pub(crate) fn set_up_writable_stream_default_controller_from_underlying_sink(
     //    returns the result of invoking underlyingSinkDict["close"] with argument list «» and
     //    callback this value underlyingSink.
     let close_algorithm = match close {
-        Some(close) => CloseAlgorithm::Sink {
+        Some(close) => CloseAlgorithm::Js {
             sink: object.clone(),
             close,
         },
@@ -398,7 +455,7 @@ pub(crate) fn set_up_writable_stream_default_controller_from_underlying_sink(
     //    underlyingSinkDict["abort"] with argument list « reason » and callback this value
     //    underlyingSink.
     let abort_algorithm = match abort {
-        Some(abort) => AbortAlgorithm::Sink {
+        Some(abort) => AbortAlgorithm::Js {
             sink: object,
             abort,
         },
@@ -561,7 +618,7 @@ pub(crate) fn writable_stream_default_controller_get_chunk_size(
     };
     // 2. Let returnValue be the result of performing controller.[[strategySizeAlgorithm]],
     //    passing in chunk, and interpreting the result as a completion record.
-    match algorithm.size(chunk, ctx) {
+    match algorithm.perform(chunk, ctx) {
         // 4. Return returnValue.[[Value]].
         Ok(size) => Ok(size),
         // 3. If returnValue is an abrupt completion,
@@ -605,15 +662,8 @@ pub(crate) fn writable_stream_default_controller_process_close(
     // 5. Let sinkClosePromise be the result of performing controller.[[closeAlgorithm]].
     let algorithm = controller.borrow().data().close_algorithm.borrow().clone();
     let sink_close_promise = match &algorithm {
-        Some(CloseAlgorithm::Sink { sink, close }) => {
-            PromiseResult::from_callback(engine::call_object(close, sink, &[], ctx), ctx)?
-        }
-        Some(CloseAlgorithm::Transform(stream)) => {
-            transform_default_controller::transform_stream_default_sink_close_algorithm(
-                stream, ctx,
-            )?
-        }
-        Some(CloseAlgorithm::ResolvedUndefined) | None => PromiseResult::undefined(),
+        Some(algorithm) => algorithm.perform(ctx)?,
+        None => PromiseResult::undefined(),
     };
     // 6. Perform ! WritableStreamDefaultControllerClearAlgorithms(controller).
     writable_stream_default_controller_clear_algorithms(controller);
@@ -646,16 +696,8 @@ pub(crate) fn writable_stream_default_controller_process_write(
     //    passing in chunk.
     let algorithm = controller.borrow().data().write_algorithm.borrow().clone();
     let sink_write_promise = match &algorithm {
-        Some(WriteAlgorithm::Sink { sink, write }) => {
-            let args = [chunk, controller.clone().upcast().into()];
-            PromiseResult::from_callback(engine::call_object(write, sink, &args, ctx), ctx)?
-        }
-        Some(WriteAlgorithm::Transform(stream)) => {
-            transform_default_controller::transform_stream_default_sink_write_algorithm(
-                stream, chunk, ctx,
-            )?
-        }
-        Some(WriteAlgorithm::ResolvedUndefined) | None => PromiseResult::undefined(),
+        Some(algorithm) => algorithm.perform(chunk, controller.clone().upcast().into(), ctx)?,
+        None => PromiseResult::undefined(),
     };
     // 4. Upon fulfillment of sinkWritePromise, ...
     // 5. Upon rejection of sinkWritePromise with reason, ...
