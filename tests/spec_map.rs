@@ -1254,6 +1254,72 @@ fn abstract_ops_claimed_at_most_once() {
     assert!(dupes.is_empty(), "{}", dupes.join("\n"));
 }
 
+/// The snake_case form of an abstract operation's name, as the function that implements it is
+/// named: `ReadableStreamPipeTo` → `readable_stream_pipe_to`,
+/// `WritableStreamDefaultController.[[AbortSteps]]` →
+/// `writable_stream_default_controller_abort_steps`.
+fn snake_case(op: &str) -> String {
+    let name = op.replace(".[[", "").replace("]]", "");
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            let prev = chars[i - 1];
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            if prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && next_lower)
+            {
+                out.push('_');
+            }
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+#[test]
+fn claiming_functions_carry_the_operation_name() {
+    let map = load_map();
+    let ops = map.op_ids();
+    let mut wrong = Vec::new();
+    for (id, claimants) in claims(&map) {
+        let expected = snake_case(&ops[id.as_str()].name);
+        for (file, line, name) in claimants {
+            if name != expected {
+                wrong.push(format!(
+                    "  {file}:{line} fn {name} claims #{id}: name it {expected}"
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "functions named apart from the abstract operation they implement:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn snake_case_of_operation_names() {
+    assert_eq!(
+        snake_case("ReadableStreamPipeTo"),
+        "readable_stream_pipe_to"
+    );
+    assert_eq!(
+        snake_case("ReadableStreamBYOBReaderRead"),
+        "readable_stream_byob_reader_read"
+    );
+    assert_eq!(
+        snake_case("WritableStreamDefaultController.[[AbortSteps]]"),
+        "writable_stream_default_controller_abort_steps"
+    );
+    assert_eq!(
+        snake_case("CanCopyDataBlockBytes"),
+        "can_copy_data_block_bytes"
+    );
+}
+
 #[test]
 fn abstract_ops_progress() {
     let map = load_map();

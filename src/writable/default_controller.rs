@@ -302,7 +302,7 @@ fn controller_error(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Valu
 }
 
 /// <https://streams.spec.whatwg.org/#ws-default-controller-private-abort>
-pub(crate) fn abort_steps(
+pub(crate) fn writable_stream_default_controller_abort_steps(
     controller: &Controller,
     reason: Value,
     ctx: &mut Cx,
@@ -320,7 +320,7 @@ pub(crate) fn abort_steps(
 }
 
 /// <https://streams.spec.whatwg.org/#ws-default-controller-private-error>
-pub(crate) fn error_steps(controller: &Controller) {
+pub(crate) fn writable_stream_default_controller_error_steps(controller: &Controller) {
     // 1. Perform ! ResetQueue(this).
     controller.borrow().data().queue.borrow_mut().reset_queue();
 }

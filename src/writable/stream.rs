@@ -88,7 +88,7 @@ struct ConstructorArguments {
 impl WritableStream {
     /// <https://streams.spec.whatwg.org/#initialize-writable-stream>: a stream's slots, as
     /// InitializeWritableStream leaves them.
-    fn initialized() -> Self {
+    fn initialize_writable_stream() -> Self {
         // 1. Set stream.[[state]] to "writable".
         // 2. Set stream.[[storedError]], stream.[[writer]], stream.[[controller]],
         //    stream.[[inFlightWriteRequest]], stream.[[closeRequest]],
@@ -169,7 +169,7 @@ impl Class for WritableStream {
         // 3. If underlyingSinkDict["type"] exists, throw a RangeError exception.
         let sink = UnderlyingSink::from_js(underlying_sink, ctx)?;
         // 4. Perform ! InitializeWritableStream(this).
-        let stream = Self::initialized();
+        let stream = Self::initialize_writable_stream();
         // 5. Let sizeAlgorithm be ! ExtractSizeAlgorithm(strategy).
         let size_algorithm = extract_size_algorithm(&strategy);
         // 6. Let highWaterMark be ? ExtractHighWaterMark(strategy, 1).
@@ -306,7 +306,7 @@ pub(crate) fn create_writable_stream(
     // 1. Assert: ! IsNonNegativeNumber(highWaterMark) is true.
     // 2. Let stream be a new WritableStream.
     // 3. Perform ! InitializeWritableStream(stream).
-    let stream = new_object(WritableStream::initialized(), ctx)?;
+    let stream = new_object(WritableStream::initialize_writable_stream(), ctx)?;
     // 4. Let controller be a new WritableStreamDefaultController.
     // 5. Perform ? SetUpWritableStreamDefaultController(stream, controller, startAlgorithm,
     //    writeAlgorithm, closeAlgorithm, abortAlgorithm, highWaterMark, sizeAlgorithm).
@@ -561,13 +561,13 @@ pub(crate) fn writable_stream_controller_abort_steps(
     reason: Value,
     ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
-    default_controller::abort_steps(controller, reason, ctx)
+    default_controller::writable_stream_default_controller_abort_steps(controller, reason, ctx)
 }
 
 /// <https://streams.spec.whatwg.org/#abstract-opdef-writablestreamcontroller-errorsteps>: the
 /// controller's [[ErrorSteps]] (only the default controller exists).
 pub(crate) fn writable_stream_controller_error_steps(controller: &Controller) {
-    default_controller::error_steps(controller);
+    default_controller::writable_stream_default_controller_error_steps(controller);
 }
 
 /// <https://streams.spec.whatwg.org/#writable-stream-finish-in-flight-close>
