@@ -155,7 +155,9 @@ pub fn first_divergence(native: &[String], reference: &[String]) -> Option<Diver
 ///   pipe's own timing would be in play. Also this class: the same call of such an iterable's
 ///   `next`, with no arguments natively and `(undefined)` in the reference (its
 ///   createAsyncFromSyncIterator is `yield*`, which passes the received value on; WebIDL calls
-///   IteratorNext with no value).
+///   IteratorNext with no value); and a native call of a sync iterable's `return` (the
+///   from() call's argument starts `{ [Symbol.iterator]` or `(function* `) where the reference
+///   calls none (a `yield*` that never started does not forward `return`).
 /// - otherwise `real`.
 pub fn classify(native: &[String], d: &Divergence, script: &str) -> Class {
     if let Some(r) = &d.reference {
@@ -183,6 +185,23 @@ pub fn classify(native: &[String], d: &Divergence, script: &str) -> Class {
         if let Some(call) = n.strip_suffix("()") {
             let l = label(n);
             if l.starts_with("from") && l.ends_with(".next") && *r == format!("{call}(undefined)") {
+                return Class::ReferenceAsyncSequenceTiming;
+            }
+        }
+    }
+    // A sync iterable's `return`, called natively when a from() stream is cancelled, never
+    // called by the reference: its createAsyncFromSyncIterator is `yield*` in an async
+    // generator, and returning from a generator that has not started does not reach the inner
+    // iterator (WebIDL's CreateAsyncFromSyncIterator calls the sync iterator's `return`).
+    if let Some(n) = &d.native {
+        let l = label(n);
+        if let Some(stream) = l.strip_suffix(".src.return") {
+            let sync = script.contains(&format!(
+                "{stream} = ReadableStream.from({{ [Symbol.iterator]"
+            )) || script
+                .contains(&format!("{stream} = ReadableStream.from((function* "));
+            let in_reference = d.reference.as_deref().is_some_and(|r| label(r) == l);
+            if stream.starts_with("from") && sync && !in_reference {
                 return Class::ReferenceAsyncSequenceTiming;
             }
         }
@@ -397,6 +416,14 @@ mod tests {
         let r = v(&["from1.src.next(undefined)"]);
         let d = first_divergence(&n, &r).unwrap();
         assert_eq!(classify(&n, &d, ""), Class::ReferenceAsyncSequenceTiming);
+
+        let n = v(&["from1.src.return(1)", "from1.cancel2 fulfilled undefined"]);
+        let r = v(&["from1.cancel2 fulfilled undefined"]);
+        let d = first_divergence(&n, &r).unwrap();
+        let sync = "from1 = ReadableStream.from({ [Symbol.iterator]() {} });";
+        assert_eq!(classify(&n, &d, sync), Class::ReferenceAsyncSequenceTiming);
+        let not_sync = "from1 = ReadableStream.from({ [Symbol.asyncIterator]() {} });";
+        assert_eq!(classify(&n, &d, not_sync), Class::Real);
         let n = v(&["from1_r2.read1 fulfilled 1", "rs3_r4.read1 fulfilled 2"]);
         let r = v(&["rs3_r4.read1 fulfilled 2", "from1_r2.read1 fulfilled 1"]);
         let d = first_divergence(&n, &r).unwrap();
