@@ -183,7 +183,12 @@ fn eval(host: &Host, ctx: &mut Context, name: &str, source: &str) -> Result<JsVa
 
 /// Builds a fresh context for `kind`.
 pub fn prepare(kind: SideKind, reference: &ReferenceSource) -> Result<Prepared, String> {
-    let (host, mut ctx) = Host::new(HostOptions::default()).map_err(|e| e.to_string())?;
+    // The script's `console` output goes to stderr, so stdout stays the tool's (--json).
+    let options = HostOptions {
+        console_to_stderr: true,
+        ..HostOptions::default()
+    };
+    let (host, mut ctx) = Host::new(options).map_err(|e| e.to_string())?;
     {
         let limits = ctx.runtime_limits_mut();
         limits.set_loop_iteration_limit(1_000_000);
