@@ -22,6 +22,7 @@ mod queue;
 #[allow(dead_code)] // the dictionary helpers are used by the stream modules as they land
 mod queuing_strategy;
 mod readable;
+pub mod rust;
 mod transform;
 mod writable;
 

@@ -483,3 +483,48 @@ pub fn new_uint8_array(bytes: &[u8], ctx: &mut Context) -> JsResult<JsValue> {
     let array = JsUint8Array::from_array_buffer(buffer, ctx)?;
     Ok(array.into())
 }
+
+/// Runs `f` on the bytes of a buffer source (an `ArrayBuffer`, `SharedArrayBuffer` or
+/// `ArrayBufferView`) without copying them (a `SharedArrayBuffer`'s bytes are copied first).
+/// `None` when `value` is not a buffer source. `f` runs while the buffer's data is borrowed: it
+/// must not run script (it gets no context).
+pub fn with_buffer_source_bytes<R>(
+    value: &JsValue,
+    ctx: &mut Context,
+    f: impl FnOnce(&[u8]) -> R,
+) -> Option<R> {
+    let (backing, offset, len) = buffer_source_range(value, true, "The chunk", ctx).ok()?;
+    let end = offset.saturating_add(len);
+    match backing {
+        Backing::Buffer(b) => match b.data() {
+            Some(data) => data.get(offset..end).map(f),
+            None => Some(f(&[])),
+        },
+        Backing::Shared(b) => {
+            let all = b.to_vec();
+            all.get(offset..end).map(f)
+        }
+    }
+}
+
+/// The byte length of a buffer source, `None` for anything else. Runs no script.
+pub fn buffer_source_byte_length(value: &JsValue, ctx: &mut Context) -> Option<usize> {
+    buffer_source_range(value, true, "The chunk", ctx)
+        .ok()
+        .map(|(_, _, len)| len)
+}
+
+/// Runs `f` on `len` bytes of `buffer` from `offset`, writable in place. `None` when the buffer
+/// is detached or the range is out of bounds. `f` runs while the buffer's data is borrowed: it
+/// must not run script (it gets no context).
+pub fn with_array_buffer_bytes_mut<R>(
+    buffer: &JsArrayBuffer,
+    offset: u64,
+    len: u64,
+    f: impl FnOnce(&mut [u8]) -> R,
+) -> Option<R> {
+    let offset = usize::try_from(offset).ok()?;
+    let end = offset.checked_add(usize::try_from(len).ok()?)?;
+    let mut data = buffer.data_mut()?;
+    data.get_mut(offset..end).map(f)
+}

@@ -16,3 +16,13 @@ pub fn queue_microtask(
         job(ctx).map(|()| JsValue::undefined())
     })));
 }
+
+/// Queues a task (HTML "queue a global task") on the host's event loop that runs Rust code.
+/// Values captured by the closure are GC roots until it runs.
+pub fn queue_task(ctx: &mut Context, job: impl FnOnce(&mut Context) -> JsResult<()> + 'static) {
+    let realm = ctx.realm().clone();
+    ctx.enqueue_job(
+        boa_engine::job::GenericJob::new(move |ctx| job(ctx).map(|()| JsValue::undefined()), realm)
+            .into(),
+    );
+}

@@ -54,6 +54,8 @@ pub(crate) enum BytePullAlgorithm {
     },
     /// ReadableByteStreamTee's pull1Algorithm / pull2Algorithm.
     Tee(Gc<ByteTeeState>, #[unsafe_ignore_trace] Branch),
+    /// A Rust byte source's pull (`boa_streams::rust::ByteSource`).
+    Rust(#[unsafe_ignore_trace] crate::rust::RustByteSource),
 }
 }
 
@@ -72,6 +74,8 @@ pub(crate) enum ByteCancelAlgorithm {
     },
     /// ReadableByteStreamTee's cancel1Algorithm / cancel2Algorithm.
     Tee(Gc<ByteTeeState>, #[unsafe_ignore_trace] Branch),
+    /// A Rust byte source's cancel (`boa_streams::rust::ByteSource`).
+    Rust(#[unsafe_ignore_trace] crate::rust::RustByteSource),
 }
 }
 
@@ -85,6 +89,9 @@ impl BytePullAlgorithm {
                 PromiseResult::from_callback(r, ctx)
             }
             BytePullAlgorithm::Tee(state, branch) => byte_tee::pull_algorithm(&state, branch, ctx),
+            BytePullAlgorithm::Rust(source) => {
+                crate::rust::perform_byte_pull(&source, controller, ctx)
+            }
         }
     }
 }
@@ -101,6 +108,9 @@ impl ByteCancelAlgorithm {
             ByteCancelAlgorithm::Tee(state, branch) => Ok(PromiseResult::Promise(
                 byte_tee::cancel_algorithm(&state, branch, reason, ctx)?,
             )),
+            ByteCancelAlgorithm::Rust(source) => {
+                crate::rust::perform_byte_cancel(&source, reason, ctx)
+            }
         }
     }
 }
@@ -202,7 +212,10 @@ pub(crate) type Controller = Object<ReadableByteStreamController>;
 
 /// "A new ReadableByteStreamController" for `stream` (its [[stream]] is set here rather than in
 /// SetUpReadableByteStreamController step 3: the slot is immutable afterwards).
-fn new_controller(stream: &Object<ReadableStream>, ctx: &mut Cx) -> JsResult<Controller> {
+pub(crate) fn new_controller(
+    stream: &Object<ReadableStream>,
+    ctx: &mut Cx,
+) -> JsResult<Controller> {
     new_object(
         ReadableByteStreamController {
             auto_allocate_chunk_size: Cell::new(None),
@@ -254,6 +267,30 @@ fn first_pending_pull_into(controller: &Controller) -> Option<PullIntoDescriptor
         .borrow()
         .front()
         .cloned()
+}
+
+/// The unfilled region of [[pendingPullIntos]][0] (its buffer, the byte offset of its first
+/// unfilled byte, and how many bytes are left), for a Rust byte source to fill in place.
+pub(crate) fn first_pull_into_region(controller: &Controller) -> Option<(JsArrayBuffer, u64, u64)> {
+    let data = controller.borrow();
+    let pending = data.data().pending_pull_intos.borrow();
+    pending.front().map(|first| {
+        (
+            first.buffer.clone(),
+            first.byte_offset + first.bytes_filled,
+            first.byte_length.saturating_sub(first.bytes_filled),
+        )
+    })
+}
+
+/// controller.[[stream]].
+pub(crate) fn controller_stream(controller: &Controller) -> Option<Object<ReadableStream>> {
+    Some(stream_of(controller))
+}
+
+/// controller.[[closeRequested]].
+pub(crate) fn close_requested_of(controller: &Controller) -> bool {
+    close_requested(controller)
 }
 
 /// Runs `f` on [[pendingPullIntos]][0], if any. `f` must not run script.

@@ -80,6 +80,8 @@ pub(crate) enum PullAlgorithm {
     From(Gc<FromState>),
     /// TransformStreamDefaultSourcePullAlgorithm.
     Transform(Object<TransformStream>),
+    /// A Rust source's pull (`boa_streams::rust::Source`).
+    Rust(#[unsafe_ignore_trace] crate::rust::RustSource),
 }
 }
 
@@ -102,6 +104,8 @@ pub(crate) enum CancelAlgorithm {
     From(Gc<FromState>),
     /// TransformStreamDefaultSourceCancelAlgorithm.
     Transform(Object<TransformStream>),
+    /// A Rust source's cancel (`boa_streams::rust::Source`).
+    Rust(#[unsafe_ignore_trace] crate::rust::RustSource),
 }
 }
 
@@ -121,6 +125,7 @@ impl PullAlgorithm {
                     &stream, ctx,
                 )
             }
+            PullAlgorithm::Rust(source) => crate::rust::perform_pull(&source, controller, ctx),
         }
     }
 }
@@ -143,6 +148,7 @@ impl CancelAlgorithm {
                     &stream, reason, ctx,
                 )
             }
+            CancelAlgorithm::Rust(source) => crate::rust::perform_cancel(&source, reason, ctx),
         }
     }
 }

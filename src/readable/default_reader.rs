@@ -42,6 +42,8 @@ pub(crate) enum ReadRequest {
     ByteTee(Gc<ByteTeeState>),
     /// ReadableStreamPipeTo's read request.
     Pipe(Object<pipe::PipeState>),
+    /// A Rust reader's read request (`boa_streams::rust::Reader`, `DrainingReader`).
+    Rust(#[unsafe_ignore_trace] crate::rust::RustReadRequest),
 }
 }
 
@@ -63,6 +65,10 @@ impl ReadRequest {
                 Ok(())
             }
             ReadRequest::Pipe(state) => pipe::chunk_steps(state, chunk, ctx),
+            ReadRequest::Rust(request) => {
+                request.settle(crate::rust::ReadOutcome::Chunk(chunk), ctx);
+                Ok(())
+            }
         }
     }
 
@@ -80,6 +86,10 @@ impl ReadRequest {
             ReadRequest::Tee(state) => tee::close_steps(&state, ctx),
             ReadRequest::ByteTee(state) => byte_tee::default_close_steps(&state, ctx),
             ReadRequest::Pipe(state) => pipe::close_steps(&state, ctx),
+            ReadRequest::Rust(request) => {
+                request.settle(crate::rust::ReadOutcome::Close, ctx);
+                Ok(())
+            }
         }
     }
 
@@ -100,6 +110,10 @@ impl ReadRequest {
                 Ok(())
             }
             ReadRequest::Pipe(state) => pipe::error_steps(&state, e, ctx),
+            ReadRequest::Rust(request) => {
+                request.settle(crate::rust::ReadOutcome::Error(e), ctx);
+                Ok(())
+            }
         }
     }
 }

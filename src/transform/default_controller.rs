@@ -106,6 +106,8 @@ pub(crate) enum TransformAlgorithm {
     /// The transformAlgorithm of another standard's transform stream (set up by
     /// [`super::other_specs::set_up_transform_stream`]).
     Native(NativeTransformer),
+    /// A Rust transformer's transform (`boa_streams::rust::Transformer`).
+    Rust(#[unsafe_ignore_trace] crate::rust::RustTransformer),
 }
 }
 
@@ -122,6 +124,8 @@ pub(crate) enum FlushAlgorithm {
     },
     /// The flushAlgorithm of another standard's transform stream.
     Native(NativeTransformer),
+    /// A Rust transformer's flush (`boa_streams::rust::Transformer`).
+    Rust(#[unsafe_ignore_trace] crate::rust::RustTransformer),
 }
 }
 
@@ -136,6 +140,8 @@ pub(crate) enum CancelAlgorithm {
         transformer: Value,
         cancel: Object,
     },
+    /// A Rust transformer's cancel (`boa_streams::rust::Transformer`).
+    Rust(#[unsafe_ignore_trace] crate::rust::RustTransformer),
 }
 }
 
@@ -164,6 +170,9 @@ impl TransformAlgorithm {
             TransformAlgorithm::Native(transformer) => {
                 transformer.transform(controller, chunk, ctx)
             }
+            TransformAlgorithm::Rust(transformer) => {
+                return crate::rust::perform_transform(&transformer, controller, chunk, ctx);
+            }
         };
         match outcome {
             Ok(()) => Ok(PromiseResult::undefined()),
@@ -188,6 +197,9 @@ impl FlushAlgorithm {
                 Ok(()) => Ok(PromiseResult::undefined()),
                 Err(error) => Ok(PromiseResult::Rejected(engine::thrown_value(error, ctx)?)),
             },
+            FlushAlgorithm::Rust(transformer) => {
+                crate::rust::perform_flush(&transformer, controller, ctx)
+            }
         }
     }
 }
@@ -204,6 +216,9 @@ impl CancelAlgorithm {
                 engine::call_object(&cancel, &transformer, &[reason], ctx),
                 ctx,
             ),
+            CancelAlgorithm::Rust(transformer) => {
+                crate::rust::perform_transform_cancel(&transformer, reason, ctx)
+            }
         }
     }
 }

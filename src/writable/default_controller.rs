@@ -109,6 +109,8 @@ pub(crate) enum WriteAlgorithm {
     Js { sink: Value, write: Object },
     /// TransformStreamDefaultSinkWriteAlgorithm.
     Transform(Object<TransformStream>),
+    /// A Rust sink's write (`boa_streams::rust::Sink`).
+    Rust(#[unsafe_ignore_trace] crate::rust::RustSink),
 }
 
 /// A controller's [[closeAlgorithm]].
@@ -120,6 +122,8 @@ pub(crate) enum CloseAlgorithm {
     Js { sink: Value, close: Object },
     /// TransformStreamDefaultSinkCloseAlgorithm.
     Transform(Object<TransformStream>),
+    /// A Rust sink's close (`boa_streams::rust::Sink`).
+    Rust(#[unsafe_ignore_trace] crate::rust::RustSink),
 }
 
 /// A controller's [[abortAlgorithm]].
@@ -131,6 +135,8 @@ pub(crate) enum AbortAlgorithm {
     Js { sink: Value, abort: Object },
     /// TransformStreamDefaultSinkAbortAlgorithm.
     Transform(Object<TransformStream>),
+    /// A Rust sink's abort (`boa_streams::rust::Sink`).
+    Rust(#[unsafe_ignore_trace] crate::rust::RustSink),
 }
 
 impl StartAlgorithm {
@@ -165,6 +171,7 @@ impl WriteAlgorithm {
                     stream, chunk, ctx,
                 )
             }
+            WriteAlgorithm::Rust(sink) => crate::rust::perform_write(sink, chunk, controller, ctx),
         }
     }
 }
@@ -182,6 +189,7 @@ impl CloseAlgorithm {
                     stream, ctx,
                 )
             }
+            CloseAlgorithm::Rust(sink) => crate::rust::perform_close(sink, ctx),
         }
     }
 }
@@ -199,6 +207,7 @@ impl AbortAlgorithm {
                     stream, reason, ctx,
                 )
             }
+            AbortAlgorithm::Rust(sink) => crate::rust::perform_abort(sink, reason, ctx),
         }
     }
 }

@@ -1,0 +1,437 @@
+//! Rust readers of any `ReadableStream`: one chunk per read, or draining.
+
+use std::{
+    cell::RefCell,
+    fmt,
+    rc::{Rc, Weak},
+};
+
+use crate::engine::{self, Cx, Object};
+use crate::readable::{
+    default_reader::{
+        readable_stream_default_reader_read, readable_stream_default_reader_release, reader_stream,
+        ReadRequest,
+    },
+    generic_reader::readable_stream_reader_generic_cancel,
+    stream::acquire_readable_stream_default_reader,
+    ReadableStreamDefaultReader, ReaderRef,
+};
+
+use super::{
+    source::ReadableStream,
+    ticket::{ticket_for_promise, Ticket},
+    StreamError, Value,
+};
+
+/// What a read request got: the spec's chunk, close and error steps.
+pub(crate) enum ReadOutcome {
+    /// The chunk steps, given a chunk.
+    Chunk(Value),
+    /// The close steps.
+    Close,
+    /// The error steps, given the error.
+    Error(Value),
+}
+
+type ReadFn = Box<dyn FnOnce(ReadOutcome, &mut Cx)>;
+
+/// A read request made by a Rust reader: its steps are a Rust closure, which never runs user
+/// code synchronously (results are delivered from a microtask).
+pub(crate) struct RustReadRequest(ReadFn);
+
+impl fmt::Debug for RustReadRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RustReadRequest")
+    }
+}
+
+impl RustReadRequest {
+    /// Runs the request's steps for `outcome`.
+    pub(crate) fn settle(self, outcome: ReadOutcome, ctx: &mut Cx) {
+        (self.0)(outcome, ctx);
+    }
+}
+
+/// The result of one read: `Ok(Some(chunk))`, `Ok(None)` once the stream is closed, or the
+/// error the stream errored with (a [`StreamError::Js`] holding the JS value).
+pub type ReadResult = Result<Option<Value>, StreamError>;
+
+fn read_result(outcome: ReadOutcome) -> ReadResult {
+    match outcome {
+        ReadOutcome::Chunk(chunk) => Ok(Some(chunk)),
+        ReadOutcome::Close => Ok(None),
+        ReadOutcome::Error(e) => Err(StreamError::Js(e)),
+    }
+}
+
+/// Performs ReadableStreamDefaultReaderRead with a Rust read request.
+fn read_into(reader: &Object<ReadableStreamDefaultReader>, f: ReadFn, ctx: &mut Cx) {
+    let request = ReadRequest::Rust(RustReadRequest(f));
+    // Only an uncatchable engine error (a runtime limit) can come out of the read itself.
+    let _ = readable_stream_default_reader_read(reader, request, ctx);
+}
+
+fn acquire(
+    stream: &ReadableStream,
+    ctx: &mut Cx,
+) -> Result<Object<ReadableStreamDefaultReader>, StreamError> {
+    acquire_readable_stream_default_reader(&stream.0, ctx)
+        .map_err(|e| StreamError::from_js_error(e, ctx))
+}
+
+fn cancel_reader(
+    reader: &Object<ReadableStreamDefaultReader>,
+    reason: Value,
+    ctx: &mut Cx,
+) -> Ticket<Result<(), StreamError>> {
+    if reader_stream(reader).is_none() {
+        let (ticket, fill) = Ticket::new();
+        fill(Err(StreamError::type_error("The reader has been released")));
+        return ticket;
+    }
+    match readable_stream_reader_generic_cancel(&ReaderRef::Default(reader.clone()), reason, ctx) {
+        Ok(promise) => ticket_for_promise(&promise, ctx),
+        Err(e) => {
+            let (ticket, fill) = Ticket::new();
+            fill(Err(StreamError::from_js_error(e, ctx)));
+            ticket
+        }
+    }
+}
+
+fn release_reader(reader: &Object<ReadableStreamDefaultReader>, ctx: &mut Cx) {
+    if reader_stream(reader).is_some() {
+        let _ = readable_stream_default_reader_release(reader, ctx);
+    }
+}
+
+/// A plain reader: one chunk per read, as `reader.read()` in script (a
+/// `ReadableStreamDefaultReader` whose read requests are Rust). Works on any `ReadableStream`.
+///
+/// ```
+/// use boa_streams::host::{Host, HostOptions};
+/// use boa_streams::rust::ReadableStream;
+/// let (host, mut ctx) = Host::new(HostOptions::default()).unwrap();
+/// let js = host.eval_script(&mut ctx, "s.js", r#"
+///     new ReadableStream({ start(c) { c.enqueue('a'); c.enqueue('b'); c.close(); } })
+/// "#).unwrap();
+/// let reader = ReadableStream::from_value(&js).unwrap().reader(&mut ctx).unwrap();
+/// let mut seen = Vec::new();
+/// while let Some(chunk) = reader.read(&mut ctx).wait(&host, &mut ctx).unwrap().unwrap() {
+///     seen.push(chunk.to_string(&mut ctx).unwrap().to_std_string_escaped());
+/// }
+/// assert_eq!(seen, ["a", "b"]);
+/// ```
+#[derive(Debug)]
+pub struct Reader {
+    reader: Object<ReadableStreamDefaultReader>,
+}
+
+impl Reader {
+    pub(crate) fn new(stream: &ReadableStream, ctx: &mut Cx) -> Result<Self, StreamError> {
+        Ok(Self {
+            reader: acquire(stream, ctx)?,
+        })
+    }
+
+    /// Reads one chunk; `callback` gets the result from a microtask (never synchronously).
+    pub fn read_with(&self, ctx: &mut Cx, callback: impl FnOnce(ReadResult, &mut Cx) + 'static) {
+        read_into(
+            &self.reader,
+            Box::new(move |outcome, ctx| {
+                engine::queue_microtask(ctx, move |ctx| {
+                    callback(read_result(outcome), ctx);
+                    Ok(())
+                });
+            }),
+            ctx,
+        );
+    }
+
+    /// Reads one chunk; the [`Ticket`] gets the result.
+    pub fn read(&self, ctx: &mut Cx) -> Ticket<ReadResult> {
+        let (ticket, fill) = Ticket::new();
+        self.read_with(ctx, move |result, _| fill(result));
+        ticket
+    }
+
+    /// `reader.cancel(reason)`.
+    pub fn cancel(&self, reason: Value, ctx: &mut Cx) -> Ticket<Result<(), StreamError>> {
+        cancel_reader(&self.reader, reason, ctx)
+    }
+
+    /// `reader.releaseLock()`: reads still waiting fail with a `TypeError`.
+    pub fn release(self, ctx: &mut Cx) {
+        release_reader(&self.reader, ctx);
+    }
+}
+
+/// What a draining read returns: every chunk that was available, in order, and whether the
+/// stream has closed (no chunk will follow).
+#[derive(Debug, Default)]
+pub struct Drained {
+    /// The chunks, in stream order.
+    pub chunks: Vec<Value>,
+    /// Whether the stream closed after the last of them.
+    pub done: bool,
+}
+
+type DrainFn = Box<dyn FnOnce(Result<Drained, StreamError>, &mut Cx)>;
+
+struct Waiter {
+    batch: Vec<Value>,
+    bytes: usize,
+    limit: usize,
+    /// Whether the last pending read already had its microtask to complete in.
+    yielded: bool,
+    callback: DrainFn,
+}
+
+#[derive(Default)]
+struct DrainState {
+    /// A read request of ours is in the stream's list.
+    outstanding: bool,
+    /// What that request got, not yet handed out.
+    arrived: Option<ReadOutcome>,
+    /// The draining read waiting for that request.
+    waiting: Option<Waiter>,
+    /// A draining read is in progress.
+    busy: bool,
+}
+
+struct DrainInner {
+    reader: Object<ReadableStreamDefaultReader>,
+    state: RefCell<DrainState>,
+}
+
+/// A draining reader (the "draining read" of workerd): each read returns every chunk available
+/// now, up to a byte limit, in one batch.
+///
+/// A read takes the chunks already queued, and while the queue is empty issues one more read,
+/// which calls the source's `pull`: as long as that pull enqueues synchronously (within the
+/// current microtask checkpoint), the chunks join the batch. It stops at the byte limit
+/// (`ArrayBuffer`/view chunks count their byte length, strings their length, other values 1;
+/// a batch always holds at least one chunk), when the source answers asynchronously, or when
+/// the stream closes or errors. These are the spec's reads (the spec's read requests, the
+/// controller's own pull scheduling): any `ReadableStream` works, JS-backed included, and the
+/// source sees exactly the pulls it would see from a JS reader.
+///
+/// A read that found the queue empty may be left waiting in the stream when the batch is
+/// handed out: what it gets opens the next batch. Keep the reader alive while a read is in
+/// progress (dropping it drops the callback).
+///
+/// ```
+/// use boa_streams::host::{Host, HostOptions};
+/// use boa_streams::rust::ReadableStream;
+/// let (host, mut ctx) = Host::new(HostOptions::default()).unwrap();
+/// let js = host.eval_script(&mut ctx, "s.js", r#"
+///     let i = 0;
+///     new ReadableStream({ pull(c) { c.enqueue(new Uint8Array(64)); if (++i == 10) c.close(); } })
+/// "#).unwrap();
+/// let reader = ReadableStream::from_value(&js).unwrap().draining_reader(&mut ctx).unwrap();
+/// let drained = reader.read(1 << 20, &mut ctx).wait(&host, &mut ctx).unwrap().unwrap();
+/// assert_eq!(drained.chunks.len(), 10); // all ten in one read
+/// ```
+pub struct DrainingReader {
+    inner: Rc<DrainInner>,
+}
+
+impl fmt::Debug for DrainingReader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("DrainingReader")
+    }
+}
+
+fn chunk_size(chunk: &Value, ctx: &mut Cx) -> usize {
+    if let Some(len) = engine::buffer_source_byte_length(chunk, ctx) {
+        return len;
+    }
+    match chunk.as_string() {
+        Some(s) => s.len(),
+        None => 1,
+    }
+}
+
+impl DrainingReader {
+    pub(crate) fn new(stream: &ReadableStream, ctx: &mut Cx) -> Result<Self, StreamError> {
+        Ok(Self {
+            inner: Rc::new(DrainInner {
+                reader: acquire(stream, ctx)?,
+                state: RefCell::new(DrainState::default()),
+            }),
+        })
+    }
+
+    /// Reads every chunk available now, up to `byte_limit` bytes; `callback` gets the batch
+    /// from a microtask. A read while another is in progress fails with a `TypeError`; a read
+    /// after the stream closed returns an empty, `done` batch.
+    pub fn read_with(
+        &self,
+        byte_limit: usize,
+        ctx: &mut Cx,
+        callback: impl FnOnce(Result<Drained, StreamError>, &mut Cx) + 'static,
+    ) {
+        let busy = std::mem::replace(&mut self.inner.state.borrow_mut().busy, true);
+        if busy {
+            engine::queue_microtask(ctx, move |ctx| {
+                callback(
+                    Err(StreamError::type_error(
+                        "A draining read is already in progress",
+                    )),
+                    ctx,
+                );
+                Ok(())
+            });
+            return;
+        }
+        let waiter = Waiter {
+            batch: Vec::new(),
+            bytes: 0,
+            limit: byte_limit.max(1),
+            yielded: false,
+            callback: Box::new(callback),
+        };
+        step(&self.inner, waiter, ctx);
+    }
+
+    /// Reads every chunk available now, up to `byte_limit` bytes; the [`Ticket`] gets the batch.
+    pub fn read(&self, byte_limit: usize, ctx: &mut Cx) -> Ticket<Result<Drained, StreamError>> {
+        let (ticket, fill) = Ticket::new();
+        self.read_with(byte_limit, ctx, move |result, _| fill(result));
+        ticket
+    }
+
+    /// `reader.cancel(reason)`.
+    pub fn cancel(&self, reason: Value, ctx: &mut Cx) -> Ticket<Result<(), StreamError>> {
+        cancel_reader(&self.inner.reader, reason, ctx)
+    }
+
+    /// `reader.releaseLock()`: a read still waiting in the stream fails (its chunk, if one
+    /// comes, stays in the stream).
+    pub fn release(self, ctx: &mut Cx) {
+        release_reader(&self.inner.reader, ctx);
+    }
+}
+
+/// Hands a batch (or an error) to the caller, from a microtask.
+fn finish(inner: &DrainInner, waiter: Waiter, result: Result<Drained, StreamError>, ctx: &mut Cx) {
+    inner.state.borrow_mut().busy = false;
+    let callback = waiter.callback;
+    engine::queue_microtask(ctx, move |ctx| {
+        callback(result, ctx);
+        Ok(())
+    });
+}
+
+/// Issues one read request of ours; what it gets lands in `state.arrived` (synchronously when
+/// a chunk was queued or the source enqueued during the pull the read triggered).
+fn issue_read(inner: &Rc<DrainInner>, ctx: &mut Cx) {
+    inner.state.borrow_mut().outstanding = true;
+    let weak: Weak<DrainInner> = Rc::downgrade(inner);
+    read_into(
+        &inner.reader,
+        Box::new(move |outcome, ctx| {
+            let Some(inner) = weak.upgrade() else {
+                return;
+            };
+            let waiter = {
+                let mut state = inner.state.borrow_mut();
+                state.arrived = Some(outcome);
+                state.waiting.take()
+            };
+            if let Some(waiter) = waiter {
+                engine::queue_microtask(ctx, move |ctx| {
+                    step(&inner, waiter, ctx);
+                    Ok(())
+                });
+            }
+        }),
+        ctx,
+    );
+}
+
+/// The draining loop (see [`DrainingReader`]).
+fn step(inner: &Rc<DrainInner>, mut waiter: Waiter, ctx: &mut Cx) {
+    loop {
+        let (outstanding, arrived) = {
+            let mut state = inner.state.borrow_mut();
+            let arrived = state.arrived.take();
+            if arrived.is_some() {
+                state.outstanding = false;
+            }
+            (state.outstanding, arrived)
+        };
+        match arrived {
+            Some(ReadOutcome::Chunk(chunk)) => {
+                waiter.bytes = waiter.bytes.saturating_add(chunk_size(&chunk, ctx));
+                waiter.batch.push(chunk);
+                waiter.yielded = false;
+            }
+            Some(ReadOutcome::Close) => {
+                let chunks = std::mem::take(&mut waiter.batch);
+                return finish(inner, waiter, Ok(Drained { chunks, done: true }), ctx);
+            }
+            Some(ReadOutcome::Error(e)) => {
+                if waiter.batch.is_empty() {
+                    return finish(inner, waiter, Err(StreamError::Js(e)), ctx);
+                }
+                // Hand out what came before the error; the next read reports it.
+                inner.state.borrow_mut().arrived = Some(ReadOutcome::Error(e));
+                let chunks = std::mem::take(&mut waiter.batch);
+                return finish(
+                    inner,
+                    waiter,
+                    Ok(Drained {
+                        chunks,
+                        done: false,
+                    }),
+                    ctx,
+                );
+            }
+            None if outstanding => {
+                if waiter.batch.is_empty() {
+                    // Nothing yet: the request resumes the read when it gets something.
+                    inner.state.borrow_mut().waiting = Some(waiter);
+                    return;
+                }
+                if waiter.yielded {
+                    // The source did not answer within the checkpoint: hand out the batch;
+                    // the waiting request opens the next one.
+                    let chunks = std::mem::take(&mut waiter.batch);
+                    return finish(
+                        inner,
+                        waiter,
+                        Ok(Drained {
+                            chunks,
+                            done: false,
+                        }),
+                        ctx,
+                    );
+                }
+                // Give the pull the read triggered (or the one the controller scheduled
+                // after the previous pull settles) one microtask to enqueue.
+                waiter.yielded = true;
+                let inner = Rc::clone(inner);
+                engine::queue_microtask(ctx, move |ctx| {
+                    step(&inner, waiter, ctx);
+                    Ok(())
+                });
+                return;
+            }
+            None => {}
+        }
+        if waiter.bytes >= waiter.limit {
+            let chunks = std::mem::take(&mut waiter.batch);
+            return finish(
+                inner,
+                waiter,
+                Ok(Drained {
+                    chunks,
+                    done: false,
+                }),
+                ctx,
+            );
+        }
+        issue_read(inner, ctx);
+    }
+}

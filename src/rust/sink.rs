@@ -1,0 +1,197 @@
+//! Writable streams from Rust sinks.
+
+use crate::engine::{Cx, JsResult, Object};
+use crate::queuing_strategy::SizeAlgorithm;
+use crate::readable::PromiseResult;
+use crate::writable::{
+    default_controller::{
+        self, writable_stream_default_controller_error_if_needed, AbortAlgorithm, CloseAlgorithm,
+        StartAlgorithm, WriteAlgorithm,
+    },
+    stream::{create_writable_stream, is_writable_stream_locked},
+    WritableStreamDefaultController,
+};
+
+use super::{Completion, Shared, StreamError, Value};
+
+/// The shared Rust object behind a writable stream's write, close and abort algorithms.
+pub(crate) type RustSink = Shared<dyn Sink>;
+
+/// An underlying sink written in Rust ([`WritableStream::from_sink`]).
+///
+/// `write` is the stream's [[writeAlgorithm]]: called once per chunk, in order, never before the
+/// previous write has completed (a [`Completion::later`] write holds the next one back, and
+/// the writer's `ready` promise reflects the queue against the high-water mark).
+///
+/// ```
+/// use boa_streams::rust::{Completion, Context, Sink, StreamError, Value, WritableController};
+///
+/// /// Collects the bytes of every chunk.
+/// struct Collect(Vec<u8>);
+///
+/// impl Sink for Collect {
+///     fn write(&mut self, chunk: Value, _: &WritableController, ctx: &mut Context)
+///         -> Result<Completion, StreamError> {
+///         boa_streams::rust::with_chunk_bytes(&chunk, ctx, |b| self.0.extend_from_slice(b))
+///             .ok_or_else(|| StreamError::type_error("chunks must be bytes"))?;
+///         Ok(Completion::Ready)
+///     }
+/// }
+/// ```
+pub trait Sink: 'static {
+    /// Writes one chunk. An `Err` errors the stream (the write's promise rejects with it).
+    fn write(
+        &mut self,
+        chunk: Value,
+        controller: &WritableController,
+        ctx: &mut Cx,
+    ) -> Result<Completion, StreamError>;
+
+    /// Called once after the last write, when the producer closes the stream. The default does
+    /// nothing.
+    fn close(&mut self, ctx: &mut Cx) -> Result<Completion, StreamError> {
+        let _ = ctx;
+        Ok(Completion::Ready)
+    }
+
+    /// Called when the producer aborts the stream (or a pipe aborts it), with the reason, after
+    /// any write in flight has completed. The default does nothing.
+    fn abort(&mut self, reason: Value, ctx: &mut Cx) -> Result<Completion, StreamError> {
+        let _ = (reason, ctx);
+        Ok(Completion::Ready)
+    }
+}
+
+/// The [[writeAlgorithm]] of a Rust sink.
+pub(crate) fn perform_write(
+    sink: &RustSink,
+    chunk: Value,
+    controller: Value,
+    ctx: &mut Cx,
+) -> JsResult<PromiseResult> {
+    let Some(controller) = controller
+        .as_object()
+        .and_then(|o| o.clone().downcast::<WritableStreamDefaultController>().ok())
+    else {
+        return Ok(PromiseResult::undefined());
+    };
+    let controller = WritableController(controller);
+    sink.perform(ctx, move |sink, ctx| sink.write(chunk, &controller, ctx))
+}
+
+/// The [[closeAlgorithm]] of a Rust sink.
+pub(crate) fn perform_close(sink: &RustSink, ctx: &mut Cx) -> JsResult<PromiseResult> {
+    sink.perform(ctx, |sink, ctx| sink.close(ctx))
+}
+
+/// The [[abortAlgorithm]] of a Rust sink.
+pub(crate) fn perform_abort(
+    sink: &RustSink,
+    reason: Value,
+    ctx: &mut Cx,
+) -> JsResult<PromiseResult> {
+    sink.perform(ctx, move |sink, ctx| sink.abort(reason, ctx))
+}
+
+/// A writable stream's controller (its `WritableStreamDefaultController`), as a Rust sink sees
+/// it.
+#[derive(Debug, Clone)]
+pub struct WritableController(Object<WritableStreamDefaultController>);
+
+impl WritableController {
+    /// `controller.error(e)`: errors the stream (nothing unless it is writable).
+    pub fn error(&self, error: StreamError, ctx: &mut Cx) {
+        let e = error.into_js(ctx);
+        let _ = writable_stream_default_controller_error_if_needed(&self.0, e, ctx);
+    }
+
+    /// `controller.signal`: the `AbortSignal` that is aborted when the stream is.
+    pub fn signal(&self) -> Value {
+        default_controller::signal(&self.0).into()
+    }
+}
+
+/// A handle on a `WritableStream` object: one made from a Rust sink, or any stream script made
+/// ([`WritableStream::from_value`]).
+///
+/// ```
+/// use boa_streams::host::{Host, HostOptions};
+/// use boa_streams::rust::{Completion, Context, Sink, StreamError, Value, WritableController, WritableStream};
+/// use std::{cell::RefCell, rc::Rc};
+///
+/// struct Log(Rc<RefCell<Vec<String>>>);
+/// impl Sink for Log {
+///     fn write(&mut self, chunk: Value, _: &WritableController, ctx: &mut Context)
+///         -> Result<Completion, StreamError> {
+///         let text = chunk.to_string(ctx).map_err(|_| StreamError::type_error("not a string"))?;
+///         self.0.borrow_mut().push(text.to_std_string_escaped());
+///         Ok(Completion::Ready)
+///     }
+/// }
+///
+/// let (host, mut ctx) = Host::new(HostOptions::default()).unwrap();
+/// let log = Rc::new(RefCell::new(Vec::new()));
+/// let sink = WritableStream::from_sink(Log(log.clone()), 1.0, &mut ctx).unwrap();
+/// let global = ctx.global_object();
+/// global.set(boa_streams::rust::js_string("sink"), sink.to_value(), false, &mut ctx).unwrap();
+/// host.eval_script(&mut ctx, "main.js", r#"
+///     const w = sink.getWriter(); w.write('x'); w.write('y'); w.close();
+/// "#).unwrap();
+/// host.run_until(&mut ctx, None, &mut |_| false);
+/// assert_eq!(*log.borrow(), ["x", "y"]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct WritableStream(pub(crate) Object<crate::writable::WritableStream>);
+
+impl WritableStream {
+    /// A writable stream whose underlying sink is `sink` (CreateWritableStream with Rust write,
+    /// close and abort algorithms); `high_water_mark` counts chunks. A `RangeError` for a
+    /// negative or NaN high-water mark.
+    pub fn from_sink(
+        sink: impl Sink,
+        high_water_mark: f64,
+        ctx: &mut Cx,
+    ) -> Result<Self, StreamError> {
+        if high_water_mark.is_nan() || high_water_mark < 0.0 {
+            return Err(StreamError::range_error(
+                "The high-water mark must be a non-negative number",
+            ));
+        }
+        let shared: RustSink = Shared(std::rc::Rc::new(std::cell::RefCell::new(sink)));
+        let stream = create_writable_stream(
+            StartAlgorithm::ReturnUndefined,
+            WriteAlgorithm::Rust(shared.clone()),
+            CloseAlgorithm::Rust(shared.clone()),
+            AbortAlgorithm::Rust(shared),
+            high_water_mark,
+            SizeAlgorithm::One,
+            ctx,
+        )
+        .map_err(|e| StreamError::from_js_error(e, ctx))?;
+        Ok(Self(stream))
+    }
+
+    /// The stream behind a JS value, if it is a `WritableStream`.
+    pub fn from_value(value: &Value) -> Option<Self> {
+        value
+            .as_object()
+            .and_then(|o| o.clone().downcast::<crate::writable::WritableStream>().ok())
+            .map(Self)
+    }
+
+    /// The `WritableStream` object, to hand to script.
+    pub fn to_value(&self) -> Value {
+        self.0.clone().upcast().into()
+    }
+
+    /// `stream.locked`.
+    pub fn is_locked(&self) -> bool {
+        is_writable_stream_locked(&self.0)
+    }
+}
+
+impl From<WritableStream> for Value {
+    fn from(stream: WritableStream) -> Value {
+        stream.to_value()
+    }
+}
