@@ -14,6 +14,13 @@ pub enum Class {
     ReferenceSyncWriteInEnqueue,
     /// `ReadableStream.from` timing (webidl2js's async_sequence emulation).
     ReferenceAsyncSequenceTiming,
+    /// The reference's pipe read (and pulled) after its shutdown began.
+    ReferenceReadAfterShutdown,
+    /// The reference performed a transform stream algorithm the spec had already cleared.
+    ReferenceClearedAlgorithm,
+    /// Several of the reference's departures at once: only the reference with all of these
+    /// corrected (bits in [`crate::correct::Correction::ALL`] order) matches.
+    ReferenceSeveral(u8),
     /// Everything else.
     Real,
 }
@@ -24,6 +31,9 @@ impl Class {
             Class::ReferenceAssertion => "reference-assertion",
             Class::ReferenceSyncWriteInEnqueue => "reference-sync-write-in-enqueue",
             Class::ReferenceAsyncSequenceTiming => "reference-async-sequence-timing",
+            Class::ReferenceReadAfterShutdown => "reference-read-after-shutdown",
+            Class::ReferenceClearedAlgorithm => "reference-cleared-algorithm",
+            Class::ReferenceSeveral(mask) => several_name(mask),
             Class::Real => "real",
         }
     }
@@ -32,6 +42,27 @@ impl Class {
     pub fn is_real(self) -> bool {
         self == Class::Real
     }
+}
+
+/// The name of a combination of corrections: `reference-` and their names joined by `+`
+/// (made once per combination).
+fn several_name(mask: u8) -> &'static str {
+    use std::sync::{Mutex, OnceLock};
+    static NAMES: OnceLock<Mutex<Vec<(u8, &'static str)>>> = OnceLock::new();
+    let names = NAMES.get_or_init(|| Mutex::new(Vec::new()));
+    let mut names = names.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, name)) = names.iter().find(|(m, _)| *m == mask) {
+        return name;
+    }
+    let parts: Vec<&str> = crate::correct::Correction::ALL
+        .iter()
+        .enumerate()
+        .filter(|(bit, _)| mask & (1 << bit) != 0)
+        .map(|(_, c)| c.name())
+        .collect();
+    let name: &'static str = Box::leak(format!("reference-{}", parts.join("+")).into_boxed_str());
+    names.push((mask, name));
+    name
 }
 
 /// The result of one program.
@@ -80,6 +111,9 @@ impl Verdict {
                     Class::ReferenceAssertion
                         | Class::ReferenceSyncWriteInEnqueue
                         | Class::ReferenceAsyncSequenceTiming
+                        | Class::ReferenceReadAfterShutdown
+                        | Class::ReferenceClearedAlgorithm
+                        | Class::ReferenceSeveral(_)
                 )
         )
     }

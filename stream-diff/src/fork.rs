@@ -16,10 +16,11 @@ use std::{
 
 use crate::side::{self, Limits, Outcome, Prepared, ReferenceSource, SideKind, SideResult};
 
-/// The two zygote processes.
+/// The two zygote processes, and one per corrected reference.
 pub struct Zygote {
     native: ZygoteProc,
     reference: ZygoteProc,
+    variants: Vec<ZygoteProc>,
 }
 
 struct ZygoteProc {
@@ -54,25 +55,61 @@ fn write_frame(file: &mut File, bytes: &[u8]) -> bool {
 impl Zygote {
     /// Starts both zygotes and waits until their contexts are prepared. Must be called while
     /// this process has one thread.
-    pub fn new(reference: &ReferenceSource) -> Result<Zygote, String> {
+    pub fn new(
+        reference: &ReferenceSource,
+        variants: &[ReferenceSource],
+    ) -> Result<Zygote, String> {
         let native = start(SideKind::Native, reference, &[])?;
-        let inherited = [native.requests.as_raw_fd(), native.responses.as_raw_fd()];
-        let reference = start(SideKind::Reference, reference, &inherited)?;
-        Ok(Zygote { native, reference })
+        let mut inherited = vec![native.requests.as_raw_fd(), native.responses.as_raw_fd()];
+        let reference_proc = start(SideKind::Reference, reference, &inherited)?;
+        inherited.extend([
+            reference_proc.requests.as_raw_fd(),
+            reference_proc.responses.as_raw_fd(),
+        ]);
+        let mut procs = Vec::with_capacity(variants.len());
+        for variant in variants {
+            let z = start(SideKind::Reference, variant, &inherited)?;
+            inherited.extend([z.requests.as_raw_fd(), z.responses.as_raw_fd()]);
+            procs.push(z);
+        }
+        Ok(Zygote {
+            native,
+            reference: reference_proc,
+            variants: procs,
+        })
+    }
+
+    /// Runs `script` on the corrected reference number `index` only.
+    pub fn run_variant(
+        &mut self,
+        index: usize,
+        script: &str,
+        limits: Limits,
+    ) -> Option<SideResult> {
+        let request = request(script, limits);
+        let z = self.variants.get_mut(index)?;
+        let sent = z.send(&request);
+        Some(z.receive(sent))
     }
 
     /// Runs `script` on both sides at once, each in a child of its zygote.
     pub fn run(&mut self, script: &str, limits: Limits) -> (SideResult, SideResult) {
-        let mut request = Vec::with_capacity(script.len() + 16);
-        request.extend_from_slice(&(limits.timeout.as_millis() as u64).to_le_bytes());
-        request.extend_from_slice(&(limits.max_events as u64).to_le_bytes());
-        request.extend_from_slice(script.as_bytes());
+        let request = request(script, limits);
         let sent_native = self.native.send(&request);
         let sent_reference = self.reference.send(&request);
         let native = self.native.receive(sent_native);
         let reference = self.reference.receive(sent_reference);
         (native, reference)
     }
+}
+
+/// A request frame: the limits, then the script.
+fn request(script: &str, limits: Limits) -> Vec<u8> {
+    let mut request = Vec::with_capacity(script.len() + 16);
+    request.extend_from_slice(&(limits.timeout.as_millis() as u64).to_le_bytes());
+    request.extend_from_slice(&(limits.max_events as u64).to_le_bytes());
+    request.extend_from_slice(script.as_bytes());
+    request
 }
 
 impl ZygoteProc {
@@ -102,7 +139,11 @@ impl ZygoteProc {
 
 impl Drop for Zygote {
     fn drop(&mut self) {
-        for z in [&mut self.native, &mut self.reference] {
+        let variants = self.variants.iter_mut();
+        for z in [&mut self.native, &mut self.reference]
+            .into_iter()
+            .chain(variants)
+        {
             // Closing the request pipe ends the zygote's loop.
             let (dead_read, dead_write) = match pipe() {
                 Ok(p) => p,

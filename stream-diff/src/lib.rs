@@ -1,6 +1,7 @@
 //! stream-diff: runs stream programs on boa_streams and on the WHATWG reference implementation
 //! (both inside Boa, in fresh contexts) and compares what they log. See `HELP` and README.md.
 
+pub mod correct;
 pub mod diff;
 #[cfg(unix)]
 pub mod fork;
@@ -35,8 +36,39 @@ pub enum Engine {
 pub struct Runner {
     pub engine: Engine,
     pub reference: ReferenceSource,
+    /// The reference with its known departures corrected, and the class each one names.
+    pub corrected: Vec<(diff::Class, ReferenceSource)>,
     pub limits: Limits,
     pub node: Option<node::NodeSide>,
+}
+
+/// The corrected references a divergence is checked against, in order (each correction alone,
+/// then the pairs, then all three), with the class each one names.
+fn corrected_references(
+    reference: &ReferenceSource,
+) -> Result<Vec<(diff::Class, ReferenceSource)>, String> {
+    use correct::Correction;
+    let class = |mask: u8| match mask {
+        0b001 => diff::Class::ReferenceSyncWriteInEnqueue,
+        0b010 => diff::Class::ReferenceAsyncSequenceTiming,
+        0b100 => diff::Class::ReferenceReadAfterShutdown,
+        0b1000 => diff::Class::ReferenceClearedAlgorithm,
+        several => diff::Class::ReferenceSeveral(several),
+    };
+    let mut masks: Vec<u8> = (1u8..16).collect();
+    masks.sort_by_key(|m| m.count_ones());
+    masks
+        .into_iter()
+        .map(|mask| {
+            let corrections: Vec<Correction> = Correction::ALL
+                .iter()
+                .enumerate()
+                .filter(|(bit, _)| mask & (1 << bit) != 0)
+                .map(|(_, c)| *c)
+                .collect();
+            Ok((class(mask), correct::corrected(reference, &corrections)?))
+        })
+        .collect()
 }
 
 /// One program's run.
@@ -50,9 +82,11 @@ pub struct Run {
 
 impl Runner {
     pub fn new(reference: ReferenceSource, limits: Limits, fork: bool) -> Result<Runner, String> {
+        let corrected = corrected_references(&reference)?;
         #[cfg(unix)]
         let engine = if fork {
-            Engine::Fork(Box::new(fork::Zygote::new(&reference)?))
+            let variants: Vec<ReferenceSource> = corrected.iter().map(|(_, s)| s.clone()).collect();
+            Engine::Fork(Box::new(fork::Zygote::new(&reference, &variants)?))
         } else {
             Engine::Fresh
         };
@@ -64,9 +98,53 @@ impl Runner {
         Ok(Runner {
             engine,
             reference,
+            corrected,
             limits,
             node: None,
         })
+    }
+
+    /// The corrected reference number `index`'s result for `script`.
+    fn run_corrected(&mut self, index: usize, script: &str) -> Option<SideResult> {
+        match &mut self.engine {
+            Engine::Fresh => self.corrected.get(index).map(|(_, source)| {
+                side::run_fresh(SideKind::Reference, source, script, self.limits)
+            }),
+            #[cfg(unix)]
+            Engine::Fork(zygote) => zygote.run_variant(index, script, self.limits),
+        }
+    }
+
+    /// A divergence's class, decided against the corrected references: the class of the first
+    /// one whose whole log equals the native log; `real` when none does (the heuristic class
+    /// stands only for the reference's own assertion failures, which no correction removes).
+    fn reclassify(
+        &mut self,
+        script: &str,
+        native: &SideResult,
+        comparison: Comparison,
+    ) -> Comparison {
+        let Verdict::Diverged(class) = comparison.verdict else {
+            return comparison;
+        };
+        if class == diff::Class::ReferenceAssertion {
+            return comparison;
+        }
+        for index in 0..self.corrected.len() {
+            let Some(corrected) = self.run_corrected(index, script) else {
+                continue;
+            };
+            if diff::compare(native, &corrected, script).verdict == Verdict::Same {
+                return Comparison {
+                    verdict: Verdict::Diverged(self.corrected[index].0),
+                    ..comparison
+                };
+            }
+        }
+        Comparison {
+            verdict: Verdict::Diverged(diff::Class::Real),
+            ..comparison
+        }
     }
 
     /// The two sides' results, without Node.
@@ -83,13 +161,15 @@ impl Runner {
 
     pub fn verdict(&mut self, script: &str) -> Verdict {
         let (n, r) = self.run_sides(script);
-        diff::compare(&n, &r, script).verdict
+        let comparison = diff::compare(&n, &r, script);
+        self.reclassify(script, &n, comparison).verdict
     }
 
     pub fn run(&mut self, script: &str) -> Run {
         let start = Instant::now();
         let (native, reference) = self.run_sides(script);
         let comparison = diff::compare(&native, &reference, script);
+        let comparison = self.reclassify(script, &native, comparison);
         let timeout = self.limits.timeout;
         let node = self.node.as_mut().map(|node| {
             let result = node.run(script, timeout);
