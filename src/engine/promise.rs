@@ -185,17 +185,17 @@ impl<T: Trace + 'static> ErasedReaction for Reaction<T> {
 }
 
 /// The context's [`PromiseBookkeeping`], created on first use.
-fn bookkeeping(ctx: &mut Context) -> &PromiseBookkeeping {
-    if ctx.get_data::<PromiseBookkeeping>().is_none() {
-        let handled = JsWeakSet::new(ctx);
-        ctx.insert_data(PromiseBookkeeping {
-            handled,
-            deferred: RefCell::new(Vec::new()),
-        });
+/// Returns the weak set of handled promises.
+fn bookkeeping(ctx: &mut Context) -> JsWeakSet {
+    if let Some(state) = ctx.get_data::<PromiseBookkeeping>() {
+        return state.handled.clone();
     }
-    // Invariant: inserted just above when it was missing.
-    ctx.get_data::<PromiseBookkeeping>()
-        .expect("invariant: promise bookkeeping was just inserted")
+    let handled = JsWeakSet::new(ctx);
+    ctx.insert_data(PromiseBookkeeping {
+        handled: handled.clone(),
+        deferred: RefCell::new(Vec::new()),
+    });
+    handled
 }
 
 /// Whether `then` on `promise` can be made to perform no observable lookup: the promise is
@@ -238,7 +238,7 @@ pub fn mark_as_handled(promise: &JsPromise, ctx: &mut Context) -> JsResult<()> {
         return Ok(());
     }
     let object: JsObject = promise.clone().into();
-    let handled = bookkeeping(ctx).handled.clone();
+    let handled = bookkeeping(ctx);
     handled.add(&object, ctx).map(drop)
 }
 
@@ -299,14 +299,14 @@ pub fn react<T: Trace + 'static>(
             on_fulfilled,
             on_rejected,
         });
+        // Marking it as handled also creates the bookkeeping the reaction waits in.
         mark_as_handled(promise, ctx)?;
-        bookkeeping(ctx)
-            .deferred
-            .borrow_mut()
-            .push(DeferredReaction {
+        if let Some(state) = ctx.get_data::<PromiseBookkeeping>() {
+            state.deferred.borrow_mut().push(DeferredReaction {
                 promise: promise.clone(),
                 reaction,
             });
+        }
         return Ok(());
     }
     let data = boa_gc::Gc::new(Reaction {
