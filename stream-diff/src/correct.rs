@@ -397,7 +397,10 @@ mod tests {
         };
         for correction in Correction::ALL {
             let corrected = corrected(&source, &[correction]).expect("applies");
-            assert_ne!(corrected.bundle, source.bundle, "{correction:?} changed nothing");
+            assert_ne!(
+                corrected.bundle, source.bundle,
+                "{correction:?} changed nothing"
+            );
         }
         let all = corrected(&source, &Correction::ALL).expect("all apply together");
         assert!(all.install.contains("__sdOpenAsyncSequence"));
