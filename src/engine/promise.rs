@@ -242,8 +242,8 @@ pub fn mark_as_handled(promise: &JsPromise, ctx: &mut Context) -> JsResult<()> {
     handled.add(&object, ctx).map(drop)
 }
 
-/// Whether the streams layer marked `promise` as handled ([`mark_as_handled`]), or reacted to
-/// it (PerformPromiseThen sets [[PromiseIsHandled]] too). A host that reports unhandled
+/// Whether the streams layer marked `promise` as handled ("mark as handled"), or reacted to it
+/// (PerformPromiseThen sets `[[PromiseIsHandled]]` too). A host that reports unhandled
 /// rejections skips these promises.
 pub fn is_marked_as_handled(promise: &JsObject, ctx: &mut Context) -> bool {
     let Some(state) = ctx.get_data::<PromiseBookkeeping>() else {

@@ -2,18 +2,19 @@
 //!
 //! <https://streams.spec.whatwg.org/#readable-stream-pipe-to>
 //!
-//! The spec describes the pipe as steps that run "in parallel" under constraints. Here it is a
-//! state machine, [`PipeState`], that lives in a (script-invisible) object holding the reader,
-//! the writer and the flags. It is driven by:
-//! - a Rust read request ([`ReadRequest::Pipe`]) whose chunk steps write the chunk with
-//!   WritableStreamDefaultWriterWrite using a Rust write request ([`WriteRequest::Pipe`]), so a
-//!   chunk costs no JS promise, function or `{ value, done }` object: the outcome of each write
-//!   stays in Rust (nobody else can observe it) and only counts the writes still pending;
-//! - the completion of those write requests, which wake the loop when it waits for the
-//!   destination's backpressure to clear and let a shutdown go on once every read chunk has been
-//!   written;
-//! - reactions to reader.[[closedPromise]] and writer.[[closedPromise]] (once per pipe) for the
-//!   error and close propagation rules, and the `AbortSignal`'s abort algorithm.
+//! The spec describes the pipe as steps that run "in parallel" under constraints, and leaves
+//! their timing open. Here the loop follows the reference implementation's pipeLoop job for
+//! job (the choice this project makes, so `stream-diff` finds no difference): each step waits
+//! for writer.[[readyPromise]] (backpressure), reads one chunk with a Rust read request
+//! ([`ReadRequest::Pipe`]), and resolves its promise with the read's; the chunk steps write
+//! with a Rust write request ([`WriteRequest::Pipe`]) recorded as the current write, which the
+//! shutdown steps wait for. The step, read and write promises are internal promises (Rust
+//! values with the job timing of JS promises), and the pipe writer's pending ready promises keep
+//! their Rust reactions beside them, so a chunk costs no JS promise, function or
+//! `{ value, done }` object. Where the spec governs, the loop departs from the reference: no read
+//! starts once shuttingDown is set, and a chunk that arrives inside the source's `enqueue()` is
+//! written in a microtask. The error and close propagation rules react to reader.[[closedPromise]]
+//! and writer.[[closedPromise]] (once per pipe), and the `AbortSignal` gets an abort algorithm.
 //!
 //! [`js_objects_created`] counts every JS object (promise or function) this module creates, so
 //! a test can show that the count does not grow with the number of chunks.

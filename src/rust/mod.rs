@@ -2,7 +2,7 @@
 //!
 //! Streams whose underlying source, sink or transformer is Rust code, and readers that let Rust
 //! consume any `ReadableStream`, JavaScript-backed or not. These are the spec's streams: a Rust
-//! source is one more kind of pull algorithm in the controller's [[pullAlgorithm]] slot (as a
+//! source is one more kind of pull algorithm in the controller's `[[pullAlgorithm]]` slot (as a
 //! `TransformStream`'s or a tee's are), so script sees ordinary `ReadableStream`,
 //! `WritableStream` and `TransformStream` objects that pass brand checks and can be piped,
 //! teed and iterated; and a Rust reader is one more kind of read request.

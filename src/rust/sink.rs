@@ -19,7 +19,7 @@ pub(crate) type RustSink = Shared<dyn Sink>;
 
 /// An underlying sink written in Rust ([`WritableStream::from_sink`]).
 ///
-/// `write` is the stream's [[writeAlgorithm]]: called once per chunk, in order, never before the
+/// `write` is the stream's `[[writeAlgorithm]]`: called once per chunk, in order, never before the
 /// previous write has completed (a [`Completion::later`] write holds the next one back, and
 /// the writer's `ready` promise reflects the queue against the high-water mark).
 ///

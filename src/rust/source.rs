@@ -36,7 +36,7 @@ pub(crate) type RustByteSource = Shared<dyn ByteSource>;
 
 /// An underlying source written in Rust, for a value stream ([`ReadableStream::from_source`]).
 ///
-/// `pull` is the stream's [[pullAlgorithm]]: the controller calls it, as it would a JS
+/// `pull` is the stream's `[[pullAlgorithm]]`: the controller calls it, as it would a JS
 /// source's `pull`, once the stream has started and whenever its queue is below the high-water
 /// mark (or a read is waiting), never again before the previous pull has completed. Enqueue
 /// with [`ReadableController::enqueue`] (synchronously, or later from a task).
