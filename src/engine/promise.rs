@@ -14,9 +14,15 @@ use boa_engine::{
     JsResult,
 };
 use boa_gc::{Finalize, Trace};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use super::*;
+
+thread_local! {
+    /// How many reactions wait in a context's deferred list on this thread (contexts live on
+    /// one thread; a per-thread count, so no lock is shared between threads).
+    static DEFERRED: Cell<usize> = const { Cell::new(0) };
+}
 
 /// Reactions from Rust held beside a promise, queued when the promise settles.
 type RustReactions = Gc<GcRefCell<Vec<Box<dyn ErasedReaction>>>>;
@@ -302,6 +308,7 @@ pub fn react<T: Trace + 'static>(
         // Marking it as handled also creates the bookkeeping the reaction waits in.
         mark_as_handled(promise, ctx)?;
         if let Some(state) = ctx.get_data::<PromiseBookkeeping>() {
+            DEFERRED.with(|n| n.set(n.get() + 1));
             state.deferred.borrow_mut().push(DeferredReaction {
                 promise: promise.clone(),
                 reaction,
@@ -337,6 +344,10 @@ pub fn react<T: Trace + 'static>(
 /// Queues the deferred reactions ([`react`]) whose promises have settled, in the order they
 /// were made. Cheap when there are none; the host calls it after every microtask.
 pub fn run_deferred_reactions(ctx: &mut Context) {
+    // The common case, nothing deferred on this thread: no lookup at all.
+    if DEFERRED.with(Cell::get) == 0 {
+        return;
+    }
     let ready: Vec<(Result<JsValue, JsValue>, Box<dyn ErasedReaction>)> = {
         let Some(state) = ctx.get_data::<PromiseBookkeeping>() else {
             return;
@@ -355,6 +366,7 @@ pub fn run_deferred_reactions(ctx: &mut Context) {
             }
         }
         *deferred = waiting;
+        DEFERRED.with(|n| n.set(n.get().saturating_sub(ready.len())));
         ready
     };
     for (outcome, reaction) in ready {

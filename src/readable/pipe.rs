@@ -306,6 +306,8 @@ pub(crate) fn readable_stream_pipe_to(
     let reader = acquire_readable_stream_default_reader(source, ctx)?;
     // 10. Let writer be ! AcquireWritableStreamDefaultWriter(dest).
     let writer = acquire_writable_stream_default_writer(dest, ctx)?;
+    // The pipe reacts to the writer's ready promises from Rust.
+    default_writer::set_reacted_to_from_rust(&writer);
     // 11. Set source.[[disturbed]] to true.
     source.set_disturbed(true);
     // 12. Let shuttingDown be false.

@@ -39,6 +39,10 @@ pub(crate) struct WritableStreamDefaultWriter {
     stream: GcRefCell<Option<Stream>>,
     /// The constructor's converted argument, kept until the object exists.
     constructor_stream: GcRefCell<Option<Stream>>,
+    /// Owned by a pipe, which reacts to the ready promises from Rust: new pending ready
+    /// promises are made with [`PromiseCapability::new_internal`].
+    #[unsafe_ignore_trace]
+    reacted_to_from_rust: std::cell::Cell<bool>,
 }
 
 impl WritableStreamDefaultWriter {
@@ -48,7 +52,24 @@ impl WritableStreamDefaultWriter {
             ready_promise: GcRefCell::new(None),
             stream: GcRefCell::new(None),
             constructor_stream: GcRefCell::new(None),
+            reacted_to_from_rust: std::cell::Cell::new(false),
         }
+    }
+}
+
+/// Marks `writer` as owned by a pipe: its later pending ready promises keep Rust reactions
+/// beside them, so waiting on backpressure creates no JS function.
+pub(crate) fn set_reacted_to_from_rust(writer: &Writer) {
+    writer.borrow().data().reacted_to_from_rust.set(true);
+}
+
+/// "A new promise" for writer.[[readyPromise]]: one whose Rust reactions wait beside it when a
+/// pipe owns the writer.
+pub(crate) fn new_ready_promise(writer: &Writer, ctx: &mut Cx) -> PromiseCapability {
+    if writer.borrow().data().reacted_to_from_rust.get() {
+        PromiseCapability::new_internal(ctx)
+    } else {
+        PromiseCapability::new(ctx)
     }
 }
 
@@ -297,8 +318,7 @@ pub(crate) fn set_up_writable_stream_default_writer(
             let ready = if !writable_stream_close_queued_or_in_flight(stream)
                 && stream::backpressure(stream)
             {
-                // Reactions from Rust (a pipe's) wait beside it, creating no JS function.
-                PromiseCapability::new_internal(ctx)
+                new_ready_promise(writer, ctx)
             } else {
                 resolved_promise(ctx)?
             };

@@ -815,8 +815,7 @@ pub(crate) fn writable_stream_update_backpressure(
         if backpressure != self::backpressure(stream) {
             if backpressure {
                 // 1. If backpressure is true, set writer.[[readyPromise]] to a new promise.
-                //    (Reactions from Rust, a pipe's, wait beside it: no JS function per wait.)
-                let promise = PromiseCapability::new_internal(ctx);
+                let promise = super::default_writer::new_ready_promise(&writer, ctx);
                 super::default_writer::set_ready_promise(&writer, promise);
             } else {
                 // 2. Otherwise,
