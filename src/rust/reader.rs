@@ -323,6 +323,12 @@ fn finish(inner: &DrainInner, waiter: Waiter, result: Result<Drained, StreamErro
     });
 }
 
+/// Finishes the read with the chunks gathered so far (`done` once the stream has closed).
+fn finish_with_batch(inner: &DrainInner, mut waiter: Waiter, done: bool, ctx: &mut Cx) {
+    let chunks = std::mem::take(&mut waiter.batch);
+    finish(inner, waiter, Ok(Drained { chunks, done }), ctx);
+}
+
 /// Issues one read request of ours; what it gets lands in `state.arrived` (synchronously when
 /// a chunk was queued or the source enqueued during the pull the read triggered).
 fn issue_read(inner: &Rc<DrainInner>, ctx: &mut Cx) {
@@ -368,8 +374,7 @@ fn step(inner: &Rc<DrainInner>, mut waiter: Waiter, ctx: &mut Cx) {
                 waiter.yielded = false;
             }
             Some(ReadOutcome::Close) => {
-                let chunks = std::mem::take(&mut waiter.batch);
-                return finish(inner, waiter, Ok(Drained { chunks, done: true }), ctx);
+                return finish_with_batch(inner, waiter, true, ctx);
             }
             Some(ReadOutcome::Error(e)) => {
                 if waiter.batch.is_empty() {
@@ -377,16 +382,7 @@ fn step(inner: &Rc<DrainInner>, mut waiter: Waiter, ctx: &mut Cx) {
                 }
                 // Hand out what came before the error; the next read reports it.
                 inner.state.borrow_mut().arrived = Some(ReadOutcome::Error(e));
-                let chunks = std::mem::take(&mut waiter.batch);
-                return finish(
-                    inner,
-                    waiter,
-                    Ok(Drained {
-                        chunks,
-                        done: false,
-                    }),
-                    ctx,
-                );
+                return finish_with_batch(inner, waiter, false, ctx);
             }
             None if outstanding => {
                 if waiter.batch.is_empty() {
@@ -397,16 +393,7 @@ fn step(inner: &Rc<DrainInner>, mut waiter: Waiter, ctx: &mut Cx) {
                 if waiter.yielded {
                     // The source did not answer within the checkpoint: hand out the batch;
                     // the waiting request opens the next one.
-                    let chunks = std::mem::take(&mut waiter.batch);
-                    return finish(
-                        inner,
-                        waiter,
-                        Ok(Drained {
-                            chunks,
-                            done: false,
-                        }),
-                        ctx,
-                    );
+                    return finish_with_batch(inner, waiter, false, ctx);
                 }
                 // Give the pull the read triggered (or the one the controller scheduled
                 // after the previous pull settles) one microtask to enqueue.
@@ -421,16 +408,7 @@ fn step(inner: &Rc<DrainInner>, mut waiter: Waiter, ctx: &mut Cx) {
             None => {}
         }
         if waiter.bytes >= waiter.limit {
-            let chunks = std::mem::take(&mut waiter.batch);
-            return finish(
-                inner,
-                waiter,
-                Ok(Drained {
-                    chunks,
-                    done: false,
-                }),
-                ctx,
-            );
+            return finish_with_batch(inner, waiter, false, ctx);
         }
         issue_read(inner, ctx);
     }
