@@ -7,9 +7,10 @@
 //! falls to a quarter of its capacity it shrinks to the smallest power of two that holds twice
 //! what is left, so a stream that once buffered many chunks does not keep that capacity.
 
+use crate::engine;
 use std::collections::VecDeque;
 
-use crate::engine::{Cx, Finalize, JsNativeError, JsResult, Trace};
+use crate::engine::{Cx, Finalize, JsResult, Trace};
 
 /// Capacity below which the queue never shrinks.
 const MIN_CAPACITY: usize = 16;
@@ -71,15 +72,13 @@ impl<T: Trace + 'static> QueueWithSizes<T> {
         // 1. Assert: container has [[queue]] and [[queueTotalSize]] internal slots.
         // 2. If ! IsNonNegativeNumber(size) is false, throw a RangeError exception.
         if !is_non_negative_number(size) {
-            return Err(JsNativeError::range()
-                .with_message("chunk size must be a non-negative number")
-                .into());
+            return Err(engine::throw_range_error(
+                "chunk size must be a non-negative number",
+            ));
         }
         // 3. If size is +∞, throw a RangeError exception.
         if size == f64::INFINITY {
-            return Err(JsNativeError::range()
-                .with_message("chunk size must be finite")
-                .into());
+            return Err(engine::throw_range_error("chunk size must be finite"));
         }
         // 4. Append a new value-with-size with value value and size size to container.[[queue]].
         self.queue.push_back((value, size));

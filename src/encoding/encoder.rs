@@ -3,8 +3,7 @@
 use std::cell::Cell;
 
 use crate::engine::{
-    js_string, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsNativeError, JsResult,
-    Object, Trace, Value,
+    js_string, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsResult, Object, Trace, Value,
 };
 
 use crate::{
@@ -13,8 +12,8 @@ use crate::{
     transform::{
         default_controller::{transform_stream_default_controller_enqueue, Controller},
         other_specs::{
-            generic_transform_stream_readable, generic_transform_stream_writable,
-            new_transform_stream, set_up_transform_stream, NativeTransformer,
+            define_generic_transform_stream, new_transform_stream, set_up_transform_stream,
+            GenericTransformStream, NativeTransform, NativeTransformer,
         },
         TransformStream,
     },
@@ -33,28 +32,16 @@ pub(crate) struct TextEncoderStream {
     transform: GcRefCell<Option<Object<TransformStream>>>,
 }
 
-fn this_encoder(this: &Value) -> JsResult<Object<TextEncoderStream>> {
-    webidl::this_object::<TextEncoderStream>(this, "TextEncoderStream")?
-        .downcast::<TextEncoderStream>()
-        .map_err(|_| {
-            JsNativeError::typ()
-                .with_message("'this' is not a TextEncoderStream object")
-                .into()
-        })
-}
-
 impl Class for TextEncoderStream {
     const NAME: &'static str = "TextEncoderStream";
     const LENGTH: usize = 0;
     const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
         // TextEncoderCommon
-        webidl::attribute(class, "encoding", get_encoding, None);
-        // GenericTransformStream
-        webidl::attribute(class, "readable", get_readable, None);
-        webidl::attribute(class, "writable", get_writable, None);
-        webidl::to_string_tag(class, Self::NAME);
+        b.attribute("encoding", get_encoding, None);
+        define_generic_transform_stream::<Self>(&mut b);
         Ok(())
     }
 
@@ -78,33 +65,36 @@ impl Class for TextEncoderStream {
         *this.borrow().data().transform.borrow_mut() = Some(transform.clone());
         // 5. Set up this's transform with transformAlgorithm set to transformAlgorithm and
         //    flushAlgorithm set to flushAlgorithm.
-        set_up_transform_stream(
-            &transform,
-            NativeTransformer::TextEncoder(this.clone()),
-            ctx,
-        )
+        set_up_transform_stream(&transform, NativeTransform::new(this), ctx)
     }
 }
 
 /// <https://encoding.spec.whatwg.org/#dom-textencoder-encoding>
 fn get_encoding(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_encoder(this)?;
+    webidl::this::<TextEncoderStream>(this)?;
     // Return "utf-8".
     Ok(js_string!("utf-8").into())
 }
 
-fn transform_of(encoder: &Object<TextEncoderStream>) -> Option<Object<TransformStream>> {
-    encoder.borrow().data().transform.borrow().clone()
+impl GenericTransformStream for TextEncoderStream {
+    fn transform(&self) -> Option<Object<TransformStream>> {
+        self.transform.borrow().clone()
+    }
 }
 
-fn get_readable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let encoder = this_encoder(this)?;
-    Ok(generic_transform_stream_readable(transform_of(&encoder)))
-}
+impl NativeTransformer for TextEncoderStream {
+    fn transform(
+        this: &Object<Self>,
+        controller: &Controller,
+        chunk: Value,
+        ctx: &mut Cx,
+    ) -> JsResult<()> {
+        encode_and_enqueue_a_chunk(this, controller, chunk, ctx)
+    }
 
-fn get_writable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let encoder = this_encoder(this)?;
-    Ok(generic_transform_stream_writable(transform_of(&encoder)))
+    fn flush(this: &Object<Self>, controller: &Controller, ctx: &mut Cx) -> JsResult<()> {
+        encode_and_flush(this, controller, ctx)
+    }
 }
 
 /// What "convert code unit to scalar value" gives.

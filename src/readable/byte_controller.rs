@@ -32,7 +32,7 @@ use super::{
         ReadableStream, StreamSlots, StreamState, UnderlyingSource,
     },
     tee::Branch,
-    type_error, upon_settlement, ControllerRef, PromiseResult, ReaderRef,
+    upon_settlement, ControllerRef, PromiseResult, ReaderRef,
 };
 use crate::{
     engine::webidl,
@@ -309,29 +309,18 @@ fn set_byob_request(controller: &Controller, request: Option<Object<ReadableStre
     *controller.borrow().data().byob_request.borrow_mut() = request;
 }
 
-fn this_controller(this: &Value) -> JsResult<Controller> {
-    this.as_object()
-        .and_then(|o| o.downcast::<ReadableByteStreamController>().ok())
-        .ok_or_else(|| type_error("'this' is not a ReadableByteStreamController object"))
-}
-
-/// A TypeError as a thrown `JsError`.
-fn type_error_value(message: &str, ctx: &mut Cx) -> Value {
-    engine::type_error(message, ctx)
-}
-
 impl Class for ReadableByteStreamController {
     const NAME: &'static str = "ReadableByteStreamController";
     const LENGTH: usize = 0;
     const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        webidl::attribute(class, "byobRequest", get_byob_request, None);
-        webidl::attribute(class, "desiredSize", desired_size, None);
-        webidl::operation(class, "close", 0, close);
-        webidl::operation(class, "enqueue", 1, enqueue);
-        webidl::operation(class, "error", 0, error);
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        b.attribute("byobRequest", get_byob_request, None);
+        b.attribute("desiredSize", desired_size, None);
+        b.operation("close", 0, close);
+        b.operation("enqueue", 1, enqueue);
+        b.operation("error", 0, error);
         Ok(())
     }
 
@@ -342,7 +331,7 @@ impl Class for ReadableByteStreamController {
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-byob-request>
 fn get_byob_request(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<ReadableByteStreamController>(this)?;
     // 1. Return ! ReadableByteStreamControllerGetBYOBRequest(this).
     Ok(
         match readable_byte_stream_controller_get_byob_request(&controller, ctx)? {
@@ -354,7 +343,7 @@ fn get_byob_request(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> 
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-desired-size>
 fn desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<ReadableByteStreamController>(this)?;
     // 1. Return ! ReadableByteStreamControllerGetDesiredSize(this).
     Ok(
         match readable_byte_stream_controller_get_desired_size(&controller) {
@@ -366,14 +355,14 @@ fn desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-close>
 fn close(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<ReadableByteStreamController>(this)?;
     // 1. If this.[[closeRequested]] is true, throw a TypeError exception.
     if close_requested(&controller) {
-        return Err(type_error("The stream is already closing"));
+        return Err(engine::throw_type_error("The stream is already closing"));
     }
     // 2. If this.[[stream]].[[state]] is not "readable", throw a TypeError exception.
     if stream_of(&controller).state() != StreamState::Readable {
-        return Err(type_error("The stream is not readable"));
+        return Err(engine::throw_type_error("The stream is not readable"));
     }
     // 3. Perform ? ReadableByteStreamControllerClose(this).
     readable_byte_stream_controller_close(&controller, ctx)?;
@@ -382,26 +371,26 @@ fn close(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-enqueue>
 fn enqueue(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<ReadableByteStreamController>(this)?;
     let chunk =
         engine::array_buffer_view(&args.first().cloned().unwrap_or_default(), "The chunk", ctx)?;
     // 1. If chunk.[[ByteLength]] is 0, throw a TypeError exception.
     if chunk.byte_length == 0 {
-        return Err(type_error("The chunk must not be empty"));
+        return Err(engine::throw_type_error("The chunk must not be empty"));
     }
     // 2. If chunk.[[ViewedArrayBuffer]].[[ByteLength]] is 0, throw a TypeError exception.
     if engine::array_buffer_byte_length(&chunk.buffer) == 0 {
-        return Err(type_error(
+        return Err(engine::throw_type_error(
             "The chunk's buffer must not be empty or detached",
         ));
     }
     // 3. If this.[[closeRequested]] is true, throw a TypeError exception.
     if close_requested(&controller) {
-        return Err(type_error("The stream is closing"));
+        return Err(engine::throw_type_error("The stream is closing"));
     }
     // 4. If this.[[stream]].[[state]] is not "readable", throw a TypeError exception.
     if stream_of(&controller).state() != StreamState::Readable {
-        return Err(type_error("The stream is not readable"));
+        return Err(engine::throw_type_error("The stream is not readable"));
     }
     // 5. Return ? ReadableByteStreamControllerEnqueue(this, chunk).
     readable_byte_stream_controller_enqueue(&controller, &chunk, ctx)?;
@@ -410,7 +399,7 @@ fn enqueue(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-error>
 fn error(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<ReadableByteStreamController>(this)?;
     let e = args.first().cloned().unwrap_or_default();
     // 1. Perform ! ReadableByteStreamControllerError(this, e).
     readable_byte_stream_controller_error(&controller, e, ctx)?;
@@ -627,7 +616,7 @@ pub(crate) fn readable_byte_stream_controller_close(
         //      firstPendingPullInto's element size is not 0,
         if first.bytes_filled % first.element_size != 0 {
             // 4.2.1. Let e be a new TypeError exception.
-            let e = type_error_value(
+            let e = engine::type_error(
                 "The stream cannot close with a partially filled element pending",
                 ctx,
             );
@@ -716,7 +705,7 @@ pub(crate) fn readable_byte_stream_controller_enqueue(
     let (buffer, byte_offset, byte_length) = (&chunk.buffer, chunk.byte_offset, chunk.byte_length);
     // 6. If ! IsDetachedBuffer(buffer) is true, throw a TypeError exception.
     if engine::is_detached_buffer(buffer) {
-        return Err(type_error("The chunk's buffer is detached"));
+        return Err(engine::throw_type_error("The chunk's buffer is detached"));
     }
     // 7. Let transferredBuffer be ? TransferArrayBuffer(buffer).
     let transferred_buffer = engine::transfer_array_buffer(buffer, ctx)?;
@@ -725,7 +714,7 @@ pub(crate) fn readable_byte_stream_controller_enqueue(
     if let Some(first) = first_pending_pull_into(controller) {
         // 8.2. If ! IsDetachedBuffer(firstPendingPullInto's buffer) is true, throw a TypeError.
         if engine::is_detached_buffer(&first.buffer) {
-            return Err(type_error(
+            return Err(engine::throw_type_error(
                 "The pending BYOB request's buffer has been detached",
             ));
         }
@@ -1000,7 +989,7 @@ pub(crate) fn readable_byte_stream_controller_fill_pull_into_descriptor_from_que
             head_of_queue.byte_offset,
             bytes_to_copy,
         ) {
-            return Err(type_error(
+            return Err(engine::throw_type_error(
                 "Cannot copy the queued bytes into the pull-into descriptor's buffer",
             ));
         }
@@ -1341,7 +1330,7 @@ pub(crate) fn readable_byte_stream_controller_pull_into(
         // 16.2. If controller.[[closeRequested]] is true,
         if close_requested(controller) {
             // 16.2.1. Let e be a TypeError exception.
-            let e = type_error_value(
+            let e = engine::type_error(
                 "The stream closed with a partially filled element pending",
                 ctx,
             );
@@ -1374,14 +1363,16 @@ pub(crate) fn readable_byte_stream_controller_respond(
     // 1. Assert: controller.[[pendingPullIntos]] is not empty.
     // 2. Let firstDescriptor be controller.[[pendingPullIntos]][0].
     let Some(first_descriptor) = first_pending_pull_into(controller) else {
-        return Err(type_error("There is no pending BYOB request to respond to"));
+        return Err(engine::throw_type_error(
+            "There is no pending BYOB request to respond to",
+        ));
     };
     // 3. Let state be controller.[[stream]].[[state]].
     // 4. If state is "closed",
     if stream_of(controller).state() == StreamState::Closed {
         // 4.1. If bytesWritten is not 0, throw a TypeError exception.
         if bytes_written != 0 {
-            return Err(type_error(
+            return Err(engine::throw_type_error(
                 "bytesWritten must be 0 when the stream is closed",
             ));
         }
@@ -1390,7 +1381,7 @@ pub(crate) fn readable_byte_stream_controller_respond(
         // 5.1. Assert: state is "readable".
         // 5.2. If bytesWritten is 0, throw a TypeError exception.
         if bytes_written == 0 {
-            return Err(type_error(
+            return Err(engine::throw_type_error(
                 "bytesWritten must be greater than 0 when the stream is readable",
             ));
         }
@@ -1399,9 +1390,9 @@ pub(crate) fn readable_byte_stream_controller_respond(
         if first_descriptor.bytes_filled.saturating_add(bytes_written)
             > first_descriptor.byte_length
         {
-            return Err(crate::engine::JsNativeError::range()
-                .with_message("bytesWritten is larger than the BYOB request's view")
-                .into());
+            return Err(engine::throw_range_error(
+                "bytesWritten is larger than the BYOB request's view",
+            ));
         }
     }
     // 6. Set firstDescriptor's buffer to ! TransferArrayBuffer(firstDescriptor's buffer).
@@ -1602,19 +1593,17 @@ pub(crate) fn readable_byte_stream_controller_respond_with_new_view(
     // 2. Assert: ! IsDetachedBuffer(view.[[ViewedArrayBuffer]]) is false.
     // 3. Let firstDescriptor be controller.[[pendingPullIntos]][0].
     let Some(first_descriptor) = first_pending_pull_into(controller) else {
-        return Err(type_error("There is no pending BYOB request to respond to"));
+        return Err(engine::throw_type_error(
+            "There is no pending BYOB request to respond to",
+        ));
     };
-    let range_error = |message: &str| -> JsError {
-        crate::engine::JsNativeError::range()
-            .with_message(message.to_owned())
-            .into()
-    };
+    let range_error = |message: &str| -> JsError { engine::throw_range_error(message.to_owned()) };
     // 4. Let state be controller.[[stream]].[[state]].
     // 5. If state is "closed",
     if stream_of(controller).state() == StreamState::Closed {
         // 5.1. If view.[[ByteLength]] is not 0, throw a TypeError exception.
         if view.byte_length != 0 {
-            return Err(type_error(
+            return Err(engine::throw_type_error(
                 "The view must be empty when the stream is closed",
             ));
         }
@@ -1623,7 +1612,7 @@ pub(crate) fn readable_byte_stream_controller_respond_with_new_view(
         // 6.1. Assert: state is "readable".
         // 6.2. If view.[[ByteLength]] is 0, throw a TypeError exception.
         if view.byte_length == 0 {
-            return Err(type_error(
+            return Err(engine::throw_type_error(
                 "The view must not be empty when the stream is readable",
             ));
         }
@@ -1837,7 +1826,9 @@ pub(crate) fn set_up_readable_byte_stream_controller_from_underlying_source(
     let auto_allocate_chunk_size = underlying_source_dict.auto_allocate_chunk_size;
     // 9. If autoAllocateChunkSize is 0, then throw a TypeError exception.
     if auto_allocate_chunk_size == Some(0) {
-        return Err(type_error("autoAllocateChunkSize must be greater than 0"));
+        return Err(engine::throw_type_error(
+            "autoAllocateChunkSize must be greater than 0",
+        ));
     }
     // 10. Perform ? SetUpReadableByteStreamController(stream, controller, startAlgorithm,
     //     pullAlgorithm, cancelAlgorithm, highWaterMark, autoAllocateChunkSize).

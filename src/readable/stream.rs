@@ -7,7 +7,7 @@ use std::cell::Cell;
 
 use crate::engine::{
     js_string, Attribute, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsArray, JsData, JsResult,
-    JsSymbol, Object, PropertyDescriptor, Trace, Value,
+    Object, Trace, Value,
 };
 
 use super::{
@@ -15,7 +15,7 @@ use super::{
     default_controller::{self, CancelAlgorithm, PullAlgorithm, StartAlgorithm},
     default_reader::{self, ReadRequest},
     from, generic_reader, new_object, pipe, readable_stream_controller_cancel_steps, tee,
-    type_error, upon_settlement, ControllerRef, PromiseResult, ReaderRef,
+    upon_settlement, ControllerRef, PromiseResult, ReaderRef,
 };
 use crate::{
     engine,
@@ -130,29 +130,11 @@ pub(crate) fn set_controller(stream: &Object<ReadableStream>, controller: Contro
     *stream.borrow().data().controller.borrow_mut() = Some(controller);
 }
 
-/// The `this` of a `ReadableStream` operation, brand-checked.
-fn this_stream(this: &Value) -> JsResult<Object<ReadableStream>> {
-    this.as_object()
-        .and_then(|o| o.clone().downcast::<ReadableStream>().ok())
-        .ok_or_else(|| type_error("'this' is not a ReadableStream object"))
-}
-
-/// Like [`this_stream`], for promise-returning operations: a failed brand check is a rejected
-/// promise.
-fn this_stream_or_reject(
-    this: &Value,
-    ctx: &mut Cx,
-) -> JsResult<Result<Object<ReadableStream>, Value>> {
-    match this_stream(this) {
-        Ok(s) => Ok(Ok(s)),
-        Err(e) => Ok(Err(webidl::rejected_promise(e, ctx)?)),
-    }
-}
-
 /// The WebIDL conversion of a reader constructor's `ReadableStream stream` argument.
 pub(crate) fn stream_argument(args: &[Value], interface: &str) -> JsResult<Object<ReadableStream>> {
-    as_stream(&args.first().cloned().unwrap_or_default())
-        .ok_or_else(|| type_error(&format!("{interface}'s argument must be a ReadableStream")))
+    as_stream(&args.first().cloned().unwrap_or_default()).ok_or_else(|| {
+        engine::throw_type_error(format!("{interface}'s argument must be a ReadableStream"))
+    })
 }
 
 /// Converts a JS value to a `JsObject<ReadableStream>` if it is one.
@@ -168,32 +150,15 @@ impl Class for ReadableStream {
     const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        webidl::static_operation(class, "from", 1, rs_from);
-        webidl::attribute(class, "locked", rs_locked, None);
-        webidl::operation(class, "cancel", 0, rs_cancel);
-        webidl::operation(class, "getReader", 0, rs_get_reader);
-        webidl::operation(class, "pipeThrough", 1, pipe::rs_pipe_through);
-        webidl::operation(class, "pipeTo", 1, pipe::rs_pipe_to);
-        webidl::operation(class, "tee", 0, rs_tee);
-        // `values` and `@@asyncIterator` are the same function object.
-        let values = webidl::function(class.context(), "values", 0, rs_values);
-        class.property_descriptor(
-            js_string!("values"),
-            PropertyDescriptor::builder()
-                .value(values.clone())
-                .writable(true)
-                .enumerable(true)
-                .configurable(true),
-        );
-        class.property_descriptor(
-            JsSymbol::async_iterator(),
-            PropertyDescriptor::builder()
-                .value(values)
-                .writable(true)
-                .enumerable(false)
-                .configurable(true),
-        );
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        b.static_operation("from", 1, rs_from);
+        b.attribute("locked", rs_locked, None);
+        b.promise_operation("cancel", 0, rs_cancel);
+        b.operation("getReader", 0, rs_get_reader);
+        b.operation("pipeThrough", 1, pipe::rs_pipe_through);
+        b.promise_operation("pipeTo", 1, pipe::rs_pipe_to);
+        b.operation("tee", 0, rs_tee);
+        b.async_iterable(0, rs_values);
         Ok(())
     }
 
@@ -212,7 +177,7 @@ impl Class for ReadableStream {
         } else if underlying_source.is_object() {
             underlying_source
         } else {
-            return Err(type_error(
+            return Err(engine::throw_type_error(
                 "The underlying source must be an object if it is given",
             ));
         };
@@ -226,9 +191,9 @@ impl Class for ReadableStream {
         if dict.type_bytes {
             // 4.1. If strategy["size"] exists, throw a RangeError exception.
             if strategy.size.is_some() {
-                return Err(crate::engine::JsNativeError::range()
-                    .with_message("a byte stream's queuing strategy cannot have a size")
-                    .into());
+                return Err(engine::throw_range_error(
+                    "a byte stream's queuing strategy cannot have a size",
+                ));
             }
             // 4.2. Let highWaterMark be ? ExtractHighWaterMark(strategy, 0).
             let high_water_mark = extract_high_water_mark(&strategy, 0.0)?;
@@ -305,7 +270,7 @@ impl UnderlyingSource {
         if !t.is_undefined() {
             let t = t.to_string(ctx)?;
             if t != js_string!("bytes") {
-                return Err(type_error(&format!(
+                return Err(engine::throw_type_error(format!(
                     "'{}' is not a valid ReadableStreamType",
                     t.to_std_string_escaped()
                 )));
@@ -327,17 +292,14 @@ fn rs_from(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#rs-locked>
 fn rs_locked(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let stream = this_stream(this)?;
+    let stream = webidl::this::<ReadableStream>(this)?;
     // 1. Return ! IsReadableStreamLocked(this).
     Ok(is_readable_stream_locked(&stream).into())
 }
 
 /// <https://streams.spec.whatwg.org/#rs-cancel>
 fn rs_cancel(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let stream = match this_stream_or_reject(this, ctx)? {
-        Ok(s) => s,
-        Err(rejected) => return Ok(rejected),
-    };
+    let stream = webidl::this::<ReadableStream>(this)?;
     let reason = args.first().cloned().unwrap_or_default();
     // 1. If ! IsReadableStreamLocked(this) is true, return a promise rejected with a TypeError.
     if is_readable_stream_locked(&stream) {
@@ -350,7 +312,7 @@ fn rs_cancel(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#rs-get-reader>
 fn rs_get_reader(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let stream = this_stream(this)?;
+    let stream = webidl::this::<ReadableStream>(this)?;
     // ReadableStreamGetReaderOptions: `ReadableStreamReaderMode mode`.
     let options = webidl::dictionary(
         &args.first().cloned().unwrap_or_default(),
@@ -362,7 +324,7 @@ fn rs_get_reader(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> 
     } else {
         let mode = mode.to_string(ctx)?;
         if mode != js_string!("byob") {
-            return Err(type_error(&format!(
+            return Err(engine::throw_type_error(format!(
                 "'{}' is not a valid ReadableStreamReaderMode",
                 mode.to_std_string_escaped()
             )));
@@ -386,7 +348,7 @@ fn rs_get_reader(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> 
 
 /// <https://streams.spec.whatwg.org/#rs-tee>
 fn rs_tee(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let stream = this_stream(this)?;
+    let stream = webidl::this::<ReadableStream>(this)?;
     // 1. Return ? ReadableStreamTee(this, false).
     let (branch1, branch2) = readable_stream_tee(&stream, false, ctx)?;
     Ok(JsArray::from_iter(
@@ -399,7 +361,7 @@ fn rs_tee(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 /// `values(options)` and `[Symbol.asyncIterator]`: creates the default asynchronous iterator
 /// object and runs <https://streams.spec.whatwg.org/#rs-get-iterator>.
 fn rs_values(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let stream = this_stream(this)?;
+    let stream = webidl::this::<ReadableStream>(this)?;
     // ReadableStreamIteratorOptions: `boolean preventCancel = false`.
     let options = webidl::dictionary(
         &args.first().cloned().unwrap_or_default(),
