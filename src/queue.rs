@@ -108,33 +108,13 @@ impl<T: Trace + 'static> QueueWithSizes<T> {
         self.total_size
     }
 
-    /// Number of entries in [[queue]].
-    pub(crate) fn len(&self) -> usize {
-        self.queue.len()
-    }
-
     /// Whether [[queue]] is empty.
     pub(crate) fn is_empty(&self) -> bool {
         self.queue.is_empty()
     }
 
-    /// Mutable access to the front entry (byte streams consume a chunk partially).
-    #[allow(dead_code)]
-    pub(crate) fn front_mut(&mut self) -> Option<&mut (T, f64)> {
-        self.queue.front_mut()
-    }
-
-    /// Adjusts [[queueTotalSize]] directly (byte streams track bytes, not entries).
-    #[allow(dead_code)]
-    pub(crate) fn add_to_total_size(&mut self, delta: f64) {
-        self.total_size += delta;
-        if self.total_size < 0.0 {
-            self.total_size = 0.0;
-        }
-    }
-
     /// The ring buffer's capacity (for tests of memory give-back).
-    #[allow(dead_code)]
+    #[cfg(test)]
     pub(crate) fn capacity(&self) -> usize {
         self.queue.capacity()
     }
@@ -146,7 +126,8 @@ impl<T: Trace + 'static> QueueWithSizes<T> {
 
 /// Gives memory back as a ring buffer drains: once it holds a quarter of its capacity or less,
 /// it shrinks to the smallest power of two that holds twice what is left. Every FIFO of the
-/// stream modules (chunk queues, read and write requests) calls this after removing an entry.
+/// stream modules (chunk queues, byte queues, pending pull-intos, read, read-into and write
+/// requests) calls this after removing entries: the one place that decides when to shrink.
 pub(crate) fn give_back_memory<T>(queue: &mut VecDeque<T>) {
     let capacity = queue.capacity();
     let len = queue.len();

@@ -13,7 +13,6 @@ use crate::engine::webidl;
 /// The `QueuingStrategy` dictionary, converted: <https://streams.spec.whatwg.org/#dictdef-queuingstrategy>.
 #[derive(Debug, Clone, Default, Trace, Finalize)]
 pub(crate) struct QueuingStrategy {
-    #[unsafe_ignore_trace]
     pub(crate) high_water_mark: Option<f64>,
     pub(crate) size: Option<Object>,
 }
@@ -141,7 +140,6 @@ fn size_functions(ctx: &mut Cx) -> (Object, Object) {
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct ByteLengthQueuingStrategy {
     /// <https://streams.spec.whatwg.org/#bytelengthqueuingstrategy-highwatermark>
-    #[unsafe_ignore_trace]
     high_water_mark: f64,
 }
 
@@ -183,7 +181,6 @@ fn blqs_size(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct CountQueuingStrategy {
     /// <https://streams.spec.whatwg.org/#countqueuingstrategy-highwatermark>
-    #[unsafe_ignore_trace]
     high_water_mark: f64,
 }
 

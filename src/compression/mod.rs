@@ -23,8 +23,8 @@ use crate::{
     transform::{
         default_controller::{transform_stream_default_controller_enqueue, Controller},
         other_specs::{
-            define_generic_transform_stream, new_transform_stream, set_up_transform_stream,
-            GenericTransformStream, NativeTransform, NativeTransformer,
+            define_generic_transform_stream, native_transform_stream, new_transform_stream,
+            NativeTransform,
         },
         TransformStream,
     },
@@ -122,30 +122,11 @@ impl Class for CompressionStream {
         *this.borrow().data().transform.borrow_mut() = Some(transform.clone());
         // 6. Set up this's transform with transformAlgorithm set to transformAlgorithm and
         //    flushAlgorithm set to flushAlgorithm.
-        set_up_transform_stream(&transform, NativeTransform::new(this), ctx)
+        NativeTransform::new(this).set_up(&transform, ctx)
     }
 }
 
-impl GenericTransformStream for CompressionStream {
-    fn transform(&self) -> Option<Object<TransformStream>> {
-        self.transform.borrow().clone()
-    }
-}
-
-impl NativeTransformer for CompressionStream {
-    fn transform(
-        this: &Object<Self>,
-        controller: &Controller,
-        chunk: Value,
-        ctx: &mut Cx,
-    ) -> JsResult<()> {
-        compress_and_enqueue_a_chunk(this, controller, chunk, ctx)
-    }
-
-    fn flush(this: &Object<Self>, controller: &Controller, ctx: &mut Cx) -> JsResult<()> {
-        compress_flush_and_enqueue(this, controller, ctx)
-    }
-}
+native_transform_stream!(CompressionStream, slot: transform, transform: compress_and_enqueue_a_chunk, flush: compress_flush_and_enqueue);
 
 /// <https://compression.spec.whatwg.org/#compress-and-enqueue-a-chunk>
 pub(crate) fn compress_and_enqueue_a_chunk(
@@ -236,30 +217,11 @@ impl Class for DecompressionStream {
         *this.borrow().data().transform.borrow_mut() = Some(transform.clone());
         // 6. Set up this's transform with transformAlgorithm set to transformAlgorithm and
         //    flushAlgorithm set to flushAlgorithm.
-        set_up_transform_stream(&transform, NativeTransform::new(this), ctx)
+        NativeTransform::new(this).set_up(&transform, ctx)
     }
 }
 
-impl GenericTransformStream for DecompressionStream {
-    fn transform(&self) -> Option<Object<TransformStream>> {
-        self.transform.borrow().clone()
-    }
-}
-
-impl NativeTransformer for DecompressionStream {
-    fn transform(
-        this: &Object<Self>,
-        controller: &Controller,
-        chunk: Value,
-        ctx: &mut Cx,
-    ) -> JsResult<()> {
-        decompress_and_enqueue_a_chunk(this, controller, chunk, ctx)
-    }
-
-    fn flush(this: &Object<Self>, controller: &Controller, ctx: &mut Cx) -> JsResult<()> {
-        decompress_flush_and_enqueue(this, controller, ctx)
-    }
-}
+native_transform_stream!(DecompressionStream, slot: transform, transform: decompress_and_enqueue_a_chunk, flush: decompress_flush_and_enqueue);
 
 /// <https://compression.spec.whatwg.org/#decompress-and-enqueue-a-chunk>
 pub(crate) fn decompress_and_enqueue_a_chunk(

@@ -43,10 +43,8 @@ pub(crate) struct AbortSignalState {
     reason: GcRefCell<Value>,
     /// <https://dom.spec.whatwg.org/#abortsignal-abort-algorithms>
     algorithms: GcRefCell<VecDeque<AlgorithmEntry>>,
-    #[unsafe_ignore_trace]
     next_algorithm_id: Cell<u64>,
     /// <https://dom.spec.whatwg.org/#abortsignal-dependent>
-    #[unsafe_ignore_trace]
     dependent: Cell<bool>,
     /// <https://dom.spec.whatwg.org/#abortsignal-source-signals>
     source_signals: GcRefCell<Vec<Object>>,
@@ -82,7 +80,6 @@ impl AbortSignalState {
 
 #[derive(Trace, Finalize)]
 struct AlgorithmEntry {
-    #[unsafe_ignore_trace]
     id: u64,
     algorithm: Algorithm,
 }

@@ -44,11 +44,8 @@ pub(crate) struct Event {
     event_type: GcRefCell<JsString>,
     target: GcRefCell<Option<Object>>,
     current_target: GcRefCell<Option<Object>>,
-    #[unsafe_ignore_trace]
     phase: Cell<u16>,
-    #[unsafe_ignore_trace]
     flags: Cell<u16>,
-    #[unsafe_ignore_trace]
     time_stamp: f64,
 }
 

@@ -66,13 +66,9 @@ pub fn is_event_target(value: &Value) -> bool {
 pub(crate) struct Listener {
     event_type: JsString,
     callback: ListenerCallback,
-    #[unsafe_ignore_trace]
     capture: bool,
-    #[unsafe_ignore_trace]
     passive: bool,
-    #[unsafe_ignore_trace]
     once: bool,
-    #[unsafe_ignore_trace]
     removed: Cell<bool>,
 }
 

@@ -15,8 +15,8 @@ use crate::{
     transform::{
         default_controller::{transform_stream_default_controller_enqueue, Controller},
         other_specs::{
-            define_generic_transform_stream, new_transform_stream, set_up_transform_stream,
-            GenericTransformStream, NativeTransform, NativeTransformer,
+            define_generic_transform_stream, native_transform_stream, new_transform_stream,
+            NativeTransform,
         },
         TransformStream,
     },
@@ -30,13 +30,10 @@ pub(crate) struct TextDecoderStream {
     encoding: &'static Encoding,
     /// <https://encoding.spec.whatwg.org/#textdecodercommon-error-mode>: "fatal" or
     /// "replacement".
-    #[unsafe_ignore_trace]
     fatal: bool,
     /// <https://encoding.spec.whatwg.org/#textdecodercommon-ignore-bom>
-    #[unsafe_ignore_trace]
     ignore_bom: bool,
     /// <https://encoding.spec.whatwg.org/#textdecodercommon-bom-seen>
-    #[unsafe_ignore_trace]
     bom_seen: Cell<bool>,
     /// <https://encoding.spec.whatwg.org/#textdecodercommon-decoder>, with its
     /// <https://encoding.spec.whatwg.org/#textdecodercommon-i-o-queue> (the bytes of a sequence
@@ -131,7 +128,7 @@ impl Class for TextDecoderStream {
         *this.borrow().data().transform.borrow_mut() = Some(transform.clone());
         // 10. Set up this's transform with transformAlgorithm set to transformAlgorithm and
         //     flushAlgorithm set to flushAlgorithm.
-        set_up_transform_stream(&transform, NativeTransform::new(this), ctx)
+        NativeTransform::new(this).set_up(&transform, ctx)
     }
 }
 
@@ -159,26 +156,7 @@ fn get_ignore_bom(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     Ok(ignore_bom.into())
 }
 
-impl GenericTransformStream for TextDecoderStream {
-    fn transform(&self) -> Option<Object<TransformStream>> {
-        self.transform.borrow().clone()
-    }
-}
-
-impl NativeTransformer for TextDecoderStream {
-    fn transform(
-        this: &Object<Self>,
-        controller: &Controller,
-        chunk: Value,
-        ctx: &mut Cx,
-    ) -> JsResult<()> {
-        decode_and_enqueue_a_chunk(this, controller, chunk, ctx)
-    }
-
-    fn flush(this: &Object<Self>, controller: &Controller, ctx: &mut Cx) -> JsResult<()> {
-        flush_and_enqueue(this, controller, ctx)
-    }
-}
+native_transform_stream!(TextDecoderStream, slot: transform, transform: decode_and_enqueue_a_chunk, flush: flush_and_enqueue);
 
 /// The decoder's error: <https://encoding.spec.whatwg.org/#error> in error mode "fatal".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,8 +12,8 @@ use crate::{
     transform::{
         default_controller::{transform_stream_default_controller_enqueue, Controller},
         other_specs::{
-            define_generic_transform_stream, new_transform_stream, set_up_transform_stream,
-            GenericTransformStream, NativeTransform, NativeTransformer,
+            define_generic_transform_stream, native_transform_stream, new_transform_stream,
+            NativeTransform,
         },
         TransformStream,
     },
@@ -26,7 +26,6 @@ use crate::{
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct TextEncoderStream {
     /// <https://encoding.spec.whatwg.org/#textencoderstream-pending-high-surrogate>
-    #[unsafe_ignore_trace]
     pending_high_surrogate: Cell<Option<u16>>,
     /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
     transform: GcRefCell<Option<Object<TransformStream>>>,
@@ -65,7 +64,7 @@ impl Class for TextEncoderStream {
         *this.borrow().data().transform.borrow_mut() = Some(transform.clone());
         // 5. Set up this's transform with transformAlgorithm set to transformAlgorithm and
         //    flushAlgorithm set to flushAlgorithm.
-        set_up_transform_stream(&transform, NativeTransform::new(this), ctx)
+        NativeTransform::new(this).set_up(&transform, ctx)
     }
 }
 
@@ -76,26 +75,7 @@ fn get_encoding(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     Ok(js_string!("utf-8").into())
 }
 
-impl GenericTransformStream for TextEncoderStream {
-    fn transform(&self) -> Option<Object<TransformStream>> {
-        self.transform.borrow().clone()
-    }
-}
-
-impl NativeTransformer for TextEncoderStream {
-    fn transform(
-        this: &Object<Self>,
-        controller: &Controller,
-        chunk: Value,
-        ctx: &mut Cx,
-    ) -> JsResult<()> {
-        encode_and_enqueue_a_chunk(this, controller, chunk, ctx)
-    }
-
-    fn flush(this: &Object<Self>, controller: &Controller, ctx: &mut Cx) -> JsResult<()> {
-        encode_and_flush(this, controller, ctx)
-    }
-}
+native_transform_stream!(TextEncoderStream, slot: transform, transform: encode_and_enqueue_a_chunk, flush: encode_and_flush);
 
 /// What "convert code unit to scalar value" gives.
 enum Converted {

@@ -42,7 +42,6 @@ const STREAM_CHUNK_SIZE: usize = 64 * 1024;
 pub(crate) struct Blob {
     #[unsafe_ignore_trace]
     bytes: Rc<[u8]>,
-    #[unsafe_ignore_trace]
     mime_type: Rc<str>,
 }
 

@@ -28,12 +28,10 @@ pub(crate) struct ReadableStreamAsyncIterator {
     /// <https://streams.spec.whatwg.org/#readablestream-async-iterator-reader>
     reader: Object<ReadableStreamDefaultReader>,
     /// <https://streams.spec.whatwg.org/#readablestream-async-iterator-prevent-cancel>
-    #[unsafe_ignore_trace]
     prevent_cancel: bool,
     /// WebIDL's ongoing promise.
     ongoing_promise: GcRefCell<Option<JsPromise>>,
     /// WebIDL's is finished.
-    #[unsafe_ignore_trace]
     is_finished: Cell<bool>,
 }
 

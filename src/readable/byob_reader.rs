@@ -390,6 +390,8 @@ pub(crate) fn readable_stream_fulfill_read_into_request(
     // 1. Assert: ! ReadableStreamHasBYOBReader(stream) is true.
     // 2. Let reader be stream.[[reader]].
     let Some(ReaderRef::Byob(reader)) = stream.reader() else {
+        // Not a debug_assert: a `then` getter that script put on Object.prototype runs while an
+        // earlier read resolves, and may release the reader before this step.
         return Ok(());
     };
     // 3. Assert: reader.[[readIntoRequests]] is not empty.
@@ -399,9 +401,7 @@ pub(crate) fn readable_stream_fulfill_read_into_request(
         let data = reader.borrow();
         let mut requests = data.data().read_into_requests.borrow_mut();
         let request = requests.pop_front();
-        if requests.is_empty() && requests.capacity() > 64 {
-            *requests = VecDeque::new();
-        }
+        crate::queue::give_back_memory(&mut *requests);
         request
     };
     let Some(read_into_request) = read_into_request else {

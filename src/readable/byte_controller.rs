@@ -132,22 +132,16 @@ pub(crate) struct PullIntoDescriptor {
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor-buffer>
     pub(crate) buffer: JsArrayBuffer,
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor-buffer-byte-length>
-    #[unsafe_ignore_trace]
     buffer_byte_length: u64,
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor-byte-offset>
-    #[unsafe_ignore_trace]
     byte_offset: u64,
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor-byte-length>
-    #[unsafe_ignore_trace]
     byte_length: u64,
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor-bytes-filled>
-    #[unsafe_ignore_trace]
     bytes_filled: u64,
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor-minimum-fill>
-    #[unsafe_ignore_trace]
     minimum_fill: u64,
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor-element-size>
-    #[unsafe_ignore_trace]
     element_size: u64,
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor-view-constructor>
     #[unsafe_ignore_trace]
@@ -163,10 +157,8 @@ struct QueueEntry {
     /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry-buffer>
     buffer: JsArrayBuffer,
     /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry-byte-offset>
-    #[unsafe_ignore_trace]
     byte_offset: u64,
     /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry-byte-length>
-    #[unsafe_ignore_trace]
     byte_length: u64,
 }
 
@@ -174,35 +166,28 @@ struct QueueEntry {
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct ReadableByteStreamController {
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-autoallocatechunksize>
-    #[unsafe_ignore_trace]
     auto_allocate_chunk_size: Cell<Option<u64>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-byobrequest>
     byob_request: GcRefCell<Option<Object<ReadableStreamBYOBRequest>>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-cancelalgorithm>
     cancel_algorithm: GcRefCell<Option<ByteCancelAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-closerequested>
-    #[unsafe_ignore_trace]
     close_requested: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pullagain>
-    #[unsafe_ignore_trace]
     pull_again: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pullalgorithm>
     pull_algorithm: GcRefCell<Option<BytePullAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pulling>
-    #[unsafe_ignore_trace]
     pulling: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pendingpullintos>
     pending_pull_intos: GcRefCell<VecDeque<PullIntoDescriptor>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-queue>
     queue: GcRefCell<VecDeque<QueueEntry>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-queuetotalsize>
-    #[unsafe_ignore_trace]
     queue_total_size: Cell<u64>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-started>
-    #[unsafe_ignore_trace]
     started: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-strategyhwm>
-    #[unsafe_ignore_trace]
     strategy_hwm: Cell<f64>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-stream>
     stream: Object<ReadableStream>,
@@ -1017,10 +1002,7 @@ pub(crate) fn readable_byte_stream_controller_fill_pull_into_descriptor_from_que
         // 11.13. Set totalBytesToCopyRemaining to totalBytesToCopyRemaining − bytesToCopy.
         total_bytes_to_copy_remaining -= bytes_to_copy;
     }
-    // Give memory back once a burst has drained.
-    if queue.is_empty() && queue.capacity() > 64 {
-        *queue = VecDeque::new();
-    }
+    crate::queue::give_back_memory(&mut *queue);
     // 12. If ready is false,
     //     12.1. Assert: controller.[[queueTotalSize]] is 0.
     //     12.2. Assert: pullIntoDescriptor's bytes filled > 0.
@@ -1044,9 +1026,7 @@ pub(crate) fn readable_byte_stream_controller_fill_read_request_from_queue(
         let c = data.data();
         let mut queue = c.queue.borrow_mut();
         let entry = queue.pop_front();
-        if queue.is_empty() && queue.capacity() > 64 {
-            *queue = VecDeque::new();
-        }
+        crate::queue::give_back_memory(&mut *queue);
         if let Some(entry) = &entry {
             c.queue_total_size
                 .set(c.queue_total_size.get().saturating_sub(entry.byte_length));
@@ -1184,9 +1164,7 @@ pub(crate) fn readable_byte_stream_controller_process_pull_into_descriptors_usin
             }
         }
     }
-    if pending.is_empty() && pending.capacity() > 64 {
-        *pending = VecDeque::new();
-    }
+    crate::queue::give_back_memory(&mut *pending);
     // 4. Return filledPullIntos.
     Ok(filled_pull_intos)
 }
@@ -1199,6 +1177,8 @@ pub(crate) fn readable_byte_stream_controller_process_read_requests_using_queue(
     // 1. Let reader be controller.[[stream]].[[reader]].
     // 2. Assert: reader implements ReadableStreamDefaultReader.
     let Some(ReaderRef::Default(reader)) = stream_of(controller).reader() else {
+        // Not a debug_assert: a `then` getter that script put on Object.prototype runs while an
+        // earlier read resolves, and may release the reader before this step.
         return Ok(());
     };
     // 3. While reader.[[readRequests]] is not empty,
@@ -1656,9 +1636,7 @@ pub(crate) fn readable_byte_stream_controller_shift_pending_pull_into(
     let data = controller.borrow();
     let mut pending = data.data().pending_pull_intos.borrow_mut();
     let descriptor = pending.pop_front();
-    if pending.is_empty() && pending.capacity() > 64 {
-        *pending = VecDeque::new();
-    }
+    crate::queue::give_back_memory(&mut *pending);
     descriptor
 }
 

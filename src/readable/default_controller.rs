@@ -159,24 +159,19 @@ pub(crate) struct ReadableStreamDefaultController {
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-cancelalgorithm>
     cancel_algorithm: GcRefCell<Option<CancelAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-closerequested>
-    #[unsafe_ignore_trace]
     close_requested: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pullagain>
-    #[unsafe_ignore_trace]
     pull_again: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pullalgorithm>
     pull_algorithm: GcRefCell<Option<PullAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pulling>
-    #[unsafe_ignore_trace]
     pulling: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queue> and
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queuetotalsize>
     queue: GcRefCell<QueueWithSizes<Value>>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-started>
-    #[unsafe_ignore_trace]
     started: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-strategyhwm>
-    #[unsafe_ignore_trace]
     strategy_hwm: Cell<f64>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-strategysizealgorithm>
     strategy_size_algorithm: GcRefCell<Option<SizeAlgorithm>>,

@@ -154,10 +154,7 @@ pub(crate) fn shift_read_request(reader: &Reader) -> Option<ReadRequest> {
     let data = reader.borrow();
     let mut requests = data.data().read_requests.borrow_mut();
     let request = requests.pop_front();
-    // Give memory back once a burst of pending reads has drained.
-    if requests.is_empty() && requests.capacity() > 64 {
-        *requests = VecDeque::new();
-    }
+    crate::queue::give_back_memory(&mut *requests);
     request
 }
 

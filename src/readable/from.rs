@@ -468,9 +468,7 @@ fn iterator_close_on_throw(iterator: &Object, ctx: &mut Cx) -> JsResult<()> {
 struct Continuation {
     capability: PromiseCapability,
     sync_iterator: Object,
-    #[unsafe_ignore_trace]
     done: bool,
-    #[unsafe_ignore_trace]
     close_on_rejection: bool,
 }
 

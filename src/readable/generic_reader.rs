@@ -171,6 +171,7 @@ pub(crate) fn readable_stream_reader_generic_release(
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
     let Some(stream) = with_slots(reader, GenericReaderSlots::stream) else {
+        debug_assert!(false, "Assert: stream is not undefined");
         return Ok(());
     };
     // 3. Assert: stream.[[reader]] is reader.

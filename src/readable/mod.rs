@@ -17,10 +17,10 @@
 //! - [`tee`], [`byte_tee`], [`from`], [`async_iterator`]: ReadableStreamDefaultTee,
 //!   ReadableByteStreamTee, ReadableStreamFromIterable, and the async iterator.
 //!
-//! Extension points for the other stream modules:
-//! - pipes (#5): a `ReadRequest` variant whose chunk/close/error steps drive the pipe, read with
+//! How the other stream modules use it:
+//! - pipes: a `ReadRequest` variant whose chunk/close/error steps drive the pipe, read with
 //!   `default_reader::readable_stream_default_reader_read` (never through JS lookups);
-//! - TransformStream (#5): `stream::create_readable_stream` with new
+//! - TransformStream: `stream::create_readable_stream` with new
 //!   `default_controller::{PullAlgorithm, CancelAlgorithm}` variants and
 //!   `StartAlgorithm::Returns(startPromise)`.
 
@@ -50,7 +50,7 @@ pub(crate) use default_reader::ReadableStreamDefaultReader;
 pub(crate) use stream::ReadableStream;
 
 traced_without_drop! {
-/// A stream's [[controller]]: a default controller, or (issue #6) a byte stream controller.
+/// A stream's [[controller]]: a default controller or a byte stream controller.
 #[derive(Debug, Clone)]
 pub(crate) enum ControllerRef {
     /// A `ReadableStreamDefaultController`.
@@ -61,7 +61,7 @@ pub(crate) enum ControllerRef {
 }
 
 traced_without_drop! {
-/// A stream's [[reader]]: a default reader, or (issue #6) a BYOB reader.
+/// A stream's [[reader]]: a default reader or a BYOB reader.
 #[derive(Debug, Clone)]
 pub(crate) enum ReaderRef {
     /// A `ReadableStreamDefaultReader`.

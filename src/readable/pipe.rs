@@ -242,18 +242,14 @@ pub(crate) struct PipeState {
     dest: Object<WritableStream>,
     reader: Object<ReadableStreamDefaultReader>,
     writer: Writer,
-    #[unsafe_ignore_trace]
     prevent_close: bool,
-    #[unsafe_ignore_trace]
     prevent_abort: bool,
-    #[unsafe_ignore_trace]
     prevent_cancel: bool,
     signal: Option<Object>,
     /// The abort algorithm added to `signal`.
     #[unsafe_ignore_trace]
     abort_algorithm: Cell<Option<AbortAlgorithmHandle>>,
     /// shuttingDown.
-    #[unsafe_ignore_trace]
     shutting_down: Cell<bool>,
     /// promise.
     promise: PromiseCapability,
@@ -261,7 +257,6 @@ pub(crate) struct PipeState {
     read: GcRefCell<Option<InternalPromise>>,
     /// The pipe's own read call is running: chunk steps that run now are not inside the
     /// source's `controller.enqueue()`.
-    #[unsafe_ignore_trace]
     reading_synchronously: Cell<bool>,
     /// The last write: fulfilled one microtask after its write request settles (the shutdown
     /// steps wait for it).
@@ -808,9 +803,7 @@ fn perform_action(pipe: &Pipe, action: Action, ctx: &mut Cx) -> JsResult<JsPromi
 /// The shared state of <https://webidl.spec.whatwg.org/#wait-for-all>.
 #[derive(Trace, Finalize)]
 struct WaitForAll {
-    #[unsafe_ignore_trace]
     remaining: Cell<usize>,
-    #[unsafe_ignore_trace]
     rejected: Cell<bool>,
     result: PromiseCapability,
 }

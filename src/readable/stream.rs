@@ -43,10 +43,8 @@ pub(crate) struct ReadableStream {
     controller: GcRefCell<Option<ControllerRef>>,
     /// <https://streams.spec.whatwg.org/#readablestream-detached>
     #[allow(dead_code)] // read by transfer (postMessage), which this host does not have
-    #[unsafe_ignore_trace]
     detached: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestream-disturbed>
-    #[unsafe_ignore_trace]
     disturbed: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestream-reader>
     reader: GcRefCell<Option<ReaderRef>>,
@@ -86,7 +84,7 @@ pub(crate) trait StreamSlots {
     /// [[controller]].
     fn controller(&self) -> Option<ControllerRef>;
     /// [[disturbed]].
-    #[allow(dead_code)] // read by pipes (#5) and Response bodies
+    #[allow(dead_code)] // only other standards read it (Fetch's "is disturbed"); none is here
     fn disturbed(&self) -> bool;
     /// Sets [[disturbed]].
     fn set_disturbed(&self, disturbed: bool);
@@ -230,7 +228,7 @@ impl Class for ReadableStream {
 /// <https://streams.spec.whatwg.org/#dictdef-underlyingsource>.
 #[derive(Debug, Default)]
 pub(crate) struct UnderlyingSource {
-    /// `autoAllocateChunkSize` (byte streams, #6).
+    /// `autoAllocateChunkSize` (byte streams).
     pub(crate) auto_allocate_chunk_size: Option<u64>,
     /// `cancel`.
     pub(crate) cancel: Option<Object>,
@@ -589,12 +587,16 @@ pub(crate) fn readable_stream_fulfill_read_request(
     // 1. Assert: ! ReadableStreamHasDefaultReader(stream) is true.
     // 2. Let reader be stream.[[reader]].
     let Some(ReaderRef::Default(reader)) = stream.reader() else {
+        // Not a debug_assert: a `then` getter that script put on Object.prototype runs while an
+        // earlier read resolves, and may release the reader before this step.
         return Ok(());
     };
     // 3. Assert: reader.[[readRequests]] is not empty.
     // 4. Let readRequest be reader.[[readRequests]][0].
     // 5. Remove readRequest from reader.[[readRequests]].
     let Some(read_request) = default_reader::shift_read_request(&reader) else {
+        // Not a debug_assert: a `then` getter that script put on Object.prototype runs while an
+        // earlier read resolves, and may release the reader before this step.
         return Ok(());
     };
     // 6. If done is true, perform readRequest's close steps.

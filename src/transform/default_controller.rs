@@ -559,6 +559,10 @@ pub(crate) fn transform_stream_default_sink_write_algorithm(
     // 1. Assert: stream.[[writable]].[[state]] is "writable".
     // 2. Let controller be stream.[[controller]].
     let Some(controller) = stream::controller(stream) else {
+        debug_assert!(
+            false,
+            "Assert: stream.[[writable]].[[state]] is \"writable\""
+        );
         return Ok(PromiseResult::undefined());
     };
     // 3. If stream.[[backpressure]] is true,
@@ -566,6 +570,7 @@ pub(crate) fn transform_stream_default_sink_write_algorithm(
         // 3.1. Let backpressureChangePromise be stream.[[backpressureChangePromise]].
         // 3.2. Assert: backpressureChangePromise is not undefined.
         let Some(backpressure_change_promise) = backpressure_change_promise(stream) else {
+            debug_assert!(false, "Assert: backpressureChangePromise is not undefined");
             return transform_stream_default_controller_perform_transform(&controller, chunk, ctx);
         };
         // 3.3. Return the result of reacting to backpressureChangePromise with the following

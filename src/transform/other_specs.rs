@@ -85,11 +85,58 @@ impl NativeTransform {
         (self.transform)(&self.object, controller, chunk, ctx)
     }
 
+    /// Sets up `stream` with these algorithms and no cancelAlgorithm: the "set up" step of the
+    /// constructors of `TextEncoderStream`, `TextDecoderStream`, `CompressionStream` and
+    /// `DecompressionStream`.
+    pub(crate) fn set_up(self, stream: &Stream, ctx: &mut Cx) -> JsResult<()> {
+        set_up_transform_stream(
+            stream,
+            TransformAlgorithm::Native(self.clone()),
+            FlushAlgorithm::Native(self),
+            CancelAlgorithm::ResolvedUndefined,
+            ctx,
+        )
+    }
+
     /// Performs the flushAlgorithm.
     pub(crate) fn flush(&self, controller: &Controller, ctx: &mut Cx) -> JsResult<()> {
         (self.flush)(&self.object, controller, ctx)
     }
 }
+
+/// Declares that `$ty` includes `GenericTransformStream` (its `$slot` field is the mixin's
+/// [[transform]]) and is a [`NativeTransformer`] whose algorithms are `$transform` and `$flush`.
+macro_rules! native_transform_stream {
+    ($ty:ty, slot: $slot:ident, transform: $transform:path, flush: $flush:path) => {
+        impl $crate::transform::other_specs::GenericTransformStream for $ty {
+            fn transform(
+                &self,
+            ) -> Option<$crate::engine::Object<$crate::transform::TransformStream>> {
+                self.$slot.borrow().clone()
+            }
+        }
+
+        impl $crate::transform::other_specs::NativeTransformer for $ty {
+            fn transform(
+                this: &$crate::engine::Object<Self>,
+                controller: &$crate::transform::default_controller::Controller,
+                chunk: $crate::engine::Value,
+                ctx: &mut $crate::engine::Cx,
+            ) -> $crate::engine::JsResult<()> {
+                $transform(this, controller, chunk, ctx)
+            }
+
+            fn flush(
+                this: &$crate::engine::Object<Self>,
+                controller: &$crate::transform::default_controller::Controller,
+                ctx: &mut $crate::engine::Cx,
+            ) -> $crate::engine::JsResult<()> {
+                $flush(this, controller, ctx)
+            }
+        }
+    };
+}
+pub(crate) use native_transform_stream;
 
 /// `new TransformStream` for another standard: a `TransformStream` object of the current realm
 /// whose slots are not initialized yet ([`set_up_transform_stream`] does that).
@@ -99,13 +146,15 @@ pub(crate) fn new_transform_stream(ctx: &mut Cx) -> JsResult<Stream> {
 
 /// <https://streams.spec.whatwg.org/#transformstream-set-up>
 ///
-/// The transformAlgorithm and flushAlgorithm are `transformer`'s; no cancelAlgorithm is given.
-/// The wrappers of steps 5–7 are where `perform transform` and the sink close algorithm run the
-/// [`NativeTransformer`]'s algorithms: a thrown exception becomes a rejected promise, anything else
-/// a promise resolved with undefined (the Rust algorithms never return a promise).
+/// The algorithms are Rust values: a [`NativeTransformer`]'s (with no cancelAlgorithm), or a
+/// Rust API transformer's. The wrappers of steps 5–7 are where `perform transform` and the sink
+/// close algorithm run them: a thrown exception becomes a rejected promise, anything else a
+/// promise resolved with undefined (the Rust algorithms never return a promise).
 pub(crate) fn set_up_transform_stream(
     stream: &Stream,
-    transformer: NativeTransform,
+    transform_algorithm: TransformAlgorithm,
+    flush_algorithm: FlushAlgorithm,
+    cancel_algorithm: CancelAlgorithm,
     ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let writableHighWaterMark be 1.
@@ -113,9 +162,6 @@ pub(crate) fn set_up_transform_stream(
     // 3. Let readableHighWaterMark be 0.
     // 4. Let readableSizeAlgorithm be an algorithm that returns 1.
     // 5.–7. transformAlgorithmWrapper, flushAlgorithmWrapper, cancelAlgorithmWrapper.
-    let transform_algorithm = TransformAlgorithm::Native(transformer.clone());
-    let flush_algorithm = FlushAlgorithm::Native(transformer);
-    let cancel_algorithm = CancelAlgorithm::ResolvedUndefined;
     // 8. Let startPromise be a promise resolved with undefined.
     let start_promise = PromiseCapability::new(ctx);
     start_promise.resolve(Value::undefined(), ctx)?;

@@ -43,7 +43,6 @@ pub(crate) type Stream = Object<TransformStream>;
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct TransformStream {
     /// <https://streams.spec.whatwg.org/#transformstream-backpressure> (`None` is undefined).
-    #[unsafe_ignore_trace]
     backpressure: Cell<Option<bool>>,
     /// <https://streams.spec.whatwg.org/#transformstream-backpressurechangepromise>
     backpressure_change_promise: GcRefCell<Option<InternalPromise>>,
@@ -51,7 +50,6 @@ pub(crate) struct TransformStream {
     controller: GcRefCell<Option<Object<TransformStreamDefaultController>>>,
     /// <https://streams.spec.whatwg.org/#transformstream-detached>
     #[allow(dead_code)] // read by transfer (postMessage), which this host does not have
-    #[unsafe_ignore_trace]
     detached: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#transformstream-readable>
     readable: GcRefCell<Option<Object<ReadableStream>>>,

@@ -225,10 +225,8 @@ pub(crate) struct WritableStreamDefaultController {
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-queuetotalsize>
     queue: GcRefCell<QueueWithSizes<QueueEntry>>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-started>
-    #[unsafe_ignore_trace]
     started: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-strategyhwm>
-    #[unsafe_ignore_trace]
     strategy_hwm: Cell<f64>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-strategysizealgorithm>
     strategy_size_algorithm: GcRefCell<Option<SizeAlgorithm>>,

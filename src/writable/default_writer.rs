@@ -443,6 +443,7 @@ pub(crate) fn writable_stream_default_writer_release(
     // 1. Let stream be writer.[[stream]].
     // 2. Assert: stream is not undefined.
     let Some(stream) = stream_of(writer) else {
+        debug_assert!(false, "Assert: stream is not undefined");
         return Ok(());
     };
     // 3. Assert: stream.[[writer]] is writer.

@@ -41,7 +41,6 @@ pub(crate) struct PendingAbortRequest {
     /// <https://streams.spec.whatwg.org/#pending-abort-request-reason>
     pub(crate) reason: Value,
     /// <https://streams.spec.whatwg.org/#pending-abort-request-was-already-erroring>
-    #[unsafe_ignore_trace]
     pub(crate) was_already_erroring: bool,
 }
 
@@ -49,7 +48,6 @@ pub(crate) struct PendingAbortRequest {
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct WritableStream {
     /// <https://streams.spec.whatwg.org/#writablestream-backpressure>
-    #[unsafe_ignore_trace]
     pub(crate) backpressure: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#writablestream-closerequest>
     pub(crate) close_request: GcRefCell<Option<PromiseCapability>>,
@@ -79,7 +77,6 @@ pub(crate) struct WritableStream {
 #[derive(Debug, Trace, Finalize)]
 struct ConstructorArguments {
     sink: UnderlyingSink,
-    #[unsafe_ignore_trace]
     high_water_mark: f64,
     size_algorithm: SizeAlgorithm,
 }
