@@ -127,7 +127,7 @@ fn assert_unobserved(scenario: &str, min_traps: i32) {
     }
 }
 
-/// The probe: releasing a reader marks its closed promise as handled.
+/// The simplest case: releasing a reader marks its closed promise as handled.
 #[test]
 fn release_lock_marks_closed_as_handled_unobservably() {
     assert_unobserved(
