@@ -4,20 +4,13 @@
 mod support;
 
 use boa_engine::Context;
-use support::run_async;
+use support::{eval, run_async};
 
-/// What the scripts share: bytes from ASCII and back, `concat`, `attempt` (writes chunks to a
-/// transform and reads everything back), `compress`, `decompress` and `reference`.
+/// What the scripts share besides [`support::BYTE_HELPERS`]: `text` (bytes back to a string),
+/// `attempt` (writes chunks to a transform and reads everything back), `compress`,
+/// `decompress` and `reference`.
 const PRELUDE: &str = r#"
-globalThis.ascii = (s) => Uint8Array.from(s, c => c.charCodeAt(0));
 globalThis.text = (bytes) => String.fromCharCode(...bytes);
-globalThis.concat = (arrays) => {
-  const total = arrays.reduce((n, a) => n + a.length, 0);
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const a of arrays) { out.set(a, offset); offset += a.length; }
-  return out;
-};
 // Writes the chunks to a new transform and reads everything back: 'ok <output chunk
 // lengths>' and the output, or '<error name> [after <lengths>]'. Output chunks must be
 // non-empty Uint8Arrays.
@@ -53,7 +46,9 @@ globalThis.reference = new Uint8Array([
 "#;
 
 fn context() -> Context {
-    support::context_with(PRELUDE)
+    let mut ctx = support::context_with(support::BYTE_HELPERS);
+    eval(&mut ctx, PRELUDE);
+    ctx
 }
 
 #[test]

@@ -7,8 +7,9 @@ mod support;
 use boa_engine::{Context, JsValue};
 use support::{eval, run_async, survivors};
 
-/// What the scripts share: `collect` (reads a stream to the end), `run` (writes chunks to a
-/// transform and collects its output), `bytes`, `ascii` and `concat`.
+/// What the scripts share besides [`support::BYTE_HELPERS`]: `collect` (reads a stream to the
+/// end), `run` (writes chunks to a transform and collects its output) and `bytes` (arrays of
+/// bytes as text).
 const PRELUDE: &str = r#"
 globalThis.collect = async (readable) => {
   const out = [];
@@ -26,18 +27,12 @@ globalThis.run = (chunks, ts) => {
   return collect(ts.readable);
 };
 globalThis.bytes = (arrays) => Array.from(arrays, a => Array.from(a).join(',')).join(' | ');
-globalThis.ascii = (s) => Uint8Array.from(s, c => c.charCodeAt(0));
-globalThis.concat = (arrays) => {
-  const total = arrays.reduce((n, a) => n + a.length, 0);
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const a of arrays) { out.set(a, offset); offset += a.length; }
-  return out;
-};
 "#;
 
 fn context() -> Context {
-    support::context_with(PRELUDE)
+    let mut ctx = support::context_with(support::BYTE_HELPERS);
+    eval(&mut ctx, PRELUDE);
+    ctx
 }
 
 #[test]

@@ -23,6 +23,19 @@ use std::path::{Path, PathBuf};
 
 use boa_engine::{js_string, Context, JsValue, Source};
 
+/// Script helpers for tests of byte chunks: `ascii(s)`, a `Uint8Array` of the string's char
+/// codes, and `concat(arrays)`, the `Uint8Array`s joined into one.
+pub const BYTE_HELPERS: &str = r#"
+globalThis.ascii = (s) => Uint8Array.from(s, c => c.charCodeAt(0));
+globalThis.concat = (arrays) => {
+  const total = arrays.reduce((n, a) => n + a.length, 0);
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const a of arrays) { out.set(a, offset); offset += a.length; }
+  return out;
+};
+"#;
+
 /// A fresh `Context` with the streams globals registered.
 pub fn context() -> Context {
     let mut ctx = Context::default();
