@@ -17,9 +17,7 @@ pub mod dom;
 mod encoding;
 mod engine;
 pub mod host;
-#[allow(dead_code)] // used by the stream modules as they land
 mod queue;
-#[allow(dead_code)] // the dictionary helpers are used by the stream modules as they land
 mod queuing_strategy;
 mod readable;
 pub mod rust;
@@ -58,6 +56,7 @@ impl boa_runtime::RuntimeExtension for StreamsExtension {
 /// Installs the streams globals, and the DOM interfaces they depend on (`DOMException`,
 /// `EventTarget`, `Event`, `AbortController`, `AbortSignal`), in the current realm.
 pub fn register(ctx: &mut Context) -> JsResult<()> {
+    engine::remember_promise_intrinsics(ctx);
     dom::register(ctx)?;
     queuing_strategy::register(ctx)?;
     readable::register(ctx)?;

@@ -103,3 +103,117 @@ fn cancel_closes_the_iterator_with_the_reason() {
         "return:why cancelled:undefined TypeError"
     );
 }
+
+/// A from(sync iterable) pull whose promises nobody can see runs on Rust promises; where
+/// script replaced `Promise.prototype.then` (with a wrapper that behaves the same), the JS
+/// promises of AsyncFromSyncIterator are used. Both must give the same jobs in the same order:
+/// the ticks at which each read settles, and every `then` lookup an `Object.prototype.then`
+/// getter sees (on the iterator results, twice per value, and on the read results).
+#[test]
+fn sync_iterable_pulls_take_the_same_jobs_with_and_without_script_seeing_the_promises() {
+    let script = |patch_then: bool| {
+        format!(
+            "var ticks = 0, wrapperCalls = 0;
+             if ({patch_then}) {{
+               const original = Promise.prototype.then;
+               Promise.prototype.then = function (f, r) {{ wrapperCalls++; return original.call(this, f, r); }};
+             }}
+             Object.defineProperty(Object.prototype, 'then', {{
+               get() {{
+                 if ('done' in this) log.push(`then@${{ticks}}:${{String(this.value)}}/${{this.done}}`);
+                 return undefined;
+               }},
+               configurable: true,
+             }});
+             const loop = () => {{ ticks++; if (ticks < 200) queueMicrotask(loop); }};
+             queueMicrotask(loop);
+             const thenable = {{ then(resolve) {{ log.push(`thenable@${{ticks}}`); resolve('t'); }} }};
+             const r = ReadableStream.from(['a', {{ k: 1 }}, thenable, 'z']).getReader();
+             for (let i = 0; i < 5; i++) {{
+               r.read().then(v => log.push(`read@${{ticks}}:${{String(v.value)}}/${{v.done}}`));
+             }}
+             const rejecting = {{
+               i: 0,
+               [Symbol.iterator]() {{ return this; }},
+               next() {{
+                 this.i++;
+                 return this.i === 1
+                   ? {{ value: {{ then(_, reject) {{ log.push(`reject@${{ticks}}`); reject('bad'); }} }}, done: false }}
+                   : {{ value: 'never', done: false }};
+               }},
+               return() {{ log.push(`return@${{ticks}}`); return {{}}; }},
+             }};
+             ReadableStream.from(rejecting).getReader().read()
+               .then(null, e => log.push(`error@${{ticks}}:${{e}}`));
+             queueMicrotask(() => {{ if (wrapperCalls > 0) log.push('wrapped'); }});"
+        )
+    };
+    let fast = run(&script(false));
+    let slow = run(&script(true));
+    assert!(fast.contains("read@"), "{fast}");
+    assert!(fast.contains("then@"), "{fast}");
+    assert!(
+        fast.contains("return@") && fast.contains("error@"),
+        "{fast}"
+    );
+    assert!(slow.contains("wrapped"), "{slow}");
+    assert!(!fast.contains("wrapped"), "{fast}");
+    assert_eq!(fast, slow.replace(" wrapped", "").replace("wrapped ", ""));
+}
+
+/// The same for async iterables: a generator's promises, an iterator's own `Promise.resolve`
+/// results, and a promise with an own `then` (which always takes the JS path): the reads and the
+/// `then` lookups on their results take the same jobs whether or not script wrapped
+/// `Promise.prototype.then`.
+#[test]
+fn async_iterable_pulls_take_the_same_jobs_with_and_without_script_seeing_the_promises() {
+    let script = |patch_then: bool| {
+        format!(
+            "var ticks = 0, wrapperCalls = 0;
+             const original = Promise.prototype.then;
+             if ({patch_then}) {{
+               Promise.prototype.then = function (f, r) {{ wrapperCalls++; return original.call(this, f, r); }};
+             }}
+             Object.defineProperty(Object.prototype, 'then', {{
+               get() {{
+                 if ('done' in this) log.push(`then@${{ticks}}:${{String(this.value)}}/${{this.done}}`);
+                 return undefined;
+               }},
+               configurable: true,
+             }});
+             const loop = () => {{ ticks++; if (ticks < 300) queueMicrotask(loop); }};
+             queueMicrotask(loop);
+             async function* gen() {{ yield 'g1'; yield {{ then(r) {{ log.push(`thenable@${{ticks}}`); r('g2'); }} }}; }}
+             let i = 0;
+             const own = {{
+               [Symbol.asyncIterator]() {{ return this; }},
+               next() {{
+                 i++;
+                 if (i === 1) return Promise.resolve({{ value: 'o1', done: false }});
+                 if (i === 2) {{
+                   const p = Promise.resolve({{ value: 'o2', done: false }});
+                   p.then = function (f, r) {{ log.push(`own then@${{ticks}}`); return original.call(this, f, r); }};
+                   return p;
+                 }}
+                 return Promise.resolve({{ value: undefined, done: true }});
+               }},
+             }};
+             for (const [name, iterable] of [['gen', gen()], ['own', own]]) {{
+               const r = ReadableStream.from(iterable).getReader();
+               for (let k = 0; k < 4; k++) {{
+                 r.read().then(v => log.push(`${{name}}@${{ticks}}:${{String(v.value)}}/${{v.done}}`));
+               }}
+             }}
+             queueMicrotask(() => {{ if (wrapperCalls > 0) log.push('wrapped'); }});"
+        )
+    };
+    let fast = run(&script(false));
+    let slow = run(&script(true));
+    assert!(fast.contains("gen@") && fast.contains("own@"), "{fast}");
+    assert!(fast.contains("own then@"), "{fast}");
+    assert!(
+        slow.contains("wrapped") && !fast.contains("wrapped"),
+        "{fast}\n{slow}"
+    );
+    assert_eq!(fast, slow.replace(" wrapped", "").replace("wrapped ", ""));
+}

@@ -77,6 +77,15 @@ fn queue_reaction(
 }
 
 impl InternalPromise {
+    /// The outcome once settled: `Ok(value)` fulfilled, `Err(reason)` rejected.
+    pub(crate) fn outcome(&self) -> Option<Result<JsValue, JsValue>> {
+        match &*self.0.borrow() {
+            State::Pending { .. } => None,
+            State::Fulfilled(value) => Some(Ok(value.clone())),
+            State::Rejected(reason) => Some(Err(reason.clone())),
+        }
+    }
+
     /// Whether `self` and `other` are the same promise.
     pub(crate) fn ptr_eq(&self, other: &Self) -> bool {
         Gc::ptr_eq(&self.0, &other.0)

@@ -24,18 +24,12 @@ thread_local! {
     static DEFERRED: Cell<usize> = const { Cell::new(0) };
 }
 
-/// Reactions from Rust held beside a promise, queued when the promise settles.
-type RustReactions = Gc<GcRefCell<Vec<Box<dyn ErasedReaction>>>>;
-
 /// A promise created by this layer together with its resolving functions: the spec's
 /// "a new promise" that the layer later resolves or rejects.
 #[derive(Clone, Trace, Finalize)]
 pub struct PromiseCapability {
     promise: JsPromise,
     resolvers: ResolvingFunctions,
-    /// For a promise only the streams layer reacts to ([`PromiseCapability::new_internal`]):
-    /// its reactions, kept in Rust.
-    rust_reactions: Option<RustReactions>,
 }
 
 impl std::fmt::Debug for PromiseCapability {
@@ -50,25 +44,10 @@ impl PromiseCapability {
     /// <https://webidl.spec.whatwg.org/#a-new-promise>
     pub fn new(ctx: &mut Context) -> Self {
         let (promise, resolvers) = JsPromise::new_pending(ctx);
-        Self {
-            promise,
-            resolvers,
-            rust_reactions: None,
-        }
+        Self { promise, resolvers }
     }
 
-    /// "A new promise" that script can see but that only the streams layer reacts to (the
-    /// promises of a reader or writer that a pipe owns): [`PromiseCapability::react`] keeps
-    /// its reactions in Rust and queues them when this capability settles it, where
-    /// PerformPromiseThen's reaction jobs would be queued, so reacting creates no JS function.
-    pub fn new_internal(ctx: &mut Context) -> Self {
-        let mut capability = Self::new(ctx);
-        capability.rust_reactions = Some(Gc::new(GcRefCell::new(Vec::new())));
-        capability
-    }
-
-    /// Upon fulfillment / upon rejection of this capability's promise: as [`react`], but for a
-    /// [`PromiseCapability::new_internal`] promise the reaction waits in Rust.
+    /// Upon fulfillment / upon rejection of this capability's promise ([`react`]).
     pub fn react<T: Trace + 'static>(
         &self,
         data: T,
@@ -76,35 +55,7 @@ impl PromiseCapability {
         on_rejected: ReactionStep<T>,
         ctx: &mut Context,
     ) -> JsResult<()> {
-        match (&self.rust_reactions, self.promise.state()) {
-            (Some(list), PromiseState::Pending) => {
-                list.borrow_mut().push(Box::new(Reaction {
-                    data,
-                    on_fulfilled,
-                    on_rejected,
-                }));
-                Ok(())
-            }
-            _ => react(&self.promise, data, on_fulfilled, on_rejected, ctx),
-        }
-    }
-
-    /// Queues the Rust reactions once the promise has settled (after the JS reactions that the
-    /// settling queued).
-    fn run_rust_reactions(&self, ctx: &mut Context) {
-        let Some(list) = &self.rust_reactions else {
-            return;
-        };
-        let outcome = match self.promise.state() {
-            PromiseState::Pending => return,
-            PromiseState::Fulfilled(value) => Ok(value),
-            PromiseState::Rejected(reason) => Err(reason),
-        };
-        let reactions = std::mem::take(&mut *list.borrow_mut());
-        for reaction in reactions {
-            let outcome = outcome.clone();
-            queue_microtask(ctx, move |ctx| reaction.run(outcome, ctx));
-        }
+        react(&self.promise, data, on_fulfilled, on_rejected, ctx)
     }
 
     /// The promise object itself, as handed to script.
@@ -122,7 +73,6 @@ impl PromiseCapability {
             .resolve
             .call(&JsValue::undefined(), &[value], ctx)
             .map(drop);
-        self.run_rust_reactions(ctx);
         run_deferred_reactions(ctx);
         result
     }
@@ -134,7 +84,6 @@ impl PromiseCapability {
             .reject
             .call(&JsValue::undefined(), &[reason], ctx)
             .map(drop);
-        self.run_rust_reactions(ctx);
         run_deferred_reactions(ctx);
         result
     }
@@ -381,4 +330,103 @@ struct Reaction<T: Trace + 'static> {
     on_fulfilled: ReactionStep<T>,
     #[unsafe_ignore_trace]
     on_rejected: ReactionStep<T>,
+}
+
+/// The functions a fresh promise's `then` lookup and call reach, as they were when the streams
+/// were registered in the realm: `%Promise.prototype%.then` and the `%Promise%[@@species]`
+/// getter.
+#[derive(Trace, Finalize, boa_engine::JsData)]
+struct PromiseIntrinsics {
+    then: JsValue,
+    species_getter: JsValue,
+}
+
+/// Remembers [`PromiseIntrinsics`] for the current realm (from `register`, before script runs).
+pub fn remember_promise_intrinsics(ctx: &mut Context) {
+    let promise = ctx.intrinsics().constructors().promise().clone();
+    let then = promise
+        .prototype()
+        .borrow()
+        .properties()
+        .get(&js_string!("then").into())
+        .and_then(|d| d.value().cloned())
+        .unwrap_or_default();
+    let species_getter = promise
+        .constructor()
+        .borrow()
+        .properties()
+        .get(&boa_engine::JsSymbol::species().into())
+        .and_then(|d| d.get().cloned())
+        .unwrap_or_default();
+    ctx.realm().host_defined_mut().insert(PromiseIntrinsics {
+        then,
+        species_getter,
+    });
+}
+
+/// Whether resolving a promise with a fresh, untouched JS promise `p` (its prototype
+/// %Promise.prototype%, no own properties) would be unobservable: the resolution's
+/// `Get(p, "then")` finds a data property holding the original `then`, and that `then`'s
+/// SpeciesConstructor finds a data `constructor` that is %Promise% whose `@@species` getter is
+/// the original. Only own properties are read, without running JavaScript. Where this holds,
+/// such a promise can be a Rust [`InternalPromise`] and the thenable job a Rust reaction, with
+/// the same jobs in the same order.
+pub fn fresh_promise_then_is_intrinsic(ctx: &mut Context) -> bool {
+    let promise = ctx.intrinsics().constructors().promise().clone();
+    let realm = ctx.realm().clone();
+    let host_defined = realm.host_defined();
+    let Some(original) = host_defined.get::<PromiseIntrinsics>() else {
+        return false;
+    };
+    let same =
+        |a: Option<&JsValue>, b: &JsValue| match (a.and_then(JsValue::as_object), b.as_object()) {
+            (Some(a), Some(b)) => JsObject::equals(&a, &b),
+            _ => false,
+        };
+    let proto = promise.prototype();
+    let proto = proto.borrow();
+    let then_ok = proto
+        .properties()
+        .get(&js_string!("then").into())
+        .is_some_and(|d| d.is_data_descriptor() && same(d.value(), &original.then));
+    let constructor_value: JsValue = promise.constructor().into();
+    let constructor_ok = proto
+        .properties()
+        .get(&js_string!("constructor").into())
+        .is_some_and(|d| d.is_data_descriptor() && same(d.value(), &constructor_value));
+    drop(proto);
+    let species_ok = promise
+        .constructor()
+        .borrow()
+        .properties()
+        .get(&boa_engine::JsSymbol::species().into())
+        .is_some_and(|d| d.is_accessor_descriptor() && same(d.get(), &original.species_getter));
+    then_ok && constructor_ok && species_ok
+}
+
+/// IsPromise(value) (<https://tc39.es/ecma262/#sec-ispromise>).
+pub fn is_promise(value: &JsValue) -> bool {
+    value
+        .as_object()
+        .is_some_and(|o| o.is::<boa_engine::builtins::promise::Promise>())
+}
+
+/// `value` as a JS promise, if "a promise resolved with" it would adopt it unobservably: a
+/// promise with no own `then` or `constructor` and %Promise.prototype% as its prototype, while
+/// [`fresh_promise_then_is_intrinsic`] holds. Its `then` is then the original, called (in the
+/// thenable job) on a promise whose SpeciesConstructor is %Promise%: the adoption is
+/// PerformPromiseThen(value, resolve, reject), which a Rust reaction ([`react`]) can stand for.
+pub fn untouched_promise(value: &JsValue, ctx: &mut Context) -> Option<JsPromise> {
+    let object = value.as_object()?;
+    let promise = JsPromise::from_object(object.clone()).ok()?;
+    let proto = ctx.intrinsics().constructors().promise().prototype();
+    let untouched = {
+        let o = object.borrow();
+        !o.properties().contains_key(&js_string!("then").into())
+            && !o
+                .properties()
+                .contains_key(&js_string!("constructor").into())
+            && o.prototype().is_some_and(|p| JsObject::equals(&p, &proto))
+    };
+    (untouched && fresh_promise_then_is_intrinsic(ctx)).then_some(promise)
 }

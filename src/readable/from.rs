@@ -197,13 +197,77 @@ pub(crate) fn pull_algorithm(state: &Gc<FromState>, ctx: &mut Cx) -> JsResult<Pr
             }
         }
         AsyncIteratorRecord::FromSync { iterator, next } => {
-            async_from_sync_iterator_next(iterator, next, ctx).map(Value::from)
+            match async_from_sync_iterator_next(iterator, next, ctx)? {
+                AsyncFromSyncPromise::Js(promise) => Ok(promise.into()),
+                AsyncFromSyncPromise::Internal(promise) => {
+                    // "A promise resolved with" the async-from-sync iterator's promise: the
+                    // resolution's `Get(promise, "then")` finds the original `then` (checked
+                    // when the promise was made, and no script ran since), so its thenable job
+                    // calls PerformPromiseThen(promise, resolve, reject), here a Rust reaction
+                    // whose fulfillment resolves nextPromise (reading the result's `then`).
+                    let next_promise = InternalPromise::new();
+                    let resolved_by = next_promise.clone();
+                    engine::queue_microtask(ctx, move |ctx| {
+                        promise.react(
+                            resolved_by,
+                            |next_promise, iter_result, ctx| next_promise.resolve(iter_result, ctx),
+                            |next_promise, reason, ctx| {
+                                next_promise.reject(reason, ctx);
+                                Ok(())
+                            },
+                            ctx,
+                        );
+                        Ok(())
+                    });
+                    return react_to_next_promise(
+                        state,
+                        PromiseResult::Internal(next_promise),
+                        ctx,
+                    );
+                }
+            }
         }
     };
     let next_promise = match next_result {
-        Ok(v) => PromiseResult::resolved_with(v, ctx)?,
+        Ok(v) => match engine::untouched_promise(&v, ctx) {
+            // "A promise resolved with" a promise whose `then` and species lookups reach only
+            // the originals: the thenable job's `then` call is PerformPromiseThen, a Rust
+            // reaction here, and nextPromise a Rust promise.
+            Some(promise) => PromiseResult::Internal(adopt_in_thenable_job(promise, ctx)),
+            None => PromiseResult::resolved_with(v, ctx)?,
+        },
         Err(e) => PromiseResult::Rejected(engine::thrown_value(e, ctx)?),
     };
+    react_to_next_promise(state, next_promise, ctx)
+}
+
+/// A new promise resolved with `promise`, which [`engine::untouched_promise`] vouched for: the
+/// resolution queues NewPromiseResolveThenableJob, whose `then` call reacts to `promise` and
+/// resolves the new promise with its value (reading that value's `then`).
+fn adopt_in_thenable_job(promise: JsPromise, ctx: &mut Cx) -> InternalPromise {
+    let adopted = InternalPromise::new();
+    let resolved_by = adopted.clone();
+    engine::queue_microtask(ctx, move |ctx| {
+        engine::react(
+            &promise,
+            resolved_by,
+            |adopted, value, ctx| adopted.resolve(value, ctx),
+            |adopted, reason, ctx| {
+                adopted.reject(reason, ctx);
+                Ok(())
+            },
+            ctx,
+        )
+    });
+    adopted
+}
+
+/// ReadableStreamFromIterable's pullAlgorithm, step 2.
+fn react_to_next_promise(
+    state: &Gc<FromState>,
+    next_promise: PromiseResult,
+    ctx: &mut Cx,
+) -> JsResult<PromiseResult> {
     // 2. Return the result of reacting to nextPromise. The pull promise is internal: only the
     //    controller reacts to it, and it settles after the enqueue/close/error below.
     let pull_promise = InternalPromise::new();
@@ -372,14 +436,24 @@ pub(crate) fn cancel_algorithm(
     Ok(PromiseResult::Promise(result.promise().clone()))
 }
 
+/// The promise `%AsyncFromSyncIteratorPrototype%.next()` returns: a JS promise, or, where no
+/// script can tell the difference, a Rust promise settled by the same jobs.
+enum AsyncFromSyncPromise {
+    Js(JsPromise),
+    Internal(InternalPromise),
+}
+
 /// `%AsyncFromSyncIteratorPrototype%.next()` called with no value.
+///
+/// When the value is not a promise and a fresh promise's `then` is the original (see
+/// [`engine::fresh_promise_then_is_intrinsic`]), script never sees promiseCapability or
+/// valueWrapper: both are [`InternalPromise`]s, which read `then` and adopt thenables as JS
+/// promises do, and the continuation's onFulfilled / onRejected are Rust reactions.
 fn async_from_sync_iterator_next(
     sync_iterator: &Object,
     next: &Value,
     ctx: &mut Cx,
-) -> JsResult<JsPromise> {
-    // 3. Let promiseCapability be ! NewPromiseCapability(%Promise%).
-    let capability = PromiseCapability::new(ctx);
+) -> JsResult<AsyncFromSyncPromise> {
     // 5. Let result be Completion(IteratorNext(syncIteratorRecord)).
     let result = match engine::call(next, &sync_iterator.clone().into(), &[], ctx) {
         Ok(v) => match v.as_object() {
@@ -390,17 +464,75 @@ fn async_from_sync_iterator_next(
         },
         Err(e) => Err(e),
     };
+    // 3. Let promiseCapability be ! NewPromiseCapability(%Promise%). (Made here, after
+    //    IteratorNext: making it runs no script.)
     // 6. IfAbruptRejectPromise(result, promiseCapability).
     let result = match result {
         Ok(r) => r,
         Err(e) => {
+            let capability = PromiseCapability::new(ctx);
             capability.reject(engine::thrown_value(e, ctx)?, ctx)?;
-            return Ok(capability.promise().clone());
+            return Ok(AsyncFromSyncPromise::Js(capability.promise().clone()));
         }
     };
     // 7. Return AsyncFromSyncIteratorContinuation(result, promiseCapability,
-    //    syncIteratorRecord, true).
-    async_from_sync_iterator_continuation(&result, capability, sync_iterator, true, ctx)
+    //    syncIteratorRecord, true):
+    // 1. Let done be Completion(IteratorComplete(result)).
+    // 3. Let value be Completion(IteratorValue(result)).
+    let done_and_value = result
+        .get(js_string!("done"), ctx)
+        .map(|d| d.to_boolean())
+        .and_then(|done| Ok((done, result.get(js_string!("value"), ctx)?)));
+    let (done, value) = match done_and_value {
+        Ok(dv) => dv,
+        Err(e) => {
+            // 2. / 4. IfAbruptRejectPromise(done / value, promiseCapability).
+            let capability = PromiseCapability::new(ctx);
+            capability.reject(engine::thrown_value(e, ctx)?, ctx)?;
+            return Ok(AsyncFromSyncPromise::Js(capability.promise().clone()));
+        }
+    };
+    if engine::is_promise(&value) || !engine::fresh_promise_then_is_intrinsic(ctx) {
+        // 5. PromiseResolve(%Promise%, value) reads a promise's `constructor`; and where a
+        //    fresh promise's `then` is not the original, script sees promiseCapability.
+        let capability = PromiseCapability::new(ctx);
+        return async_from_sync_iterator_continuation_with(
+            done,
+            value,
+            capability,
+            sync_iterator,
+            true,
+            ctx,
+        )
+        .map(AsyncFromSyncPromise::Js);
+    }
+    // 5. Let valueWrapper be PromiseResolve(%Promise%, value): value is not a promise, so a
+    //    new promise resolved with it (reading an object's `then`, adopting a thenable).
+    let value_wrapper = InternalPromise::new();
+    value_wrapper.resolve(value, ctx)?;
+    // 13. Perform PerformPromiseThen(valueWrapper, onFulfilled, onRejected,
+    //     promiseCapability).
+    let promise = InternalPromise::new();
+    value_wrapper.react(
+        (promise.clone(), sync_iterator.clone(), done),
+        // 8–9. onFulfilled: CreateIteratorResultObject(v, done), which resolves
+        //      promiseCapability (reading its `then`).
+        |(promise, _, done), v, ctx| {
+            let iter_result = create_iter_result_object(v, *done, ctx);
+            promise.resolve(iter_result, ctx)
+        },
+        // 10–12. onRejected: close the sync iterator first (done is false and closeOnRejection
+        //        is true), then reject promiseCapability.
+        |(promise, sync_iterator, done), error, ctx| {
+            if !*done {
+                iterator_close_on_throw(sync_iterator, ctx)?;
+            }
+            promise.reject(error, ctx);
+            Ok(())
+        },
+        ctx,
+    );
+    Ok(AsyncFromSyncPromise::Internal(promise))
 }
 
 /// `%AsyncFromSyncIteratorPrototype%.return(value)`.
@@ -500,6 +632,26 @@ fn async_from_sync_iterator_continuation(
             return Ok(promise);
         }
     };
+    async_from_sync_iterator_continuation_with(
+        done,
+        value,
+        capability,
+        sync_iterator,
+        close_on_rejection,
+        ctx,
+    )
+}
+
+/// AsyncFromSyncIteratorContinuation from step 5 on, given done and value.
+fn async_from_sync_iterator_continuation_with(
+    done: bool,
+    value: Value,
+    capability: PromiseCapability,
+    sync_iterator: &Object,
+    close_on_rejection: bool,
+    ctx: &mut Cx,
+) -> JsResult<JsPromise> {
+    let promise = capability.promise().clone();
     // 5. Let valueWrapper be Completion(PromiseResolve(%Promise%, value)).
     let value_wrapper = match JsPromise::resolve(value, ctx) {
         Ok(w) => w,

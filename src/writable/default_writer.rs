@@ -2,6 +2,8 @@
 //!
 //! <https://streams.spec.whatwg.org/#default-writer-class>
 
+use crate::engine::internal_promise::InternalPromise;
+use crate::engine::traced_without_drop;
 use crate::engine::{
     Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsPromise, JsResult, Object, Trace, Value,
 };
@@ -33,13 +35,13 @@ pub(crate) struct WritableStreamDefaultWriter {
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-closedpromise>
     closed_promise: GcRefCell<Option<PromiseCapability>>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-readypromise>
-    ready_promise: GcRefCell<Option<PromiseCapability>>,
+    ready_promise: GcRefCell<Option<ReadyPromise>>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-stream>
     stream: GcRefCell<Option<Stream>>,
     /// The constructor's converted argument, kept until the object exists.
     constructor_stream: GcRefCell<Option<Stream>>,
     /// Owned by a pipe, which reacts to the ready promises from Rust: new pending ready
-    /// promises are made with [`PromiseCapability::new_internal`].
+    /// promises are Rust promises ([`ReadyPromise::Rust`]).
     #[unsafe_ignore_trace]
     reacted_to_from_rust: std::cell::Cell<bool>,
 }
@@ -62,13 +64,102 @@ pub(crate) fn set_reacted_to_from_rust(writer: &Writer) {
     writer.borrow().data().reacted_to_from_rust.set(true);
 }
 
-/// "A new promise" for writer.[[readyPromise]]: one whose Rust reactions wait beside it when a
-/// pipe owns the writer.
-pub(crate) fn new_ready_promise(writer: &Writer, ctx: &mut Cx) -> PromiseCapability {
+traced_without_drop! {
+/// writer.[[readyPromise]]: a JS promise, or, for a writer a pipe owns (no script can reach
+/// it, so no script can see the promise), a Rust promise with the same job timing.
+#[derive(Debug, Clone)]
+pub(crate) enum ReadyPromise {
+    Js(PromiseCapability),
+    Rust(InternalPromise),
+}
+}
+
+impl ReadyPromise {
+    /// Resolve the promise with `value`.
+    pub(crate) fn resolve(&self, value: Value, ctx: &mut Cx) -> JsResult<()> {
+        match self {
+            Self::Js(p) => p.resolve(value, ctx),
+            Self::Rust(p) => p.resolve(value, ctx),
+        }
+    }
+
+    /// Reject the promise with `reason`.
+    pub(crate) fn reject(&self, reason: Value, ctx: &mut Cx) -> JsResult<()> {
+        match self {
+            Self::Js(p) => p.reject(reason, ctx),
+            Self::Rust(p) => {
+                p.reject(reason, ctx);
+                Ok(())
+            }
+        }
+    }
+
+    /// Set [[PromiseIsHandled]] to true (a Rust promise is never reported).
+    pub(crate) fn mark_as_handled(&self, ctx: &mut Cx) -> JsResult<()> {
+        match self {
+            Self::Js(p) => engine::mark_as_handled(p.promise(), ctx),
+            Self::Rust(_) => Ok(()),
+        }
+    }
+
+    /// Whether [[PromiseState]] is "pending".
+    pub(crate) fn is_pending(&self) -> bool {
+        match self {
+            Self::Js(p) => p.is_pending(),
+            Self::Rust(p) => p.outcome().is_none(),
+        }
+    }
+
+    /// Upon fulfillment / upon rejection.
+    pub(crate) fn react<T: crate::engine::Trace + 'static>(
+        &self,
+        data: T,
+        on_fulfilled: engine::ReactionStep<T>,
+        on_rejected: engine::ReactionStep<T>,
+        ctx: &mut Cx,
+    ) -> JsResult<()> {
+        match self {
+            Self::Js(p) => p.react(data, on_fulfilled, on_rejected, ctx),
+            Self::Rust(p) => {
+                p.react(data, on_fulfilled, on_rejected, ctx);
+                Ok(())
+            }
+        }
+    }
+
+    /// The promise as a JS value (the `ready` getter). A Rust promise is only ever made for a
+    /// pipe's writer, which script cannot reach; should Rust code ask, it gets a JS promise in
+    /// the same state (a pending one is resolved by a reaction, one job late).
+    fn to_value(&self, ctx: &mut Cx) -> JsResult<Value> {
+        match self {
+            Self::Js(p) => Ok(p.promise().clone().into()),
+            Self::Rust(p) => {
+                let mirror = PromiseCapability::new(ctx);
+                match p.outcome() {
+                    Some(Ok(value)) => mirror.resolve(value, ctx)?,
+                    Some(Err(reason)) => {
+                        mirror.reject(reason, ctx)?;
+                        engine::mark_as_handled(mirror.promise(), ctx)?;
+                    }
+                    None => p.react(
+                        mirror.clone(),
+                        |m, v, ctx| m.resolve(v, ctx),
+                        |m, r, ctx| m.reject(r, ctx),
+                        ctx,
+                    ),
+                }
+                Ok(mirror.promise().clone().into())
+            }
+        }
+    }
+}
+
+/// "A new promise" for writer.[[readyPromise]]: a Rust promise when a pipe owns the writer.
+pub(crate) fn new_ready_promise(writer: &Writer, ctx: &mut Cx) -> ReadyPromise {
     if writer.borrow().data().reacted_to_from_rust.get() {
-        PromiseCapability::new_internal(ctx)
+        ReadyPromise::Rust(InternalPromise::new())
     } else {
-        PromiseCapability::new(ctx)
+        ReadyPromise::Js(PromiseCapability::new(ctx))
     }
 }
 
@@ -88,7 +179,7 @@ pub(crate) fn closed_promise(writer: &Writer) -> Option<PromiseCapability> {
 }
 
 /// writer.[[readyPromise]] (set by SetUpWritableStreamDefaultWriter; `None` only before).
-pub(crate) fn ready_promise(writer: &Writer) -> Option<PromiseCapability> {
+pub(crate) fn ready_promise(writer: &Writer) -> Option<ReadyPromise> {
     writer.borrow().data().ready_promise.borrow().clone()
 }
 
@@ -96,7 +187,7 @@ fn set_closed_promise(writer: &Writer, promise: PromiseCapability) {
     *writer.borrow().data().closed_promise.borrow_mut() = Some(promise);
 }
 
-pub(crate) fn set_ready_promise(writer: &Writer, promise: PromiseCapability) {
+pub(crate) fn set_ready_promise(writer: &Writer, promise: ReadyPromise) {
     *writer.borrow().data().ready_promise.borrow_mut() = Some(promise);
 }
 
@@ -185,10 +276,13 @@ fn writer_desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value>
 }
 
 /// <https://streams.spec.whatwg.org/#default-writer-ready>
-fn writer_ready(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
+fn writer_ready(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let writer = webidl::this::<WritableStreamDefaultWriter>(this)?;
     // 1. Return this.[[readyPromise]].
-    Ok(ready_promise(&writer).map_or_else(Value::undefined, |p| p.promise().clone().into()))
+    match ready_promise(&writer) {
+        Some(ready) => ready.to_value(ctx),
+        None => Ok(Value::undefined()),
+    }
 }
 
 /// <https://streams.spec.whatwg.org/#default-writer-abort>
@@ -274,7 +368,7 @@ pub(crate) fn set_up_writable_stream_default_writer(
             {
                 new_ready_promise(writer, ctx)
             } else {
-                resolved_promise(ctx)?
+                ReadyPromise::Js(resolved_promise(ctx)?)
             };
             set_ready_promise(writer, ready);
             // 3. Set writer.[[closedPromise]] to a new promise.
@@ -285,14 +379,14 @@ pub(crate) fn set_up_writable_stream_default_writer(
             // 1. Set writer.[[readyPromise]] to a promise rejected with stream.[[storedError]].
             // 2. Set writer.[[readyPromise]].[[PromiseIsHandled]] to true.
             let ready = rejected_handled_promise(stream::stored_error(stream), ctx)?;
-            set_ready_promise(writer, ready);
+            set_ready_promise(writer, ReadyPromise::Js(ready));
             // 3. Set writer.[[closedPromise]] to a new promise.
             set_closed_promise(writer, PromiseCapability::new(ctx));
         }
         // 7. Otherwise, if state is "closed",
         WritableState::Closed => {
             // 1. Set writer.[[readyPromise]] to a promise resolved with undefined.
-            set_ready_promise(writer, resolved_promise(ctx)?);
+            set_ready_promise(writer, ReadyPromise::Js(resolved_promise(ctx)?));
             // 2. Set writer.[[closedPromise]] to a promise resolved with undefined.
             set_closed_promise(writer, resolved_promise(ctx)?);
         }
@@ -303,7 +397,10 @@ pub(crate) fn set_up_writable_stream_default_writer(
             let stored = stream::stored_error(stream);
             // 3. Set writer.[[readyPromise]] to a promise rejected with storedError.
             // 4. Set writer.[[readyPromise]].[[PromiseIsHandled]] to true.
-            set_ready_promise(writer, rejected_handled_promise(stored.clone(), ctx)?);
+            set_ready_promise(
+                writer,
+                ReadyPromise::Js(rejected_handled_promise(stored.clone(), ctx)?),
+            );
             // 5. Set writer.[[closedPromise]] to a promise rejected with storedError.
             // 6. Set writer.[[closedPromise]].[[PromiseIsHandled]] to true.
             set_closed_promise(writer, rejected_handled_promise(stored, ctx)?);
@@ -406,11 +503,11 @@ pub(crate) fn writable_stream_default_writer_ensure_ready_promise_rejected(
     match ready_promise(writer) {
         Some(ready) if ready.is_pending() => {
             ready.reject(error, ctx)?;
-            engine::mark_as_handled(ready.promise(), ctx)
+            ready.mark_as_handled(ctx)
         }
         _ => {
             let ready = rejected_handled_promise(error, ctx)?;
-            set_ready_promise(writer, ready);
+            set_ready_promise(writer, ReadyPromise::Js(ready));
             Ok(())
         }
     }
