@@ -17,6 +17,7 @@ pub mod dom;
 mod encoding;
 mod engine;
 pub mod host;
+mod html;
 #[allow(dead_code)] // used by the stream modules as they land
 mod queue;
 #[allow(dead_code)] // the dictionary helpers are used by the stream modules as they land
@@ -34,6 +35,11 @@ pub use engine::is_marked_as_handled;
 /// thread. It grows per pipe, never per chunk; tests assert that.
 #[doc(hidden)]
 pub use readable::pipe::js_objects_created as pipe_js_objects_created;
+
+/// A debug counter: the port message queues (one per `MessagePort`, in any agent) alive in this
+/// process. Tests use it to check that transferred streams release their ports.
+#[doc(hidden)]
+pub use html::live_port_queues;
 
 /// Installs the streams globals (and the DOM interfaces they depend on) as a
 /// [`boa_runtime::RuntimeExtension`], so it composes with
@@ -55,10 +61,12 @@ impl boa_runtime::RuntimeExtension for StreamsExtension {
     }
 }
 
-/// Installs the streams globals, and the DOM interfaces they depend on (`DOMException`,
-/// `EventTarget`, `Event`, `AbortController`, `AbortSignal`), in the current realm.
+/// Installs the streams globals, and the DOM and HTML interfaces they depend on
+/// (`DOMException`, `EventTarget`, `Event`, `AbortController`, `AbortSignal`, `MessageChannel`,
+/// `MessagePort`, `MessageEvent`, `structuredClone`), in the current realm.
 pub fn register(ctx: &mut Context) -> JsResult<()> {
     dom::register(ctx)?;
+    html::register(ctx)?;
     queuing_strategy::register(ctx)?;
     readable::register(ctx)?;
     writable::register(ctx)?;

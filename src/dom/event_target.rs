@@ -19,8 +19,8 @@ use super::{
 
 const INTERFACE: &str = "EventTarget";
 
-/// An `EventTarget` object's internal state (also used by `AbortSignal`, which inherits from
-/// `EventTarget`: `signal` is `Some` for those).
+/// An `EventTarget` object's internal state (also used by `AbortSignal` and `MessagePort`, which
+/// inherit from `EventTarget`: `signal` / `port` is `Some` for those).
 #[derive(Trace, Finalize, JsData)]
 pub(crate) struct EventTarget {
     /// <https://dom.spec.whatwg.org/#eventtarget-event-listener-list>
@@ -28,6 +28,8 @@ pub(crate) struct EventTarget {
     /// <https://html.spec.whatwg.org/#event-handler-map>
     handlers: GcRefCell<Vec<EventHandler>>,
     pub(crate) signal: Option<AbortSignalState>,
+    /// A `MessagePort`'s slots (`crate::html`).
+    pub(crate) port: Option<crate::html::PortSlots>,
 }
 
 impl EventTarget {
@@ -36,6 +38,17 @@ impl EventTarget {
             listeners: GcRefCell::new(Vec::new()),
             handlers: GcRefCell::new(Vec::new()),
             signal,
+            port: None,
+        }
+    }
+
+    /// The state of a `MessagePort`.
+    pub(crate) fn new_port(port: crate::html::PortSlots) -> Self {
+        Self {
+            listeners: GcRefCell::new(Vec::new()),
+            handlers: GcRefCell::new(Vec::new()),
+            signal: None,
+            port: Some(port),
         }
     }
 

@@ -19,7 +19,7 @@ use boa_runtime::{extensions::ConsoleExtension, ConsoleState, Logger};
 use crate::engine::{promise_rejected_with, promise_resolved_with};
 
 /// The origin that `Response.url` reports (wptserve's default host and port).
-const FETCH_ORIGIN: &str = "http://web-platform.test:8000";
+pub(super) const FETCH_ORIGIN: &str = "http://web-platform.test:8000";
 
 /// boa_runtime's globals, with `console` writing to stdout (`DefaultLogger`) or to stderr.
 pub(super) fn register_runtime(console_to_stderr: bool, ctx: &mut Context) -> JsResult<()> {
