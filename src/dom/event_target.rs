@@ -132,8 +132,15 @@ fn construct(new_target: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     Ok(Object::from_proto_and_data(proto, EventTarget::new(None)).into())
 }
 
-fn this_target(this: &Value, member: &str) -> JsResult<Object> {
-    this.as_object()
+/// The `this` of an `EventTarget` operation: WebIDL takes the realm's global object when it is
+/// null or undefined (a bare `addEventListener(...)` call on a window), then brand-checks.
+fn this_target(this: &Value, member: &str, ctx: &Cx) -> JsResult<Object> {
+    let object = if this.is_null_or_undefined() {
+        Some(ctx.global_object())
+    } else {
+        this.as_object()
+    };
+    object
         .filter(|o| o.is::<EventTarget>())
         .ok_or_else(|| idl::illegal_invocation(INTERFACE, member))
 }
@@ -210,7 +217,7 @@ fn flatten_more_options(options: &Value, ctx: &mut Cx) -> JsResult<FlatOptions> 
 
 /// `addEventListener(type, callback, options = {})`
 fn add_event_listener_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let target = this_target(this, "addEventListener")?;
+    let target = this_target(this, "addEventListener", ctx)?;
     idl::require_args(args, 2, INTERFACE, "addEventListener")?;
     let event_type = args[0].to_string(ctx)?;
     let callback = convert_callback(&args[1], "addEventListener")?;
@@ -267,7 +274,7 @@ pub(crate) fn remove_event_listener(target: &Object, listener: &Gc<Listener>) {
 
 /// `removeEventListener(type, callback, options = {})`
 fn remove_event_listener_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let target = this_target(this, "removeEventListener")?;
+    let target = this_target(this, "removeEventListener", ctx)?;
     idl::require_args(args, 2, INTERFACE, "removeEventListener")?;
     let event_type = args[0].to_string(ctx)?;
     let callback = convert_callback(&args[1], "removeEventListener")?;
@@ -294,7 +301,7 @@ fn remove_event_listener_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsRes
 
 /// `dispatchEvent(event)`
 fn dispatch_event_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let target = this_target(this, "dispatchEvent")?;
+    let target = this_target(this, "dispatchEvent", ctx)?;
     idl::require_args(args, 1, INTERFACE, "dispatchEvent")?;
     let Some(event) = args[0]
         .as_object()
