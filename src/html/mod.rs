@@ -61,7 +61,7 @@ pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
         ctx.realm(),
         js_string!("structuredClone"),
         1,
-        structured_clone,
+        structured_clone_operation,
     );
     ctx.global_object().define_property_or_throw(
         js_string!("structuredClone"),
@@ -217,7 +217,7 @@ pub(crate) fn structured_serialize_options(
 }
 
 /// <https://html.spec.whatwg.org/multipage/structured-data.html#dom-structuredclone>
-fn structured_clone(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+fn structured_clone_operation(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     idl::require_args(args, 1, "Window", "structuredClone")?;
     let transfer = structured_serialize_options(&idl::arg(args, 1), "Window", ctx)?;
     // 1. Let serialized be ? StructuredSerializeWithTransfer(value, options["transfer"]).

@@ -649,6 +649,14 @@ impl Deserializer {
     }
 }
 
+/// <https://streams.spec.whatwg.org/#abstract-opdef-structuredclone>
+pub(crate) fn structured_clone(v: &Value, ctx: &mut Cx) -> JsResult<Value> {
+    // 1. Let serialized be ? StructuredSerialize(v).
+    let serialized = Serializer::default().serialize(v, ctx)?;
+    // 2. Return ? StructuredDeserialize(serialized, the current Realm).
+    structured_deserialize_after(serialized, 0, ctx)
+}
+
 /// StructuredDeserialize of a record that is part of a larger one, whose first `offset` object
 /// records (the enclosing objects) are not deserialized: a reference to them is malformed.
 pub(crate) fn structured_deserialize_after(
