@@ -53,8 +53,10 @@ impl Host {
     ///
     /// On the new thread, `setup` gets the new host, its context and its side's port (install
     /// listeners, evaluate scripts); then the agent runs its event loop until nothing is left to
-    /// run, including waiting for messages while its port is entangled with a live port here.
-    /// The thread ends when that loop returns; the agent's ports are then disentangled.
+    /// run, including waiting for messages while its port is entangled with a live port here,
+    /// or until it calls `close()` (a global function, like a dedicated worker's). The thread
+    /// ends when that loop returns; the agent's context is dropped and its ports disentangled,
+    /// so the ports entangled with them get their `close` event.
     ///
     /// ```
     /// use boa_engine::{js_string, Source};
@@ -95,6 +97,20 @@ impl Host {
     }
 }
 
+/// The agent's global `close()`: closes the agent (its event loop stops).
+fn install_close(ctx: &mut Context) -> JsResult<()> {
+    ctx.register_global_builtin_callable(
+        boa_engine::js_string!("close"),
+        0,
+        boa_engine::NativeFunction::from_fn_ptr(|_, _, ctx| {
+            if let Some(host) = Host::from_context(ctx) {
+                host.close();
+            }
+            Ok(boa_engine::JsValue::undefined())
+        }),
+    )
+}
+
 /// The body of a spawned agent's thread.
 fn run_agent<F>(options: HostOptions, port: PortHandle, setup: F) -> AgentExit
 where
@@ -109,8 +125,8 @@ where
             }
         }
     };
-    let result = host
-        .adopt_port(&mut ctx, port)
+    let result = install_close(&mut ctx)
+        .and_then(|()| host.adopt_port(&mut ctx, port))
         .and_then(|port| setup(&host, &mut ctx, port));
     host.perform_microtask_checkpoint(&mut ctx);
     let error = match result {

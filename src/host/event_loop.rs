@@ -106,6 +106,8 @@ pub(crate) struct EventLoop {
     reports: RefCell<Vec<HostReport>>,
     /// HTML's "performing a microtask checkpoint" flag.
     performing_checkpoint: Cell<bool>,
+    /// A worker's closing flag: set by `close()` in a spawned agent; the loop stops.
+    closing: Cell<bool>,
 }
 
 impl std::fmt::Debug for EventLoop {
@@ -134,7 +136,14 @@ impl EventLoop {
             next_rejection_seq: Cell::default(),
             reports: RefCell::default(),
             performing_checkpoint: Cell::default(),
+            closing: Cell::default(),
         }
+    }
+
+    /// Sets the closing flag: the running loop returns [`RunOutcome::Closed`] after the current
+    /// task, and later runs return at once.
+    pub(crate) fn close(&self) {
+        self.closing.set(true);
     }
 
     /// This event loop's agent.
@@ -296,6 +305,9 @@ impl EventLoop {
 
         let outcome = loop {
             self.microtask_checkpoint(&mut cell.borrow_mut());
+            if self.closing.get() {
+                break RunOutcome::Closed;
+            }
             if done(&mut cell.borrow_mut()) {
                 break RunOutcome::Done;
             }

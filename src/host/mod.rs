@@ -74,6 +74,8 @@ pub enum RunOutcome {
     Idle,
     /// The deadline passed first.
     DeadlineReached,
+    /// The agent closed itself (`close()` in a spawned agent, or [`Host::close`]).
+    Closed,
 }
 
 /// A context's host: owns its event loop and host hooks.
@@ -183,6 +185,13 @@ impl Host {
         done: &mut dyn FnMut(&mut Context) -> bool,
     ) -> RunOutcome {
         self.event_loop.run(ctx, deadline, done)
+    }
+
+    /// Closes this agent, as a worker's `close()` does: the event loop stops after the current
+    /// task and does not run again. (The agent's ports are disentangled when its context is
+    /// dropped.)
+    pub fn close(&self) {
+        self.event_loop.close();
     }
 
     /// Whether a microtask, task, live timer or async job is queued.
