@@ -250,3 +250,46 @@ pub(crate) fn adopt_port(core: Arc<PortCore>, ctx: &mut Cx) -> JsResult<Object> 
 }
 
 pub(crate) use message_port::{deliver_remote_messages, held_ports, may_receive_remote_messages};
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{js_string, Cx, Source};
+
+    /// A message whose deserialization fails in the receiving realm fires `messageerror` (here:
+    /// a realm with `MessagePort` but without `ReadableStream` receives a stream).
+    #[test]
+    fn a_message_that_cannot_be_deserialized_fires_messageerror() {
+        let mut ctx = Cx::default();
+        crate::register(&mut ctx).expect("register");
+        let realm = ctx.create_realm().expect("realm");
+        let previous = ctx.enter_realm(realm);
+        crate::dom::register(&mut ctx).expect("dom");
+        super::register(&mut ctx).expect("html");
+        let bare = ctx.global_object();
+        ctx.enter_realm(previous);
+        ctx.global_object()
+            .set(js_string!("bare"), bare, true, &mut ctx)
+            .expect("set");
+        ctx.eval(Source::from_bytes(
+            "var log = [];
+             var ch = new MessageChannel();
+             var port2 = bare.structuredClone(ch.port2, { transfer: [ch.port2] });
+             port2.onmessage = () => log.push('message');
+             port2.onmessageerror = e => log.push(`messageerror ${e.data} ${e instanceof bare.MessageEvent}`);
+             var rs = new ReadableStream();
+             ch.port1.postMessage(rs, [rs]);
+             ch.port1.postMessage('fine');",
+        ))
+        .expect("script");
+        ctx.run_jobs().expect("jobs");
+        let log = ctx
+            .eval(Source::from_bytes("JSON.stringify(log)"))
+            .expect("log");
+        assert_eq!(
+            log.as_string()
+                .map(|s| s.to_std_string_escaped())
+                .as_deref(),
+            Some(r#"["messageerror null true","message"]"#)
+        );
+    }
+}
