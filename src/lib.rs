@@ -9,6 +9,8 @@
 //! - the WebIDL glue (`webidl`): argument conversion, brand checks, property shapes;
 //! - the engine boundary (`engine`): promises, calls into JS, the job queue, GC;
 //! - the DOM pieces the spec depends on (`dom`): `DOMException`, `EventTarget`, `AbortSignal`;
+//! - the HTML pieces transferable streams depend on (`html`): structured serialization with
+//!   transfer, `MessageChannel`/`MessagePort`/`MessageEvent`, the cross-realm transforms;
 //! - the host (`host`): an HTML-ordered event loop and the globals that scripts and the Web
 //!   Platform Tests expect. The host is not part of the spec layer.
 

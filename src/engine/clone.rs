@@ -134,8 +134,9 @@ pub enum ObjectKind {
 fn regexp_flags(regexp: &JsRegExp, ctx: &mut Context) -> JsResult<String> {
     // The individual flag getters read [[OriginalFlags]]; the `flags` getter would read
     // properties (observable).
+    type FlagGetter = fn(&JsRegExp, &mut Context) -> JsResult<bool>;
     let mut flags = String::new();
-    let checks: [(char, fn(&JsRegExp, &mut Context) -> JsResult<bool>); 7] = [
+    let checks: [(char, FlagGetter); 7] = [
         ('d', JsRegExp::has_indices),
         ('g', JsRegExp::global),
         ('i', JsRegExp::ignore_case),

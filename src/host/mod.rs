@@ -1,6 +1,7 @@
 //! The host environment: an HTML-ordered event loop, and the globals that scripts and the Web
-//! Platform Tests expect (`self`, `console`, timers, `fetch`, `gc`, `Blob`, ...). Not part of the spec
-//! layer: the streams code never depends on it.
+//! Platform Tests expect (`self`, `console`, timers, `fetch`, `gc`, `Blob`, ...); agents on other
+//! threads connected by `MessagePort`s, and second realms. Not part of the spec layer: the
+//! streams code never depends on it.
 //!
 //! ```no_run
 //! use boa_streams::host::{Host, HostOptions, RunOutcome};
@@ -93,9 +94,14 @@ impl Host {
     /// globals (`crate::register`) installed.
     ///
     /// Globals, in installation order: boa_runtime's (`console`, `setTimeout`, `setInterval`,
-    /// `clearTimeout`, `clearInterval`, `queueMicrotask`, `structuredClone`, `TextEncoder`,
-    /// `TextDecoder`, `atob`, `btoa`), the streams and DOM interfaces, then `self`, `gc()`,
-    /// `fetch()`, `performance` and `Blob`.
+    /// `clearTimeout`, `clearInterval`, `queueMicrotask`, `TextEncoder`, `TextDecoder`, `atob`,
+    /// `btoa`), the streams, DOM and HTML interfaces (`MessageChannel`, `MessagePort`,
+    /// `MessageEvent`, and a `structuredClone` that replaces boa_runtime's), then `self`,
+    /// `gc()`, `fetch()`, `performance`, `crypto.getRandomValues` and `Blob`; with
+    /// [`HostOptions::window`], `window`, `postMessage` and `onmessage`.
+    ///
+    /// The context is one agent: its `MessagePort`s can be entangled with ports of agents on
+    /// other threads ([`Host::spawn_agent`], [`port_pair`]).
     pub fn new(options: HostOptions) -> JsResult<(Host, Context)> {
         let event_loop = Rc::new(EventLoop::new());
         let mut ctx = ContextBuilder::new()

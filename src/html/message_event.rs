@@ -51,7 +51,7 @@ pub(crate) fn new_message_event_from(
     source: Option<Object>,
     ports: Vec<Value>,
 ) -> JsResult<Object> {
-    let proto = prototype(Iface::MessageEvent, ctx)?;
+    let proto = prototype(Iface::Event, ctx)?;
     let ports = clone::frozen_array(ports, ctx)?;
     let slots = MessageEventSlots {
         data,
@@ -129,7 +129,7 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
             },
         };
     let proto =
-        idl::prototype_from_new_target(new_target, |ctx| prototype(Iface::MessageEvent, ctx), ctx)?;
+        idl::prototype_from_new_target(new_target, |ctx| prototype(Iface::Event, ctx), ctx)?;
     let ports = clone::frozen_array(ports.into_iter().map(Value::from).collect(), ctx)?;
     let slots = MessageEventSlots {
         data,

@@ -159,13 +159,10 @@ fn registered_port(ctx: &Cx, id: u64) -> Option<Object> {
 /// Releases the strong reference once the port can receive nothing more and has nothing left to
 /// dispatch.
 fn release_if_done(ctx: &Cx, port: &Object) {
-    match core(port) {
-        Some(core) => {
-            if !core.is_entangled() && core.nothing_to_dispatch() {
-                unregister_port(ctx, core.id());
-            }
+    if let Some(core) = core(port) {
+        if !core.is_entangled() && core.nothing_to_dispatch() {
+            unregister_port(ctx, core.id());
         }
-        None => {}
     }
 }
 
@@ -235,7 +232,7 @@ pub(crate) fn held_ports(ctx: &Cx) -> usize {
 
 /// A new `MessagePort` in the current realm holding `core` (a new port, or a received one).
 fn new_port_object(core: Arc<PortCore>, shipped: bool, ctx: &mut Cx) -> JsResult<Object> {
-    let proto = prototype(Iface::MessagePort, ctx)?;
+    let proto = prototype(Iface::Port, ctx)?;
     let Some(agent) = agent(ctx) else {
         return Err(idl::type_error(
             "MessagePort is not registered in this context",
@@ -594,11 +591,8 @@ pub(super) fn build_channel_interface(ctx: &mut Cx) -> StandardConstructor {
 /// `new MessageChannel()`
 fn construct_channel(new_target: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     idl::require_new(new_target, CHANNEL)?;
-    let proto = idl::prototype_from_new_target(
-        new_target,
-        |ctx| prototype(Iface::MessageChannel, ctx),
-        ctx,
-    )?;
+    let proto =
+        idl::prototype_from_new_target(new_target, |ctx| prototype(Iface::Channel, ctx), ctx)?;
     // 1. Set this's port 1 to a new MessagePort in this's relevant realm.
     // 2. Set this's port 2 to a new MessagePort in this's relevant realm.
     // 3. Entangle this's port 1 and this's port 2.

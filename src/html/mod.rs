@@ -2,16 +2,16 @@
 //! serialization with transfer (`structuredClone`), channel messaging (`MessageChannel`,
 //! `MessagePort`, `MessageEvent`), and a window's `postMessage`.
 //!
-//! - [`serialize`]: StructuredSerializeWithTransfer / StructuredDeserializeWithTransfer, into a
+//! - `serialize`: StructuredSerializeWithTransfer / StructuredDeserializeWithTransfer, into a
 //!   record that owns no JS value, so it can cross threads;
-//! - [`port`]: the thread-safe port message queues and entanglement, and each agent's inbox;
-//! - [`message_port`]: the `MessagePort` and `MessageChannel` interfaces, and the tasks that
+//! - `port`: the thread-safe port message queues and entanglement, and each agent's inbox;
+//! - `message_port`: the `MessagePort` and `MessageChannel` interfaces, and the tasks that
 //!   dispatch messages;
-//! - [`message_event`]: `MessageEvent`;
-//! - [`cross_realm`]: the Streams Standard's cross-realm transforms (the transfer steps of the
+//! - `message_event`: `MessageEvent`;
+//! - `cross_realm`: the Streams Standard's cross-realm transforms (the transfer steps of the
 //!   stream interfaces are in `readable/transfer.rs`, `writable/transfer.rs` and
 //!   `transform/transfer.rs`);
-//! - [`window`]: the window-like global (`window`, `postMessage(message, targetOrigin,
+//! - `window`: the window-like global (`window`, `postMessage(message, targetOrigin,
 //!   transfer)`) that the WPT runner's `.window.js` files get.
 
 pub(crate) mod cross_realm;
@@ -85,9 +85,9 @@ struct HtmlRealm {
 
 #[derive(Clone, Copy)]
 enum Iface {
-    MessageChannel,
-    MessagePort,
-    MessageEvent,
+    Channel,
+    Port,
+    Event,
 }
 
 fn with_realm<R>(ctx: &Cx, f: impl FnOnce(&HtmlRealm) -> R) -> JsResult<R> {
@@ -103,9 +103,9 @@ fn with_realm<R>(ctx: &Cx, f: impl FnOnce(&HtmlRealm) -> R) -> JsResult<R> {
 fn prototype(iface: Iface, ctx: &Cx) -> JsResult<Object> {
     with_realm(ctx, |r| {
         match iface {
-            Iface::MessageChannel => &r.message_channel,
-            Iface::MessagePort => &r.message_port,
-            Iface::MessageEvent => &r.message_event,
+            Iface::Channel => &r.message_channel,
+            Iface::Port => &r.message_port,
+            Iface::Event => &r.message_event,
         }
         .prototype()
     })

@@ -291,7 +291,7 @@ impl Serializer {
                 //       name to "Error".
                 let name = clone::ERROR_NAMES
                     .iter()
-                    .find(|n| name.as_string().is_some_and(|s| s == JsString::from(**n)))
+                    .find(|n| name.as_string().is_some_and(|s| s == **n))
                     .copied()
                     .unwrap_or("Error");
                 // 16.3. Let valueMessageDesc be ? value.[[GetOwnProperty]]("message").
