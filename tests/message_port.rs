@@ -255,3 +255,18 @@ fn streams_transfer_into_a_second_realm() {
         "the finished streams hold no port"
     );
 }
+
+#[test]
+fn a_stream_posted_to_a_port_nobody_starts_does_not_keep_the_loop_waiting() {
+    // The stream's own port waits in port2's disabled queue: nothing can arrive from another
+    // agent, so the event loop returns idle (the harness asserts `RunOutcome::Idle`).
+    let failed = failures(
+        r#"
+        const { port1, port2 } = new MessageChannel();
+        const rs = new ReadableStream();
+        port1.postMessage(rs, [rs]);
+        check(rs.locked, 'the stream was transferred');
+        "#,
+    );
+    assert!(failed.is_empty(), "{failed:#?}");
+}

@@ -306,6 +306,7 @@ pub(crate) fn post_serialized(
     message: SerializedWithTransfer,
     ctx: &mut Cx,
 ) {
+    message.for_each_port(&mut |core| core.carried_by(target));
     let delivery = target.push(Envelope::Message(message));
     deliver(ctx, target, delivery);
 }

@@ -241,7 +241,7 @@ pub(crate) fn set_agent(ctx: &mut Cx, agent: Arc<Agent>) {
 /// Two entangled port cores, not yet owned by any agent: each becomes a `MessagePort` with
 /// [`adopt_port`], in whichever agent (thread) it is sent to.
 pub fn port_pair() -> (Arc<PortCore>, Arc<PortCore>) {
-    PortCore::new_pair()
+    PortCore::new_outside_pair()
 }
 
 /// A new `MessagePort` in the current realm for a core from [`port_pair`].

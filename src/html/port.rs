@@ -171,8 +171,21 @@ struct CoreState {
     enabled: bool,
     /// The agent of the `MessagePort` that holds this core (none while in transit).
     owner: Option<Arc<Agent>>,
+    /// Where the core is while no agent owns it.
+    transit: Transit,
     /// The entangled port (its id, to recognize a stale link).
     peer: Option<(u64, Weak<PortCore>)>,
+}
+
+/// Where an unowned core is: what decides whether its entangled port can still hear from it.
+#[derive(Debug, Clone)]
+enum Transit {
+    /// In a value of the agent that shipped it (a task, a record being deserialized).
+    Local,
+    /// In a message in this port's queue.
+    Carrier(Weak<PortCore>),
+    /// In Rust hands that may be on any thread (a [`PortCore`] from `port_pair`).
+    Outside,
 }
 
 impl PortCore {
@@ -184,6 +197,7 @@ impl PortCore {
                 queue: VecDeque::new(),
                 enabled: false,
                 owner: None,
+                transit: Transit::Local,
                 peer: None,
             }),
         })
@@ -196,6 +210,40 @@ impl PortCore {
         lock(&a.state).peer = Some((b.id, Arc::downgrade(&b)));
         lock(&b.state).peer = Some((a.id, Arc::downgrade(&a)));
         (a, b)
+    }
+
+    /// Two new entangled cores for Rust code to hand to agents (possibly on other threads):
+    /// until an agent adopts one, its entangled port may still hear from it.
+    pub(crate) fn new_outside_pair() -> (Arc<PortCore>, Arc<PortCore>) {
+        let (a, b) = PortCore::new_pair();
+        lock(&a.state).transit = Transit::Outside;
+        lock(&b.state).transit = Transit::Outside;
+        (a, b)
+    }
+
+    /// The core now travels in a message in `carrier`'s queue.
+    pub(crate) fn carried_by(&self, carrier: &Arc<PortCore>) {
+        lock(&self.state).transit = Transit::Carrier(Arc::downgrade(carrier));
+    }
+
+    /// Whether messages posted by this (unowned) core can still reach a port of an agent other
+    /// than `agent`: it is outside any agent, or in a message bound for another agent.
+    fn held_elsewhere(&self, agent: &Agent, depth: u8) -> bool {
+        let (owner, transit) = {
+            let state = lock(&self.state);
+            (state.owner.clone(), state.transit.clone())
+        };
+        if let Some(owner) = owner {
+            return !owner.same(agent);
+        }
+        match transit {
+            Transit::Local => false,
+            Transit::Outside => true,
+            Transit::Carrier(carrier) => match carrier.upgrade() {
+                Some(carrier) if depth < 16 => carrier.held_elsewhere(agent, depth + 1),
+                _ => false,
+            },
+        }
     }
 
     /// The id that the owning agent's inbox names this port by.
@@ -216,19 +264,16 @@ impl PortCore {
         self.peer().is_some()
     }
 
-    /// Whether a message can still arrive from another agent: entangled with a port that no
-    /// agent or another agent than `agent` owns (in transit, or living elsewhere).
+    /// Whether a message can still arrive from another agent: the queue is enabled and the
+    /// entangled port lives in another agent, or is on its way there (in a message bound for
+    /// another agent, or in Rust hands outside any agent). A port entangled with one that waits
+    /// in a message of this agent can only hear from it after this agent runs something.
     pub(crate) fn may_receive_from_elsewhere(&self, agent: &Agent) -> bool {
         if !lock(&self.state).enabled {
             return false;
         }
-        match self.peer() {
-            None => false,
-            Some(peer) => match &lock(&peer.state).owner {
-                None => true,
-                Some(owner) => !owner.same(agent),
-            },
-        }
+        self.peer()
+            .is_some_and(|peer| peer.held_elsewhere(agent, 0))
     }
 
     /// Adds `entry` to the queue; says where to dispatch it.
@@ -257,6 +302,7 @@ impl PortCore {
         let mut state = lock(&self.state);
         state.owner = Some(owner);
         state.enabled = false;
+        state.transit = Transit::Local;
     }
 
     /// The port is being transferred: no agent owns it until it is received.
@@ -264,6 +310,7 @@ impl PortCore {
         let mut state = lock(&self.state);
         state.owner = None;
         state.enabled = false;
+        state.transit = Transit::Local;
     }
 
     /// Enables the queue; returns how many entries are waiting (one task each).

@@ -103,6 +103,23 @@ impl SerializedWithTransfer {
             holders: Vec::new(),
         }
     }
+
+    /// Every port core this record carries (also inside transferred streams' data holders).
+    pub(crate) fn for_each_port(&self, f: &mut dyn FnMut(&Arc<PortCore>)) {
+        for holder in &self.holders {
+            match holder {
+                TransferHolder::ArrayBuffer(_) => {}
+                TransferHolder::MessagePort(core) => f(core),
+                TransferHolder::ReadableStream(port) | TransferHolder::WritableStream(port) => {
+                    port.for_each_port(f);
+                }
+                TransferHolder::TransformStream { readable, writable } => {
+                    readable.for_each_port(f);
+                    writable.for_each_port(f);
+                }
+            }
+        }
+    }
 }
 
 fn units(s: &JsString) -> Vec<u16> {
