@@ -7,9 +7,10 @@
 //! falls to a quarter of its capacity it shrinks to the smallest power of two that holds twice
 //! what is left, so a stream that once buffered many chunks does not keep that capacity.
 
+use crate::engine;
 use std::collections::VecDeque;
 
-use crate::engine::{Cx, Finalize, JsNativeError, JsResult, Trace};
+use crate::engine::{Cx, Finalize, JsResult, Trace};
 
 /// Capacity below which the queue never shrinks.
 const MIN_CAPACITY: usize = 16;
@@ -71,15 +72,13 @@ impl<T: Trace + 'static> QueueWithSizes<T> {
         // 1. Assert: container has [[queue]] and [[queueTotalSize]] internal slots.
         // 2. If ! IsNonNegativeNumber(size) is false, throw a RangeError exception.
         if !is_non_negative_number(size) {
-            return Err(JsNativeError::range()
-                .with_message("chunk size must be a non-negative number")
-                .into());
+            return Err(engine::throw_range_error(
+                "chunk size must be a non-negative number",
+            ));
         }
         // 3. If size is +∞, throw a RangeError exception.
         if size == f64::INFINITY {
-            return Err(JsNativeError::range()
-                .with_message("chunk size must be finite")
-                .into());
+            return Err(engine::throw_range_error("chunk size must be finite"));
         }
         // 4. Append a new value-with-size with value value and size size to container.[[queue]].
         self.queue.push_back((value, size));
@@ -109,33 +108,13 @@ impl<T: Trace + 'static> QueueWithSizes<T> {
         self.total_size
     }
 
-    /// Number of entries in [[queue]].
-    pub(crate) fn len(&self) -> usize {
-        self.queue.len()
-    }
-
     /// Whether [[queue]] is empty.
     pub(crate) fn is_empty(&self) -> bool {
         self.queue.is_empty()
     }
 
-    /// Mutable access to the front entry (byte streams consume a chunk partially).
-    #[allow(dead_code)]
-    pub(crate) fn front_mut(&mut self) -> Option<&mut (T, f64)> {
-        self.queue.front_mut()
-    }
-
-    /// Adjusts [[queueTotalSize]] directly (byte streams track bytes, not entries).
-    #[allow(dead_code)]
-    pub(crate) fn add_to_total_size(&mut self, delta: f64) {
-        self.total_size += delta;
-        if self.total_size < 0.0 {
-            self.total_size = 0.0;
-        }
-    }
-
     /// The ring buffer's capacity (for tests of memory give-back).
-    #[allow(dead_code)]
+    #[cfg(test)]
     pub(crate) fn capacity(&self) -> usize {
         self.queue.capacity()
     }
@@ -147,7 +126,8 @@ impl<T: Trace + 'static> QueueWithSizes<T> {
 
 /// Gives memory back as a ring buffer drains: once it holds a quarter of its capacity or less,
 /// it shrinks to the smallest power of two that holds twice what is left. Every FIFO of the
-/// stream modules (chunk queues, read and write requests) calls this after removing an entry.
+/// stream modules (chunk queues, byte queues, pending pull-intos, read, read-into and write
+/// requests) calls this after removing entries: the one place that decides when to shrink.
 pub(crate) fn give_back_memory<T>(queue: &mut VecDeque<T>) {
     let capacity = queue.capacity();
     let len = queue.len();

@@ -3,9 +3,9 @@
 //!
 //! <https://streams.spec.whatwg.org/#qs>
 
+use crate::engine;
 use crate::engine::{
-    js_string, Class, ClassBuilder, Cx, Finalize, JsData, JsNativeError, JsResult, Object, Trace,
-    Value,
+    js_string, Class, ClassBuilder, Cx, Finalize, JsData, JsResult, Object, Trace, Value,
 };
 
 use crate::engine::webidl;
@@ -13,7 +13,6 @@ use crate::engine::webidl;
 /// The `QueuingStrategy` dictionary, converted: <https://streams.spec.whatwg.org/#dictdef-queuingstrategy>.
 #[derive(Debug, Clone, Default, Trace, Finalize)]
 pub(crate) struct QueuingStrategy {
-    #[unsafe_ignore_trace]
     pub(crate) high_water_mark: Option<f64>,
     pub(crate) size: Option<Object>,
 }
@@ -77,9 +76,9 @@ pub(crate) fn extract_high_water_mark(
     // 2. Let highWaterMark be strategy["highWaterMark"].
     // 3. If highWaterMark is NaN or highWaterMark < 0, throw a RangeError exception.
     if high_water_mark.is_nan() || high_water_mark < 0.0 {
-        return Err(JsNativeError::range()
-            .with_message("highWaterMark must be a non-negative number")
-            .into());
+        return Err(engine::throw_range_error(
+            "highWaterMark must be a non-negative number",
+        ));
     }
     // 4. Return highWaterMark.
     Ok(high_water_mark)
@@ -101,9 +100,7 @@ fn queuing_strategy_init(args: &[Value], ctx: &mut Cx) -> JsResult<f64> {
     let dict = webidl::dictionary(&init, "The queuing strategy init")?;
     let hwm = webidl::member(dict.as_ref(), "highWaterMark", ctx)?;
     if hwm.is_undefined() {
-        return Err(JsNativeError::typ()
-            .with_message("highWaterMark is required")
-            .into());
+        return Err(engine::throw_type_error("highWaterMark is required"));
     }
     webidl::to_unrestricted_double(&hwm, ctx)
 }
@@ -131,6 +128,7 @@ fn size_functions(ctx: &mut Cx) -> (Object, Object) {
     });
     // The count size function: `return 1`.
     let count = webidl::function(ctx, "size", 0, |_, _, _| Ok(Value::from(1)));
+    let (byte_length, count): (Object, Object) = (byte_length.into(), count.into());
     realm.host_defined_mut().insert(SizeFunctions {
         byte_length: byte_length.clone(),
         count: count.clone(),
@@ -142,7 +140,6 @@ fn size_functions(ctx: &mut Cx) -> (Object, Object) {
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct ByteLengthQueuingStrategy {
     /// <https://streams.spec.whatwg.org/#bytelengthqueuingstrategy-highwatermark>
-    #[unsafe_ignore_trace]
     high_water_mark: f64,
 }
 
@@ -152,9 +149,9 @@ impl Class for ByteLengthQueuingStrategy {
     const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        webidl::attribute(class, "highWaterMark", blqs_high_water_mark, None);
-        webidl::attribute(class, "size", blqs_size, None);
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        b.attribute("highWaterMark", blqs_high_water_mark, None);
+        b.attribute("size", blqs_size, None);
         Ok(())
     }
 
@@ -169,16 +166,14 @@ impl Class for ByteLengthQueuingStrategy {
 
 /// <https://streams.spec.whatwg.org/#blqs-high-water-mark>
 fn blqs_high_water_mark(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let this = webidl::this_object::<ByteLengthQueuingStrategy>(this, "ByteLengthQueuingStrategy")?;
-    let hwm = this
-        .downcast_ref::<ByteLengthQueuingStrategy>()
-        .map_or(f64::NAN, |s| s.high_water_mark);
+    let this = webidl::this::<ByteLengthQueuingStrategy>(this)?;
+    let hwm = this.borrow().data().high_water_mark;
     Ok(hwm.into())
 }
 
 /// <https://streams.spec.whatwg.org/#blqs-size>
 fn blqs_size(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    webidl::this_object::<ByteLengthQueuingStrategy>(this, "ByteLengthQueuingStrategy")?;
+    webidl::this::<ByteLengthQueuingStrategy>(this)?;
     Ok(size_functions(ctx).0.into())
 }
 
@@ -186,7 +181,6 @@ fn blqs_size(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct CountQueuingStrategy {
     /// <https://streams.spec.whatwg.org/#countqueuingstrategy-highwatermark>
-    #[unsafe_ignore_trace]
     high_water_mark: f64,
 }
 
@@ -196,9 +190,9 @@ impl Class for CountQueuingStrategy {
     const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        webidl::attribute(class, "highWaterMark", cqs_high_water_mark, None);
-        webidl::attribute(class, "size", cqs_size, None);
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        b.attribute("highWaterMark", cqs_high_water_mark, None);
+        b.attribute("size", cqs_size, None);
         Ok(())
     }
 
@@ -213,16 +207,14 @@ impl Class for CountQueuingStrategy {
 
 /// <https://streams.spec.whatwg.org/#cqs-high-water-mark>
 fn cqs_high_water_mark(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let this = webidl::this_object::<CountQueuingStrategy>(this, "CountQueuingStrategy")?;
-    let hwm = this
-        .downcast_ref::<CountQueuingStrategy>()
-        .map_or(f64::NAN, |s| s.high_water_mark);
+    let this = webidl::this::<CountQueuingStrategy>(this)?;
+    let hwm = this.borrow().data().high_water_mark;
     Ok(hwm.into())
 }
 
 /// <https://streams.spec.whatwg.org/#cqs-size>
 fn cqs_size(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    webidl::this_object::<CountQueuingStrategy>(this, "CountQueuingStrategy")?;
+    webidl::this::<CountQueuingStrategy>(this)?;
     Ok(size_functions(ctx).1.into())
 }
 

@@ -1,85 +1,54 @@
 //! The "brotli" format of CompressionStream and DecompressionStream, driven from script: round
 //! trips, a stream split at every byte, and the errors (corrupt, truncated, trailing data).
 
-use boa_engine::{Context, JsValue, Source};
+mod support;
+
+use boa_engine::Context;
+use support::{eval, run_async};
+
+/// What the scripts share besides [`support::BYTE_HELPERS`]: `text` (bytes back to a string),
+/// `attempt` (writes chunks to a transform and reads everything back), `compress`,
+/// `decompress` and `reference`.
+const PRELUDE: &str = r#"
+globalThis.text = (bytes) => String.fromCharCode(...bytes);
+// Writes the chunks to a new transform and reads everything back: 'ok <output chunk
+// lengths>' and the output, or '<error name> [after <lengths>]'. Output chunks must be
+// non-empty Uint8Arrays.
+globalThis.attempt = async (ts, chunks) => {
+  const writer = ts.writable.getWriter();
+  for (const c of chunks) writer.write(c).catch(() => {});
+  writer.close().catch(() => {});
+  const reader = ts.readable.getReader();
+  const out = [];
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      if (!(value instanceof Uint8Array) || value.length === 0) return { result: 'bad chunk ' + value, out: concat(out) };
+      out.push(value);
+    }
+  } catch (e) {
+    const lengths = out.map(a => a.length).join(',');
+    return { result: e.constructor.name + (out.length ? ' after ' + lengths : ''), out: concat(out) };
+  }
+  return { result: 'ok', out: concat(out) };
+};
+globalThis.compress = async (chunks) => {
+  const { result, out } = await attempt(new CompressionStream('brotli'), chunks);
+  if (result !== 'ok') throw new Error('compression: ' + result);
+  return out;
+};
+globalThis.decompress = (chunks) => attempt(new DecompressionStream('brotli'), chunks);
+// 'expected output', compressed by the reference encoder (from the WPT).
+globalThis.reference = new Uint8Array([
+  0x21, 0x38, 0x00, 0x04, 0x65, 0x78, 0x70, 0x65, 0x63, 0x74, 0x65, 0x64, 0x20, 0x6F,
+  0x75, 0x74, 0x70, 0x75, 0x74, 0x03]);
+"#;
 
 fn context() -> Context {
-    let mut ctx = Context::default();
-    boa_streams::register(&mut ctx).expect("register the streams globals");
-    eval(
-        &mut ctx,
-        r#"
-        globalThis.ascii = (s) => Uint8Array.from(s, c => c.charCodeAt(0));
-        globalThis.text = (bytes) => String.fromCharCode(...bytes);
-        globalThis.concat = (arrays) => {
-          const total = arrays.reduce((n, a) => n + a.length, 0);
-          const out = new Uint8Array(total);
-          let offset = 0;
-          for (const a of arrays) { out.set(a, offset); offset += a.length; }
-          return out;
-        };
-        // Writes the chunks to a new transform and reads everything back: 'ok <output chunk
-        // lengths>' and the output, or '<error name> [after <lengths>]'. Output chunks must be
-        // non-empty Uint8Arrays.
-        globalThis.attempt = async (ts, chunks) => {
-          const writer = ts.writable.getWriter();
-          for (const c of chunks) writer.write(c).catch(() => {});
-          writer.close().catch(() => {});
-          const reader = ts.readable.getReader();
-          const out = [];
-          try {
-            for (;;) {
-              const { value, done } = await reader.read();
-              if (done) break;
-              if (!(value instanceof Uint8Array) || value.length === 0) return { result: 'bad chunk ' + value, out: concat(out) };
-              out.push(value);
-            }
-          } catch (e) {
-            const lengths = out.map(a => a.length).join(',');
-            return { result: e.constructor.name + (out.length ? ' after ' + lengths : ''), out: concat(out) };
-          }
-          return { result: 'ok', out: concat(out) };
-        };
-        globalThis.compress = async (chunks) => {
-          const { result, out } = await attempt(new CompressionStream('brotli'), chunks);
-          if (result !== 'ok') throw new Error('compression: ' + result);
-          return out;
-        };
-        globalThis.decompress = (chunks) => attempt(new DecompressionStream('brotli'), chunks);
-        // 'expected output', compressed by the reference encoder (from the WPT).
-        globalThis.reference = new Uint8Array([
-          0x21, 0x38, 0x00, 0x04, 0x65, 0x78, 0x70, 0x65, 0x63, 0x74, 0x65, 0x64, 0x20, 0x6F,
-          0x75, 0x74, 0x70, 0x75, 0x74, 0x03]);
-        "#,
-    );
+    let mut ctx = support::context_with(support::BYTE_HELPERS);
+    eval(&mut ctx, PRELUDE);
     ctx
-}
-
-fn eval(ctx: &mut Context, src: &str) -> JsValue {
-    let value = ctx
-        .eval(Source::from_bytes(src))
-        .unwrap_or_else(|e| panic!("script failed: {e}"));
-    ctx.run_jobs().expect("run jobs");
-    value
-}
-
-/// Runs an async function body and returns what it resolves to, as a string (or
-/// `"rejected: <name>: <message>"`).
-fn run_async(ctx: &mut Context, body: &str) -> String {
-    eval(
-        ctx,
-        &format!(
-            "globalThis.result = undefined;
-             (async () => {{ {body} }})().then(
-               v => {{ globalThis.result = String(v); }},
-               e => {{ globalThis.result = 'rejected: ' + (e && e.name) + ': ' + (e && e.message); }});"
-        ),
-    );
-    let value = eval(ctx, "globalThis.result");
-    value
-        .as_string()
-        .map(|s| s.to_std_string_escaped())
-        .unwrap_or_else(|| panic!("the async body did not settle: {value:?}"))
 }
 
 #[test]

@@ -10,19 +10,9 @@
 //! - (c) 8n = 40k one-byte chunks read through both branches of a byte stream tee with BYOB
 //!   readers.
 
-use std::time::{Duration, Instant};
+mod support;
 
-use boa_engine::{js_string, Context, JsValue, Source};
-
-const LIMIT: f64 = 32.0;
-
-fn context() -> Context {
-    let mut ctx = Context::default();
-    boa_streams::register(&mut ctx).expect("register the streams globals");
-    ctx.eval(Source::from_bytes(SHAPES))
-        .expect("define the shapes");
-    ctx
-}
+use support::scaling::assert_shape_scales;
 
 const SHAPES: &str = r#"
 globalThis.smallChunksIntoViews = async (n) => {
@@ -102,69 +92,17 @@ globalThis.teeByob = async (n) => {
 };
 "#;
 
-/// Runs `shape(n)` to completion and returns how long it took.
-fn time_shape(ctx: &mut Context, shape: &str, n: u32) -> Duration {
-    ctx.global_object()
-        .set(js_string!("__result"), JsValue::undefined(), false, ctx)
-        .expect("reset the result");
-    let script = format!(
-        "{shape}({n}).then(v => {{ globalThis.__result = v; }}, e => {{ globalThis.__result = String(e); }});"
-    );
-    boa_engine::gc::force_collect();
-    let start = Instant::now();
-    ctx.eval(Source::from_bytes(&script))
-        .expect("start the shape");
-    ctx.run_jobs().expect("run the shape");
-    let elapsed = start.elapsed();
-    let result = ctx
-        .global_object()
-        .get(js_string!("__result"), ctx)
-        .expect("read the result");
-    assert_eq!(
-        result,
-        JsValue::from(n),
-        "{shape}({n}) did not complete: {}",
-        result.display()
-    );
-    elapsed
-}
-
-/// The best of `runs` timings (noise only ever adds time).
-fn best(ctx: &mut Context, shape: &str, n: u32, runs: usize) -> Duration {
-    (0..runs)
-        .map(|_| time_shape(ctx, shape, n))
-        .min()
-        .unwrap_or_default()
-}
-
-fn check(shape: &str, n: u32) {
-    let mut ctx = context();
-    // Warm up (first-time shape and inline-cache work, heap growth).
-    time_shape(&mut ctx, shape, n);
-    let small = best(&mut ctx, shape, n, 3);
-    let large = best(&mut ctx, shape, 8 * n, 2);
-    let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-9);
-    println!(
-        "{shape}: n={n} {small:?}, 8n={} {large:?}, ratio {ratio:.2}",
-        8 * n
-    );
-    assert!(
-        ratio <= LIMIT,
-        "{shape}: time(8n)/time(n) = {ratio:.2} > {LIMIT} (n: {small:?}, 8n: {large:?})"
-    );
-}
-
 #[test]
 fn one_byte_chunks_into_byob_views_scale_linearly() {
-    check("smallChunksIntoViews", 5_000);
+    assert_shape_scales(SHAPES, "smallChunksIntoViews", 5_000);
 }
 
 #[test]
 fn unawaited_byob_reads_filled_by_one_enqueue_scale_linearly() {
-    check("unawaitedReads", 10_000);
+    assert_shape_scales(SHAPES, "unawaitedReads", 10_000);
 }
 
 #[test]
 fn byte_tee_with_byob_readers_scales_linearly() {
-    check("teeByob", 5_000);
+    assert_shape_scales(SHAPES, "teeByob", 5_000);
 }

@@ -3,30 +3,10 @@
 //! `SharedArrayBuffer`-backed), garbage collection of byte stream cycles, and user code that
 //! re-enters the controller from a `then` getter while descriptors are being committed.
 
-use boa_engine::{js_string, Context, JsValue, Source};
+mod support;
 
-fn context() -> Context {
-    let mut ctx = Context::default();
-    boa_streams::register(&mut ctx).expect("register the streams globals");
-    ctx
-}
-
-fn eval(ctx: &mut Context, src: &str) -> JsValue {
-    let value = ctx
-        .eval(Source::from_bytes(src))
-        .unwrap_or_else(|e| panic!("script failed: {e}"));
-    ctx.run_jobs().expect("run jobs");
-    value
-}
-
-fn global_string(ctx: &mut Context, name: &str) -> String {
-    ctx.global_object()
-        .get(js_string!(name), ctx)
-        .expect("read a global")
-        .to_string(ctx)
-        .expect("a string")
-        .to_std_string_escaped()
-}
+use boa_engine::JsValue;
+use support::{context, eval, global_string, survivors};
 
 #[test]
 fn every_view_kind_is_filled_and_keeps_its_constructor() {
@@ -179,9 +159,7 @@ fn dropped_byte_stream_cycles_are_collected() {
         "#,
     );
     eval(&mut ctx, "globalThis.req = undefined;");
-    ctx.clear_kept_objects();
-    boa_engine::gc::force_collect();
-    let alive = eval(&mut ctx, "refs.filter(r => r.deref() !== undefined).length");
+    let alive = survivors(&mut ctx);
     assert_eq!(
         alive,
         JsValue::from(0),

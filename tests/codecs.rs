@@ -2,68 +2,37 @@
 //! that are easy to get wrong (state carried between chunks, errors, the end of compressed
 //! data), driven from script.
 
-use boa_engine::{Context, JsValue, Source};
+mod support;
+
+use boa_engine::{Context, JsValue};
+use support::{eval, run_async, survivors};
+
+/// What the scripts share besides [`support::BYTE_HELPERS`]: `collect` (reads a stream to the
+/// end), `run` (writes chunks to a transform and collects its output) and `bytes` (arrays of
+/// bytes as text).
+const PRELUDE: &str = r#"
+globalThis.collect = async (readable) => {
+  const out = [];
+  const reader = readable.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return out;
+    out.push(value);
+  }
+};
+globalThis.run = (chunks, ts) => {
+  const writer = ts.writable.getWriter();
+  for (const c of chunks) writer.write(c).catch(() => {});
+  writer.close().catch(() => {});
+  return collect(ts.readable);
+};
+globalThis.bytes = (arrays) => Array.from(arrays, a => Array.from(a).join(',')).join(' | ');
+"#;
 
 fn context() -> Context {
-    let mut ctx = Context::default();
-    boa_streams::register(&mut ctx).expect("register the streams globals");
-    eval(
-        &mut ctx,
-        r#"
-        globalThis.collect = async (readable) => {
-          const out = [];
-          const reader = readable.getReader();
-          for (;;) {
-            const { value, done } = await reader.read();
-            if (done) return out;
-            out.push(value);
-          }
-        };
-        globalThis.run = (chunks, ts) => {
-          const writer = ts.writable.getWriter();
-          for (const c of chunks) writer.write(c).catch(() => {});
-          writer.close().catch(() => {});
-          return collect(ts.readable);
-        };
-        globalThis.bytes = (arrays) => Array.from(arrays, a => Array.from(a).join(',')).join(' | ');
-        globalThis.ascii = (s) => Uint8Array.from(s, c => c.charCodeAt(0));
-        globalThis.concat = (arrays) => {
-          const total = arrays.reduce((n, a) => n + a.length, 0);
-          const out = new Uint8Array(total);
-          let offset = 0;
-          for (const a of arrays) { out.set(a, offset); offset += a.length; }
-          return out;
-        };
-        "#,
-    );
+    let mut ctx = support::context_with(support::BYTE_HELPERS);
+    eval(&mut ctx, PRELUDE);
     ctx
-}
-
-fn eval(ctx: &mut Context, src: &str) -> JsValue {
-    let value = ctx
-        .eval(Source::from_bytes(src))
-        .unwrap_or_else(|e| panic!("script failed: {e}"));
-    ctx.run_jobs().expect("run jobs");
-    value
-}
-
-/// Runs an async function body and returns what it resolves to, as a string (or
-/// `"rejected: <name>: <message>"`).
-fn run_async(ctx: &mut Context, body: &str) -> String {
-    eval(
-        ctx,
-        &format!(
-            "globalThis.result = undefined;
-             (async () => {{ {body} }})().then(
-               v => {{ globalThis.result = String(v); }},
-               e => {{ globalThis.result = 'rejected: ' + (e && e.name) + ': ' + (e && e.message); }});"
-        ),
-    );
-    let value = eval(ctx, "globalThis.result");
-    value
-        .as_string()
-        .map(|s| s.to_std_string_escaped())
-        .unwrap_or_else(|| panic!("the async body did not settle: {value:?}"))
 }
 
 #[test]
@@ -421,9 +390,7 @@ fn codec_streams_are_collected() {
            }
          })();",
     );
-    ctx.clear_kept_objects();
-    boa_engine::gc::force_collect();
-    let alive = eval(&mut ctx, "refs.filter(r => r.deref() !== undefined).length");
+    let alive = survivors(&mut ctx);
     assert_eq!(
         alive,
         JsValue::from(0),

@@ -3,13 +3,17 @@
 //! is carried between every pair of chunks) and through `CompressionStream` →
 //! `DecompressionStream`, piped. A linear implementation gives a ratio near 16; the bound is 64.
 
-use std::time::{Duration, Instant};
+mod support;
 
-use boa_engine::{Context, Source};
+use std::time::Duration;
 
+use support::scaling::{time_script, Scaling};
+use support::{context, eval, eval_string};
+
+/// Pipes `n` chunks through `pipeline` into a sink and returns how long the pipe took; then
+/// `check` must hold of the sink's `out`.
 fn run(n: u32, pipeline: &str, check: &str) -> Duration {
-    let mut ctx = Context::default();
-    boa_streams::register(&mut ctx).expect("register");
+    let mut ctx = context();
     let setup = format!(
         r#"
         var N = {n};
@@ -22,36 +26,29 @@ fn run(n: u32, pipeline: &str, check: &str) -> Duration {
         var sink = new WritableStream({{ write(chunk) {{ out.push(chunk); }} }});
         "#
     );
-    ctx.eval(Source::from_bytes(&setup)).expect("setup");
-    ctx.run_jobs().expect("start");
-    let start = Instant::now();
-    ctx.eval(Source::from_bytes(&format!(
-        "{pipeline}.pipeTo(sink).then(() => {{ done = true; }}, e => {{ result = String(e); }});"
-    )))
-    .expect("pipe");
-    ctx.run_jobs().expect("drain");
-    let elapsed = start.elapsed();
-    let got = ctx
-        .eval(Source::from_bytes(&format!("done ? ({check}) : result")))
-        .expect("check")
-        .to_string(&mut ctx)
-        .expect("string")
-        .to_std_string_escaped();
+    eval(&mut ctx, &setup);
+    let elapsed = time_script(
+        &mut ctx,
+        &format!(
+            "{pipeline}.pipeTo(sink).then(() => {{ done = true; }}, e => {{ result = String(e); }});"
+        ),
+    );
+    let got = eval_string(&mut ctx, &format!("done ? ({check}) : result"));
     assert_eq!(got, "true", "n = {n}");
     elapsed
 }
 
 fn ratio(name: &str, pipeline: &str, check: &str) {
     let n = 2_000;
-    run(n / 4, pipeline, check);
-    let small = (0..3).map(|_| run(n, pipeline, check)).min().expect("runs");
-    let large = run(16 * n, pipeline, check);
-    let ratio = large.as_secs_f64() / small.as_secs_f64();
-    eprintln!(
-        "{name}: n={n} {small:?}, 16n={} {large:?}, ratio {ratio:.2}",
-        16 * n
-    );
-    assert!(ratio <= 64.0, "{name}: ratio {ratio:.2} > 64");
+    Scaling {
+        name,
+        n,
+        factor: 16,
+        warm_up: n / 4,
+        small_runs: 3,
+        large_runs: 1,
+    }
+    .assert_linear(|size| run(size, pipeline, check));
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! AbortController / AbortSignal: shapes, abort order, any(), timeout(), the Rust API.
 
-mod dom_support;
+mod support;
 
 use std::cell::RefCell;
 
@@ -12,7 +12,8 @@ use boa_streams::dom::{
     add_abort_algorithm, is_abort_signal, new_abort_signal, remove_abort_algorithm, signal_abort,
     signal_is_aborted, signal_reason, AbortAlgorithmHandle,
 };
-use dom_support::{capture_reports, check, context, eval_string};
+use support::dom::{capture_reports, check, context};
+use support::eval_string;
 
 #[test]
 fn interface_shapes() {

@@ -1,8 +1,8 @@
 //! Event and EventTarget: shapes, brand checks, at-target dispatch, listener options.
 
-mod dom_support;
+mod support;
 
-use dom_support::{capture_reports, check, context};
+use support::dom::{capture_reports, check, context};
 
 #[test]
 fn event_interface_shape() {

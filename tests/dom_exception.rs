@@ -1,10 +1,9 @@
 //! DOMException: shapes, codes, brand checks, and the Rust constructor.
 
+mod support;
+
 use boa_engine::{js_string, property::Attribute, Context, Source};
-
-mod dom_support;
-
-use dom_support::{check, context, PRELUDE};
+use support::dom::{check, context, PRELUDE};
 
 #[test]
 fn interface_object_shape() {
@@ -190,7 +189,7 @@ fn register_replaces_existing_globals() {
 #[test]
 fn stack() {
     let mut ctx = context();
-    let out = dom_support::eval_string(
+    let out = support::eval_string(
         &mut ctx,
         r#"
         function makeIt() { return new DOMException('m', 'AbortError'); }

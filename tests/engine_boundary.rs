@@ -5,28 +5,17 @@
 //! `boa_runtime`, and prints the size of the engine API: what a second engine would have to
 //! implement.
 
+mod support;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use support::{crate_root, rust_files};
+
 const ENGINE_CRATES: [&str; 3] = ["boa_engine", "boa_gc", "boa_runtime"];
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = fs::read_dir(dir)
-        .expect("a readable source folder")
-        .map(|e| e.expect("a directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+    crate_root().join("src")
 }
 
 /// Whether `path` (relative to `src/`) is part of the spec layer.

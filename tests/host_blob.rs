@@ -1,41 +1,21 @@
 //! The host's `Blob` (File API): construction, `slice()`, `type`, `stream()`, the read methods, and the
 //! WebIDL shapes and brand checks.
 
-use std::time::{Duration, Instant};
+mod support;
 
-use boa_engine::Context;
-use boa_streams::host::{Host, HostOptions, RunOutcome};
+use support::host::{assert_no_reports, eval_string, run_script};
 
 /// Runs `body` as the body of an async function in a fresh host, then the event loop to idle,
 /// and returns what the function returned, as a string (`THREW <error>` if it rejected).
 fn run(body: &str) -> String {
-    let (host, mut ctx) = Host::new(HostOptions::default()).expect("a fresh host builds");
-    let source = format!(
+    let (host, mut ctx) = run_script(&format!(
         "var __result = '<pending>';
         (async () => {{ {body} }})().then(
             v => {{ __result = String(v); }},
             e => {{ __result = 'THREW ' + (e && e.name ? e.name + ': ' + e.message : String(e)); }});"
-    );
-    if let Err(error) = host.eval_script(&mut ctx, "test.js", &source) {
-        panic!("script threw: {error}");
-    }
-    let outcome = host.run_until(
-        &mut ctx,
-        Some(Instant::now() + Duration::from_secs(10)),
-        &mut |_| false,
-    );
-    assert_eq!(outcome, RunOutcome::Idle);
-    let reports = host.take_reports();
-    assert!(reports.is_empty(), "host reports: {reports:?}");
-    result(&host, &mut ctx)
-}
-
-fn result(host: &Host, ctx: &mut Context) -> String {
-    host.eval_script(ctx, "result.js", "__result")
-        .expect("reads the result")
-        .to_string(ctx)
-        .expect("a string")
-        .to_std_string_escaped()
+    ));
+    assert_no_reports(&host);
+    eval_string(&host, &mut ctx, "__result")
 }
 
 #[test]

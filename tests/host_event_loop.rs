@@ -1,42 +1,12 @@
 //! The host's event loop, rejection tracking and globals.
 
+mod support;
+
 use std::time::{Duration, Instant};
 
-use boa_engine::{job::NativeAsyncJob, js_string, Context, JsValue};
+use boa_engine::{job::NativeAsyncJob, js_string, JsValue};
 use boa_streams::host::{Host, HostOptions, HostReport, RunOutcome};
-
-fn host() -> (Host, Context) {
-    host_with(HostOptions::default())
-}
-
-fn host_with(options: HostOptions) -> (Host, Context) {
-    Host::new(options).expect("a fresh host builds")
-}
-
-/// Evaluates `source` as a script that must not throw.
-fn eval(host: &Host, ctx: &mut Context, source: &str) -> JsValue {
-    match host.eval_script(ctx, "test.js", source) {
-        Ok(value) => value,
-        Err(error) => panic!("script threw: {error}"),
-    }
-}
-
-/// Evaluates `source` and returns its string value.
-fn eval_string(host: &Host, ctx: &mut Context, source: &str) -> String {
-    eval(host, ctx, source)
-        .to_string(ctx)
-        .expect("a string")
-        .to_std_string_escaped()
-}
-
-fn run_to_idle(host: &Host, ctx: &mut Context) {
-    let outcome = host.run_until(
-        ctx,
-        Some(Instant::now() + Duration::from_secs(10)),
-        &mut |_| false,
-    );
-    assert_eq!(outcome, RunOutcome::Idle);
-}
+use support::host::{eval, eval_string, host, host_with, run_to_idle};
 
 #[test]
 fn microtasks_drain_before_timers() {

@@ -2,13 +2,14 @@
 //! counts the promises, functions and other JS objects the pipe steps create, and piping 100
 //! or 10 000 chunks must cost the same.
 
-use boa_engine::{Context, Source};
+mod support;
+
+use support::{context, eval, eval_string};
 
 /// Pipes `n` chunks from a pull source to a counting sink (through an identity
 /// `TransformStream` when `through` is set) and returns the JS objects the pipe steps created.
 fn pipe(n: u32, through: bool) -> u64 {
-    let mut ctx = Context::default();
-    boa_streams::register(&mut ctx).expect("register");
+    let mut ctx = context();
     let script = format!(
         r#"
         var N = {n}, i = 0, next = 0, bad = 0, done = false;
@@ -23,15 +24,9 @@ fn pipe(n: u32, through: bool) -> u64 {
         "#
     );
     let before = boa_streams::pipe_js_objects_created();
-    ctx.eval(Source::from_bytes(&script)).expect("script");
-    ctx.run_jobs().expect("jobs");
+    eval(&mut ctx, &script);
     let created = boa_streams::pipe_js_objects_created() - before;
-    let check = ctx
-        .eval(Source::from_bytes("`${done} ${next} ${bad}`"))
-        .expect("check")
-        .to_string(&mut ctx)
-        .expect("string")
-        .to_std_string_escaped();
+    let check = eval_string(&mut ctx, "`${done} ${next} ${bad}`");
     assert_eq!(check, format!("true {n} 0"), "done next bad");
     created
 }

@@ -1,25 +1,15 @@
 //! Pipe behaviour the WPT files do not pin down.
 
-use boa_engine::{Context, Source};
+mod support;
 
-fn eval_string(ctx: &mut Context, src: &str) -> String {
-    let value = ctx
-        .eval(Source::from_bytes(src))
-        .unwrap_or_else(|e| panic!("script failed: {e}"));
-    ctx.run_jobs().expect("run jobs");
-    value
-        .to_string(ctx)
-        .expect("string")
-        .to_std_string_escaped()
-}
+use support::{context, eval_string};
 
 /// A write queued before the pipe began (by another writer) completing clears the
 /// destination's backpressure: the pipe reads again at once, without waiting for its own
 /// pending write.
 #[test]
 fn foreign_writes_completing_wake_the_pipe() {
-    let mut ctx = Context::default();
-    boa_streams::register(&mut ctx).expect("register");
+    let mut ctx = context();
     eval_string(
         &mut ctx,
         r#"

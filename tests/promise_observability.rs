@@ -18,10 +18,10 @@
 //! `constructor` / `@@species` reads made inside a `then` call are not logged. User callbacks
 //! return non-promises.
 
-use std::time::{Duration, Instant};
+mod support;
 
-use boa_engine::Context;
-use boa_streams::host::{Host, HostOptions, HostReport, RunOutcome};
+use boa_streams::host::HostReport;
+use support::host::{eval_string, run_script};
 
 /// Defines `log`, `trap(promise, name)` and `finish()`; installs the global traps when asked.
 fn prelude(variant: Variant) -> String {
@@ -96,17 +96,7 @@ const VARIANTS: [Variant; 3] = [
 
 /// Runs `scenario` after the prelude of `variant`; returns (log, traps installed, finished).
 fn run(variant: Variant, scenario: &str) -> (String, i32, bool) {
-    let (host, mut ctx) = Host::new(HostOptions::default()).expect("a fresh host builds");
-    let source = format!("{}\n{scenario}", prelude(variant));
-    if let Err(error) = host.eval_script(&mut ctx, "scenario.js", &source) {
-        panic!("scenario threw: {error}");
-    }
-    let outcome = host.run_until(
-        &mut ctx,
-        Some(Instant::now() + Duration::from_secs(10)),
-        &mut |_| false,
-    );
-    assert_eq!(outcome, RunOutcome::Idle);
+    let (host, mut ctx) = run_script(&format!("{}\n{scenario}", prelude(variant)));
     for report in host.take_reports() {
         if let HostReport::UncaughtError(message) = report {
             panic!("{variant:?}: uncaught error: {message}");
@@ -118,14 +108,6 @@ fn run(variant: Variant, scenario: &str) -> (String, i32, bool) {
         .expect("a count");
     let finished = eval_string(&host, &mut ctx, "String(finished)") == "true";
     (log, traps, finished)
-}
-
-fn eval_string(host: &Host, ctx: &mut Context, source: &str) -> String {
-    host.eval_script(ctx, "check.js", source)
-        .expect("check script")
-        .to_string(ctx)
-        .expect("a string")
-        .to_std_string_escaped()
 }
 
 /// Asserts that `scenario` traps at least `min_traps` promises, finishes, and logs nothing, in
@@ -145,7 +127,7 @@ fn assert_unobserved(scenario: &str, min_traps: i32) {
     }
 }
 
-/// The probe: releasing a reader marks its closed promise as handled.
+/// The simplest case: releasing a reader marks its closed promise as handled.
 #[test]
 fn release_lock_marks_closed_as_handled_unobservably() {
     assert_unobserved(

@@ -2,34 +2,15 @@
 //! an async sequence", "get the next value" and "close an async iterator" (whatwg/streams
 //! 2999707).
 
-use std::time::{Duration, Instant};
+mod support;
 
-use boa_engine::Context;
-use boa_streams::host::{Host, HostOptions, RunOutcome};
+use support::host::{eval_string, run_script};
 
 /// Evaluates `source` (which fills the global `log`), runs to idle, and returns `log` joined
 /// by spaces.
 fn run(source: &str) -> String {
-    let (host, mut ctx) = Host::new(HostOptions::default()).expect("a fresh host builds");
-    let source = format!("var log = [];\n{source}");
-    if let Err(error) = host.eval_script(&mut ctx, "test.js", &source) {
-        panic!("script threw: {error}");
-    }
-    let outcome = host.run_until(
-        &mut ctx,
-        Some(Instant::now() + Duration::from_secs(10)),
-        &mut |_| false,
-    );
-    assert_eq!(outcome, RunOutcome::Idle);
-    string(&host, &mut ctx, "log.join(' ')")
-}
-
-fn string(host: &Host, ctx: &mut Context, source: &str) -> String {
-    host.eval_script(ctx, "check.js", source)
-        .expect("check script")
-        .to_string(ctx)
-        .expect("a string")
-        .to_std_string_escaped()
+    let (host, mut ctx) = run_script(&format!("var log = [];\n{source}"));
+    eval_string(&host, &mut ctx, "log.join(' ')")
 }
 
 #[test]

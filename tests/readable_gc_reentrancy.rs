@@ -7,27 +7,10 @@
 //!   dictionaries) may call any method of the same stream: no Rust borrow is held across a call
 //!   into JS, so nothing panics and the spec's results come out.
 
-use boa_engine::{js_string, Context, JsValue, Source};
+mod support;
 
-fn context() -> Context {
-    let mut ctx = Context::default();
-    boa_streams::register(&mut ctx).expect("register the streams globals");
-    ctx
-}
-
-fn eval(ctx: &mut Context, src: &str) -> JsValue {
-    let value = ctx
-        .eval(Source::from_bytes(src))
-        .unwrap_or_else(|e| panic!("script failed: {e}"));
-    ctx.run_jobs().expect("run jobs");
-    value
-}
-
-fn global(ctx: &mut Context, name: &str) -> JsValue {
-    ctx.global_object()
-        .get(js_string!(name), ctx)
-        .expect("read a global")
-}
+use boa_engine::JsValue;
+use support::{context, eval, global, survivors};
 
 #[test]
 fn dropped_stream_cycles_are_collected() {
@@ -61,9 +44,7 @@ fn dropped_stream_cycles_are_collected() {
         })();
         "#,
     );
-    ctx.clear_kept_objects();
-    boa_engine::gc::force_collect();
-    let alive = eval(&mut ctx, "refs.filter(r => r.deref() !== undefined).length");
+    let alive = survivors(&mut ctx);
     assert_eq!(
         alive,
         JsValue::from(0),

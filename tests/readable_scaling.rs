@@ -7,19 +7,9 @@
 //! - (b) 8n = 160k pending reads, then 160k enqueues fulfilling them;
 //! - (c) 8n = 80k chunks read through both branches of a tee.
 
-use std::time::{Duration, Instant};
+mod support;
 
-use boa_engine::{js_string, Context, JsValue, Source};
-
-const LIMIT: f64 = 32.0;
-
-fn context() -> Context {
-    let mut ctx = Context::default();
-    boa_streams::register(&mut ctx).expect("register the streams globals");
-    ctx.eval(Source::from_bytes(SHAPES))
-        .expect("define the shapes");
-    ctx
-}
+use support::scaling::assert_shape_scales;
 
 const SHAPES: &str = r#"
 globalThis.prebuffered = async (n) => {
@@ -78,69 +68,17 @@ globalThis.teeBoth = async (n) => {
 };
 "#;
 
-/// Runs `shape(n)` to completion and returns how long it took.
-fn time_shape(ctx: &mut Context, shape: &str, n: u32) -> Duration {
-    ctx.global_object()
-        .set(js_string!("__result"), JsValue::undefined(), false, ctx)
-        .expect("reset the result");
-    let script = format!(
-        "{shape}({n}).then(v => {{ globalThis.__result = v; }}, e => {{ globalThis.__result = String(e); }});"
-    );
-    boa_engine::gc::force_collect();
-    let start = Instant::now();
-    ctx.eval(Source::from_bytes(&script))
-        .expect("start the shape");
-    ctx.run_jobs().expect("run the shape");
-    let elapsed = start.elapsed();
-    let result = ctx
-        .global_object()
-        .get(js_string!("__result"), ctx)
-        .expect("read the result");
-    assert_eq!(
-        result,
-        JsValue::from(n),
-        "{shape}({n}) did not complete: {}",
-        result.display()
-    );
-    elapsed
-}
-
-/// The best of `runs` timings (noise only ever adds time).
-fn best(ctx: &mut Context, shape: &str, n: u32, runs: usize) -> Duration {
-    (0..runs)
-        .map(|_| time_shape(ctx, shape, n))
-        .min()
-        .unwrap_or_default()
-}
-
-fn check(shape: &str, n: u32) {
-    let mut ctx = context();
-    // Warm up (first-time shape and inline-cache work, heap growth).
-    time_shape(&mut ctx, shape, n);
-    let small = best(&mut ctx, shape, n, 3);
-    let large = best(&mut ctx, shape, 8 * n, 2);
-    let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-9);
-    println!(
-        "{shape}: n={n} {small:?}, 8n={} {large:?}, ratio {ratio:.2}",
-        8 * n
-    );
-    assert!(
-        ratio <= LIMIT,
-        "{shape}: time(8n)/time(n) = {ratio:.2} > {LIMIT} (n: {small:?}, 8n: {large:?})"
-    );
-}
-
 #[test]
 fn prebuffered_chunks_read_back_scale_linearly() {
-    check("prebuffered", 20_000);
+    assert_shape_scales(SHAPES, "prebuffered", 20_000);
 }
 
 #[test]
 fn pending_reads_then_enqueues_scale_linearly() {
-    check("pendingReads", 20_000);
+    assert_shape_scales(SHAPES, "pendingReads", 20_000);
 }
 
 #[test]
 fn tee_branches_scale_linearly() {
-    check("teeBoth", 10_000);
+    assert_shape_scales(SHAPES, "teeBoth", 10_000);
 }

@@ -1,63 +1,22 @@
 //! The Rust API (`boa_streams::rust`): Rust sources, sinks and transformers seen from
 //! JavaScript, and Rust readers of JS streams.
 
+mod support;
+
 use std::{
     cell::{Cell, RefCell},
     io::Cursor,
     rc::Rc,
-    time::{Duration, Instant},
 };
 
-use boa_streams::host::{Host, HostOptions, RunOutcome};
 use boa_streams::rust::{
     js_string, queue_task, uint8_array, with_chunk_bytes, ByteController, ByteSource, Completion,
     Context, ReadSource, ReadableController, ReadableStream, Sink, Source, StreamError,
     TransformController, TransformStream, Transformer, Value, WritableController, WritableStream,
     WriteSink,
 };
-
-fn host() -> (Host, Context) {
-    Host::new(HostOptions::default()).expect("a fresh host builds")
-}
-
-fn eval(host: &Host, ctx: &mut Context, source: &str) -> Value {
-    match host.eval_script(ctx, "test.js", source) {
-        Ok(value) => value,
-        Err(error) => panic!("script threw: {error}"),
-    }
-}
-
-fn eval_string(host: &Host, ctx: &mut Context, source: &str) -> String {
-    eval(host, ctx, source)
-        .to_string(ctx)
-        .expect("a string")
-        .to_std_string_escaped()
-}
-
-fn run_to_idle(host: &Host, ctx: &mut Context) {
-    let outcome = host.run_until(
-        ctx,
-        Some(Instant::now() + Duration::from_secs(10)),
-        &mut |_| false,
-    );
-    assert_eq!(outcome, RunOutcome::Idle);
-    let reports = host.take_reports();
-    assert!(reports.is_empty(), "host reports: {reports:?}");
-}
-
-fn set_global(ctx: &mut Context, name: &str, value: Value) {
-    let global = ctx.global_object();
-    global
-        .set(js_string(name), value, false, ctx)
-        .expect("a global property");
-}
-
-fn text(value: &Value, ctx: &mut Context) -> String {
-    value
-        .to_string(ctx)
-        .expect("a string")
-        .to_std_string_escaped()
-}
+use support::host::{eval, eval_string, host, run_to_idle_without_reports};
+use support::{set_global, text};
 
 fn bytes_of(value: &Value, ctx: &mut Context) -> Vec<u8> {
     with_chunk_bytes(value, ctx, <[u8]>::to_vec).expect("a byte chunk")
@@ -124,7 +83,7 @@ fn chunks_arrive_in_order_and_the_stream_is_an_ordinary_readable_stream() {
         })();
         "#,
     );
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(
         eval_string(&host, &mut ctx, "brand"),
         "true,[object ReadableStream],undefined"
@@ -150,10 +109,10 @@ fn backpressure_pull_is_not_called_while_the_queue_is_full() {
         &mut ctx,
     )
     .unwrap();
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     // The queue fills to the high-water mark, then the source is left alone.
     assert_eq!(pulls.get(), 3);
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(pulls.get(), 3);
     // One read frees one slot: exactly one more pull.
     let reader = stream.reader(&mut ctx).unwrap();
@@ -164,7 +123,7 @@ fn backpressure_pull_is_not_called_while_the_queue_is_full() {
         .unwrap()
         .unwrap();
     assert_eq!(first.as_number(), Some(0.0));
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(pulls.get(), 4);
 }
 
@@ -201,7 +160,7 @@ fn cancel_reaches_rust_with_the_reason() {
         &mut ctx,
         "s.cancel('enough').then(v => { globalThis.settled = String(v); });",
     );
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(reason.borrow().as_deref(), Some("enough"));
     assert_eq!(eval_string(&host, &mut ctx, "settled"), "undefined");
 }
@@ -244,7 +203,7 @@ fn a_rust_error_rejects_the_js_read_with_the_chosen_error_type() {
             });
             "#,
         );
-        run_to_idle(&host, &mut ctx);
+        run_to_idle_without_reports(&host, &mut ctx);
         assert_eq!(eval_string(&host, &mut ctx, "got"), expected);
     }
 }
@@ -264,7 +223,7 @@ fn a_dom_exception_error_is_a_dom_exception() {
         &mut ctx,
         "s.getReader().closed.catch(e => { globalThis.got = [e instanceof DOMException, e.code].join(); });",
     );
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(eval_string(&host, &mut ctx, "got"), "true,20");
 }
 
@@ -306,7 +265,7 @@ fn async_completion_from_a_task() {
         &mut ctx,
         "globalThis.out = []; (async () => { for await (const x of s) out.push(x); out.push('end'); })();",
     );
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(eval_string(&host, &mut ctx, "out.join()"), "0,1,2,3,end");
 }
 
@@ -384,7 +343,7 @@ fn enqueue_and_close_from_pull() {
         &mut ctx,
         "globalThis.out = []; (async () => { for await (const x of s) out.push(x); out.push('end'); })();",
     );
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(eval_string(&host, &mut ctx, "out.join()"), "0,1,2,end");
     assert!(cancelled.borrow().is_none());
 }
@@ -442,7 +401,7 @@ fn cancel_from_inside_pull_is_deferred_not_a_panic() {
     )
     .unwrap();
     *slot.borrow_mut() = Some(stream);
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(
         *log.borrow(),
         [
@@ -514,7 +473,7 @@ fn a_sink_may_read_from_a_stream_and_a_read_callback_may_read_again() {
         &mut ctx,
         "const wr = w.getWriter(); for (const c of 'abc') wr.write(c); wr.close();",
     );
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(*log.borrow(), ["a0", "b1", "c2"]);
 
     // A read callback that reads again, recursively, until the stream ends.
@@ -533,7 +492,7 @@ fn a_sink_may_read_from_a_stream_and_a_read_callback_may_read_again() {
         });
     }
     read_all(reader, seen.clone(), &mut ctx);
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(*seen.borrow(), [3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
 }
 
@@ -609,7 +568,7 @@ fn byob_views_are_filled_in_place() {
         })();
         "#,
     );
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     // The view's own buffer (transferred, same length) holds the bytes at the view's offset.
     assert_eq!(
         eval_string(&host, &mut ctx, "out.join('|')"),
@@ -794,7 +753,7 @@ fn a_sink_gets_writes_in_order_then_close() {
         wr.close().then(() => sizes.push('closed'));
         "#,
     );
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(*log.borrow(), ["write a", "write b", "close"]);
     assert_eq!(eval_string(&host, &mut ctx, "sizes.join()"), "2,1,0,closed");
 }
@@ -806,7 +765,7 @@ fn abort_reaches_rust_with_the_reason_and_a_write_error_rejects_with_its_type() 
     let sink = WritableStream::from_sink(LogSink(log.clone()), 1.0, &mut ctx).unwrap();
     set_global(&mut ctx, "w", sink.to_value());
     eval(&host, &mut ctx, "const wr = w.getWriter(); wr.write('x').then(() => wr.abort('user gave up')); wr.closed.catch(() => {});");
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(*log.borrow(), ["write x", "abort user gave up"]);
 
     let log = Rc::new(RefCell::new(Vec::new()));
@@ -821,7 +780,7 @@ fn abort_reaches_rust_with_the_reason_and_a_write_error_rejects_with_its_type() 
         wr2.closed.catch(() => {});
         "#,
     );
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(
         eval_string(&host, &mut ctx, "got"),
         "true,DataError,bad chunk"
@@ -916,7 +875,7 @@ fn read_and_write_adapters_through_a_js_transform() {
         })).pipeTo(dst).then(() => { globalThis.piped = true; });
         "#,
     );
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(eval_string(&host, &mut ctx, "piped"), "true");
     assert_eq!(&*out.0.borrow(), b"HELLO STREAMS");
 }
@@ -1006,7 +965,7 @@ fn a_rust_transformer_used_from_js() {
             .pipeTo(new WritableStream({ write(w) { out.push(w); } }));
         "#,
     );
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(
         eval_string(&host, &mut ctx, "out.join()"),
         "true,true,a,b,c,d,e,f,(6 words)"
@@ -1030,7 +989,7 @@ fn a_rust_transformer_used_from_js() {
         w.write('boom').catch(e => { globalThis.got = e.constructor.name + ': ' + e.message; });
         "#,
     );
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(eval_string(&host, &mut ctx, "got"), "RangeError: boom");
 
     let t = TransformStream::from_transformer(
@@ -1043,7 +1002,7 @@ fn a_rust_transformer_used_from_js() {
     .unwrap();
     set_global(&mut ctx, "t3", t.to_value());
     eval(&host, &mut ctx, "t3.readable.cancel('not needed');");
-    run_to_idle(&host, &mut ctx);
+    run_to_idle_without_reports(&host, &mut ctx);
     assert_eq!(cancelled.borrow().as_deref(), Some("not needed"));
 }
 

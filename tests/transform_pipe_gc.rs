@@ -6,21 +6,10 @@
 //!   drops them they must be collected.
 //! - Transformer callbacks may call any method of the same stream without a Rust panic.
 
-use boa_engine::{Context, JsValue, Source};
+mod support;
 
-fn context() -> Context {
-    let mut ctx = Context::default();
-    boa_streams::register(&mut ctx).expect("register the streams globals");
-    ctx
-}
-
-fn eval(ctx: &mut Context, src: &str) -> JsValue {
-    let value = ctx
-        .eval(Source::from_bytes(src))
-        .unwrap_or_else(|e| panic!("script failed: {e}"));
-    ctx.run_jobs().expect("run jobs");
-    value
-}
+use boa_engine::JsValue;
+use support::{context, eval, survivors};
 
 #[test]
 fn dropped_transform_streams_and_pipes_are_collected() {
@@ -53,9 +42,7 @@ fn dropped_transform_streams_and_pipes_are_collected() {
         })();
         "#,
     );
-    ctx.clear_kept_objects();
-    boa_engine::gc::force_collect();
-    let alive = eval(&mut ctx, "refs.filter(r => r.deref() !== undefined).length");
+    let alive = survivors(&mut ctx);
     assert_eq!(alive, JsValue::from(0), "objects survived a collection");
     let control = eval(&mut ctx, "keptRef.deref() === kept.readable");
     assert_eq!(

@@ -4,15 +4,17 @@
 //! write algorithm waits for the backpressure change and reacts to the transform). A linear
 //! implementation gives a ratio near 16; the bound is 64.
 
-use std::time::{Duration, Instant};
+mod support;
 
-use boa_engine::{Context, Source};
+use std::time::Duration;
+
+use support::scaling::{time_script, Scaling};
+use support::{context, eval, eval_string};
 
 /// Writes `n` chunks and reads them back, without awaiting, then drains the job queue and
 /// checks that every chunk came out once, in order, and that every write fulfilled.
 fn run(n: u32) -> Duration {
-    let mut ctx = Context::default();
-    boa_streams::register(&mut ctx).expect("register");
+    let mut ctx = context();
     let setup = format!(
         r#"
         var N = {n};
@@ -24,22 +26,13 @@ fn run(n: u32) -> Duration {
         var onRead = ({{ value, done }}) => {{ if (done || value !== next) bad++; next++; }};
         "#
     );
-    ctx.eval(Source::from_bytes(&setup)).expect("setup");
-    ctx.run_jobs().expect("start");
-    let start = Instant::now();
-    ctx.eval(Source::from_bytes(
+    eval(&mut ctx, &setup);
+    let elapsed = time_script(
+        &mut ctx,
         "for (let i = 0; i < N; i++) writer.write(i).then(onWritten);
          for (let i = 0; i < N; i++) reader.read().then(onRead);",
-    ))
-    .expect("writes and reads");
-    ctx.run_jobs().expect("drain");
-    let elapsed = start.elapsed();
-    let check = ctx
-        .eval(Source::from_bytes("`${next} ${bad} ${fulfilled}`"))
-        .expect("check")
-        .to_string(&mut ctx)
-        .expect("string")
-        .to_std_string_escaped();
+    );
+    let check = eval_string(&mut ctx, "`${next} ${bad} ${fulfilled}`");
     assert_eq!(check, format!("{n} 0 {n}"), "next bad fulfilled");
     elapsed
 }
@@ -47,16 +40,13 @@ fn run(n: u32) -> Duration {
 #[test]
 fn identity_transform_scales_linearly() {
     let n = 5_000;
-    // Warm up, then take the best of a few runs at each size (noise only ever adds time).
-    run(n / 4);
-    let small = (0..3).map(|_| run(n)).min().expect("runs");
-    let large = run(16 * n);
-    let ratio = large.as_secs_f64() / small.as_secs_f64();
-    eprintln!(
-        "identity transform: n={n} {:?}, 16n={} {:?}, ratio {ratio:.2}",
-        small,
-        16 * n,
-        large
-    );
-    assert!(ratio <= 64.0, "ratio {ratio:.2} > 64");
+    Scaling {
+        name: "identity transform",
+        n,
+        factor: 16,
+        warm_up: n / 4,
+        small_runs: 3,
+        large_runs: 1,
+    }
+    .assert_linear(run);
 }

@@ -2,43 +2,14 @@
 //! rejections stay visible to the host's unhandled-rejection tracking, re-entrancy from sink
 //! callbacks, and garbage collection while requests are pending.
 
-use std::time::{Duration, Instant};
+mod support;
 
-use boa_engine::{Context, JsValue};
-use boa_streams::host::{Host, HostOptions, HostReport, RunOutcome};
-
-fn host() -> (Host, Context) {
-    Host::new(HostOptions::default()).expect("a fresh host builds")
-}
-
-fn eval(host: &Host, ctx: &mut Context, source: &str) -> JsValue {
-    match host.eval_script(ctx, "test.js", source) {
-        Ok(value) => value,
-        Err(error) => panic!("script threw: {error}"),
-    }
-}
-
-fn eval_string(host: &Host, ctx: &mut Context, source: &str) -> String {
-    eval(host, ctx, source)
-        .to_string(ctx)
-        .expect("a string")
-        .to_std_string_escaped()
-}
-
-fn run_to_idle(host: &Host, ctx: &mut Context) {
-    let outcome = host.run_until(
-        ctx,
-        Some(Instant::now() + Duration::from_secs(10)),
-        &mut |_| false,
-    );
-    assert_eq!(outcome, RunOutcome::Idle);
-}
+use boa_streams::host::HostReport;
+use support::host::{eval, eval_string, host, run_script, run_to_idle};
 
 /// Runs `source` to idle and returns the unhandled rejections the host reported.
 fn unhandled(source: &str) -> Vec<String> {
-    let (host, mut ctx) = host();
-    eval(&host, &mut ctx, source);
-    run_to_idle(&host, &mut ctx);
+    let (host, _ctx) = run_script(source);
     host.take_reports()
         .into_iter()
         .map(|report| match report {

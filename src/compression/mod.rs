@@ -2,7 +2,7 @@
 //!
 //! <https://compression.spec.whatwg.org/>
 //!
-//! Both are `GenericTransformStream`s set up with Rust algorithms (the `NativeTransformer`
+//! Both are `GenericTransformStream`s set up with Rust algorithms (they implement `NativeTransformer`
 //! variants of the transform algorithms). The compression contexts are in [`codec`]: flate2's
 //! encoders, and flate2's inflater with the gzip wrapper read there, for "deflate",
 //! "deflate-raw" and "gzip"; the `brotli` crate's streaming encoder and decoder, in
@@ -11,9 +11,9 @@
 pub(crate) mod brotli_codec;
 pub(crate) mod codec;
 
+use crate::engine;
 use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsNativeError, JsResult, Object, Trace,
-    Value,
+    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsResult, Object, Trace, Value,
 };
 use std::cell::RefCell;
 
@@ -23,8 +23,8 @@ use crate::{
     transform::{
         default_controller::{transform_stream_default_controller_enqueue, Controller},
         other_specs::{
-            generic_transform_stream_readable, generic_transform_stream_writable,
-            new_transform_stream, set_up_transform_stream, NativeTransformer,
+            define_generic_transform_stream, native_transform_stream, new_transform_stream,
+            NativeTransform,
         },
         TransformStream,
     },
@@ -44,17 +44,15 @@ pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
 /// TypeError".
 fn compression_format(args: &[Value], interface: &str, ctx: &mut Cx) -> JsResult<Format> {
     let Some(value) = args.first() else {
-        return Err(JsNativeError::typ()
-            .with_message(format!("{interface}: the format argument is required"))
-            .into());
+        return Err(engine::throw_type_error(format!(
+            "{interface}: the format argument is required"
+        )));
     };
     let name = value.to_string(ctx)?.to_std_string_escaped();
     Format::from_name(&name).ok_or_else(|| {
-        JsNativeError::typ()
-            .with_message(format!(
-                "{interface}: unsupported compression format '{name}'"
-            ))
-            .into()
+        engine::throw_type_error(format!(
+            "{interface}: unsupported compression format '{name}'"
+        ))
     })
 }
 
@@ -69,7 +67,7 @@ fn enqueue_bytes(buffer: &[u8], controller: &Controller, ctx: &mut Cx) -> JsResu
 }
 
 fn corrupt(message: &str) -> crate::engine::JsError {
-    JsNativeError::typ().with_message(message.to_owned()).into()
+    engine::throw_type_error(message.to_owned())
 }
 
 /// <https://compression.spec.whatwg.org/#compressionstream>
@@ -89,22 +87,14 @@ impl std::fmt::Debug for CompressionStream {
     }
 }
 
-fn this_compression_stream(this: &Value) -> JsResult<Object<CompressionStream>> {
-    webidl::this_object::<CompressionStream>(this, "CompressionStream")?
-        .downcast::<CompressionStream>()
-        .map_err(|_| corrupt("'this' is not a CompressionStream object"))
-}
-
 impl Class for CompressionStream {
     const NAME: &'static str = "CompressionStream";
     const LENGTH: usize = 1;
     const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        // GenericTransformStream
-        webidl::attribute(class, "readable", cs_readable, None);
-        webidl::attribute(class, "writable", cs_writable, None);
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        define_generic_transform_stream::<Self>(&mut b);
         Ok(())
     }
 
@@ -132,27 +122,11 @@ impl Class for CompressionStream {
         *this.borrow().data().transform.borrow_mut() = Some(transform.clone());
         // 6. Set up this's transform with transformAlgorithm set to transformAlgorithm and
         //    flushAlgorithm set to flushAlgorithm.
-        set_up_transform_stream(
-            &transform,
-            NativeTransformer::Compression(this.clone()),
-            ctx,
-        )
+        NativeTransform::new(this).set_up(&transform, ctx)
     }
 }
 
-fn cs_transform(this: &Value) -> JsResult<Option<Object<TransformStream>>> {
-    let cs = this_compression_stream(this)?;
-    let transform = cs.borrow().data().transform.borrow().clone();
-    Ok(transform)
-}
-
-fn cs_readable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    Ok(generic_transform_stream_readable(cs_transform(this)?))
-}
-
-fn cs_writable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    Ok(generic_transform_stream_writable(cs_transform(this)?))
-}
+native_transform_stream!(CompressionStream, slot: transform, transform: compress_and_enqueue_a_chunk, flush: compress_flush_and_enqueue);
 
 /// <https://compression.spec.whatwg.org/#compress-and-enqueue-a-chunk>
 pub(crate) fn compress_and_enqueue_a_chunk(
@@ -208,22 +182,14 @@ impl std::fmt::Debug for DecompressionStream {
     }
 }
 
-fn this_decompression_stream(this: &Value) -> JsResult<Object<DecompressionStream>> {
-    webidl::this_object::<DecompressionStream>(this, "DecompressionStream")?
-        .downcast::<DecompressionStream>()
-        .map_err(|_| corrupt("'this' is not a DecompressionStream object"))
-}
-
 impl Class for DecompressionStream {
     const NAME: &'static str = "DecompressionStream";
     const LENGTH: usize = 1;
     const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        // GenericTransformStream
-        webidl::attribute(class, "readable", ds_readable, None);
-        webidl::attribute(class, "writable", ds_writable, None);
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        define_generic_transform_stream::<Self>(&mut b);
         Ok(())
     }
 
@@ -251,27 +217,11 @@ impl Class for DecompressionStream {
         *this.borrow().data().transform.borrow_mut() = Some(transform.clone());
         // 6. Set up this's transform with transformAlgorithm set to transformAlgorithm and
         //    flushAlgorithm set to flushAlgorithm.
-        set_up_transform_stream(
-            &transform,
-            NativeTransformer::Decompression(this.clone()),
-            ctx,
-        )
+        NativeTransform::new(this).set_up(&transform, ctx)
     }
 }
 
-fn ds_transform(this: &Value) -> JsResult<Option<Object<TransformStream>>> {
-    let ds = this_decompression_stream(this)?;
-    let transform = ds.borrow().data().transform.borrow().clone();
-    Ok(transform)
-}
-
-fn ds_readable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    Ok(generic_transform_stream_readable(ds_transform(this)?))
-}
-
-fn ds_writable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    Ok(generic_transform_stream_writable(ds_transform(this)?))
-}
+native_transform_stream!(DecompressionStream, slot: transform, transform: decompress_and_enqueue_a_chunk, flush: decompress_flush_and_enqueue);
 
 /// <https://compression.spec.whatwg.org/#decompress-and-enqueue-a-chunk>
 pub(crate) fn decompress_and_enqueue_a_chunk(

@@ -8,9 +8,10 @@
 //! sets); the links are dropped as soon as a signal is aborted, since they are never used
 //! afterwards.
 
+use crate::engine;
 use std::{cell::Cell, collections::VecDeque};
 
-use crate::engine::idl::{self, Interface};
+use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{
     js_string, Cx, Finalize, Gc, GcRefCell, JsData, JsError, JsResult, JsSymbol, NativeJob, Object,
     StandardConstructor, TimeoutJob, Trace, Value,
@@ -42,10 +43,8 @@ pub(crate) struct AbortSignalState {
     reason: GcRefCell<Value>,
     /// <https://dom.spec.whatwg.org/#abortsignal-abort-algorithms>
     algorithms: GcRefCell<VecDeque<AlgorithmEntry>>,
-    #[unsafe_ignore_trace]
     next_algorithm_id: Cell<u64>,
     /// <https://dom.spec.whatwg.org/#abortsignal-dependent>
-    #[unsafe_ignore_trace]
     dependent: Cell<bool>,
     /// <https://dom.spec.whatwg.org/#abortsignal-source-signals>
     source_signals: GcRefCell<Vec<Object>>,
@@ -81,7 +80,6 @@ impl AbortSignalState {
 
 #[derive(Trace, Finalize)]
 struct AlgorithmEntry {
-    #[unsafe_ignore_trace]
     id: u64,
     algorithm: Algorithm,
 }
@@ -332,7 +330,7 @@ pub(super) fn build_signal_interface(
     event_target: &StandardConstructor,
     ctx: &mut Cx,
 ) -> StandardConstructor {
-    let mut iface = Interface::new(ctx, SIGNAL, 0, construct_signal);
+    let mut iface = InterfaceObject::new(ctx, SIGNAL, 0, construct_signal);
     iface
         .static_operation("abort", 0, static_abort)
         .static_operation("timeout", 1, static_timeout)
@@ -349,20 +347,18 @@ pub(super) fn build_signal_interface(
 
 /// `AbortSignal` has no constructor: its interface object always throws.
 fn construct_signal(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    Err(idl::type_error(
+    Err(engine::throw_type_error(
         "Failed to construct 'AbortSignal': Illegal constructor",
     ))
 }
 
-fn this_signal(this: &Value, member: &str) -> JsResult<Object> {
-    this.as_object()
-        .filter(is_signal_object)
-        .ok_or_else(|| idl::illegal_invocation(SIGNAL, member))
+fn this_signal(this: &Value) -> JsResult<Object> {
+    webidl::this_implementing(this, SIGNAL, is_signal_object)
 }
 
 /// `AbortSignal.abort(reason)`
 fn static_abort(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let reason = idl::arg(args, 0);
+    let reason = webidl::arg(args, 0);
     let reason = if reason.is_undefined() {
         create_dom_exception(ctx, "signal is aborted without reason", "AbortError")?.into()
     } else {
@@ -373,7 +369,7 @@ fn static_abort(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// `AbortSignal.timeout(milliseconds)`
 fn static_timeout(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    idl::require_args(args, 1, SIGNAL, "timeout")?;
+    webidl::require_args(args, 1, SIGNAL, "timeout")?;
     let milliseconds = enforce_range_u64(&args[0], ctx)?;
     let signal = new_abort_signal(ctx)?;
     let target = signal.clone();
@@ -394,11 +390,11 @@ fn static_timeout(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 fn enforce_range_u64(value: &Value, ctx: &mut Cx) -> JsResult<u64> {
     let x = value.to_number(ctx)?;
     if !x.is_finite() {
-        return Err(idl::type_error("Value is not a finite number"));
+        return Err(engine::throw_type_error("Value is not a finite number"));
     }
     let x = x.trunc();
     if !(0.0..=9_007_199_254_740_991.0).contains(&x) {
-        return Err(idl::type_error(
+        return Err(engine::throw_type_error(
             "Value is outside the 'unsigned long long' value range",
         ));
     }
@@ -408,7 +404,7 @@ fn enforce_range_u64(value: &Value, ctx: &mut Cx) -> JsResult<u64> {
 
 /// `AbortSignal.any(signals)`
 fn static_any(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    idl::require_args(args, 1, SIGNAL, "any")?;
+    webidl::require_args(args, 1, SIGNAL, "any")?;
     let signals = to_signal_sequence(&args[0], ctx)?;
     Ok(create_dependent_signal(&signals, ctx)?.into())
 }
@@ -417,7 +413,7 @@ fn static_any(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 /// (<https://webidl.spec.whatwg.org/#js-sequence>).
 fn to_signal_sequence(value: &Value, ctx: &mut Cx) -> JsResult<Vec<Object>> {
     let not_sequence = || {
-        idl::type_error("Failed to execute 'any' on 'AbortSignal': The provided value cannot be converted to a sequence")
+        engine::throw_type_error("Failed to execute 'any' on 'AbortSignal': The provided value cannot be converted to a sequence")
     };
     let Some(object) = value.as_object() else {
         return Err(not_sequence());
@@ -427,11 +423,13 @@ fn to_signal_sequence(value: &Value, ctx: &mut Cx) -> JsResult<Vec<Object>> {
         return Err(not_sequence());
     }
     let Some(method) = method.as_callable() else {
-        return Err(idl::type_error("Symbol.iterator is not a function"));
+        return Err(engine::throw_type_error(
+            "Symbol.iterator is not a function",
+        ));
     };
     let iterator = crate::engine::call_object(&method, value, &[], ctx)?;
     let Some(iterator) = iterator.as_object() else {
-        return Err(idl::type_error(
+        return Err(engine::throw_type_error(
             "Result of the Symbol.iterator method is not an object",
         ));
     };
@@ -439,13 +437,13 @@ fn to_signal_sequence(value: &Value, ctx: &mut Cx) -> JsResult<Vec<Object>> {
     let mut signals = Vec::new();
     loop {
         let Some(next_fn) = next.as_callable() else {
-            return Err(idl::type_error(
+            return Err(engine::throw_type_error(
                 "The iterator's next method is not a function",
             ));
         };
         let result = crate::engine::call_object(&next_fn, &iterator.clone().into(), &[], ctx)?;
         let Some(result) = result.as_object() else {
-            return Err(idl::type_error("Iterator result is not an object"));
+            return Err(engine::throw_type_error("Iterator result is not an object"));
         };
         if result.get(js_string!("done"), ctx)?.to_boolean() {
             return Ok(signals);
@@ -454,7 +452,7 @@ fn to_signal_sequence(value: &Value, ctx: &mut Cx) -> JsResult<Vec<Object>> {
         match item.as_object().filter(is_signal_object) {
             Some(signal) => signals.push(signal),
             None => {
-                return Err(idl::type_error(
+                return Err(engine::throw_type_error(
                     "Failed to execute 'any' on 'AbortSignal': Failed to convert value to 'AbortSignal'",
                 ))
             }
@@ -463,18 +461,18 @@ fn to_signal_sequence(value: &Value, ctx: &mut Cx) -> JsResult<Vec<Object>> {
 }
 
 fn get_aborted(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let signal = this_signal(this, "aborted")?;
+    let signal = this_signal(this)?;
     Ok(signal_is_aborted(&signal).into())
 }
 
 fn get_reason(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let signal = this_signal(this, "reason")?;
+    let signal = this_signal(this)?;
     Ok(signal_reason(&signal))
 }
 
 /// `throwIfAborted()`
 fn throw_if_aborted(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let signal = this_signal(this, "throwIfAborted")?;
+    let signal = this_signal(this)?;
     let reason = signal_reason(&signal);
     if reason.is_undefined() {
         Ok(Value::undefined())
@@ -484,13 +482,13 @@ fn throw_if_aborted(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
 }
 
 fn get_onabort(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let signal = this_signal(this, "onabort")?;
+    let signal = this_signal(this)?;
     Ok(event_handler_value(&signal, &js_string!("abort")).map_or(Value::null(), Into::into))
 }
 
 fn set_onabort(this: &Value, args: &[Value], _: &mut Cx) -> JsResult<Value> {
-    idl::require_args(args, 1, SIGNAL, "onabort")?;
-    let signal = this_signal(this, "onabort")?;
+    webidl::require_args(args, 1, SIGNAL, "onabort")?;
+    let signal = this_signal(this)?;
     // EventHandler is a [LegacyTreatNonObjectAsNull] callback function: non-objects are null.
     set_event_handler(&signal, js_string!("abort"), args[0].as_object());
     Ok(Value::undefined())
@@ -505,7 +503,7 @@ pub(crate) struct AbortController {
 }
 
 pub(super) fn build_controller_interface(ctx: &mut Cx) -> StandardConstructor {
-    let mut iface = Interface::new(ctx, CONTROLLER, 0, construct_controller);
+    let mut iface = InterfaceObject::new(ctx, CONTROLLER, 0, construct_controller);
     iface
         .attribute("signal", get_signal, None)
         .operation("abort", 0, controller_abort);
@@ -514,8 +512,8 @@ pub(super) fn build_controller_interface(ctx: &mut Cx) -> StandardConstructor {
 
 /// `new AbortController()`
 fn construct_controller(new_target: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    idl::require_new(new_target, CONTROLLER)?;
-    let proto = idl::prototype_from_new_target(
+    webidl::require_new(new_target, CONTROLLER)?;
+    let proto = webidl::prototype_from_new_target(
         new_target,
         |ctx| prototype(Iface::AbortController, ctx),
         ctx,
@@ -524,22 +522,26 @@ fn construct_controller(new_target: &Value, _: &[Value], ctx: &mut Cx) -> JsResu
     Ok(Object::from_proto_and_data(proto, AbortController { signal }).into())
 }
 
-fn this_controller(this: &Value, member: &str) -> JsResult<Object> {
-    this.as_object()
-        .and_then(|o| {
-            o.downcast_ref::<AbortController>()
-                .map(|c| c.signal.clone())
-        })
-        .ok_or_else(|| idl::illegal_invocation(CONTROLLER, member))
+/// The brand check, and this's signal.
+fn this_controller(this: &Value) -> JsResult<Object> {
+    Ok(webidl::this::<AbortController>(this)?
+        .borrow()
+        .data()
+        .signal
+        .clone())
+}
+
+impl webidl::Interface for AbortController {
+    const NAME: &'static str = CONTROLLER;
 }
 
 fn get_signal(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    Ok(this_controller(this, "signal")?.into())
+    Ok(this_controller(this)?.into())
 }
 
 /// `abort(reason)`
 fn controller_abort(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let signal = this_controller(this, "abort")?;
-    signal_abort(&signal, idl::arg(args, 0), ctx)?;
+    let signal = this_controller(this)?;
+    signal_abort(&signal, webidl::arg(args, 0), ctx)?;
     Ok(Value::undefined())
 }

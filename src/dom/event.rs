@@ -1,8 +1,9 @@
 //! <https://dom.spec.whatwg.org/#interface-event>
 
+use crate::engine;
 use std::cell::Cell;
 
-use crate::engine::idl::{self, Interface};
+use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{
     js_string, Cx, Finalize, GcRefCell, JsArray, JsData, JsFunction, JsResult, JsString, Object,
     PropertyDescriptor, StandardConstructor, Trace, Value,
@@ -43,11 +44,8 @@ pub(crate) struct Event {
     event_type: GcRefCell<JsString>,
     target: GcRefCell<Option<Object>>,
     current_target: GcRefCell<Option<Object>>,
-    #[unsafe_ignore_trace]
     phase: Cell<u16>,
-    #[unsafe_ignore_trace]
     flags: Cell<u16>,
-    #[unsafe_ignore_trace]
     time_stamp: f64,
     /// A `MessageEvent`'s attributes (`crate::html`).
     pub(crate) message: Option<crate::html::MessageEventSlots>,
@@ -206,11 +204,11 @@ pub fn create_event(ctx: &mut Cx, event_type: &str) -> JsResult<Object> {
 
 /// The shared getter of the `[LegacyUnforgeable]` `isTrusted` attribute.
 pub(super) fn is_trusted_getter(ctx: &mut Cx) -> JsFunction {
-    idl::function(ctx.realm(), js_string!("get isTrusted"), 0, get_is_trusted)
+    webidl::function(ctx, "get isTrusted", 0, get_is_trusted)
 }
 
 pub(super) fn build_interface(ctx: &mut Cx) -> StandardConstructor {
-    let mut iface = Interface::new(ctx, INTERFACE, 1, construct);
+    let mut iface = InterfaceObject::new(ctx, INTERFACE, 1, construct);
     iface
         .attribute("type", get_type, None)
         .attribute("target", get_target, None)
@@ -238,12 +236,12 @@ pub(super) fn build_interface(ctx: &mut Cx) -> StandardConstructor {
 
 /// `new Event(type, eventInitDict = {})`
 fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    idl::require_new(new_target, INTERFACE)?;
-    idl::require_args(args, 1, INTERFACE, "constructor")?;
+    webidl::require_new(new_target, INTERFACE)?;
+    webidl::require_args(args, 1, INTERFACE, "constructor")?;
     let event_type = args[0].to_string(ctx)?;
-    let (bubbles, cancelable, composed) = convert_event_init(&idl::arg(args, 1), ctx)?;
+    let (bubbles, cancelable, composed) = convert_event_init(&webidl::arg(args, 1), ctx)?;
     let proto =
-        idl::prototype_from_new_target(new_target, |ctx| prototype(Iface::Event, ctx), ctx)?;
+        webidl::prototype_from_new_target(new_target, |ctx| prototype(Iface::Event, ctx), ctx)?;
     let init = EventInit {
         bubbles,
         cancelable,
@@ -259,7 +257,7 @@ pub(crate) fn convert_event_init(value: &Value, ctx: &mut Cx) -> JsResult<(bool,
         return Ok((false, false, false));
     }
     let Some(dict) = value.as_object() else {
-        return Err(idl::type_error(
+        return Err(engine::throw_type_error(
             "Failed to construct 'Event': The provided value is not of type 'EventInit'",
         ));
     };
@@ -269,30 +267,33 @@ pub(crate) fn convert_event_init(value: &Value, ctx: &mut Cx) -> JsResult<(bool,
     Ok((bubbles, cancelable, composed))
 }
 
-fn this_event<R>(this: &Value, member: &str, f: impl FnOnce(&Event) -> R) -> JsResult<R> {
-    this.as_object()
-        .and_then(|o| with_event(&o, f))
-        .ok_or_else(|| idl::illegal_invocation(INTERFACE, member))
+/// The brand check, then `f` on this's event data (a short borrow: `f` must not call into JS).
+fn this_event<R>(this: &Value, f: impl FnOnce(&Event) -> R) -> JsResult<R> {
+    Ok(f(webidl::this::<Event>(this)?.borrow().data()))
+}
+
+impl webidl::Interface for Event {
+    const NAME: &'static str = INTERFACE;
 }
 
 fn get_type(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_event(this, "type", |e| e.event_type().into())
+    this_event(this, |e| e.event_type().into())
 }
 
 fn get_target(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_event(this, "target", |e| {
+    this_event(this, |e| {
         e.target.borrow().clone().map_or(Value::null(), Into::into)
     })
 }
 
 fn get_src_element(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_event(this, "srcElement", |e| {
+    this_event(this, |e| {
         e.target.borrow().clone().map_or(Value::null(), Into::into)
     })
 }
 
 fn get_current_target(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_event(this, "currentTarget", |e| {
+    this_event(this, |e| {
         e.current_target
             .borrow()
             .clone()
@@ -303,7 +304,7 @@ fn get_current_target(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> 
 /// <https://dom.spec.whatwg.org/#dom-event-composedpath>: with at-target-only dispatch, the
 /// path is the current target while dispatching and empty otherwise.
 fn composed_path(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let current = this_event(this, "composedPath", |e| {
+    let current = this_event(this, |e| {
         if e.has(flags::HAS_PATH) {
             e.current_target.borrow().clone()
         } else {
@@ -314,24 +315,22 @@ fn composed_path(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 }
 
 fn get_event_phase(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_event(this, "eventPhase", |e| i32::from(e.phase.get()).into())
+    this_event(this, |e| i32::from(e.phase.get()).into())
 }
 
 fn stop_propagation(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_event(this, "stopPropagation", |e| e.set(flags::STOP_PROPAGATION))?;
+    this_event(this, |e| e.set(flags::STOP_PROPAGATION))?;
     Ok(Value::undefined())
 }
 
 fn get_cancel_bubble(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_event(this, "cancelBubble", |e| {
-        e.has(flags::STOP_PROPAGATION).into()
-    })
+    this_event(this, |e| e.has(flags::STOP_PROPAGATION).into())
 }
 
 fn set_cancel_bubble(this: &Value, args: &[Value], _: &mut Cx) -> JsResult<Value> {
-    idl::require_args(args, 1, INTERFACE, "cancelBubble")?;
+    webidl::require_args(args, 1, INTERFACE, "cancelBubble")?;
     let value = args[0].to_boolean();
-    this_event(this, "cancelBubble", |e| {
+    this_event(this, |e| {
         if value {
             e.set(flags::STOP_PROPAGATION);
         }
@@ -340,28 +339,28 @@ fn set_cancel_bubble(this: &Value, args: &[Value], _: &mut Cx) -> JsResult<Value
 }
 
 fn stop_immediate_propagation(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_event(this, "stopImmediatePropagation", |e| {
+    this_event(this, |e| {
         e.set(flags::STOP_PROPAGATION | flags::STOP_IMMEDIATE_PROPAGATION);
     })?;
     Ok(Value::undefined())
 }
 
 fn get_bubbles(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_event(this, "bubbles", |e| e.has(flags::BUBBLES).into())
+    this_event(this, |e| e.has(flags::BUBBLES).into())
 }
 
 fn get_cancelable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_event(this, "cancelable", |e| e.has(flags::CANCELABLE).into())
+    this_event(this, |e| e.has(flags::CANCELABLE).into())
 }
 
 fn get_return_value(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_event(this, "returnValue", |e| (!e.has(flags::CANCELED)).into())
+    this_event(this, |e| (!e.has(flags::CANCELED)).into())
 }
 
 fn set_return_value(this: &Value, args: &[Value], _: &mut Cx) -> JsResult<Value> {
-    idl::require_args(args, 1, INTERFACE, "returnValue")?;
+    webidl::require_args(args, 1, INTERFACE, "returnValue")?;
     let value = args[0].to_boolean();
-    this_event(this, "returnValue", |e| {
+    this_event(this, |e| {
         if !value {
             e.set_canceled_flag();
         }
@@ -370,34 +369,34 @@ fn set_return_value(this: &Value, args: &[Value], _: &mut Cx) -> JsResult<Value>
 }
 
 fn prevent_default(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_event(this, "preventDefault", Event::set_canceled_flag)?;
+    this_event(this, Event::set_canceled_flag)?;
     Ok(Value::undefined())
 }
 
 fn get_default_prevented(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_event(this, "defaultPrevented", |e| e.has(flags::CANCELED).into())
+    this_event(this, |e| e.has(flags::CANCELED).into())
 }
 
 fn get_composed(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_event(this, "composed", |e| e.has(flags::COMPOSED).into())
+    this_event(this, |e| e.has(flags::COMPOSED).into())
 }
 
 fn get_is_trusted(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_event(this, "isTrusted", |e| e.has(flags::TRUSTED).into())
+    this_event(this, |e| e.has(flags::TRUSTED).into())
 }
 
 fn get_time_stamp(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_event(this, "timeStamp", |e| e.time_stamp.into())
+    this_event(this, |e| e.time_stamp.into())
 }
 
 /// <https://dom.spec.whatwg.org/#dom-event-initevent>
 fn init_event(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    this_event(this, "initEvent", |_| ())?;
-    idl::require_args(args, 1, INTERFACE, "initEvent")?;
+    this_event(this, |_| ())?;
+    webidl::require_args(args, 1, INTERFACE, "initEvent")?;
     let event_type = args[0].to_string(ctx)?;
-    let bubbles = idl::arg(args, 1).to_boolean();
-    let cancelable = idl::arg(args, 2).to_boolean();
-    this_event(this, "initEvent", |e| {
+    let bubbles = webidl::arg(args, 1).to_boolean();
+    let cancelable = webidl::arg(args, 2).to_boolean();
+    this_event(this, |e| {
         if !e.has(flags::DISPATCH) {
             e.initialize(event_type, bubbles, cancelable);
         }

@@ -2,9 +2,10 @@
 //! node tree: no target here has a parent), and the event handler attributes of
 //! <https://html.spec.whatwg.org/#event-handler-attributes> that `AbortSignal.onabort` needs.
 
+use crate::engine;
 use std::cell::Cell;
 
-use crate::engine::idl::{self, Interface};
+use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{
     js_string, Cx, Finalize, Gc, GcRefCell, JsData, JsResult, JsString, Object,
     StandardConstructor, Trace, Value,
@@ -78,13 +79,9 @@ pub fn is_event_target(value: &Value) -> bool {
 pub(crate) struct Listener {
     event_type: JsString,
     callback: ListenerCallback,
-    #[unsafe_ignore_trace]
     capture: bool,
-    #[unsafe_ignore_trace]
     passive: bool,
-    #[unsafe_ignore_trace]
     once: bool,
-    #[unsafe_ignore_trace]
     removed: Cell<bool>,
 }
 
@@ -116,7 +113,7 @@ struct EventHandler {
 }
 
 pub(super) fn build_interface(ctx: &mut Cx) -> StandardConstructor {
-    let mut iface = Interface::new(ctx, INTERFACE, 0, construct);
+    let mut iface = InterfaceObject::new(ctx, INTERFACE, 0, construct);
     iface
         .operation("addEventListener", 2, add_event_listener_op)
         .operation("removeEventListener", 2, remove_event_listener_op)
@@ -126,23 +123,26 @@ pub(super) fn build_interface(ctx: &mut Cx) -> StandardConstructor {
 
 /// `new EventTarget()`
 fn construct(new_target: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    idl::require_new(new_target, INTERFACE)?;
-    let proto =
-        idl::prototype_from_new_target(new_target, |ctx| prototype(Iface::EventTarget, ctx), ctx)?;
+    webidl::require_new(new_target, INTERFACE)?;
+    let proto = webidl::prototype_from_new_target(
+        new_target,
+        |ctx| prototype(Iface::EventTarget, ctx),
+        ctx,
+    )?;
     Ok(Object::from_proto_and_data(proto, EventTarget::new(None)).into())
 }
 
 /// The `this` of an `EventTarget` operation: WebIDL takes the realm's global object when it is
 /// null or undefined (a bare `addEventListener(...)` call on a window), then brand-checks.
-fn this_target(this: &Value, member: &str, ctx: &Cx) -> JsResult<Object> {
-    let object = if this.is_null_or_undefined() {
-        Some(ctx.global_object())
-    } else {
-        this.as_object()
-    };
-    object
-        .filter(|o| o.is::<EventTarget>())
-        .ok_or_else(|| idl::illegal_invocation(INTERFACE, member))
+fn this_target(this: &Value, ctx: &Cx) -> JsResult<Object> {
+    if this.is_null_or_undefined() {
+        return Ok(webidl::this::<EventTarget>(&ctx.global_object().into())?.upcast());
+    }
+    Ok(webidl::this::<EventTarget>(this)?.upcast())
+}
+
+impl webidl::Interface for EventTarget {
+    const NAME: &'static str = INTERFACE;
 }
 
 /// Converts an `EventListener?` argument: `null`/`undefined` is null, any other object is kept,
@@ -152,7 +152,7 @@ fn convert_callback(value: &Value, member: &str) -> JsResult<Option<Object>> {
         return Ok(None);
     }
     value.as_object().map(Some).ok_or_else(|| {
-        idl::type_error(format!(
+        engine::throw_type_error(format!(
             "Failed to execute '{member}' on 'EventTarget': parameter 2 is not of type 'Object'"
         ))
     })
@@ -206,7 +206,7 @@ fn flatten_more_options(options: &Value, ctx: &mut Cx) -> JsResult<FlatOptions> 
         match signal.as_object().filter(abort::is_signal_object) {
             Some(signal) => flat.signal = Some(signal),
             None => {
-                return Err(idl::type_error(
+                return Err(engine::throw_type_error(
                     "Failed to execute 'addEventListener' on 'EventTarget': member signal is not of type 'AbortSignal'",
                 ))
             }
@@ -217,11 +217,11 @@ fn flatten_more_options(options: &Value, ctx: &mut Cx) -> JsResult<FlatOptions> 
 
 /// `addEventListener(type, callback, options = {})`
 fn add_event_listener_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let target = this_target(this, "addEventListener", ctx)?;
-    idl::require_args(args, 2, INTERFACE, "addEventListener")?;
+    let target = this_target(this, ctx)?;
+    webidl::require_args(args, 2, INTERFACE, "addEventListener")?;
     let event_type = args[0].to_string(ctx)?;
     let callback = convert_callback(&args[1], "addEventListener")?;
-    let options = flatten_more_options(&idl::arg(args, 2), ctx)?;
+    let options = flatten_more_options(&webidl::arg(args, 2), ctx)?;
     if let Some(signal) = &options.signal {
         if abort::signal_is_aborted(signal) {
             return Ok(Value::undefined());
@@ -274,11 +274,11 @@ pub(crate) fn remove_event_listener(target: &Object, listener: &Gc<Listener>) {
 
 /// `removeEventListener(type, callback, options = {})`
 fn remove_event_listener_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let target = this_target(this, "removeEventListener", ctx)?;
-    idl::require_args(args, 2, INTERFACE, "removeEventListener")?;
+    let target = this_target(this, ctx)?;
+    webidl::require_args(args, 2, INTERFACE, "removeEventListener")?;
     let event_type = args[0].to_string(ctx)?;
     let callback = convert_callback(&args[1], "removeEventListener")?;
-    let capture = flatten_options(&idl::arg(args, 2), ctx)?;
+    let capture = flatten_options(&webidl::arg(args, 2), ctx)?;
     let Some(callback) = callback else {
         return Ok(Value::undefined());
     };
@@ -301,13 +301,13 @@ fn remove_event_listener_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsRes
 
 /// `dispatchEvent(event)`
 fn dispatch_event_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let target = this_target(this, "dispatchEvent", ctx)?;
-    idl::require_args(args, 1, INTERFACE, "dispatchEvent")?;
+    let target = this_target(this, ctx)?;
+    webidl::require_args(args, 1, INTERFACE, "dispatchEvent")?;
     let Some(event) = args[0]
         .as_object()
         .filter(|o| o.is::<super::event::Event>())
     else {
-        return Err(idl::type_error(
+        return Err(engine::throw_type_error(
             "Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'",
         ));
     };
@@ -342,12 +342,14 @@ enum Phase {
 /// initialized.
 pub fn dispatch_event(target: &Object, event: &Object, ctx: &mut Cx) -> JsResult<bool> {
     if !target.is::<EventTarget>() {
-        return Err(idl::type_error("dispatch target is not an EventTarget"));
+        return Err(engine::throw_type_error(
+            "dispatch target is not an EventTarget",
+        ));
     }
     match with_event(event, |e| {
         e.has(flags::DISPATCH) || !e.has(flags::INITIALIZED)
     }) {
-        None => Err(idl::type_error("dispatched value is not an Event")),
+        None => Err(engine::throw_type_error("dispatched value is not an Event")),
         Some(true) => Err(invalid_state_error(ctx)?),
         Some(false) => dispatch(target, event, ctx),
     }
@@ -471,7 +473,7 @@ fn call_listener(
             } else {
                 let handle_event = callback.get(js_string!("handleEvent"), ctx)?;
                 let Some(handle_event) = handle_event.as_callable() else {
-                    return Err(idl::type_error(
+                    return Err(engine::throw_type_error(
                         "The listener's handleEvent property is not callable",
                     ));
                 };

@@ -1,6 +1,6 @@
 //! <https://webidl.spec.whatwg.org/#idl-DOMException>
 
-use crate::engine::idl::{self, Interface};
+use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{
     js_string, Cx, Finalize, JsData, JsFunction, JsResult, JsString, Object, PropertyDescriptor,
     StandardConstructor, Trace, Value,
@@ -83,7 +83,7 @@ fn legacy_code(name: &JsString) -> u16 {
 pub(super) fn build_interface(ctx: &mut Cx) -> StandardConstructor {
     // The interface prototype object's [[Prototype]] is %Error.prototype%.
     let error_prototype = ctx.intrinsics().constructors().error().prototype();
-    let mut iface = Interface::new(ctx, INTERFACE, 0, construct);
+    let mut iface = InterfaceObject::new(ctx, INTERFACE, 0, construct);
     iface
         .attribute("name", get_name, None)
         .attribute("message", get_message, None)
@@ -96,7 +96,7 @@ pub(super) fn build_interface(ctx: &mut Cx) -> StandardConstructor {
 
 /// `new DOMException(message = "", name = "Error")`
 fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    idl::require_new(new_target, INTERFACE)?;
+    webidl::require_new(new_target, INTERFACE)?;
     let message = match args.first() {
         Some(v) if !v.is_undefined() => v.to_string(ctx)?,
         _ => js_string!(),
@@ -105,8 +105,11 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
         Some(v) if !v.is_undefined() => v.to_string(ctx)?,
         _ => js_string!("Error"),
     };
-    let proto =
-        idl::prototype_from_new_target(new_target, |ctx| prototype(Iface::DomException, ctx), ctx)?;
+    let proto = webidl::prototype_from_new_target(
+        new_target,
+        |ctx| prototype(Iface::DomException, ctx),
+        ctx,
+    )?;
     let exception = Object::from_proto_and_data(proto, DomException { name, message });
     attach_stack(&exception, ctx)?;
     Ok(exception.into())
@@ -181,22 +184,25 @@ pub fn dom_exception_name(value: &Value) -> Option<JsString> {
     name
 }
 
-fn with_this<R>(this: &Value, member: &str, f: impl FnOnce(&DomException) -> R) -> JsResult<R> {
-    this.as_object()
-        .and_then(|o| o.downcast_ref::<DomException>().map(|e| f(&e)))
-        .ok_or_else(|| idl::illegal_invocation(INTERFACE, member))
+/// The brand check, then `f` on this's data (a short borrow: `f` must not call into JS).
+fn with_this<R>(this: &Value, f: impl FnOnce(&DomException) -> R) -> JsResult<R> {
+    Ok(f(webidl::this::<DomException>(this)?.borrow().data()))
+}
+
+impl webidl::Interface for DomException {
+    const NAME: &'static str = INTERFACE;
 }
 
 fn get_name(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    with_this(this, "name", |e| e.name.clone().into())
+    with_this(this, |e| e.name.clone().into())
 }
 
 fn get_message(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    with_this(this, "message", |e| e.message.clone().into())
+    with_this(this, |e| e.message.clone().into())
 }
 
 fn get_code(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    with_this(this, "code", |e| i32::from(legacy_code(&e.name)).into())
+    with_this(this, |e| i32::from(legacy_code(&e.name)).into())
 }
 
 /// The `message` of a `DOMException` object (read from its internal slot, not a property).

@@ -13,10 +13,11 @@ mod event;
 mod event_target;
 mod exception;
 
-use crate::engine::idl;
+use crate::engine;
+use crate::engine::webidl;
 use crate::engine::{
-    Cx, Finalize, JsData, JsError, JsFunction, JsInstant, JsNativeError, JsResult, Object,
-    StandardConstructor, Trace,
+    Cx, Finalize, JsData, JsError, JsFunction, JsInstant, JsResult, Object, StandardConstructor,
+    Trace,
 };
 
 pub use abort::{
@@ -51,7 +52,7 @@ pub fn register(ctx: &mut Cx) -> JsResult<()> {
         ("AbortController", &abort_controller),
         ("AbortSignal", &abort_signal),
     ] {
-        idl::define_global(name, class, ctx)?;
+        webidl::define_global(name, class, ctx)?;
     }
 
     ctx.realm().host_defined_mut().insert(DomRealm {
@@ -113,9 +114,9 @@ fn with_realm<R>(ctx: &Cx, f: impl FnOnce(&DomRealm) -> R) -> JsResult<R> {
     let host_defined = ctx.realm().host_defined();
     match host_defined.get::<DomRealm>() {
         Some(realm) => Ok(f(realm)),
-        None => Err(JsNativeError::typ()
-            .with_message("the DOM interfaces are not registered in this realm")
-            .into()),
+        None => Err(engine::throw_type_error(
+            "the DOM interfaces are not registered in this realm",
+        )),
     }
 }
 

@@ -1,11 +1,11 @@
 //! `TextDecoderStream`: <https://encoding.spec.whatwg.org/#interface-textdecoderstream>.
 
+use crate::engine;
 use std::cell::{Cell, RefCell};
 use std::fmt;
 
 use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsNativeError, JsResult, JsString,
-    Object, Trace, Value,
+    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsResult, JsString, Object, Trace, Value,
 };
 use encoding_rs::{CoderResult, Decoder, DecoderResult, Encoding};
 
@@ -15,8 +15,8 @@ use crate::{
     transform::{
         default_controller::{transform_stream_default_controller_enqueue, Controller},
         other_specs::{
-            generic_transform_stream_readable, generic_transform_stream_writable,
-            new_transform_stream, set_up_transform_stream, NativeTransformer,
+            define_generic_transform_stream, native_transform_stream, new_transform_stream,
+            NativeTransform,
         },
         TransformStream,
     },
@@ -30,13 +30,10 @@ pub(crate) struct TextDecoderStream {
     encoding: &'static Encoding,
     /// <https://encoding.spec.whatwg.org/#textdecodercommon-error-mode>: "fatal" or
     /// "replacement".
-    #[unsafe_ignore_trace]
     fatal: bool,
     /// <https://encoding.spec.whatwg.org/#textdecodercommon-ignore-bom>
-    #[unsafe_ignore_trace]
     ignore_bom: bool,
     /// <https://encoding.spec.whatwg.org/#textdecodercommon-bom-seen>
-    #[unsafe_ignore_trace]
     bom_seen: Cell<bool>,
     /// <https://encoding.spec.whatwg.org/#textdecodercommon-decoder>, with its
     /// <https://encoding.spec.whatwg.org/#textdecodercommon-i-o-queue> (the bytes of a sequence
@@ -58,30 +55,18 @@ impl fmt::Debug for TextDecoderStream {
     }
 }
 
-fn this_decoder(this: &Value) -> JsResult<Object<TextDecoderStream>> {
-    webidl::this_object::<TextDecoderStream>(this, "TextDecoderStream")?
-        .downcast::<TextDecoderStream>()
-        .map_err(|_| {
-            JsNativeError::typ()
-                .with_message("'this' is not a TextDecoderStream object")
-                .into()
-        })
-}
-
 impl Class for TextDecoderStream {
     const NAME: &'static str = "TextDecoderStream";
     const LENGTH: usize = 0;
     const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
         // TextDecoderCommon
-        webidl::attribute(class, "encoding", get_encoding, None);
-        webidl::attribute(class, "fatal", get_fatal, None);
-        webidl::attribute(class, "ignoreBOM", get_ignore_bom, None);
-        // GenericTransformStream
-        webidl::attribute(class, "readable", get_readable, None);
-        webidl::attribute(class, "writable", get_writable, None);
-        webidl::to_string_tag(class, Self::NAME);
+        b.attribute("encoding", get_encoding, None);
+        b.attribute("fatal", get_fatal, None);
+        b.attribute("ignoreBOM", get_ignore_bom, None);
+        define_generic_transform_stream::<Self>(&mut b);
         Ok(())
     }
 
@@ -112,9 +97,9 @@ impl Class for TextDecoderStream {
         let encoding = match encoding {
             Some(e) if e != encoding_rs::REPLACEMENT => e,
             _ => {
-                return Err(JsNativeError::range()
-                    .with_message("The encoding label is not supported")
-                    .into())
+                return Err(engine::throw_range_error(
+                    "The encoding label is not supported",
+                ))
             }
         };
         // 3. Set this's encoding to encoding.
@@ -143,17 +128,13 @@ impl Class for TextDecoderStream {
         *this.borrow().data().transform.borrow_mut() = Some(transform.clone());
         // 10. Set up this's transform with transformAlgorithm set to transformAlgorithm and
         //     flushAlgorithm set to flushAlgorithm.
-        set_up_transform_stream(
-            &transform,
-            NativeTransformer::TextDecoder(this.clone()),
-            ctx,
-        )
+        NativeTransform::new(this).set_up(&transform, ctx)
     }
 }
 
 /// <https://encoding.spec.whatwg.org/#dom-textdecoder-encoding>
 fn get_encoding(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let decoder = this_decoder(this)?;
+    let decoder = webidl::this::<TextDecoderStream>(this)?;
     // Return this's encoding's name, in ASCII lowercase.
     let name = decoder.borrow().data().encoding.name().to_ascii_lowercase();
     Ok(JsString::from(name.as_str()).into())
@@ -161,7 +142,7 @@ fn get_encoding(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
 
 /// <https://encoding.spec.whatwg.org/#dom-textdecoder-fatal>
 fn get_fatal(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let decoder = this_decoder(this)?;
+    let decoder = webidl::this::<TextDecoderStream>(this)?;
     // Return true if this's error mode is "fatal", otherwise false.
     let fatal = decoder.borrow().data().fatal;
     Ok(fatal.into())
@@ -169,25 +150,13 @@ fn get_fatal(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
 
 /// <https://encoding.spec.whatwg.org/#dom-textdecoder-ignorebom>
 fn get_ignore_bom(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let decoder = this_decoder(this)?;
+    let decoder = webidl::this::<TextDecoderStream>(this)?;
     // Return this's ignore BOM.
     let ignore_bom = decoder.borrow().data().ignore_bom;
     Ok(ignore_bom.into())
 }
 
-fn transform_of(decoder: &Object<TextDecoderStream>) -> Option<Object<TransformStream>> {
-    decoder.borrow().data().transform.borrow().clone()
-}
-
-fn get_readable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let decoder = this_decoder(this)?;
-    Ok(generic_transform_stream_readable(transform_of(&decoder)))
-}
-
-fn get_writable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let decoder = this_decoder(this)?;
-    Ok(generic_transform_stream_writable(transform_of(&decoder)))
-}
+native_transform_stream!(TextDecoderStream, slot: transform, transform: decode_and_enqueue_a_chunk, flush: flush_and_enqueue);
 
 /// The decoder's error: <https://encoding.spec.whatwg.org/#error> in error mode "fatal".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -287,12 +256,10 @@ pub(crate) fn decode_and_enqueue_a_chunk(
         run_decoder(&mut state, d.fatal, &bytes, false)
     };
     let Ok(output) = output else {
-        return Err(JsNativeError::typ()
-            .with_message(format!(
-                "The input is not valid {}",
-                decoder.borrow().data().encoding.name()
-            ))
-            .into());
+        return Err(engine::throw_type_error(format!(
+            "The input is not valid {}",
+            decoder.borrow().data().encoding.name()
+        )));
     };
     // 4.2. If item is end-of-queue: serialize output and enqueue it if non-empty.
     serialize_and_enqueue(decoder, controller, output, ctx)
@@ -317,12 +284,10 @@ pub(crate) fn flush_and_enqueue(
         // 3. If result is finished, serialize output and enqueue it if non-empty.
         Ok(output) => serialize_and_enqueue(decoder, controller, output, ctx),
         // 4. Otherwise, throw a TypeError.
-        Err(DecodeError) => Err(JsNativeError::typ()
-            .with_message(format!(
-                "The input ends in an incomplete {} sequence",
-                decoder.borrow().data().encoding.name()
-            ))
-            .into()),
+        Err(DecodeError) => Err(engine::throw_type_error(format!(
+            "The input ends in an incomplete {} sequence",
+            decoder.borrow().data().encoding.name()
+        ))),
     }
 }
 

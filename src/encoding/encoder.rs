@@ -3,8 +3,7 @@
 use std::cell::Cell;
 
 use crate::engine::{
-    js_string, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsNativeError, JsResult,
-    Object, Trace, Value,
+    js_string, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsResult, Object, Trace, Value,
 };
 
 use crate::{
@@ -13,8 +12,8 @@ use crate::{
     transform::{
         default_controller::{transform_stream_default_controller_enqueue, Controller},
         other_specs::{
-            generic_transform_stream_readable, generic_transform_stream_writable,
-            new_transform_stream, set_up_transform_stream, NativeTransformer,
+            define_generic_transform_stream, native_transform_stream, new_transform_stream,
+            NativeTransform,
         },
         TransformStream,
     },
@@ -27,20 +26,9 @@ use crate::{
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct TextEncoderStream {
     /// <https://encoding.spec.whatwg.org/#textencoderstream-pending-high-surrogate>
-    #[unsafe_ignore_trace]
     pending_high_surrogate: Cell<Option<u16>>,
     /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
     transform: GcRefCell<Option<Object<TransformStream>>>,
-}
-
-fn this_encoder(this: &Value) -> JsResult<Object<TextEncoderStream>> {
-    webidl::this_object::<TextEncoderStream>(this, "TextEncoderStream")?
-        .downcast::<TextEncoderStream>()
-        .map_err(|_| {
-            JsNativeError::typ()
-                .with_message("'this' is not a TextEncoderStream object")
-                .into()
-        })
 }
 
 impl Class for TextEncoderStream {
@@ -49,12 +37,10 @@ impl Class for TextEncoderStream {
     const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
         // TextEncoderCommon
-        webidl::attribute(class, "encoding", get_encoding, None);
-        // GenericTransformStream
-        webidl::attribute(class, "readable", get_readable, None);
-        webidl::attribute(class, "writable", get_writable, None);
-        webidl::to_string_tag(class, Self::NAME);
+        b.attribute("encoding", get_encoding, None);
+        define_generic_transform_stream::<Self>(&mut b);
         Ok(())
     }
 
@@ -78,34 +64,18 @@ impl Class for TextEncoderStream {
         *this.borrow().data().transform.borrow_mut() = Some(transform.clone());
         // 5. Set up this's transform with transformAlgorithm set to transformAlgorithm and
         //    flushAlgorithm set to flushAlgorithm.
-        set_up_transform_stream(
-            &transform,
-            NativeTransformer::TextEncoder(this.clone()),
-            ctx,
-        )
+        NativeTransform::new(this).set_up(&transform, ctx)
     }
 }
 
 /// <https://encoding.spec.whatwg.org/#dom-textencoder-encoding>
 fn get_encoding(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    this_encoder(this)?;
+    webidl::this::<TextEncoderStream>(this)?;
     // Return "utf-8".
     Ok(js_string!("utf-8").into())
 }
 
-fn transform_of(encoder: &Object<TextEncoderStream>) -> Option<Object<TransformStream>> {
-    encoder.borrow().data().transform.borrow().clone()
-}
-
-fn get_readable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let encoder = this_encoder(this)?;
-    Ok(generic_transform_stream_readable(transform_of(&encoder)))
-}
-
-fn get_writable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let encoder = this_encoder(this)?;
-    Ok(generic_transform_stream_writable(transform_of(&encoder)))
-}
+native_transform_stream!(TextEncoderStream, slot: transform, transform: encode_and_enqueue_a_chunk, flush: encode_and_flush);
 
 /// What "convert code unit to scalar value" gives.
 enum Converted {

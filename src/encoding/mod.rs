@@ -3,7 +3,7 @@
 //! <https://encoding.spec.whatwg.org/#interface-textdecoderstream>
 //!
 //! Both are `GenericTransformStream`s: their transform streams are set up with Rust
-//! algorithms (the `NativeTransformer` variants of the transform algorithms), so no JS function
+//! algorithms (they implement `NativeTransformer`), so no JS function
 //! runs per chunk. The decoders are `encoding_rs`'s, which implement the Encoding Standard's
 //! decoders and label table; UTF-8 encoding and the surrogate carried between chunks are here.
 
@@ -12,8 +12,8 @@ mod encoder;
 
 use crate::engine::{Cx, JsResult};
 
-pub(crate) use decoder::{decode_and_enqueue_a_chunk, flush_and_enqueue, TextDecoderStream};
-pub(crate) use encoder::{encode_and_enqueue_a_chunk, encode_and_flush, TextEncoderStream};
+pub(crate) use decoder::TextDecoderStream;
+pub(crate) use encoder::TextEncoderStream;
 
 /// Installs `TextEncoderStream` and `TextDecoderStream` in the current realm.
 pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {

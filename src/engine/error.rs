@@ -24,3 +24,13 @@ pub fn range_error(message: &str, ctx: &mut Context) -> JsValue {
         .into_opaque(ctx)
         .unwrap_or_default()
 }
+
+/// A TypeError to throw (`Err(..)`), as the spec's "throw a TypeError".
+pub fn throw_type_error(message: impl Into<String>) -> JsError {
+    JsNativeError::typ().with_message(message.into()).into()
+}
+
+/// A RangeError to throw (`Err(..)`), as the spec's "throw a RangeError".
+pub fn throw_range_error(message: impl Into<String>) -> JsError {
+    JsNativeError::range().with_message(message.into()).into()
+}

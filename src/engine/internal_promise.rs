@@ -36,7 +36,6 @@ enum State {
     /// Pending; `resolved` is the resolving functions' [[AlreadyResolved]] (set once resolved
     /// with a thenable that has not settled it yet).
     Pending {
-        #[unsafe_ignore_trace]
         resolved: bool,
         reactions: Vec<Box<dyn Reaction>>,
     },

@@ -7,7 +7,6 @@
 //! lookup of `then`, `constructor` or `Symbol.species` that the spec does not itself perform,
 //! and no dependence on patched globals or prototypes.
 
-pub(crate) mod idl;
 pub(crate) mod internal_promise;
 pub(crate) mod webidl;
 
@@ -35,7 +34,7 @@ pub use boa_engine::{
     native_function::NativeFunctionPointer,
     object::builtins::{JsArray, JsArrayBuffer, JsFunction, JsPromise},
     property::{Attribute, PropertyDescriptor, PropertyKey},
-    JsData, JsError, JsNativeError, JsResult, JsString, JsSymbol,
+    JsData, JsError, JsResult, JsString, JsSymbol, NativeObject,
 };
 pub use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 

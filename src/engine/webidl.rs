@@ -1,165 +1,476 @@
-//! WebIDL glue: the shapes of interface members, brand checks, and the conversions the Streams
-//! Standard's IDL asks for. Algorithms never live here.
+//! The WebIDL layer: building interface objects with the shapes that
+//! <https://webidl.spec.whatwg.org/#es-interfaces> prescribes, the brand check every member
+//! starts with, promise-returning members, and the argument and dictionary conversions the
+//! Streams Standard and its DOM dependencies ask for. Algorithms never live here.
 //!
-//! <https://webidl.spec.whatwg.org/#es-interfaces>
+//! One builder, [`Interface`], defines every interface's members, whether Boa registers the
+//! interface as a global class (the streams interfaces, from `Class::init`) or the interface
+//! object is built directly because it inherits from another interface (the DOM ones).
 
 use boa_engine::{
-    class::ClassBuilder,
+    class::{Class, ClassBuilder},
+    context::intrinsics::StandardConstructor,
+    js_string,
     native_function::{NativeFunction, NativeFunctionPointer},
-    object::{FunctionObjectBuilder, JsObject},
-    property::{Attribute, PropertyDescriptor},
+    object::{builtins::JsFunction, ConstructorBuilder, FunctionObjectBuilder, JsObject},
+    property::{Attribute, PropertyDescriptor, PropertyKey},
+    realm::Realm,
     symbol::JsSymbol,
-    Context, JsError, JsNativeError, JsResult, JsString, JsValue, NativeObject,
+    Context, JsError, JsResult, JsString, JsValue, NativeObject,
 };
 
 use crate::engine;
 
+// ---------------------------------------------------------------------------------------------
+// Interfaces and the brand check
+// ---------------------------------------------------------------------------------------------
+
+/// A WebIDL interface implemented by objects whose native data is `Self`.
+pub trait Interface: NativeObject {
+    /// The interface's identifier, as error messages and `@@toStringTag` name it.
+    const NAME: &'static str;
+}
+
+impl<T: Class> Interface for T {
+    const NAME: &'static str = <T as Class>::NAME;
+}
+
+/// The brand check every operation and attribute of interface `T` starts with
+/// (<https://webidl.spec.whatwg.org/#dfn-create-operation-function>, "If thisValue does not
+/// implement the interface, throw a TypeError").
+pub fn this<T: Interface>(this: &JsValue) -> JsResult<JsObject<T>> {
+    this.as_object()
+        .and_then(|o| o.clone().downcast::<T>().ok())
+        .ok_or_else(|| does_not_implement(T::NAME))
+}
+
+/// The brand check for an interface whose objects may carry another interface's native data
+/// (an interface that others inherit from): `this` must be an object for which `implements`
+/// holds.
+pub fn this_implementing(
+    this: &JsValue,
+    interface: &str,
+    implements: impl FnOnce(&JsObject) -> bool,
+) -> JsResult<JsObject> {
+    match this.as_object() {
+        Some(o) if implements(&o) => Ok(o),
+        _ => Err(does_not_implement(interface)),
+    }
+}
+
+/// The TypeError of a failed brand check.
+fn does_not_implement(interface: &str) -> JsError {
+    engine::throw_type_error(format!(
+        "'this' is not an object that implements interface {interface}"
+    ))
+}
+
+/// An exception thrown by a promise-returning operation or attribute becomes a rejected promise
+/// (<https://webidl.spec.whatwg.org/#es-operations>, "If an exception was thrown ... and the
+/// return type is a promise type"). Uncatchable engine errors still propagate.
+pub fn rejected_promise(error: JsError, ctx: &mut Context) -> JsResult<JsValue> {
+    let reason = engine::thrown_value(error, ctx)?;
+    Ok(engine::promise_rejected_with(reason, ctx)?.into())
+}
+
+/// The behaviour of a promise-returning member: `f`'s thrown exception becomes a rejected
+/// promise.
+fn returning_promise(f: NativeFunctionPointer) -> NativeFunction {
+    NativeFunction::from_copy_closure(move |this, args, ctx| match f(this, args, ctx) {
+        Ok(value) => Ok(value),
+        Err(error) => rejected_promise(error, ctx),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The builder
+// ---------------------------------------------------------------------------------------------
+
 /// The property attributes WebIDL gives an interface object on the global:
 /// `{ [[Writable]]: true, [[Enumerable]]: false, [[Configurable]]: true }`.
-pub(crate) const INTERFACE_OBJECT: Attribute = Attribute::WRITABLE.union(Attribute::CONFIGURABLE);
+pub const INTERFACE_OBJECT: Attribute = Attribute::WRITABLE.union(Attribute::CONFIGURABLE);
 
-/// Installs an interface object on the global, replacing an earlier registration of the same
-/// class, so that registering twice in a realm is harmless.
-pub(crate) fn register_interface<T: boa_engine::class::Class>(ctx: &mut Context) -> JsResult<()> {
+/// What an [`Interface`] builder defines its members on.
+enum Target<'b, 'ctx> {
+    /// A class Boa registers as a global (`Class::init`).
+    Class(&'b mut ClassBuilder<'ctx>),
+    /// An interface object built directly.
+    Constructor(Box<ConstructorBuilder<'ctx>>),
+}
+
+/// Builds an interface's members: regular and static operations, attributes and constants,
+/// with the property shapes of <https://webidl.spec.whatwg.org/#es-interfaces>, and its
+/// `@@toStringTag`.
+pub struct InterfaceBuilder<'b, 'ctx> {
+    target: Target<'b, 'ctx>,
+    realm: Realm,
+}
+
+impl<'b, 'ctx> InterfaceBuilder<'b, 'ctx> {
+    /// The members of a class registered with [`register_interface`], from its `Class::init`.
+    pub fn class<T: Class>(class: &'b mut ClassBuilder<'ctx>) -> Self {
+        let realm = class.context().realm().clone();
+        let mut builder = Self {
+            target: Target::Class(class),
+            realm,
+        };
+        builder.define_to_string_tag(T::NAME);
+        builder
+    }
+
+    fn define(&mut self, key: impl Into<PropertyKey>, desc: impl Into<PropertyDescriptor>) {
+        match &mut self.target {
+            Target::Class(c) => {
+                c.property_descriptor(key, desc);
+            }
+            Target::Constructor(c) => {
+                c.property_descriptor(key, desc);
+            }
+        }
+    }
+
+    fn define_static(&mut self, key: impl Into<PropertyKey>, desc: impl Into<PropertyDescriptor>) {
+        match &mut self.target {
+            Target::Class(c) => {
+                c.static_property_descriptor(key, desc);
+            }
+            Target::Constructor(c) => {
+                c.static_property_descriptor(key, desc);
+            }
+        }
+    }
+
+    fn function(&self, name: JsString, length: usize, f: NativeFunction) -> JsObject {
+        FunctionObjectBuilder::new(&self.realm, f)
+            .name(name)
+            .length(length)
+            .constructor(false)
+            .build()
+            .into()
+    }
+
+    /// <https://webidl.spec.whatwg.org/#es-operations>: a regular operation on the prototype
+    /// (writable, enumerable, configurable).
+    pub fn operation(&mut self, name: &str, length: usize, f: NativeFunctionPointer) -> &mut Self {
+        self.operation_with(name, length, NativeFunction::from_fn_ptr(f))
+    }
+
+    /// A regular operation whose return type is a promise type: an exception it throws is
+    /// returned as a rejected promise.
+    pub fn promise_operation(
+        &mut self,
+        name: &str,
+        length: usize,
+        f: NativeFunctionPointer,
+    ) -> &mut Self {
+        self.operation_with(name, length, returning_promise(f))
+    }
+
+    fn operation_with(&mut self, name: &str, length: usize, f: NativeFunction) -> &mut Self {
+        let function = self.function(JsString::from(name), length, f);
+        self.define(JsString::from(name), operation_property(function));
+        self
+    }
+
+    /// <https://webidl.spec.whatwg.org/#es-asynchronous-iterable>: the `values` operation of an
+    /// `async_iterable` declaration, which is also the prototype's `@@asyncIterator` (the same
+    /// function object; `@@asyncIterator` is not enumerable).
+    pub fn async_iterable(&mut self, length: usize, values: NativeFunctionPointer) -> &mut Self {
+        let function = self.function(
+            JsString::from("values"),
+            length,
+            NativeFunction::from_fn_ptr(values),
+        );
+        self.define(
+            JsString::from("values"),
+            operation_property(function.clone()),
+        );
+        let desc = PropertyDescriptor::builder()
+            .value(function)
+            .writable(true)
+            .enumerable(false)
+            .configurable(true);
+        self.define(JsSymbol::async_iterator(), desc);
+        self
+    }
+
+    /// A static operation on the interface object.
+    pub fn static_operation(
+        &mut self,
+        name: &str,
+        length: usize,
+        f: NativeFunctionPointer,
+    ) -> &mut Self {
+        let function = self.function(JsString::from(name), length, NativeFunction::from_fn_ptr(f));
+        self.define_static(JsString::from(name), operation_property(function));
+        self
+    }
+
+    /// <https://webidl.spec.whatwg.org/#es-attributes>: a regular attribute on the prototype,
+    /// an accessor (enumerable, configurable) with getter `get name` and, unless read only,
+    /// setter `set name` (length 1).
+    pub fn attribute(
+        &mut self,
+        name: &str,
+        getter: NativeFunctionPointer,
+        setter: Option<NativeFunctionPointer>,
+    ) -> &mut Self {
+        self.attribute_with(name, NativeFunction::from_fn_ptr(getter), setter)
+    }
+
+    /// A read-only attribute whose type is a promise type: an exception its getter throws is
+    /// returned as a rejected promise.
+    pub fn promise_attribute(&mut self, name: &str, getter: NativeFunctionPointer) -> &mut Self {
+        self.attribute_with(name, returning_promise(getter), None)
+    }
+
+    fn attribute_with(
+        &mut self,
+        name: &str,
+        getter: NativeFunction,
+        setter: Option<NativeFunctionPointer>,
+    ) -> &mut Self {
+        let get = self.function(JsString::from(format!("get {name}")), 0, getter);
+        let set = setter.map(|s| {
+            self.function(
+                JsString::from(format!("set {name}")),
+                1,
+                NativeFunction::from_fn_ptr(s),
+            )
+        });
+        let desc = PropertyDescriptor::builder()
+            .get(get)
+            .set(set.map_or_else(JsValue::undefined, JsValue::from))
+            .enumerable(true)
+            .configurable(true);
+        self.define(JsString::from(name), desc);
+        self
+    }
+
+    /// <https://webidl.spec.whatwg.org/#es-constants>: on both the interface object and the
+    /// interface prototype object, { [[Writable]]: false, [[Enumerable]]: true,
+    /// [[Configurable]]: false }.
+    pub fn constant(&mut self, name: &str, value: u16) -> &mut Self {
+        let desc = PropertyDescriptor::builder()
+            .value(i32::from(value))
+            .writable(false)
+            .enumerable(true)
+            .configurable(false);
+        self.define_static(JsString::from(name), desc.clone());
+        self.define(JsString::from(name), desc);
+        self
+    }
+
+    /// The `@@toStringTag` property of an interface prototype object:
+    /// <https://webidl.spec.whatwg.org/#es-interface-prototype-object>.
+    fn define_to_string_tag(&mut self, name: &str) {
+        let desc = PropertyDescriptor::builder()
+            .value(JsString::from(name))
+            .writable(false)
+            .enumerable(false)
+            .configurable(true);
+        self.define(JsSymbol::to_string_tag(), desc);
+    }
+}
+
+/// An interface object built directly (not registered as a class), for interfaces that
+/// inherit from another: its members are defined through [`InterfaceBuilder`] (by `Deref`),
+/// then [`Self::build`] sets up inheritance.
+pub struct InterfaceObject<'ctx> {
+    members: InterfaceBuilder<'ctx, 'ctx>,
+}
+
+impl<'ctx> InterfaceObject<'ctx> {
+    /// An interface object named `name` whose [[Call]] and [[Construct]] run `constructor`
+    /// (its `this` is NewTarget, or `undefined` on [[Call]]), with the given `length`.
+    pub fn new(
+        ctx: &'ctx mut Context,
+        name: &'static str,
+        length: usize,
+        constructor: NativeFunctionPointer,
+    ) -> Self {
+        let realm = ctx.realm().clone();
+        let mut builder = ConstructorBuilder::new(ctx, NativeFunction::from_fn_ptr(constructor));
+        builder.name(name).length(length);
+        let mut members = InterfaceBuilder {
+            target: Target::Constructor(Box::new(builder)),
+            realm,
+        };
+        members.define_to_string_tag(name);
+        Self { members }
+    }
+
+    /// Finishes the interface object and sets up inheritance: the prototype's [[Prototype]] is
+    /// `proto_parent` (default %Object.prototype%), the interface object's [[Prototype]] is
+    /// `ctor_parent` (default %Function.prototype%).
+    pub fn build(
+        self,
+        proto_parent: Option<JsObject>,
+        ctor_parent: Option<JsObject>,
+    ) -> StandardConstructor {
+        let Target::Constructor(mut c) = self.members.target else {
+            // invariant: `new` is the only way to make an InterfaceObject, with this target.
+            unreachable!("an InterfaceObject always builds a constructor")
+        };
+        if let Some(parent) = proto_parent {
+            c.inherit(parent);
+        }
+        if let Some(parent) = ctor_parent {
+            c.custom_prototype(parent);
+        }
+        c.build()
+    }
+}
+
+impl<'ctx> std::ops::Deref for InterfaceObject<'ctx> {
+    type Target = InterfaceBuilder<'ctx, 'ctx>;
+    fn deref(&self) -> &Self::Target {
+        &self.members
+    }
+}
+
+impl std::ops::DerefMut for InterfaceObject<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.members
+    }
+}
+
+fn operation_property(function: JsObject) -> PropertyDescriptor {
+    PropertyDescriptor::builder()
+        .value(function)
+        .writable(true)
+        .enumerable(true)
+        .configurable(true)
+        .build()
+}
+
+/// Installs a class's interface object on the global, replacing an earlier registration of the
+/// same class, so that registering twice in a realm is harmless.
+pub fn register_interface<T: Class>(ctx: &mut Context) -> JsResult<()> {
     if ctx.has_global_class::<T>() {
         ctx.unregister_global_class::<T>()?;
     }
     ctx.register_global_class::<T>()
 }
 
-/// Builds a built-in function object with the given `name` and `length`.
-pub(crate) fn function(
+/// Defines an interface object built with [`InterfaceBuilder::constructor`] on the global
+/// object: { [[Writable]]: true, [[Enumerable]]: false, [[Configurable]]: true }.
+pub fn define_global(
+    name: &'static str,
+    class: &StandardConstructor,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    let global = ctx.global_object();
+    global.define_property_or_throw(
+        JsString::from(name),
+        PropertyDescriptor::builder()
+            .value(class.constructor())
+            .writable(true)
+            .enumerable(false)
+            .configurable(true),
+        ctx,
+    )?;
+    Ok(())
+}
+
+/// A built-in function object (not a constructor) with the given `name` and `length`, for
+/// members outside an interface (a shared `[LegacyUnforgeable]` getter, a mixin's method).
+pub fn function(
     ctx: &mut Context,
     name: &str,
     length: usize,
     f: NativeFunctionPointer,
-) -> JsObject {
+) -> JsFunction {
     let realm = ctx.realm().clone();
     FunctionObjectBuilder::new(&realm, NativeFunction::from_fn_ptr(f))
         .name(JsString::from(name))
         .length(length)
+        .constructor(false)
         .build()
-        .into()
 }
 
-/// A regular operation on the interface prototype object:
-/// <https://webidl.spec.whatwg.org/#es-operations> (writable, enumerable, configurable).
-pub(crate) fn operation(
-    class: &mut ClassBuilder<'_>,
-    name: &str,
-    length: usize,
-    f: NativeFunctionPointer,
-) {
-    let func = function(class.context(), name, length, f);
-    class.property_descriptor(
-        JsString::from(name),
-        PropertyDescriptor::builder()
-            .value(func)
-            .writable(true)
-            .enumerable(true)
-            .configurable(true),
-    );
-}
+// ---------------------------------------------------------------------------------------------
+// Constructors and arguments
+// ---------------------------------------------------------------------------------------------
 
-/// A static operation on the interface object.
-pub(crate) fn static_operation(
-    class: &mut ClassBuilder<'_>,
-    name: &str,
-    length: usize,
-    f: NativeFunctionPointer,
-) {
-    let func = function(class.context(), name, length, f);
-    class.static_property_descriptor(
-        JsString::from(name),
-        PropertyDescriptor::builder()
-            .value(func)
-            .writable(true)
-            .enumerable(true)
-            .configurable(true),
-    );
-}
-
-/// A (readonly unless `setter` is given) regular attribute:
-/// <https://webidl.spec.whatwg.org/#es-attributes> — an accessor property, enumerable and
-/// configurable, whose getter is named `get <name>` (and setter `set <name>`).
-pub(crate) fn attribute(
-    class: &mut ClassBuilder<'_>,
-    name: &str,
-    getter: NativeFunctionPointer,
-    setter: Option<NativeFunctionPointer>,
-) {
-    let get = function(class.context(), &format!("get {name}"), 0, getter);
-    let set = setter.map(|s| function(class.context(), &format!("set {name}"), 1, s));
-    let mut desc = PropertyDescriptor::builder()
-        .get(get)
-        .enumerable(true)
-        .configurable(true);
-    desc = match set {
-        Some(set) => desc.set(set),
-        None => desc.set(JsValue::undefined()),
-    };
-    class.property_descriptor(JsString::from(name), desc);
-}
-
-/// The `@@toStringTag` property of an interface prototype object:
-/// <https://webidl.spec.whatwg.org/#es-interface-prototype-object>.
-pub(crate) fn to_string_tag(class: &mut ClassBuilder<'_>, name: &str) {
-    class.property(
-        JsSymbol::to_string_tag(),
-        JsString::from(name),
-        Attribute::CONFIGURABLE,
-    );
-}
-
-/// The brand check every operation and attribute starts with: `this` must implement the
-/// interface, else a TypeError.
-pub(crate) fn this_object<T: NativeObject>(this: &JsValue, interface: &str) -> JsResult<JsObject> {
-    match this.as_object() {
-        Some(o) if o.is::<T>() => Ok(o.clone()),
-        _ => Err(JsNativeError::typ()
-            .with_message(format!("'this' is not a {interface} object"))
-            .into()),
+/// The [[Call]] of an interface object was used without `new`.
+pub fn require_new(new_target: &JsValue, interface: &str) -> JsResult<()> {
+    if new_target.is_undefined() {
+        return Err(engine::throw_type_error(format!(
+            "Failed to construct '{interface}': Please use the 'new' operator"
+        )));
     }
+    Ok(())
 }
 
-/// Like [`this_object`] for a promise-returning operation: a failed brand check gives a
-/// rejected promise, as WebIDL requires for operations that return promises.
-pub(crate) fn this_object_or_reject<T: NativeObject>(
-    this: &JsValue,
-    interface: &str,
+/// The TypeError for calling a constructor that is not constructible from script.
+pub fn illegal_constructor(interface: &str) -> JsError {
+    engine::throw_type_error(format!(
+        "Illegal constructor: {interface} cannot be constructed"
+    ))
+}
+
+/// <https://tc39.es/ecma262/#sec-getprototypefromconstructor>, as used by WebIDL's "internally
+/// create a new object implementing the interface": `Get(newTarget, "prototype")`, falling back
+/// to the interface prototype object of the current realm.
+///
+/// (GetFunctionRealm is not public in Boa; the fallback uses the current realm.)
+pub fn prototype_from_new_target(
+    new_target: &JsValue,
+    fallback: impl FnOnce(&mut Context) -> JsResult<JsObject>,
     ctx: &mut Context,
-) -> JsResult<Result<JsObject, JsValue>> {
-    match this_object::<T>(this, interface) {
-        Ok(o) => Ok(Ok(o)),
-        Err(e) => Ok(Err(rejected_promise(e, ctx)?)),
+) -> JsResult<JsObject> {
+    if let Some(new_target) = new_target.as_object() {
+        if let Some(proto) = new_target.get(js_string!("prototype"), ctx)?.as_object() {
+            return Ok(proto.clone());
+        }
     }
+    fallback(ctx)
 }
 
-/// An exception thrown by a promise-returning operation becomes a rejected promise
-/// (<https://webidl.spec.whatwg.org/#es-operations>, step "If an exception was thrown ... and
-/// the return type is a promise type"). Uncatchable engine errors still propagate.
-pub(crate) fn rejected_promise(error: JsError, ctx: &mut Context) -> JsResult<JsValue> {
-    let reason = engine::thrown_value(error, ctx)?;
-    Ok(engine::promise_rejected_with(reason, ctx)?.into())
+/// <https://webidl.spec.whatwg.org/#dfn-overload-resolution-algorithm>: too few arguments.
+pub fn require_args(
+    args: &[JsValue],
+    required: usize,
+    interface: &str,
+    member: &str,
+) -> JsResult<()> {
+    if args.len() < required {
+        return Err(engine::throw_type_error(format!(
+            "Failed to execute '{member}' on '{interface}': {required} argument{} required, but only {} present",
+            if required == 1 { "" } else { "s" },
+            args.len()
+        )));
+    }
+    Ok(())
 }
+
+/// The `n`th argument, or `undefined`.
+pub fn arg(args: &[JsValue], n: usize) -> JsValue {
+    args.get(n).cloned().unwrap_or_default()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conversions
+// ---------------------------------------------------------------------------------------------
 
 /// Converts a JS value to an IDL dictionary's backing object:
 /// <https://webidl.spec.whatwg.org/#es-dictionary>. `undefined` and `null` give an empty
 /// dictionary (`None`); any other non-object is a TypeError.
-pub(crate) fn dictionary(value: &JsValue, what: &str) -> JsResult<Option<JsObject>> {
+pub fn dictionary(value: &JsValue, what: &str) -> JsResult<Option<JsObject>> {
     if value.is_null_or_undefined() {
         return Ok(None);
     }
     match value.as_object() {
         Some(o) => Ok(Some(o.clone())),
-        None => Err(JsNativeError::typ()
-            .with_message(format!("{what} must be an object"))
-            .into()),
+        None => Err(engine::throw_type_error(format!(
+            "{what} must be an object"
+        ))),
     }
 }
 
 /// Reads one dictionary member (`Get`); `undefined` for an empty dictionary.
-pub(crate) fn member(dict: Option<&JsObject>, key: &str, ctx: &mut Context) -> JsResult<JsValue> {
+pub fn member(dict: Option<&JsObject>, key: &str, ctx: &mut Context) -> JsResult<JsValue> {
     match dict {
         Some(o) => o.get(JsString::from(key), ctx),
         None => Ok(JsValue::undefined()),
@@ -167,23 +478,21 @@ pub(crate) fn member(dict: Option<&JsObject>, key: &str, ctx: &mut Context) -> J
 }
 
 /// <https://webidl.spec.whatwg.org/#es-unrestricted-double>
-pub(crate) fn to_unrestricted_double(value: &JsValue, ctx: &mut Context) -> JsResult<f64> {
+pub fn to_unrestricted_double(value: &JsValue, ctx: &mut Context) -> JsResult<f64> {
     value.to_number(ctx)
 }
 
 /// <https://webidl.spec.whatwg.org/#es-unsigned-long-long> with `[EnforceRange]`.
-pub(crate) fn to_enforced_u64(value: &JsValue, what: &str, ctx: &mut Context) -> JsResult<u64> {
+pub fn to_enforced_u64(value: &JsValue, what: &str, ctx: &mut Context) -> JsResult<u64> {
     let x = value.to_number(ctx)?;
     if !x.is_finite() {
-        return Err(JsNativeError::typ()
-            .with_message(format!("{what} must be a finite number"))
-            .into());
+        return Err(engine::throw_type_error(format!(
+            "{what} must be a finite number"
+        )));
     }
     let x = x.trunc();
     if !(0.0..=9_007_199_254_740_991.0).contains(&x) {
-        return Err(JsNativeError::typ()
-            .with_message(format!("{what} is out of range"))
-            .into());
+        return Err(engine::throw_type_error(format!("{what} is out of range")));
     }
     // invariant: x is an integer in [0, 2^53 - 1], exactly representable in u64.
     Ok(x as u64)
@@ -191,23 +500,14 @@ pub(crate) fn to_enforced_u64(value: &JsValue, what: &str, ctx: &mut Context) ->
 
 /// A callback function dictionary member (<https://webidl.spec.whatwg.org/#es-callback-function>):
 /// absent when `undefined`, else it must be callable.
-pub(crate) fn callback(value: JsValue, what: &str) -> JsResult<Option<JsObject>> {
+pub fn callback(value: JsValue, what: &str) -> JsResult<Option<JsObject>> {
     if value.is_undefined() {
         return Ok(None);
     }
     match value.as_callable() {
         Some(f) => Ok(Some(f.clone())),
-        None => Err(JsNativeError::typ()
-            .with_message(format!("{what} must be a function"))
-            .into()),
+        None => Err(engine::throw_type_error(format!(
+            "{what} must be a function"
+        ))),
     }
-}
-
-/// The TypeError for calling a constructor that is not constructible from script.
-pub(crate) fn illegal_constructor(interface: &str) -> boa_engine::JsError {
-    JsNativeError::typ()
-        .with_message(format!(
-            "Illegal constructor: {interface} cannot be constructed"
-        ))
-        .into()
 }

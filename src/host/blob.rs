@@ -42,7 +42,6 @@ const STREAM_CHUNK_SIZE: usize = 64 * 1024;
 pub(crate) struct Blob {
     #[unsafe_ignore_trace]
     bytes: Rc<[u8]>,
-    #[unsafe_ignore_trace]
     mime_type: Rc<str>,
 }
 
@@ -61,14 +60,14 @@ impl Class for Blob {
     const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        webidl::attribute(class, "size", blob_size, None);
-        webidl::attribute(class, "type", blob_type, None);
-        webidl::operation(class, "slice", 0, blob_slice);
-        webidl::operation(class, "stream", 0, blob_stream);
-        webidl::operation(class, "text", 0, blob_text);
-        webidl::operation(class, "arrayBuffer", 0, blob_array_buffer);
-        webidl::operation(class, "bytes", 0, blob_bytes);
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        b.attribute("size", blob_size, None);
+        b.attribute("type", blob_type, None);
+        b.operation("slice", 0, blob_slice);
+        b.operation("stream", 0, blob_stream);
+        b.promise_operation("text", 0, blob_text);
+        b.promise_operation("arrayBuffer", 0, blob_array_buffer);
+        b.promise_operation("bytes", 0, blob_bytes);
         Ok(())
     }
 
@@ -264,10 +263,9 @@ fn normalize_type(t: &str) -> String {
 
 /// The brand check, and a copy of the blob's data (no borrow is kept).
 fn this_blob(this: &JsValue) -> JsResult<(Rc<[u8]>, Rc<str>)> {
-    let object = webidl::this_object::<Blob>(this, "Blob")?;
-    let blob = object
-        .downcast_ref::<Blob>()
-        .ok_or_else(|| JsNativeError::typ().with_message("'this' is not a Blob object"))?;
+    let object = webidl::this::<Blob>(this)?;
+    let blob = object.borrow();
+    let blob = blob.data();
     Ok((blob.bytes.clone(), blob.mime_type.clone()))
 }
 
@@ -461,13 +459,9 @@ enum ReadAs {
 
 /// `text()`, `arrayBuffer()`, `bytes()`: a promise fulfilled, in a later task (as after
 /// reading all bytes of the blob's stream), with the bytes converted. A failed brand check is
-/// a rejected promise.
+/// a rejected promise (the member is registered as promise-returning).
 fn read_blob(this: &JsValue, read_as: ReadAs, ctx: &mut Context) -> JsResult<JsValue> {
-    let object = match webidl::this_object_or_reject::<Blob>(this, "Blob", ctx)? {
-        Ok(object) => object,
-        Err(rejected) => return Ok(rejected),
-    };
-    let (bytes, _) = this_blob(&object.into())?;
+    let (bytes, _) = this_blob(this)?;
     let promise = PromiseCapability::new(ctx);
     let result = promise.promise().clone();
     let settle = move |ctx: &mut Context| -> JsResult<JsValue> {

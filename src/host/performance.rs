@@ -18,9 +18,7 @@ use boa_gc::{Finalize, Trace};
 /// epoch (`timeOrigin`).
 #[derive(Debug, Clone, Trace, Finalize)]
 struct TimeOrigin {
-    #[unsafe_ignore_trace]
     instant: Instant,
-    #[unsafe_ignore_trace]
     unix_ms: f64,
 }
 

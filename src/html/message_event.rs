@@ -1,7 +1,7 @@
 //! `MessageEvent` (<https://html.spec.whatwg.org/multipage/comms.html#the-messageevent-interface>).
 
 use crate::engine::clone;
-use crate::engine::idl::{self, Interface};
+use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{Cx, Finalize, JsResult, JsString, Object, StandardConstructor, Trace, Value};
 
 use super::{prototype, sequence_of_objects, Iface};
@@ -21,7 +21,7 @@ pub(crate) struct MessageEventSlots {
 }
 
 pub(super) fn build_interface(event: &StandardConstructor, ctx: &mut Cx) -> StandardConstructor {
-    let mut iface = Interface::new(ctx, INTERFACE, 1, construct);
+    let mut iface = InterfaceObject::new(ctx, INTERFACE, 1, construct);
     iface
         .attribute("data", get_data, None)
         .attribute("origin", get_origin, None)
@@ -76,10 +76,10 @@ pub(crate) fn new_message_event_from(
 
 /// `new MessageEvent(type, eventInitDict = {})`
 fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    idl::require_new(new_target, INTERFACE)?;
-    idl::require_args(args, 1, INTERFACE, "constructor")?;
+    webidl::require_new(new_target, INTERFACE)?;
+    webidl::require_args(args, 1, INTERFACE, "constructor")?;
     let event_type = args[0].to_string(ctx)?;
-    let init = idl::arg(args, 1);
+    let init = webidl::arg(args, 1);
     // MessageEventInit : EventInit: the inherited members first, then data, lastEventId,
     // origin, ports, source (lexicographic order).
     let (bubbles, cancelable, composed) = dom::convert_event_init(&init, ctx)?;
@@ -112,7 +112,7 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
         .iter()
         .any(|p| !super::message_port::is_message_port(p))
     {
-        return Err(idl::type_error(
+        return Err(crate::engine::throw_type_error(
             "Failed to construct 'MessageEvent': member ports is not a sequence of MessagePort",
         ));
     }
@@ -123,13 +123,13 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
                 Some(o) if super::message_port::is_message_port(&o) || dom::is_event_target(&v) => {
                     Some(o)
                 }
-                _ => return Err(idl::type_error(
+                _ => return Err(crate::engine::throw_type_error(
                     "Failed to construct 'MessageEvent': member source is not a MessageEventSource",
                 )),
             },
         };
     let proto =
-        idl::prototype_from_new_target(new_target, |ctx| prototype(Iface::Event, ctx), ctx)?;
+        webidl::prototype_from_new_target(new_target, |ctx| prototype(Iface::Event, ctx), ctx)?;
     let ports = clone::frozen_array(ports.into_iter().map(Value::from).collect(), ctx)?;
     let slots = MessageEventSlots {
         data,
@@ -153,34 +153,33 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
     Ok(event.into())
 }
 
-fn with_message<R>(
-    this: &Value,
-    member: &str,
-    f: impl FnOnce(&MessageEventSlots) -> R,
-) -> JsResult<R> {
-    this.as_object()
-        .and_then(|o| dom::with_event(&o, |e| e.message.as_ref().map(f)).flatten())
-        .ok_or_else(|| idl::illegal_invocation(INTERFACE, member))
+/// The brand check of `MessageEvent`'s attributes (an `Event` whose slots carry a message),
+/// then `f` on the slots.
+fn with_message<R>(this: &Value, f: impl FnOnce(&MessageEventSlots) -> R) -> JsResult<R> {
+    let event = webidl::this_implementing(this, INTERFACE, |o| {
+        dom::with_event(o, |e| e.message.is_some()).unwrap_or(false)
+    })?;
+    dom::with_event(&event, |e| e.message.as_ref().map(f))
+        .flatten()
+        .ok_or_else(|| crate::engine::throw_type_error("not a MessageEvent"))
 }
 
 fn get_data(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    with_message(this, "data", |m| m.data.clone())
+    with_message(this, |m| m.data.clone())
 }
 
 fn get_origin(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    with_message(this, "origin", |m| m.origin.clone().into())
+    with_message(this, |m| m.origin.clone().into())
 }
 
 fn get_last_event_id(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    with_message(this, "lastEventId", |m| m.last_event_id.clone().into())
+    with_message(this, |m| m.last_event_id.clone().into())
 }
 
 fn get_source(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    with_message(this, "source", |m| {
-        m.source.clone().map_or(Value::null(), Into::into)
-    })
+    with_message(this, |m| m.source.clone().map_or(Value::null(), Into::into))
 }
 
 fn get_ports(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    with_message(this, "ports", |m| m.ports.clone().into())
+    with_message(this, |m| m.ports.clone().into())
 }

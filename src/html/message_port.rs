@@ -20,7 +20,7 @@ use std::{
     sync::Arc,
 };
 
-use crate::engine::idl::{self, Interface};
+use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{
     js_string, Cx, Finalize, GcRefCell, JsData, JsResult, JsString, Object, Realm,
     StandardConstructor, Trace, Value,
@@ -49,10 +49,8 @@ pub(crate) struct PortSlots {
     #[unsafe_ignore_trace]
     core: RefCell<Option<Arc<PortCore>>>,
     /// [[Detached]].
-    #[unsafe_ignore_trace]
     detached: Cell<bool>,
     /// <https://html.spec.whatwg.org/multipage/web-messaging.html#has-been-shipped>
-    #[unsafe_ignore_trace]
     shipped: Cell<bool>,
     /// The port's relevant realm (where its tasks run and its messages are deserialized).
     realm: Realm,
@@ -234,7 +232,7 @@ pub(crate) fn held_ports(ctx: &Cx) -> usize {
 fn new_port_object(core: Arc<PortCore>, shipped: bool, ctx: &mut Cx) -> JsResult<Object> {
     let proto = prototype(Iface::Port, ctx)?;
     let Some(agent) = agent(ctx) else {
-        return Err(idl::type_error(
+        return Err(crate::engine::throw_type_error(
             "MessagePort is not registered in this context",
         ));
     };
@@ -452,7 +450,7 @@ pub(super) fn build_port_interface(
     event_target: &StandardConstructor,
     ctx: &mut Cx,
 ) -> StandardConstructor {
-    let mut iface = Interface::new(ctx, PORT, 0, construct_port);
+    let mut iface = InterfaceObject::new(ctx, PORT, 0, construct_port);
     iface
         .operation("postMessage", 1, post_message)
         .operation("start", 0, start)
@@ -471,25 +469,23 @@ pub(super) fn build_port_interface(
 }
 
 fn construct_port(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    Err(idl::type_error(
+    Err(crate::engine::throw_type_error(
         "Failed to construct 'MessagePort': Illegal constructor",
     ))
 }
 
-fn this_port(this: &Value, member: &str) -> JsResult<Object> {
-    this.as_object()
-        .filter(is_message_port)
-        .ok_or_else(|| idl::illegal_invocation(PORT, member))
+fn this_port(this: &Value) -> JsResult<Object> {
+    webidl::this_implementing(this, PORT, is_message_port)
 }
 
 /// `postMessage(message, transfer)` / `postMessage(message, options = {})`
 fn post_message(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let port = this_port(this, "postMessage")?;
-    idl::require_args(args, 1, PORT, "postMessage")?;
+    let port = this_port(this)?;
+    webidl::require_args(args, 1, PORT, "postMessage")?;
     let message = args[0].clone();
-    let transfer = match transfer_argument(&idl::arg(args, 1), ctx)? {
+    let transfer = match transfer_argument(&webidl::arg(args, 1), ctx)? {
         Some(transfer) => transfer,
-        None => structured_serialize_options(&idl::arg(args, 1), PORT, ctx)?,
+        None => structured_serialize_options(&webidl::arg(args, 1), PORT, ctx)?,
     };
     // Run the message port post message steps providing this, targetPort (the port with which
     // this is entangled, if any; otherwise null), message and options.
@@ -500,14 +496,14 @@ fn post_message(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// `start()`: enable this's port message queue, if it is not already enabled.
 fn start(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let port = this_port(this, "start")?;
+    let port = this_port(this)?;
     enable(&port, ctx);
     Ok(Value::undefined())
 }
 
 /// `close()`
 fn close(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let port = this_port(this, "close")?;
+    let port = this_port(this)?;
     // 1. Set this's [[Detached]] internal slot value to true.
     set_detached(&port);
     // 2. If this is entangled, disentangle it.
@@ -523,8 +519,8 @@ fn close(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     Ok(Value::undefined())
 }
 
-fn get_handler(this: &Value, member: &str, event_type: JsString) -> JsResult<Value> {
-    let port = this_port(this, member)?;
+fn get_handler(this: &Value, event_type: JsString) -> JsResult<Value> {
+    let port = this_port(this)?;
     Ok(dom::event_handler_value(&port, &event_type).map_or(Value::null(), Into::into))
 }
 
@@ -534,15 +530,15 @@ fn set_handler_attribute(
     member: &str,
     event_type: JsString,
 ) -> JsResult<Object> {
-    idl::require_args(args, 1, PORT, member)?;
-    let port = this_port(this, member)?;
+    webidl::require_args(args, 1, PORT, member)?;
+    let port = this_port(this)?;
     // EventHandler is a [LegacyTreatNonObjectAsNull] callback function: non-objects are null.
     dom::set_event_handler(&port, event_type, args[0].as_object());
     Ok(port)
 }
 
 fn get_onmessage(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    get_handler(this, "onmessage", js_string!("message"))
+    get_handler(this, js_string!("message"))
 }
 
 /// Setting `onmessage` also enables the port message queue, as if `start()` had been called.
@@ -553,7 +549,7 @@ fn set_onmessage(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> 
 }
 
 fn get_onmessageerror(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    get_handler(this, "onmessageerror", js_string!("messageerror"))
+    get_handler(this, js_string!("messageerror"))
 }
 
 fn set_onmessageerror(this: &Value, args: &[Value], _: &mut Cx) -> JsResult<Value> {
@@ -562,7 +558,7 @@ fn set_onmessageerror(this: &Value, args: &[Value], _: &mut Cx) -> JsResult<Valu
 }
 
 fn get_onclose(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    get_handler(this, "onclose", js_string!("close"))
+    get_handler(this, js_string!("close"))
 }
 
 fn set_onclose(this: &Value, args: &[Value], _: &mut Cx) -> JsResult<Value> {
@@ -582,7 +578,7 @@ pub(crate) struct MessageChannel {
 }
 
 pub(super) fn build_channel_interface(ctx: &mut Cx) -> StandardConstructor {
-    let mut iface = Interface::new(ctx, CHANNEL, 0, construct_channel);
+    let mut iface = InterfaceObject::new(ctx, CHANNEL, 0, construct_channel);
     iface
         .attribute("port1", get_port1, None)
         .attribute("port2", get_port2, None);
@@ -591,9 +587,9 @@ pub(super) fn build_channel_interface(ctx: &mut Cx) -> StandardConstructor {
 
 /// `new MessageChannel()`
 fn construct_channel(new_target: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    idl::require_new(new_target, CHANNEL)?;
+    webidl::require_new(new_target, CHANNEL)?;
     let proto =
-        idl::prototype_from_new_target(new_target, |ctx| prototype(Iface::Channel, ctx), ctx)?;
+        webidl::prototype_from_new_target(new_target, |ctx| prototype(Iface::Channel, ctx), ctx)?;
     // 1. Set this's port 1 to a new MessagePort in this's relevant realm.
     // 2. Set this's port 2 to a new MessagePort in this's relevant realm.
     // 3. Entangle this's port 1 and this's port 2.
@@ -601,19 +597,20 @@ fn construct_channel(new_target: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<
     Ok(Object::from_proto_and_data(proto, MessageChannel { port1, port2 }).into())
 }
 
-fn this_channel(this: &Value, member: &str) -> JsResult<(Object, Object)> {
-    this.as_object()
-        .and_then(|o| {
-            o.downcast_ref::<MessageChannel>()
-                .map(|c| (c.port1.clone(), c.port2.clone()))
-        })
-        .ok_or_else(|| idl::illegal_invocation(CHANNEL, member))
+impl webidl::Interface for MessageChannel {
+    const NAME: &'static str = CHANNEL;
+}
+
+fn this_channel(this: &Value) -> JsResult<(Object, Object)> {
+    let channel = webidl::this::<MessageChannel>(this)?;
+    let data = channel.borrow();
+    Ok((data.data().port1.clone(), data.data().port2.clone()))
 }
 
 fn get_port1(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    Ok(this_channel(this, "port1")?.0.into())
+    Ok(this_channel(this)?.0.into())
 }
 
 fn get_port2(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    Ok(this_channel(this, "port2")?.1.into())
+    Ok(this_channel(this)?.1.into())
 }

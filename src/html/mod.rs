@@ -23,7 +23,7 @@ pub(crate) mod window;
 
 use std::sync::Arc;
 
-use crate::engine::idl;
+use crate::engine::webidl;
 use crate::engine::{
     js_string, Cx, Finalize, JsData, JsError, JsResult, JsSymbol, Object, PropertyDescriptor,
     StandardConstructor, Trace, Value,
@@ -48,7 +48,7 @@ pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
         ("MessagePort", &message_port),
         ("MessageEvent", &message_event),
     ] {
-        idl::define_global(name, class, ctx)?;
+        webidl::define_global(name, class, ctx)?;
     }
     ctx.realm().host_defined_mut().insert(HtmlRealm {
         message_channel,
@@ -57,12 +57,7 @@ pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
     });
     // `structuredClone(value, options)`: a WebIDL operation of WindowOrWorkerGlobalScope
     // (writable, enumerable, configurable), replacing any earlier one.
-    let function = idl::function(
-        ctx.realm(),
-        js_string!("structuredClone"),
-        1,
-        structured_clone_operation,
-    );
+    let function = webidl::function(ctx, "structuredClone", 1, structured_clone_operation);
     ctx.global_object().define_property_or_throw(
         js_string!("structuredClone"),
         PropertyDescriptor::builder()
@@ -94,7 +89,7 @@ fn with_realm<R>(ctx: &Cx, f: impl FnOnce(&HtmlRealm) -> R) -> JsResult<R> {
     let host_defined = ctx.realm().host_defined();
     match host_defined.get::<HtmlRealm>() {
         Some(realm) => Ok(f(realm)),
-        None => Err(idl::type_error(
+        None => Err(crate::engine::throw_type_error(
             "MessageChannel and MessagePort are not registered in this realm",
         )),
     }
@@ -127,13 +122,13 @@ fn sequence_with_method(
 ) -> JsResult<Vec<Object>> {
     let iterator = crate::engine::call_object(method, &object.clone().into(), &[], ctx)?;
     let Some(iterator) = iterator.as_object() else {
-        return Err(idl::type_error(format!(
+        return Err(crate::engine::throw_type_error(format!(
             "{what}: the iterator is not an object"
         )));
     };
     let next = iterator.get(js_string!("next"), ctx)?;
     let Some(next) = next.as_callable() else {
-        return Err(idl::type_error(format!(
+        return Err(crate::engine::throw_type_error(format!(
             "{what}: the iterator has no next()"
         )));
     };
@@ -141,7 +136,7 @@ fn sequence_with_method(
     loop {
         let result = crate::engine::call_object(&next, &iterator.clone().into(), &[], ctx)?;
         let Some(result) = result.as_object() else {
-            return Err(idl::type_error(format!(
+            return Err(crate::engine::throw_type_error(format!(
                 "{what}: an iterator result is not an object"
             )));
         };
@@ -152,7 +147,7 @@ fn sequence_with_method(
         match item.as_object() {
             Some(item) => items.push(item),
             None => {
-                return Err(idl::type_error(format!(
+                return Err(crate::engine::throw_type_error(format!(
                     "{what}: an element is not an object"
                 )))
             }
@@ -167,12 +162,16 @@ pub(crate) fn sequence_of_objects(
     ctx: &mut Cx,
 ) -> JsResult<Vec<Object>> {
     let Some(object) = value.as_object() else {
-        return Err(idl::type_error(format!("{what} is not iterable")));
+        return Err(crate::engine::throw_type_error(format!(
+            "{what} is not iterable"
+        )));
     };
     let method = object.get(JsSymbol::iterator(), ctx)?;
     match method.as_callable() {
         Some(method) => sequence_with_method(&object, &method, what, ctx),
-        None => Err(idl::type_error(format!("{what} is not iterable"))),
+        None => Err(crate::engine::throw_type_error(format!(
+            "{what} is not iterable"
+        ))),
     }
 }
 
@@ -190,7 +189,9 @@ pub(crate) fn transfer_argument(value: &Value, ctx: &mut Cx) -> JsResult<Option<
         return Ok(None);
     }
     let Some(method) = method.as_callable() else {
-        return Err(idl::type_error("@@iterator is not callable"));
+        return Err(crate::engine::throw_type_error(
+            "@@iterator is not callable",
+        ));
     };
     sequence_with_method(&object, &method, "The transfer list", ctx).map(Some)
 }
@@ -205,7 +206,7 @@ pub(crate) fn structured_serialize_options(
         return Ok(Vec::new());
     }
     let Some(dict) = value.as_object() else {
-        return Err(idl::type_error(format!(
+        return Err(crate::engine::throw_type_error(format!(
             "Failed to execute 'postMessage' on '{interface}': the options are not an object"
         )));
     };
@@ -218,8 +219,8 @@ pub(crate) fn structured_serialize_options(
 
 /// <https://html.spec.whatwg.org/multipage/structured-data.html#dom-structuredclone>
 fn structured_clone_operation(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    idl::require_args(args, 1, "Window", "structuredClone")?;
-    let transfer = structured_serialize_options(&idl::arg(args, 1), "Window", ctx)?;
+    webidl::require_args(args, 1, "Window", "structuredClone")?;
+    let transfer = structured_serialize_options(&webidl::arg(args, 1), "Window", ctx)?;
     // 1. Let serialized be ? StructuredSerializeWithTransfer(value, options["transfer"]).
     let serialized = serialize::structured_serialize_with_transfer(&args[0], &transfer, ctx)?;
     // 2. Let deserializeRecord be ? StructuredDeserializeWithTransfer(serialized, this's

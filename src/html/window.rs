@@ -7,7 +7,7 @@
 //! works on it. There is one window per realm and no other browsing context, so a message
 //! always goes to the window it was posted on.
 
-use crate::engine::idl;
+use crate::engine::webidl;
 use crate::engine::{
     js_string, Cx, Finalize, JsData, JsResult, JsString, Object, PropertyDescriptor, Trace, Value,
 };
@@ -20,7 +20,7 @@ use crate::dom;
 
 /// The window's origin, as `MessageEvent.origin` reports it.
 #[derive(Trace, Finalize, JsData)]
-struct WindowOrigin(#[unsafe_ignore_trace] String);
+struct WindowOrigin(String);
 
 /// Makes the current realm's global object a window: its prototype becomes
 /// `EventTarget.prototype`, and it gets `window`, `postMessage`, `onmessage` and
@@ -28,7 +28,7 @@ struct WindowOrigin(#[unsafe_ignore_trace] String);
 pub(crate) fn install_window(origin: &str, ctx: &mut Cx) -> JsResult<()> {
     let global = ctx.global_object();
     if !dom::is_event_target(&global.clone().into()) {
-        return Err(idl::type_error(
+        return Err(crate::engine::throw_type_error(
             "this global object is not an EventTarget, so it cannot be a window",
         ));
     }
@@ -38,8 +38,7 @@ pub(crate) fn install_window(origin: &str, ctx: &mut Cx) -> JsResult<()> {
         .host_defined_mut()
         .insert(WindowOrigin(origin.to_owned()));
 
-    let realm = ctx.realm().clone();
-    let getter = idl::function(&realm, js_string!("get window"), 0, get_window);
+    let getter = webidl::function(ctx, "get window", 0, get_window);
     // [LegacyUnforgeable] readonly attribute WindowProxy window: an own accessor.
     global.define_property_or_throw(
         js_string!("window"),
@@ -49,7 +48,7 @@ pub(crate) fn install_window(origin: &str, ctx: &mut Cx) -> JsResult<()> {
             .configurable(false),
         ctx,
     )?;
-    let post = idl::function(&realm, js_string!("postMessage"), 1, post_message);
+    let post = webidl::function(ctx, "postMessage", 1, post_message);
     global.define_property_or_throw(
         js_string!("postMessage"),
         PropertyDescriptor::builder()
@@ -67,8 +66,8 @@ pub(crate) fn install_window(origin: &str, ctx: &mut Cx) -> JsResult<()> {
         ),
         ("onmessageerror", get_onmessageerror, set_onmessageerror),
     ] {
-        let get = idl::function(&realm, JsString::from(format!("get {name}")), 0, get);
-        let set = idl::function(&realm, JsString::from(format!("set {name}")), 1, set);
+        let get = webidl::function(ctx, &format!("get {name}"), 0, get);
+        let set = webidl::function(ctx, &format!("set {name}"), 1, set);
         global.define_property_or_throw(
             JsString::from(name),
             PropertyDescriptor::builder()
@@ -100,7 +99,7 @@ fn set_onmessage(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     dom::set_event_handler(
         &window,
         js_string!("message"),
-        idl::arg(args, 0).as_object(),
+        webidl::arg(args, 0).as_object(),
     );
     Ok(Value::undefined())
 }
@@ -118,7 +117,7 @@ fn set_onmessageerror(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
     dom::set_event_handler(
         &window,
         js_string!("messageerror"),
-        idl::arg(args, 0).as_object(),
+        webidl::arg(args, 0).as_object(),
     );
     Ok(Value::undefined())
 }
@@ -156,18 +155,22 @@ fn url_origin(url: &str) -> Option<String> {
 /// `postMessage(message, options = {})`: the window post message steps, posting to this
 /// window.
 fn post_message(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    idl::require_args(args, 1, "Window", "postMessage")?;
+    webidl::require_args(args, 1, "Window", "postMessage")?;
     let message = args[0].clone();
-    let second = idl::arg(args, 1);
+    let second = webidl::arg(args, 1);
     // Overload resolution: a DOMString targetOrigin, or a WindowPostMessageOptions dictionary
     // (undefined, null, and objects).
     let (target_origin, transfer) = if second.is_null_or_undefined() || second.is_object() {
         if args.len() >= 3 {
             let target_origin = second.to_string(ctx)?;
-            let transfer = match transfer_argument(&idl::arg(args, 2), ctx)? {
+            let transfer = match transfer_argument(&webidl::arg(args, 2), ctx)? {
                 Some(t) => t,
-                None if idl::arg(args, 2).is_undefined() => Vec::new(),
-                None => return Err(idl::type_error("The transfer list is not iterable")),
+                None if webidl::arg(args, 2).is_undefined() => Vec::new(),
+                None => {
+                    return Err(crate::engine::throw_type_error(
+                        "The transfer list is not iterable",
+                    ))
+                }
             };
             (target_origin, transfer)
         } else {
@@ -185,13 +188,17 @@ fn post_message(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
         }
     } else {
         let target_origin = second.to_string(ctx)?;
-        let third = idl::arg(args, 2);
+        let third = webidl::arg(args, 2);
         let transfer = if third.is_undefined() {
             Vec::new()
         } else {
             match transfer_argument(&third, ctx)? {
                 Some(t) => t,
-                None => return Err(idl::type_error("The transfer list is not iterable")),
+                None => {
+                    return Err(crate::engine::throw_type_error(
+                        "The transfer list is not iterable",
+                    ))
+                }
             }
         };
         (target_origin, transfer)

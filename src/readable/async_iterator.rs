@@ -18,7 +18,7 @@ use super::{
     },
     generic_reader::readable_stream_reader_generic_cancel,
     stream::{acquire_readable_stream_default_reader, ReadableStream},
-    type_error, upon_settlement, PromiseResult, ReaderRef,
+    upon_settlement, PromiseResult, ReaderRef,
 };
 use crate::{engine, engine::webidl, engine::PromiseCapability};
 
@@ -28,13 +28,15 @@ pub(crate) struct ReadableStreamAsyncIterator {
     /// <https://streams.spec.whatwg.org/#readablestream-async-iterator-reader>
     reader: Object<ReadableStreamDefaultReader>,
     /// <https://streams.spec.whatwg.org/#readablestream-async-iterator-prevent-cancel>
-    #[unsafe_ignore_trace]
     prevent_cancel: bool,
     /// WebIDL's ongoing promise.
     ongoing_promise: GcRefCell<Option<JsPromise>>,
     /// WebIDL's is finished.
-    #[unsafe_ignore_trace]
     is_finished: Cell<bool>,
+}
+
+impl webidl::Interface for ReadableStreamAsyncIterator {
+    const NAME: &'static str = "ReadableStream AsyncIterator";
 }
 
 type Iter = Object<ReadableStreamAsyncIterator>;
@@ -94,7 +96,9 @@ pub(crate) fn create(
         .host_defined()
         .get::<AsyncIteratorPrototype>()
         .map(|p| p.0.clone())
-        .ok_or_else(|| type_error("ReadableStream is not registered in this realm"))?;
+        .ok_or_else(|| {
+            engine::throw_type_error("ReadableStream is not registered in this realm")
+        })?;
     // 1. Let reader be ? AcquireReadableStreamDefaultReader(stream).
     let reader = acquire_readable_stream_default_reader(stream, ctx)?;
     // 2. Set iterator's reader to reader.
@@ -113,16 +117,11 @@ pub(crate) fn create(
     Ok(iterator.upcast())
 }
 
-fn this_iterator(this: &Value) -> Option<Iter> {
-    this.as_object()
-        .and_then(|o| o.clone().downcast::<ReadableStreamAsyncIterator>().ok())
-}
-
 /// `%ReadableStreamAsyncIteratorPrototype%.next()`:
 /// <https://webidl.spec.whatwg.org/#es-asynchronous-iterator-prototype-object>.
 fn next(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     // 1–6. Validate this (a rejected promise if it is not a ReadableStream async iterator).
-    let Some(iterator) = this_iterator(this) else {
+    let Ok(iterator) = webidl::this::<ReadableStreamAsyncIterator>(this) else {
         let e = engine::type_error("'this' is not a ReadableStream async iterator", ctx);
         return Ok(engine::promise_rejected_with(e, ctx)?.into());
     };
@@ -306,7 +305,7 @@ fn return_(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let value = args.first().cloned().unwrap_or_default();
     // 2. Let returnPromiseCapability be ! NewPromiseCapability(%Promise%).
     // 1–6. Validate this.
-    let Some(iterator) = this_iterator(this) else {
+    let Ok(iterator) = webidl::this::<ReadableStreamAsyncIterator>(this) else {
         let e = engine::type_error("'this' is not a ReadableStream async iterator", ctx);
         return Ok(engine::promise_rejected_with(e, ctx)?.into());
     };

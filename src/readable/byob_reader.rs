@@ -15,14 +15,14 @@ use super::{
     byte_controller::readable_byte_stream_controller_pull_into,
     byte_tee::{self, ByteTeeState},
     generic_reader::{
-        readable_stream_reader_generic_cancel, readable_stream_reader_generic_initialize,
-        readable_stream_reader_generic_release, GenericReaderSlots,
+        define_generic_reader, readable_stream_reader_generic_initialize,
+        readable_stream_reader_generic_release, GenericReader, GenericReaderSlots,
     },
     new_object,
     stream::{
         is_readable_stream_locked, stream_argument, ReadableStream, StreamSlots, StreamState,
     },
-    type_error, ControllerRef, ReaderRef,
+    ControllerRef, ReaderRef,
 };
 use crate::{
     engine::webidl,
@@ -121,23 +121,16 @@ pub(crate) fn num_read_into_requests(reader: &Reader) -> usize {
     reader.borrow().data().read_into_requests.borrow().len()
 }
 
-fn this_reader(this: &Value) -> JsResult<Reader> {
-    this.as_object()
-        .and_then(|o| o.downcast::<ReadableStreamBYOBReader>().ok())
-        .ok_or_else(|| type_error("'this' is not a ReadableStreamBYOBReader object"))
-}
-
 impl Class for ReadableStreamBYOBReader {
     const NAME: &'static str = "ReadableStreamBYOBReader";
     const LENGTH: usize = 1;
     const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        webidl::operation(class, "read", 1, read);
-        webidl::operation(class, "releaseLock", 0, release_lock);
-        webidl::attribute(class, "closed", closed, None);
-        webidl::operation(class, "cancel", 0, cancel);
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        b.promise_operation("read", 1, read);
+        b.operation("releaseLock", 0, release_lock);
+        define_generic_reader::<Self>(&mut b);
         Ok(())
     }
 
@@ -155,12 +148,19 @@ impl Class for ReadableStreamBYOBReader {
     }
 }
 
+impl GenericReader for ReadableStreamBYOBReader {
+    fn generic(&self) -> &GenericReaderSlots {
+        &self.generic
+    }
+
+    fn reader_ref(this: Object<Self>) -> ReaderRef {
+        ReaderRef::Byob(this)
+    }
+}
+
 /// <https://streams.spec.whatwg.org/#byob-reader-read>
 fn read(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let reader = match this_reader(this) {
-        Ok(r) => r,
-        Err(e) => return webidl::rejected_promise(e, ctx),
-    };
+    let reader = webidl::this::<ReadableStreamBYOBReader>(this)?;
     // WebIDL: `ArrayBufferView view`, `optional ReadableStreamBYOBReaderReadOptions options = {}`
     // with `[EnforceRange] unsigned long long min = 1`.
     let view = match engine::array_buffer_view(
@@ -246,7 +246,7 @@ fn read_options_min(options: &Value, ctx: &mut Cx) -> JsResult<u64> {
 
 /// <https://streams.spec.whatwg.org/#byob-reader-release-lock>
 fn release_lock(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let reader = this_reader(this)?;
+    let reader = webidl::this::<ReadableStreamBYOBReader>(this)?;
     // 1. If this.[[stream]] is undefined, return.
     if reader_stream(&reader).is_none() {
         return Ok(Value::undefined());
@@ -254,33 +254,6 @@ fn release_lock(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     // 2. Perform ! ReadableStreamBYOBReaderRelease(this).
     readable_stream_byob_reader_release(&reader, ctx)?;
     Ok(Value::undefined())
-}
-
-/// <https://streams.spec.whatwg.org/#generic-reader-closed>
-fn closed(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let reader = match this_reader(this) {
-        Ok(r) => r,
-        Err(e) => return webidl::rejected_promise(e, ctx),
-    };
-    // 1. Return this.[[closedPromise]].
-    let promise = reader.borrow().data().generic.closed_promise();
-    Ok(promise.map(Value::from).unwrap_or_default())
-}
-
-/// <https://streams.spec.whatwg.org/#generic-reader-cancel>
-fn cancel(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let reader = match this_reader(this) {
-        Ok(r) => r,
-        Err(e) => return webidl::rejected_promise(e, ctx),
-    };
-    let reason = args.first().cloned().unwrap_or_default();
-    // 1. If this.[[stream]] is undefined, return a promise rejected with a TypeError exception.
-    if reader_stream(&reader).is_none() {
-        let e = engine::type_error("The reader is not attached to a stream", ctx);
-        return Ok(engine::promise_rejected_with(e, ctx)?.into());
-    }
-    // 2. Return ! ReadableStreamReaderGenericCancel(this, reason).
-    Ok(readable_stream_reader_generic_cancel(&ReaderRef::Byob(reader), reason, ctx)?.into())
 }
 
 /// <https://streams.spec.whatwg.org/#acquire-readable-stream-byob-reader>
@@ -304,12 +277,14 @@ pub(crate) fn set_up_readable_stream_byob_reader(
 ) -> JsResult<()> {
     // 1. If ! IsReadableStreamLocked(stream) is true, throw a TypeError exception.
     if is_readable_stream_locked(stream) {
-        return Err(type_error("The stream is already locked to a reader"));
+        return Err(engine::throw_type_error(
+            "The stream is already locked to a reader",
+        ));
     }
     // 2. If stream.[[controller]] does not implement ReadableByteStreamController, throw a
     //    TypeError exception.
     if !matches!(stream.controller(), Some(ControllerRef::Byte(_))) {
-        return Err(type_error(
+        return Err(engine::throw_type_error(
             "A BYOB reader needs a readable byte stream (type: 'bytes')",
         ));
     }
@@ -415,6 +390,8 @@ pub(crate) fn readable_stream_fulfill_read_into_request(
     // 1. Assert: ! ReadableStreamHasBYOBReader(stream) is true.
     // 2. Let reader be stream.[[reader]].
     let Some(ReaderRef::Byob(reader)) = stream.reader() else {
+        // Not a debug_assert: a `then` getter that script put on Object.prototype runs while an
+        // earlier read resolves, and may release the reader before this step.
         return Ok(());
     };
     // 3. Assert: reader.[[readIntoRequests]] is not empty.
@@ -424,9 +401,7 @@ pub(crate) fn readable_stream_fulfill_read_into_request(
         let data = reader.borrow();
         let mut requests = data.data().read_into_requests.borrow_mut();
         let request = requests.pop_front();
-        if requests.is_empty() && requests.capacity() > 64 {
-            *requests = VecDeque::new();
-        }
+        crate::queue::give_back_memory(&mut *requests);
         request
     };
     let Some(read_into_request) = read_into_request else {

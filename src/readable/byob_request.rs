@@ -11,7 +11,7 @@ use super::{
         readable_byte_stream_controller_respond,
         readable_byte_stream_controller_respond_with_new_view, ReadableByteStreamController,
     },
-    new_object, type_error,
+    new_object,
 };
 use crate::{engine, engine::webidl};
 
@@ -53,22 +53,16 @@ pub(crate) fn view(request: &Object<ReadableStreamBYOBRequest>) -> Option<Object
     request.borrow().data().view.borrow().clone()
 }
 
-fn this_request(this: &Value) -> JsResult<Object<ReadableStreamBYOBRequest>> {
-    this.as_object()
-        .and_then(|o| o.downcast::<ReadableStreamBYOBRequest>().ok())
-        .ok_or_else(|| type_error("'this' is not a ReadableStreamBYOBRequest object"))
-}
-
 impl Class for ReadableStreamBYOBRequest {
     const NAME: &'static str = "ReadableStreamBYOBRequest";
     const LENGTH: usize = 0;
     const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        webidl::attribute(class, "view", get_view, None);
-        webidl::operation(class, "respond", 1, respond);
-        webidl::operation(class, "respondWithNewView", 1, respond_with_new_view);
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        b.attribute("view", get_view, None);
+        b.operation("respond", 1, respond);
+        b.operation("respondWithNewView", 1, respond_with_new_view);
         Ok(())
     }
 
@@ -79,14 +73,14 @@ impl Class for ReadableStreamBYOBRequest {
 
 /// <https://streams.spec.whatwg.org/#rs-byob-request-view>
 fn get_view(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let request = this_request(this)?;
+    let request = webidl::this::<ReadableStreamBYOBRequest>(this)?;
     // 1. Return this.[[view]].
     Ok(view(&request).map_or_else(Value::null, Value::from))
 }
 
 /// <https://streams.spec.whatwg.org/#rs-byob-request-respond>
 fn respond(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let request = this_request(this)?;
+    let request = webidl::this::<ReadableStreamBYOBRequest>(this)?;
     let bytes_written = webidl::to_enforced_u64(
         &args.first().cloned().unwrap_or_default(),
         "bytesWritten",
@@ -95,7 +89,7 @@ fn respond(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     // 1. If this.[[controller]] is undefined, throw a TypeError exception.
     let controller = request.borrow().data().controller.borrow().clone();
     let Some(controller) = controller else {
-        return Err(type_error(
+        return Err(engine::throw_type_error(
             "The BYOB request has already been responded to or invalidated",
         ));
     };
@@ -103,7 +97,9 @@ fn respond(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     if let Some(view) = view(&request) {
         let view = engine::array_buffer_view(&view.into(), "The BYOB request's view", ctx)?;
         if engine::is_detached_buffer(&view.buffer) {
-            return Err(type_error("The BYOB request's buffer has been detached"));
+            return Err(engine::throw_type_error(
+                "The BYOB request's buffer has been detached",
+            ));
         }
         // 3. Assert: this.[[view]].[[ByteLength]] > 0.
         // 4. Assert: this.[[view]].[[ViewedArrayBuffer]].[[ByteLength]] > 0.
@@ -115,19 +111,21 @@ fn respond(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#rs-byob-request-respond-with-new-view>
 fn respond_with_new_view(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let request = this_request(this)?;
+    let request = webidl::this::<ReadableStreamBYOBRequest>(this)?;
     let view =
         engine::array_buffer_view(&args.first().cloned().unwrap_or_default(), "The view", ctx)?;
     // 1. If this.[[controller]] is undefined, throw a TypeError exception.
     let controller = request.borrow().data().controller.borrow().clone();
     let Some(controller) = controller else {
-        return Err(type_error(
+        return Err(engine::throw_type_error(
             "The BYOB request has already been responded to or invalidated",
         ));
     };
     // 2. If ! IsDetachedBuffer(view.[[ViewedArrayBuffer]]) is true, throw a TypeError.
     if engine::is_detached_buffer(&view.buffer) {
-        return Err(type_error("The view's buffer has been detached"));
+        return Err(engine::throw_type_error(
+            "The view's buffer has been detached",
+        ));
     }
     // 3. Return ? ReadableByteStreamControllerRespondWithNewView(this.[[controller]], view).
     readable_byte_stream_controller_respond_with_new_view(&controller, &view, ctx)?;

@@ -32,7 +32,7 @@ use super::{
         ReadableStream, StreamSlots, StreamState, UnderlyingSource,
     },
     tee::Branch,
-    type_error, upon_settlement, ControllerRef, PromiseResult, ReaderRef,
+    upon_settlement, ControllerRef, PromiseResult, ReaderRef,
 };
 use crate::{
     engine::webidl,
@@ -132,22 +132,16 @@ pub(crate) struct PullIntoDescriptor {
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor-buffer>
     pub(crate) buffer: JsArrayBuffer,
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor-buffer-byte-length>
-    #[unsafe_ignore_trace]
     buffer_byte_length: u64,
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor-byte-offset>
-    #[unsafe_ignore_trace]
     byte_offset: u64,
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor-byte-length>
-    #[unsafe_ignore_trace]
     byte_length: u64,
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor-bytes-filled>
-    #[unsafe_ignore_trace]
     bytes_filled: u64,
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor-minimum-fill>
-    #[unsafe_ignore_trace]
     minimum_fill: u64,
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor-element-size>
-    #[unsafe_ignore_trace]
     element_size: u64,
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor-view-constructor>
     #[unsafe_ignore_trace]
@@ -163,10 +157,8 @@ struct QueueEntry {
     /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry-buffer>
     buffer: JsArrayBuffer,
     /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry-byte-offset>
-    #[unsafe_ignore_trace]
     byte_offset: u64,
     /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry-byte-length>
-    #[unsafe_ignore_trace]
     byte_length: u64,
 }
 
@@ -174,35 +166,28 @@ struct QueueEntry {
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct ReadableByteStreamController {
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-autoallocatechunksize>
-    #[unsafe_ignore_trace]
     auto_allocate_chunk_size: Cell<Option<u64>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-byobrequest>
     byob_request: GcRefCell<Option<Object<ReadableStreamBYOBRequest>>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-cancelalgorithm>
     cancel_algorithm: GcRefCell<Option<ByteCancelAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-closerequested>
-    #[unsafe_ignore_trace]
     close_requested: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pullagain>
-    #[unsafe_ignore_trace]
     pull_again: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pullalgorithm>
     pull_algorithm: GcRefCell<Option<BytePullAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pulling>
-    #[unsafe_ignore_trace]
     pulling: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pendingpullintos>
     pending_pull_intos: GcRefCell<VecDeque<PullIntoDescriptor>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-queue>
     queue: GcRefCell<VecDeque<QueueEntry>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-queuetotalsize>
-    #[unsafe_ignore_trace]
     queue_total_size: Cell<u64>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-started>
-    #[unsafe_ignore_trace]
     started: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-strategyhwm>
-    #[unsafe_ignore_trace]
     strategy_hwm: Cell<f64>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-stream>
     stream: Object<ReadableStream>,
@@ -309,29 +294,18 @@ fn set_byob_request(controller: &Controller, request: Option<Object<ReadableStre
     *controller.borrow().data().byob_request.borrow_mut() = request;
 }
 
-fn this_controller(this: &Value) -> JsResult<Controller> {
-    this.as_object()
-        .and_then(|o| o.downcast::<ReadableByteStreamController>().ok())
-        .ok_or_else(|| type_error("'this' is not a ReadableByteStreamController object"))
-}
-
-/// A TypeError as a thrown `JsError`.
-fn type_error_value(message: &str, ctx: &mut Cx) -> Value {
-    engine::type_error(message, ctx)
-}
-
 impl Class for ReadableByteStreamController {
     const NAME: &'static str = "ReadableByteStreamController";
     const LENGTH: usize = 0;
     const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        webidl::attribute(class, "byobRequest", get_byob_request, None);
-        webidl::attribute(class, "desiredSize", desired_size, None);
-        webidl::operation(class, "close", 0, close);
-        webidl::operation(class, "enqueue", 1, enqueue);
-        webidl::operation(class, "error", 0, error);
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        b.attribute("byobRequest", get_byob_request, None);
+        b.attribute("desiredSize", desired_size, None);
+        b.operation("close", 0, close);
+        b.operation("enqueue", 1, enqueue);
+        b.operation("error", 0, error);
         Ok(())
     }
 
@@ -342,7 +316,7 @@ impl Class for ReadableByteStreamController {
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-byob-request>
 fn get_byob_request(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<ReadableByteStreamController>(this)?;
     // 1. Return ! ReadableByteStreamControllerGetBYOBRequest(this).
     Ok(
         match readable_byte_stream_controller_get_byob_request(&controller, ctx)? {
@@ -354,7 +328,7 @@ fn get_byob_request(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> 
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-desired-size>
 fn desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<ReadableByteStreamController>(this)?;
     // 1. Return ! ReadableByteStreamControllerGetDesiredSize(this).
     Ok(
         match readable_byte_stream_controller_get_desired_size(&controller) {
@@ -366,14 +340,14 @@ fn desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-close>
 fn close(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<ReadableByteStreamController>(this)?;
     // 1. If this.[[closeRequested]] is true, throw a TypeError exception.
     if close_requested(&controller) {
-        return Err(type_error("The stream is already closing"));
+        return Err(engine::throw_type_error("The stream is already closing"));
     }
     // 2. If this.[[stream]].[[state]] is not "readable", throw a TypeError exception.
     if stream_of(&controller).state() != StreamState::Readable {
-        return Err(type_error("The stream is not readable"));
+        return Err(engine::throw_type_error("The stream is not readable"));
     }
     // 3. Perform ? ReadableByteStreamControllerClose(this).
     readable_byte_stream_controller_close(&controller, ctx)?;
@@ -382,26 +356,26 @@ fn close(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-enqueue>
 fn enqueue(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<ReadableByteStreamController>(this)?;
     let chunk =
         engine::array_buffer_view(&args.first().cloned().unwrap_or_default(), "The chunk", ctx)?;
     // 1. If chunk.[[ByteLength]] is 0, throw a TypeError exception.
     if chunk.byte_length == 0 {
-        return Err(type_error("The chunk must not be empty"));
+        return Err(engine::throw_type_error("The chunk must not be empty"));
     }
     // 2. If chunk.[[ViewedArrayBuffer]].[[ByteLength]] is 0, throw a TypeError exception.
     if engine::array_buffer_byte_length(&chunk.buffer) == 0 {
-        return Err(type_error(
+        return Err(engine::throw_type_error(
             "The chunk's buffer must not be empty or detached",
         ));
     }
     // 3. If this.[[closeRequested]] is true, throw a TypeError exception.
     if close_requested(&controller) {
-        return Err(type_error("The stream is closing"));
+        return Err(engine::throw_type_error("The stream is closing"));
     }
     // 4. If this.[[stream]].[[state]] is not "readable", throw a TypeError exception.
     if stream_of(&controller).state() != StreamState::Readable {
-        return Err(type_error("The stream is not readable"));
+        return Err(engine::throw_type_error("The stream is not readable"));
     }
     // 5. Return ? ReadableByteStreamControllerEnqueue(this, chunk).
     readable_byte_stream_controller_enqueue(&controller, &chunk, ctx)?;
@@ -410,7 +384,7 @@ fn enqueue(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-error>
 fn error(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<ReadableByteStreamController>(this)?;
     let e = args.first().cloned().unwrap_or_default();
     // 1. Perform ! ReadableByteStreamControllerError(this, e).
     readable_byte_stream_controller_error(&controller, e, ctx)?;
@@ -627,7 +601,7 @@ pub(crate) fn readable_byte_stream_controller_close(
         //      firstPendingPullInto's element size is not 0,
         if first.bytes_filled % first.element_size != 0 {
             // 4.2.1. Let e be a new TypeError exception.
-            let e = type_error_value(
+            let e = engine::type_error(
                 "The stream cannot close with a partially filled element pending",
                 ctx,
             );
@@ -716,7 +690,7 @@ pub(crate) fn readable_byte_stream_controller_enqueue(
     let (buffer, byte_offset, byte_length) = (&chunk.buffer, chunk.byte_offset, chunk.byte_length);
     // 6. If ! IsDetachedBuffer(buffer) is true, throw a TypeError exception.
     if engine::is_detached_buffer(buffer) {
-        return Err(type_error("The chunk's buffer is detached"));
+        return Err(engine::throw_type_error("The chunk's buffer is detached"));
     }
     // 7. Let transferredBuffer be ? TransferArrayBuffer(buffer).
     let transferred_buffer = engine::transfer_array_buffer(buffer, ctx)?;
@@ -725,7 +699,7 @@ pub(crate) fn readable_byte_stream_controller_enqueue(
     if let Some(first) = first_pending_pull_into(controller) {
         // 8.2. If ! IsDetachedBuffer(firstPendingPullInto's buffer) is true, throw a TypeError.
         if engine::is_detached_buffer(&first.buffer) {
-            return Err(type_error(
+            return Err(engine::throw_type_error(
                 "The pending BYOB request's buffer has been detached",
             ));
         }
@@ -1000,7 +974,7 @@ pub(crate) fn readable_byte_stream_controller_fill_pull_into_descriptor_from_que
             head_of_queue.byte_offset,
             bytes_to_copy,
         ) {
-            return Err(type_error(
+            return Err(engine::throw_type_error(
                 "Cannot copy the queued bytes into the pull-into descriptor's buffer",
             ));
         }
@@ -1028,10 +1002,7 @@ pub(crate) fn readable_byte_stream_controller_fill_pull_into_descriptor_from_que
         // 11.13. Set totalBytesToCopyRemaining to totalBytesToCopyRemaining − bytesToCopy.
         total_bytes_to_copy_remaining -= bytes_to_copy;
     }
-    // Give memory back once a burst has drained.
-    if queue.is_empty() && queue.capacity() > 64 {
-        *queue = VecDeque::new();
-    }
+    crate::queue::give_back_memory(&mut *queue);
     // 12. If ready is false,
     //     12.1. Assert: controller.[[queueTotalSize]] is 0.
     //     12.2. Assert: pullIntoDescriptor's bytes filled > 0.
@@ -1055,9 +1026,7 @@ pub(crate) fn readable_byte_stream_controller_fill_read_request_from_queue(
         let c = data.data();
         let mut queue = c.queue.borrow_mut();
         let entry = queue.pop_front();
-        if queue.is_empty() && queue.capacity() > 64 {
-            *queue = VecDeque::new();
-        }
+        crate::queue::give_back_memory(&mut *queue);
         if let Some(entry) = &entry {
             c.queue_total_size
                 .set(c.queue_total_size.get().saturating_sub(entry.byte_length));
@@ -1195,9 +1164,7 @@ pub(crate) fn readable_byte_stream_controller_process_pull_into_descriptors_usin
             }
         }
     }
-    if pending.is_empty() && pending.capacity() > 64 {
-        *pending = VecDeque::new();
-    }
+    crate::queue::give_back_memory(&mut *pending);
     // 4. Return filledPullIntos.
     Ok(filled_pull_intos)
 }
@@ -1210,6 +1177,8 @@ pub(crate) fn readable_byte_stream_controller_process_read_requests_using_queue(
     // 1. Let reader be controller.[[stream]].[[reader]].
     // 2. Assert: reader implements ReadableStreamDefaultReader.
     let Some(ReaderRef::Default(reader)) = stream_of(controller).reader() else {
+        // Not a debug_assert: a `then` getter that script put on Object.prototype runs while an
+        // earlier read resolves, and may release the reader before this step.
         return Ok(());
     };
     // 3. While reader.[[readRequests]] is not empty,
@@ -1341,7 +1310,7 @@ pub(crate) fn readable_byte_stream_controller_pull_into(
         // 16.2. If controller.[[closeRequested]] is true,
         if close_requested(controller) {
             // 16.2.1. Let e be a TypeError exception.
-            let e = type_error_value(
+            let e = engine::type_error(
                 "The stream closed with a partially filled element pending",
                 ctx,
             );
@@ -1374,14 +1343,16 @@ pub(crate) fn readable_byte_stream_controller_respond(
     // 1. Assert: controller.[[pendingPullIntos]] is not empty.
     // 2. Let firstDescriptor be controller.[[pendingPullIntos]][0].
     let Some(first_descriptor) = first_pending_pull_into(controller) else {
-        return Err(type_error("There is no pending BYOB request to respond to"));
+        return Err(engine::throw_type_error(
+            "There is no pending BYOB request to respond to",
+        ));
     };
     // 3. Let state be controller.[[stream]].[[state]].
     // 4. If state is "closed",
     if stream_of(controller).state() == StreamState::Closed {
         // 4.1. If bytesWritten is not 0, throw a TypeError exception.
         if bytes_written != 0 {
-            return Err(type_error(
+            return Err(engine::throw_type_error(
                 "bytesWritten must be 0 when the stream is closed",
             ));
         }
@@ -1390,7 +1361,7 @@ pub(crate) fn readable_byte_stream_controller_respond(
         // 5.1. Assert: state is "readable".
         // 5.2. If bytesWritten is 0, throw a TypeError exception.
         if bytes_written == 0 {
-            return Err(type_error(
+            return Err(engine::throw_type_error(
                 "bytesWritten must be greater than 0 when the stream is readable",
             ));
         }
@@ -1399,9 +1370,9 @@ pub(crate) fn readable_byte_stream_controller_respond(
         if first_descriptor.bytes_filled.saturating_add(bytes_written)
             > first_descriptor.byte_length
         {
-            return Err(crate::engine::JsNativeError::range()
-                .with_message("bytesWritten is larger than the BYOB request's view")
-                .into());
+            return Err(engine::throw_range_error(
+                "bytesWritten is larger than the BYOB request's view",
+            ));
         }
     }
     // 6. Set firstDescriptor's buffer to ! TransferArrayBuffer(firstDescriptor's buffer).
@@ -1602,19 +1573,17 @@ pub(crate) fn readable_byte_stream_controller_respond_with_new_view(
     // 2. Assert: ! IsDetachedBuffer(view.[[ViewedArrayBuffer]]) is false.
     // 3. Let firstDescriptor be controller.[[pendingPullIntos]][0].
     let Some(first_descriptor) = first_pending_pull_into(controller) else {
-        return Err(type_error("There is no pending BYOB request to respond to"));
+        return Err(engine::throw_type_error(
+            "There is no pending BYOB request to respond to",
+        ));
     };
-    let range_error = |message: &str| -> JsError {
-        crate::engine::JsNativeError::range()
-            .with_message(message.to_owned())
-            .into()
-    };
+    let range_error = |message: &str| -> JsError { engine::throw_range_error(message.to_owned()) };
     // 4. Let state be controller.[[stream]].[[state]].
     // 5. If state is "closed",
     if stream_of(controller).state() == StreamState::Closed {
         // 5.1. If view.[[ByteLength]] is not 0, throw a TypeError exception.
         if view.byte_length != 0 {
-            return Err(type_error(
+            return Err(engine::throw_type_error(
                 "The view must be empty when the stream is closed",
             ));
         }
@@ -1623,7 +1592,7 @@ pub(crate) fn readable_byte_stream_controller_respond_with_new_view(
         // 6.1. Assert: state is "readable".
         // 6.2. If view.[[ByteLength]] is 0, throw a TypeError exception.
         if view.byte_length == 0 {
-            return Err(type_error(
+            return Err(engine::throw_type_error(
                 "The view must not be empty when the stream is readable",
             ));
         }
@@ -1667,9 +1636,7 @@ pub(crate) fn readable_byte_stream_controller_shift_pending_pull_into(
     let data = controller.borrow();
     let mut pending = data.data().pending_pull_intos.borrow_mut();
     let descriptor = pending.pop_front();
-    if pending.is_empty() && pending.capacity() > 64 {
-        *pending = VecDeque::new();
-    }
+    crate::queue::give_back_memory(&mut *pending);
     descriptor
 }
 
@@ -1837,7 +1804,9 @@ pub(crate) fn set_up_readable_byte_stream_controller_from_underlying_source(
     let auto_allocate_chunk_size = underlying_source_dict.auto_allocate_chunk_size;
     // 9. If autoAllocateChunkSize is 0, then throw a TypeError exception.
     if auto_allocate_chunk_size == Some(0) {
-        return Err(type_error("autoAllocateChunkSize must be greater than 0"));
+        return Err(engine::throw_type_error(
+            "autoAllocateChunkSize must be greater than 0",
+        ));
     }
     // 10. Perform ? SetUpReadableByteStreamController(stream, controller, startAlgorithm,
     //     pullAlgorithm, cancelAlgorithm, highWaterMark, autoAllocateChunkSize).

@@ -38,15 +38,10 @@ use crate::engine::{self, PromiseCapability};
 pub(crate) struct ByteTeeState {
     stream: Object<ReadableStream>,
     reader: GcRefCell<ReaderRef>,
-    #[unsafe_ignore_trace]
     reading: Cell<bool>,
-    #[unsafe_ignore_trace]
     read_again_for_branch1: Cell<bool>,
-    #[unsafe_ignore_trace]
     read_again_for_branch2: Cell<bool>,
-    #[unsafe_ignore_trace]
     canceled1: Cell<bool>,
-    #[unsafe_ignore_trace]
     canceled2: Cell<bool>,
     reason1: GcRefCell<Value>,
     reason2: GcRefCell<Value>,

@@ -20,7 +20,7 @@ use super::{
         StreamState, UnderlyingSource,
     },
     tee::{self, Branch, TeeState},
-    type_error, upon_settlement, ControllerRef, PromiseResult,
+    upon_settlement, ControllerRef, PromiseResult,
 };
 use crate::{
     engine,
@@ -169,24 +169,19 @@ pub(crate) struct ReadableStreamDefaultController {
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-cancelalgorithm>
     cancel_algorithm: GcRefCell<Option<CancelAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-closerequested>
-    #[unsafe_ignore_trace]
     close_requested: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pullagain>
-    #[unsafe_ignore_trace]
     pull_again: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pullalgorithm>
     pull_algorithm: GcRefCell<Option<PullAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pulling>
-    #[unsafe_ignore_trace]
     pulling: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queue> and
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queuetotalsize>
     queue: GcRefCell<QueueWithSizes<Value>>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-started>
-    #[unsafe_ignore_trace]
     started: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-strategyhwm>
-    #[unsafe_ignore_trace]
     strategy_hwm: Cell<f64>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-strategysizealgorithm>
     strategy_size_algorithm: GcRefCell<Option<SizeAlgorithm>>,
@@ -223,23 +218,17 @@ fn stream_of(controller: &Controller) -> Object<ReadableStream> {
     controller.borrow().data().stream.clone()
 }
 
-fn this_controller(this: &Value) -> JsResult<Controller> {
-    this.as_object()
-        .and_then(|o| o.clone().downcast::<ReadableStreamDefaultController>().ok())
-        .ok_or_else(|| type_error("'this' is not a ReadableStreamDefaultController object"))
-}
-
 impl Class for ReadableStreamDefaultController {
     const NAME: &'static str = "ReadableStreamDefaultController";
     const LENGTH: usize = 0;
     const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        webidl::attribute(class, "desiredSize", desired_size, None);
-        webidl::operation(class, "close", 0, close);
-        webidl::operation(class, "enqueue", 0, enqueue);
-        webidl::operation(class, "error", 0, error);
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        b.attribute("desiredSize", desired_size, None);
+        b.operation("close", 0, close);
+        b.operation("enqueue", 0, enqueue);
+        b.operation("error", 0, error);
         Ok(())
     }
 
@@ -250,7 +239,7 @@ impl Class for ReadableStreamDefaultController {
 
 /// <https://streams.spec.whatwg.org/#rs-default-controller-desired-size>
 fn desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<ReadableStreamDefaultController>(this)?;
     // 1. Return ! ReadableStreamDefaultControllerGetDesiredSize(this).
     Ok(
         match readable_stream_default_controller_get_desired_size(&controller) {
@@ -262,10 +251,10 @@ fn desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#rs-default-controller-close>
 fn close(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<ReadableStreamDefaultController>(this)?;
     // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(this) is false, throw a TypeError.
     if !readable_stream_default_controller_can_close_or_enqueue(&controller) {
-        return Err(type_error(
+        return Err(engine::throw_type_error(
             "The stream is not in a state that permits close",
         ));
     }
@@ -276,11 +265,11 @@ fn close(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#rs-default-controller-enqueue>
 fn enqueue(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<ReadableStreamDefaultController>(this)?;
     let chunk = args.first().cloned().unwrap_or_default();
     // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(this) is false, throw a TypeError.
     if !readable_stream_default_controller_can_close_or_enqueue(&controller) {
-        return Err(type_error(
+        return Err(engine::throw_type_error(
             "The stream is not in a state that permits enqueue",
         ));
     }
@@ -291,7 +280,7 @@ fn enqueue(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#rs-default-controller-error>
 fn error(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<ReadableStreamDefaultController>(this)?;
     let e = args.first().cloned().unwrap_or_default();
     // 1. Perform ! ReadableStreamDefaultControllerError(this, e).
     readable_stream_default_controller_error(&controller, e, ctx)?;

@@ -14,15 +14,15 @@ use super::{
     async_iterator::{self, ReadableStreamAsyncIterator},
     byte_tee::{self, ByteTeeState},
     generic_reader::{
-        readable_stream_reader_generic_cancel, readable_stream_reader_generic_initialize,
-        readable_stream_reader_generic_release, GenericReaderSlots,
+        define_generic_reader, readable_stream_reader_generic_initialize,
+        readable_stream_reader_generic_release, GenericReader, GenericReaderSlots,
     },
     pipe, readable_stream_controller_pull_steps,
     stream::{
         is_readable_stream_locked, stream_argument, ReadableStream, StreamSlots, StreamState,
     },
     tee::{self, TeeState},
-    type_error, ReaderRef,
+    ReaderRef,
 };
 use crate::{engine, engine::webidl, engine::PromiseCapability};
 
@@ -154,10 +154,7 @@ pub(crate) fn shift_read_request(reader: &Reader) -> Option<ReadRequest> {
     let data = reader.borrow();
     let mut requests = data.data().read_requests.borrow_mut();
     let request = requests.pop_front();
-    // Give memory back once a burst of pending reads has drained.
-    if requests.is_empty() && requests.capacity() > 64 {
-        *requests = VecDeque::new();
-    }
+    crate::queue::give_back_memory(&mut *requests);
     request
 }
 
@@ -176,30 +173,16 @@ pub(crate) fn reader_stream(reader: &Reader) -> Option<Object<ReadableStream>> {
     reader.borrow().data().generic.stream()
 }
 
-fn this_reader(this: &Value) -> JsResult<Reader> {
-    this.as_object()
-        .and_then(|o| o.clone().downcast::<ReadableStreamDefaultReader>().ok())
-        .ok_or_else(|| type_error("'this' is not a ReadableStreamDefaultReader object"))
-}
-
-fn this_reader_or_reject(this: &Value, ctx: &mut Cx) -> JsResult<Result<Reader, Value>> {
-    match this_reader(this) {
-        Ok(r) => Ok(Ok(r)),
-        Err(e) => Ok(Err(webidl::rejected_promise(e, ctx)?)),
-    }
-}
-
 impl Class for ReadableStreamDefaultReader {
     const NAME: &'static str = "ReadableStreamDefaultReader";
     const LENGTH: usize = 1;
     const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        webidl::operation(class, "read", 0, read);
-        webidl::operation(class, "releaseLock", 0, release_lock);
-        webidl::attribute(class, "closed", closed, None);
-        webidl::operation(class, "cancel", 0, cancel);
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        b.promise_operation("read", 0, read);
+        b.operation("releaseLock", 0, release_lock);
+        define_generic_reader::<Self>(&mut b);
         Ok(())
     }
 
@@ -217,12 +200,19 @@ impl Class for ReadableStreamDefaultReader {
     }
 }
 
+impl GenericReader for ReadableStreamDefaultReader {
+    fn generic(&self) -> &GenericReaderSlots {
+        &self.generic
+    }
+
+    fn reader_ref(this: Object<Self>) -> ReaderRef {
+        ReaderRef::Default(this)
+    }
+}
+
 /// <https://streams.spec.whatwg.org/#default-reader-read>
 fn read(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let reader = match this_reader_or_reject(this, ctx)? {
-        Ok(r) => r,
-        Err(rejected) => return Ok(rejected),
-    };
+    let reader = webidl::this::<ReadableStreamDefaultReader>(this)?;
     // 1. If this.[[stream]] is undefined, return a promise rejected with a TypeError exception.
     if reader_stream(&reader).is_none() {
         let e = engine::type_error("The reader is not attached to a stream", ctx);
@@ -240,7 +230,7 @@ fn read(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#default-reader-release-lock>
 fn release_lock(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let reader = this_reader(this)?;
+    let reader = webidl::this::<ReadableStreamDefaultReader>(this)?;
     // 1. If this.[[stream]] is undefined, return.
     if reader_stream(&reader).is_none() {
         return Ok(Value::undefined());
@@ -248,33 +238,6 @@ fn release_lock(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     // 2. Perform ! ReadableStreamDefaultReaderRelease(this).
     readable_stream_default_reader_release(&reader, ctx)?;
     Ok(Value::undefined())
-}
-
-/// <https://streams.spec.whatwg.org/#generic-reader-closed>
-fn closed(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let reader = match this_reader_or_reject(this, ctx)? {
-        Ok(r) => r,
-        Err(rejected) => return Ok(rejected),
-    };
-    // 1. Return this.[[closedPromise]].
-    let promise = reader.borrow().data().generic.closed_promise();
-    Ok(promise.map(Value::from).unwrap_or_default())
-}
-
-/// <https://streams.spec.whatwg.org/#generic-reader-cancel>
-fn cancel(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let reader = match this_reader_or_reject(this, ctx)? {
-        Ok(r) => r,
-        Err(rejected) => return Ok(rejected),
-    };
-    let reason = args.first().cloned().unwrap_or_default();
-    // 1. If this.[[stream]] is undefined, return a promise rejected with a TypeError exception.
-    if reader_stream(&reader).is_none() {
-        let e = engine::type_error("The reader is not attached to a stream", ctx);
-        return Ok(engine::promise_rejected_with(e, ctx)?.into());
-    }
-    // 2. Return ! ReadableStreamReaderGenericCancel(this, reason).
-    Ok(readable_stream_reader_generic_cancel(&ReaderRef::Default(reader), reason, ctx)?.into())
 }
 
 /// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaultreadererrorreadrequests>
@@ -348,7 +311,9 @@ pub(crate) fn set_up_readable_stream_default_reader(
 ) -> JsResult<()> {
     // 1. If ! IsReadableStreamLocked(stream) is true, throw a TypeError exception.
     if is_readable_stream_locked(stream) {
-        return Err(type_error("The stream is already locked to a reader"));
+        return Err(engine::throw_type_error(
+            "The stream is already locked to a reader",
+        ));
     }
     // 2. Perform ! ReadableStreamReaderGenericInitialize(reader, stream).
     readable_stream_reader_generic_initialize(&ReaderRef::Default(reader.clone()), stream, ctx)?;

@@ -15,7 +15,7 @@ use super::{
         readable_stream_default_controller_error, CancelAlgorithm, PullAlgorithm, StartAlgorithm,
     },
     stream::{create_readable_stream, ReadableStream, StreamSlots},
-    type_error, upon_settlement, PromiseResult,
+    upon_settlement, PromiseResult,
 };
 use crate::{
     engine::internal_promise::InternalPromise,
@@ -61,7 +61,9 @@ fn get_method(
     }
     match func.as_callable() {
         Some(f) => Ok(Some(f.clone())),
-        None => Err(type_error("The iterator method is not callable")),
+        None => Err(engine::throw_type_error(
+            "The iterator method is not callable",
+        )),
     }
 }
 
@@ -73,7 +75,9 @@ fn get_iterator_from_method(
 ) -> JsResult<(Object, Value)> {
     let iterator = crate::engine::call_object(method, &obj.clone().into(), &[], ctx)?;
     let Some(iterator) = iterator.as_object() else {
-        return Err(type_error("The iterator method did not return an object"));
+        return Err(engine::throw_type_error(
+            "The iterator method did not return an object",
+        ));
     };
     let next = iterator.get(js_string!("next"), ctx)?;
     Ok((iterator, next))
@@ -93,7 +97,7 @@ fn to_async_sequence(value: &Value, ctx: &mut Cx) -> JsResult<AsyncSequence> {
     // 1. If V is not an Object, then throw a TypeError. (A string is a primitive: since
     //    whatwg/streams 2999707 `ReadableStream.from('ab')` throws.)
     let Some(object) = value.as_object() else {
-        return Err(type_error(
+        return Err(engine::throw_type_error(
             "ReadableStream.from() needs an async iterable or iterable object",
         ));
     };
@@ -110,7 +114,7 @@ fn to_async_sequence(value: &Value, ctx: &mut Cx) -> JsResult<AsyncSequence> {
     // 3.1. Set syncMethod to ? GetMethod(obj, %Symbol.iterator%).
     // 3.2. If syncMethod is undefined, throw a TypeError.
     let Some(method) = get_method(&object, JsSymbol::iterator(), ctx)? else {
-        return Err(type_error(
+        return Err(engine::throw_type_error(
             "ReadableStream.from() needs an async iterable or iterable object",
         ));
     };
@@ -186,7 +190,9 @@ pub(crate) fn pull_algorithm(state: &Gc<FromState>, ctx: &mut Cx) -> JsResult<Pr
         AsyncIteratorRecord::Async { iterator, next } => {
             match engine::call(next, &iterator.clone().into(), &[], ctx) {
                 Ok(v) if v.is_object() => Ok(v),
-                Ok(_) => Err(type_error("The iterator's next() did not return an object")),
+                Ok(_) => Err(engine::throw_type_error(
+                    "The iterator's next() did not return an object",
+                )),
                 Err(e) => Err(e),
             }
         }
@@ -264,7 +270,9 @@ fn settle_next_promise(
 fn next_value_from_iter_result(iter_result: &Value, ctx: &mut Cx) -> JsResult<NextValue> {
     // 1. If iterResult is not an Object, throw a TypeError.
     let Some(obj) = iter_result.as_object() else {
-        return Err(type_error("The iterator result is not an object"));
+        return Err(engine::throw_type_error(
+            "The iterator result is not an object",
+        ));
     };
     // 2. Let done be ? IteratorComplete(iterResult).
     let done = obj.get(js_string!("done"), ctx)?.to_boolean();
@@ -376,7 +384,9 @@ fn async_from_sync_iterator_next(
     let result = match engine::call(next, &sync_iterator.clone().into(), &[], ctx) {
         Ok(v) => match v.as_object() {
             Some(o) => Ok(o.clone()),
-            None => Err(type_error("The iterator's next() did not return an object")),
+            None => Err(engine::throw_type_error(
+                "The iterator's next() did not return an object",
+            )),
         },
         Err(e) => Err(e),
     };
@@ -458,9 +468,7 @@ fn iterator_close_on_throw(iterator: &Object, ctx: &mut Cx) -> JsResult<()> {
 struct Continuation {
     capability: PromiseCapability,
     sync_iterator: Object,
-    #[unsafe_ignore_trace]
     done: bool,
-    #[unsafe_ignore_trace]
     close_on_rejection: bool,
 }
 

@@ -1,9 +1,9 @@
-//! The `ReadableStreamGenericReader` mixin: the slots and operations shared by the default reader
-//! and (issue #6) the BYOB reader.
+//! The `ReadableStreamGenericReader` mixin: the slots, abstract operations and members shared by
+//! the default reader and the BYOB reader.
 //!
 //! <https://streams.spec.whatwg.org/#generic-reader-mixin>
 
-use crate::engine::{Cx, Finalize, GcRefCell, JsResult, Object, Trace, Value};
+use crate::engine::{webidl, Cx, Finalize, GcRefCell, JsResult, Object, Trace, Value};
 
 use super::{
     readable_stream_controller_release_steps,
@@ -46,6 +46,49 @@ impl GenericReaderSlots {
     fn closed_capability(&self) -> Option<PromiseCapability> {
         self.closed_promise.borrow().clone()
     }
+}
+
+/// A reader interface that includes the mixin.
+pub(crate) trait GenericReader: webidl::Interface + Sized {
+    /// The mixin's slots.
+    fn generic(&self) -> &GenericReaderSlots;
+    /// The reader as a stream's [[reader]].
+    fn reader_ref(this: Object<Self>) -> ReaderRef;
+}
+
+/// Defines the mixin's members (`closed`, `cancel()`) on `T`'s interface prototype.
+pub(crate) fn define_generic_reader<T: GenericReader>(b: &mut webidl::InterfaceBuilder<'_, '_>) {
+    b.promise_attribute("closed", generic_reader_closed::<T>);
+    b.promise_operation("cancel", 0, generic_reader_cancel::<T>);
+}
+
+/// <https://streams.spec.whatwg.org/#generic-reader-closed>
+fn generic_reader_closed<T: GenericReader>(
+    this: &Value,
+    _: &[Value],
+    _: &mut Cx,
+) -> JsResult<Value> {
+    let reader = webidl::this::<T>(this)?;
+    // 1. Return this.[[closedPromise]].
+    let promise = reader.borrow().data().generic().closed_promise();
+    Ok(promise.map(Value::from).unwrap_or_default())
+}
+
+/// <https://streams.spec.whatwg.org/#generic-reader-cancel>
+fn generic_reader_cancel<T: GenericReader>(
+    this: &Value,
+    args: &[Value],
+    ctx: &mut Cx,
+) -> JsResult<Value> {
+    let reader = T::reader_ref(webidl::this::<T>(this)?);
+    let reason = webidl::arg(args, 0);
+    // 1. If this.[[stream]] is undefined, return a promise rejected with a TypeError exception.
+    if with_slots(&reader, GenericReaderSlots::stream).is_none() {
+        let e = engine::type_error("The reader is not attached to a stream", ctx);
+        return Ok(engine::promise_rejected_with(e, ctx)?.into());
+    }
+    // 2. Return ! ReadableStreamReaderGenericCancel(this, reason).
+    Ok(readable_stream_reader_generic_cancel(&reader, reason, ctx)?.into())
 }
 
 /// Runs `f` on the generic slots of `reader`.
@@ -128,6 +171,7 @@ pub(crate) fn readable_stream_reader_generic_release(
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
     let Some(stream) = with_slots(reader, GenericReaderSlots::stream) else {
+        debug_assert!(false, "Assert: stream is not undefined");
         return Ok(());
     };
     // 3. Assert: stream.[[reader]] is reader.

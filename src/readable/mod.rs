@@ -17,10 +17,10 @@
 //! - [`tee`], [`byte_tee`], [`from`], [`async_iterator`]: ReadableStreamDefaultTee,
 //!   ReadableByteStreamTee, ReadableStreamFromIterable, and the async iterator.
 //!
-//! Extension points for the other stream modules:
-//! - pipes (#5): a `ReadRequest` variant whose chunk/close/error steps drive the pipe, read with
+//! How the other stream modules use it:
+//! - pipes: a `ReadRequest` variant whose chunk/close/error steps drive the pipe, read with
 //!   `default_reader::readable_stream_default_reader_read` (never through JS lookups);
-//! - TransformStream (#5): `stream::create_readable_stream` with new
+//! - TransformStream: `stream::create_readable_stream` with new
 //!   `default_controller::{PullAlgorithm, CancelAlgorithm}` variants and
 //!   `StartAlgorithm::Returns(startPromise)`.
 
@@ -38,8 +38,8 @@ pub(crate) mod stream;
 pub(crate) mod tee;
 pub(crate) mod transfer;
 
-use crate::engine::traced_without_drop;
-use crate::engine::{Class, Cx, JsNativeError, JsPromise, JsResult, Object, Trace, Value};
+use crate::engine::{traced_without_drop, webidl};
+use crate::engine::{Class, Cx, JsPromise, JsResult, Object, Trace, Value};
 
 use crate::engine;
 
@@ -51,7 +51,7 @@ pub(crate) use default_reader::ReadableStreamDefaultReader;
 pub(crate) use stream::ReadableStream;
 
 traced_without_drop! {
-/// A stream's [[controller]]: a default controller, or (issue #6) a byte stream controller.
+/// A stream's [[controller]]: a default controller or a byte stream controller.
 #[derive(Debug, Clone)]
 pub(crate) enum ControllerRef {
     /// A `ReadableStreamDefaultController`.
@@ -62,7 +62,7 @@ pub(crate) enum ControllerRef {
 }
 
 traced_without_drop! {
-/// A stream's [[reader]]: a default reader, or (issue #6) a BYOB reader.
+/// A stream's [[reader]]: a default reader or a BYOB reader.
 #[derive(Debug, Clone)]
 pub(crate) enum ReaderRef {
     /// A `ReadableStreamDefaultReader`.
@@ -212,35 +212,20 @@ pub(crate) fn new_object<T: Class>(data: T, ctx: &mut Cx) -> JsResult<Object<T>>
     let prototype = ctx
         .get_global_class::<T>()
         .ok_or_else(|| {
-            JsNativeError::typ()
-                .with_message(format!("{} is not registered in this realm", T::NAME))
+            engine::throw_type_error(format!("{} is not registered in this realm", T::NAME))
         })?
         .prototype();
     Ok(Object::new(ctx.root_shape(), prototype, data))
 }
 
-/// A TypeError thrown by an operation, as a `JsError`.
-pub(crate) fn type_error(message: &str) -> crate::engine::JsError {
-    JsNativeError::typ().with_message(message.to_owned()).into()
-}
-
-/// Registers `T` as a global class, replacing an earlier registration (so `register` can run
-/// twice in a realm).
-fn register_class<T: Class>(ctx: &mut Cx) -> JsResult<()> {
-    if ctx.has_global_class::<T>() {
-        ctx.unregister_global_class::<T>()?;
-    }
-    ctx.register_global_class::<T>()
-}
-
 /// Installs the readable stream interfaces in the current realm.
 pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
-    register_class::<ReadableStream>(ctx)?;
-    register_class::<ReadableStreamDefaultReader>(ctx)?;
-    register_class::<ReadableStreamDefaultController>(ctx)?;
-    register_class::<ReadableStreamBYOBReader>(ctx)?;
-    register_class::<ReadableByteStreamController>(ctx)?;
-    register_class::<ReadableStreamBYOBRequest>(ctx)?;
+    webidl::register_interface::<ReadableStream>(ctx)?;
+    webidl::register_interface::<ReadableStreamDefaultReader>(ctx)?;
+    webidl::register_interface::<ReadableStreamDefaultController>(ctx)?;
+    webidl::register_interface::<ReadableStreamBYOBReader>(ctx)?;
+    webidl::register_interface::<ReadableByteStreamController>(ctx)?;
+    webidl::register_interface::<ReadableStreamBYOBRequest>(ctx)?;
     async_iterator::register(ctx)?;
     Ok(())
 }

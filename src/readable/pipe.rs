@@ -23,7 +23,7 @@ use std::cell::Cell;
 
 use crate::engine::{internal_promise::InternalPromise, traced_without_drop};
 use crate::engine::{
-    Cx, Finalize, Gc, GcRefCell, JsData, JsNativeError, JsPromise, JsResult, Object, Trace, Value,
+    Cx, Finalize, Gc, GcRefCell, JsData, JsPromise, JsResult, Object, Trace, Value,
 };
 
 use super::{
@@ -102,9 +102,9 @@ impl StreamPipeOptions {
         } else if dom::is_abort_signal(&signal) {
             signal.as_object()
         } else {
-            return Err(JsNativeError::typ()
-                .with_message("The pipe options' signal must be an AbortSignal")
-                .into());
+            return Err(engine::throw_type_error(
+                "The pipe options' signal must be an AbortSignal",
+            ));
         };
         Ok(Self {
             prevent_abort,
@@ -124,9 +124,9 @@ fn as_writable(value: &Value) -> Option<Object<WritableStream>> {
 /// <https://streams.spec.whatwg.org/#rs-pipe-through>
 pub(crate) fn rs_pipe_through(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let Some(stream) = as_stream(this) else {
-        return Err(JsNativeError::typ()
-            .with_message("'this' is not a ReadableStream object")
-            .into());
+        return Err(engine::throw_type_error(
+            "'this' is not a ReadableStream object",
+        ));
     };
     // WebIDL conversion of `ReadableWritablePair transform` (required members `readable`, then
     // `writable`) and `optional StreamPipeOptions options = {}`.
@@ -134,29 +134,29 @@ pub(crate) fn rs_pipe_through(this: &Value, args: &[Value], ctx: &mut Cx) -> JsR
     let pair = webidl::dictionary(&pair, "The transform stream pair")?;
     let readable = webidl::member(pair.as_ref(), "readable", ctx)?;
     let Some(readable) = as_stream(&readable) else {
-        return Err(JsNativeError::typ()
-            .with_message("pipeThrough's transform.readable must be a ReadableStream")
-            .into());
+        return Err(engine::throw_type_error(
+            "pipeThrough's transform.readable must be a ReadableStream",
+        ));
     };
     let writable = webidl::member(pair.as_ref(), "writable", ctx)?;
     let Some(writable) = as_writable(&writable) else {
-        return Err(JsNativeError::typ()
-            .with_message("pipeThrough's transform.writable must be a WritableStream")
-            .into());
+        return Err(engine::throw_type_error(
+            "pipeThrough's transform.writable must be a WritableStream",
+        ));
     };
     let options = StreamPipeOptions::from_js(&args.get(1).cloned().unwrap_or_default(), ctx)?;
     // 1. If ! IsReadableStreamLocked(this) is true, throw a TypeError exception.
     if is_readable_stream_locked(&stream) {
-        return Err(JsNativeError::typ()
-            .with_message("Cannot pipe a stream that is locked to a reader")
-            .into());
+        return Err(engine::throw_type_error(
+            "Cannot pipe a stream that is locked to a reader",
+        ));
     }
     // 2. If ! IsWritableStreamLocked(transform["writable"]) is true, throw a TypeError
     //    exception.
     if is_writable_stream_locked(&writable) {
-        return Err(JsNativeError::typ()
-            .with_message("Cannot pipe to a stream that is locked to a writer")
-            .into());
+        return Err(engine::throw_type_error(
+            "Cannot pipe to a stream that is locked to a writer",
+        ));
     }
     // 3. Let signal be options["signal"] if it exists, or undefined otherwise.
     // 4. Let promise be ! ReadableStreamPipeTo(this, transform["writable"],
@@ -179,40 +179,28 @@ pub(crate) fn rs_pipe_through(this: &Value, args: &[Value], ctx: &mut Cx) -> JsR
 
 /// <https://streams.spec.whatwg.org/#rs-pipe-to>
 pub(crate) fn rs_pipe_to(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    match pipe_to(this, args, ctx) {
-        Ok(promise) => Ok(promise.into()),
-        // A promise-returning operation turns its exceptions into a rejected promise.
-        Err(error) => webidl::rejected_promise(error, ctx),
-    }
-}
-
-fn pipe_to(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<JsPromise> {
-    let Some(stream) = as_stream(this) else {
-        return Err(JsNativeError::typ()
-            .with_message("'this' is not a ReadableStream object")
-            .into());
-    };
+    let stream = webidl::this::<ReadableStream>(this)?;
     // WebIDL conversion of `WritableStream destination` and
     // `optional StreamPipeOptions options = {}`.
     let Some(destination) = as_writable(&args.first().cloned().unwrap_or_default()) else {
-        return Err(JsNativeError::typ()
-            .with_message("pipeTo's destination must be a WritableStream")
-            .into());
+        return Err(engine::throw_type_error(
+            "pipeTo's destination must be a WritableStream",
+        ));
     };
     let options = StreamPipeOptions::from_js(&args.get(1).cloned().unwrap_or_default(), ctx)?;
     // 1. If ! IsReadableStreamLocked(this) is true, return a promise rejected with a TypeError
     //    exception.
     if is_readable_stream_locked(&stream) {
-        return Err(JsNativeError::typ()
-            .with_message("Cannot pipe a stream that is locked to a reader")
-            .into());
+        return Err(engine::throw_type_error(
+            "Cannot pipe a stream that is locked to a reader",
+        ));
     }
     // 2. If ! IsWritableStreamLocked(destination) is true, return a promise rejected with a
     //    TypeError exception.
     if is_writable_stream_locked(&destination) {
-        return Err(JsNativeError::typ()
-            .with_message("Cannot pipe to a stream that is locked to a writer")
-            .into());
+        return Err(engine::throw_type_error(
+            "Cannot pipe to a stream that is locked to a writer",
+        ));
     }
     // 3. Let signal be options["signal"] if it exists, or undefined otherwise.
     // 4. Return ! ReadableStreamPipeTo(this, destination, options["preventClose"],
@@ -226,6 +214,7 @@ fn pipe_to(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<JsPromise> {
         options.signal,
         ctx,
     )
+    .map(Value::from)
 }
 
 traced_without_drop! {
@@ -253,18 +242,14 @@ pub(crate) struct PipeState {
     dest: Object<WritableStream>,
     reader: Object<ReadableStreamDefaultReader>,
     writer: Writer,
-    #[unsafe_ignore_trace]
     prevent_close: bool,
-    #[unsafe_ignore_trace]
     prevent_abort: bool,
-    #[unsafe_ignore_trace]
     prevent_cancel: bool,
     signal: Option<Object>,
     /// The abort algorithm added to `signal`.
     #[unsafe_ignore_trace]
     abort_algorithm: Cell<Option<AbortAlgorithmHandle>>,
     /// shuttingDown.
-    #[unsafe_ignore_trace]
     shutting_down: Cell<bool>,
     /// promise.
     promise: PromiseCapability,
@@ -272,7 +257,6 @@ pub(crate) struct PipeState {
     read: GcRefCell<Option<InternalPromise>>,
     /// The pipe's own read call is running: chunk steps that run now are not inside the
     /// source's `controller.enqueue()`.
-    #[unsafe_ignore_trace]
     reading_synchronously: Cell<bool>,
     /// The last write: fulfilled one microtask after its write request settles (the shutdown
     /// steps wait for it).
@@ -391,9 +375,9 @@ fn start_propagation(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
         .data()
         .generic
         .closed_promise()
-        .ok_or_else(|| JsNativeError::typ().with_message("the reader has no closed promise"))?;
+        .ok_or_else(|| engine::throw_type_error("the reader has no closed promise"))?;
     let writer_closed = default_writer::closed_promise(&writer)
-        .ok_or_else(|| JsNativeError::typ().with_message("the writer has no closed promise"))?;
+        .ok_or_else(|| engine::throw_type_error("the writer has no closed promise"))?;
     // 1. Errors must be propagated forward: if source.[[state]] is or becomes "errored", then
     if source.state() == StreamState::Errored {
         source_errored(pipe, source.stored_error(), ctx)?;
@@ -819,9 +803,7 @@ fn perform_action(pipe: &Pipe, action: Action, ctx: &mut Cx) -> JsResult<JsPromi
 /// The shared state of <https://webidl.spec.whatwg.org/#wait-for-all>.
 #[derive(Trace, Finalize)]
 struct WaitForAll {
-    #[unsafe_ignore_trace]
     remaining: Cell<usize>,
-    #[unsafe_ignore_trace]
     rejected: Cell<bool>,
     result: PromiseCapability,
 }

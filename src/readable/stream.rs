@@ -7,7 +7,7 @@ use std::cell::Cell;
 
 use crate::engine::{
     js_string, Attribute, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsArray, JsData, JsResult,
-    JsSymbol, Object, PropertyDescriptor, Trace, Value,
+    Object, Trace, Value,
 };
 
 use super::{
@@ -15,7 +15,7 @@ use super::{
     default_controller::{self, CancelAlgorithm, PullAlgorithm, StartAlgorithm},
     default_reader::{self, ReadRequest},
     from, generic_reader, new_object, pipe, readable_stream_controller_cancel_steps, tee,
-    type_error, upon_settlement, ControllerRef, PromiseResult, ReaderRef,
+    upon_settlement, ControllerRef, PromiseResult, ReaderRef,
 };
 use crate::{
     engine,
@@ -42,10 +42,8 @@ pub(crate) struct ReadableStream {
     /// <https://streams.spec.whatwg.org/#readablestream-controller>
     controller: GcRefCell<Option<ControllerRef>>,
     /// <https://streams.spec.whatwg.org/#readablestream-detached>
-    #[unsafe_ignore_trace]
     pub(crate) detached: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestream-disturbed>
-    #[unsafe_ignore_trace]
     disturbed: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestream-reader>
     reader: GcRefCell<Option<ReaderRef>>,
@@ -85,7 +83,7 @@ pub(crate) trait StreamSlots {
     /// [[controller]].
     fn controller(&self) -> Option<ControllerRef>;
     /// [[disturbed]].
-    #[allow(dead_code)] // read by pipes (#5) and Response bodies
+    #[allow(dead_code)] // only other standards read it (Fetch's "is disturbed"); none is here
     fn disturbed(&self) -> bool;
     /// Sets [[disturbed]].
     fn set_disturbed(&self, disturbed: bool);
@@ -128,29 +126,11 @@ pub(crate) fn set_controller(stream: &Object<ReadableStream>, controller: Contro
     *stream.borrow().data().controller.borrow_mut() = Some(controller);
 }
 
-/// The `this` of a `ReadableStream` operation, brand-checked.
-fn this_stream(this: &Value) -> JsResult<Object<ReadableStream>> {
-    this.as_object()
-        .and_then(|o| o.clone().downcast::<ReadableStream>().ok())
-        .ok_or_else(|| type_error("'this' is not a ReadableStream object"))
-}
-
-/// Like [`this_stream`], for promise-returning operations: a failed brand check is a rejected
-/// promise.
-fn this_stream_or_reject(
-    this: &Value,
-    ctx: &mut Cx,
-) -> JsResult<Result<Object<ReadableStream>, Value>> {
-    match this_stream(this) {
-        Ok(s) => Ok(Ok(s)),
-        Err(e) => Ok(Err(webidl::rejected_promise(e, ctx)?)),
-    }
-}
-
 /// The WebIDL conversion of a reader constructor's `ReadableStream stream` argument.
 pub(crate) fn stream_argument(args: &[Value], interface: &str) -> JsResult<Object<ReadableStream>> {
-    as_stream(&args.first().cloned().unwrap_or_default())
-        .ok_or_else(|| type_error(&format!("{interface}'s argument must be a ReadableStream")))
+    as_stream(&args.first().cloned().unwrap_or_default()).ok_or_else(|| {
+        engine::throw_type_error(format!("{interface}'s argument must be a ReadableStream"))
+    })
 }
 
 /// Converts a JS value to a `JsObject<ReadableStream>` if it is one.
@@ -166,32 +146,15 @@ impl Class for ReadableStream {
     const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        webidl::static_operation(class, "from", 1, rs_from);
-        webidl::attribute(class, "locked", rs_locked, None);
-        webidl::operation(class, "cancel", 0, rs_cancel);
-        webidl::operation(class, "getReader", 0, rs_get_reader);
-        webidl::operation(class, "pipeThrough", 1, pipe::rs_pipe_through);
-        webidl::operation(class, "pipeTo", 1, pipe::rs_pipe_to);
-        webidl::operation(class, "tee", 0, rs_tee);
-        // `values` and `@@asyncIterator` are the same function object.
-        let values = webidl::function(class.context(), "values", 0, rs_values);
-        class.property_descriptor(
-            js_string!("values"),
-            PropertyDescriptor::builder()
-                .value(values.clone())
-                .writable(true)
-                .enumerable(true)
-                .configurable(true),
-        );
-        class.property_descriptor(
-            JsSymbol::async_iterator(),
-            PropertyDescriptor::builder()
-                .value(values)
-                .writable(true)
-                .enumerable(false)
-                .configurable(true),
-        );
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        b.static_operation("from", 1, rs_from);
+        b.attribute("locked", rs_locked, None);
+        b.promise_operation("cancel", 0, rs_cancel);
+        b.operation("getReader", 0, rs_get_reader);
+        b.operation("pipeThrough", 1, pipe::rs_pipe_through);
+        b.promise_operation("pipeTo", 1, pipe::rs_pipe_to);
+        b.operation("tee", 0, rs_tee);
+        b.async_iterable(0, rs_values);
         Ok(())
     }
 
@@ -210,7 +173,7 @@ impl Class for ReadableStream {
         } else if underlying_source.is_object() {
             underlying_source
         } else {
-            return Err(type_error(
+            return Err(engine::throw_type_error(
                 "The underlying source must be an object if it is given",
             ));
         };
@@ -224,9 +187,9 @@ impl Class for ReadableStream {
         if dict.type_bytes {
             // 4.1. If strategy["size"] exists, throw a RangeError exception.
             if strategy.size.is_some() {
-                return Err(crate::engine::JsNativeError::range()
-                    .with_message("a byte stream's queuing strategy cannot have a size")
-                    .into());
+                return Err(engine::throw_range_error(
+                    "a byte stream's queuing strategy cannot have a size",
+                ));
             }
             // 4.2. Let highWaterMark be ? ExtractHighWaterMark(strategy, 0).
             let high_water_mark = extract_high_water_mark(&strategy, 0.0)?;
@@ -263,7 +226,7 @@ impl Class for ReadableStream {
 /// <https://streams.spec.whatwg.org/#dictdef-underlyingsource>.
 #[derive(Debug, Default)]
 pub(crate) struct UnderlyingSource {
-    /// `autoAllocateChunkSize` (byte streams, #6).
+    /// `autoAllocateChunkSize` (byte streams).
     pub(crate) auto_allocate_chunk_size: Option<u64>,
     /// `cancel`.
     pub(crate) cancel: Option<Object>,
@@ -303,7 +266,7 @@ impl UnderlyingSource {
         if !t.is_undefined() {
             let t = t.to_string(ctx)?;
             if t != js_string!("bytes") {
-                return Err(type_error(&format!(
+                return Err(engine::throw_type_error(format!(
                     "'{}' is not a valid ReadableStreamType",
                     t.to_std_string_escaped()
                 )));
@@ -325,17 +288,14 @@ fn rs_from(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#rs-locked>
 fn rs_locked(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let stream = this_stream(this)?;
+    let stream = webidl::this::<ReadableStream>(this)?;
     // 1. Return ! IsReadableStreamLocked(this).
     Ok(is_readable_stream_locked(&stream).into())
 }
 
 /// <https://streams.spec.whatwg.org/#rs-cancel>
 fn rs_cancel(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let stream = match this_stream_or_reject(this, ctx)? {
-        Ok(s) => s,
-        Err(rejected) => return Ok(rejected),
-    };
+    let stream = webidl::this::<ReadableStream>(this)?;
     let reason = args.first().cloned().unwrap_or_default();
     // 1. If ! IsReadableStreamLocked(this) is true, return a promise rejected with a TypeError.
     if is_readable_stream_locked(&stream) {
@@ -348,7 +308,7 @@ fn rs_cancel(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#rs-get-reader>
 fn rs_get_reader(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let stream = this_stream(this)?;
+    let stream = webidl::this::<ReadableStream>(this)?;
     // ReadableStreamGetReaderOptions: `ReadableStreamReaderMode mode`.
     let options = webidl::dictionary(
         &args.first().cloned().unwrap_or_default(),
@@ -360,7 +320,7 @@ fn rs_get_reader(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> 
     } else {
         let mode = mode.to_string(ctx)?;
         if mode != js_string!("byob") {
-            return Err(type_error(&format!(
+            return Err(engine::throw_type_error(format!(
                 "'{}' is not a valid ReadableStreamReaderMode",
                 mode.to_std_string_escaped()
             )));
@@ -384,7 +344,7 @@ fn rs_get_reader(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> 
 
 /// <https://streams.spec.whatwg.org/#rs-tee>
 fn rs_tee(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let stream = this_stream(this)?;
+    let stream = webidl::this::<ReadableStream>(this)?;
     // 1. Return ? ReadableStreamTee(this, false).
     let (branch1, branch2) = readable_stream_tee(&stream, false, ctx)?;
     Ok(JsArray::from_iter(
@@ -397,7 +357,7 @@ fn rs_tee(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 /// `values(options)` and `[Symbol.asyncIterator]`: creates the default asynchronous iterator
 /// object and runs <https://streams.spec.whatwg.org/#rs-get-iterator>.
 fn rs_values(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let stream = this_stream(this)?;
+    let stream = webidl::this::<ReadableStream>(this)?;
     // ReadableStreamIteratorOptions: `boolean preventCancel = false`.
     let options = webidl::dictionary(
         &args.first().cloned().unwrap_or_default(),
@@ -625,12 +585,16 @@ pub(crate) fn readable_stream_fulfill_read_request(
     // 1. Assert: ! ReadableStreamHasDefaultReader(stream) is true.
     // 2. Let reader be stream.[[reader]].
     let Some(ReaderRef::Default(reader)) = stream.reader() else {
+        // Not a debug_assert: a `then` getter that script put on Object.prototype runs while an
+        // earlier read resolves, and may release the reader before this step.
         return Ok(());
     };
     // 3. Assert: reader.[[readRequests]] is not empty.
     // 4. Let readRequest be reader.[[readRequests]][0].
     // 5. Remove readRequest from reader.[[readRequests]].
     let Some(read_request) = default_reader::shift_read_request(&reader) else {
+        // Not a debug_assert: a `then` getter that script put on Object.prototype runs while an
+        // earlier read resolves, and may release the reader before this step.
         return Ok(());
     };
     // 6. If done is true, perform readRequest's close steps.

@@ -41,20 +41,15 @@ pub(crate) enum Branch {
 pub(crate) struct TeeState {
     stream: Object<ReadableStream>,
     reader: Object<ReadableStreamDefaultReader>,
-    #[unsafe_ignore_trace]
     reading: Cell<bool>,
-    #[unsafe_ignore_trace]
     read_again: Cell<bool>,
-    #[unsafe_ignore_trace]
     canceled1: Cell<bool>,
-    #[unsafe_ignore_trace]
     canceled2: Cell<bool>,
     reason1: GcRefCell<Value>,
     reason2: GcRefCell<Value>,
     branch1: GcRefCell<Option<Object<ReadableStream>>>,
     branch2: GcRefCell<Option<Object<ReadableStream>>>,
     cancel_promise: PromiseCapability,
-    #[unsafe_ignore_trace]
     clone_for_branch2: bool,
 }
 

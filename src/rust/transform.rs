@@ -1,16 +1,15 @@
 //! Transform streams from Rust transformers.
 
-use crate::engine::{Cx, JsResult, Object, PromiseCapability};
-use crate::queuing_strategy::SizeAlgorithm;
+use crate::engine::{Cx, JsResult, Object};
 use crate::readable::PromiseResult;
 use crate::transform::{
     default_controller::{
-        set_up_transform_stream_default_controller, transform_stream_default_controller_enqueue,
-        transform_stream_default_controller_error, transform_stream_default_controller_terminate,
-        CancelAlgorithm, Controller, FlushAlgorithm, TransformAlgorithm,
+        transform_stream_default_controller_enqueue, transform_stream_default_controller_error,
+        transform_stream_default_controller_terminate, CancelAlgorithm, Controller, FlushAlgorithm,
+        TransformAlgorithm,
     },
-    other_specs::new_transform_stream,
-    stream::{initialize_transform_stream, readable, writable},
+    other_specs::{new_transform_stream, set_up_transform_stream},
+    stream::{readable, writable},
 };
 
 use super::{sink::WritableStream, source::ReadableStream, Completion, Shared, StreamError, Value};
@@ -164,22 +163,7 @@ impl TransformStream {
         let shared: RustTransformer =
             Shared(std::rc::Rc::new(std::cell::RefCell::new(transformer)));
         let stream = new_transform_stream(ctx).map_err(|e| js_err(e, ctx))?;
-        // https://streams.spec.whatwg.org/#transformstream-set-up, steps 1-11.
-        let start_promise = PromiseCapability::new(ctx);
-        start_promise
-            .resolve(Value::undefined(), ctx)
-            .map_err(|e| js_err(e, ctx))?;
-        initialize_transform_stream(
-            &stream,
-            &start_promise,
-            1.0,
-            SizeAlgorithm::One,
-            0.0,
-            SizeAlgorithm::One,
-            ctx,
-        )
-        .map_err(|e| js_err(e, ctx))?;
-        set_up_transform_stream_default_controller(
+        set_up_transform_stream(
             &stream,
             TransformAlgorithm::Rust(shared.clone()),
             FlushAlgorithm::Rust(shared.clone()),

@@ -5,11 +5,10 @@
 
 use crate::engine::traced_without_drop;
 use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsError, JsNativeError, JsResult, Object,
-    Trace, Value,
+    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsError, JsResult, Object, Trace, Value,
 };
 
-use super::other_specs::NativeTransformer;
+use super::other_specs::NativeTransform;
 use super::stream::{
     self, backpressure, backpressure_change_promise, readable, readable_controller,
     transform_stream_error, transform_stream_error_writable_and_unblock_write,
@@ -105,7 +104,7 @@ pub(crate) enum TransformAlgorithm {
     },
     /// The transformAlgorithm of another standard's transform stream (set up by
     /// [`super::other_specs::set_up_transform_stream`]).
-    Native(NativeTransformer),
+    Native(NativeTransform),
     /// A Rust transformer's transform (`boa_streams::rust::Transformer`).
     Rust(#[unsafe_ignore_trace] crate::rust::RustTransformer),
 }
@@ -123,7 +122,7 @@ pub(crate) enum FlushAlgorithm {
         flush: Object,
     },
     /// The flushAlgorithm of another standard's transform stream.
-    Native(NativeTransformer),
+    Native(NativeTransform),
     /// A Rust transformer's flush (`boa_streams::rust::Transformer`).
     Rust(#[unsafe_ignore_trace] crate::rust::RustTransformer),
 }
@@ -251,30 +250,17 @@ fn set_finish_promise(controller: &Controller, promise: PromiseCapability) {
     *controller.borrow().data().finish_promise.borrow_mut() = Some(promise);
 }
 
-fn this_controller(this: &Value) -> JsResult<Controller> {
-    webidl::this_object::<TransformStreamDefaultController>(
-        this,
-        "TransformStreamDefaultController",
-    )?
-    .downcast::<TransformStreamDefaultController>()
-    .map_err(|_| {
-        JsNativeError::typ()
-            .with_message("'this' is not a TransformStreamDefaultController object")
-            .into()
-    })
-}
-
 impl Class for TransformStreamDefaultController {
     const NAME: &'static str = "TransformStreamDefaultController";
     const LENGTH: usize = 0;
     const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        webidl::attribute(class, "desiredSize", desired_size, None);
-        webidl::operation(class, "enqueue", 0, enqueue);
-        webidl::operation(class, "error", 0, error);
-        webidl::operation(class, "terminate", 0, terminate);
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        b.attribute("desiredSize", desired_size, None);
+        b.operation("enqueue", 0, enqueue);
+        b.operation("error", 0, error);
+        b.operation("terminate", 0, terminate);
         Ok(())
     }
 
@@ -285,7 +271,7 @@ impl Class for TransformStreamDefaultController {
 
 /// <https://streams.spec.whatwg.org/#ts-default-controller-desired-size>
 fn desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<TransformStreamDefaultController>(this)?;
     // 1. Let readableController be this.[[stream]].[[readable]].[[controller]].
     // 2. Return ! ReadableStreamDefaultControllerGetDesiredSize(readableController).
     let size = readable_controller(&stream_of(&controller))
@@ -295,7 +281,7 @@ fn desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#ts-default-controller-enqueue>
 fn enqueue(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<TransformStreamDefaultController>(this)?;
     let chunk = args.first().cloned().unwrap_or_default();
     // 1. Perform ? TransformStreamDefaultControllerEnqueue(this, chunk).
     transform_stream_default_controller_enqueue(&controller, chunk, ctx)?;
@@ -304,7 +290,7 @@ fn enqueue(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#ts-default-controller-error>
 fn error(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<TransformStreamDefaultController>(this)?;
     let e = args.first().cloned().unwrap_or_default();
     // 1. Perform ? TransformStreamDefaultControllerError(this, e).
     transform_stream_default_controller_error(&controller, e, ctx)?;
@@ -313,7 +299,7 @@ fn error(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#ts-default-controller-terminate>
 fn terminate(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<TransformStreamDefaultController>(this)?;
     // 1. Perform ? TransformStreamDefaultControllerTerminate(this).
     transform_stream_default_controller_terminate(&controller, ctx)?;
     Ok(Value::undefined())
@@ -431,16 +417,16 @@ pub(crate) fn transform_stream_default_controller_enqueue(
     let stream = stream_of(controller);
     // 2. Let readableController be stream.[[readable]].[[controller]].
     let Some(readable_controller) = readable_controller(&stream) else {
-        return Err(JsNativeError::typ()
-            .with_message("The readable side has no controller")
-            .into());
+        return Err(engine::throw_type_error(
+            "The readable side has no controller",
+        ));
     };
     // 3. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(readableController) is false,
     //    throw a TypeError exception.
     if !readable_stream_default_controller_can_close_or_enqueue(&readable_controller) {
-        return Err(JsNativeError::typ()
-            .with_message("The readable side is not in a state that permits enqueue")
-            .into());
+        return Err(engine::throw_type_error(
+            "The readable side is not in a state that permits enqueue",
+        ));
     }
     // 4. Let enqueueResult be ReadableStreamDefaultControllerEnqueue(readableController, chunk).
     let enqueue_result =
@@ -573,6 +559,10 @@ pub(crate) fn transform_stream_default_sink_write_algorithm(
     // 1. Assert: stream.[[writable]].[[state]] is "writable".
     // 2. Let controller be stream.[[controller]].
     let Some(controller) = stream::controller(stream) else {
+        debug_assert!(
+            false,
+            "Assert: stream.[[writable]].[[state]] is \"writable\""
+        );
         return Ok(PromiseResult::undefined());
     };
     // 3. If stream.[[backpressure]] is true,
@@ -580,6 +570,7 @@ pub(crate) fn transform_stream_default_sink_write_algorithm(
         // 3.1. Let backpressureChangePromise be stream.[[backpressureChangePromise]].
         // 3.2. Assert: backpressureChangePromise is not undefined.
         let Some(backpressure_change_promise) = backpressure_change_promise(stream) else {
+            debug_assert!(false, "Assert: backpressureChangePromise is not undefined");
             return transform_stream_default_controller_perform_transform(&controller, chunk, ctx);
         };
         // 3.3. Return the result of reacting to backpressureChangePromise with the following

@@ -2,11 +2,11 @@
 //!
 //! <https://streams.spec.whatwg.org/#ts-class>
 
+use crate::engine;
 use std::cell::Cell;
 
 use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsNativeError, JsResult, Object, Trace,
-    Value,
+    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsResult, Object, Trace, Value,
 };
 
 use super::default_controller::{
@@ -43,14 +43,12 @@ pub(crate) type Stream = Object<TransformStream>;
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct TransformStream {
     /// <https://streams.spec.whatwg.org/#transformstream-backpressure> (`None` is undefined).
-    #[unsafe_ignore_trace]
     backpressure: Cell<Option<bool>>,
     /// <https://streams.spec.whatwg.org/#transformstream-backpressurechangepromise>
     backpressure_change_promise: GcRefCell<Option<InternalPromise>>,
     /// <https://streams.spec.whatwg.org/#transformstream-controller>
     controller: GcRefCell<Option<Object<TransformStreamDefaultController>>>,
     /// <https://streams.spec.whatwg.org/#transformstream-detached>
-    #[unsafe_ignore_trace]
     pub(crate) detached: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#transformstream-readable>
     readable: GcRefCell<Option<Object<ReadableStream>>>,
@@ -130,25 +128,15 @@ pub(crate) fn readable_controller(
         .and_then(|c: ControllerRef| c.as_default())
 }
 
-fn this_stream(this: &Value) -> JsResult<Stream> {
-    webidl::this_object::<TransformStream>(this, "TransformStream")?
-        .downcast::<TransformStream>()
-        .map_err(|_| {
-            JsNativeError::typ()
-                .with_message("'this' is not a TransformStream object")
-                .into()
-        })
-}
-
 impl Class for TransformStream {
     const NAME: &'static str = "TransformStream";
     const LENGTH: usize = 0;
     const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        webidl::attribute(class, "readable", ts_readable, None);
-        webidl::attribute(class, "writable", ts_writable, None);
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        b.attribute("readable", ts_readable, None);
+        b.attribute("writable", ts_writable, None);
         Ok(())
     }
 
@@ -163,9 +151,9 @@ impl Class for TransformStream {
         // `optional QueuingStrategy readableStrategy = {}`.
         let transformer = args.first().cloned().unwrap_or_default();
         if !transformer.is_undefined() && !transformer.is_object() {
-            return Err(JsNativeError::typ()
-                .with_message("The transformer must be an object if it is given")
-                .into());
+            return Err(engine::throw_type_error(
+                "The transformer must be an object if it is given",
+            ));
         }
         let writable_strategy =
             QueuingStrategy::from_js(&args.get(1).cloned().unwrap_or_default(), ctx)?;
@@ -181,15 +169,15 @@ impl Class for TransformStream {
         let transformer_dict = Transformer::from_js(&transformer, ctx)?;
         // 3. If transformerDict["readableType"] exists, throw a RangeError exception.
         if transformer_dict.readable_type {
-            return Err(JsNativeError::range()
-                .with_message("TransformStream does not support a readableType")
-                .into());
+            return Err(engine::throw_range_error(
+                "TransformStream does not support a readableType",
+            ));
         }
         // 4. If transformerDict["writableType"] exists, throw a RangeError exception.
         if transformer_dict.writable_type {
-            return Err(JsNativeError::range()
-                .with_message("TransformStream does not support a writableType")
-                .into());
+            return Err(engine::throw_range_error(
+                "TransformStream does not support a writableType",
+            ));
         }
         // 5. Let readableHighWaterMark be ? ExtractHighWaterMark(readableStrategy, 0).
         let readable_high_water_mark = extract_high_water_mark(&readable_strategy, 0.0)?;
@@ -240,7 +228,7 @@ impl Class for TransformStream {
 
 /// <https://streams.spec.whatwg.org/#ts-readable>
 fn ts_readable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let stream = this_stream(this)?;
+    let stream = webidl::this::<TransformStream>(this)?;
     // 1. Return this.[[readable]].
     Ok(readable(&stream)
         .map(|r| r.upcast().into())
@@ -249,7 +237,7 @@ fn ts_readable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#ts-writable>
 fn ts_writable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let stream = this_stream(this)?;
+    let stream = webidl::this::<TransformStream>(this)?;
     // 1. Return this.[[writable]].
     Ok(writable(&stream)
         .map(|w| w.upcast().into())

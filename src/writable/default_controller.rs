@@ -6,8 +6,7 @@
 use std::cell::Cell;
 
 use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, Gc, GcRefCell, JsData, JsNativeError, JsResult, Object,
-    Trace, Value,
+    Class, ClassBuilder, Cx, Finalize, Gc, GcRefCell, JsData, JsResult, Object, Trace, Value,
 };
 
 use super::{
@@ -75,9 +74,9 @@ impl UnderlyingSink {
         // https://streams.spec.whatwg.org/#ws-constructor step 3: if
         // underlyingSinkDict["type"] exists, throw a RangeError exception.
         if !kind.is_undefined() {
-            return Err(JsNativeError::range()
-                .with_message("WritableStream does not support a sink type")
-                .into());
+            return Err(engine::throw_range_error(
+                "WritableStream does not support a sink type",
+            ));
         }
         Ok(Self {
             object,
@@ -241,10 +240,8 @@ pub(crate) struct WritableStreamDefaultController {
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-queuetotalsize>
     queue: GcRefCell<QueueWithSizes<QueueEntry>>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-started>
-    #[unsafe_ignore_trace]
     started: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-strategyhwm>
-    #[unsafe_ignore_trace]
     strategy_hwm: Cell<f64>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-strategysizealgorithm>
     strategy_size_algorithm: GcRefCell<Option<SizeAlgorithm>>,
@@ -283,9 +280,9 @@ impl Class for WritableStreamDefaultController {
     const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        webidl::attribute(class, "signal", controller_signal, None);
-        webidl::operation(class, "error", 0, controller_error);
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        b.attribute("signal", controller_signal, None);
+        b.operation("error", 0, controller_error);
         Ok(())
     }
 
@@ -294,26 +291,16 @@ impl Class for WritableStreamDefaultController {
     }
 }
 
-fn this_controller(this: &Value) -> JsResult<Controller> {
-    webidl::this_object::<WritableStreamDefaultController>(this, "WritableStreamDefaultController")?
-        .downcast::<WritableStreamDefaultController>()
-        .map_err(|_| {
-            JsNativeError::typ()
-                .with_message("'this' is not a WritableStreamDefaultController object")
-                .into()
-        })
-}
-
 /// <https://streams.spec.whatwg.org/#ws-default-controller-signal>
 fn controller_signal(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<WritableStreamDefaultController>(this)?;
     // 1. Return this.[[abortController]]'s signal.
     Ok(signal(&controller).into())
 }
 
 /// <https://streams.spec.whatwg.org/#ws-default-controller-error>
 fn controller_error(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let controller = this_controller(this)?;
+    let controller = webidl::this::<WritableStreamDefaultController>(this)?;
     let e = args.first().cloned().unwrap_or_default();
     // 1. Let state be this.[[stream]].[[state]].
     // 2. If state is not "writable", return.

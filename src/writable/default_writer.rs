@@ -3,8 +3,7 @@
 //! <https://streams.spec.whatwg.org/#default-writer-class>
 
 use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsNativeError, JsPromise, JsResult,
-    Object, Trace, Value,
+    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsPromise, JsResult, Object, Trace, Value,
 };
 
 use super::{
@@ -123,14 +122,14 @@ impl Class for WritableStreamDefaultWriter {
     const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        webidl::attribute(class, "closed", writer_closed, None);
-        webidl::attribute(class, "desiredSize", writer_desired_size, None);
-        webidl::attribute(class, "ready", writer_ready, None);
-        webidl::operation(class, "abort", 0, writer_abort);
-        webidl::operation(class, "close", 0, writer_close);
-        webidl::operation(class, "releaseLock", 0, writer_release_lock);
-        webidl::operation(class, "write", 0, writer_write);
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        b.promise_attribute("closed", writer_closed);
+        b.attribute("desiredSize", writer_desired_size, None);
+        b.promise_attribute("ready", writer_ready);
+        b.promise_operation("abort", 0, writer_abort);
+        b.promise_operation("close", 0, writer_close);
+        b.operation("releaseLock", 0, writer_release_lock);
+        b.promise_operation("write", 0, writer_write);
         Ok(())
     }
 
@@ -141,8 +140,9 @@ impl Class for WritableStreamDefaultWriter {
             .and_then(Value::as_object)
             .and_then(|o| o.clone().downcast::<WritableStream>().ok())
             .ok_or_else(|| {
-                JsNativeError::typ()
-                    .with_message("WritableStreamDefaultWriter needs a WritableStream argument")
+                engine::throw_type_error(
+                    "WritableStreamDefaultWriter needs a WritableStream argument",
+                )
             })?;
         let writer = Self::empty();
         *writer.constructor_stream.borrow_mut() = Some(stream);
@@ -165,53 +165,19 @@ impl Class for WritableStreamDefaultWriter {
     }
 }
 
-fn this_writer(this: &Value) -> JsResult<Writer> {
-    webidl::this_object::<WritableStreamDefaultWriter>(this, "WritableStreamDefaultWriter")?
-        .downcast::<WritableStreamDefaultWriter>()
-        .map_err(|_| {
-            JsNativeError::typ()
-                .with_message("'this' is not a WritableStreamDefaultWriter object")
-                .into()
-        })
-}
-
-fn this_writer_or_reject(this: &Value, ctx: &mut Cx) -> JsResult<Result<Writer, Value>> {
-    match webidl::this_object_or_reject::<WritableStreamDefaultWriter>(
-        this,
-        "WritableStreamDefaultWriter",
-        ctx,
-    )? {
-        Ok(object) => match object.downcast::<WritableStreamDefaultWriter>() {
-            Ok(writer) => Ok(Ok(writer)),
-            Err(_) => Ok(Err(Value::undefined())),
-        },
-        Err(rejected) => Ok(Err(rejected)),
-    }
-}
-
-fn rejected_type_error(message: &str, ctx: &mut Cx) -> JsResult<Value> {
-    let error = engine::type_error(message, ctx);
-    Ok(engine::promise_rejected_with(error, ctx)?.into())
-}
-
 /// <https://streams.spec.whatwg.org/#default-writer-closed>
-fn writer_closed(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let writer = match this_writer_or_reject(this, ctx)? {
-        Ok(writer) => writer,
-        Err(rejected) => return Ok(rejected),
-    };
+fn writer_closed(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
+    let writer = webidl::this::<WritableStreamDefaultWriter>(this)?;
     // 1. Return this.[[closedPromise]].
     Ok(closed_promise(&writer).map_or_else(Value::undefined, |p| p.promise().clone().into()))
 }
 
 /// <https://streams.spec.whatwg.org/#default-writer-desired-size>
 fn writer_desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let writer = this_writer(this)?;
+    let writer = webidl::this::<WritableStreamDefaultWriter>(this)?;
     // 1. If this.[[stream]] is undefined, throw a TypeError exception.
     if stream_of(&writer).is_none() {
-        return Err(JsNativeError::typ()
-            .with_message("The writer has been released")
-            .into());
+        return Err(engine::throw_type_error("The writer has been released"));
     }
     // 2. Return ! WritableStreamDefaultWriterGetDesiredSize(this).
     Ok(writable_stream_default_writer_get_desired_size(&writer)
@@ -219,25 +185,19 @@ fn writer_desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value>
 }
 
 /// <https://streams.spec.whatwg.org/#default-writer-ready>
-fn writer_ready(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let writer = match this_writer_or_reject(this, ctx)? {
-        Ok(writer) => writer,
-        Err(rejected) => return Ok(rejected),
-    };
+fn writer_ready(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
+    let writer = webidl::this::<WritableStreamDefaultWriter>(this)?;
     // 1. Return this.[[readyPromise]].
     Ok(ready_promise(&writer).map_or_else(Value::undefined, |p| p.promise().clone().into()))
 }
 
 /// <https://streams.spec.whatwg.org/#default-writer-abort>
 fn writer_abort(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let writer = match this_writer_or_reject(this, ctx)? {
-        Ok(writer) => writer,
-        Err(rejected) => return Ok(rejected),
-    };
+    let writer = webidl::this::<WritableStreamDefaultWriter>(this)?;
     let reason = args.first().cloned().unwrap_or_default();
     // 1. If this.[[stream]] is undefined, return a promise rejected with a TypeError exception.
     if stream_of(&writer).is_none() {
-        return rejected_type_error("The writer has been released", ctx);
+        return Err(engine::throw_type_error("The writer has been released"));
     }
     // 2. Return ! WritableStreamDefaultWriterAbort(this, reason).
     Ok(writable_stream_default_writer_abort(&writer, reason, ctx)?.into())
@@ -245,19 +205,16 @@ fn writer_abort(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#default-writer-close>
 fn writer_close(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let writer = match this_writer_or_reject(this, ctx)? {
-        Ok(writer) => writer,
-        Err(rejected) => return Ok(rejected),
-    };
+    let writer = webidl::this::<WritableStreamDefaultWriter>(this)?;
     // 1. Let stream be this.[[stream]].
     // 2. If stream is undefined, return a promise rejected with a TypeError exception.
     let Some(stream) = stream_of(&writer) else {
-        return rejected_type_error("The writer has been released", ctx);
+        return Err(engine::throw_type_error("The writer has been released"));
     };
     // 3. If ! WritableStreamCloseQueuedOrInFlight(stream) is true, return a promise rejected
     //    with a TypeError exception.
     if writable_stream_close_queued_or_in_flight(&stream) {
-        return rejected_type_error("The stream is already closing", ctx);
+        return Err(engine::throw_type_error("The stream is already closing"));
     }
     // 4. Return ! WritableStreamDefaultWriterClose(this).
     Ok(writable_stream_default_writer_close(&writer, ctx)?.into())
@@ -265,7 +222,7 @@ fn writer_close(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#default-writer-release-lock>
 fn writer_release_lock(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let writer = this_writer(this)?;
+    let writer = webidl::this::<WritableStreamDefaultWriter>(this)?;
     // 1. Let stream be this.[[stream]].
     // 2. If stream is undefined, return.
     if stream_of(&writer).is_none() {
@@ -279,14 +236,11 @@ fn writer_release_lock(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Valu
 
 /// <https://streams.spec.whatwg.org/#default-writer-write>
 fn writer_write(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let writer = match this_writer_or_reject(this, ctx)? {
-        Ok(writer) => writer,
-        Err(rejected) => return Ok(rejected),
-    };
+    let writer = webidl::this::<WritableStreamDefaultWriter>(this)?;
     let chunk = args.first().cloned().unwrap_or_default();
     // 1. If this.[[stream]] is undefined, return a promise rejected with a TypeError exception.
     if stream_of(&writer).is_none() {
-        return rejected_type_error("The writer has been released", ctx);
+        return Err(engine::throw_type_error("The writer has been released"));
     }
     // 2. Return ! WritableStreamDefaultWriterWrite(this, chunk).
     Ok(writable_stream_default_writer_write(&writer, chunk, ctx)?.into())
@@ -300,9 +254,9 @@ pub(crate) fn set_up_writable_stream_default_writer(
 ) -> JsResult<()> {
     // 1. If ! IsWritableStreamLocked(stream) is true, throw a TypeError exception.
     if stream::is_writable_stream_locked(stream) {
-        return Err(JsNativeError::typ()
-            .with_message("The stream is already locked to a writer")
-            .into());
+        return Err(engine::throw_type_error(
+            "The stream is already locked to a writer",
+        ));
     }
     // 2. Set writer.[[stream]] to stream.
     *writer.borrow().data().stream.borrow_mut() = Some(stream.clone());
@@ -489,6 +443,7 @@ pub(crate) fn writable_stream_default_writer_release(
     // 1. Let stream be writer.[[stream]].
     // 2. Assert: stream is not undefined.
     let Some(stream) = stream_of(writer) else {
+        debug_assert!(false, "Assert: stream is not undefined");
         return Ok(());
     };
     // 3. Assert: stream.[[writer]] is writer.

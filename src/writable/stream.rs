@@ -5,8 +5,7 @@
 use std::{cell::Cell, collections::VecDeque};
 
 use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsNativeError, JsPromise, JsResult,
-    Object, Trace, Value,
+    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsPromise, JsResult, Object, Trace, Value,
 };
 
 use super::{
@@ -42,7 +41,6 @@ pub(crate) struct PendingAbortRequest {
     /// <https://streams.spec.whatwg.org/#pending-abort-request-reason>
     pub(crate) reason: Value,
     /// <https://streams.spec.whatwg.org/#pending-abort-request-was-already-erroring>
-    #[unsafe_ignore_trace]
     pub(crate) was_already_erroring: bool,
 }
 
@@ -50,14 +48,12 @@ pub(crate) struct PendingAbortRequest {
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct WritableStream {
     /// <https://streams.spec.whatwg.org/#writablestream-backpressure>
-    #[unsafe_ignore_trace]
     pub(crate) backpressure: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#writablestream-closerequest>
     pub(crate) close_request: GcRefCell<Option<PromiseCapability>>,
     /// <https://streams.spec.whatwg.org/#writablestream-controller>
     pub(crate) controller: GcRefCell<Option<Controller>>,
     /// <https://streams.spec.whatwg.org/#writablestream-detached>
-    #[unsafe_ignore_trace]
     pub(crate) detached: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#writablestream-inflightwriterequest>
     pub(crate) in_flight_write_request: GcRefCell<Option<WriteRequest>>,
@@ -83,7 +79,6 @@ pub(crate) struct WritableStream {
 #[derive(Debug, Trace, Finalize)]
 struct ConstructorArguments {
     sink: UnderlyingSink,
-    #[unsafe_ignore_trace]
     high_water_mark: f64,
     size_algorithm: SizeAlgorithm,
 }
@@ -142,11 +137,11 @@ impl Class for WritableStream {
     const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
 
     fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        webidl::attribute(class, "locked", ws_locked, None);
-        webidl::operation(class, "abort", 0, ws_abort);
-        webidl::operation(class, "close", 0, ws_close);
-        webidl::operation(class, "getWriter", 0, ws_get_writer);
-        webidl::to_string_tag(class, Self::NAME);
+        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+        b.attribute("locked", ws_locked, None);
+        b.promise_operation("abort", 0, ws_abort);
+        b.promise_operation("close", 0, ws_close);
+        b.operation("getWriter", 0, ws_get_writer);
         Ok(())
     }
 
@@ -157,9 +152,9 @@ impl Class for WritableStream {
         // `optional QueuingStrategy strategy = {}`.
         let underlying_sink = args.first().cloned().unwrap_or_default();
         if !underlying_sink.is_undefined() && !underlying_sink.is_object() {
-            return Err(JsNativeError::typ()
-                .with_message("The underlying sink must be an object")
-                .into());
+            return Err(engine::throw_type_error(
+                "The underlying sink must be an object",
+            ));
         }
         let strategy = QueuingStrategy::from_js(&args.get(1).cloned().unwrap_or_default(), ctx)?;
         // 1. If underlyingSink is missing, set it to null.
@@ -209,38 +204,16 @@ impl Class for WritableStream {
     }
 }
 
-fn this_stream(this: &Value) -> JsResult<Stream> {
-    let object = webidl::this_object::<WritableStream>(this, "WritableStream")?;
-    object.downcast::<WritableStream>().map_err(|_| {
-        JsNativeError::typ()
-            .with_message("'this' is not a WritableStream object")
-            .into()
-    })
-}
-
-fn this_stream_or_reject(this: &Value, ctx: &mut Cx) -> JsResult<Result<Stream, Value>> {
-    match webidl::this_object_or_reject::<WritableStream>(this, "WritableStream", ctx)? {
-        Ok(object) => match object.downcast::<WritableStream>() {
-            Ok(stream) => Ok(Ok(stream)),
-            Err(_) => Ok(Err(Value::undefined())),
-        },
-        Err(rejected) => Ok(Err(rejected)),
-    }
-}
-
 /// <https://streams.spec.whatwg.org/#ws-locked>
 fn ws_locked(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
-    let stream = this_stream(this)?;
+    let stream = webidl::this::<WritableStream>(this)?;
     // 1. Return ! IsWritableStreamLocked(this).
     Ok(is_writable_stream_locked(&stream).into())
 }
 
 /// <https://streams.spec.whatwg.org/#ws-abort>
 fn ws_abort(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let stream = match this_stream_or_reject(this, ctx)? {
-        Ok(stream) => stream,
-        Err(rejected) => return Ok(rejected),
-    };
+    let stream = webidl::this::<WritableStream>(this)?;
     let reason = args.first().cloned().unwrap_or_default();
     // 1. If ! IsWritableStreamLocked(this) is true, return a promise rejected with a TypeError
     //    exception.
@@ -254,10 +227,7 @@ fn ws_abort(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#ws-close>
 fn ws_close(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let stream = match this_stream_or_reject(this, ctx)? {
-        Ok(stream) => stream,
-        Err(rejected) => return Ok(rejected),
-    };
+    let stream = webidl::this::<WritableStream>(this)?;
     // 1. If ! IsWritableStreamLocked(this) is true, return a promise rejected with a TypeError
     //    exception.
     if is_writable_stream_locked(&stream) {
@@ -276,7 +246,7 @@ fn ws_close(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://streams.spec.whatwg.org/#ws-get-writer>
 fn ws_get_writer(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let stream = this_stream(this)?;
+    let stream = webidl::this::<WritableStream>(this)?;
     // 1. Return ? AcquireWritableStreamDefaultWriter(this).
     Ok(acquire_writable_stream_default_writer(&stream, ctx)?
         .upcast()

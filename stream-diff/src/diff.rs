@@ -37,11 +37,6 @@ impl Class {
             Class::Real => "real",
         }
     }
-
-    /// Whether this class fails the run.
-    pub fn is_real(self) -> bool {
-        self == Class::Real
-    }
 }
 
 /// The name of a combination of corrections: `reference-` and their names joined by `+`

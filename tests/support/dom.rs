@@ -1,7 +1,7 @@
-//! Shared helpers for the DOM integration tests.
-#![allow(dead_code)]
+//! The DOM tests' assertion prelude (`eq`, `ok`, `throws`, the WebIDL shape checks), run by
+//! [`check`], and the capture of reported listener exceptions.
 
-use boa_engine::{Context, Source};
+use boa_engine::Context;
 
 pub const PRELUDE: &str = r#"
 var __fails = [];
@@ -35,38 +35,17 @@ function operationShape(obj, name, length) {
 }
 "#;
 
+/// A streams [`context`](super::context) with [`PRELUDE`] evaluated.
 pub fn context() -> Context {
-    let mut ctx = Context::default();
-    boa_streams::register(&mut ctx).expect("register");
-    ctx.eval(Source::from_bytes(PRELUDE)).expect("prelude");
-    ctx
+    super::context_with(PRELUDE)
 }
 
+/// Evaluates `src` (which must not throw), drains the job queue, and asserts that no `eq`,
+/// `ok` or `throws` of the prelude failed since the last check.
 pub fn check(ctx: &mut Context, src: &str) {
-    if let Err(e) = ctx.eval(Source::from_bytes(src)) {
-        panic!("script threw: {e}");
-    }
-    ctx.run_jobs().expect("jobs");
-    let fails = ctx
-        .eval(Source::from_bytes("__fails.splice(0).join('\\n')"))
-        .expect("fails")
-        .to_string(ctx)
-        .expect("string")
-        .to_std_string_escaped();
+    super::eval(ctx, src);
+    let fails = super::eval_string(ctx, "__fails.splice(0).join('\\n')");
     assert!(fails.is_empty(), "failures:\n{fails}");
-}
-
-/// Evaluates `src` (after draining jobs) and returns its value as a string.
-pub fn eval_string(ctx: &mut Context, src: &str) -> String {
-    let value = match ctx.eval(Source::from_bytes(src)) {
-        Ok(v) => v,
-        Err(e) => panic!("script threw: {e}"),
-    };
-    ctx.run_jobs().expect("jobs");
-    value
-        .to_string(ctx)
-        .expect("string")
-        .to_std_string_escaped()
 }
 
 thread_local! {

@@ -1,0 +1,148 @@
+//! Helpers shared by the integration tests in `tests/*.rs`, each of which declares `mod support;`.
+//!
+//! - here: a `Context` with the streams globals, script evaluation that drains the job queue
+//!   (a thrown error becomes the panic's message), globals read back as values or strings, an
+//!   async body run to its result, and the count of collected `WeakRef`s;
+//! - [`host`]: the same over the embedding's `Host` and its event loop, run to idle;
+//! - [`scaling`]: the scaling harness (time a workload at n and k·n, assert the ratio);
+//! - [`dom`]: the assertion prelude and the error-report capture of the DOM tests;
+//! - [`spec`]: the extractor of `streams.bs` and the scanner of `src/` behind `spec_map.rs`;
+//! - [`rust_files`]: the `.rs` files under a folder.
+
+// Each test binary compiles this whole module and uses only part of it, so the rest would
+// warn as dead code there.
+#![allow(dead_code)]
+
+pub mod dom;
+pub mod host;
+pub mod scaling;
+pub mod spec;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use boa_engine::{js_string, Context, JsValue, Source};
+
+/// Script helpers for tests of byte chunks: `ascii(s)`, a `Uint8Array` of the string's char
+/// codes, and `concat(arrays)`, the `Uint8Array`s joined into one.
+pub const BYTE_HELPERS: &str = r#"
+globalThis.ascii = (s) => Uint8Array.from(s, c => c.charCodeAt(0));
+globalThis.concat = (arrays) => {
+  const total = arrays.reduce((n, a) => n + a.length, 0);
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const a of arrays) { out.set(a, offset); offset += a.length; }
+  return out;
+};
+"#;
+
+/// A fresh `Context` with the streams globals registered.
+pub fn context() -> Context {
+    let mut ctx = Context::default();
+    boa_streams::register(&mut ctx).expect("register the streams globals");
+    ctx
+}
+
+/// [`context`], then `prelude` evaluated in it (helpers the tests of one file share).
+pub fn context_with(prelude: &str) -> Context {
+    let mut ctx = context();
+    eval(&mut ctx, prelude);
+    ctx
+}
+
+/// Evaluates `src` and runs the job queue until it is empty; a thrown error comes back as its
+/// message (`TypeError: ...`).
+pub fn try_eval(ctx: &mut Context, src: &str) -> Result<JsValue, String> {
+    let value = ctx
+        .eval(Source::from_bytes(src))
+        .map_err(|e| boa_streams::host::error_message(e, ctx))?;
+    ctx.run_jobs().expect("run jobs");
+    Ok(value)
+}
+
+/// Evaluates `src`, which must not throw, and runs the job queue until it is empty.
+pub fn eval(ctx: &mut Context, src: &str) -> JsValue {
+    try_eval(ctx, src).unwrap_or_else(|e| panic!("script threw: {e}"))
+}
+
+/// [`eval`], and the value's string form.
+pub fn eval_string(ctx: &mut Context, src: &str) -> String {
+    let value = eval(ctx, src);
+    text(&value, ctx)
+}
+
+/// The string form of `value` (`ToString`, which must not throw).
+pub fn text(value: &JsValue, ctx: &mut Context) -> String {
+    value
+        .to_string(ctx)
+        .expect("a string")
+        .to_std_string_escaped()
+}
+
+/// The global `name`.
+pub fn global(ctx: &mut Context, name: &str) -> JsValue {
+    ctx.global_object()
+        .get(js_string!(name), ctx)
+        .expect("read a global")
+}
+
+/// The string form of the global `name`.
+pub fn global_string(ctx: &mut Context, name: &str) -> String {
+    let value = global(ctx, name);
+    text(&value, ctx)
+}
+
+/// Sets the global `name` to `value`.
+pub fn set_global(ctx: &mut Context, name: &str, value: JsValue) {
+    ctx.global_object()
+        .set(js_string!(name), value, false, ctx)
+        .expect("a global property");
+}
+
+/// Runs `body` as the body of an async function and returns what it resolves to, as a string
+/// (or `"rejected: <name>: <message>"`).
+pub fn run_async(ctx: &mut Context, body: &str) -> String {
+    eval(
+        ctx,
+        &format!(
+            "globalThis.result = undefined;
+             (async () => {{ {body} }})().then(
+               v => {{ globalThis.result = String(v); }},
+               e => {{ globalThis.result = 'rejected: ' + (e && e.name) + ': ' + (e && e.message); }});"
+        ),
+    );
+    let value = global(ctx, "result");
+    value
+        .as_string()
+        .map(|s| s.to_std_string_escaped())
+        .unwrap_or_else(|| panic!("the async body did not settle: {value:?}"))
+}
+
+/// Collects garbage (after clearing the objects `WeakRef`s keep alive for the current job) and
+/// returns how many of the `WeakRef`s in the global array `refs` still reach their object.
+pub fn survivors(ctx: &mut Context) -> JsValue {
+    ctx.clear_kept_objects();
+    boa_engine::gc::force_collect();
+    eval(ctx, "refs.filter(r => r.deref() !== undefined).length")
+}
+
+/// The crate root (where `Cargo.toml`, `src/` and `spec/` are).
+pub fn crate_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Appends every `.rs` file under `dir` (recursively, in name order) to `out`.
+pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|e| e.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
