@@ -9,6 +9,8 @@
 //! - the WebIDL glue (`webidl`): argument conversion, brand checks, property shapes;
 //! - the engine boundary (`engine`): promises, calls into JS, the job queue, GC;
 //! - the DOM pieces the spec depends on (`dom`): `DOMException`, `EventTarget`, `AbortSignal`;
+//! - the HTML pieces transferable streams depend on (`html`): structured serialization with
+//!   transfer, `MessageChannel`/`MessagePort`/`MessageEvent`, the cross-realm transforms;
 //! - the host (`host`): an HTML-ordered event loop and the globals that scripts and the Web
 //!   Platform Tests expect. The host is not part of the spec layer.
 
@@ -17,6 +19,7 @@ pub mod dom;
 mod encoding;
 mod engine;
 pub mod host;
+mod html;
 mod queue;
 mod queuing_strategy;
 mod readable;
@@ -32,6 +35,11 @@ pub use engine::is_marked_as_handled;
 /// thread. It grows per pipe, never per chunk; tests assert that.
 #[doc(hidden)]
 pub use readable::pipe::js_objects_created as pipe_js_objects_created;
+
+/// A debug counter: the port message queues (one per `MessagePort`, in any agent) alive in this
+/// process. Tests use it to check that transferred streams release their ports.
+#[doc(hidden)]
+pub use html::live_port_queues;
 
 /// Installs the streams globals (and the DOM interfaces they depend on) as a
 /// [`boa_runtime::RuntimeExtension`], so it composes with
@@ -53,11 +61,13 @@ impl boa_runtime::RuntimeExtension for StreamsExtension {
     }
 }
 
-/// Installs the streams globals, and the DOM interfaces they depend on (`DOMException`,
-/// `EventTarget`, `Event`, `AbortController`, `AbortSignal`), in the current realm.
+/// Installs the streams globals, and the DOM and HTML interfaces they depend on
+/// (`DOMException`, `EventTarget`, `Event`, `AbortController`, `AbortSignal`, `MessageChannel`,
+/// `MessagePort`, `MessageEvent`, `structuredClone`), in the current realm.
 pub fn register(ctx: &mut Context) -> JsResult<()> {
     engine::remember_promise_intrinsics(ctx);
     dom::register(ctx)?;
+    html::register(ctx)?;
     queuing_strategy::register(ctx)?;
     readable::register(ctx)?;
     writable::register(ctx)?;

@@ -500,6 +500,7 @@ fn idlharness_style_fetch_works() {
     let (host, mut ctx) = host_with(HostOptions {
         fetch_root: Some(root.clone()),
         console_to_stderr: true,
+        ..HostOptions::default()
     });
     eval(
         &host,

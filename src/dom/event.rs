@@ -47,6 +47,8 @@ pub(crate) struct Event {
     phase: Cell<u16>,
     flags: Cell<u16>,
     time_stamp: f64,
+    /// A `MessageEvent`'s attributes (`crate::html`).
+    pub(crate) message: Option<crate::html::MessageEventSlots>,
 }
 
 impl Event {
@@ -131,6 +133,18 @@ pub(crate) fn new_event_object(
     init: &EventInit,
     ctx: &mut Cx,
 ) -> JsResult<Object> {
+    new_event_object_with(proto, event_type, init, None, ctx)
+}
+
+/// [`new_event_object`] for an interface that inherits from `Event` and keeps its own slots in
+/// the event (`MessageEvent`).
+pub(crate) fn new_event_object_with(
+    proto: Object,
+    event_type: JsString,
+    init: &EventInit,
+    message: Option<crate::html::MessageEventSlots>,
+    ctx: &mut Cx,
+) -> JsResult<Object> {
     let (getter, time_stamp) = with_realm(ctx, |r| {
         let elapsed = ctx.clock().now() - r.time_origin;
         // Coarsened to 100 µs, as HR-Time does for contexts that are not cross-origin isolated.
@@ -157,6 +171,7 @@ pub(crate) fn new_event_object(
             phase: Cell::new(phase::NONE),
             flags: Cell::new(f),
             time_stamp,
+            message,
         },
     );
     event.insert_property(
@@ -237,7 +252,7 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
 }
 
 /// Converts an `EventInit` dictionary: members in lexicographic order.
-fn convert_event_init(value: &Value, ctx: &mut Cx) -> JsResult<(bool, bool, bool)> {
+pub(crate) fn convert_event_init(value: &Value, ctx: &mut Cx) -> JsResult<(bool, bool, bool)> {
     if value.is_null_or_undefined() {
         return Ok((false, false, false));
     }

@@ -20,8 +20,8 @@ use super::{
 
 const INTERFACE: &str = "EventTarget";
 
-/// An `EventTarget` object's internal state (also used by `AbortSignal`, which inherits from
-/// `EventTarget`: `signal` is `Some` for those).
+/// An `EventTarget` object's internal state (also used by `AbortSignal` and `MessagePort`, which
+/// inherit from `EventTarget`: `signal` / `port` is `Some` for those).
 #[derive(Trace, Finalize, JsData)]
 pub(crate) struct EventTarget {
     /// <https://dom.spec.whatwg.org/#eventtarget-event-listener-list>
@@ -29,6 +29,8 @@ pub(crate) struct EventTarget {
     /// <https://html.spec.whatwg.org/#event-handler-map>
     handlers: GcRefCell<Vec<EventHandler>>,
     pub(crate) signal: Option<AbortSignalState>,
+    /// A `MessagePort`'s slots (`crate::html`).
+    pub(crate) port: Option<crate::html::PortSlots>,
 }
 
 impl EventTarget {
@@ -37,6 +39,17 @@ impl EventTarget {
             listeners: GcRefCell::new(Vec::new()),
             handlers: GcRefCell::new(Vec::new()),
             signal,
+            port: None,
+        }
+    }
+
+    /// The state of a `MessagePort`.
+    pub(crate) fn new_port(port: crate::html::PortSlots) -> Self {
+        Self {
+            listeners: GcRefCell::new(Vec::new()),
+            handlers: GcRefCell::new(Vec::new()),
+            signal: None,
+            port: Some(port),
         }
     }
 
@@ -119,7 +132,12 @@ fn construct(new_target: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     Ok(Object::from_proto_and_data(proto, EventTarget::new(None)).into())
 }
 
-fn this_target(this: &Value) -> JsResult<Object> {
+/// The `this` of an `EventTarget` operation: WebIDL takes the realm's global object when it is
+/// null or undefined (a bare `addEventListener(...)` call on a window), then brand-checks.
+fn this_target(this: &Value, ctx: &Cx) -> JsResult<Object> {
+    if this.is_null_or_undefined() {
+        return Ok(webidl::this::<EventTarget>(&ctx.global_object().into())?.upcast());
+    }
     Ok(webidl::this::<EventTarget>(this)?.upcast())
 }
 
@@ -199,7 +217,7 @@ fn flatten_more_options(options: &Value, ctx: &mut Cx) -> JsResult<FlatOptions> 
 
 /// `addEventListener(type, callback, options = {})`
 fn add_event_listener_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let target = this_target(this)?;
+    let target = this_target(this, ctx)?;
     webidl::require_args(args, 2, INTERFACE, "addEventListener")?;
     let event_type = args[0].to_string(ctx)?;
     let callback = convert_callback(&args[1], "addEventListener")?;
@@ -256,7 +274,7 @@ pub(crate) fn remove_event_listener(target: &Object, listener: &Gc<Listener>) {
 
 /// `removeEventListener(type, callback, options = {})`
 fn remove_event_listener_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let target = this_target(this)?;
+    let target = this_target(this, ctx)?;
     webidl::require_args(args, 2, INTERFACE, "removeEventListener")?;
     let event_type = args[0].to_string(ctx)?;
     let callback = convert_callback(&args[1], "removeEventListener")?;
@@ -283,7 +301,7 @@ fn remove_event_listener_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsRes
 
 /// `dispatchEvent(event)`
 fn dispatch_event_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let target = this_target(this)?;
+    let target = this_target(this, ctx)?;
     webidl::require_args(args, 1, INTERFACE, "dispatchEvent")?;
     let Some(event) = args[0]
         .as_object()

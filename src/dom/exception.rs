@@ -204,3 +204,12 @@ fn get_message(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
 fn get_code(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     with_this(this, |e| i32::from(legacy_code(&e.name)).into())
 }
+
+/// The `message` of a `DOMException` object (read from its internal slot, not a property).
+pub(crate) fn dom_exception_message(value: &Value) -> Option<JsString> {
+    let object = value.as_object()?;
+    let message = object
+        .downcast_ref::<DomException>()
+        .map(|e| e.message.clone());
+    message
+}

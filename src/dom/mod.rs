@@ -24,8 +24,13 @@ pub use abort::{
     add_abort_algorithm, is_abort_signal, new_abort_signal, remove_abort_algorithm, signal_abort,
     signal_is_aborted, signal_reason, AbortAlgorithmHandle, AbortAlgorithmStep,
 };
+pub(crate) use event::{convert_event_init, new_event_object_with, with_event, EventInit};
 pub use event::{create_event, is_event};
+pub(crate) use event_target::{
+    dispatch, event_handler_value, set_event_handler, with_target, EventTarget,
+};
 pub use event_target::{dispatch_event, is_event_target};
+pub(crate) use exception::dom_exception_message;
 pub use exception::{create_dom_exception, dom_exception_name, is_dom_exception};
 
 /// Installs `DOMException`, `Event`, `EventTarget`, `AbortController` and `AbortSignal` on the
@@ -113,6 +118,18 @@ fn with_realm<R>(ctx: &Cx, f: impl FnOnce(&DomRealm) -> R) -> JsResult<R> {
             "the DOM interfaces are not registered in this realm",
         )),
     }
+}
+
+/// The `Event` and `EventTarget` interface objects of the current realm (for interfaces that
+/// inherit from them).
+pub(crate) fn event_interfaces(ctx: &Cx) -> JsResult<(StandardConstructor, StandardConstructor)> {
+    with_realm(ctx, |r| (r.event.clone(), r.event_target.clone()))
+}
+
+/// A global object that is an `EventTarget` (a window or worker global scope), with
+/// `prototype` as its [[Prototype]] (the host sets the interface's prototype later).
+pub(crate) fn new_event_target_global(prototype: Object) -> Object {
+    Object::from_proto_and_data(prototype, EventTarget::new(None))
 }
 
 /// Where exceptions thrown by event listeners are reported.

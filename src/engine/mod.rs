@@ -52,12 +52,15 @@ pub(crate) use traced_without_drop;
 
 mod buffer;
 mod call;
+pub mod clone;
 mod error;
 mod job;
 mod promise;
+mod task;
 
 pub use buffer::*;
 pub use call::*;
 pub use error::*;
 pub use job::*;
 pub use promise::*;
+pub use task::*;

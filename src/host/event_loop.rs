@@ -8,7 +8,13 @@
 //! - Tasks are `Job::GenericJob`s and timers that came due (`setTimeout`, `setInterval`), in one
 //!   FIFO queue; due timers enter it ordered by due time, then by insertion order.
 //! - A job that throws is reported ([`HostReport::UncaughtError`]); nothing else is dropped.
-//! - When nothing is runnable, the loop sleeps until the next timer is due (or the deadline).
+//! - When nothing is runnable, the loop sleeps until the next timer is due (or the deadline),
+//!   or, while a `MessagePort` here is entangled with a port in another agent (thread), until a
+//!   message arrives: the agent's inbox is a condition variable, so waiting costs no CPU. It
+//!   returns idle once nothing is left that could ever run (no timer, no job, no port that can
+//!   still receive from elsewhere).
+//! - Messages that other agents post to this agent's ports become tasks here, in arrival
+//!   order, before each task is picked.
 //! - At the end of each checkpoint, rejected promises that are still unhandled are reported
 //!   ([`HostReport::UnhandledRejection`]), and `ClearKeptObjects` runs.
 //! - `Job::AsyncJob`s (futures) are polled while [`EventLoop::run`] is running; a future still
@@ -26,19 +32,19 @@ use std::{
         Arc,
     },
     task::{Poll, Wake, Waker},
-    thread::{self, Thread},
     time::{Duration, Instant},
 };
 
 use boa_engine::{
     builtins::promise::{OperationType, Promise, PromiseState},
-    context::HostHooks,
+    context::{intrinsics::Intrinsics, HostHooks},
     job::{GenericJob, IntervalJob, Job, JobExecutor, NativeAsyncJob, PromiseJob, TimeoutJob},
     object::builtins::JsPromise,
     Context, JsError, JsObject, JsResult, JsValue,
 };
 
 use super::{HostReport, RunOutcome};
+use crate::html::Agent;
 
 /// A task: one unit of work run between microtask checkpoints.
 enum Task {
@@ -65,10 +71,10 @@ struct InFlight<'a> {
     keeps_alive: bool,
 }
 
-/// Wakes the event loop thread when an async job can make progress.
+/// Wakes the event loop (waiting on its agent's inbox) when an async job can make progress.
 struct LoopWaker {
     woken: AtomicBool,
-    thread: Thread,
+    agent: Arc<Agent>,
 }
 
 impl Wake for LoopWaker {
@@ -78,13 +84,14 @@ impl Wake for LoopWaker {
 
     fn wake_by_ref(self: &Arc<Self>) {
         self.woken.store(true, Ordering::SeqCst);
-        self.thread.unpark();
+        self.agent.wake();
     }
 }
 
 /// The job executor and host hooks of a host-built context (one shared `Rc`).
-#[derive(Default)]
 pub(crate) struct EventLoop {
+    /// This agent, as other threads see it: the inbox its `MessagePort`s receive through.
+    agent: Arc<Agent>,
     microtasks: RefCell<VecDeque<PromiseJob>>,
     tasks: RefCell<VecDeque<Task>>,
     /// Pending timers keyed by (due time, insertion number).
@@ -99,6 +106,8 @@ pub(crate) struct EventLoop {
     reports: RefCell<Vec<HostReport>>,
     /// HTML's "performing a microtask checkpoint" flag.
     performing_checkpoint: Cell<bool>,
+    /// A worker's closing flag: set by `close()` in a spawned agent; the loop stops.
+    closing: Cell<bool>,
 }
 
 impl std::fmt::Debug for EventLoop {
@@ -113,6 +122,35 @@ impl std::fmt::Debug for EventLoop {
 }
 
 impl EventLoop {
+    /// An event loop for a new agent.
+    pub(crate) fn new() -> Self {
+        Self {
+            agent: Agent::new(),
+            microtasks: RefCell::default(),
+            tasks: RefCell::default(),
+            timers: RefCell::default(),
+            next_timer_seq: Cell::default(),
+            async_jobs: RefCell::default(),
+            cleanup_jobs: RefCell::default(),
+            about_to_be_notified: RefCell::default(),
+            next_rejection_seq: Cell::default(),
+            reports: RefCell::default(),
+            performing_checkpoint: Cell::default(),
+            closing: Cell::default(),
+        }
+    }
+
+    /// Sets the closing flag: the running loop returns [`RunOutcome::Closed`] after the current
+    /// task, and later runs return at once.
+    pub(crate) fn close(&self) {
+        self.closing.set(true);
+    }
+
+    /// This event loop's agent.
+    pub(crate) fn agent(&self) -> &Arc<Agent> {
+        &self.agent
+    }
+
     /// Records a report.
     pub(crate) fn report(&self, report: HostReport) {
         self.reports.borrow_mut().push(report);
@@ -163,6 +201,7 @@ impl EventLoop {
             || !self.tasks.borrow().is_empty()
             || self.next_timer_due().is_some()
             || !self.async_jobs.borrow().is_empty()
+            || self.agent.has_ready()
     }
 
     /// <https://html.spec.whatwg.org/multipage/webappapis.html#perform-a-microtask-checkpoint>
@@ -259,13 +298,16 @@ impl EventLoop {
         let cell = RefCell::new(ctx);
         let waker_state = Arc::new(LoopWaker {
             woken: AtomicBool::new(false),
-            thread: thread::current(),
+            agent: Arc::clone(&self.agent),
         });
         let waker = Waker::from(Arc::clone(&waker_state));
         let mut in_flight: Vec<InFlight<'_>> = Vec::new();
 
         let outcome = loop {
             self.microtask_checkpoint(&mut cell.borrow_mut());
+            if self.closing.get() {
+                break RunOutcome::Closed;
+            }
             if done(&mut cell.borrow_mut()) {
                 break RunOutcome::Done;
             }
@@ -296,6 +338,8 @@ impl EventLoop {
                 }
             }
 
+            // Messages other agents posted to this agent's ports become tasks.
+            crate::html::deliver_remote_messages(&mut cell.borrow_mut());
             // One task.
             self.queue_due_timers(Instant::now());
             let task = self.tasks.borrow_mut().pop_front();
@@ -304,24 +348,19 @@ impl EventLoop {
                 continue;
             }
 
-            // Nothing runnable: stop, or sleep until the next timer / deadline / wake-up.
+            // Nothing runnable: stop, or wait until the next timer / deadline / wake-up / message.
             let next_timer = self.next_timer_due();
             let keeps_alive = in_flight.iter().any(|job| job.keeps_alive);
-            if next_timer.is_none() && !keeps_alive {
+            let may_receive =
+                self.agent.has_ready() || crate::html::may_receive_remote_messages(&cell.borrow());
+            if next_timer.is_none() && !keeps_alive && !may_receive {
                 break RunOutcome::Idle;
             }
             let wake_at = match (next_timer, deadline) {
                 (Some(timer), Some(deadline)) => Some(timer.min(deadline)),
                 (timer, deadline) => timer.or(deadline),
             };
-            let now = Instant::now();
-            match wake_at {
-                Some(at) if in_flight.is_empty() => {
-                    thread::sleep(at.saturating_duration_since(now))
-                }
-                Some(at) => thread::park_timeout(at.saturating_duration_since(now)),
-                None => thread::park(),
-            }
+            self.agent.wait(wake_at);
         };
 
         let abandoned = in_flight.iter().filter(|job| job.keeps_alive).count();
@@ -394,6 +433,12 @@ impl JobExecutor for EventLoop {
 }
 
 impl HostHooks for EventLoop {
+    /// Every global object is an `EventTarget` (as window and worker global scopes are), with
+    /// %Object.prototype% as its prototype until the host makes it a window.
+    fn create_global_object(&self, intrinsics: &Intrinsics) -> JsObject {
+        crate::dom::new_event_target_global(intrinsics.constructors().object().prototype())
+    }
+
     /// <https://html.spec.whatwg.org/multipage/webappapis.html#the-hostpromiserejectiontracker-implementation>
     fn promise_rejection_tracker(
         &self,

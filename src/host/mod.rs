@@ -1,6 +1,7 @@
 //! The host environment: an HTML-ordered event loop, and the globals that scripts and the Web
-//! Platform Tests expect (`self`, `console`, timers, `fetch`, `gc`, `Blob`, ...). Not part of the spec
-//! layer: the streams code never depends on it.
+//! Platform Tests expect (`self`, `console`, timers, `fetch`, `gc`, `Blob`, ...); agents on other
+//! threads connected by `MessagePort`s, and second realms. Not part of the spec layer: the
+//! streams code never depends on it.
 //!
 //! ```no_run
 //! use boa_streams::host::{Host, HostOptions, RunOutcome};
@@ -14,6 +15,7 @@
 //! }
 //! ```
 
+mod agent;
 mod blob;
 mod event_loop;
 mod globals;
@@ -25,6 +27,8 @@ use boa_engine::{context::ContextBuilder, Context, JsError, JsResult, JsValue, S
 
 use event_loop::EventLoop;
 
+pub use agent::{port_pair, AgentExit, PortHandle};
+
 /// How to build a host.
 #[derive(Debug, Clone, Default)]
 pub struct HostOptions {
@@ -34,6 +38,11 @@ pub struct HostOptions {
     /// Send every `console` message to stderr. By default (boa_runtime's `DefaultLogger`),
     /// `console.error` goes to stderr and the other methods to stdout.
     pub console_to_stderr: bool,
+    /// Make the global object a window: `window`, `postMessage(message, targetOrigin,
+    /// transfer)` posting to itself, `onmessage`, and `EventTarget.prototype` as its prototype
+    /// (for the WPT runner's `.window.js` files). The window's origin is the `fetch` origin
+    /// (`http://web-platform.test:8000`).
+    pub window: bool,
 }
 
 /// Something the host reports instead of throwing: an error thrown by a job or timer callback,
@@ -66,6 +75,8 @@ pub enum RunOutcome {
     Idle,
     /// The deadline passed first.
     DeadlineReached,
+    /// The agent closed itself (`close()` in a spawned agent, or [`Host::close`]).
+    Closed,
 }
 
 /// A context's host: owns its event loop and host hooks.
@@ -75,6 +86,7 @@ pub enum RunOutcome {
 #[derive(Debug, Clone)]
 pub struct Host {
     event_loop: Rc<EventLoop>,
+    options: Rc<HostOptions>,
 }
 
 impl Host {
@@ -82,25 +94,73 @@ impl Host {
     /// globals (`crate::register`) installed.
     ///
     /// Globals, in installation order: boa_runtime's (`console`, `setTimeout`, `setInterval`,
-    /// `clearTimeout`, `clearInterval`, `queueMicrotask`, `structuredClone`, `TextEncoder`,
-    /// `TextDecoder`, `atob`, `btoa`), the streams and DOM interfaces, then `self`, `gc()`,
-    /// `fetch()`, `performance` and `Blob`.
+    /// `clearTimeout`, `clearInterval`, `queueMicrotask`, `TextEncoder`, `TextDecoder`, `atob`,
+    /// `btoa`), the streams, DOM and HTML interfaces (`MessageChannel`, `MessagePort`,
+    /// `MessageEvent`, and a `structuredClone` that replaces boa_runtime's), then `self`,
+    /// `gc()`, `fetch()`, `performance`, `crypto.getRandomValues` and `Blob`; with
+    /// [`HostOptions::window`], `window`, `postMessage` and `onmessage`.
+    ///
+    /// The context is one agent: its `MessagePort`s can be entangled with ports of agents on
+    /// other threads ([`Host::spawn_agent`], [`port_pair`]).
     pub fn new(options: HostOptions) -> JsResult<(Host, Context)> {
-        let event_loop = Rc::new(EventLoop::default());
+        let event_loop = Rc::new(EventLoop::new());
         let mut ctx = ContextBuilder::new()
             .host_hooks(Rc::clone(&event_loop))
             .job_executor(Rc::clone(&event_loop))
             .build()?;
-        globals::register_runtime(options.console_to_stderr, &mut ctx)?;
-        crate::register(&mut ctx)?;
-        globals::register_host_globals(options.fetch_root, &mut ctx)?;
-        Ok((Host { event_loop }, ctx))
+        crate::html::set_agent(&mut ctx, std::sync::Arc::clone(event_loop.agent()));
+        ctx.insert_data(Rc::new(options.clone()));
+        install_globals(&options, &mut ctx)?;
+        let options = Rc::new(options);
+        Ok((
+            Host {
+                event_loop,
+                options,
+            },
+            ctx,
+        ))
     }
 
     /// The host of a context built by [`Host::new`], if `ctx` is one.
     pub fn from_context(ctx: &Context) -> Option<Host> {
-        ctx.downcast_job_executor::<EventLoop>()
-            .map(|event_loop| Host { event_loop })
+        let event_loop = ctx.downcast_job_executor::<EventLoop>()?;
+        let options = ctx
+            .get_data::<Rc<HostOptions>>()
+            .cloned()
+            .unwrap_or_default();
+        Some(Host {
+            event_loop,
+            options,
+        })
+    }
+
+    /// A second realm in this context's agent, with the same globals as the first (the
+    /// streams, DOM and HTML interfaces, the host globals, a window if the host makes windows).
+    /// Returns it and its global object. Objects of one realm can be handed to the other
+    /// directly, and a stream can be transferred into it (`otherGlobal.structuredClone(rs,
+    /// { transfer: [rs] })`, or a `MessagePort` whose other end is in it).
+    ///
+    /// ```
+    /// use boa_streams::host::{Host, HostOptions};
+    /// use boa_engine::{js_string, Source};
+    ///
+    /// let (host, mut ctx) = Host::new(HostOptions::default()).unwrap();
+    /// let (_realm, global) = host.create_realm(&mut ctx).unwrap();
+    /// ctx.global_object().set(js_string!("other"), global, true, &mut ctx).unwrap();
+    /// let same = host
+    ///     .eval_script(&mut ctx, "realms.js", "other.ReadableStream === ReadableStream")
+    ///     .unwrap();
+    /// assert_eq!(same.as_boolean(), Some(false));
+    /// ```
+    pub fn create_realm(
+        &self,
+        ctx: &mut Context,
+    ) -> JsResult<(boa_engine::realm::Realm, boa_engine::JsObject)> {
+        let realm = ctx.create_realm()?;
+        let previous = ctx.enter_realm(realm.clone());
+        let result = install_globals(&self.options, ctx).map(|()| ctx.global_object());
+        ctx.enter_realm(previous);
+        Ok((realm, result?))
     }
 
     /// Evaluates a classic script, then performs a microtask checkpoint (also when the script
@@ -133,15 +193,40 @@ impl Host {
         self.event_loop.run(ctx, deadline, done)
     }
 
+    /// Closes this agent, as a worker's `close()` does: the event loop stops after the current
+    /// task and does not run again. (The agent's ports are disentangled when its context is
+    /// dropped.)
+    pub fn close(&self) {
+        self.event_loop.close();
+    }
+
     /// Whether a microtask, task, live timer or async job is queued.
     pub fn has_pending_work(&self) -> bool {
         self.event_loop.has_pending_work()
+    }
+
+    /// How many `MessagePort`s this agent holds because they are entangled (or still have
+    /// messages to dispatch): a debug count for leak tests. Each transferred stream holds one
+    /// until it closes, errors or is canceled.
+    pub fn entangled_ports(&self, ctx: &Context) -> usize {
+        crate::html::held_ports(ctx)
     }
 
     /// Takes the reports gathered so far.
     pub fn take_reports(&self) -> Vec<HostReport> {
         self.event_loop.take_reports()
     }
+}
+
+/// Installs the globals of a host realm in the current realm.
+fn install_globals(options: &HostOptions, ctx: &mut Context) -> JsResult<()> {
+    globals::register_runtime(options.console_to_stderr, ctx)?;
+    crate::register(ctx)?;
+    globals::register_host_globals(options.fetch_root.clone(), ctx)?;
+    if options.window {
+        crate::html::window::install_window(globals::FETCH_ORIGIN, ctx)?;
+    }
+    Ok(())
 }
 
 /// The message of an uncaught exception, as the host reports it: `ToString(thrown value)`

@@ -82,6 +82,8 @@ pub(crate) enum PullAlgorithm {
     Transform(Object<TransformStream>),
     /// A Rust source's pull (`boa_streams::rust::Source`).
     Rust(#[unsafe_ignore_trace] crate::rust::RustSource),
+    /// SetUpCrossRealmTransformReadable's pullAlgorithm, with the port.
+    CrossRealm(Object),
 }
 }
 
@@ -106,6 +108,8 @@ pub(crate) enum CancelAlgorithm {
     Transform(Object<TransformStream>),
     /// A Rust source's cancel (`boa_streams::rust::Source`).
     Rust(#[unsafe_ignore_trace] crate::rust::RustSource),
+    /// SetUpCrossRealmTransformReadable's cancelAlgorithm, with the port.
+    CrossRealm(Object),
 }
 }
 
@@ -126,6 +130,9 @@ impl PullAlgorithm {
                 )
             }
             PullAlgorithm::Rust(source) => crate::rust::perform_pull(&source, controller, ctx),
+            PullAlgorithm::CrossRealm(port) => {
+                crate::html::cross_realm::cross_realm_pull(&port, ctx)
+            }
         }
     }
 }
@@ -149,6 +156,9 @@ impl CancelAlgorithm {
                 )
             }
             CancelAlgorithm::Rust(source) => crate::rust::perform_cancel(&source, reason, ctx),
+            CancelAlgorithm::CrossRealm(port) => {
+                crate::html::cross_realm::cross_realm_cancel(&port, reason, ctx)
+            }
         }
     }
 }

@@ -36,6 +36,7 @@ pub(crate) mod generic_reader;
 pub(crate) mod pipe;
 pub(crate) mod stream;
 pub(crate) mod tee;
+pub(crate) mod transfer;
 
 use crate::engine::{traced_without_drop, webidl};
 use crate::engine::{Class, Cx, JsPromise, JsResult, Object, Trace, Value};

@@ -42,8 +42,7 @@ pub(crate) struct ReadableStream {
     /// <https://streams.spec.whatwg.org/#readablestream-controller>
     controller: GcRefCell<Option<ControllerRef>>,
     /// <https://streams.spec.whatwg.org/#readablestream-detached>
-    #[allow(dead_code)] // read by transfer (postMessage), which this host does not have
-    detached: Cell<bool>,
+    pub(crate) detached: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestream-disturbed>
     disturbed: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestream-reader>
@@ -89,7 +88,6 @@ pub(crate) trait StreamSlots {
     /// Sets [[disturbed]].
     fn set_disturbed(&self, disturbed: bool);
     /// [[Detached]].
-    #[allow(dead_code)] // read by transfer
     fn detached(&self) -> bool;
 }
 

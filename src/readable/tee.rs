@@ -168,10 +168,35 @@ pub(crate) fn chunk_steps(state: Gc<TeeState>, chunk: Value, ctx: &mut Cx) -> Js
         state.read_again.set(false);
         // 1.2. Let chunk1 and chunk2 be chunk.
         let chunk1 = chunk.clone();
-        let chunk2 = chunk;
-        // 1.3. If canceled2 is false and cloneForBranch2 is true, clone chunk2 (StructuredClone).
-        // This standard always passes false; no caller in this crate passes true.
-        debug_assert!(!state.clone_for_branch2);
+        let mut chunk2 = chunk;
+        // 1.3. If canceled2 is false and cloneForBranch2 is true, (other specifications pass
+        //      true; ReadableStream.prototype.tee() passes false)
+        if !state.canceled2.get() && state.clone_for_branch2 {
+            // 1.3.1. Let cloneResult be StructuredClone(chunk2).
+            match crate::html::serialize::structured_clone(&chunk2, ctx) {
+                Ok(clone) => {
+                    // 1.3.3. Otherwise, set chunk2 to cloneResult.[[Value]].
+                    chunk2 = clone;
+                }
+                // 1.3.2. If cloneResult is an abrupt completion,
+                Err(error) => {
+                    let e = engine::thrown_value(error, ctx)?;
+                    // 1.3.2.1-2. Perform ! ReadableStreamDefaultControllerError(
+                    //            branchN.[[controller]], cloneResult.[[Value]]).
+                    for branch in [Branch::One, Branch::Two] {
+                        if let Some(c) = state.branch_controller(branch) {
+                            readable_stream_default_controller_error(&c, e.clone(), ctx)?;
+                        }
+                    }
+                    // 1.3.2.3. Resolve cancelPromise with ! ReadableStreamCancel(stream,
+                    //          cloneResult.[[Value]]).
+                    let cancel_result = readable_stream_cancel(&state.stream, e, ctx)?;
+                    state.cancel_promise.resolve(cancel_result.into(), ctx)?;
+                    // 1.3.2.4. Return.
+                    return Ok(());
+                }
+            }
+        }
         // 1.4. If canceled1 is false, perform ! ReadableStreamDefaultControllerEnqueue(
         //      branch1.[[controller]], chunk1).
         if !state.canceled1.get() {
@@ -275,4 +300,69 @@ pub(crate) fn cancel_algorithm(
     }
     // 4. Return cancelPromise.
     Ok(state.cancel_promise.promise().clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{js_string, Cx, Source, Value};
+
+    use super::readable_stream_default_tee;
+    use crate::readable::ReadableStream;
+
+    /// cloneForBranch2 (used by other specifications, e.g. Fetch's body tee): branch2 gets a
+    /// structured clone of each chunk, and a chunk that cannot be cloned errors both branches
+    /// and cancels the source with the DataCloneError.
+    #[test]
+    fn clone_for_branch2_clones_and_errors_on_uncloneable_chunks() {
+        let mut ctx = Cx::default();
+        crate::register(&mut ctx).expect("register");
+        ctx.eval(Source::from_bytes(
+            "var chunk = { a: [1, 2] };
+             var canceledWith;
+             var rs = new ReadableStream({
+               start(c) { c.enqueue(chunk); c.enqueue(() => 1); },
+               cancel(r) { canceledWith = r; },
+             });",
+        ))
+        .expect("script");
+        let stream = ctx
+            .global_object()
+            .get(js_string!("rs"), &mut ctx)
+            .expect("rs")
+            .as_object()
+            .and_then(|o| o.downcast::<ReadableStream>().ok())
+            .expect("a ReadableStream");
+        let (b1, b2) = readable_stream_default_tee(&stream, true, &mut ctx).expect("tee");
+        let global = ctx.global_object();
+        global
+            .set(js_string!("b1"), Value::from(b1.upcast()), true, &mut ctx)
+            .expect("set");
+        global
+            .set(js_string!("b2"), Value::from(b2.upcast()), true, &mut ctx)
+            .expect("set");
+        ctx.eval(Source::from_bytes(
+            "var out = {};
+             (async () => {
+               const r1 = b1.getReader(), r2 = b2.getReader();
+               const [x1, x2] = await Promise.all([r1.read(), r2.read()]);
+               out.same1 = x1.value === chunk;
+               out.clone2 = x2.value !== chunk && x2.value.a[1] === 2;
+               await Promise.all([r1.read(), r2.read()]).catch(e => { out.error = e.name; });
+               out.canceled = canceledWith && canceledWith.name;
+             })();",
+        ))
+        .expect("script");
+        ctx.run_jobs().expect("jobs");
+        let out = ctx
+            .eval(Source::from_bytes(
+                "JSON.stringify([out.same1, out.clone2, out.error, out.canceled])",
+            ))
+            .expect("out");
+        assert_eq!(
+            out.as_string()
+                .map(|s| s.to_std_string_escaped())
+                .as_deref(),
+            Some(r#"[true,true,"DataCloneError","DataCloneError"]"#)
+        );
+    }
 }

@@ -15,6 +15,7 @@
 pub(crate) mod default_controller;
 pub(crate) mod other_specs;
 pub(crate) mod stream;
+pub(crate) mod transfer;
 
 use crate::engine::{Cx, JsResult};
 

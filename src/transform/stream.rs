@@ -49,8 +49,7 @@ pub(crate) struct TransformStream {
     /// <https://streams.spec.whatwg.org/#transformstream-controller>
     controller: GcRefCell<Option<Object<TransformStreamDefaultController>>>,
     /// <https://streams.spec.whatwg.org/#transformstream-detached>
-    #[allow(dead_code)] // read by transfer (postMessage), which this host does not have
-    detached: Cell<bool>,
+    pub(crate) detached: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#transformstream-readable>
     readable: GcRefCell<Option<Object<ReadableStream>>>,
     /// <https://streams.spec.whatwg.org/#transformstream-writable>
@@ -78,6 +77,18 @@ pub(crate) fn readable(stream: &Stream) -> Option<Object<ReadableStream>> {
 /// stream.[[writable]].
 pub(crate) fn writable(stream: &Stream) -> Option<Object<WritableStream>> {
     stream.borrow().data().writable.borrow().clone()
+}
+
+/// Sets stream.[[readable]] and stream.[[writable]] (the TransformStream transfer-receiving
+/// steps; InitializeTransformStream sets them otherwise).
+pub(crate) fn set_sides(
+    stream: &Stream,
+    readable: Object<ReadableStream>,
+    writable: Object<WritableStream>,
+) {
+    let data = stream.borrow();
+    *data.data().readable.borrow_mut() = Some(readable);
+    *data.data().writable.borrow_mut() = Some(writable);
 }
 
 /// stream.[[controller]].

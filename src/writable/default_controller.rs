@@ -6,7 +6,7 @@
 use std::cell::Cell;
 
 use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsResult, Object, Trace, Value,
+    Class, ClassBuilder, Cx, Finalize, Gc, GcRefCell, JsData, JsResult, Object, Trace, Value,
 };
 
 use super::{
@@ -110,6 +110,8 @@ pub(crate) enum WriteAlgorithm {
     Transform(Object<TransformStream>),
     /// A Rust sink's write (`boa_streams::rust::Sink`).
     Rust(#[unsafe_ignore_trace] crate::rust::RustSink),
+    /// SetUpCrossRealmTransformWritable's writeAlgorithm.
+    CrossRealm(Gc<crate::html::cross_realm::CrossRealmSink>),
 }
 
 /// A controller's [[closeAlgorithm]].
@@ -123,6 +125,8 @@ pub(crate) enum CloseAlgorithm {
     Transform(Object<TransformStream>),
     /// A Rust sink's close (`boa_streams::rust::Sink`).
     Rust(#[unsafe_ignore_trace] crate::rust::RustSink),
+    /// SetUpCrossRealmTransformWritable's closeAlgorithm.
+    CrossRealm(Gc<crate::html::cross_realm::CrossRealmSink>),
 }
 
 /// A controller's [[abortAlgorithm]].
@@ -136,6 +140,8 @@ pub(crate) enum AbortAlgorithm {
     Transform(Object<TransformStream>),
     /// A Rust sink's abort (`boa_streams::rust::Sink`).
     Rust(#[unsafe_ignore_trace] crate::rust::RustSink),
+    /// SetUpCrossRealmTransformWritable's abortAlgorithm.
+    CrossRealm(Gc<crate::html::cross_realm::CrossRealmSink>),
 }
 
 impl StartAlgorithm {
@@ -171,6 +177,9 @@ impl WriteAlgorithm {
                 )
             }
             WriteAlgorithm::Rust(sink) => crate::rust::perform_write(sink, chunk, controller, ctx),
+            WriteAlgorithm::CrossRealm(sink) => {
+                crate::html::cross_realm::cross_realm_write(sink, chunk, ctx)
+            }
         }
     }
 }
@@ -189,6 +198,9 @@ impl CloseAlgorithm {
                 )
             }
             CloseAlgorithm::Rust(sink) => crate::rust::perform_close(sink, ctx),
+            CloseAlgorithm::CrossRealm(sink) => {
+                crate::html::cross_realm::cross_realm_close(sink, ctx)
+            }
         }
     }
 }
@@ -207,6 +219,9 @@ impl AbortAlgorithm {
                 )
             }
             AbortAlgorithm::Rust(sink) => crate::rust::perform_abort(sink, reason, ctx),
+            AbortAlgorithm::CrossRealm(sink) => {
+                crate::html::cross_realm::cross_realm_abort(sink, reason, ctx)
+            }
         }
     }
 }

@@ -29,6 +29,7 @@
 pub(crate) mod default_controller;
 pub(crate) mod default_writer;
 pub(crate) mod stream;
+pub(crate) mod transfer;
 
 use crate::engine::{Cx, Finalize, JsResult, Object, Trace, Value};
 

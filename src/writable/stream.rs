@@ -53,6 +53,8 @@ pub(crate) struct WritableStream {
     pub(crate) close_request: GcRefCell<Option<PromiseCapability>>,
     /// <https://streams.spec.whatwg.org/#writablestream-controller>
     pub(crate) controller: GcRefCell<Option<Controller>>,
+    /// <https://streams.spec.whatwg.org/#writablestream-detached>
+    pub(crate) detached: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#writablestream-inflightwriterequest>
     pub(crate) in_flight_write_request: GcRefCell<Option<WriteRequest>>,
     /// <https://streams.spec.whatwg.org/#writablestream-inflightcloserequest>
@@ -84,7 +86,7 @@ struct ConstructorArguments {
 impl WritableStream {
     /// <https://streams.spec.whatwg.org/#initialize-writable-stream>: a stream's slots, as
     /// InitializeWritableStream leaves them.
-    fn initialize_writable_stream() -> Self {
+    pub(crate) fn initialize_writable_stream() -> Self {
         // 1. Set stream.[[state]] to "writable".
         // 2. Set stream.[[storedError]], stream.[[writer]], stream.[[controller]],
         //    stream.[[inFlightWriteRequest]], stream.[[closeRequest]],
@@ -95,6 +97,7 @@ impl WritableStream {
             backpressure: Cell::new(false),
             close_request: GcRefCell::new(None),
             controller: GcRefCell::new(None),
+            detached: Cell::new(false),
             in_flight_write_request: GcRefCell::new(None),
             in_flight_close_request: GcRefCell::new(None),
             pending_abort_request: GcRefCell::new(None),

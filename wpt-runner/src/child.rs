@@ -21,6 +21,14 @@
 //!
 //! A script that throws while loading is reported as `LOADERROR`, and `done()` is called as
 //! testharness's own error handler would in a browser (a shell global has no `error` event).
+//!
+//! A `.window.js` file runs with a window-like global (the host's `window` option: `window ===
+//! self`, `postMessage(message, targetOrigin, transfer)` posting a `MessageEvent` to the window
+//! itself as a task) and, after testharness.js (so testharness still picks its shell
+//! environment), a `document` stand-in: `document.createElement('iframe')` makes an iframe
+//! whose `contentWindow`, once `document.body.appendChild` inserted it, is the global of a new
+//! realm of the same agent (with all the same globals), and whose `remove()` takes it out of
+//! the document again (the realm's objects keep working).
 
 use std::{
     cell::RefCell,
@@ -54,6 +62,48 @@ add_completion_callback(function (tests, harness_status) {
   __wpt_report(tests, harness_status);
 });
 ";
+
+/// Evaluated after the reporter in `.window.js` files: the `document` stand-in.
+const WINDOW_PRELUDE: &str = r"
+(() => {
+  const newWindow = __wpt_new_window;
+  delete globalThis.__wpt_new_window;
+  const windows = new WeakMap();
+  class HTMLIFrameElement {
+    constructor() { this.src = ''; this.style = {}; this.onload = null; }
+    get contentWindow() { return windows.get(this) ?? null; }
+    remove() { windows.delete(this); }
+  }
+  const body = {
+    appendChild(node) {
+      if (node instanceof HTMLIFrameElement && !windows.has(node)) {
+        windows.set(node, newWindow());
+        // The about:blank document loads in a later task.
+        setTimeout(() => { if (typeof node.onload === 'function') node.onload(); }, 0);
+      }
+      return node;
+    },
+  };
+  globalThis.document = {
+    body,
+    createElement(name) {
+      if (String(name).toLowerCase() === 'iframe') return new HTMLIFrameElement();
+      throw new DOMException(`the document stand-in makes only iframes, not <${name}>`, 'NotSupportedError');
+    },
+  };
+})();
+";
+
+/// `__wpt_new_window()`: the global of a new realm in this agent.
+fn wpt_new_window(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let Some(host) = Host::from_context(ctx) else {
+        return Err(boa_engine::JsNativeError::typ()
+            .with_message("no host")
+            .into());
+    };
+    let (_, global) = host.create_realm(ctx)?;
+    Ok(global.into())
+}
 
 /// One subtest as reported by testharness.
 #[derive(Debug, Clone)]
@@ -214,9 +264,11 @@ pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
         }
     };
     let meta = parse_meta(&source);
+    let window = crate::meta::is_window_test(&file.to_string_lossy());
     let options = HostOptions {
         fetch_root: Some(root.to_path_buf()),
         console_to_stderr: true,
+        window,
     };
     let (host, mut ctx) = match Host::new(options) {
         Ok(x) => x,
@@ -232,6 +284,7 @@ pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
             wpt_result as fn(&JsValue, &[JsValue], &mut Context) -> JsResult<JsValue>,
         ),
         ("__wpt_report", wpt_report),
+        ("__wpt_new_window", wpt_new_window),
     ] {
         if let Err(e) = ctx.register_global_builtin_callable(
             js_string!(name),
@@ -257,6 +310,16 @@ pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
     if essential_error.is_none() {
         if let Err(m) = evaluate(&mut ctx, None, REPORTER) {
             essential_error = Some(format!("the reporter script threw: {m}"));
+        }
+    }
+    if essential_error.is_none() {
+        let prelude = if window {
+            WINDOW_PRELUDE
+        } else {
+            "delete globalThis.__wpt_new_window;"
+        };
+        if let Err(m) = evaluate(&mut ctx, None, prelude) {
+            essential_error = Some(format!("the window stand-in threw: {m}"));
         }
     }
     if let Some(message) = essential_error {

@@ -71,6 +71,40 @@ pub fn skip_reason(meta: &Meta) -> Option<String> {
     ))
 }
 
+/// Whether a test file is a `.window.js` file: run with a window-like global (`window`,
+/// `postMessage`, and a `document` stand-in whose iframes are bare realms).
+pub fn is_window_test(path: &str) -> bool {
+    path.ends_with(".window.js")
+}
+
+/// What the window stand-in cannot provide, by the API a `.window.js` file uses, and why.
+const WINDOW_GAPS: &[(&str, &str)] = &[
+    (
+        "fetch_tests_from_window",
+        "needs a cross-origin iframe that runs its own test page (fetch_tests_from_window, get-host-info's HTTPS_NOTSAMESITE_ORIGIN) and a WebAssembly.Module chunk: the host has one origin and no documents, and Boa 0.22 has no WebAssembly",
+    ),
+    (
+        "createNodeIterator",
+        "needs document.createNodeIterator (a DOM NodeIterator over a node tree) to run a microtask checkpoint from inside a callback; the document stand-in has no node tree",
+    ),
+    (
+        "srcdoc",
+        "needs iframes that load srcdoc documents and run their scripts (each realm evaluates posted code from its own onmessage); the iframe stand-in is a bare realm with no document",
+    ),
+    (
+        "idl_test_shadowrealm",
+        "needs ShadowRealm (idlharness-shadowrealm.js evaluates the IDL tests inside one), which Boa 0.22 does not implement",
+    ),
+];
+
+/// Why a `.window.js` file cannot run with the window stand-in, if it cannot.
+pub fn window_skip_reason(source: &str) -> Option<String> {
+    WINDOW_GAPS
+        .iter()
+        .find(|(api, _)| source.contains(api))
+        .map(|(_, reason)| (*reason).to_string())
+}
+
 /// Resolves a `script=` value: root-absolute (`/resources/x.js`) against the WPT root,
 /// otherwise against the test file's folder.
 pub fn resolve_script(root: &Path, test_file: &Path, script: &str) -> PathBuf {
@@ -123,7 +157,8 @@ pub fn under_prefix(path: &str, prefix: &str) -> bool {
 }
 
 /// Lists the test files for the given root-relative prefixes: a file prefix is taken as is, a
-/// folder prefix contributes every `*.any.js` below it. Sorted, without duplicates.
+/// folder prefix contributes every `*.any.js` and `*.window.js` below it. Sorted, without
+/// duplicates.
 pub fn discover(root: &Path, prefixes: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     for prefix in prefixes {
@@ -150,7 +185,9 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
         };
         if kind.is_dir() {
             walk(root, &path, out);
-        } else if path.to_string_lossy().ends_with(".any.js") {
+        } else if path.to_string_lossy().ends_with(".any.js")
+            || is_window_test(&path.to_string_lossy())
+        {
             out.push(rel_string(root, &path));
         }
     }
@@ -187,6 +224,14 @@ mod tests {
         assert_eq!(skip_reason(&with("shadowrealm-in-window")), None);
         assert!(skip_reason(&with("sharedworker")).is_some());
         assert!(skip_reason(&with("serviceworker,!window")).is_some());
+    }
+
+    #[test]
+    fn window_files() {
+        assert!(is_window_test("streams/transferable/a.window.js"));
+        assert!(!is_window_test("streams/a.any.js"));
+        assert!(window_skip_reason("postMessage(x, '*', [x]);").is_none());
+        assert!(window_skip_reason("iframe.srcdoc = '<p>';").is_some());
     }
 
     #[test]

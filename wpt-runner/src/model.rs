@@ -143,9 +143,13 @@ impl FileResult {
 
     /// The wpt.fyi test URL.
     pub fn url(&self) -> String {
-        let path = match self.path.strip_suffix(".any.js") {
-            Some(stem) => format!("{stem}.any.html"),
-            None => self.path.clone(),
+        let path = match (
+            self.path.strip_suffix(".any.js"),
+            self.path.strip_suffix(".window.js"),
+        ) {
+            (Some(stem), _) => format!("{stem}.any.html"),
+            (_, Some(stem)) => format!("{stem}.window.html"),
+            _ => self.path.clone(),
         };
         format!("/{path}")
     }

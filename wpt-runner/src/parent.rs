@@ -15,7 +15,7 @@ use std::{
 
 use crate::child::{LONG_TIMEOUT, NORMAL_TIMEOUT, PREFIX};
 use crate::escape::{proto_unescape, proto_unopt};
-use crate::meta::{parse_meta, skip_reason};
+use crate::meta::{is_window_test, parse_meta, skip_reason, window_skip_reason};
 use crate::model::{FileResult, FileStatus, SubStatus, Subtest};
 
 /// Seconds after the child's own limit before the parent kills it (times the multiplier).
@@ -93,7 +93,13 @@ fn run_file(config: &RunConfig, rel: &str) -> FileResult {
         }
     };
     let meta = parse_meta(&source);
-    if let Some(reason) = skip_reason(&meta) {
+    // A `.window.js` file runs in a window whatever its META global says.
+    let skip = if is_window_test(&path.to_string_lossy()) {
+        window_skip_reason(&source)
+    } else {
+        skip_reason(&meta)
+    };
+    if let Some(reason) = skip {
         result.status = FileStatus::Skip;
         result.message = Some(reason);
         result.complete = true;

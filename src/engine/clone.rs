@@ -1,0 +1,476 @@
+//! What HTML's structured serialization needs from the engine: which internal slots an object
+//! has (read without running script), and the objects structured deserialization creates in the
+//! current realm. The algorithm itself is in `crate::html::serialize`.
+//!
+//! <https://html.spec.whatwg.org/multipage/structured-data.html#structuredserializeinternal>
+
+use boa_engine::{
+    builtins::{
+        array_buffer::ArrayBuffer, dataview::DataView, error::Error, object::OrdinaryObject,
+        typed_array::TypedArray,
+    },
+    object::builtins::{
+        AlignedVec, JsArray, JsArrayBuffer, JsDataView, JsDate, JsMap, JsRegExp, JsSet,
+        JsSharedArrayBuffer, JsTypedArray,
+    },
+    property::PropertyKey,
+    Context, JsBigInt, JsObject, JsResult, JsString, JsValue, JsVariant,
+};
+
+use super::ViewKind;
+
+/// A primitive value, as structured serialization sees it.
+#[derive(Debug, Clone)]
+pub enum Primitive {
+    /// `undefined`.
+    Undefined,
+    /// `null`.
+    Null,
+    /// A Boolean.
+    Boolean(bool),
+    /// A Number.
+    Number(f64),
+    /// A BigInt, in decimal.
+    BigInt(String),
+    /// A String.
+    String(JsString),
+    /// A Symbol (never serializable).
+    Symbol,
+}
+
+/// The primitive `value` is, or `None` for an object.
+pub fn primitive(value: &JsValue) -> Option<Primitive> {
+    Some(match value.variant() {
+        JsVariant::Undefined => Primitive::Undefined,
+        JsVariant::Null => Primitive::Null,
+        JsVariant::Boolean(b) => Primitive::Boolean(b),
+        JsVariant::Integer32(i) => Primitive::Number(f64::from(i)),
+        JsVariant::Float64(f) => Primitive::Number(f),
+        JsVariant::BigInt(b) => Primitive::BigInt(b.to_string_radix(10)),
+        JsVariant::String(s) => Primitive::String(s.clone()),
+        JsVariant::Symbol(_) => Primitive::Symbol,
+        JsVariant::Object(_) => return None,
+    })
+}
+
+/// The value of a primitive (a BigInt that does not parse is 0n; the serializer wrote it).
+pub fn primitive_value(primitive: &Primitive) -> JsValue {
+    match primitive {
+        Primitive::Undefined | Primitive::Symbol => JsValue::undefined(),
+        Primitive::Null => JsValue::null(),
+        Primitive::Boolean(b) => JsValue::from(*b),
+        Primitive::Number(n) => JsValue::from(*n),
+        Primitive::BigInt(digits) => {
+            JsValue::from(JsBigInt::from_string(digits).unwrap_or_else(JsBigInt::zero))
+        }
+        Primitive::String(s) => JsValue::from(s.clone()),
+    }
+}
+
+/// The `[[ViewedArrayBuffer]]` of a view.
+#[derive(Debug, Clone)]
+pub enum ViewedBuffer {
+    /// An `ArrayBuffer`.
+    Buffer(JsArrayBuffer),
+    /// A `SharedArrayBuffer`.
+    Shared,
+}
+
+/// Which of the internal slots HTML's StructuredSerializeInternal dispatches on an object has.
+#[derive(Debug, Clone)]
+pub enum ObjectKind {
+    /// `[[BooleanData]]`.
+    Boolean(bool),
+    /// `[[NumberData]]`.
+    Number(f64),
+    /// `[[BigIntData]]`, in decimal.
+    BigInt(String),
+    /// `[[StringData]]`.
+    String(JsString),
+    /// `[[SymbolData]]` (not serializable).
+    Symbol,
+    /// `[[DateValue]]`.
+    Date(f64),
+    /// `[[RegExpMatcher]]`: the source (as the `source` getter gives it, so that
+    /// `new RegExp(source, flags)` rebuilds it) and the flags, read from the slots.
+    RegExp {
+        /// The pattern.
+        source: JsString,
+        /// The flags, in canonical order.
+        flags: String,
+    },
+    /// `[[ArrayBufferData]]` of an `ArrayBuffer`.
+    ArrayBuffer(JsArrayBuffer),
+    /// `[[ArrayBufferData]]` of a `SharedArrayBuffer`.
+    SharedArrayBuffer,
+    /// `[[ViewedArrayBuffer]]`: a typed array or `DataView`.
+    View {
+        /// `[[TypedArrayName]]`, or `DataView`.
+        kind: ViewKind,
+        /// `[[ViewedArrayBuffer]]`.
+        buffer: ViewedBuffer,
+        /// `[[ByteOffset]]`.
+        byte_offset: u64,
+        /// `[[ArrayLength]]` (the byte length for a `DataView`).
+        array_length: u64,
+    },
+    /// `[[MapData]]`.
+    Map,
+    /// `[[SetData]]`.
+    Set,
+    /// `[[ErrorData]]`.
+    Error,
+    /// An Array exotic object.
+    Array,
+    /// Callable.
+    Callable,
+    /// An ordinary object with no internal slot beyond [[Prototype]] and [[Extensible]].
+    Ordinary,
+    /// Anything else: exotic objects (proxies), objects with other internal slots (promises,
+    /// weak maps, ...), and platform objects.
+    Other,
+}
+
+fn regexp_flags(regexp: &JsRegExp, ctx: &mut Context) -> JsResult<String> {
+    // The individual flag getters read [[OriginalFlags]]; the `flags` getter would read
+    // properties (observable).
+    type FlagGetter = fn(&JsRegExp, &mut Context) -> JsResult<bool>;
+    let mut flags = String::new();
+    let checks: [(char, FlagGetter); 7] = [
+        ('d', JsRegExp::has_indices),
+        ('g', JsRegExp::global),
+        ('i', JsRegExp::ignore_case),
+        ('m', JsRegExp::multiline),
+        ('s', JsRegExp::dot_all),
+        ('u', JsRegExp::unicode),
+        ('y', JsRegExp::sticky),
+    ];
+    for (flag, check) in checks {
+        if check(regexp, ctx)? {
+            flags.push(flag);
+        }
+    }
+    Ok(flags)
+}
+
+/// Classifies `object` by its internal slots. Runs no script (slot reads only).
+pub fn object_kind(object: &JsObject, ctx: &mut Context) -> JsResult<ObjectKind> {
+    if let Some(b) = object.downcast_ref::<bool>() {
+        return Ok(ObjectKind::Boolean(*b));
+    }
+    if let Some(n) = object.downcast_ref::<f64>() {
+        return Ok(ObjectKind::Number(*n));
+    }
+    if let Some(b) = object.downcast_ref::<JsBigInt>() {
+        return Ok(ObjectKind::BigInt(b.to_string_radix(10)));
+    }
+    if let Some(s) = object.downcast_ref::<JsString>() {
+        return Ok(ObjectKind::String(s.clone()));
+    }
+    if object.is::<boa_engine::JsSymbol>() {
+        return Ok(ObjectKind::Symbol);
+    }
+    if let Ok(date) = JsDate::from_object(object.clone()) {
+        let time = date.get_time(ctx)?.as_number().unwrap_or(f64::NAN);
+        return Ok(ObjectKind::Date(time));
+    }
+    if let Ok(regexp) = JsRegExp::from_object(object.clone()) {
+        let source = JsString::from(regexp.source(ctx)?.as_str());
+        let flags = regexp_flags(&regexp, ctx)?;
+        return Ok(ObjectKind::RegExp { source, flags });
+    }
+    if object.is::<ArrayBuffer>() {
+        return Ok(match JsArrayBuffer::from_object(object.clone()) {
+            Ok(buffer) => ObjectKind::ArrayBuffer(buffer),
+            Err(_) => ObjectKind::Other,
+        });
+    }
+    if JsSharedArrayBuffer::from_object(object.clone()).is_ok() {
+        return Ok(ObjectKind::SharedArrayBuffer);
+    }
+    if let Ok(typed) = JsTypedArray::from_object(object.clone()) {
+        let Some(kind) = typed.kind() else {
+            return Ok(ObjectKind::Other);
+        };
+        let buffer = typed.buffer(ctx)?;
+        let buffer = match buffer
+            .as_object()
+            .and_then(|b| JsArrayBuffer::from_object(b).ok())
+        {
+            Some(b) => ViewedBuffer::Buffer(b),
+            None => ViewedBuffer::Shared,
+        };
+        let buffer_length = match &buffer {
+            ViewedBuffer::Buffer(b) => b.byte_length(),
+            ViewedBuffer::Shared => 0,
+        };
+        let (byte_offset, array_length) = match object.downcast_ref::<TypedArray>() {
+            Some(t) => (t.byte_offset(), t.array_length(buffer_length)),
+            None => (0, 0),
+        };
+        return Ok(ObjectKind::View {
+            kind: ViewKind::Typed(kind),
+            buffer,
+            byte_offset,
+            array_length,
+        });
+    }
+    if object.is::<DataView>() {
+        let view = JsDataView::from_object(object.clone())?;
+        let buffer = match view
+            .buffer(ctx)?
+            .as_object()
+            .and_then(|b| JsArrayBuffer::from_object(b).ok())
+        {
+            Some(b) => ViewedBuffer::Buffer(b),
+            None => ViewedBuffer::Shared,
+        };
+        // The getters throw only for a detached or out-of-bounds view.
+        let byte_offset = view.byte_offset(ctx).unwrap_or(0);
+        let byte_length = view.byte_length(ctx).unwrap_or(0);
+        return Ok(ObjectKind::View {
+            kind: ViewKind::DataView,
+            buffer,
+            byte_offset,
+            array_length: byte_length,
+        });
+    }
+    if JsMap::from_object(object.clone()).is_ok() {
+        return Ok(ObjectKind::Map);
+    }
+    if JsSet::from_object(object.clone()).is_ok() {
+        return Ok(ObjectKind::Set);
+    }
+    if object.is::<Error>() {
+        return Ok(ObjectKind::Error);
+    }
+    if object.is_array() {
+        return Ok(ObjectKind::Array);
+    }
+    if object.is_callable() {
+        return Ok(ObjectKind::Callable);
+    }
+    if object.is::<OrdinaryObject>() {
+        return Ok(ObjectKind::Ordinary);
+    }
+    Ok(ObjectKind::Other)
+}
+
+/// A copy of `[[MapData]]`'s entries (no script runs).
+pub fn map_entries(object: &JsObject) -> JsResult<Vec<(JsValue, JsValue)>> {
+    let mut entries = Vec::new();
+    if let Ok(map) = JsMap::from_object(object.clone()) {
+        map.for_each_native(|k, v| {
+            entries.push((k, v));
+            Ok(())
+        })?;
+    }
+    Ok(entries)
+}
+
+/// A copy of `[[SetData]]`'s entries (no script runs).
+pub fn set_entries(object: &JsObject) -> JsResult<Vec<JsValue>> {
+    let mut entries = Vec::new();
+    if let Ok(set) = JsSet::from_object(object.clone()) {
+        set.for_each_native(|v| {
+            entries.push(v);
+            Ok(())
+        })?;
+    }
+    Ok(entries)
+}
+
+/// `! EnumerableOwnProperties(object, key)` for an ordinary or Array object (their
+/// [[OwnPropertyKeys]] and [[GetOwnProperty]] run no script): the string keys, in order.
+pub fn enumerable_own_keys(object: &JsObject, ctx: &mut Context) -> JsResult<Vec<PropertyKey>> {
+    let keys = object.own_property_keys(ctx)?;
+    let borrowed = object.borrow();
+    let properties = borrowed.properties();
+    Ok(keys
+        .into_iter()
+        .filter(|key| !matches!(key, PropertyKey::Symbol(_)))
+        .filter(|key| {
+            properties
+                .get(key)
+                .is_some_and(|desc| desc.enumerable() == Some(true))
+        })
+        .collect())
+}
+
+/// `! OrdinaryGetOwnProperty(array, "length").[[Value]]`.
+pub fn array_length(object: &JsObject, ctx: &mut Context) -> JsResult<u32> {
+    match JsArray::from_object(object.clone()) {
+        Ok(array) => Ok(u32::try_from(array.length(ctx)?).unwrap_or(u32::MAX)),
+        Err(_) => Ok(0),
+    }
+}
+
+/// `! value.[[GetOwnProperty]]("message")`, if it is a data property: its value.
+pub fn own_data_property(object: &JsObject, key: &PropertyKey) -> Option<JsValue> {
+    let borrowed = object.borrow();
+    let desc = borrowed.properties().get(key)?;
+    if desc.is_data_descriptor() {
+        Some(desc.value().cloned().unwrap_or_default())
+    } else {
+        None
+    }
+}
+
+/// A property key from its string form (array indices become index keys).
+pub fn property_key(string: JsString) -> PropertyKey {
+    PropertyKey::from(string)
+}
+
+/// The string form of a property key.
+pub fn property_key_string(key: &PropertyKey) -> JsString {
+    match key {
+        PropertyKey::String(s) => s.clone(),
+        PropertyKey::Index(i) => JsString::from(i.get().to_string()),
+        PropertyKey::Symbol(_) => JsString::default(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deserialization: new objects in the current realm (intrinsic constructors only).
+// ---------------------------------------------------------------------------------------------
+
+/// A new Boolean, Number, BigInt or String object wrapping `value` (ToObject).
+pub fn new_primitive_wrapper(value: &Primitive, ctx: &mut Context) -> JsResult<JsObject> {
+    primitive_value(value).to_object(ctx)
+}
+
+/// A new `Date` with the given time value.
+pub fn new_date(time: f64, ctx: &mut Context) -> JsResult<JsObject> {
+    let date = JsDate::new(ctx);
+    date.set_time(time, ctx)?;
+    Ok(date.into())
+}
+
+/// A new `RegExp` from a source and flags that came from one.
+pub fn new_regexp(source: JsString, flags: &str, ctx: &mut Context) -> JsResult<JsObject> {
+    let regexp = JsRegExp::new(
+        JsValue::from(source),
+        JsValue::from(JsString::from(flags)),
+        ctx,
+    )?;
+    Ok(regexp.into())
+}
+
+/// A new `ArrayBuffer` whose data block is `bytes` (moved, not copied).
+pub fn new_array_buffer_from(bytes: ByteBlock, ctx: &mut Context) -> JsResult<JsObject> {
+    Ok(JsArrayBuffer::from_byte_block(bytes.0, ctx)?.into())
+}
+
+/// A new `Map`.
+pub fn new_map(ctx: &mut Context) -> JsObject {
+    JsMap::new(ctx).into()
+}
+
+/// Appends an entry to a new map's [[MapData]] (the intrinsic `set`, no lookup).
+pub fn map_append(map: &JsObject, key: JsValue, value: JsValue, ctx: &mut Context) -> JsResult<()> {
+    if let Ok(map) = JsMap::from_object(map.clone()) {
+        map.set(key, value, ctx)?;
+    }
+    Ok(())
+}
+
+/// A new `Set`.
+pub fn new_set(ctx: &mut Context) -> JsObject {
+    JsSet::new(ctx).into()
+}
+
+/// Appends a value to a new set's [[SetData]] (the intrinsic `add`, no lookup).
+pub fn set_append(set: &JsObject, value: JsValue, ctx: &mut Context) -> JsResult<()> {
+    if let Ok(set) = JsSet::from_object(set.clone()) {
+        set.add(value, ctx)?;
+    }
+    Ok(())
+}
+
+/// The error names HTML's serialization keeps (others become "Error").
+pub const ERROR_NAMES: [&str; 7] = [
+    "Error",
+    "EvalError",
+    "RangeError",
+    "ReferenceError",
+    "SyntaxError",
+    "TypeError",
+    "URIError",
+];
+
+/// A new error object of the named type (one of [`ERROR_NAMES`]), with an own `message` data
+/// property unless `message` is `None`.
+pub fn new_error(name: &str, message: Option<JsString>, ctx: &mut Context) -> JsResult<JsObject> {
+    let c = ctx.intrinsics().constructors();
+    let constructor = match name {
+        "EvalError" => c.eval_error(),
+        "RangeError" => c.range_error(),
+        "ReferenceError" => c.reference_error(),
+        "SyntaxError" => c.syntax_error(),
+        "TypeError" => c.type_error(),
+        "URIError" => c.uri_error(),
+        _ => c.error(),
+    }
+    .constructor();
+    let args: Vec<JsValue> = message.map(JsValue::from).into_iter().collect();
+    constructor.construct(&args, None, ctx)
+}
+
+/// `! ArrayCreate(length)`.
+pub fn new_array(length: u32, ctx: &mut Context) -> JsResult<JsObject> {
+    let array: JsObject = JsArray::new(ctx)?.into();
+    array.set(boa_engine::js_string!("length"), length, true, ctx)?;
+    Ok(array)
+}
+
+/// `! OrdinaryObjectCreate(%Object.prototype%)`.
+pub fn new_plain_object(ctx: &mut Context) -> JsObject {
+    JsObject::with_object_proto(ctx.intrinsics())
+}
+
+/// A data block: the bytes of an `ArrayBuffer`, owned (it can move to another thread).
+pub struct ByteBlock(AlignedVec<u8>);
+
+impl std::fmt::Debug for ByteBlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ByteBlock({} bytes)", self.0.len())
+    }
+}
+
+impl ByteBlock {
+    /// A copy of `bytes`.
+    pub fn copy_of(bytes: &[u8]) -> Self {
+        Self(AlignedVec::from_slice(0, bytes))
+    }
+}
+
+/// A copy of the bytes of a buffer that is not detached.
+pub fn copy_buffer_bytes(buffer: &JsArrayBuffer) -> Option<ByteBlock> {
+    buffer.data().map(|data| ByteBlock::copy_of(&data))
+}
+
+/// `? DetachArrayBuffer(buffer)`, returning its data block (no copy).
+pub fn detach_array_buffer(buffer: &JsArrayBuffer) -> JsResult<ByteBlock> {
+    Ok(ByteBlock(buffer.detach(&JsValue::undefined())?))
+}
+
+/// The `ArrayBuffer` an object is, if it is one.
+pub fn as_array_buffer(object: &JsObject) -> Option<JsArrayBuffer> {
+    if object.is::<ArrayBuffer>() {
+        JsArrayBuffer::from_object(object.clone()).ok()
+    } else {
+        None
+    }
+}
+
+/// Whether `object` is a `SharedArrayBuffer`.
+pub fn is_shared_array_buffer(object: &JsObject) -> bool {
+    JsSharedArrayBuffer::from_object(object.clone()).is_ok()
+}
+
+/// A new frozen Array of `values` (a WebIDL `FrozenArray<T>` value).
+pub fn frozen_array(values: Vec<JsValue>, ctx: &mut Context) -> JsResult<JsObject> {
+    let array: JsObject = JsArray::from_iter(values, ctx).into();
+    array.set_integrity_level(boa_engine::object::IntegrityLevel::Frozen, ctx)?;
+    Ok(array)
+}

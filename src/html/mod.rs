@@ -1,0 +1,296 @@
+//! The parts of the HTML Standard that transferable streams depend on: structured
+//! serialization with transfer (`structuredClone`), channel messaging (`MessageChannel`,
+//! `MessagePort`, `MessageEvent`), and a window's `postMessage`.
+//!
+//! - `serialize`: StructuredSerializeWithTransfer / StructuredDeserializeWithTransfer, into a
+//!   record that owns no JS value, so it can cross threads;
+//! - `port`: the thread-safe port message queues and entanglement, and each agent's inbox;
+//! - `message_port`: the `MessagePort` and `MessageChannel` interfaces, and the tasks that
+//!   dispatch messages;
+//! - `message_event`: `MessageEvent`;
+//! - `cross_realm`: the Streams Standard's cross-realm transforms (the transfer steps of the
+//!   stream interfaces are in `readable/transfer.rs`, `writable/transfer.rs` and
+//!   `transform/transfer.rs`);
+//! - `window`: the window-like global (`window`, `postMessage(message, targetOrigin,
+//!   transfer)`) that the WPT runner's `.window.js` files get.
+
+pub(crate) mod cross_realm;
+pub(crate) mod message_event;
+pub(crate) mod message_port;
+pub(crate) mod port;
+pub(crate) mod serialize;
+pub(crate) mod window;
+
+use std::sync::Arc;
+
+use crate::engine::webidl;
+use crate::engine::{
+    js_string, Cx, Finalize, JsData, JsError, JsResult, JsSymbol, Object, PropertyDescriptor,
+    StandardConstructor, Trace, Value,
+};
+
+pub(crate) use message_event::MessageEventSlots;
+pub(crate) use message_port::PortSlots;
+pub use port::{live_port_queues, Agent, PortCore};
+
+/// Installs `MessageChannel`, `MessagePort`, `MessageEvent` and `structuredClone` in the current
+/// realm (after `crate::dom::register`), and gives the context its agent state if it has none.
+pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
+    if !ctx.has_data::<message_port::AgentState>() {
+        ctx.insert_data(message_port::AgentState::new(Agent::new()));
+    }
+    let (event, event_target) = crate::dom::event_interfaces(ctx)?;
+    let message_event = message_event::build_interface(&event, ctx);
+    let message_port = message_port::build_port_interface(&event_target, ctx);
+    let message_channel = message_port::build_channel_interface(ctx);
+    for (name, class) in [
+        ("MessageChannel", &message_channel),
+        ("MessagePort", &message_port),
+        ("MessageEvent", &message_event),
+    ] {
+        webidl::define_global(name, class, ctx)?;
+    }
+    ctx.realm().host_defined_mut().insert(HtmlRealm {
+        message_channel,
+        message_port,
+        message_event,
+    });
+    // `structuredClone(value, options)`: a WebIDL operation of WindowOrWorkerGlobalScope
+    // (writable, enumerable, configurable), replacing any earlier one.
+    let function = webidl::function(ctx, "structuredClone", 1, structured_clone_operation);
+    ctx.global_object().define_property_or_throw(
+        js_string!("structuredClone"),
+        PropertyDescriptor::builder()
+            .value(function)
+            .writable(true)
+            .enumerable(true)
+            .configurable(true),
+        ctx,
+    )?;
+    Ok(())
+}
+
+/// The per-realm interface objects.
+#[derive(Trace, Finalize, JsData)]
+struct HtmlRealm {
+    message_channel: StandardConstructor,
+    message_port: StandardConstructor,
+    message_event: StandardConstructor,
+}
+
+#[derive(Clone, Copy)]
+enum Iface {
+    Channel,
+    Port,
+    Event,
+}
+
+fn with_realm<R>(ctx: &Cx, f: impl FnOnce(&HtmlRealm) -> R) -> JsResult<R> {
+    let host_defined = ctx.realm().host_defined();
+    match host_defined.get::<HtmlRealm>() {
+        Some(realm) => Ok(f(realm)),
+        None => Err(crate::engine::throw_type_error(
+            "MessageChannel and MessagePort are not registered in this realm",
+        )),
+    }
+}
+
+fn prototype(iface: Iface, ctx: &Cx) -> JsResult<Object> {
+    with_realm(ctx, |r| {
+        match iface {
+            Iface::Channel => &r.message_channel,
+            Iface::Port => &r.message_port,
+            Iface::Event => &r.message_event,
+        }
+        .prototype()
+    })
+}
+
+/// A "DataCloneError" `DOMException` in the current realm, as a thrown error.
+pub(crate) fn data_clone_error(ctx: &mut Cx, message: &str) -> JsResult<JsError> {
+    let exception = crate::dom::create_dom_exception(ctx, message, "DataCloneError")?;
+    Ok(JsError::from_opaque(exception.into()))
+}
+
+/// Converts `value` to a WebIDL `sequence<object>` by iterating it with `method`
+/// (<https://webidl.spec.whatwg.org/#create-sequence-from-iterable>).
+fn sequence_with_method(
+    object: &Object,
+    method: &Object,
+    what: &str,
+    ctx: &mut Cx,
+) -> JsResult<Vec<Object>> {
+    let iterator = crate::engine::call_object(method, &object.clone().into(), &[], ctx)?;
+    let Some(iterator) = iterator.as_object() else {
+        return Err(crate::engine::throw_type_error(format!(
+            "{what}: the iterator is not an object"
+        )));
+    };
+    let next = iterator.get(js_string!("next"), ctx)?;
+    let Some(next) = next.as_callable() else {
+        return Err(crate::engine::throw_type_error(format!(
+            "{what}: the iterator has no next()"
+        )));
+    };
+    let mut items = Vec::new();
+    loop {
+        let result = crate::engine::call_object(&next, &iterator.clone().into(), &[], ctx)?;
+        let Some(result) = result.as_object() else {
+            return Err(crate::engine::throw_type_error(format!(
+                "{what}: an iterator result is not an object"
+            )));
+        };
+        if result.get(js_string!("done"), ctx)?.to_boolean() {
+            return Ok(items);
+        }
+        let item = result.get(js_string!("value"), ctx)?;
+        match item.as_object() {
+            Some(item) => items.push(item),
+            None => {
+                return Err(crate::engine::throw_type_error(format!(
+                    "{what}: an element is not an object"
+                )))
+            }
+        }
+    }
+}
+
+/// `sequence<object>` conversion of `value`.
+pub(crate) fn sequence_of_objects(
+    value: &Value,
+    what: &str,
+    ctx: &mut Cx,
+) -> JsResult<Vec<Object>> {
+    let Some(object) = value.as_object() else {
+        return Err(crate::engine::throw_type_error(format!(
+            "{what} is not iterable"
+        )));
+    };
+    let method = object.get(JsSymbol::iterator(), ctx)?;
+    match method.as_callable() {
+        Some(method) => sequence_with_method(&object, &method, what, ctx),
+        None => Err(crate::engine::throw_type_error(format!(
+            "{what} is not iterable"
+        ))),
+    }
+}
+
+/// Overload resolution between `(any message, sequence<object> transfer)` and
+/// `(any message, optional Options options = {})` on the second argument: an object whose
+/// `@@iterator` is not undefined is the sequence (converted here); anything else is the
+/// dictionary (`None`).
+pub(crate) fn transfer_argument(value: &Value, ctx: &mut Cx) -> JsResult<Option<Vec<Object>>> {
+    let Some(object) = value.as_object() else {
+        return Ok(None);
+    };
+    // GetMethod(V, @@iterator).
+    let method = object.get(JsSymbol::iterator(), ctx)?;
+    if method.is_null_or_undefined() {
+        return Ok(None);
+    }
+    let Some(method) = method.as_callable() else {
+        return Err(crate::engine::throw_type_error(
+            "@@iterator is not callable",
+        ));
+    };
+    sequence_with_method(&object, &method, "The transfer list", ctx).map(Some)
+}
+
+/// The `transfer` member of a `StructuredSerializeOptions` dictionary (default: empty).
+pub(crate) fn structured_serialize_options(
+    value: &Value,
+    interface: &str,
+    ctx: &mut Cx,
+) -> JsResult<Vec<Object>> {
+    if value.is_null_or_undefined() {
+        return Ok(Vec::new());
+    }
+    let Some(dict) = value.as_object() else {
+        return Err(crate::engine::throw_type_error(format!(
+            "Failed to execute 'postMessage' on '{interface}': the options are not an object"
+        )));
+    };
+    let transfer = dict.get(js_string!("transfer"), ctx)?;
+    if transfer.is_undefined() {
+        return Ok(Vec::new());
+    }
+    sequence_of_objects(&transfer, "The transfer member", ctx)
+}
+
+/// <https://html.spec.whatwg.org/multipage/structured-data.html#dom-structuredclone>
+fn structured_clone_operation(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    webidl::require_args(args, 1, "Window", "structuredClone")?;
+    let transfer = structured_serialize_options(&webidl::arg(args, 1), "Window", ctx)?;
+    // 1. Let serialized be ? StructuredSerializeWithTransfer(value, options["transfer"]).
+    let serialized = serialize::structured_serialize_with_transfer(&args[0], &transfer, ctx)?;
+    // 2. Let deserializeRecord be ? StructuredDeserializeWithTransfer(serialized, this's
+    //    relevant realm).
+    let record = serialize::structured_deserialize_with_transfer(serialized, ctx)?;
+    // 3. Return deserializeRecord.[[Deserialized]].
+    Ok(record.value)
+}
+
+// ---------------------------------------------------------------------------------------------
+// For the host: agents, and ports that connect two agents.
+// ---------------------------------------------------------------------------------------------
+
+/// Gives a context (before [`register`] runs) the agent its host waits on.
+pub(crate) fn set_agent(ctx: &mut Cx, agent: Arc<Agent>) {
+    ctx.insert_data(message_port::AgentState::new(agent));
+}
+
+/// Two entangled port cores, not yet owned by any agent: each becomes a `MessagePort` with
+/// [`adopt_port`], in whichever agent (thread) it is sent to.
+pub fn port_pair() -> (Arc<PortCore>, Arc<PortCore>) {
+    PortCore::new_outside_pair()
+}
+
+/// A new `MessagePort` in the current realm for a core from [`port_pair`].
+pub(crate) fn adopt_port(core: Arc<PortCore>, ctx: &mut Cx) -> JsResult<Object> {
+    message_port::adopt_core(core, ctx)
+}
+
+pub(crate) use message_port::{deliver_remote_messages, held_ports, may_receive_remote_messages};
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{js_string, Cx, Source};
+
+    /// A message whose deserialization fails in the receiving realm fires `messageerror` (here:
+    /// a realm with `MessagePort` but without `ReadableStream` receives a stream).
+    #[test]
+    fn a_message_that_cannot_be_deserialized_fires_messageerror() {
+        let mut ctx = Cx::default();
+        crate::register(&mut ctx).expect("register");
+        let realm = ctx.create_realm().expect("realm");
+        let previous = ctx.enter_realm(realm);
+        crate::dom::register(&mut ctx).expect("dom");
+        super::register(&mut ctx).expect("html");
+        let bare = ctx.global_object();
+        ctx.enter_realm(previous);
+        ctx.global_object()
+            .set(js_string!("bare"), bare, true, &mut ctx)
+            .expect("set");
+        ctx.eval(Source::from_bytes(
+            "var log = [];
+             var ch = new MessageChannel();
+             var port2 = bare.structuredClone(ch.port2, { transfer: [ch.port2] });
+             port2.onmessage = () => log.push('message');
+             port2.onmessageerror = e => log.push(`messageerror ${e.data} ${e instanceof bare.MessageEvent}`);
+             var rs = new ReadableStream();
+             ch.port1.postMessage(rs, [rs]);
+             ch.port1.postMessage('fine');",
+        ))
+        .expect("script");
+        ctx.run_jobs().expect("jobs");
+        let log = ctx
+            .eval(Source::from_bytes("JSON.stringify(log)"))
+            .expect("log");
+        assert_eq!(
+            log.as_string()
+                .map(|s| s.to_std_string_escaped())
+                .as_deref(),
+            Some(r#"["messageerror null true","message"]"#)
+        );
+    }
+}

@@ -1,0 +1,95 @@
+//! `ReadableStream`'s transfer steps and transfer-receiving steps
+//! (<https://streams.spec.whatwg.org/#rs-transfer>).
+
+use crate::engine::{self, Cx, JsResult, Object};
+
+use super::{
+    new_object,
+    pipe::readable_stream_pipe_to,
+    stream::{is_readable_stream_locked, ReadableStream, StreamSlots},
+};
+use crate::html::{
+    cross_realm::{set_up_cross_realm_transform_readable, set_up_cross_realm_transform_writable},
+    data_clone_error, message_port,
+    serialize::{
+        structured_deserialize_with_transfer, structured_serialize_with_transfer,
+        SerializedWithTransfer,
+    },
+};
+
+/// [[Detached]].
+pub(crate) fn is_detached(stream: &Object<ReadableStream>) -> bool {
+    stream.detached()
+}
+
+/// Sets [[Detached]] to true.
+pub(crate) fn set_detached(stream: &Object<ReadableStream>) {
+    stream.borrow().data().detached.set(true);
+}
+
+/// "A new ReadableStream" in the current realm, for the transfer-receiving steps (`None` when
+/// the interface is not exposed in this realm).
+pub(crate) fn new_stream(ctx: &mut Cx) -> Option<Object<ReadableStream>> {
+    new_object(ReadableStream::new_uninitialized(), ctx).ok()
+}
+
+/// The `ReadableStream` transfer steps, given `value`: returns dataHolder.[[port]].
+///
+/// <https://streams.spec.whatwg.org/#rs-transfer>
+pub(crate) fn readable_stream_transfer_steps(
+    value: &Object<ReadableStream>,
+    ctx: &mut Cx,
+) -> JsResult<SerializedWithTransfer> {
+    // 1. If ! IsReadableStreamLocked(value) is true, throw a "DataCloneError" DOMException.
+    if is_readable_stream_locked(value) {
+        return Err(data_clone_error(
+            ctx,
+            "a locked ReadableStream cannot be transferred",
+        )?);
+    }
+    // 2. Let port1 be a new MessagePort in the current Realm.
+    // 3. Let port2 be a new MessagePort in the current Realm.
+    // 4. Entangle port1 and port2.
+    let (port1, port2) = message_port::new_entangled_ports(ctx)?;
+    // 5. Let writable be a new WritableStream in the current Realm.
+    let Some(writable) = crate::writable::transfer::new_stream(ctx) else {
+        return Err(data_clone_error(
+            ctx,
+            "WritableStream is not exposed in this realm",
+        )?);
+    };
+    // 6. Perform ! SetUpCrossRealmTransformWritable(writable, port1).
+    set_up_cross_realm_transform_writable(&writable, &port1, ctx)?;
+    // 7. Let promise be ! ReadableStreamPipeTo(value, writable, false, false, false).
+    let promise = readable_stream_pipe_to(value, &writable, false, false, false, None, ctx)?;
+    // 8. Set promise.[[PromiseIsHandled]] to true.
+    engine::mark_as_handled(&promise, ctx)?;
+    // 9. Set dataHolder.[[port]] to ! StructuredSerializeWithTransfer(port2, « port2 »).
+    structured_serialize_with_transfer(&port2.clone().into(), &[port2], ctx)
+}
+
+/// The `ReadableStream` transfer-receiving steps, given dataHolder.[[port]] and `value`.
+///
+/// <https://streams.spec.whatwg.org/#rs-transfer>
+pub(crate) fn readable_stream_transfer_receiving_steps(
+    port: SerializedWithTransfer,
+    value: &Object<ReadableStream>,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    // 1. Let deserializedRecord be ! StructuredDeserializeWithTransfer(dataHolder.[[port]], the
+    //    current Realm).
+    let record = structured_deserialize_with_transfer(port, ctx)?;
+    // 2. Let port be deserializedRecord.[[Deserialized]].
+    let Some(port) = record
+        .value
+        .as_object()
+        .filter(message_port::is_message_port)
+    else {
+        return Err(data_clone_error(
+            ctx,
+            "the transferred stream has no MessagePort",
+        )?);
+    };
+    // 3. Perform ! SetUpCrossRealmTransformReadable(value, port).
+    set_up_cross_realm_transform_readable(value, &port, ctx)
+}
