@@ -1,55 +1,37 @@
 //! `MessageChannel`, `MessagePort` and `MessageEvent` in one agent, and streams transferred
 //! into a second realm.
 
+mod support;
+
 use boa_engine::{js_string, Context};
-use boa_streams::host::{Host, HostOptions, RunOutcome};
+use boa_streams::host::Host;
+use support::host::failures_of;
 
 const PRELUDE: &str = r#"
-    globalThis.failed = [];
-    globalThis.check = (cond, what) => { if (!cond) failed.push(what); };
     globalThis.tick = (ms = 0) => new Promise(resolve => setTimeout(resolve, ms));
     globalThis.isDataCloneError = (e) => e instanceof DOMException && e.name === 'DataCloneError';
 "#;
 
+/// Runs `script` as the body of an async function (its checks recorded by `check`), to idle;
+/// what went wrong, including a body that did not run to its end.
 fn failures_in(host: &Host, ctx: &mut Context, script: &str) -> Vec<String> {
-    host.eval_script(ctx, "prelude.js", PRELUDE).unwrap();
-    host.eval_script(
+    let mut out = failures_of(
+        host,
         ctx,
-        "test.js",
+        PRELUDE,
         &format!(
-            "(async () => {{ {script}\n globalThis.completed = true; }})().catch(e => failed.push(`threw: ${{e}}`));"
+            "(async () => {{ {script}
+ globalThis.completed = true; }})().catch(e => failed.push(`threw: ${{e}}`));"
         ),
-    )
-    .unwrap();
-    assert_eq!(host.run_until(ctx, None, &mut |_| false), RunOutcome::Idle);
-    let mut out: Vec<String> = host
-        .take_reports()
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    let completed = ctx
-        .global_object()
-        .get(js_string!("completed"), ctx)
-        .unwrap();
-    if !completed.to_boolean() {
+    );
+    if !support::global(ctx, "completed").to_boolean() {
         out.push("the test script did not run to its end".to_owned());
-    }
-    let failed = ctx.global_object().get(js_string!("failed"), ctx).unwrap();
-    let failed = failed.as_object().unwrap();
-    let len = failed
-        .get(js_string!("length"), ctx)
-        .unwrap()
-        .as_number()
-        .unwrap() as u32;
-    for i in 0..len {
-        let item = failed.get(i, ctx).unwrap();
-        out.push(item.to_string(ctx).unwrap().to_std_string_escaped());
     }
     out
 }
 
 fn failures(script: &str) -> Vec<String> {
-    let (host, mut ctx) = Host::new(HostOptions::default()).expect("host");
+    let (host, mut ctx) = support::host::host();
     failures_in(&host, &mut ctx, script)
 }
 
@@ -206,7 +188,7 @@ fn an_uncloneable_chunk_errors_both_sides_of_a_transferred_writable() {
 
 #[test]
 fn streams_transfer_into_a_second_realm() {
-    let (host, mut ctx) = Host::new(HostOptions::default()).expect("host");
+    let (host, mut ctx) = support::host::host();
     let (_realm, other) = host.create_realm(&mut ctx).expect("a second realm");
     ctx.global_object()
         .set(js_string!("other"), other, true, &mut ctx)

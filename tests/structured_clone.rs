@@ -1,16 +1,15 @@
 //! `structuredClone` (HTML's structured serialization with transfer): round trips of every
 //! supported type, identity and cycles, transfer and detach, and the DataCloneError cases.
 
-use boa_engine::js_string;
-use boa_streams::host::{Host, HostOptions, RunOutcome};
+mod support;
+
+use support::host::{failures_of, host};
 
 /// Runs `script` (which records failed checks with `check(cond, what)`) to the end and returns
 /// the failures.
 fn failures(script: &str) -> Vec<String> {
-    let (host, mut ctx) = Host::new(HostOptions::default()).expect("host");
+    let (host, mut ctx) = host();
     let prelude = r#"
-        globalThis.failed = [];
-        globalThis.check = (cond, what) => { if (!cond) failed.push(what); };
         globalThis.throwsDataCloneError = (f, what) => {
           try { f(); failed.push(`${what}: did not throw`); }
           catch (e) {
@@ -20,34 +19,7 @@ fn failures(script: &str) -> Vec<String> {
           }
         };
     "#;
-    host.eval_script(&mut ctx, "prelude.js", prelude).unwrap();
-    if let Err(e) = host.eval_script(&mut ctx, "test.js", script) {
-        return vec![format!("the script threw: {e}")];
-    }
-    assert_eq!(
-        host.run_until(&mut ctx, None, &mut |_| false),
-        RunOutcome::Idle
-    );
-    let mut out: Vec<String> = host
-        .take_reports()
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    let failed = ctx
-        .global_object()
-        .get(js_string!("failed"), &mut ctx)
-        .unwrap();
-    let failed = failed.as_object().unwrap();
-    let len = failed
-        .get(js_string!("length"), &mut ctx)
-        .unwrap()
-        .as_number()
-        .unwrap() as u32;
-    for i in 0..len {
-        let item = failed.get(i, &mut ctx).unwrap();
-        out.push(item.to_string(&mut ctx).unwrap().to_std_string_escaped());
-    }
-    out
+    failures_of(&host, &mut ctx, prelude, script)
 }
 
 #[test]

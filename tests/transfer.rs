@@ -2,6 +2,8 @@
 //! read back intact, backpressure through the port, cancel and abort reasons in both
 //! directions, and an agent that goes away mid-stream.
 
+mod support;
+
 use std::{
     thread::JoinHandle,
     time::{Duration, Instant},
@@ -9,6 +11,7 @@ use std::{
 
 use boa_engine::{js_string, object::builtins::JsArrayBuffer, Context, JsValue};
 use boa_streams::host::{AgentExit, Host, HostOptions, RunOutcome};
+use support::global_string;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
@@ -47,17 +50,6 @@ fn join(agent: JoinHandle<AgentExit>) -> AgentExit {
         std::thread::sleep(Duration::from_millis(5));
     }
     agent.join().expect("the agent thread panicked")
-}
-
-fn global_string(ctx: &mut Context, name: &str) -> String {
-    let value = ctx
-        .global_object()
-        .get(js_string!(name), ctx)
-        .expect("global");
-    value
-        .as_string()
-        .map(|s| s.to_std_string_escaped())
-        .unwrap_or_else(|| format!("{value:?}"))
 }
 
 /// The byte the 1 MiB stream has at `index`.
