@@ -208,15 +208,7 @@ pub(crate) fn pull_algorithm(state: &Gc<FromState>, ctx: &mut Cx) -> JsResult<Pr
                     let next_promise = InternalPromise::new();
                     let resolved_by = next_promise.clone();
                     engine::queue_microtask(ctx, move |ctx| {
-                        promise.react(
-                            resolved_by,
-                            |next_promise, iter_result, ctx| next_promise.resolve(iter_result, ctx),
-                            |next_promise, reason, ctx| {
-                                next_promise.reject(reason, ctx);
-                                Ok(())
-                            },
-                            ctx,
-                        );
+                        promise.react(resolved_by, resolve_adopted, reject_adopted, ctx);
                         Ok(())
                     });
                     return react_to_next_promise(
@@ -248,18 +240,20 @@ fn adopt_in_thenable_job(promise: JsPromise, ctx: &mut Cx) -> InternalPromise {
     let adopted = InternalPromise::new();
     let resolved_by = adopted.clone();
     engine::queue_microtask(ctx, move |ctx| {
-        engine::react(
-            &promise,
-            resolved_by,
-            |adopted, value, ctx| adopted.resolve(value, ctx),
-            |adopted, reason, ctx| {
-                adopted.reject(reason, ctx);
-                Ok(())
-            },
-            ctx,
-        )
+        engine::react(&promise, resolved_by, resolve_adopted, reject_adopted, ctx)
     });
     adopted
+}
+
+/// The resolve function of a thenable job's `then` call: resolves the adopting promise.
+fn resolve_adopted(adopted: &InternalPromise, value: Value, ctx: &mut Cx) -> JsResult<()> {
+    adopted.resolve(value, ctx)
+}
+
+/// The reject function of a thenable job's `then` call: rejects the adopting promise.
+fn reject_adopted(adopted: &InternalPromise, reason: Value, ctx: &mut Cx) -> JsResult<()> {
+    adopted.reject(reason, ctx);
+    Ok(())
 }
 
 /// ReadableStreamFromIterable's pullAlgorithm, step 2.
