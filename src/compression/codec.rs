@@ -376,6 +376,7 @@ impl Decompressor {
         if self.stage == Stage::Body {
             // Give the decoder the chance to drain anything it still holds.
             let rest = self.decode_body(&[], &mut output)?;
+            // Invariant: decoding an empty input leaves no unread input behind.
             debug_assert!(rest.is_empty());
         }
         Ok(output)

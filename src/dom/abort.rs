@@ -332,6 +332,7 @@ pub(super) fn build_signal_interface(
 ) -> StandardConstructor {
     let mut iface = InterfaceObject::new(ctx, SIGNAL, 0, construct_signal);
     iface
+        .members()
         .static_operation("abort", 0, static_abort)
         .static_operation("timeout", 1, static_timeout)
         .static_operation("any", 1, static_any)
@@ -505,6 +506,7 @@ pub(crate) struct AbortController {
 pub(super) fn build_controller_interface(ctx: &mut Cx) -> StandardConstructor {
     let mut iface = InterfaceObject::new(ctx, CONTROLLER, 0, construct_controller);
     iface
+        .members()
         .attribute("signal", get_signal, None)
         .operation("abort", 0, controller_abort);
     iface.build(None, None)

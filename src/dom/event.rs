@@ -210,6 +210,7 @@ pub(super) fn is_trusted_getter(ctx: &mut Cx) -> JsFunction {
 pub(super) fn build_interface(ctx: &mut Cx) -> StandardConstructor {
     let mut iface = InterfaceObject::new(ctx, INTERFACE, 1, construct);
     iface
+        .members()
         .attribute("type", get_type, None)
         .attribute("target", get_target, None)
         .attribute("srcElement", get_src_element, None)

@@ -115,6 +115,7 @@ struct EventHandler {
 pub(super) fn build_interface(ctx: &mut Cx) -> StandardConstructor {
     let mut iface = InterfaceObject::new(ctx, INTERFACE, 0, construct);
     iface
+        .members()
         .operation("addEventListener", 2, add_event_listener_op)
         .operation("removeEventListener", 2, remove_event_listener_op)
         .operation("dispatchEvent", 1, dispatch_event_op);

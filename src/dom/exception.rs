@@ -85,11 +85,12 @@ pub(super) fn build_interface(ctx: &mut Cx) -> StandardConstructor {
     let error_prototype = ctx.intrinsics().constructors().error().prototype();
     let mut iface = InterfaceObject::new(ctx, INTERFACE, 0, construct);
     iface
+        .members()
         .attribute("name", get_name, None)
         .attribute("message", get_message, None)
         .attribute("code", get_code, None);
     for (name, value) in CONSTANTS {
-        iface.constant(name, value);
+        iface.members().constant(name, value);
     }
     iface.build(Some(error_prototype), None)
 }

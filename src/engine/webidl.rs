@@ -95,7 +95,7 @@ enum Target<'b, 'ctx> {
     /// A class Boa registers as a global (`Class::init`).
     Class(&'b mut ClassBuilder<'ctx>),
     /// An interface object built directly.
-    Constructor(Box<ConstructorBuilder<'ctx>>),
+    Constructor(&'b mut ConstructorBuilder<'ctx>),
 }
 
 /// Builds an interface's members: regular and static operations, attributes and constants,
@@ -141,12 +141,7 @@ impl<'b, 'ctx> InterfaceBuilder<'b, 'ctx> {
     }
 
     fn function(&self, name: JsString, length: usize, f: NativeFunction) -> JsObject {
-        FunctionObjectBuilder::new(&self.realm, f)
-            .name(name)
-            .length(length)
-            .constructor(false)
-            .build()
-            .into()
+        built_in_function(&self.realm, name, length, f).into()
     }
 
     /// <https://webidl.spec.whatwg.org/#es-operations>: a regular operation on the prototype
@@ -274,10 +269,11 @@ impl<'b, 'ctx> InterfaceBuilder<'b, 'ctx> {
 }
 
 /// An interface object built directly (not registered as a class), for interfaces that
-/// inherit from another: its members are defined through [`InterfaceBuilder`] (by `Deref`),
-/// then [`Self::build`] sets up inheritance.
+/// inherit from another: its members are defined through [`Self::members`], then
+/// [`Self::build`] sets up inheritance.
 pub struct InterfaceObject<'ctx> {
-    members: InterfaceBuilder<'ctx, 'ctx>,
+    builder: ConstructorBuilder<'ctx>,
+    realm: Realm,
 }
 
 impl<'ctx> InterfaceObject<'ctx> {
@@ -292,46 +288,34 @@ impl<'ctx> InterfaceObject<'ctx> {
         let realm = ctx.realm().clone();
         let mut builder = ConstructorBuilder::new(ctx, NativeFunction::from_fn_ptr(constructor));
         builder.name(name).length(length);
-        let mut members = InterfaceBuilder {
-            target: Target::Constructor(Box::new(builder)),
-            realm,
-        };
-        members.define_to_string_tag(name);
-        Self { members }
+        let mut interface = Self { builder, realm };
+        interface.members().define_to_string_tag(name);
+        interface
+    }
+
+    /// The builder of the interface's members.
+    pub fn members(&mut self) -> InterfaceBuilder<'_, 'ctx> {
+        InterfaceBuilder {
+            target: Target::Constructor(&mut self.builder),
+            realm: self.realm.clone(),
+        }
     }
 
     /// Finishes the interface object and sets up inheritance: the prototype's [[Prototype]] is
     /// `proto_parent` (default %Object.prototype%), the interface object's [[Prototype]] is
     /// `ctor_parent` (default %Function.prototype%).
     pub fn build(
-        self,
+        mut self,
         proto_parent: Option<JsObject>,
         ctor_parent: Option<JsObject>,
     ) -> StandardConstructor {
-        let Target::Constructor(mut c) = self.members.target else {
-            // invariant: `new` is the only way to make an InterfaceObject, with this target.
-            unreachable!("an InterfaceObject always builds a constructor")
-        };
         if let Some(parent) = proto_parent {
-            c.inherit(parent);
+            self.builder.inherit(parent);
         }
         if let Some(parent) = ctor_parent {
-            c.custom_prototype(parent);
+            self.builder.custom_prototype(parent);
         }
-        c.build()
-    }
-}
-
-impl<'ctx> std::ops::Deref for InterfaceObject<'ctx> {
-    type Target = InterfaceBuilder<'ctx, 'ctx>;
-    fn deref(&self) -> &Self::Target {
-        &self.members
-    }
-}
-
-impl std::ops::DerefMut for InterfaceObject<'_> {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.members
+        self.builder.build()
     }
 }
 
@@ -382,8 +366,24 @@ pub fn function(
     f: NativeFunctionPointer,
 ) -> JsFunction {
     let realm = ctx.realm().clone();
-    FunctionObjectBuilder::new(&realm, NativeFunction::from_fn_ptr(f))
-        .name(JsString::from(name))
+    built_in_function(
+        &realm,
+        JsString::from(name),
+        length,
+        NativeFunction::from_fn_ptr(f),
+    )
+}
+
+/// <https://webidl.spec.whatwg.org/#dfn-create-operation-function>'s function object: a
+/// built-in function of `realm`, not a constructor, with `name` and `length`.
+fn built_in_function(
+    realm: &Realm,
+    name: JsString,
+    length: usize,
+    f: NativeFunction,
+) -> JsFunction {
+    FunctionObjectBuilder::new(realm, f)
+        .name(name)
         .length(length)
         .constructor(false)
         .build()

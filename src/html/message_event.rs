@@ -23,6 +23,7 @@ pub(crate) struct MessageEventSlots {
 pub(super) fn build_interface(event: &StandardConstructor, ctx: &mut Cx) -> StandardConstructor {
     let mut iface = InterfaceObject::new(ctx, INTERFACE, 1, construct);
     iface
+        .members()
         .attribute("data", get_data, None)
         .attribute("origin", get_origin, None)
         .attribute("lastEventId", get_last_event_id, None)

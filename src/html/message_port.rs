@@ -452,6 +452,7 @@ pub(super) fn build_port_interface(
 ) -> StandardConstructor {
     let mut iface = InterfaceObject::new(ctx, PORT, 0, construct_port);
     iface
+        .members()
         .operation("postMessage", 1, post_message)
         .operation("start", 0, start)
         .operation("close", 0, close)
@@ -580,6 +581,7 @@ pub(crate) struct MessageChannel {
 pub(super) fn build_channel_interface(ctx: &mut Cx) -> StandardConstructor {
     let mut iface = InterfaceObject::new(ctx, CHANNEL, 0, construct_channel);
     iface
+        .members()
         .attribute("port1", get_port1, None)
         .attribute("port2", get_port2, None);
     iface.build(None, None)

@@ -5,8 +5,8 @@
 
 use crate::engine::traced_without_drop;
 use crate::engine::{
-    create_iter_result_object, js_string, Cx, Finalize, Gc, GcRefCell, JsPromise, JsResult,
-    JsSymbol, Object, PropertyKey, Trace, Value,
+    create_iter_result_object, js_string, Cx, Finalize, Gc, GcRefCell, JsError, JsPromise,
+    JsResult, JsSymbol, Object, PropertyKey, Trace, Value,
 };
 
 use super::{
@@ -189,7 +189,7 @@ pub(crate) fn pull_algorithm(state: &Gc<FromState>, ctx: &mut Cx) -> JsResult<Pr
     let next_result = match &state.iterator {
         AsyncIteratorRecord::Async { iterator, next } => {
             match engine::call(next, &iterator.clone().into(), &[], ctx) {
-                Ok(v) if v.is_object() => Ok(v),
+                Ok(v) if v.is_object() => Ok(IteratorPromise::Value(v)),
                 Ok(_) => Err(engine::throw_type_error(
                     "The iterator's next() did not return an object",
                 )),
@@ -197,52 +197,51 @@ pub(crate) fn pull_algorithm(state: &Gc<FromState>, ctx: &mut Cx) -> JsResult<Pr
             }
         }
         AsyncIteratorRecord::FromSync { iterator, next } => {
-            match async_from_sync_iterator_next(iterator, next, ctx)? {
-                AsyncFromSyncPromise::Js(promise) => Ok(promise.into()),
-                AsyncFromSyncPromise::Internal(promise) => {
-                    // "A promise resolved with" the async-from-sync iterator's promise: the
-                    // resolution's `Get(promise, "then")` finds the original `then` (checked
-                    // when the promise was made, and no script ran since), so its thenable job
-                    // calls PerformPromiseThen(promise, resolve, reject), here a Rust reaction
-                    // whose fulfillment resolves nextPromise (reading the result's `then`).
-                    let next_promise = InternalPromise::new();
-                    let resolved_by = next_promise.clone();
-                    engine::queue_microtask(ctx, move |ctx| {
-                        promise.react(resolved_by, resolve_adopted, reject_adopted, ctx);
-                        Ok(())
-                    });
-                    return react_to_next_promise(
-                        state,
-                        PromiseResult::Internal(next_promise),
-                        ctx,
-                    );
-                }
-            }
+            Ok(async_from_sync_iterator_next(iterator, next, ctx)?)
         }
     };
     let next_promise = match next_result {
-        Ok(v) => match engine::untouched_promise(&v, ctx) {
-            // "A promise resolved with" a promise whose `then` and species lookups reach only
-            // the originals: the thenable job's `then` call is PerformPromiseThen, a Rust
-            // reaction here, and nextPromise a Rust promise.
-            Some(promise) => PromiseResult::Internal(adopt_in_thenable_job(promise, ctx)),
-            None => PromiseResult::resolved_with(v, ctx)?,
-        },
+        Ok(promise) => promise_resolved_with_iterator_promise(promise, ctx)?,
         Err(e) => PromiseResult::Rejected(engine::thrown_value(e, ctx)?),
     };
     react_to_next_promise(state, next_promise, ctx)
 }
 
-/// A new promise resolved with `promise`, which [`engine::untouched_promise`] vouched for: the
-/// resolution queues NewPromiseResolveThenableJob, whose `then` call reacts to `promise` and
-/// resolves the new promise with its value (reading that value's `then`).
-fn adopt_in_thenable_job(promise: JsPromise, ctx: &mut Cx) -> InternalPromise {
+/// What an iterator method (`next()`, `return()`) returned: any value, or the promise of
+/// `%AsyncFromSyncIteratorPrototype%` as a Rust promise where no script can tell the
+/// difference (see [`async_from_sync_iterator_continuation`]).
+enum IteratorPromise {
+    Value(Value),
+    Internal(InternalPromise),
+}
+
+/// <https://webidl.spec.whatwg.org/#a-promise-resolved-with> the result of an iterator method.
+///
+/// Resolving with a promise reads its `then` and queues NewPromiseResolveThenableJob, whose
+/// `then` call is PerformPromiseThen(promise, resolve, reject). Where that promise is a Rust
+/// one, or a JS one [`engine::untouched_promise`] vouches for (its `then` and species lookups
+/// reach only the originals), the job is a Rust microtask reacting to it, and the new promise a
+/// Rust promise: the same jobs in the same order, and the fulfillment still reads the value's
+/// `then`.
+fn promise_resolved_with_iterator_promise(
+    promise: IteratorPromise,
+    ctx: &mut Cx,
+) -> JsResult<PromiseResult> {
     let adopted = InternalPromise::new();
     let resolved_by = adopted.clone();
-    engine::queue_microtask(ctx, move |ctx| {
-        engine::react(&promise, resolved_by, resolve_adopted, reject_adopted, ctx)
-    });
-    adopted
+    match promise {
+        IteratorPromise::Internal(promise) => engine::queue_microtask(ctx, move |ctx| {
+            promise.react(resolved_by, resolve_adopted, reject_adopted, ctx);
+            Ok(())
+        }),
+        IteratorPromise::Value(value) => match engine::untouched_promise(&value, ctx) {
+            Some(promise) => engine::queue_microtask(ctx, move |ctx| {
+                engine::react(&promise, resolved_by, resolve_adopted, reject_adopted, ctx)
+            }),
+            None => return PromiseResult::resolved_with(value, ctx),
+        },
+    }
+    Ok(PromiseResult::Internal(adopted))
 }
 
 /// The resolve function of a thenable job's `then` call: resolves the adopting promise.
@@ -399,16 +398,16 @@ pub(crate) fn cancel_algorithm(
             // 6. If returnResult is an abrupt completion, return a promise rejected with
             //    returnResult.[[Value]].
             match crate::engine::call_object(&return_method, &iterator_value, &[reason], ctx) {
-                Ok(v) => v,
+                Ok(v) => IteratorPromise::Value(v),
                 Err(e) => return Ok(PromiseResult::Rejected(engine::thrown_value(e, ctx)?)),
             }
         }
         AsyncIteratorRecord::FromSync { iterator, .. } => {
-            async_from_sync_iterator_return(iterator, reason, ctx)?.into()
+            async_from_sync_iterator_return(iterator, reason, ctx)?
         }
     };
     // 7. Let returnPromise be a promise resolved with returnResult.[[Value]].
-    let return_promise = PromiseResult::resolved_with(return_result, ctx)?;
+    let return_promise = promise_resolved_with_iterator_promise(return_result, ctx)?;
     // 8. Return the result of reacting to returnPromise with the following fulfillment steps,
     //    given returnPromiseResult:
     let result = PromiseCapability::new(ctx);
@@ -430,103 +429,36 @@ pub(crate) fn cancel_algorithm(
     Ok(PromiseResult::Promise(result.promise().clone()))
 }
 
-/// The promise `%AsyncFromSyncIteratorPrototype%.next()` returns: a JS promise, or, where no
-/// script can tell the difference, a Rust promise settled by the same jobs.
-enum AsyncFromSyncPromise {
-    Js(JsPromise),
-    Internal(InternalPromise),
+/// A promise rejected with `error`, as IfAbruptRejectPromise leaves promiseCapability.
+fn rejected_iterator_promise(error: JsError, ctx: &mut Cx) -> JsResult<IteratorPromise> {
+    let capability = PromiseCapability::new(ctx);
+    capability.reject(engine::thrown_value(error, ctx)?, ctx)?;
+    Ok(IteratorPromise::Value(capability.promise().clone().into()))
 }
 
 /// `%AsyncFromSyncIteratorPrototype%.next()` called with no value.
-///
-/// When the value is not a promise and a fresh promise's `then` is the original (see
-/// [`engine::fresh_promise_then_is_intrinsic`]), script never sees promiseCapability or
-/// valueWrapper: both are [`InternalPromise`]s, which read `then` and adopt thenables as JS
-/// promises do, and the continuation's onFulfilled / onRejected are Rust reactions.
 fn async_from_sync_iterator_next(
     sync_iterator: &Object,
     next: &Value,
     ctx: &mut Cx,
-) -> JsResult<AsyncFromSyncPromise> {
+) -> JsResult<IteratorPromise> {
+    // 3. Let promiseCapability be ! NewPromiseCapability(%Promise%). (Made where it is first
+    //    needed: making it runs no script.)
     // 5. Let result be Completion(IteratorNext(syncIteratorRecord)).
+    // 6. IfAbruptRejectPromise(result, promiseCapability).
     let result = match engine::call(next, &sync_iterator.clone().into(), &[], ctx) {
         Ok(v) => match v.as_object() {
-            Some(o) => Ok(o.clone()),
-            None => Err(engine::throw_type_error(
-                "The iterator's next() did not return an object",
-            )),
+            Some(o) => o.clone(),
+            None => {
+                let e = engine::throw_type_error("The iterator's next() did not return an object");
+                return rejected_iterator_promise(e, ctx);
+            }
         },
-        Err(e) => Err(e),
-    };
-    // 3. Let promiseCapability be ! NewPromiseCapability(%Promise%). (Made here, after
-    //    IteratorNext: making it runs no script.)
-    // 6. IfAbruptRejectPromise(result, promiseCapability).
-    let result = match result {
-        Ok(r) => r,
-        Err(e) => {
-            let capability = PromiseCapability::new(ctx);
-            capability.reject(engine::thrown_value(e, ctx)?, ctx)?;
-            return Ok(AsyncFromSyncPromise::Js(capability.promise().clone()));
-        }
+        Err(e) => return rejected_iterator_promise(e, ctx),
     };
     // 7. Return AsyncFromSyncIteratorContinuation(result, promiseCapability,
-    //    syncIteratorRecord, true):
-    // 1. Let done be Completion(IteratorComplete(result)).
-    // 3. Let value be Completion(IteratorValue(result)).
-    let done_and_value = result
-        .get(js_string!("done"), ctx)
-        .map(|d| d.to_boolean())
-        .and_then(|done| Ok((done, result.get(js_string!("value"), ctx)?)));
-    let (done, value) = match done_and_value {
-        Ok(dv) => dv,
-        Err(e) => {
-            // 2. / 4. IfAbruptRejectPromise(done / value, promiseCapability).
-            let capability = PromiseCapability::new(ctx);
-            capability.reject(engine::thrown_value(e, ctx)?, ctx)?;
-            return Ok(AsyncFromSyncPromise::Js(capability.promise().clone()));
-        }
-    };
-    if engine::is_promise(&value) || !engine::fresh_promise_then_is_intrinsic(ctx) {
-        // 5. PromiseResolve(%Promise%, value) reads a promise's `constructor`; and where a
-        //    fresh promise's `then` is not the original, script sees promiseCapability.
-        let capability = PromiseCapability::new(ctx);
-        return async_from_sync_iterator_continuation_with(
-            done,
-            value,
-            capability,
-            sync_iterator,
-            true,
-            ctx,
-        )
-        .map(AsyncFromSyncPromise::Js);
-    }
-    // 5. Let valueWrapper be PromiseResolve(%Promise%, value): value is not a promise, so a
-    //    new promise resolved with it (reading an object's `then`, adopting a thenable).
-    let value_wrapper = InternalPromise::new();
-    value_wrapper.resolve(value, ctx)?;
-    // 13. Perform PerformPromiseThen(valueWrapper, onFulfilled, onRejected,
-    //     promiseCapability).
-    let promise = InternalPromise::new();
-    value_wrapper.react(
-        (promise.clone(), sync_iterator.clone(), done),
-        // 8–9. onFulfilled: CreateIteratorResultObject(v, done), which resolves
-        //      promiseCapability (reading its `then`).
-        |(promise, _, done), v, ctx| {
-            let iter_result = create_iter_result_object(v, *done, ctx);
-            promise.resolve(iter_result, ctx)
-        },
-        // 10–12. onRejected: close the sync iterator first (done is false and closeOnRejection
-        //        is true), then reject promiseCapability.
-        |(promise, sync_iterator, done), error, ctx| {
-            if !*done {
-                iterator_close_on_throw(sync_iterator, ctx)?;
-            }
-            promise.reject(error, ctx);
-            Ok(())
-        },
-        ctx,
-    );
-    Ok(AsyncFromSyncPromise::Internal(promise))
+    //    syncIteratorRecord, true).
+    async_from_sync_iterator_continuation(&result, sync_iterator, true, ctx)
 }
 
 /// `%AsyncFromSyncIteratorPrototype%.return(value)`.
@@ -534,7 +466,7 @@ fn async_from_sync_iterator_return(
     sync_iterator: &Object,
     value: Value,
     ctx: &mut Cx,
-) -> JsResult<JsPromise> {
+) -> JsResult<IteratorPromise> {
     // 3. Let promiseCapability be ! NewPromiseCapability(%Promise%).
     let capability = PromiseCapability::new(ctx);
     let iterator_value: Value = sync_iterator.clone().into();
@@ -544,7 +476,7 @@ fn async_from_sync_iterator_return(
         Ok(m) => m,
         Err(e) => {
             capability.reject(engine::thrown_value(e, ctx)?, ctx)?;
-            return Ok(capability.promise().clone());
+            return Ok(IteratorPromise::Value(capability.promise().clone().into()));
         }
     };
     // 7. If return is undefined, then
@@ -554,7 +486,7 @@ fn async_from_sync_iterator_return(
         // 7.2. Perform ! Call(promiseCapability.[[Resolve]], undefined, « iteratorResult »).
         capability.resolve(result, ctx)?;
         // 7.3. Return promiseCapability.[[Promise]].
-        return Ok(capability.promise().clone());
+        return Ok(IteratorPromise::Value(capability.promise().clone().into()));
     };
     // 8. Let result be Completion(Call(return, syncIterator, « value »)).
     // 9. IfAbruptRejectPromise(result, promiseCapability).
@@ -562,18 +494,18 @@ fn async_from_sync_iterator_return(
         Ok(r) => r,
         Err(e) => {
             capability.reject(engine::thrown_value(e, ctx)?, ctx)?;
-            return Ok(capability.promise().clone());
+            return Ok(IteratorPromise::Value(capability.promise().clone().into()));
         }
     };
     // 10. If result is not an Object, then reject with a TypeError.
     let Some(result) = result.as_object() else {
         let e = engine::type_error("The iterator's return() did not return an object", ctx);
         capability.reject(e, ctx)?;
-        return Ok(capability.promise().clone());
+        return Ok(IteratorPromise::Value(capability.promise().clone().into()));
     };
     // 11. Return AsyncFromSyncIteratorContinuation(result, promiseCapability,
     //     syncIteratorRecord, false).
-    async_from_sync_iterator_continuation(&result, capability, sync_iterator, false, ctx)
+    async_from_sync_iterator_continuation(&result, sync_iterator, false, ctx)
 }
 
 /// IteratorClose(iteratorRecord, completion) for a throw completion: calls `return` if there is
@@ -589,64 +521,86 @@ fn iterator_close_on_throw(iterator: &Object, ctx: &mut Cx) -> JsResult<()> {
     Ok(())
 }
 
-/// Captured by the continuation's reactions.
-#[derive(Debug, Trace, Finalize)]
-struct Continuation {
-    capability: PromiseCapability,
+/// Captured by the continuation's reactions: promiseCapability (a JS one, or a Rust promise
+/// where script cannot see it), the sync iterator, done and closeOnRejection.
+#[derive(Trace, Finalize)]
+struct Continuation<P: Trace + 'static> {
+    capability: P,
     sync_iterator: Object,
     done: bool,
     close_on_rejection: bool,
 }
 
+impl<P: Trace + 'static> Continuation<P> {
+    /// 10–12. onRejected: close the sync iterator first when done is false and
+    /// closeOnRejection is true; the error rejects promiseCapability.
+    fn close_on_rejection(&self, ctx: &mut Cx) -> JsResult<()> {
+        if !self.done && self.close_on_rejection {
+            iterator_close_on_throw(&self.sync_iterator, ctx)?;
+        }
+        Ok(())
+    }
+}
+
 /// AsyncFromSyncIteratorContinuation(result, promiseCapability, syncIteratorRecord,
-/// closeOnRejection).
+/// closeOnRejection) (<https://tc39.es/ecma262/#sec-asyncfromsynciteratorcontinuation>).
+///
+/// When the value is not a promise and a fresh promise's `then` is the original (see
+/// [`engine::fresh_promise_then_is_intrinsic`]), script never sees promiseCapability or
+/// valueWrapper: both are [`InternalPromise`]s, which read `then` and adopt thenables as JS
+/// promises do, and onFulfilled / onRejected are Rust reactions.
 fn async_from_sync_iterator_continuation(
     result: &Object,
-    capability: PromiseCapability,
     sync_iterator: &Object,
     close_on_rejection: bool,
     ctx: &mut Cx,
-) -> JsResult<JsPromise> {
-    let promise = capability.promise().clone();
+) -> JsResult<IteratorPromise> {
     // 1. Let done be Completion(IteratorComplete(result)).
     // 2. IfAbruptRejectPromise(done, promiseCapability).
     let done = match result.get(js_string!("done"), ctx) {
         Ok(d) => d.to_boolean(),
-        Err(e) => {
-            capability.reject(engine::thrown_value(e, ctx)?, ctx)?;
-            return Ok(promise);
-        }
+        Err(e) => return rejected_iterator_promise(e, ctx),
     };
     // 3. Let value be Completion(IteratorValue(result)).
     // 4. IfAbruptRejectPromise(value, promiseCapability).
     let value = match result.get(js_string!("value"), ctx) {
         Ok(v) => v,
-        Err(e) => {
-            capability.reject(engine::thrown_value(e, ctx)?, ctx)?;
-            return Ok(promise);
-        }
+        Err(e) => return rejected_iterator_promise(e, ctx),
     };
-    async_from_sync_iterator_continuation_with(
-        done,
-        value,
-        capability,
-        sync_iterator,
-        close_on_rejection,
-        ctx,
-    )
-}
-
-/// AsyncFromSyncIteratorContinuation from step 5 on, given done and value.
-fn async_from_sync_iterator_continuation_with(
-    done: bool,
-    value: Value,
-    capability: PromiseCapability,
-    sync_iterator: &Object,
-    close_on_rejection: bool,
-    ctx: &mut Cx,
-) -> JsResult<JsPromise> {
-    let promise = capability.promise().clone();
-    // 5. Let valueWrapper be Completion(PromiseResolve(%Promise%, value)).
+    if !engine::is_promise(&value) && engine::fresh_promise_then_is_intrinsic(ctx) {
+        // 5. Let valueWrapper be PromiseResolve(%Promise%, value): value is not a promise, so
+        //    a new promise resolved with it (reading an object's `then`, adopting a thenable);
+        //    it cannot throw.
+        let value_wrapper = InternalPromise::new();
+        value_wrapper.resolve(value, ctx)?;
+        // 8–12. onFulfilled resolves promiseCapability with CreateIteratorResultObject(v,
+        //       done) (reading its `then`); onRejected closes, then rejects.
+        // 13. Perform PerformPromiseThen(valueWrapper, onFulfilled, onRejected,
+        //     promiseCapability).
+        let capability = InternalPromise::new();
+        value_wrapper.react(
+            Continuation {
+                capability: capability.clone(),
+                sync_iterator: sync_iterator.clone(),
+                done,
+                close_on_rejection,
+            },
+            |c, v, ctx| {
+                let iter_result = create_iter_result_object(v, c.done, ctx);
+                c.capability.resolve(iter_result, ctx)
+            },
+            |c, error, ctx| {
+                c.close_on_rejection(ctx)?;
+                c.capability.reject(error, ctx);
+                Ok(())
+            },
+            ctx,
+        );
+        // 14. Return promiseCapability.[[Promise]].
+        return Ok(IteratorPromise::Internal(capability));
+    }
+    // 5. Let valueWrapper be Completion(PromiseResolve(%Promise%, value)) (reading a
+    //    promise's `constructor`).
     let value_wrapper = match JsPromise::resolve(value, ctx) {
         Ok(w) => w,
         Err(e) => {
@@ -658,12 +612,14 @@ fn async_from_sync_iterator_continuation_with(
                 iterator_close_on_throw(sync_iterator, ctx)?;
             }
             // 7. IfAbruptRejectPromise(valueWrapper, promiseCapability).
+            let capability = PromiseCapability::new(ctx);
             capability.reject(reason, ctx)?;
-            return Ok(promise);
+            return Ok(IteratorPromise::Value(capability.promise().clone().into()));
         }
     };
-    // 8–12. onFulfilled unwraps to CreateIteratorResultObject(v, done); onRejected closes the
-    //       sync iterator first when done is false and closeOnRejection is true.
+    let capability = PromiseCapability::new(ctx);
+    let promise = capability.promise().clone();
+    // 8–12. onFulfilled and onRejected, as above.
     // 13. Perform PerformPromiseThen(valueWrapper, onFulfilled, onRejected, promiseCapability).
     engine::react(
         &value_wrapper,
@@ -678,13 +634,11 @@ fn async_from_sync_iterator_continuation_with(
             c.capability.resolve(result, ctx)
         },
         |c, error, ctx| {
-            if !c.done && c.close_on_rejection {
-                iterator_close_on_throw(&c.sync_iterator, ctx)?;
-            }
+            c.close_on_rejection(ctx)?;
             c.capability.reject(error, ctx)
         },
         ctx,
     )?;
     // 14. Return promiseCapability.[[Promise]].
-    Ok(promise)
+    Ok(IteratorPromise::Value(promise.into()))
 }
