@@ -19,7 +19,7 @@
 //! [`js_objects_created`] counts every JS object (promise or function) this module creates, so
 //! a test can show that the count does not grow with the number of chunks.
 
-use std::cell::Cell;
+use std::{cell::Cell, collections::VecDeque};
 
 use crate::engine::{internal_promise::InternalPromise, traced_without_drop};
 use crate::engine::{
@@ -261,6 +261,10 @@ pub(crate) struct PipeState {
     /// The last write: fulfilled one microtask after its write request settles (the shutdown
     /// steps wait for it).
     current_write: GcRefCell<InternalPromise>,
+    /// Chunks read but not yet written: each arrived inside the source's `enqueue()` and waits
+    /// for its microtask (see [`chunk_steps`]). A shutdown writes them at once, or drops them
+    /// where the spec writes nothing more.
+    unwritten: GcRefCell<VecDeque<Value>>,
 }
 
 type Pipe = Object<PipeState>;
@@ -316,6 +320,7 @@ pub(crate) fn readable_stream_pipe_to(
             read: GcRefCell::new(None),
             reading_synchronously: Cell::new(false),
             current_write: GcRefCell::new(InternalPromise::fulfilled(Value::undefined())),
+            unwritten: GcRefCell::new(VecDeque::new()),
         },
     );
     count(1);
@@ -590,8 +595,16 @@ pub(crate) fn chunk_steps(pipe: Pipe, chunk: Value, ctx: &mut Cx) -> JsResult<()
     if synchronous {
         write_chunk(&pipe, chunk, ctx)?;
     } else {
+        pipe.borrow().data().unwritten.borrow_mut().push_back(chunk);
         let pipe = pipe.clone();
-        engine::queue_microtask(ctx, move |ctx| write_chunk(&pipe, chunk, ctx));
+        engine::queue_microtask(ctx, move |ctx| {
+            // The chunk is still unwritten unless a shutdown wrote or dropped it meanwhile.
+            let chunk = pipe.borrow().data().unwritten.borrow_mut().pop_front();
+            match chunk {
+                Some(chunk) => write_chunk(&pipe, chunk, ctx),
+                None => Ok(()),
+            }
+        });
     }
     if let Some(read) = read {
         read.resolve(false.into(), ctx)?;
@@ -638,12 +651,27 @@ pub(crate) fn write_settled(write: &InternalPromise, ctx: &mut Cx) -> JsResult<(
     Ok(())
 }
 
-/// Whether the shutdown steps must wait for writes: dest.[[state]] is "writable" and !
-/// WritableStreamCloseQueuedOrInFlight(dest) is false.
-fn must_wait_for_writes(pipe: &Pipe) -> bool {
-    let dest = pipe.borrow().data().dest.clone();
-    crate::writable::stream::state(&dest) == WritableState::Writable
-        && !writable_stream_close_queued_or_in_flight(&dest)
+/// The shutdown steps' condition: dest.[[state]] is "writable" and !
+/// WritableStreamCloseQueuedOrInFlight(dest) is false. Where it holds, "if any chunks have
+/// been read but not yet written, write them to dest" happens here, and the caller waits for
+/// the writes; where it does not, those chunks are never written ("if shuttingDown becomes
+/// true, the user agent ... must only perform writes of already-read chunks, as described
+/// below").
+fn write_read_chunks_if_writable(pipe: &Pipe, ctx: &mut Cx) -> JsResult<bool> {
+    let (dest, unwritten) = {
+        let p = pipe.borrow();
+        let d = p.data();
+        let unwritten = std::mem::take(&mut *d.unwritten.borrow_mut());
+        (d.dest.clone(), unwritten)
+    };
+    let writable = crate::writable::stream::state(&dest) == WritableState::Writable
+        && !writable_stream_close_queued_or_in_flight(&dest);
+    if writable {
+        for chunk in unwritten {
+            write_chunk(pipe, chunk, ctx)?;
+        }
+    }
+    Ok(writable)
 }
 
 /// "Wait until every chunk that has been read has been written (i.e. the corresponding
@@ -688,8 +716,8 @@ fn shutdown_with_action(
     }
     // 3. If dest.[[state]] is "writable" and ! WritableStreamCloseQueuedOrInFlight(dest) is
     //    false,
-    if must_wait_for_writes(pipe) {
-        // 3.1. If any chunks have been read but not yet written, write them to dest.
+    //    3.1. If any chunks have been read but not yet written, write them to dest.
+    if write_read_chunks_if_writable(pipe, ctx)? {
         // 3.2. Wait until every chunk that has been read has been written.
         let finished = wait_for_writes_to_finish(pipe, ctx);
         finished.react(
@@ -736,7 +764,7 @@ fn shutdown(pipe: &Pipe, error: Option<Value>, ctx: &mut Cx) -> JsResult<()> {
     // 3. If dest.[[state]] is "writable" and ! WritableStreamCloseQueuedOrInFlight(dest) is
     //    false, write the chunks read but not yet written and wait until every chunk that has
     //    been read has been written.
-    if must_wait_for_writes(pipe) {
+    if write_read_chunks_if_writable(pipe, ctx)? {
         let finished = wait_for_writes_to_finish(pipe, ctx);
         finished.react(
             (pipe.clone(), error),

@@ -482,12 +482,16 @@ pub(crate) fn transform_stream_default_controller_perform_transform(
         .clone();
     let transform_promise = match algorithm {
         Some(algorithm) => algorithm.perform(controller, chunk, ctx)?,
-        None => {
-            // Unreachable in practice (the writable side is errored when the algorithms are
-            // cleared); treated as a transform that fails.
-            let e = engine::type_error("The transform stream has been errored", ctx);
-            PromiseResult::Rejected(e)
-        }
+        // AD-HOC: the algorithm was cleared. TransformStreamDefaultControllerClearAlgorithms is
+        // called once "the algorithms will not be executed any more", yet a write that waited
+        // on [[backpressureChangePromise]] reaches this step after the readable side was
+        // cancelled (TransformStreamUnblockWrite resolves that promise, or a read released it
+        // just before the cancel). The spec then performs undefined. A cleared algorithm is
+        // performed as one returning a promise resolved with undefined, as for the cleared
+        // cancel and flush algorithms, so the pending write resolves: WPT
+        // transform-streams/backpressure.any.js, "cancelling the readable should cause a
+        // pending write to resolve".
+        None => PromiseResult::Fulfilled(Value::undefined()),
     };
     // 2. Return the result of reacting to transformPromise with the following rejection steps
     //    given the argument r:

@@ -35,7 +35,13 @@ pub enum Correction {
     /// undefined. The reference calls `undefined`: the TypeError is thrown inside a promise
     /// reaction, and the abort never settles or the cancel rejects. boa_streams performs a
     /// cleared algorithm as one that returns a promise resolved with undefined; so does the
-    /// corrected reference.
+    /// corrected reference. The same holds for [[transformAlgorithm]]: a write waiting on the
+    /// backpressure change when the readable side is cancelled (a read released the
+    /// backpressure just before, or TransformStreamUnblockWrite did) reaches
+    /// TransformStreamDefaultControllerPerformTransform after the clear; the reference's
+    /// TypeError rejects the write and then the cancel, while WPT
+    /// transform-streams/backpressure.any.js expects "cancelling the readable should cause a
+    /// pending write to resolve".
     ClearedAlgorithm,
 }
 
@@ -57,8 +63,9 @@ struct Patch {
     times: usize,
 }
 
-const SYNC_WRITE: &[Patch] = &[Patch {
-    find: "        return new Promise((resolveRead, rejectRead) => {
+const SYNC_WRITE: &[Patch] = &[
+    Patch {
+        find: "        return new Promise((resolveRead, rejectRead) => {
           ReadableStreamDefaultReaderRead(
             reader,
             {
@@ -73,7 +80,7 @@ const SYNC_WRITE: &[Patch] = &[Patch {
             }
           );
         });",
-    replace: "        return new Promise((resolveRead, rejectRead) => {
+        replace: "        return new Promise((resolveRead, rejectRead) => {
           let inRead = true;
           ReadableStreamDefaultReaderRead(
             reader,
@@ -87,7 +94,11 @@ const SYNC_WRITE: &[Patch] = &[Patch {
                 if (inRead) {
                   write();
                 } else {
-                  __sdQueueMicrotask(write);
+                  __sdUnwritten.push(write);
+                  __sdQueueMicrotask(() => {
+                    const pending = __sdUnwritten.shift();
+                    if (pending !== undefined) pending();
+                  });
                 }
                 resolveRead(false);
               },
@@ -97,8 +108,36 @@ const SYNC_WRITE: &[Patch] = &[Patch {
           );
           inRead = false;
         });",
-    times: 1,
-}];
+        times: 1,
+    },
+    // The chunks read but not yet written (their microtask has not run).
+    Patch {
+        find: "  let shuttingDown = false;",
+        replace: "  let shuttingDown = false;
+  const __sdUnwritten = [];",
+        times: 1,
+    },
+    // Shutdown and shutdown with an action: "if dest.[[state]] is \"writable\" and !
+    // WritableStreamCloseQueuedOrInFlight(dest) is false, if any chunks have been read but not yet
+    // written, write them to dest"; otherwise they are never written ("if shuttingDown becomes
+    // true, the user agent ... must only perform writes of already-read chunks, as described
+    // below").
+    Patch {
+        find: "      shuttingDown = true;
+
+      if (dest._state === 'writable' && WritableStreamCloseQueuedOrInFlight(dest) === false) {",
+        replace: "      shuttingDown = true;
+
+      {
+        const pending = __sdUnwritten.splice(0);
+        if (dest._state === 'writable' && WritableStreamCloseQueuedOrInFlight(dest) === false) {
+          for (const write of pending) write();
+        }
+      }
+      if (dest._state === 'writable' && WritableStreamCloseQueuedOrInFlight(dest) === false) {",
+        times: 2,
+    },
+];
 
 const READ_AFTER_SHUTDOWN: &[Patch] = &[Patch {
     find: "      return transformPromiseWith(writer._readyPromise, () => {
@@ -129,6 +168,17 @@ const CLEARED_ALGORITHM: &[Patch] = &[
 ",
         times: 2,
     },
+    // A write that waited on the backpressure change reaches PerformTransform after the
+    // readable side's cancel cleared [[transformAlgorithm]]: the pending write resolves (WPT
+    // transform-streams/backpressure.any.js "cancelling the readable should cause a pending
+    // write to resolve").
+    Patch {
+        find: "  const transformPromise = controller._transformAlgorithm(chunk);",
+        replace: "  const transformPromise = controller._transformAlgorithm === undefined
+    ? promiseResolvedWith(undefined)
+    : controller._transformAlgorithm(chunk);",
+        times: 1,
+    },
     Patch {
         find: "  const flushPromise = controller._flushAlgorithm();",
         replace: "  const flushPromise = controller._flushAlgorithm === undefined
@@ -158,8 +208,11 @@ function __sdUnusedYieldStarEmulation(syncIterator) {",
 function __sdUnusedOpenAsyncSequence(object, method, type, itemConverter, errPrefix = \"The provided value\") {",
         times: 1,
     },
-    // ReadableStreamFromIterable: pull reacts to the next value (end of iteration closes);
-    // cancel returns the result of closing the iterator.
+    // ReadableStreamFromIterable: pull reacts to the next value (end of iteration closes; "if
+    // nextPromise was rejected with reason r, perform ! ReadableStreamDefaultControllerError(
+    // stream.[[controller]], r)" in the pull algorithm's own reaction, not one job later
+    // through the rejected pull promise as the stock code does); cancel returns the result of
+    // closing the iterator.
     Patch {
         find: "  function pullAlgorithm() {
     const nextPromise = iterator.next();
@@ -188,6 +241,8 @@ function __sdUnusedOpenAsyncSequence(object, method, type, itemConverter, errPre
       } else {
         ReadableStreamDefaultControllerEnqueue(stream._controller, v);
       }
+    }, r => {
+      ReadableStreamDefaultControllerError(stream._controller, r);
     });
   }
 
@@ -336,6 +391,12 @@ impl Correction {
             Correction::ReadAfterShutdown => "read-after-shutdown",
             Correction::ClearedAlgorithm => "cleared-algorithm",
         }
+    }
+
+    /// The correction a class name (with or without its `reference-` prefix) names.
+    pub fn from_name(name: &str) -> Option<Correction> {
+        let name = name.strip_prefix("reference-").unwrap_or(name);
+        Correction::ALL.into_iter().find(|c| c.name() == name)
     }
 
     fn patches(self) -> &'static [Patch] {

@@ -82,7 +82,23 @@ pub struct Run {
 
 impl Runner {
     pub fn new(reference: ReferenceSource, limits: Limits, fork: bool) -> Result<Runner, String> {
-        let corrected = corrected_references(&reference)?;
+        Runner::with_corrections(reference, &[], limits, fork)
+    }
+
+    /// A runner whose reference side has `corrections` applied (`--correct`); with any, no
+    /// further corrected references are tried, so a divergence from it is `real`.
+    pub fn with_corrections(
+        reference: ReferenceSource,
+        corrections: &[correct::Correction],
+        limits: Limits,
+        fork: bool,
+    ) -> Result<Runner, String> {
+        let (reference, corrected) = if corrections.is_empty() {
+            let corrected = corrected_references(&reference)?;
+            (reference, corrected)
+        } else {
+            (correct::corrected(&reference, corrections)?, Vec::new())
+        };
         #[cfg(unix)]
         let engine = if fork {
             let variants: Vec<ReferenceSource> = corrected.iter().map(|(_, s)| s.clone()).collect();
@@ -241,6 +257,8 @@ pub struct Options {
     pub print: bool,
     pub print_only: bool,
     pub quiet: bool,
+    /// `--correct`: corrections applied to the reference side itself.
+    pub correct: Vec<correct::Correction>,
 }
 
 fn parse_duration(s: &str) -> Option<Duration> {
@@ -275,6 +293,7 @@ pub fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
         print: false,
         print_only: false,
         quiet: false,
+        correct: Vec::new(),
     };
     let mut i = 0;
     let value = |i: &mut usize, name: &str| -> Result<String, String> {
@@ -326,6 +345,19 @@ pub fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
             "--print" => o.print = true,
             "--print-only" => o.print_only = true,
             "-q" | "--quiet" => o.quiet = true,
+            "--correct" => {
+                let list = get(a)?;
+                o.correct = if list == "all" {
+                    correct::Correction::ALL.to_vec()
+                } else {
+                    list.split(',')
+                        .map(|name| {
+                            correct::Correction::from_name(name.trim())
+                                .ok_or_else(|| format!("--correct: no correction named {name}"))
+                        })
+                        .collect::<Result<_, _>>()?
+                };
+            }
             _ if a.starts_with('-') && a.len() > 1 => return Err(format!("unknown option {a}")),
             _ => o.scripts.push(args[i].clone()),
         }
@@ -521,13 +553,14 @@ pub fn main_with_args(args: &[String]) -> i32 {
         max_events: options.max_events,
     };
     let setup = Instant::now();
-    let mut runner = match Runner::new(reference.clone(), limits, options.fork) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("stream-diff: cannot prepare the contexts: {e}");
-            return 2;
-        }
-    };
+    let mut runner =
+        match Runner::with_corrections(reference.clone(), &options.correct, limits, options.fork) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("stream-diff: cannot prepare the contexts: {e}");
+                return 2;
+            }
+        };
     let setup_time = setup.elapsed();
     if options.node {
         if node::available() {

@@ -1,0 +1,199 @@
+//! Regression tests for the divergence shapes of issue 18 (programs nobody here wrote): each
+//! shape as a small program, its native event log as the spec decides it (the deciding step
+//! is quoted beside it), and, where the reference bundle is present, the class the divergence
+//! from the stock reference gets once the reference's departure is corrected.
+
+use stream_diff::{
+    diff::{Class, Verdict},
+    load_reference,
+    side::{self, Limits, ReferenceSource, SideKind},
+    Runner,
+};
+
+fn native_events(script: &str) -> Vec<String> {
+    let none = ReferenceSource {
+        install: String::new(),
+        bundle: String::new(),
+        bundle_name: String::new(),
+    };
+    let result = side::run_fresh(SideKind::Native, &none, script, Limits::default());
+    assert_eq!(result.outcome, side::Outcome::Idle, "{:?}", result.events);
+    result.events
+}
+
+/// The class of `script`'s divergence from the reference (None: the bundle is not here).
+fn class_against_reference(script: &str) -> Option<Verdict> {
+    let Ok(reference) = load_reference(None) else {
+        eprintln!("the reference bundle is not here: class not checked");
+        return None;
+    };
+    let mut runner = Runner::new(reference, Limits::default(), false).expect("runner");
+    Some(runner.verdict(script))
+}
+
+fn check(script: &str, expected_native: &[&str], expected: Verdict) {
+    assert_eq!(native_events(script), expected_native, "native log");
+    if let Some(verdict) = class_against_reference(script) {
+        assert_eq!(verdict, expected, "class against the reference");
+    }
+}
+
+/// Shape 1: a TransformStream's readable side cancelled while a write waits on the
+/// backpressure change that a read has just released. TransformStreamDefaultSourceCancelAlgorithm
+/// clears the algorithms ("is called once the stream is closed or errored and the algorithms
+/// will not be executed any more"), yet the write's reaction to [[backpressureChangePromise]]
+/// then performs [[transformAlgorithm]]. A cleared algorithm is performed as one returning a
+/// promise resolved with undefined, so the pending write resolves (WPT
+/// transform-streams/backpressure.any.js: "cancelling the readable should cause a pending
+/// write to resolve"), and the cancel reaction errors the writable side with the reason
+/// ("Perform ! WritableStreamDefaultControllerErrorIfNeeded(writable.[[controller]],
+/// reason)"). The reference calls undefined: its write, then its writable side, fail with a
+/// TypeError.
+#[test]
+fn transform_write_pending_on_backpressure_when_the_readable_is_cancelled() {
+    let script = r#"
+        const ts = new TransformStream({ transform(c, ctl) { ctl.enqueue(c); } });
+        const reader = ts.readable.getReader();
+        const writer = ts.writable.getWriter();
+        soon(3, 'go', () => {
+          watch('write', writer.write('a'));
+          watch('read', reader.read());
+          watch('cancel', reader.cancel(err('x')));
+          watch('closed', writer.closed);
+        });
+    "#;
+    check(
+        script,
+        &[
+            "read fulfilled {value: undefined, done: true}",
+            "cancel fulfilled undefined",
+            "write fulfilled undefined",
+            "closed rejected Error(sd:x)",
+        ],
+        Verdict::Diverged(Class::ReferenceClearedAlgorithm),
+    );
+    // With a transformer.cancel that settles a microtask later, the cancel still fulfills:
+    // the writable side is errored with the reason, not with a TypeError.
+    let delayed = r#"
+        const ts = new TransformStream({
+          transform(c, ctl) { ctl.enqueue(c); },
+          cancel(r) { log('cancel', r); return afterMicrotask(() => {}); },
+        });
+        const reader = ts.readable.getReader();
+        const writer = ts.writable.getWriter();
+        soon(3, 'go', () => {
+          watch('write', writer.write('a'));
+          watch('read', reader.read());
+          watch('cancel', reader.cancel(err('x')));
+          watch('closed', writer.closed);
+        });
+    "#;
+    check(
+        delayed,
+        &[
+            "\"cancel\" Error(sd:x)",
+            "read fulfilled {value: undefined, done: true}",
+            "write fulfilled undefined",
+            "closed rejected Error(sd:x)",
+            "cancel fulfilled undefined",
+        ],
+        Verdict::Diverged(Class::ReferenceClearedAlgorithm),
+    );
+}
+
+/// Shape 2: `ReadableStream.from(asyncGenerator)` whose first `next()` throws. The pull
+/// algorithm reacts to the next value's promise, and "if nextPromise was rejected with reason
+/// r, perform ! ReadableStreamDefaultControllerError(stream.[[controller]], r)" in that same
+/// reaction. Job by job: (1) the start promise's reaction pulls, and `next()` runs and throws;
+/// (2) the thenable job adopting next()'s rejected promise (WebIDL "a promise resolved with");
+/// (3) its rejection reaches that promise; (4) the rejection passes through "get the next
+/// value"'s fulfillment-only reaction; (5) the pull algorithm's reaction errors the stream,
+/// before the statement queued in job 5. Reads made in jobs 3 and 4 are still pending and
+/// reject with the first; every rejection is reported in job 6, before the statement queued
+/// there. (The stock reference errors earlier; its async-sequence correction, reacting only
+/// through the pull promise, one job later.)
+#[test]
+fn from_async_generator_whose_next_throws_errors_in_the_pull_reaction() {
+    let script = r#"
+        const rs = ReadableStream.from((async function* () { log('next'); throw err('g'); })());
+        const r = rs.getReader();
+        watch('closed', r.closed);
+        watch('read1', r.read());
+        soon(3, 'third', () => { log('third'); watch('read2', r.read()); });
+        soon(4, 'fourth', () => { log('fourth'); watch('read3', r.read()); });
+        soon(5, 'fifth', () => { log('fifth'); watch('read4', r.read()); });
+        soon(6, 'sixth', () => log('sixth'));
+    "#;
+    check(
+        script,
+        &[
+            "\"next\"",
+            "\"third\"",
+            "\"fourth\"",
+            "\"fifth\"",
+            "closed rejected Error(sd:g)",
+            "read1 rejected Error(sd:g)",
+            "read2 rejected Error(sd:g)",
+            "read3 rejected Error(sd:g)",
+            "read4 rejected Error(sd:g)",
+            "\"sixth\"",
+        ],
+        Verdict::Diverged(Class::ReferenceAsyncSequenceTiming),
+    );
+}
+
+/// Shape 3: a pipe whose chunk arrived inside the source's `enqueue()` (so it is written a
+/// microtask later: WPT piping/general-addition.any.js, "enqueue() must not synchronously call
+/// write algorithm") and which shuts down before that microtask, its destination errored. The
+/// shutdown writes chunks read but not yet written only "if dest.[[state]] is "writable" and !
+/// WritableStreamCloseQueuedOrInFlight(dest) is false"; otherwise "the user agent ... must only
+/// perform writes of already-read chunks, as described below": the chunk is never written.
+/// (The reference writes inside enqueue(); corrected to write a microtask later, it must also
+/// drop the chunk here, or it writes through the writer the pipe has released.)
+#[test]
+fn a_pipe_drops_a_chunk_read_inside_enqueue_when_it_shuts_down_with_the_destination_errored() {
+    let script = r#"
+        let c;
+        const rs = new ReadableStream({ start(ctl) { c = ctl; } });
+        let sinkController;
+        const ws = new WritableStream({
+          start(ctl) { sinkController = ctl; },
+          write(chunk) { log('write', chunk); },
+        }, { highWaterMark: 4, size: traced('size', () => 1) });
+        const ac = new AbortController();
+        watch('pipe', rs.pipeTo(ws, { preventCancel: true, preventAbort: true, signal: ac.signal }));
+        soon(5, 'go', () => {
+          enq(c, 'a');
+          sinkController.error(err('dest'));
+          ac.abort(err('abort'));
+        });
+    "#;
+    check(
+        script,
+        &["enqueue(\"a\")", "pipe rejected Error(sd:abort)"],
+        Verdict::Diverged(Class::ReferenceSyncWriteInEnqueue),
+    );
+    // With the destination still writable at shutdown, the chunk read inside enqueue() is
+    // written by the shutdown itself, before the close it waits for.
+    let writable = r#"
+        let c;
+        const rs = new ReadableStream({ start(ctl) { c = ctl; } });
+        const ws = new WritableStream({
+          write(chunk) { log('write', chunk); },
+          close() { log('close'); },
+        }, { highWaterMark: 4, size: traced('size', () => 1) });
+        watch('pipe', rs.pipeTo(ws));
+        soon(5, 'go', () => {
+          enq(c, 'a');
+          c.close();
+        });
+    "#;
+    let events = native_events(writable);
+    let size = events.iter().position(|e| e == "size(\"a\")");
+    let close = events.iter().position(|e| e == "\"close\"");
+    assert!(
+        matches!((size, close), (Some(s), Some(c)) if s < c),
+        "the chunk is written before the close: {events:?}"
+    );
+    assert!(events.contains(&"\"write\" \"a\"".to_owned()), "{events:?}");
+}
