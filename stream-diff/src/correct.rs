@@ -465,7 +465,7 @@ mod tests {
         }
         let all = corrected(&source, &Correction::ALL).expect("all apply together");
         assert!(all.install.contains("__sdOpenAsyncSequence"));
-        assert!(all.bundle.contains("__sdQueueMicrotask(write)"));
+        assert!(all.bundle.contains("__sdUnwritten.push(write)"));
     }
 
     /// A bundle without the expected text is an error, not a silent no-op.
