@@ -14,7 +14,8 @@
 //! adopted the same way, minus the unobservable `then` lookup.
 
 use boa_engine::{
-    native_function::NativeFunction, object::FunctionObjectBuilder, Context, JsResult, JsValue,
+    native_function::NativeFunction, object::FunctionObjectBuilder, Context, JsObject, JsResult,
+    JsValue,
 };
 use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
@@ -188,50 +189,54 @@ impl InternalPromise {
             self.settle(Ok(value), ctx);
             return Ok(());
         };
-        // NewPromiseResolveThenableJob(promise, resolution, thenJobCallback): the job calls
-        // `then` with a fresh pair of resolving functions sharing one [[AlreadyResolved]].
+        // NewPromiseResolveThenableJob(promise, resolution, thenJobCallback).
         let (this, then) = (value.clone(), then.clone());
         let promise = self.clone();
-        engine::queue_microtask(ctx, move |ctx| {
-            let already_resolved = Gc::new(GcRefCell::new(false));
-            let realm = ctx.realm().clone();
-            let resolve = NativeFunction::from_copy_closure_with_captures(
-                |_,
-                 args,
-                 (promise, already_resolved): &(InternalPromise, Gc<GcRefCell<bool>>),
-                 ctx| {
-                    if !std::mem::replace(&mut *already_resolved.borrow_mut(), true) {
-                        let value = args.first().cloned().unwrap_or_default();
-                        promise.resolution_steps(value, ctx)?;
-                    }
-                    Ok(JsValue::undefined())
-                },
-                (promise.clone(), already_resolved.clone()),
-            );
-            let reject = NativeFunction::from_copy_closure_with_captures(
-                |_,
-                 args,
-                 (promise, already_resolved): &(InternalPromise, Gc<GcRefCell<bool>>),
-                 ctx| {
-                    if !std::mem::replace(&mut *already_resolved.borrow_mut(), true) {
-                        promise.settle(Err(args.first().cloned().unwrap_or_default()), ctx);
-                    }
-                    Ok(JsValue::undefined())
-                },
-                (promise.clone(), already_resolved.clone()),
-            );
-            let resolve = FunctionObjectBuilder::new(&realm, resolve)
-                .length(1)
-                .build();
-            let reject = FunctionObjectBuilder::new(&realm, reject).length(1).build();
-            if let Err(error) = then.call(&this, &[resolve.into(), reject.into()], ctx) {
+        engine::queue_microtask(ctx, move |ctx| promise.thenable_job(this, then, ctx));
+        Ok(())
+    }
+
+    /// The body of NewPromiseResolveThenableJob(this promise, `thenable`, `then`): calls `then`
+    /// on `thenable` with a fresh pair of resolving functions sharing one [[AlreadyResolved]]
+    /// (the promise has begun resolving already).
+    pub(crate) fn thenable_job(
+        &self,
+        thenable: JsValue,
+        then: JsObject,
+        ctx: &mut Context,
+    ) -> JsResult<()> {
+        let promise = self;
+        let already_resolved = Gc::new(GcRefCell::new(false));
+        let realm = ctx.realm().clone();
+        let resolve = NativeFunction::from_copy_closure_with_captures(
+            |_, args, (promise, already_resolved): &(InternalPromise, Gc<GcRefCell<bool>>), ctx| {
                 if !std::mem::replace(&mut *already_resolved.borrow_mut(), true) {
-                    let reason = engine::thrown_value(error, ctx)?;
-                    promise.settle(Err(reason), ctx);
+                    let value = args.first().cloned().unwrap_or_default();
+                    promise.resolution_steps(value, ctx)?;
                 }
+                Ok(JsValue::undefined())
+            },
+            (promise.clone(), already_resolved.clone()),
+        );
+        let reject = NativeFunction::from_copy_closure_with_captures(
+            |_, args, (promise, already_resolved): &(InternalPromise, Gc<GcRefCell<bool>>), ctx| {
+                if !std::mem::replace(&mut *already_resolved.borrow_mut(), true) {
+                    promise.settle(Err(args.first().cloned().unwrap_or_default()), ctx);
+                }
+                Ok(JsValue::undefined())
+            },
+            (promise.clone(), already_resolved.clone()),
+        );
+        let resolve = FunctionObjectBuilder::new(&realm, resolve)
+            .length(1)
+            .build();
+        let reject = FunctionObjectBuilder::new(&realm, reject).length(1).build();
+        if let Err(error) = then.call(&thenable, &[resolve.into(), reject.into()], ctx) {
+            if !std::mem::replace(&mut *already_resolved.borrow_mut(), true) {
+                let reason = engine::thrown_value(error, ctx)?;
+                promise.settle(Err(reason), ctx);
             }
-            Ok(())
-        });
+        }
         Ok(())
     }
 

@@ -404,6 +404,86 @@ pub fn fresh_promise_then_is_intrinsic(ctx: &mut Context) -> bool {
     then_ok && constructor_ok && species_ok
 }
 
+/// `%Promise.prototype%.then` as it was when the streams were registered in the realm: the
+/// `then` that a resolution reads from a promise [`untouched_promise`] vouched for.
+pub fn original_promise_then(ctx: &mut Context) -> Option<JsObject> {
+    let realm = ctx.realm().clone();
+    let host_defined = realm.host_defined();
+    host_defined
+        .get::<PromiseIntrinsics>()
+        .and_then(|original| original.then.as_object())
+}
+
+/// Whether SpeciesConstructor(p, %Promise%), as the original `then` performs it when a
+/// NewPromiseResolveThenableJob calls it, reaches %Promise% without running script: `p` (a
+/// promise of script's, or, for `None`, a fresh %Promise% the layer keeps in Rust) has no own
+/// `constructor` and %Promise.prototype% as its prototype, whose `constructor` is a data
+/// property holding %Promise%, whose `@@species` getter is the original. Script can change
+/// any of these between the resolution that read `then` and the job, so the job asks again.
+pub fn species_lookup_is_intrinsic(promise: Option<&JsPromise>, ctx: &mut Context) -> bool {
+    let intrinsic = ctx.intrinsics().constructors().promise().clone();
+    let proto = intrinsic.prototype();
+    if let Some(promise) = promise {
+        let object: JsObject = promise.clone().into();
+        let o = object.borrow();
+        if o.properties()
+            .contains_key(&js_string!("constructor").into())
+            || !o.prototype().is_some_and(|p| JsObject::equals(&p, &proto))
+        {
+            return false;
+        }
+    }
+    let realm = ctx.realm().clone();
+    let host_defined = realm.host_defined();
+    let Some(original) = host_defined.get::<PromiseIntrinsics>() else {
+        return false;
+    };
+    let constructor_value: JsValue = intrinsic.constructor().into();
+    let constructor_ok = proto
+        .borrow()
+        .properties()
+        .get(&js_string!("constructor").into())
+        .is_some_and(|d| {
+            d.is_data_descriptor()
+                && d.value()
+                    .and_then(JsValue::as_object)
+                    .zip(constructor_value.as_object())
+                    .is_some_and(|(a, b)| JsObject::equals(&a, &b))
+        });
+    let species_ok = intrinsic
+        .constructor()
+        .borrow()
+        .properties()
+        .get(&boa_engine::JsSymbol::species().into())
+        .is_some_and(|d| {
+            d.is_accessor_descriptor()
+                && d.get()
+                    .and_then(JsValue::as_object)
+                    .zip(original.species_getter.as_object())
+                    .is_some_and(|(a, b)| JsObject::equals(&a, &b))
+        });
+    constructor_ok && species_ok
+}
+
+/// The Gets of SpeciesConstructor(p, %Promise%) for a fresh %Promise% `p` that the layer keeps
+/// in Rust, where [`species_lookup_is_intrinsic`] says script has decorated them: `constructor`
+/// through %Promise.prototype% (an accessor sees the prototype as its receiver, since `p` has
+/// no object), then, for an object, its `@@species`. A throw is the `then` call's throw. What
+/// they return does not change the adoption: the Rust promise stands for `p` and is adopted as
+/// with %Promise% (an approximation only where script makes them return another constructor).
+pub fn species_lookups_of_fresh_promise(ctx: &mut Context) -> JsResult<()> {
+    let proto = ctx.intrinsics().constructors().promise().prototype();
+    let c = proto.get(js_string!("constructor"), ctx)?;
+    if let Some(c) = c.as_object() {
+        c.get(boa_engine::JsSymbol::species(), ctx)?;
+    } else if !c.is_undefined() {
+        return Err(boa_engine::JsNativeError::typ()
+            .with_message("the promise's constructor is not an object")
+            .into());
+    }
+    Ok(())
+}
+
 /// IsPromise(value) (<https://tc39.es/ecma262/#sec-ispromise>).
 pub fn is_promise(value: &JsValue) -> bool {
     value

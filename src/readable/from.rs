@@ -229,14 +229,40 @@ fn promise_resolved_with_iterator_promise(
 ) -> JsResult<PromiseResult> {
     let adopted = InternalPromise::new();
     let resolved_by = adopted.clone();
+    // The job calls the `then` read now (the original) on the promise, whose
+    // SpeciesConstructor reads `constructor` when the job runs: script may have decorated it
+    // in between, and then the lookups are made as the spec makes them.
     match promise {
         IteratorPromise::Internal(promise) => engine::queue_microtask(ctx, move |ctx| {
+            if !engine::species_lookup_is_intrinsic(None, ctx) {
+                if let Err(error) = engine::species_lookups_of_fresh_promise(ctx) {
+                    let reason = engine::thrown_value(error, ctx)?;
+                    resolved_by.reject(reason, ctx);
+                    return Ok(());
+                }
+            }
             promise.react(resolved_by, resolve_adopted, reject_adopted, ctx);
             Ok(())
         }),
         IteratorPromise::Value(value) => match engine::untouched_promise(&value, ctx) {
             Some(promise) => engine::queue_microtask(ctx, move |ctx| {
-                engine::react(&promise, resolved_by, resolve_adopted, reject_adopted, ctx)
+                if engine::species_lookup_is_intrinsic(Some(&promise), ctx) {
+                    return engine::react(
+                        &promise,
+                        resolved_by,
+                        resolve_adopted,
+                        reject_adopted,
+                        ctx,
+                    );
+                }
+                match engine::original_promise_then(ctx) {
+                    Some(then) => resolved_by.thenable_job(promise.into(), then, ctx),
+                    // Invariant: untouched_promise vouched for the original `then`, which
+                    // exists only once it was remembered.
+                    None => {
+                        engine::react(&promise, resolved_by, resolve_adopted, reject_adopted, ctx)
+                    }
+                }
             }),
             None => return PromiseResult::resolved_with(value, ctx),
         },
