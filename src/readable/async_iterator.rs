@@ -33,6 +33,22 @@ pub(crate) struct ReadableStreamAsyncIterator {
     ongoing_promise: GcRefCell<Option<JsPromise>>,
     /// WebIDL's is finished.
     is_finished: Cell<bool>,
+    /// Set while "get the next iteration result" runs ReadableStreamDefaultReaderRead: the
+    /// read request's steps that run inside it settle the spec's promise, and the reaction to
+    /// it waits here until the read has returned (see [`get_the_next_iteration_result`]).
+    reading: Cell<bool>,
+    settled_in_read: GcRefCell<Option<(NextOutcome, PromiseResult, PromiseCapability)>>,
+}
+
+engine::traced_without_drop! {
+/// How the read request settled the spec's promise: with a chunk, with end of iteration, or
+/// with an error.
+#[derive(Debug, Clone, Copy)]
+enum NextOutcome {
+    Chunk,
+    End,
+    Error,
+}
 }
 
 impl webidl::Interface for ReadableStreamAsyncIterator {
@@ -112,6 +128,8 @@ pub(crate) fn create(
             prevent_cancel,
             ongoing_promise: GcRefCell::new(None),
             is_finished: Cell::new(false),
+            reading: Cell::new(false),
+            settled_in_read: GcRefCell::new(None),
         },
     );
     Ok(iterator.upcast())
@@ -181,9 +199,14 @@ fn next_steps(iterator: &Iter, ctx: &mut Cx) -> JsResult<JsPromise> {
 
 /// <https://streams.spec.whatwg.org/#rs-asynciterator-prototype-next>
 ///
-/// The promise the spec returns here is only ever reacted to by WebIDL's `next()`; the read
-/// request carries that reaction (the capability of `next()`'s promise) instead, and settles it
-/// one microtask after the read request's steps run, as the reaction job would.
+/// The promise the spec returns here is only ever reacted to by WebIDL's `next()` (its steps
+/// 5–9, once this returns); the read request carries that reaction (the capability of
+/// `next()`'s promise) instead. Read request steps that run later react to the settled promise
+/// when they run, as the reaction made earlier would; steps that run inside
+/// ReadableStreamDefaultReaderRead (a queued chunk, a `pull()` that enqueues or closes, a
+/// closed or errored stream) leave the promise in `settled_in_read`, and the reaction is made
+/// here after the read, behind whatever the read queued (the pull promise's reaction, jobs a
+/// `pull()` queued), as PerformPromiseThen on a settled promise would.
 fn get_the_next_iteration_result(
     iterator: &Iter,
     next_capability: PromiseCapability,
@@ -196,12 +219,81 @@ fn get_the_next_iteration_result(
     // 4. Let readRequest be a new read request (chunk, close and error steps below).
     let read_request = ReadRequest::AsyncIterator(iterator.clone(), next_capability);
     // 5. Perform ! ReadableStreamDefaultReaderRead(this, readRequest).
-    readable_stream_default_reader_read(&reader, read_request, ctx)
-    // 6. Return promise.
+    let reading = iterator.borrow().data().reading.replace(true);
+    let read = readable_stream_default_reader_read(&reader, read_request, ctx);
+    let settled = {
+        let data = iterator.borrow();
+        data.data().reading.set(reading);
+        let settled = data.data().settled_in_read.borrow_mut().take();
+        settled
+    };
+    read?;
+    // 6. Return promise. (WebIDL's next() reacts to it now.)
+    match settled {
+        Some((outcome, promise, next_capability)) => {
+            react_to_next_promise(iterator.clone(), next_capability, outcome, promise, ctx)
+        }
+        None => Ok(()),
+    }
 }
 
-/// The iterator read request's chunk steps: "Resolve promise with chunk", then WebIDL's
-/// fulfillSteps for `next()` one reaction later.
+/// The read request's steps have settled the spec's promise: WebIDL's `next()` reacts to it,
+/// now or (inside the read) once the read has returned.
+fn settled_next_promise(
+    iterator: Iter,
+    next_capability: PromiseCapability,
+    outcome: NextOutcome,
+    promise: PromiseResult,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    {
+        let data = iterator.borrow();
+        if data.data().reading.get() {
+            *data.data().settled_in_read.borrow_mut() = Some((outcome, promise, next_capability));
+            return Ok(());
+        }
+    }
+    react_to_next_promise(iterator, next_capability, outcome, promise, ctx)
+}
+
+/// WebIDL's `next()`, steps 5–9: react to nextPromise with fulfillSteps and rejectSteps,
+/// resolving nextPromiseCapability.
+fn react_to_next_promise(
+    iterator: Iter,
+    next_capability: PromiseCapability,
+    outcome: NextOutcome,
+    promise: PromiseResult,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    upon_settlement(
+        promise,
+        (iterator, next_capability, outcome),
+        |(iterator, next_capability, outcome), next, ctx| {
+            // fulfillSteps, given next:
+            let data = iterator.borrow();
+            // 1. Set object's ongoing promise to null.
+            *data.data().ongoing_promise.borrow_mut() = None;
+            // 2. If next is end of iteration: set object's is finished to true and return
+            //    CreateIterResultObject(undefined, true).
+            let result = if matches!(outcome, NextOutcome::End) {
+                data.data().is_finished.set(true);
+                drop(data);
+                create_iter_result_object(Value::undefined(), true, ctx)
+            } else {
+                drop(data);
+                // 4. Return CreateIterResultObject(next, false).
+                create_iter_result_object(next, false, ctx)
+            };
+            next_capability.resolve(result, ctx)
+        },
+        |(iterator, next_capability, _), reason, ctx| {
+            reject_steps(iterator, next_capability, reason, ctx)
+        },
+        ctx,
+    )
+}
+
+/// The iterator read request's chunk steps: "Resolve promise with chunk".
 pub(crate) fn next_chunk_steps(
     iterator: Iter,
     next_capability: PromiseCapability,
@@ -211,22 +303,7 @@ pub(crate) fn next_chunk_steps(
     // Resolving the spec's promise with an object looks up `then` now; a thenable chunk is
     // adopted. Any other chunk fulfills it at once.
     let promise = PromiseResult::resolved_with(chunk, ctx)?;
-    upon_settlement(
-        promise,
-        (iterator, next_capability),
-        |(iterator, next_capability), next, ctx| {
-            // fulfillSteps, given next:
-            // 1. Set object's ongoing promise to null.
-            *iterator.borrow().data().ongoing_promise.borrow_mut() = None;
-            // 4. Return CreateIterResultObject(next, false).
-            let result = create_iter_result_object(next, false, ctx);
-            next_capability.resolve(result, ctx)
-        },
-        |(iterator, next_capability), reason, ctx| {
-            reject_steps(iterator, next_capability, reason, ctx)
-        },
-        ctx,
-    )
+    settled_next_promise(iterator, next_capability, NextOutcome::Chunk, promise, ctx)
 }
 
 /// The iterator read request's close steps.
@@ -239,24 +316,8 @@ pub(crate) fn next_close_steps(
     let reader = iterator.borrow().data().reader.clone();
     readable_stream_default_reader_release(&reader, ctx)?;
     // 2. Resolve promise with end of iteration.
-    upon_settlement(
-        PromiseResult::undefined(),
-        (iterator, next_capability),
-        |(iterator, next_capability), _, ctx| {
-            // fulfillSteps, given end of iteration:
-            let data = iterator.borrow();
-            // 1. Set object's ongoing promise to null.
-            *data.data().ongoing_promise.borrow_mut() = None;
-            // 2. If next is end of iteration: set object's is finished to true and return
-            //    CreateIterResultObject(undefined, true).
-            data.data().is_finished.set(true);
-            drop(data);
-            let result = create_iter_result_object(Value::undefined(), true, ctx);
-            next_capability.resolve(result, ctx)
-        },
-        super::ignore,
-        ctx,
-    )
+    let promise = PromiseResult::undefined();
+    settled_next_promise(iterator, next_capability, NextOutcome::End, promise, ctx)
 }
 
 /// The iterator read request's error steps, given `e`.
@@ -270,15 +331,8 @@ pub(crate) fn next_error_steps(
     let reader = iterator.borrow().data().reader.clone();
     readable_stream_default_reader_release(&reader, ctx)?;
     // 2. Reject promise with e.
-    upon_settlement(
-        PromiseResult::Rejected(e),
-        (iterator, next_capability),
-        super::ignore,
-        |(iterator, next_capability), reason, ctx| {
-            reject_steps(iterator, next_capability, reason, ctx)
-        },
-        ctx,
-    )
+    let promise = PromiseResult::Rejected(e);
+    settled_next_promise(iterator, next_capability, NextOutcome::Error, promise, ctx)
 }
 
 /// WebIDL's rejectSteps for `next()`, given `reason`.
