@@ -43,16 +43,39 @@ pub enum Correction {
     /// transform-streams/backpressure.any.js expects "cancelling the readable should cause a
     /// pending write to resolve".
     ClearedAlgorithm,
+    /// The reference reacts to promises with `Promise.prototype.then`, which Gets `constructor`
+    /// (SpeciesConstructor), and its pipe loop chains promises of its own, each adopted through
+    /// a Get of `then` and a call of it; so a script that patches `Promise.prototype.then` or a
+    /// `constructor` getter sees the reference's internal steps. WebIDL's "react to a promise"
+    /// is PerformPromiseThen with a %Promise% capability and looks nothing up (the reference's
+    /// own `PerformPromiseThen` calls itself "just an approximation"), and the pipe's loop "is not
+    /// observable to author code" (`ReadableStreamPipeTo`: "Public API must not be used"; WPT
+    /// readable-streams/patched-global.any.js "pipeTo() should not call
+    /// Promise.prototype.then()"). Corrected: reactions through a native PerformPromiseThen
+    /// (`__sdPerformPromiseThen`, stream-diff's own), as are the webidl2js async iterator's, and a
+    /// promise of the reference's own that an internal reaction returns (the pipe loop's step
+    /// and its wait for writes, a transform stream's write waiting on the backpressure change)
+    /// is adopted with the same two jobs but no lookup. The spec's own reactions whose steps return a promise (a transform
+    /// stream's write waiting on the backpressure change) adopt it, by WebIDL's letter, through
+    /// `then`; boa_streams keeps such promises internal, as WPT's patched-global tests ask of
+    /// tee and pipeTo ("should not call Promise.prototype.then()") and as the reference's
+    /// pipe loop shows for its own chains. "A promise resolved with" a script's value and the
+    /// resolution of a promise script sees with an object (a read result) keep their lookups;
+    /// the pipe's internal wait-for-all promise is resolved with undefined, not the results
+    /// array whose `then` script could patch (WPT piping/then-interception.any.js: "piping
+    /// should not be observable").
+    PromiseLookups,
 }
 
 impl Correction {
     /// Every correction, in the order of their bits in a [`crate::diff::Class::Corrected`]
     /// mask.
-    pub const ALL: [Correction; 4] = [
+    pub const ALL: [Correction; 5] = [
         Correction::SyncWrite,
         Correction::AsyncSequence,
         Correction::ReadAfterShutdown,
         Correction::ClearedAlgorithm,
+        Correction::PromiseLookups,
     ];
 }
 
@@ -188,6 +211,54 @@ const CLEARED_ALGORITHM: &[Patch] = &[
     },
 ];
 
+const PROMISE_LOOKUPS: &[Patch] = &[
+    // WebIDL "react to a promise": PerformPromiseThen, no lookup; a promise of the reference's
+    // own that a reaction returns is adopted without lookups.
+    Patch {
+        find: "  return originalPromiseThen.call(promise, onFulfilled, onRejected);",
+        replace: "  return __sdReact(promise, onFulfilled, onRejected);",
+        times: 1,
+    },
+    // The async iterator prototype's next() and return() (WebIDL "asynchronous iterator
+    // prototype object"): PerformPromiseThen on nextPromise and on the ongoing promise. The
+    // promises these reactions resolve are the ones next() and return() hand to script, so a
+    // promise their steps return is adopted as usual, lookups included.
+    Patch {
+        find: "return nextPromise.then(",
+        replace: "return __sdPerformPromiseThen(nextPromise, ",
+        times: 1,
+    },
+    Patch {
+        find: "internal.ongoingPromise.then(nextSteps, nextSteps)",
+        replace: "__sdPerformPromiseThen(internal.ongoingPromise, nextSteps, nextSteps)",
+        times: 1,
+    },
+    Patch {
+        find: "internal.ongoingPromise.then(returnSteps, returnSteps)",
+        replace: "__sdPerformPromiseThen(internal.ongoingPromise, returnSteps, returnSteps)",
+        times: 1,
+    },
+    Patch {
+        find: "return internal.ongoingPromise.then(() =>",
+        replace: "return __sdPerformPromiseThen(internal.ongoingPromise, () =>",
+        times: 1,
+    },
+    // The pipe's abort action, "getting a promise to wait for all" of the actions: an internal
+    // promise, which the stock code resolves with the results array, so a patched
+    // `Object.prototype.then` is called in the middle of the pipe's shutdown (WPT
+    // piping/then-interception.any.js: "piping should not be observable"). Corrected: resolved
+    // with undefined, as boa_streams does; nothing reads the value.
+    Patch {
+        find: "  const successSteps = results => {
+    resolvePromise(promise, results);
+  };",
+        replace: "  const successSteps = () => {
+    resolvePromise(promise, undefined);
+  };",
+        times: 1,
+    },
+];
+
 const ASYNC_SEQUENCE: &[Patch] = &[
     // CreateAsyncFromSyncIterator(syncIteratorRecord), %AsyncFromSyncIteratorPrototype%.next /
     // .return and AsyncFromSyncIteratorContinuation, step by step.
@@ -258,7 +329,8 @@ function __sdUnusedOpenAsyncSequence(object, method, type, itemConverter, errPre
 const PRELUDE: &str = r#"
 (() => {
   const P = Promise;
-  const then = P.prototype.then;
+  // PerformPromiseThen without lookups (stream-diff's native helper, on every reference side).
+  const performThen = globalThis.__sdPerformPromiseThen;
   const resolveStatic = P.resolve;
   const TypeErrorCtor = TypeError;
   const queue = queueMicrotask;
@@ -270,6 +342,30 @@ const PRELUDE: &str = r#"
   };
   const rejected = e => new P((_, reject) => reject(e));
   globalThis.__sdQueueMicrotask = f => queue(f);
+
+  // WebIDL "react to a promise" for the reference's internal steps: PerformPromiseThen with a
+  // new %Promise% capability, no lookup. A promise a reaction returns (always one of the
+  // reference's own: script values reach reactions only through "a promise resolved with")
+  // is adopted with the jobs the Promise Resolve Functions would queue (a
+  // NewPromiseResolveThenableJob, then the reaction to it), without their Get of `then` and call
+  // of it; any other value resolves the derived promise as usual (an object's `then` is looked
+  // up, as the spec's steps do).
+  globalThis.__sdReact = (promise, onFulfilled, onRejected) => {
+    const cap = newCapability();
+    const settle = (handler, value, passOn) => {
+      if (typeof handler !== 'function') { passOn(value); return; }
+      let result;
+      try { result = handler(value); } catch (e) { cap.reject(e); return; }
+      if (result instanceof P) {
+        queue(() => { performThen(result, cap.resolve, cap.reject); });
+      } else {
+        cap.resolve(result);
+      }
+    };
+    performThen(promise, v => settle(onFulfilled, v, cap.resolve),
+                r => settle(onRejected, r, cap.reject));
+    return cap.promise;
+  };
 
   // IteratorClose(iteratorRecord, throwCompletion): call `return` if any, keep the error.
   const closeOnThrow = iterator => {
@@ -294,7 +390,7 @@ const PRELUDE: &str = r#"
     const onRejected = (done || !closeOnRejection)
       ? e => cap.reject(e)
       : e => { closeOnThrow(syncIterator); cap.reject(e); };
-    then.call(valueWrapper, onFulfilled, onRejected);
+    performThen(valueWrapper, onFulfilled, onRejected);
     return cap.promise;
   };
 
@@ -357,7 +453,7 @@ const PRELUDE: &str = r#"
         let nextResult;
         try { nextResult = call(nextMethod, iterator); } catch (e) { return rejected(e); }
         const nextPromise = new P(resolve => resolve(nextResult));
-        return then.call(nextPromise, iterResult => {
+        return performThen(nextPromise, iterResult => {
           if (!isObject(iterResult)) throw new TypeErrorCtor(`${errPrefix}'s next method must return an object`);
           if (iterResult.done) return endOfIteration;
           return itemConverter(iterResult.value);
@@ -371,7 +467,7 @@ const PRELUDE: &str = r#"
         let returnResult;
         try { returnResult = call(returnMethod, iterator, reason); } catch (e) { return rejected(e); }
         const returnPromise = new P(resolve => resolve(returnResult));
-        return then.call(returnPromise, r => {
+        return performThen(returnPromise, r => {
           if (!isObject(r)) throw new TypeErrorCtor(`${errPrefix}'s return method must return an object`);
           return undefined;
         });
@@ -390,6 +486,7 @@ impl Correction {
             Correction::AsyncSequence => "async-sequence-timing",
             Correction::ReadAfterShutdown => "read-after-shutdown",
             Correction::ClearedAlgorithm => "cleared-algorithm",
+            Correction::PromiseLookups => "promise-lookups",
         }
     }
 
@@ -405,6 +502,7 @@ impl Correction {
             Correction::AsyncSequence => ASYNC_SEQUENCE,
             Correction::ReadAfterShutdown => READ_AFTER_SHUTDOWN,
             Correction::ClearedAlgorithm => CLEARED_ALGORITHM,
+            Correction::PromiseLookups => PROMISE_LOOKUPS,
         }
     }
 }

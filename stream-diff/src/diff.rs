@@ -18,6 +18,8 @@ pub enum Class {
     ReferenceReadAfterShutdown,
     /// The reference performed a transform stream algorithm the spec had already cleared.
     ReferenceClearedAlgorithm,
+    /// The reference's reactions and pipe loop look up `then` / `constructor` on promises.
+    ReferencePromiseLookups,
     /// Several of the reference's departures at once: only the reference with all of these
     /// corrected (bits in [`crate::correct::Correction::ALL`] order) matches.
     ReferenceSeveral(u8),
@@ -33,6 +35,7 @@ impl Class {
             Class::ReferenceAsyncSequenceTiming => "reference-async-sequence-timing",
             Class::ReferenceReadAfterShutdown => "reference-read-after-shutdown",
             Class::ReferenceClearedAlgorithm => "reference-cleared-algorithm",
+            Class::ReferencePromiseLookups => "reference-promise-lookups",
             Class::ReferenceSeveral(mask) => several_name(mask),
             Class::Real => "real",
         }
@@ -108,6 +111,7 @@ impl Verdict {
                         | Class::ReferenceAsyncSequenceTiming
                         | Class::ReferenceReadAfterShutdown
                         | Class::ReferenceClearedAlgorithm
+                        | Class::ReferencePromiseLookups
                         | Class::ReferenceSeveral(_)
                 )
         )

@@ -43,7 +43,7 @@ pub struct Runner {
 }
 
 /// The corrected references a divergence is checked against, in order (each correction alone,
-/// then the pairs, then all three), with the class each one names.
+/// then the pairs, and so on up to all of them), with the class each one names.
 fn corrected_references(
     reference: &ReferenceSource,
 ) -> Result<Vec<(diff::Class, ReferenceSource)>, String> {
@@ -53,9 +53,10 @@ fn corrected_references(
         0b010 => diff::Class::ReferenceAsyncSequenceTiming,
         0b100 => diff::Class::ReferenceReadAfterShutdown,
         0b1000 => diff::Class::ReferenceClearedAlgorithm,
+        0b1_0000 => diff::Class::ReferencePromiseLookups,
         several => diff::Class::ReferenceSeveral(several),
     };
-    let mut masks: Vec<u8> = (1u8..16).collect();
+    let mut masks: Vec<u8> = (1u8..1 << Correction::ALL.len()).collect();
     masks.sort_by_key(|m| m.count_ones());
     masks
         .into_iter()

@@ -13,7 +13,8 @@ use boa_engine::{
     error::{EngineError, RuntimeLimitError},
     js_string,
     native_function::NativeFunction,
-    Context, JsError, JsObject, JsResult, JsValue, Source,
+    object::builtins::{JsFunction, JsPromise},
+    Context, JsError, JsNativeError, JsObject, JsResult, JsValue, Source,
 };
 use boa_streams::host::{Host, HostOptions, HostReport, RunOutcome};
 
@@ -127,6 +128,41 @@ thread_local! {
     }) };
 }
 
+/// `__sdPerformPromiseThen(promise, onFulfilled, onRejected)`: PerformPromiseThen(promise,
+/// onFulfilled, onRejected, ! NewPromiseCapability(%Promise%)), which is what WebIDL's "react to
+/// a promise" performs: no Get of `then`, no SpeciesConstructor (`Promise.prototype.then` Gets
+/// `constructor`). Script cannot do that (the reference's own `PerformPromiseThen` says it is "just
+/// an approximation"), so the corrected references call this. For the call the promise has no
+/// prototype, so SpeciesConstructor finds no `constructor` and takes %Promise%; a promise that
+/// script made non-extensible or gave an own `constructor` gets plain `then`.
+fn perform_promise_then(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let arg = |i: usize| args.get(i).cloned().unwrap_or_default();
+    let Some(promise) = arg(0)
+        .as_object()
+        .and_then(|o| JsPromise::from_object(o.clone()).ok())
+    else {
+        return Err(JsNativeError::typ()
+            .with_message("__sdPerformPromiseThen: not a promise")
+            .into());
+    };
+    let handler = |v: JsValue| {
+        v.as_object()
+            .and_then(|o| JsFunction::from_object(o.clone()))
+    };
+    let (on_fulfilled, on_rejected) = (handler(arg(1)), handler(arg(2)));
+    let object: JsObject = promise.clone().into();
+    let quiet =
+        object.is_extensible(ctx)? && !object.has_own_property(js_string!("constructor"), ctx)?;
+    if !quiet {
+        return promise.then(on_fulfilled, on_rejected, ctx).map(Into::into);
+    }
+    let proto = object.prototype();
+    object.set_prototype(None);
+    let result = promise.then(on_fulfilled, on_rejected, ctx);
+    object.set_prototype(proto);
+    result.map(Into::into)
+}
+
 fn push_event(event: String) {
     LOG.with(|log| log.borrow_mut().events.push(event));
 }
@@ -198,6 +234,9 @@ pub fn prepare(kind: SideKind, reference: &ReferenceSource) -> Result<Prepared, 
     ctx.register_global_builtin_callable(js_string!("__sd_emit"), 1, emit_fn)
         .map_err(|e| e.to_string())?;
     if kind == SideKind::Reference {
+        let then_fn = NativeFunction::from_fn_ptr(perform_promise_then);
+        ctx.register_global_builtin_callable(js_string!("__sdPerformPromiseThen"), 3, then_fn)
+            .map_err(|e| e.to_string())?;
         eval(&host, &mut ctx, "install.js", &reference.install)?;
         eval(&host, &mut ctx, &reference.bundle_name, &reference.bundle)?;
         eval(&host, &mut ctx, "reference-hook.js", REFERENCE_HOOK)?;
