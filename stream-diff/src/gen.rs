@@ -111,6 +111,8 @@ struct Writable {
 struct Reader {
     name: String,
     byob: bool,
+    /// The stream it reads.
+    stream: String,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -204,7 +206,7 @@ impl Gen {
             0 => format!("step('{label}', () => {{ {body} }});"),
             1 => format!(
                 "soon({}, '{label}', () => {{ {body} }});",
-                1 + self.rng.below(4)
+                1 + self.rng.below(8)
             ),
             _ => format!(
                 "later({}, '{label}', () => {{ {body} }});",
@@ -241,6 +243,8 @@ impl Gen {
             if self.acs.is_empty() { 0 } else { 4 },      // 16 abort
             if self.ctrls.is_empty() { 0 } else { 8 },    // 17 controller op
             if self.iterators.is_empty() { 0 } else { 6 }, // 18 iterator op
+            1,                                            // 19 patch a builtin
+            if self.readers.is_empty() { 0 } else { 3 },  // 20 release and re-acquire
         ];
         match self.rng.weighted(&weights) {
             0 => self.new_readable(false),
@@ -273,7 +277,9 @@ impl Gen {
                 let body = self.ctrl_actions(&c, 1);
                 self.timed(body);
             }
-            _ => self.iterator_op(),
+            18 => self.iterator_op(),
+            19 => self.patch_builtin(),
+            _ => self.reacquire(),
         }
     }
 
@@ -282,7 +288,7 @@ impl Gen {
     fn chunk(&mut self) -> String {
         self.chunk += 1;
         let k = self.chunk;
-        match self.rng.weighted(&[10, 3, 1, 1, 1, 1]) {
+        match self.rng.weighted(&[10, 3, 1, 1, 1, 1, 1]) {
             0 => format!("{k}"),
             1 => format!("'c{k}'"),
             2 => format!("{{ k: {k} }}"),
@@ -291,7 +297,16 @@ impl Gen {
                 .rng
                 .pick(&["undefined", "null", "NaN", "-0", "10n"])
                 .to_string(),
-            _ => format!("new Uint8Array([{k}])"),
+            5 => format!("new Uint8Array([{k}])"),
+            // Thenable chunks: a chunk is never adopted, but a read result resolving a promise
+            // looks its `then` up... on the result object, not on the chunk.
+            _ => match self.rng.below(3) {
+                0 => format!("{{ k: {k}, then(r) {{ log('thenable{k}.then'); r('t{k}'); }} }}"),
+                1 => format!(
+                    "{{ k: {k}, get then() {{ log('thenable{k}.get then'); return undefined; }} }}"
+                ),
+                _ => format!("resolved({k})"),
+            },
         }
     }
 
@@ -465,7 +480,31 @@ impl Gen {
 
     /// An action on some other object, for re-entrancy from inside callbacks.
     fn cross_action(&mut self) -> Option<String> {
-        match self.rng.below(3) {
+        match self.rng.below(6) {
+            3 if !self.readables.is_empty() => {
+                let rs = self.rng.pick(&self.readables).name.clone();
+                let id = self.next_id();
+                let reason = self.reason();
+                Some(format!("watch('{rs}.cancel{id}', {rs}.cancel({reason}));"))
+            }
+            4 if !self.acs.is_empty() => {
+                let ac = self.rng.pick(&self.acs).clone();
+                let reason = self.reason();
+                Some(format!("{ac}.abort({reason});"))
+            }
+            5 if !self.readers.is_empty() => {
+                let r = self.rng.pick(&self.readers).clone();
+                let id = self.next_id();
+                Some(if self.rng.chance(50) {
+                    format!("{}.releaseLock();", r.name)
+                } else {
+                    let reason = self.reason();
+                    format!(
+                        "watch('{}.cancel{id}', {}.cancel({reason}));",
+                        r.name, r.name
+                    )
+                })
+            }
             0 if !self.readers.is_empty() => {
                 let r = self.rng.pick(&self.readers).clone();
                 let id = self.next_id();
@@ -550,9 +589,9 @@ impl Gen {
                 format!("if (++{count} > {limit}) return; {body}"),
             );
         }
-        if self.rng.chance(40) {
-            let actions = if self.rng.chance(30) {
-                self.ctrl_actions(&c, 1)
+        if self.rng.chance(45) {
+            let actions = if self.rng.chance(40) {
+                self.ctrl_actions(&c, 2)
             } else {
                 String::new()
             };
@@ -588,7 +627,7 @@ impl Gen {
             "await afterMicrotask(() => {});",
             "await afterTask(() => {});",
         ]);
-        let iterable = match self.rng.weighted(&[3, 3, 4, 4, 3, 2]) {
+        let iterable = match self.rng.weighted(&[3, 3, 4, 4, 3, 2, 6]) {
             0 => format!("[{k1}, {k2}]"),
             1 => format!(
                 "(function* () {{ log('{src}.gen'); yield {k1}; log('{src}.gen'); yield {k2}; {end} }})()"
@@ -630,16 +669,112 @@ impl Gen {
                     "{{ [Symbol.iterator]() {{ let n = 0; return T('{src}', {{ next() {{ n++; return n <= 2 ? {{ value: {value}, done: false }} : {{ done: true }}; }}{ret} }}); }} }}"
                 )
             }
-            _ => self
+            5 => self
                 .rng
                 .pick(&["'ab'", "5", "null", "{}", "{ [Symbol.iterator]: 1 }"])
                 .to_string(),
+            _ => self.stepped_iterable(&src),
         };
         self.now(format!("{rs} = ReadableStream.from({iterable});"));
         self.readables.push(Readable {
             name: rs,
             bytes: false,
             origins: Vec::new(),
+        });
+    }
+
+    /// An async or sync iterable whose `next()` does something else at one step (throws,
+    /// rejects, finishes, returns a non-object, a result whose `done` or `value` getter throws,
+    /// a thenable, a value that is a rejected promise), and whose `return()` is missing, throws,
+    /// rejects, returns a non-object or finishes later.
+    fn stepped_iterable(&mut self, src: &str) -> String {
+        let sync = self.rng.chance(35);
+        let at = 1 + self.rng.below(3);
+        let wrap = |v: String| if sync { v } else { format!("resolved({v})") };
+        let special = match self.rng.weighted(&[3, 2, 3, 1, 1, 1, 1, 1, 2]) {
+            0 => format!("throw err('{src}.next{at}');"),
+            1 => format!("return rejected(err('{src}.next{at}'));"),
+            2 => format!(
+                "return {};",
+                wrap("{ done: true, value: 'ret' }".to_owned())
+            ),
+            3 => "return 3;".to_owned(),
+            4 => format!(
+                "return {};",
+                wrap(format!(
+                    "{{ get done() {{ throw err('{src}.done'); }}, value: 1 }}"
+                ))
+            ),
+            5 => format!(
+                "return {};",
+                wrap(format!(
+                    "{{ done: false, get value() {{ throw err('{src}.value'); }} }}"
+                ))
+            ),
+            6 => format!(
+                "return {{ then(r) {{ log('{src}.then'); r({{ value: 'th', done: false }}); }} }};"
+            ),
+            7 => format!("return {{ value: rejected(err('{src}.v')), done: false }};"),
+            _ => "return afterMicrotask(() => ({ value: 'late', done: false }));".to_owned(),
+        };
+        let ret = match self.rng.weighted(&[3, 2, 1, 1, 1, 2]) {
+            0 => String::new(),
+            1 => format!(
+                ", return(v) {{ log('{src}.return', v); return {}; }}",
+                wrap("{ done: true }".to_owned())
+            ),
+            2 => format!(", return(v) {{ throw err('{src}.return'); }}"),
+            3 => format!(", return(v) {{ return rejected(err('{src}.return')); }}"),
+            4 => ", return(v) { return 5; }".to_owned(),
+            _ => ", return(v) { return afterTask(() => ({ done: true })); }".to_owned(),
+        };
+        let normal = wrap("{ value: n, done: false }".to_owned());
+        let end = wrap("{ done: true }".to_owned());
+        let method = if sync {
+            "Symbol.iterator"
+        } else {
+            "Symbol.asyncIterator"
+        };
+        format!(
+            "{{ [{method}]() {{ let n = 0; return T('{src}', {{ next() {{ n++; if (n === {at}) {{ {special} }} return n > 4 ? {end} : {normal}; }}{ret} }}); }} }}"
+        )
+    }
+
+    /// A builtin patched the way libraries and tests do: `then` on Object.prototype, a traced
+    /// `Promise.prototype.then`, a `constructor` getter on promises. Streams' internal steps
+    /// must not be disturbed (beyond what the spec itself looks up).
+    fn patch_builtin(&mut self) {
+        let body = match self.rng.below(4) {
+            0 => "Object.defineProperty(Object.prototype, 'then', { get() { log('Object.prototype.then get'); return undefined; }, configurable: true });",
+            1 => "{ const orig = Promise.prototype.then; Promise.prototype.then = function (a, b) { log('Promise.prototype.then'); return orig.call(this, a, b); }; }",
+            2 => "Object.defineProperty(Promise.prototype, 'constructor', { get() { log('Promise.prototype.constructor get'); return Promise; }, configurable: true });",
+            _ => "Object.defineProperty(Object.prototype, 'then', { value(r) { log('Object.prototype.then called'); r(undefined); }, configurable: true, writable: true });",
+        };
+        self.timed(body.to_owned());
+    }
+
+    /// A reader released (with reads pending, perhaps) and its stream's lock taken again.
+    fn reacquire(&mut self) {
+        let r = self.rng.pick(&self.readers).clone();
+        let byob = r.byob && self.rng.chance(70);
+        self.id += 1;
+        let name = format!("{}_r{}", r.stream, self.id);
+        self.vars.push(name.clone());
+        let mode = if byob { "{ mode: 'byob' }" } else { "" };
+        let id = self.next_id();
+        let read = if byob {
+            format!("watch('{name}.read{id}', {name}.read(new Uint8Array(3)));")
+        } else {
+            format!("watch('{name}.read{id}', {name}.read());")
+        };
+        self.timed(format!(
+            "{}.releaseLock(); {name} = {}.getReader({mode}); watch('{name}.closed', {name}.closed); {read}",
+            r.name, r.stream
+        ));
+        self.readers.push(Reader {
+            name,
+            byob,
+            stream: r.stream,
         });
     }
 
@@ -675,7 +810,11 @@ impl Gen {
             "{name} = {}.getReader({mode}); watch('{name}.closed', {name}.closed);",
             rs.name
         ));
-        self.readers.push(Reader { name, byob });
+        self.readers.push(Reader {
+            name,
+            byob,
+            stream: rs.name.clone(),
+        });
     }
 
     fn reader_op(&mut self) {
@@ -888,17 +1027,22 @@ impl Gen {
             let body = self.outcome(&format!("{ts}.transform"), actions);
             self.callback(&tr, "transform", "chunk, c", body);
         }
-        if self.rng.chance(40) {
+        if self.rng.chance(50) {
             let actions = if self.rng.chance(40) {
-                self.ctrl_actions(&c, 1)
+                self.ctrl_actions(&c, 2)
             } else {
                 String::new()
             };
             let body = self.outcome(&format!("{ts}.flush"), actions);
             self.callback(&tr, "flush", "c", body);
         }
-        if self.rng.chance(30) {
-            let body = self.outcome(&format!("{ts}.cancel"), String::new());
+        if self.rng.chance(50) {
+            let actions = if self.rng.chance(35) {
+                self.ctrl_actions(&c, 2)
+            } else {
+                String::new()
+            };
+            let body = self.outcome(&format!("{ts}.cancel"), actions);
             self.callback(&tr, "cancel", "reason", body);
         }
         let ws_strategy = self.strategy(&format!("{ts}.w"), true);
@@ -940,7 +1084,7 @@ impl Gen {
                 parts.push(format!("{key}: {}", self.rng.chance(70)));
             }
         }
-        if !self.acs.is_empty() && self.rng.chance(40) {
+        if !self.acs.is_empty() && self.rng.chance(55) {
             let ac = self.rng.pick(&self.acs).clone();
             parts.push(format!("signal: {ac}.signal"));
         }

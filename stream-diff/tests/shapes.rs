@@ -197,3 +197,124 @@ fn a_pipe_drops_a_chunk_read_inside_enqueue_when_it_shuts_down_with_the_destinat
     );
     assert!(events.contains(&"\"write\" \"a\"".to_owned()), "{events:?}");
 }
+
+/// Patched builtins (the broadened generator's `patch_builtin`): `ReadableStream.from()` of an
+/// async iterable whose `next()` returns a promise. "Get the next value" makes "a promise
+/// resolved with" it: the resolution reads `then` (the original), and the
+/// NewPromiseResolveThenableJob calls it a job later, when SpeciesConstructor reads
+/// `constructor`. A getter patched onto `Promise.prototype.constructor` in between is called
+/// (once). The stock reference's `await` reads nothing; the spec-exact corrected one agrees.
+#[test]
+fn from_adopts_a_promise_with_the_species_lookup_made_in_the_thenable_job() {
+    let script = r#"
+        const rs = ReadableStream.from({ [Symbol.asyncIterator]() {
+          return { next() { return resolved({ value: 1, done: false }); } };
+        } });
+        const r = rs.getReader();
+        watch('read', r.read());
+        soon(1, 'patch', () => {
+          Object.defineProperty(Promise.prototype, 'constructor',
+            { get() { log('constructor get'); return Promise; }, configurable: true });
+        });
+    "#;
+    check(
+        script,
+        &[
+            "\"constructor get\"",
+            "read fulfilled {value: 1, done: false}",
+        ],
+        Verdict::Diverged(Class::ReferenceAsyncSequenceTiming),
+    );
+}
+
+/// Patched builtins: a pipe aborted through its signal while `Object.prototype.then` is a
+/// function. The abort action is "getting a promise to wait for all" of the actions, a promise
+/// internal to the pipe: WPT piping/then-interception.any.js ("piping should not be
+/// observable"). boa_streams resolves it with undefined, so `then` is never called; the stock
+/// reference resolves it with the results array and calls the patched `then`, which the
+/// promise-lookups correction removes.
+#[test]
+fn a_pipe_aborted_by_its_signal_does_not_call_a_patched_object_then() {
+    let script = r#"
+        Object.defineProperty(Object.prototype, 'then', {
+          value(r) { log('Object.prototype.then called'); r(undefined); },
+          configurable: true, writable: true,
+        });
+        const ac = new AbortController();
+        const rs = new ReadableStream({ cancel(r) { log('cancel', r); } });
+        const ws = new WritableStream({ abort(r) { log('abort', r); } });
+        watch('pipe', rs.pipeTo(ws, { signal: ac.signal }));
+        soon(3, 'abort', () => ac.abort(err('stop')));
+    "#;
+    check(
+        script,
+        &[
+            "\"abort\" Error(sd:stop)",
+            "\"cancel\" Error(sd:stop)",
+            "pipe rejected Error(sd:stop)",
+        ],
+        Verdict::Diverged(Class::ReferencePromiseLookups),
+    );
+}
+
+/// Patched builtins: a read through a `ReadableStreamDefaultReader` while
+/// `Promise.prototype.constructor` is a getter. Reacting to the pull promise (WebIDL "react to a
+/// promise": PerformPromiseThen) reads nothing, so the getter is never called by the stream;
+/// the stock reference reacts with `Promise.prototype.then`, whose SpeciesConstructor calls it.
+#[test]
+fn reactions_read_no_patched_promise_constructor() {
+    let script = r#"
+        const rs = new ReadableStream({ pull(c) { c.enqueue('a'); } });
+        const r = rs.getReader();
+        soon(2, 'patch', () => {
+          Object.defineProperty(Promise.prototype, 'constructor',
+            { get() { log('constructor get'); return Promise; }, configurable: true });
+        });
+        later(1, 'read', () => { r.read(); });
+        later(2, 'end', () => log('end'));
+    "#;
+    check(
+        script,
+        &["\"end\""],
+        Verdict::Diverged(Class::ReferencePromiseLookups),
+    );
+}
+
+/// An async iterator's `next()` whose read is settled inside ReadableStreamDefaultReaderRead
+/// (here a `pull()` that closes the stream and queues microtasks of its own). WebIDL's `next()`
+/// reacts to the promise "get the next iteration result" returns only after that returns
+/// (PerformPromiseThen on a settled promise queues its job then), so the jobs `pull()` queued
+/// run first and `next()`'s promise settles a job later than for a read settled after it
+/// returned. (Found by the generator: a for-await loop over a closing byte stream.)
+#[test]
+fn next_reacts_to_a_read_settled_inside_the_read_after_the_read() {
+    let script = r#"
+        let n = 0;
+        const rs = new ReadableStream({
+          start(c) { return afterMicrotask(() => { c.enqueue(1); c.enqueue(2); }); },
+          pull(c) {
+            if (++n > 1) return;
+            log('pull'); c.close();
+            for (let i = 1; i <= 3; i++) soon(i, 't' + i, () => log('tick' + i));
+          },
+        }, { highWaterMark: 0 });
+        const it = rs.values();
+        watch('n1', it.next());
+        soon(3, 'n2', () => watch('n2', it.next()));
+        soon(9, 'n3', () => { log('n3'); watch('n3', it.next()); });
+    "#;
+    check(
+        script,
+        &[
+            "n1 fulfilled {value: 1, done: false}",
+            "n2 fulfilled {value: 2, done: false}",
+            "\"n3\"",
+            "\"pull\"",
+            "\"tick1\"",
+            "\"tick2\"",
+            "n3 fulfilled {value: undefined, done: true}",
+            "\"tick3\"",
+        ],
+        Verdict::Same,
+    );
+}
