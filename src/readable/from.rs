@@ -188,13 +188,9 @@ pub(crate) fn pull_algorithm(state: &Gc<FromState>, ctx: &mut Cx) -> JsResult<Pr
     //    otherwise a promise resolved with nextResult.[[Value]], reacted to below.
     let next_result = match &state.iterator {
         AsyncIteratorRecord::Async { iterator, next } => {
-            match engine::call(next, &iterator.clone().into(), &[], ctx) {
-                Ok(v) if v.is_object() => Ok(IteratorPromise::Value(v)),
-                Ok(_) => Err(engine::throw_type_error(
-                    "The iterator's next() did not return an object",
-                )),
-                Err(e) => Err(e),
-            }
+            // (A result that is not an object fulfills nextPromise, and the fulfillment steps
+            // throw the TypeError.)
+            engine::call(next, &iterator.clone().into(), &[], ctx).map(IteratorPromise::Value)
         }
         AsyncIteratorRecord::FromSync { iterator, next } => {
             Ok(async_from_sync_iterator_next(iterator, next, ctx)?)
@@ -202,7 +198,18 @@ pub(crate) fn pull_algorithm(state: &Gc<FromState>, ctx: &mut Cx) -> JsResult<Pr
     };
     let next_promise = match next_result {
         Ok(promise) => promise_resolved_with_iterator_promise(promise, ctx)?,
-        Err(e) => PromiseResult::Rejected(engine::thrown_value(e, ctx)?),
+        Err(e) => {
+            // If nextResult is an abrupt completion, "get the next value" returns a promise
+            // rejected with it (no reaction of its own): step 2's reaction errors the stream
+            // one job from now.
+            let reason = engine::thrown_value(e, ctx)?;
+            let pull_promise = InternalPromise::new();
+            let (state, pulled) = (state.clone(), pull_promise.clone());
+            engine::queue_microtask(ctx, move |ctx| {
+                finish_pull(&state, &pulled, NextValue::Rejected(reason), ctx)
+            });
+            return Ok(PromiseResult::Internal(pull_promise));
+        }
     };
     react_to_next_promise(state, next_promise, ctx)
 }

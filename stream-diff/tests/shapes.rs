@@ -318,3 +318,34 @@ fn next_reacts_to_a_read_settled_inside_the_read_after_the_read() {
         Verdict::Same,
     );
 }
+
+/// Shape 2, a `next()` that throws: "get the next value" returns "a promise rejected with" the
+/// exception when the call is an abrupt completion (no reaction of its own), so the pull
+/// algorithm's reaction errors the stream one job after the pull, not two (as a rejected
+/// promise `next()` returns, or a result that is not an object, which pass through the
+/// fulfillment steps' reaction first).
+#[test]
+fn from_whose_next_throws_errors_in_the_first_job() {
+    let script = r#"
+        const rs = ReadableStream.from({ [Symbol.asyncIterator]() {
+          return { next() { log('next'); throw err('n'); } };
+        } });
+        const r = rs.getReader();
+        watch('closed', r.closed);
+        watch('read', r.read());
+        for (let i = 1; i <= 4; i++) soon(i, 't' + i, () => log('tick' + i));
+    "#;
+    check(
+        script,
+        &[
+            "\"next\"",
+            "\"tick1\"",
+            "\"tick2\"",
+            "closed rejected Error(sd:n)",
+            "read rejected Error(sd:n)",
+            "\"tick3\"",
+            "\"tick4\"",
+        ],
+        Verdict::Diverged(Class::ReferenceAsyncSequenceTiming),
+    );
+}
