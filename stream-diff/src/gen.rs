@@ -9,6 +9,10 @@
 
 use std::fmt::Write as _;
 
+/// A `Uint8Array` whose buffer has been detached (`ArrayBuffer.prototype.transfer`).
+const DETACHED_VIEW: &str =
+    "(() => { const v = new Uint8Array(2); v.buffer.transfer(); return v; })()";
+
 /// splitmix64: tiny, fast, and good enough for picking program shapes.
 #[derive(Debug, Clone)]
 pub struct Rng(u64);
@@ -313,7 +317,7 @@ impl Gen {
     fn byte_chunk(&mut self) -> String {
         self.chunk += 1;
         let k = self.chunk % 200;
-        match self.rng.weighted(&[10, 3, 2, 2, 1, 1, 1, 1]) {
+        match self.rng.weighted(&[10, 3, 2, 2, 1, 1, 1, 1, 1]) {
             0 => format!("new Uint8Array([{k}, {}])", k + 1),
             1 => format!("new Uint8Array([{k}, {}, {}, {}])", k + 1, k + 2, k + 3),
             2 => format!("new Uint16Array([{k}])"),
@@ -325,6 +329,8 @@ impl Gen {
             4 => "new DataView(new ArrayBuffer(3), 1)".to_owned(),
             5 => "new Float64Array([1.5, -0])".to_owned(),
             6 => "new Uint8Array(0)".to_owned(),
+            // A view whose buffer has been detached.
+            7 => DETACHED_VIEW.to_owned(),
             _ => self
                 .rng
                 .pick(&["'x'", "new ArrayBuffer(2)", "[1]"])
@@ -333,7 +339,7 @@ impl Gen {
     }
 
     fn view(&mut self) -> String {
-        match self.rng.weighted(&[8, 3, 2, 2, 1, 1, 1]) {
+        match self.rng.weighted(&[8, 3, 2, 2, 1, 1, 1, 1]) {
             0 => format!("new Uint8Array({})", 1 + self.rng.below(6)),
             1 => format!("new Uint16Array({})", 1 + self.rng.below(3)),
             2 => format!(
@@ -344,6 +350,7 @@ impl Gen {
             3 => "new DataView(new ArrayBuffer(4))".to_owned(),
             4 => "new Uint32Array(1)".to_owned(),
             5 => "new Uint8Array(0)".to_owned(),
+            6 => DETACHED_VIEW.to_owned(),
             _ => "new ArrayBuffer(4)".to_owned(),
         }
     }
@@ -432,7 +439,7 @@ impl Gen {
                 2 => format!("{n}.error(err('{n}'));"),
                 _ => format!("log('{n}.desiredSize', {n}.desiredSize);"),
             },
-            CtrlKind::Byte => match self.rng.weighted(&[8, 2, 1, 1, 6, 2]) {
+            CtrlKind::Byte => match self.rng.weighted(&[8, 2, 1, 1, 6, 2, 1]) {
                 0 => format!("enq({n}, {}, '{n}.enqueue');", self.byte_chunk()),
                 1 => format!("{n}.close();"),
                 2 => format!("{n}.error(err('{n}'));"),
@@ -452,6 +459,12 @@ impl Gen {
                         self.chunk % 200
                     )
                 }
+                // The BYOB request's buffer detached before the response.
+                6 => format!(
+                    "{{ const q = {n}.byobRequest; if (q) {{ q.view.buffer.transfer(); \
+                     if ({}) q.respond(1); else q.respondWithNewView(q.view); }} }}",
+                    self.rng.chance(50)
+                ),
                 _ => {
                     let len = self.rng.pick(&["1", "q.view.byteLength", "0"]);
                     let view = if self.rng.chance(80) {
@@ -806,9 +819,13 @@ impl Gen {
         let name = format!("{}_r{}", rs.name, self.id);
         self.vars.push(name.clone());
         let mode = if byob { "{ mode: 'byob' }" } else { "" };
+        let acquire = match (self.rng.chance(20), byob) {
+            (true, true) => format!("new ReadableStreamBYOBReader({})", rs.name),
+            (true, false) => format!("new ReadableStreamDefaultReader({})", rs.name),
+            _ => format!("{}.getReader({mode})", rs.name),
+        };
         self.now(format!(
-            "{name} = {}.getReader({mode}); watch('{name}.closed', {name}.closed);",
-            rs.name
+            "{name} = {acquire}; watch('{name}.closed', {name}.closed);"
         ));
         self.readers.push(Reader {
             name,
@@ -955,8 +972,13 @@ impl Gen {
         self.id += 1;
         let w = format!("{ws}_w{}", self.id);
         self.vars.push(w.clone());
+        let acquire = if self.rng.chance(20) {
+            format!("new WritableStreamDefaultWriter({ws})")
+        } else {
+            format!("{ws}.getWriter()")
+        };
         self.now(format!(
-            "{w} = {ws}.getWriter(); watch('{w}.closed', {w}.closed); watch('{w}.ready', {w}.ready);"
+            "{w} = {acquire}; watch('{w}.closed', {w}.closed); watch('{w}.ready', {w}.ready);"
         ));
         self.writers.push(w);
     }
