@@ -249,6 +249,23 @@ fn serve(
     unsafe { libc::_exit(0) }
 }
 
+/// With the `coverage` feature (scripts/coverage), a child's coverage counters are written
+/// before `_exit`, which skips the profiler runtime's own exit hook.
+#[cfg(feature = "coverage")]
+fn write_coverage() {
+    extern "C" {
+        fn __llvm_profile_write_file() -> i32;
+    }
+    // SAFETY: the profiler runtime's entry point, linked in by -C instrument-coverage; it
+    // merges this process's counters into the LLVM_PROFILE_FILE pool.
+    unsafe {
+        __llvm_profile_write_file();
+    }
+}
+
+#[cfg(not(feature = "coverage"))]
+fn write_coverage() {}
+
 /// Forks a child that runs `script` on the prepared context in `slot`.
 fn spawn(
     slot: &mut Option<Prepared>,
@@ -280,6 +297,7 @@ fn spawn(
         };
         let mut file = File::from(write);
         let _ = file.write_all(&serialize(&result));
+        write_coverage();
         // SAFETY: ends the child immediately.
         unsafe { libc::_exit(0) };
     }
