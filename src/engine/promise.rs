@@ -372,36 +372,27 @@ pub fn remember_promise_intrinsics(ctx: &mut Context) {
 /// such a promise can be a Rust [`InternalPromise`] and the thenable job a Rust reaction, with
 /// the same jobs in the same order.
 pub fn fresh_promise_then_is_intrinsic(ctx: &mut Context) -> bool {
-    let promise = ctx.intrinsics().constructors().promise().clone();
+    let proto = ctx.intrinsics().constructors().promise().prototype();
     let realm = ctx.realm().clone();
     let host_defined = realm.host_defined();
     let Some(original) = host_defined.get::<PromiseIntrinsics>() else {
         return false;
     };
-    let same =
-        |a: Option<&JsValue>, b: &JsValue| match (a.and_then(JsValue::as_object), b.as_object()) {
-            (Some(a), Some(b)) => JsObject::equals(&a, &b),
-            _ => false,
-        };
-    let proto = promise.prototype();
-    let proto = proto.borrow();
     let then_ok = proto
-        .properties()
-        .get(&js_string!("then").into())
-        .is_some_and(|d| d.is_data_descriptor() && same(d.value(), &original.then));
-    let constructor_value: JsValue = promise.constructor().into();
-    let constructor_ok = proto
-        .properties()
-        .get(&js_string!("constructor").into())
-        .is_some_and(|d| d.is_data_descriptor() && same(d.value(), &constructor_value));
-    drop(proto);
-    let species_ok = promise
-        .constructor()
         .borrow()
         .properties()
-        .get(&boa_engine::JsSymbol::species().into())
-        .is_some_and(|d| d.is_accessor_descriptor() && same(d.get(), &original.species_getter));
-    then_ok && constructor_ok && species_ok
+        .get(&js_string!("then").into())
+        .is_some_and(|d| d.is_data_descriptor() && same_object(d.value(), &original.then));
+    drop(host_defined);
+    then_ok && species_lookup_is_intrinsic(None, ctx)
+}
+
+/// Whether `a` and `b` are the same object.
+fn same_object(a: Option<&JsValue>, b: &JsValue) -> bool {
+    match (a.and_then(JsValue::as_object), b.as_object()) {
+        (Some(a), Some(b)) => JsObject::equals(&a, &b),
+        _ => false,
+    }
 }
 
 /// `%Promise.prototype%.then` as it was when the streams were registered in the realm: the
@@ -443,24 +434,14 @@ pub fn species_lookup_is_intrinsic(promise: Option<&JsPromise>, ctx: &mut Contex
         .borrow()
         .properties()
         .get(&js_string!("constructor").into())
-        .is_some_and(|d| {
-            d.is_data_descriptor()
-                && d.value()
-                    .and_then(JsValue::as_object)
-                    .zip(constructor_value.as_object())
-                    .is_some_and(|(a, b)| JsObject::equals(&a, &b))
-        });
+        .is_some_and(|d| d.is_data_descriptor() && same_object(d.value(), &constructor_value));
     let species_ok = intrinsic
         .constructor()
         .borrow()
         .properties()
         .get(&boa_engine::JsSymbol::species().into())
         .is_some_and(|d| {
-            d.is_accessor_descriptor()
-                && d.get()
-                    .and_then(JsValue::as_object)
-                    .zip(original.species_getter.as_object())
-                    .is_some_and(|(a, b)| JsObject::equals(&a, &b))
+            d.is_accessor_descriptor() && same_object(d.get(), &original.species_getter)
         });
     constructor_ok && species_ok
 }
