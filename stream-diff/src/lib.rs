@@ -133,8 +133,9 @@ impl Runner {
     }
 
     /// A divergence's class, decided against the corrected references: the class of the first
-    /// one whose whole log equals the native log; `real` when none does (the heuristic class
-    /// stands only for the reference's own assertion failures, which no correction removes).
+    /// one whose whole log equals the native log (or, both sides stopped by the limits, agrees
+    /// as far as both go); `reference-assertion` when none does but one agrees until the
+    /// reference's own invariant check fails; `real` otherwise.
     fn reclassify(
         &mut self,
         script: &str,
@@ -147,19 +148,31 @@ impl Runner {
         if class == diff::Class::ReferenceAssertion {
             return comparison;
         }
+        let mut asserted = false;
         for index in 0..self.corrected.len() {
             let Some(corrected) = self.run_corrected(index, script) else {
                 continue;
             };
-            if diff::compare(native, &corrected, script).verdict == Verdict::Same {
-                return Comparison {
-                    verdict: Verdict::Diverged(self.corrected[index].0),
-                    ..comparison
-                };
+            match diff::compare(native, &corrected, script).verdict {
+                // The whole log, or (both sides stopped by the limits) as far as both go.
+                Verdict::Same | Verdict::Runaway => {
+                    return Comparison {
+                        verdict: Verdict::Diverged(self.corrected[index].0),
+                        ..comparison
+                    };
+                }
+                // A corrected reference that agrees until its own invariant check fails.
+                Verdict::Diverged(diff::Class::ReferenceAssertion) => asserted = true,
+                _ => {}
             }
         }
+        let class = if asserted {
+            diff::Class::ReferenceAssertion
+        } else {
+            diff::Class::Real
+        };
         Comparison {
-            verdict: Verdict::Diverged(diff::Class::Real),
+            verdict: Verdict::Diverged(class),
             ..comparison
         }
     }
