@@ -349,3 +349,51 @@ fn from_whose_next_throws_errors_in_the_first_job() {
         Verdict::Diverged(Class::ReferenceAsyncSequenceTiming),
     );
 }
+
+/// Shape 4: a byte stream teed, one branch piped through a TransformStream whose readable side
+/// is cancelled while a write waits on the backpressure change (shape 1's situation), the other
+/// branch cancelled. `enqueue()` throws "if this.[[stream]].[[state]] is not "readable"", so
+/// it accepts chunks until the cancel reaches the source: the pending write resolves (WPT
+/// transform-streams/backpressure.any.js), the writable side errors with the reason, the pipe
+/// cancels its source, and the tee's composite cancel reaches the byte stream only then. The
+/// reference's write instead performs the cleared [[transformAlgorithm]], rejects with a
+/// TypeError, and the cancel reaches the source two enqueues earlier: with that corrected, it
+/// agrees.
+#[test]
+fn a_byte_stream_accepts_chunks_until_a_cancel_through_tee_and_pipe_through_reaches_it() {
+    let script = r#"
+        let c;
+        const rs = new ReadableStream({
+          type: 'bytes',
+          start(ctl) { c = ctl; ctl.enqueue(new Uint8Array([9])); },
+          cancel(r) { log('source cancel', r); },
+        });
+        const [a, b] = rs.tee();
+        const ts = new TransformStream({
+          transform(ch, tc) { log('transform', ch); tc.enqueue(ch); },
+          cancel(r) { log('ts cancel', r); },
+        }, { highWaterMark: 1 }, { highWaterMark: 0 });
+        const out = a.pipeThrough(ts);
+        watch('b.cancel', b.cancel(err('b')));
+        const r = out.getReader();
+        soon(3, 'read', () => watch('r1', r.read()));
+        soon(3, 'cancel', () => watch('out.cancel', r.cancel(err('x'))));
+        for (let i = 5; i < 9; i++) soon(i, 'enq' + i, () => { enq(c, new Uint8Array([i])); });
+    "#;
+    check(
+        script,
+        &[
+            "\"ts cancel\" Error(sd:x)",
+            "r1 fulfilled {value: undefined, done: true}",
+            "enqueue(Uint8Array[5]@0/1)",
+            "out.cancel fulfilled undefined",
+            "enqueue(Uint8Array[6]@0/1)",
+            "enqueue(Uint8Array[7]@0/1)",
+            "\"source cancel\" [Error(sd:x), Error(sd:b)]",
+            "enqueue(Uint8Array[8]@0/1)",
+            "enq8 threw TypeError",
+            "b.cancel fulfilled undefined",
+        ],
+        Verdict::Diverged(Class::ReferenceClearedAlgorithm),
+    );
+}
