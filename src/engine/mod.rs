@@ -56,6 +56,7 @@ pub mod clone;
 mod error;
 mod job;
 mod promise;
+mod promise_result;
 mod task;
 
 pub use buffer::*;
@@ -63,4 +64,5 @@ pub use call::*;
 pub use error::*;
 pub use job::*;
 pub use promise::*;
+pub(crate) use promise_result::*;
 pub use task::*;

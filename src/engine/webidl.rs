@@ -511,3 +511,15 @@ pub fn callback(value: JsValue, what: &str) -> JsResult<Option<JsObject>> {
         ))),
     }
 }
+
+/// "A new `T`" created from Rust in the current realm (readers, controllers, and streams made by
+/// the abstract operations).
+pub(crate) fn new_object<T: Class>(data: T, ctx: &mut super::Cx) -> JsResult<super::Object<T>> {
+    let prototype = ctx
+        .get_global_class::<T>()
+        .ok_or_else(|| {
+            engine::throw_type_error(format!("{} is not registered in this realm", T::NAME))
+        })?
+        .prototype();
+    Ok(super::Object::new(ctx.root_shape(), prototype, data))
+}

@@ -14,7 +14,10 @@
 //! the stream errors with a `TypeError` instead of waiting forever.
 
 use crate::engine::internal_promise::InternalPromise;
-use crate::engine::{self, Cx, Finalize, Gc, GcRefCell, JsResult, Object, Trace, Value};
+use crate::engine::{
+    self, upon_settlement, Cx, Finalize, Gc, GcRefCell, JsResult, Object, PromiseResult, Trace,
+    Value,
+};
 
 use super::{
     data_clone_error, message_port,
@@ -27,7 +30,7 @@ use crate::{
             self as rs_controller, CancelAlgorithm, PullAlgorithm, StartAlgorithm,
         },
         stream::initialize_readable_stream,
-        upon_settlement, PromiseResult, ReadableStream, ReadableStreamDefaultController,
+        ReadableStream, ReadableStreamDefaultController,
     },
     writable::{
         default_controller::{

@@ -18,8 +18,9 @@ use super::{
     },
     generic_reader::readable_stream_reader_generic_cancel,
     stream::{acquire_readable_stream_default_reader, ReadableStream},
-    upon_settlement, PromiseResult, ReaderRef,
+    ReaderRef,
 };
+use crate::engine::{upon_settlement, PromiseResult};
 use crate::{engine, engine::webidl, engine::PromiseCapability};
 
 /// A default asynchronous iterator object for `ReadableStream`.

@@ -18,12 +18,12 @@ use super::{
         define_generic_reader, readable_stream_reader_generic_initialize,
         readable_stream_reader_generic_release, GenericReader, GenericReaderSlots,
     },
-    new_object,
     stream::{
         is_readable_stream_locked, stream_argument, ReadableStream, StreamSlots, StreamState,
     },
     ControllerRef, ReaderRef,
 };
+use crate::engine::webidl::new_object;
 use crate::{
     engine::webidl,
     engine::{self, PromiseCapability, ViewKind, ViewRecord},

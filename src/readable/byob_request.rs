@@ -6,13 +6,11 @@ use crate::engine::{
     Attribute, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsResult, Object, Trace, Value,
 };
 
-use super::{
-    byte_controller::{
-        readable_byte_stream_controller_respond,
-        readable_byte_stream_controller_respond_with_new_view, ReadableByteStreamController,
-    },
-    new_object,
+use super::byte_controller::{
+    readable_byte_stream_controller_respond, readable_byte_stream_controller_respond_with_new_view,
+    ReadableByteStreamController,
 };
+use crate::engine::webidl::new_object;
 use crate::{engine, engine::webidl};
 
 /// <https://streams.spec.whatwg.org/#readablestreambyobrequest>

@@ -24,7 +24,6 @@ use super::{
     byte_tee::{self, ByteTeeState},
     default_controller::StartAlgorithm,
     default_reader::{self, ReadRequest},
-    new_object,
     stream::{
         initialize_readable_stream, readable_stream_add_read_request, readable_stream_close,
         readable_stream_error, readable_stream_fulfill_read_request,
@@ -32,8 +31,10 @@ use super::{
         ReadableStream, StreamSlots, StreamState, UnderlyingSource,
     },
     tee::Branch,
-    upon_settlement, ControllerRef, PromiseResult, ReaderRef,
+    ControllerRef, ReaderRef,
 };
+use crate::engine::webidl::new_object;
+use crate::engine::{upon_settlement, PromiseResult};
 use crate::{
     engine::webidl,
     engine::{self, ViewKind, ViewRecord},

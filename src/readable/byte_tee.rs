@@ -29,8 +29,9 @@ use super::{
     generic_reader::{with_slots, GenericReaderSlots},
     stream::{acquire_readable_stream_default_reader, readable_stream_cancel, ReadableStream},
     tee::Branch,
-    ControllerRef, PromiseResult, ReaderRef,
+    ControllerRef, ReaderRef,
 };
+use crate::engine::PromiseResult;
 use crate::engine::{self, PromiseCapability};
 
 /// The variables ReadableByteStreamTee's algorithms close over.
@@ -161,7 +162,7 @@ fn forward_reader_error(
     engine::react(
         &closed,
         (state.clone(), this_reader),
-        super::ignore,
+        engine::ignore,
         |(state, this_reader), r, ctx| {
             // 1.1. If thisReader is not reader, return.
             if !same_reader(this_reader, &state.reader()) {

@@ -12,7 +12,6 @@ use crate::engine::{
 
 use super::{
     from::{self, FromState},
-    new_object,
     stream::{
         is_readable_stream_locked, readable_stream_add_read_request, readable_stream_close,
         readable_stream_error, readable_stream_fulfill_read_request,
@@ -20,7 +19,7 @@ use super::{
         StreamState, UnderlyingSource,
     },
     tee::{self, Branch, TeeState},
-    upon_settlement, ControllerRef, PromiseResult,
+    ControllerRef,
 };
 use crate::{
     engine,
@@ -31,6 +30,8 @@ use crate::{
 };
 
 use super::default_reader::ReadRequest;
+use crate::engine::webidl::new_object;
+use crate::engine::{upon_settlement, PromiseResult};
 
 /// A [[startAlgorithm]] (used once, during set-up).
 #[derive(Debug)]

@@ -15,8 +15,8 @@ use super::{
         readable_stream_default_controller_error, CancelAlgorithm, PullAlgorithm, StartAlgorithm,
     },
     stream::{create_readable_stream, ReadableStream, StreamSlots},
-    upon_settlement, PromiseResult,
 };
+use crate::engine::{upon_settlement, PromiseResult};
 use crate::{
     engine::internal_promise::InternalPromise,
     engine::{self, PromiseCapability},

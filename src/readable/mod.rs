@@ -39,9 +39,7 @@ pub(crate) mod tee;
 pub(crate) mod transfer;
 
 use crate::engine::{traced_without_drop, webidl};
-use crate::engine::{Class, Cx, JsPromise, JsResult, Object, Trace, Value};
-
-use crate::engine;
+use crate::engine::{Cx, JsResult, Object, PromiseResult, Value};
 
 pub(crate) use byob_reader::ReadableStreamBYOBReader;
 pub(crate) use byob_request::ReadableStreamBYOBRequest;
@@ -125,97 +123,6 @@ pub(crate) fn readable_stream_controller_release_steps(controller: &ControllerRe
         }
         ControllerRef::Byte(c) => byte_controller::readable_byte_stream_controller_release_steps(c),
     }
-}
-
-traced_without_drop! {
-/// The result of a promise-returning algorithm. Results that are already settled stay unboxed,
-/// so internal plumbing does not allocate a JS promise just to react to it: reacting to a
-/// settled result queues the reaction as a microtask, exactly when PerformPromiseThen on an
-/// already-settled promise would queue its reaction job.
-#[derive(Debug, Clone)]
-pub(crate) enum PromiseResult {
-    /// A promise fulfilled with this value (it is never a thenable object).
-    Fulfilled(Value),
-    /// A promise rejected with this reason.
-    Rejected(Value),
-    /// Any JS promise.
-    Promise(JsPromise),
-    /// A promise that never reaches script (a transform stream's internal promises).
-    Internal(crate::engine::internal_promise::InternalPromise),
-}
-}
-
-impl PromiseResult {
-    /// "A promise resolved with undefined".
-    pub(crate) fn undefined() -> Self {
-        PromiseResult::Fulfilled(Value::undefined())
-    }
-
-    /// "A promise resolved with `value`": objects go through a real promise (resolving reads
-    /// `then`), everything else is fulfilled at once.
-    pub(crate) fn resolved_with(value: Value, ctx: &mut Cx) -> JsResult<Self> {
-        if value.is_object() {
-            Ok(PromiseResult::Promise(engine::promise_resolved_with(
-                value, ctx,
-            )?))
-        } else {
-            Ok(PromiseResult::Fulfilled(value))
-        }
-    }
-
-    /// The result of invoking a callback whose return type is a promise type: a thrown
-    /// exception becomes a rejected promise, a returned value a promise resolved with it.
-    pub(crate) fn from_callback(result: JsResult<Value>, ctx: &mut Cx) -> JsResult<Self> {
-        match result {
-            Ok(value) => Self::resolved_with(value, ctx),
-            Err(error) => Ok(PromiseResult::Rejected(engine::thrown_value(error, ctx)?)),
-        }
-    }
-}
-
-/// <https://webidl.spec.whatwg.org/#upon-fulfillment> and
-/// <https://webidl.spec.whatwg.org/#upon-rejection> for a [`PromiseResult`].
-pub(crate) fn upon_settlement<T: Trace + 'static>(
-    result: PromiseResult,
-    data: T,
-    on_fulfilled: engine::ReactionStep<T>,
-    on_rejected: engine::ReactionStep<T>,
-    ctx: &mut Cx,
-) -> JsResult<()> {
-    match result {
-        PromiseResult::Fulfilled(value) => {
-            engine::queue_microtask(ctx, move |ctx| on_fulfilled(&data, value, ctx));
-            Ok(())
-        }
-        PromiseResult::Rejected(reason) => {
-            engine::queue_microtask(ctx, move |ctx| on_rejected(&data, reason, ctx));
-            Ok(())
-        }
-        PromiseResult::Promise(promise) => {
-            engine::react(&promise, data, on_fulfilled, on_rejected, ctx)
-        }
-        PromiseResult::Internal(promise) => {
-            promise.react(data, on_fulfilled, on_rejected, ctx);
-            Ok(())
-        }
-    }
-}
-
-/// A reaction step that does nothing.
-pub(crate) fn ignore<T>(_: &T, _: Value, _: &mut Cx) -> JsResult<()> {
-    Ok(())
-}
-
-/// "A new `T`" created from Rust in the current realm (readers, controllers, and streams made by
-/// the abstract operations).
-pub(crate) fn new_object<T: Class>(data: T, ctx: &mut Cx) -> JsResult<Object<T>> {
-    let prototype = ctx
-        .get_global_class::<T>()
-        .ok_or_else(|| {
-            engine::throw_type_error(format!("{} is not registered in this realm", T::NAME))
-        })?
-        .prototype();
-    Ok(Object::new(ctx.root_shape(), prototype, data))
 }
 
 /// Installs the readable stream interfaces in the current realm.

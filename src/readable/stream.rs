@@ -14,9 +14,11 @@ use super::{
     async_iterator, byob_reader, byte_controller, byte_tee,
     default_controller::{self, CancelAlgorithm, PullAlgorithm, StartAlgorithm},
     default_reader::{self, ReadRequest},
-    from, generic_reader, new_object, pipe, readable_stream_controller_cancel_steps, tee,
-    upon_settlement, ControllerRef, PromiseResult, ReaderRef,
+    from, generic_reader, pipe, readable_stream_controller_cancel_steps, tee, ControllerRef,
+    ReaderRef,
 };
+use crate::engine::webidl::new_object;
+use crate::engine::{upon_settlement, PromiseResult};
 use crate::{
     engine,
     engine::webidl,

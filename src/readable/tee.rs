@@ -18,14 +18,13 @@ use super::{
     default_reader::{
         readable_stream_default_reader_read, ReadRequest, ReadableStreamDefaultReader,
     },
-    ignore,
     stream::{
         acquire_readable_stream_default_reader, create_readable_stream, readable_stream_cancel,
         ReadableStream, StreamSlots,
     },
-    PromiseResult,
 };
 use crate::engine::{self, PromiseCapability};
+use crate::engine::{ignore, PromiseResult};
 
 /// Which branch a cancel algorithm belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,10 +4,10 @@
 use crate::engine::{self, Cx, JsResult, Object};
 
 use super::{
-    new_object,
     pipe::readable_stream_pipe_to,
     stream::{is_readable_stream_locked, ReadableStream, StreamSlots},
 };
+use crate::engine::webidl::new_object;
 use crate::html::{
     cross_realm::{set_up_cross_realm_transform_readable, set_up_cross_realm_transform_writable},
     data_clone_error, message_port,

@@ -131,7 +131,7 @@ pub(crate) use transform::{
 };
 
 use crate::engine::{self, internal_promise::InternalPromise, Cx, JsResult};
-use crate::readable::{upon_settlement, PromiseResult};
+use crate::engine::{upon_settlement, PromiseResult};
 
 /// A JS string value from Rust text (for chunks and reasons).
 pub fn js_string(text: &str) -> crate::engine::JsString {

@@ -2,7 +2,6 @@
 
 use crate::engine::{Cx, JsResult, Object};
 use crate::queuing_strategy::SizeAlgorithm;
-use crate::readable::PromiseResult;
 use crate::writable::{
     default_controller::{
         self, writable_stream_default_controller_error_if_needed, AbortAlgorithm, CloseAlgorithm,
@@ -13,6 +12,7 @@ use crate::writable::{
 };
 
 use super::{Completion, Shared, StreamError, Value};
+use crate::engine::PromiseResult;
 
 /// The shared Rust object behind a writable stream's write, close and abort algorithms.
 pub(crate) type RustSink = Shared<dyn Sink>;

@@ -19,7 +19,7 @@ use crate::readable::{
         as_stream, create_readable_stream, initialize_readable_stream, is_readable_stream_locked,
         readable_stream_cancel, StreamSlots, StreamState,
     },
-    PromiseResult, ReadableStreamDefaultController,
+    ReadableStreamDefaultController,
 };
 
 use super::{
@@ -28,6 +28,7 @@ use super::{
     ticket::{ticket_for_promise, Ticket},
     Completion, Shared, StreamError, Value,
 };
+use crate::engine::PromiseResult;
 
 /// The shared Rust object behind a value stream's pull and cancel algorithms.
 pub(crate) type RustSource = Shared<dyn Source>;
@@ -423,9 +424,11 @@ impl ReadableStream {
             ));
         }
         let shared: RustByteSource = Shared(std::rc::Rc::new(std::cell::RefCell::new(source)));
-        let stream =
-            crate::readable::new_object(crate::readable::ReadableStream::new_uninitialized(), ctx)
-                .map_err(js_err(ctx))?;
+        let stream = crate::engine::webidl::new_object(
+            crate::readable::ReadableStream::new_uninitialized(),
+            ctx,
+        )
+        .map_err(js_err(ctx))?;
         initialize_readable_stream(&stream);
         let controller = byte_controller::new_controller(&stream, ctx).map_err(js_err(ctx))?;
         byte_controller::set_up_readable_byte_stream_controller(

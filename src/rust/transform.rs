@@ -1,7 +1,6 @@
 //! Transform streams from Rust transformers.
 
 use crate::engine::{Cx, JsResult, Object};
-use crate::readable::PromiseResult;
 use crate::transform::{
     default_controller::{
         transform_stream_default_controller_enqueue, transform_stream_default_controller_error,
@@ -13,6 +12,7 @@ use crate::transform::{
 };
 
 use super::{sink::WritableStream, source::ReadableStream, Completion, Shared, StreamError, Value};
+use crate::engine::PromiseResult;
 
 /// The shared Rust object behind a transform stream's transform, flush and cancel algorithms.
 pub(crate) type RustTransformer = Shared<dyn Transformer>;

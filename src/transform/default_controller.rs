@@ -17,7 +17,7 @@ use super::stream::{
 use crate::{
     engine::internal_promise::InternalPromise,
     engine::webidl,
-    engine::{self, PromiseCapability},
+    engine::{self, upon_settlement, webidl::new_object, PromiseCapability, PromiseResult},
     readable::{
         default_controller::{
             readable_stream_default_controller_can_close_or_enqueue,
@@ -26,9 +26,7 @@ use crate::{
             readable_stream_default_controller_get_desired_size,
             readable_stream_default_controller_has_backpressure,
         },
-        new_object,
         stream::{StreamSlots, StreamState},
-        upon_settlement, PromiseResult,
     },
     writable::{
         default_controller::writable_stream_default_controller_error_if_needed, WritableState,

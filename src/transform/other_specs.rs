@@ -15,9 +15,9 @@ use super::{
     TransformStream,
 };
 use crate::{
+    engine::webidl::new_object,
     engine::{self, PromiseCapability},
     queuing_strategy::SizeAlgorithm,
-    readable::new_object,
 };
 
 /// An object of another standard whose transform stream is set up with Rust algorithms (the

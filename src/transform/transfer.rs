@@ -29,7 +29,7 @@ pub(crate) fn set_detached(stream: &Object<TransformStream>) {
 /// "A new TransformStream" in the current realm (`None` when the interface is not exposed in
 /// this realm).
 pub(crate) fn new_stream(ctx: &mut Cx) -> Option<Object<TransformStream>> {
-    crate::readable::new_object(TransformStream::new_uninitialized(), ctx).ok()
+    crate::engine::webidl::new_object(TransformStream::new_uninitialized(), ctx).ok()
 }
 
 /// The `TransformStream` transfer steps, given `value`: returns dataHolder.[[readable]] and

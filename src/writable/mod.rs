@@ -74,9 +74,9 @@ impl WriteRequest {
     }
 }
 
-/// The result of a promise-returning algorithm and "upon fulfillment/rejection" of it: shared
-/// with the readable side (a settled result stays unboxed and its reaction is queued directly).
-pub(crate) use crate::readable::{new_object, upon_settlement, PromiseResult};
+/// The result of a promise-returning algorithm and "upon fulfillment/rejection" of it, and "a
+/// new object": the engine's, shared with the readable side.
+pub(crate) use crate::engine::{upon_settlement, webidl::new_object, PromiseResult};
 
 /// The values of a stream's [[state]] slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
