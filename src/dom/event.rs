@@ -47,8 +47,9 @@ pub(crate) struct Event {
     phase: Cell<u16>,
     flags: Cell<u16>,
     time_stamp: f64,
-    /// A `MessageEvent`'s attributes (`crate::html`).
-    pub(crate) message: Option<crate::html::MessageEventSlots>,
+    /// The slots of an interface of another specification that inherits from `Event` (HTML's
+    /// `MessageEvent`).
+    pub(crate) extension: Option<Box<dyn super::Extension>>,
 }
 
 impl Event {
@@ -142,7 +143,7 @@ pub(crate) fn new_event_object_with(
     proto: Object,
     event_type: JsString,
     init: &EventInit,
-    message: Option<crate::html::MessageEventSlots>,
+    extension: Option<Box<dyn super::Extension>>,
     ctx: &mut Cx,
 ) -> JsResult<Object> {
     let (getter, time_stamp) = with_realm(ctx, |r| {
@@ -171,7 +172,7 @@ pub(crate) fn new_event_object_with(
             phase: Cell::new(phase::NONE),
             flags: Cell::new(f),
             time_stamp,
-            message,
+            extension,
         },
     );
     event.insert_property(

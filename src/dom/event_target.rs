@@ -21,7 +21,7 @@ use super::{
 const INTERFACE: &str = "EventTarget";
 
 /// An `EventTarget` object's internal state (also used by `AbortSignal` and `MessagePort`, which
-/// inherit from `EventTarget`: `signal` / `port` is `Some` for those).
+/// inherit from `EventTarget`: `signal` / `extension` is `Some` for those).
 #[derive(Trace, Finalize, JsData)]
 pub(crate) struct EventTarget {
     /// <https://dom.spec.whatwg.org/#eventtarget-event-listener-list>
@@ -29,8 +29,9 @@ pub(crate) struct EventTarget {
     /// <https://html.spec.whatwg.org/#event-handler-map>
     handlers: GcRefCell<Vec<EventHandler>>,
     pub(crate) signal: Option<AbortSignalState>,
-    /// A `MessagePort`'s slots (`crate::html`).
-    pub(crate) port: Option<crate::html::PortSlots>,
+    /// The slots of an interface of another specification that inherits from `EventTarget`
+    /// (HTML's `MessagePort`).
+    pub(crate) extension: Option<Box<dyn super::Extension>>,
 }
 
 impl EventTarget {
@@ -39,17 +40,18 @@ impl EventTarget {
             listeners: GcRefCell::new(Vec::new()),
             handlers: GcRefCell::new(Vec::new()),
             signal,
-            port: None,
+            extension: None,
         }
     }
 
-    /// The state of a `MessagePort`.
-    pub(crate) fn new_port(port: crate::html::PortSlots) -> Self {
+    /// The state of an object whose interface (of another specification) inherits from
+    /// `EventTarget` and keeps `slots` here.
+    pub(crate) fn new_extended(slots: impl super::Extension) -> Self {
         Self {
             listeners: GcRefCell::new(Vec::new()),
             handlers: GcRefCell::new(Vec::new()),
             signal: None,
-            port: Some(port),
+            extension: Some(Box::new(slots)),
         }
     }
 

@@ -31,6 +31,27 @@ pub(crate) use event_target::{
 };
 pub use event_target::{dispatch_event, is_event_target};
 pub(crate) use exception::dom_exception_message;
+
+/// Slots that a specification built on DOM keeps in an `EventTarget` or `Event` object its
+/// interface inherits from (HTML's `MessagePort` and `MessageEvent`): DOM holds them without
+/// naming them, and the owner finds its own again with [`extension_of`].
+pub(crate) trait Extension:
+    crate::engine::Trace + crate::engine::Finalize + std::any::Any
+{
+    /// The slots as `Any`, for [`extension_of`].
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+impl<T: crate::engine::Trace + crate::engine::Finalize + std::any::Any> Extension for T {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// The extension slots of type `T` in `slot`, if that is what it holds.
+pub(crate) fn extension_of<T: 'static>(slot: &Option<Box<dyn Extension>>) -> Option<&T> {
+    slot.as_deref()?.as_any().downcast_ref::<T>()
+}
 pub use exception::{create_dom_exception, dom_exception_name, is_dom_exception};
 
 /// Installs `DOMException`, `Event`, `EventTarget`, `AbortController` and `AbortSignal` on the

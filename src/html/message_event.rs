@@ -70,7 +70,7 @@ pub(crate) fn new_message_event_from(
             composed: false,
             trusted: true,
         },
-        Some(slots),
+        Some(Box::new(slots)),
         ctx,
     )
 }
@@ -148,7 +148,7 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
             composed,
             trusted: false,
         },
-        Some(slots),
+        Some(Box::new(slots)),
         ctx,
     )?;
     Ok(event.into())
@@ -158,11 +158,16 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
 /// then `f` on the slots.
 fn with_message<R>(this: &Value, f: impl FnOnce(&MessageEventSlots) -> R) -> JsResult<R> {
     let event = webidl::this_implementing(this, INTERFACE, |o| {
-        dom::with_event(o, |e| e.message.is_some()).unwrap_or(false)
+        dom::with_event(o, |e| {
+            dom::extension_of::<MessageEventSlots>(&e.extension).is_some()
+        })
+        .unwrap_or(false)
     })?;
-    dom::with_event(&event, |e| e.message.as_ref().map(f))
-        .flatten()
-        .ok_or_else(|| crate::engine::throw_type_error("not a MessageEvent"))
+    dom::with_event(&event, |e| {
+        dom::extension_of::<MessageEventSlots>(&e.extension).map(f)
+    })
+    .flatten()
+    .ok_or_else(|| crate::engine::throw_type_error("not a MessageEvent"))
 }
 
 fn get_data(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {

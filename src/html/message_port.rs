@@ -59,7 +59,10 @@ pub(crate) struct PortSlots {
 }
 
 fn with_port<R>(object: &Object, f: impl FnOnce(&PortSlots) -> R) -> Option<R> {
-    dom::with_target(object, |t| t.port.as_ref().map(f)).flatten()
+    dom::with_target(object, |t| {
+        dom::extension_of::<PortSlots>(&t.extension).map(f)
+    })
+    .flatten()
 }
 
 /// Whether `object` is a `MessagePort`.
@@ -244,7 +247,7 @@ fn new_port_object(core: Arc<PortCore>, shipped: bool, ctx: &mut Cx) -> JsResult
         realm: crate::engine::current_realm(ctx),
         handler: GcRefCell::new(None),
     };
-    let port = Object::from_proto_and_data(proto, dom::EventTarget::new_port(slots));
+    let port = Object::from_proto_and_data(proto, dom::EventTarget::new_extended(slots));
     if core.is_entangled() {
         register_port(ctx, &port, &core);
     }

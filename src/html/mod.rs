@@ -29,8 +29,6 @@ use crate::engine::{
     StandardConstructor, Trace, Value,
 };
 
-pub(crate) use message_event::MessageEventSlots;
-pub(crate) use message_port::PortSlots;
 pub use port::{live_port_queues, Agent, PortCore};
 
 /// Installs `MessageChannel`, `MessagePort`, `MessageEvent` and `structuredClone` in the current
