@@ -34,3 +34,12 @@ pub fn throw_type_error(message: impl Into<String>) -> JsError {
 pub fn throw_range_error(message: impl Into<String>) -> JsError {
     JsNativeError::range().with_message(message.into()).into()
 }
+
+/// The string form of a thrown value or rejection reason: `ToString(value)` (for an `Error`,
+/// `"TypeError: message"`), or Boa's display form when `ToString` throws (e.g. a symbol).
+pub fn value_message(value: &JsValue, ctx: &mut Context) -> String {
+    match value.to_string(ctx) {
+        Ok(string) => string.to_std_string_escaped(),
+        Err(_) => value.display().to_string(),
+    }
+}

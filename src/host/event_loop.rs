@@ -251,7 +251,7 @@ impl EventLoop {
                 continue;
             };
             if let PromiseState::Rejected(reason) = promise.state() {
-                let message = value_message(&reason, ctx);
+                let message = crate::engine::value_message(&reason, ctx);
                 self.report(HostReport::UnhandledRejection(message));
             }
         }
@@ -461,21 +461,12 @@ impl HostHooks for EventLoop {
     }
 }
 
-/// The string form of a thrown value or rejection reason: `ToString(value)` (for an `Error`,
-/// `"TypeError: message"`), or Boa's display form when `ToString` throws (e.g. a symbol).
-pub(crate) fn value_message(value: &JsValue, ctx: &mut Context) -> String {
-    match value.to_string(ctx) {
-        Ok(string) => string.to_std_string_escaped(),
-        Err(_) => value.display().to_string(),
-    }
-}
-
-/// The string form of an error: see [`value_message`]; engine errors that script cannot catch
+/// The string form of an error: see [`crate::engine::value_message`]; engine errors that script cannot catch
 /// (e.g. runtime limits) use their own message.
 pub(crate) fn error_message(error: JsError, ctx: &mut Context) -> String {
     let fallback = error.to_string();
     match error.into_opaque(ctx) {
-        Ok(value) => value_message(&value, ctx),
+        Ok(value) => crate::engine::value_message(&value, ctx),
         Err(_) => fallback,
     }
 }

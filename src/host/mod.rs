@@ -234,3 +234,10 @@ fn install_globals(options: &HostOptions, ctx: &mut Context) -> JsResult<()> {
 pub fn error_message(error: JsError, ctx: &mut Context) -> String {
     event_loop::error_message(error, ctx)
 }
+
+/// The host's event loop is what [`crate::rust::Ticket::wait`] drives.
+impl crate::rust::EventLoop for Host {
+    fn run_until_done(&self, ctx: &mut Context, done: &mut dyn FnMut(&mut Context) -> bool) {
+        self.run_until(ctx, None, done);
+    }
+}

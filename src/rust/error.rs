@@ -138,7 +138,7 @@ impl StreamError {
     /// ```
     pub fn message(&self, ctx: &mut Cx) -> String {
         match self {
-            Self::Js(value) => crate::host::error_message(JsError::from_opaque(value.clone()), ctx),
+            Self::Js(value) => crate::engine::value_message(value, ctx),
             other => other.to_string(),
         }
     }

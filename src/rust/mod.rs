@@ -112,7 +112,7 @@ pub use sink::{Sink, WritableController, WritableStream};
 pub use source::{
     ByobRequest, ByteController, ByteSource, ReadableController, ReadableStream, Source,
 };
-pub use ticket::Ticket;
+pub use ticket::{EventLoop, Ticket};
 pub use transform::{TransformController, TransformStream, Transformer};
 
 /// The engine's execution context (Boa's `Context`): every stream operation takes one.

@@ -10,7 +10,13 @@ use std::{
 };
 
 use crate::engine::Cx;
-use crate::host::Host;
+
+/// An event loop that runs tasks and microtasks until a condition holds: what
+/// [`Ticket::wait`] drives. The embedding's [`crate::host::Host`] is one.
+pub trait EventLoop {
+    /// Runs the loop until `done` returns true or nothing is left to run.
+    fn run_until_done(&self, ctx: &mut Cx, done: &mut dyn FnMut(&mut Cx) -> bool);
+}
 
 struct Inner<T> {
     value: Option<T>,
@@ -76,11 +82,11 @@ impl<T> Ticket<T> {
         self.0.borrow_mut().value.take()
     }
 
-    /// Runs the host's event loop until the result arrives (or nothing is left to run: then
-    /// `None`), and takes it.
-    pub fn wait(&self, host: &Host, ctx: &mut Cx) -> Option<T> {
+    /// Runs the event loop (the host's) until the result arrives (or nothing is left to run:
+    /// then `None`), and takes it.
+    pub fn wait(&self, event_loop: &(impl EventLoop + ?Sized), ctx: &mut Cx) -> Option<T> {
         if !self.is_ready() {
-            host.run_until(ctx, None, &mut |_| self.is_ready());
+            event_loop.run_until_done(ctx, &mut |_| self.is_ready());
         }
         self.take()
     }
