@@ -24,6 +24,7 @@ mod queue;
 mod queuing_strategy;
 mod readable;
 pub mod rust;
+mod transfer;
 mod transform;
 mod writable;
 
@@ -72,6 +73,7 @@ pub fn register(ctx: &mut Context) -> JsResult<()> {
     readable::register(ctx)?;
     writable::register(ctx)?;
     transform::register(ctx)?;
+    transfer::register(ctx)?;
     encoding::register(ctx)?;
     compression::register(ctx)?;
     Ok(())

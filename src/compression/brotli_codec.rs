@@ -13,7 +13,7 @@ use brotli::{
     BrotliDecompressStream, BrotliResult, BrotliState,
 };
 
-use super::codec::CodecError;
+use super::error::CodecError;
 
 /// The encoder's quality, 0 (fastest) to 11 (smallest). The Compression Standard leaves the
 /// level to the implementation; 5 is the usual choice for compressing on the fly (the default

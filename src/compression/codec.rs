@@ -10,6 +10,7 @@
 use std::io::Write;
 
 use super::brotli_codec::{reserve_output, BrotliDecoder, BrotliEncoder};
+pub use super::error::CodecError;
 use flate2::{
     write::{DeflateEncoder, GzEncoder, ZlibEncoder},
     Compression, Crc, Decompress, FlushDecompress, Status,
@@ -40,10 +41,6 @@ impl Format {
         }
     }
 }
-
-/// Compressed or decompressed data that is not what the format allows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CodecError;
 
 /// A compression context for `CompressionStream`.
 #[derive(Debug)]

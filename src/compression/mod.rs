@@ -10,6 +10,7 @@
 
 pub(crate) mod brotli_codec;
 pub(crate) mod codec;
+pub(crate) mod error;
 
 use crate::engine;
 use crate::engine::{

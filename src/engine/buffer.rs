@@ -528,3 +528,9 @@ pub fn with_array_buffer_bytes_mut<R>(
     let mut data = buffer.data_mut()?;
     data.get_mut(offset..end).map(f)
 }
+
+/// Whether `a` and `b` are the same `ArrayBuffer` object.
+pub fn same_buffer(a: &JsArrayBuffer, b: &JsArrayBuffer) -> bool {
+    let (a, b): (JsObject, JsObject) = (a.clone().into(), b.clone().into());
+    JsObject::equals(&a, &b)
+}

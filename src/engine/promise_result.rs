@@ -49,6 +49,15 @@ impl PromiseResult {
             Err(error) => Ok(PromiseResult::Rejected(engine::thrown_value(error, ctx)?)),
         }
     }
+
+    /// The result of running an algorithm another specification gave (the wrappers of the
+    /// Streams Standard's "set up" operations): a thrown exception becomes a rejected promise.
+    pub fn from_algorithm(result: JsResult<PromiseResult>, ctx: &mut Cx) -> JsResult<Self> {
+        match result {
+            Ok(result) => Ok(result),
+            Err(error) => Ok(PromiseResult::Rejected(engine::thrown_value(error, ctx)?)),
+        }
+    }
 }
 
 /// <https://webidl.spec.whatwg.org/#upon-fulfillment> and

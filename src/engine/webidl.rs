@@ -523,3 +523,13 @@ pub(crate) fn new_object<T: Class>(data: T, ctx: &mut super::Cx) -> JsResult<sup
         .prototype();
     Ok(super::Object::new(ctx.root_shape(), prototype, data))
 }
+
+/// An object no script can reach, holding `data`: the record a spec algorithm keeps in its
+/// closures (a pipe's state, another specification's underlying source or sink), when the
+/// stream slots that hold it need a traced handle to it.
+pub(crate) fn internal_object<T: super::NativeObject>(
+    data: T,
+    ctx: &super::Cx,
+) -> super::Object<T> {
+    super::Object::new(ctx.root_shape(), None, data)
+}

@@ -21,16 +21,7 @@ use boa_gc::{Finalize, Trace};
 use crate::{
     engine::webidl,
     engine::{self, PromiseCapability},
-    readable::{
-        byte_controller::{
-            create_readable_byte_stream, has_pending_pull_intos,
-            readable_byte_stream_controller_close, readable_byte_stream_controller_enqueue,
-            readable_byte_stream_controller_respond, ByteCancelAlgorithm, BytePullAlgorithm,
-        },
-        default_controller::StartAlgorithm,
-        stream::{ReadableStream, StreamSlots},
-        ControllerRef,
-    },
+    readable::{other_specs, ReadableStream},
 };
 
 /// How many bytes each chunk of `stream()` holds (the last one may be shorter).
@@ -353,14 +344,8 @@ fn blob_stream(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsV
 /// <https://w3c.github.io/FileAPI/#blob-get-stream>
 fn get_stream(bytes: Rc<[u8]>, ctx: &mut Context) -> JsResult<JsObject<ReadableStream>> {
     // 1. Let stream be a new ReadableStream created in blob's relevant Realm.
-    // 2. Set up stream with byte reading support (no pull or cancel algorithm, high water
-    //    mark 0): the same as CreateReadableByteStream with algorithms that do nothing.
-    let stream = create_readable_byte_stream(
-        StartAlgorithm::ReturnUndefined,
-        BytePullAlgorithm::ResolvedUndefined,
-        ByteCancelAlgorithm::ResolvedUndefined,
-        ctx,
-    )?;
+    // 2. Set up stream with byte reading support.
+    let stream = other_specs::set_up_with_byte_reading_support(None, 0.0, None, ctx)?;
     // 3. Run the following steps in parallel:
     //    1. While not all bytes of blob have been read:
     //       1. Let bytes be the byte sequence that results from reading a chunk from blob.
@@ -385,25 +370,12 @@ fn get_stream(bytes: Rc<[u8]>, ctx: &mut Context) -> JsResult<JsObject<ReadableS
     Ok(stream)
 }
 
-/// The byte stream controller of a stream made by [`get_stream`].
-fn byte_controller(
-    stream: &JsObject<ReadableStream>,
-) -> Option<JsObject<crate::readable::ReadableByteStreamController>> {
-    match stream.controller() {
-        Some(ControllerRef::Byte(controller)) => Some(controller),
-        _ => None,
-    }
-}
-
 /// A chunk's task in <https://w3c.github.io/FileAPI/#blob-get-stream>.
 fn enqueue_chunk(
     stream: &JsObject<ReadableStream>,
     bytes: &[u8],
     ctx: &mut Context,
 ) -> JsResult<JsValue> {
-    let Some(controller) = byte_controller(stream) else {
-        return Ok(JsValue::undefined());
-    };
     // 1. If bytes is failure, then error stream with a failure reason and abort these steps.
     //    (Reading from memory cannot fail.)
     // 2. Let chunk be a new Uint8Array wrapping an ArrayBuffer containing bytes. If creating
@@ -413,39 +385,21 @@ fn enqueue_chunk(
         Ok(chunk) => chunk,
         Err(error) => {
             let reason = engine::thrown_value(error, ctx)?;
-            crate::readable::byte_controller::readable_byte_stream_controller_error(
-                &controller,
-                reason,
-                ctx,
-            )?;
+            other_specs::error(stream, reason, ctx)?;
             return Ok(JsValue::undefined());
         }
     };
-    // 3. Enqueue chunk in stream: the chunk is never the current BYOB request view (its buffer
-    //    is new), so ? ReadableByteStreamControllerEnqueue(controller, chunk). It does nothing
-    //    once the stream is canceled or errored.
-    let chunk = engine::array_buffer_view(&chunk, "The Blob chunk", ctx)?;
-    readable_byte_stream_controller_enqueue(&controller, &chunk, ctx)?;
+    // 3. Enqueue chunk in stream. (It does nothing once the stream is canceled or errored.)
+    other_specs::enqueue(stream, chunk, ctx)?;
     Ok(JsValue::undefined())
 }
 
-/// <https://streams.spec.whatwg.org/#readablestream-close> for a byte stream, once the blob's
-/// bytes are all enqueued.
+/// Closes the stream (<https://streams.spec.whatwg.org/#readablestream-close>) once the blob's
+/// bytes are all enqueued. ReadableByteStreamControllerClose returns early once the stream is
+/// no longer readable, and errors the stream (then throws) if a BYOB request is partly filled
+/// with a partial element: the stream is errored either way, so a throw is dropped.
 fn close_stream(stream: &JsObject<ReadableStream>, ctx: &mut Context) -> JsResult<JsValue> {
-    let Some(controller) = byte_controller(stream) else {
-        return Ok(JsValue::undefined());
-    };
-    // 1. Perform ! ReadableByteStreamControllerClose(stream.[[controller]]). It returns early
-    //    once the stream is no longer readable, and errors the stream (then throws) if a BYOB
-    //    request is partly filled with a partial element: the stream is errored either way.
-    if readable_byte_stream_controller_close(&controller, ctx).is_err() {
-        return Ok(JsValue::undefined());
-    }
-    // 2. If stream.[[controller]].[[pendingPullIntos]] is not empty, perform !
-    //    ReadableByteStreamControllerRespond(stream.[[controller]], 0).
-    if has_pending_pull_intos(&controller) {
-        readable_byte_stream_controller_respond(&controller, 0, ctx)?;
-    }
+    let _ = other_specs::close(stream, ctx);
     Ok(JsValue::undefined())
 }
 

@@ -27,7 +27,6 @@ use crate::engine::{
 };
 
 use super::{
-    cross_realm::{self, PortHandler},
     data_clone_error, message_event,
     port::{Agent, Delivery, Envelope, PortCore},
     prototype,
@@ -54,8 +53,38 @@ pub(crate) struct PortSlots {
     shipped: Cell<bool>,
     /// The port's relevant realm (where its tasks run and its messages are deserialized).
     realm: Realm,
-    /// The handlers the cross-realm transform adds (in Rust: the port is never exposed).
+    /// The handlers another specification adds in place of script's listeners (the Streams
+    /// Standard's cross-realm transforms, whose ports script never sees).
     handler: GcRefCell<Option<PortHandler>>,
+}
+
+/// Handlers another specification adds to a port's `message`, `messageerror` and `close`
+/// events: opaque data and two functions of it, so no event object is made per message.
+#[derive(Clone, Trace, Finalize)]
+pub(crate) struct PortHandler {
+    data: Object,
+    /// The `message` event's handler (and the `messageerror` event's, which it runs when the
+    /// data cannot be deserialized), given the data, the port and the message.
+    #[unsafe_ignore_trace]
+    on_message: fn(&Object, &Object, SerializedWithTransfer, &mut Cx) -> JsResult<()>,
+    /// The `close` event's handler, given the data.
+    #[unsafe_ignore_trace]
+    on_close: fn(&Object, &mut Cx) -> JsResult<()>,
+}
+
+impl PortHandler {
+    /// Handlers of `data`.
+    pub(crate) fn new(
+        data: Object,
+        on_message: fn(&Object, &Object, SerializedWithTransfer, &mut Cx) -> JsResult<()>,
+        on_close: fn(&Object, &mut Cx) -> JsResult<()>,
+    ) -> Self {
+        Self {
+            data,
+            on_message,
+            on_close,
+        }
+    }
 }
 
 fn with_port<R>(object: &Object, f: impl FnOnce(&PortSlots) -> R) -> Option<R> {
@@ -85,7 +114,7 @@ pub(crate) fn set_detached(port: &Object) {
     with_port(port, |p| p.detached.set(true));
 }
 
-/// Installs the cross-realm transform's handlers on `port`.
+/// Adds another specification's handlers to `port`'s events.
 pub(crate) fn set_handler(port: &Object, handler: PortHandler) {
     with_port(port, |p| *p.handler.borrow_mut() = Some(handler));
 }
@@ -360,10 +389,10 @@ fn run_port_task(port: &Object, ctx: &mut Cx) -> JsResult<()> {
     let handler = handler(port);
     let result = match (entry, handler) {
         (Envelope::Message(message), Some(handler)) => {
-            cross_realm::handle_message(&handler, port, message, ctx)
+            (handler.on_message)(&handler.data, port, message, ctx)
         }
         (Envelope::Message(message), None) => fire_message(port, message, ctx),
-        (Envelope::Close, Some(handler)) => cross_realm::handle_close(&handler, ctx),
+        (Envelope::Close, Some(handler)) => (handler.on_close)(&handler.data, ctx),
         (Envelope::Close, None) => {
             let event = dom::create_event(ctx, "close")?;
             dom::dispatch(port, &event, ctx).map(drop)

@@ -8,13 +8,13 @@
 //! - `message_port`: the `MessagePort` and `MessageChannel` interfaces, and the tasks that
 //!   dispatch messages;
 //! - `message_event`: `MessageEvent`;
-//! - `cross_realm`: the Streams Standard's cross-realm transforms (the transfer steps of the
-//!   stream interfaces are in `readable/transfer.rs`, `writable/transfer.rs` and
-//!   `transform/transfer.rs`);
 //! - `window`: the window-like global (`window`, `postMessage(message, targetOrigin,
 //!   transfer)`) that the WPT runner's `.window.js` files get.
+//!
+//! HTML names no stream: the Streams Standard's transferable interfaces come in through
+//! `serialize::register_transferable`, and its cross-realm transforms handle their ports' events
+//! through `message_port::PortHandler` (both in `crate::transfer`).
 
-pub(crate) mod cross_realm;
 pub(crate) mod message_event;
 pub(crate) mod message_port;
 pub(crate) mod port;

@@ -9,17 +9,15 @@
 //! The deserializer assigns indices in the same order, so cycles and shared objects come back
 //! as such. Transferred objects are [`Record::Transferred`] references to a data holder.
 
-use std::{collections::HashMap, sync::Arc};
+use std::{
+    collections::HashMap,
+    sync::{Arc, RwLock},
+};
 
 use crate::engine::clone::{self, ByteBlock, ObjectKind, Primitive, ViewedBuffer};
 use crate::engine::{Cx, JsError, JsResult, JsString, Object, Value, ViewKind};
 
 use super::{data_clone_error, message_port, port::PortCore};
-use crate::{
-    readable::{self, ReadableStream},
-    transform::{self, TransformStream},
-    writable::{self, WritableStream},
-};
 
 /// A serialized value: what StructuredSerializeInternal returns, with strings as UTF-16 code
 /// units and buffers as owned bytes.
@@ -77,15 +75,62 @@ pub(crate) enum TransferHolder {
     ArrayBuffer(ByteBlock),
     /// A `MessagePort`: its port message queue and entanglement.
     MessagePort(Arc<PortCore>),
-    /// A `ReadableStream`: dataHolder.[[port]].
-    ReadableStream(Box<SerializedWithTransfer>),
-    /// A `WritableStream`: dataHolder.[[port]].
-    WritableStream(Box<SerializedWithTransfer>),
-    /// A `TransformStream`: dataHolder.[[readable]] and dataHolder.[[writable]].
-    TransformStream {
-        readable: Box<SerializedWithTransfer>,
-        writable: Box<SerializedWithTransfer>,
-    },
+    /// An object of another standard's transferable interface: the records its transfer steps
+    /// left (a `ReadableStream`'s or `WritableStream`'s dataHolder.[[port]], a
+    /// `TransformStream`'s dataHolder.[[readable]] and dataHolder.[[writable]]).
+    Interface(&'static TransferableInterface, Vec<SerializedWithTransfer>),
+}
+
+/// A transferable interface of another standard (HTML's `[Transferable]` platform objects
+/// other than `ArrayBuffer` and `MessagePort`: the Streams Standard's streams). HTML knows
+/// them only through this table: [`register_transferable`] adds one.
+pub(crate) struct TransferableInterface {
+    /// The interface's name.
+    pub(crate) name: &'static str,
+    /// Whether an object implements the interface.
+    pub(crate) implements: fn(&Object) -> bool,
+    /// The object's [[Detached]] slot.
+    pub(crate) is_detached: fn(&Object) -> bool,
+    /// Sets [[Detached]] to true.
+    pub(crate) set_detached: fn(&Object),
+    /// The transfer steps, given the object: the data holder's records.
+    pub(crate) transfer_steps: fn(&Object, &mut Cx) -> JsResult<Vec<SerializedWithTransfer>>,
+    /// A new instance of the interface in the current realm (`None` when the interface is not
+    /// exposed there).
+    pub(crate) new_instance: fn(&mut Cx) -> Option<Object>,
+    /// The transfer-receiving steps, given the data holder's records and the new instance.
+    pub(crate) transfer_receiving_steps:
+        fn(Vec<SerializedWithTransfer>, &Object, &mut Cx) -> JsResult<()>,
+}
+
+impl std::fmt::Debug for TransferableInterface {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// The transferable interfaces of other standards, in the order they were registered.
+static TRANSFERABLE_INTERFACES: RwLock<Vec<&'static TransferableInterface>> =
+    RwLock::new(Vec::new());
+
+/// Makes `interface` transferable (once; registering it again does nothing).
+pub(crate) fn register_transferable(interface: &'static TransferableInterface) {
+    let mut interfaces = TRANSFERABLE_INTERFACES
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !interfaces.iter().any(|i| std::ptr::eq(*i, interface)) {
+        interfaces.push(interface);
+    }
+}
+
+/// The registered interface `object` implements.
+fn transferable_interface(object: &Object) -> Option<&'static TransferableInterface> {
+    TRANSFERABLE_INTERFACES
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .copied()
+        .find(|interface| (interface.implements)(object))
 }
 
 /// What StructuredSerializeWithTransfer returns: { [[Serialized]], [[TransferDataHolders]] }.
@@ -110,12 +155,10 @@ impl SerializedWithTransfer {
             match holder {
                 TransferHolder::ArrayBuffer(_) => {}
                 TransferHolder::MessagePort(core) => f(core),
-                TransferHolder::ReadableStream(port) | TransferHolder::WritableStream(port) => {
-                    port.for_each_port(f);
-                }
-                TransferHolder::TransformStream { readable, writable } => {
-                    readable.for_each_port(f);
-                    writable.for_each_port(f);
+                TransferHolder::Interface(_, records) => {
+                    for record in records {
+                        record.for_each_port(f);
+                    }
                 }
             }
         }
@@ -134,9 +177,7 @@ fn string(units: &[u16]) -> JsString {
 enum Transferable {
     ArrayBuffer(crate::engine::JsArrayBuffer),
     MessagePort(Object),
-    ReadableStream(Object<ReadableStream>),
-    WritableStream(Object<WritableStream>),
-    TransformStream(Object<TransformStream>),
+    Interface(&'static TransferableInterface, Object),
 }
 
 fn transferable(object: &Object) -> Option<Transferable> {
@@ -146,16 +187,8 @@ fn transferable(object: &Object) -> Option<Transferable> {
     if message_port::is_message_port(object) {
         return Some(Transferable::MessagePort(object.clone()));
     }
-    if let Ok(stream) = object.clone().downcast::<ReadableStream>() {
-        return Some(Transferable::ReadableStream(stream));
-    }
-    if let Ok(stream) = object.clone().downcast::<WritableStream>() {
-        return Some(Transferable::WritableStream(stream));
-    }
-    if let Ok(stream) = object.clone().downcast::<TransformStream>() {
-        return Some(Transferable::TransformStream(stream));
-    }
-    None
+    transferable_interface(object)
+        .map(|interface| Transferable::Interface(interface, object.clone()))
 }
 
 /// A memory map entry.
@@ -486,33 +519,19 @@ pub(crate) fn structured_serialize_with_transfer(
                 message_port::set_detached(&port);
                 TransferHolder::MessagePort(core)
             }
-            Transferable::ReadableStream(stream) => {
-                if readable::transfer::is_detached(&stream) {
-                    return Err(data_clone_error(ctx, "the ReadableStream is detached")?);
+            Transferable::Interface(interface, object) => {
+                // 5.2. If transferable has a [[Detached]] internal slot and
+                //      transferable.[[Detached]] is true, throw a "DataCloneError".
+                if (interface.is_detached)(&object) {
+                    let message = format!("the {} is detached", interface.name);
+                    return Err(data_clone_error(ctx, &message)?);
                 }
-                let port = readable::transfer::readable_stream_transfer_steps(&stream, ctx)?;
-                readable::transfer::set_detached(&stream);
-                TransferHolder::ReadableStream(Box::new(port))
-            }
-            Transferable::WritableStream(stream) => {
-                if writable::transfer::is_detached(&stream) {
-                    return Err(data_clone_error(ctx, "the WritableStream is detached")?);
-                }
-                let port = writable::transfer::writable_stream_transfer_steps(&stream, ctx)?;
-                writable::transfer::set_detached(&stream);
-                TransferHolder::WritableStream(Box::new(port))
-            }
-            Transferable::TransformStream(stream) => {
-                if transform::transfer::is_detached(&stream) {
-                    return Err(data_clone_error(ctx, "the TransformStream is detached")?);
-                }
-                let (readable, writable) =
-                    transform::transfer::transform_stream_transfer_steps(&stream, ctx)?;
-                transform::transfer::set_detached(&stream);
-                TransferHolder::TransformStream {
-                    readable: Box::new(readable),
-                    writable: Box::new(writable),
-                }
+                // 5.5. Perform the transfer steps for the interface, given transferable and
+                //      dataHolder.
+                let records = (interface.transfer_steps)(&object, ctx)?;
+                // 5.6. Set transferable.[[Detached]] to true.
+                (interface.set_detached)(&object);
+                TransferHolder::Interface(interface, records)
             }
         };
         // 5.7. Append dataHolder to transferDataHolders.
@@ -742,37 +761,13 @@ pub(crate) fn structured_deserialize_with_transfer(
             TransferHolder::MessagePort(core) => {
                 message_port::message_port_transfer_receiving_steps(core, ctx)?.into()
             }
-            TransferHolder::ReadableStream(port) => {
-                let Some(value) = readable::transfer::new_stream(ctx) else {
-                    return Err(data_clone_error(
-                        ctx,
-                        "ReadableStream is not exposed in this realm",
-                    )?);
+            TransferHolder::Interface(interface, records) => {
+                let Some(value) = (interface.new_instance)(ctx) else {
+                    let message = format!("{} is not exposed in this realm", interface.name);
+                    return Err(data_clone_error(ctx, &message)?);
                 };
-                readable::transfer::readable_stream_transfer_receiving_steps(*port, &value, ctx)?;
-                value.upcast().into()
-            }
-            TransferHolder::WritableStream(port) => {
-                let Some(value) = writable::transfer::new_stream(ctx) else {
-                    return Err(data_clone_error(
-                        ctx,
-                        "WritableStream is not exposed in this realm",
-                    )?);
-                };
-                writable::transfer::writable_stream_transfer_receiving_steps(*port, &value, ctx)?;
-                value.upcast().into()
-            }
-            TransferHolder::TransformStream { readable, writable } => {
-                let Some(value) = transform::transfer::new_stream(ctx) else {
-                    return Err(data_clone_error(
-                        ctx,
-                        "TransformStream is not exposed in this realm",
-                    )?);
-                };
-                transform::transfer::transform_stream_transfer_receiving_steps(
-                    *readable, *writable, &value, ctx,
-                )?;
-                value.upcast().into()
+                (interface.transfer_receiving_steps)(records, &value, ctx)?;
+                value.into()
             }
         };
         // 3.4. Set memory[transferDataHolder] to value.

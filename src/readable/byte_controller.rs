@@ -24,6 +24,7 @@ use super::{
     byte_tee::{self, ByteTeeState},
     default_controller::StartAlgorithm,
     default_reader::{self, ReadRequest},
+    other_specs::NativeSource,
     stream::{
         initialize_readable_stream, readable_stream_add_read_request, readable_stream_close,
         readable_stream_error, readable_stream_fulfill_read_request,
@@ -55,8 +56,9 @@ pub(crate) enum BytePullAlgorithm {
     },
     /// ReadableByteStreamTee's pull1Algorithm / pull2Algorithm.
     Tee(Gc<ByteTeeState>, #[unsafe_ignore_trace] Branch),
-    /// A Rust byte source's pull (`boa_streams::rust::ByteSource`).
-    Rust(#[unsafe_ignore_trace] crate::rust::RustByteSource),
+    /// Another specification's pullAlgorithm
+    /// (<https://streams.spec.whatwg.org/#readablestream-set-up-with-byte-reading-support>).
+    Native(NativeSource),
 }
 }
 
@@ -75,8 +77,8 @@ pub(crate) enum ByteCancelAlgorithm {
     },
     /// ReadableByteStreamTee's cancel1Algorithm / cancel2Algorithm.
     Tee(Gc<ByteTeeState>, #[unsafe_ignore_trace] Branch),
-    /// A Rust byte source's cancel (`boa_streams::rust::ByteSource`).
-    Rust(#[unsafe_ignore_trace] crate::rust::RustByteSource),
+    /// Another specification's cancelAlgorithm.
+    Native(NativeSource),
 }
 }
 
@@ -90,9 +92,7 @@ impl BytePullAlgorithm {
                 PromiseResult::from_callback(r, ctx)
             }
             BytePullAlgorithm::Tee(state, branch) => byte_tee::pull_algorithm(&state, branch, ctx),
-            BytePullAlgorithm::Rust(source) => {
-                crate::rust::perform_byte_pull(&source, controller, ctx)
-            }
+            BytePullAlgorithm::Native(source) => source.pull(controller, ctx),
         }
     }
 }
@@ -109,9 +109,7 @@ impl ByteCancelAlgorithm {
             ByteCancelAlgorithm::Tee(state, branch) => Ok(PromiseResult::Promise(
                 byte_tee::cancel_algorithm(&state, branch, reason, ctx)?,
             )),
-            ByteCancelAlgorithm::Rust(source) => {
-                crate::rust::perform_byte_cancel(&source, reason, ctx)
-            }
+            ByteCancelAlgorithm::Native(source) => source.cancel(reason, ctx),
         }
     }
 }

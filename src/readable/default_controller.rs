@@ -21,15 +21,10 @@ use super::{
     tee::{self, Branch, TeeState},
     ControllerRef,
 };
-use crate::{
-    engine,
-    engine::webidl,
-    queue::QueueWithSizes,
-    queuing_strategy::SizeAlgorithm,
-    transform::{default_controller as transform_default_controller, TransformStream},
-};
+use crate::{engine, engine::webidl, queue::QueueWithSizes, queuing_strategy::SizeAlgorithm};
 
 use super::default_reader::ReadRequest;
+use super::other_specs::NativeSource;
 use crate::engine::webidl::new_object;
 use crate::engine::{upon_settlement, PromiseResult};
 
@@ -79,12 +74,9 @@ pub(crate) enum PullAlgorithm {
     Tee(Gc<TeeState>),
     /// ReadableStreamFromIterable's pullAlgorithm.
     From(Gc<FromState>),
-    /// TransformStreamDefaultSourcePullAlgorithm.
-    Transform(Object<TransformStream>),
-    /// A Rust source's pull (`boa_streams::rust::Source`).
-    Rust(#[unsafe_ignore_trace] crate::rust::RustSource),
-    /// SetUpCrossRealmTransformReadable's pullAlgorithm, with the port.
-    CrossRealm(Object),
+    /// Another specification's pullAlgorithm (<https://streams.spec.whatwg.org/#readablestream-set-up>),
+    /// or TransformStream's or the cross-realm transform's.
+    Native(NativeSource),
 }
 }
 
@@ -105,12 +97,9 @@ pub(crate) enum CancelAlgorithm {
     Tee(Gc<TeeState>, #[unsafe_ignore_trace] Branch),
     /// ReadableStreamFromIterable's cancelAlgorithm.
     From(Gc<FromState>),
-    /// TransformStreamDefaultSourceCancelAlgorithm.
-    Transform(Object<TransformStream>),
-    /// A Rust source's cancel (`boa_streams::rust::Source`).
-    Rust(#[unsafe_ignore_trace] crate::rust::RustSource),
-    /// SetUpCrossRealmTransformReadable's cancelAlgorithm, with the port.
-    CrossRealm(Object),
+    /// Another specification's cancelAlgorithm, or TransformStream's or the cross-realm
+    /// transform's.
+    Native(NativeSource),
 }
 }
 
@@ -125,15 +114,7 @@ impl PullAlgorithm {
             }
             PullAlgorithm::Tee(state) => tee::pull_algorithm(&state, ctx),
             PullAlgorithm::From(state) => from::pull_algorithm(&state, ctx),
-            PullAlgorithm::Transform(stream) => {
-                transform_default_controller::transform_stream_default_source_pull_algorithm(
-                    &stream, ctx,
-                )
-            }
-            PullAlgorithm::Rust(source) => crate::rust::perform_pull(&source, controller, ctx),
-            PullAlgorithm::CrossRealm(port) => {
-                crate::html::cross_realm::cross_realm_pull(&port, ctx)
-            }
+            PullAlgorithm::Native(source) => source.pull(controller, ctx),
         }
     }
 }
@@ -151,15 +132,7 @@ impl CancelAlgorithm {
                 tee::cancel_algorithm(&state, branch, reason, ctx)?,
             )),
             CancelAlgorithm::From(state) => from::cancel_algorithm(&state, reason, ctx),
-            CancelAlgorithm::Transform(stream) => {
-                transform_default_controller::transform_stream_default_source_cancel_algorithm(
-                    &stream, reason, ctx,
-                )
-            }
-            CancelAlgorithm::Rust(source) => crate::rust::perform_cancel(&source, reason, ctx),
-            CancelAlgorithm::CrossRealm(port) => {
-                crate::html::cross_realm::cross_realm_cancel(&port, reason, ctx)
-            }
+            CancelAlgorithm::Native(source) => source.cancel(reason, ctx),
         }
     }
 }

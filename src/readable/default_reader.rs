@@ -17,7 +17,7 @@ use super::{
         define_generic_reader, readable_stream_reader_generic_initialize,
         readable_stream_reader_generic_release, GenericReader, GenericReaderSlots,
     },
-    pipe, readable_stream_controller_pull_steps,
+    readable_stream_controller_pull_steps,
     stream::{
         is_readable_stream_locked, stream_argument, ReadableStream, StreamSlots, StreamState,
     },
@@ -40,11 +40,22 @@ pub(crate) enum ReadRequest {
     Tee(Gc<TeeState>),
     /// ReadableByteStreamTee's pullWithDefaultReader read request.
     ByteTee(Gc<ByteTeeState>),
-    /// ReadableStreamPipeTo's read request.
-    Pipe(Object<pipe::PipeState>),
-    /// A Rust reader's read request (`boa_streams::rust::Reader`, `DrainingReader`).
-    Rust(#[unsafe_ignore_trace] crate::rust::RustReadRequest),
+    /// A read request whose steps another algorithm or specification gives: the pipe's, a
+    /// Rust reader's (<https://streams.spec.whatwg.org/#readablestreamdefaultreader-read-a-chunk>).
+    Steps(Box<dyn ReadRequestSteps>),
 }
+}
+
+/// The chunk, close and error steps of a read request made outside the readers' own methods
+/// (ReadableStreamPipeTo's, or another specification's "read a chunk"). They run once: each
+/// takes the request.
+pub(crate) trait ReadRequestSteps: Trace + std::fmt::Debug {
+    /// The chunk steps, given `chunk`.
+    fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()>;
+    /// The close steps.
+    fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()>;
+    /// The error steps, given `e`.
+    fn error_steps(self: Box<Self>, e: Value, ctx: &mut Cx) -> JsResult<()>;
 }
 
 impl ReadRequest {
@@ -64,11 +75,7 @@ impl ReadRequest {
                 byte_tee::default_chunk_steps(state, chunk, ctx);
                 Ok(())
             }
-            ReadRequest::Pipe(state) => pipe::chunk_steps(state, chunk, ctx),
-            ReadRequest::Rust(request) => {
-                request.settle(crate::rust::ReadOutcome::Chunk(chunk), ctx);
-                Ok(())
-            }
+            ReadRequest::Steps(steps) => steps.chunk_steps(chunk, ctx),
         }
     }
 
@@ -85,11 +92,7 @@ impl ReadRequest {
             }
             ReadRequest::Tee(state) => tee::close_steps(&state, ctx),
             ReadRequest::ByteTee(state) => byte_tee::default_close_steps(&state, ctx),
-            ReadRequest::Pipe(state) => pipe::close_steps(&state, ctx),
-            ReadRequest::Rust(request) => {
-                request.settle(crate::rust::ReadOutcome::Close, ctx);
-                Ok(())
-            }
+            ReadRequest::Steps(steps) => steps.close_steps(ctx),
         }
     }
 
@@ -109,11 +112,7 @@ impl ReadRequest {
                 byte_tee::error_steps(&state);
                 Ok(())
             }
-            ReadRequest::Pipe(state) => pipe::error_steps(&state, e, ctx),
-            ReadRequest::Rust(request) => {
-                request.settle(crate::rust::ReadOutcome::Error(e), ctx);
-                Ok(())
-            }
+            ReadRequest::Steps(steps) => steps.error_steps(e, ctx),
         }
     }
 }

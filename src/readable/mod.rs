@@ -33,10 +33,10 @@ pub(crate) mod default_controller;
 pub(crate) mod default_reader;
 pub(crate) mod from;
 pub(crate) mod generic_reader;
+pub(crate) mod other_specs;
 pub(crate) mod pipe;
 pub(crate) mod stream;
 pub(crate) mod tee;
-pub(crate) mod transfer;
 
 use crate::engine::{traced_without_drop, webidl};
 use crate::engine::{Cx, JsResult, Object, PromiseResult, Value};

@@ -29,7 +29,7 @@ use crate::engine::{
 use super::{
     default_reader::{
         readable_stream_default_reader_read, readable_stream_default_reader_release, ReadRequest,
-        ReadableStreamDefaultReader,
+        ReadRequestSteps, ReadableStreamDefaultReader,
     },
     stream::{
         acquire_readable_stream_default_reader, as_stream, is_readable_stream_locked,
@@ -302,9 +302,7 @@ pub(crate) fn readable_stream_pipe_to(
     // 13. Let promise be a new promise.
     let promise = PromiseCapability::new(ctx);
     count(CAPABILITY_OBJECTS);
-    let pipe: Pipe = Object::new(
-        ctx.root_shape(),
-        None,
+    let pipe: Pipe = webidl::internal_object(
         PipeState {
             source: source.clone(),
             dest: dest.clone(),
@@ -322,6 +320,7 @@ pub(crate) fn readable_stream_pipe_to(
             current_write: GcRefCell::new(InternalPromise::fulfilled(Value::undefined())),
             unwritten: GcRefCell::new(VecDeque::new()),
         },
+        ctx,
     );
     count(1);
     // 14. If signal is not undefined,
@@ -572,7 +571,7 @@ fn read_step(pipe: &Pipe, step: &InternalPromise, ctx: &mut Cx) -> JsResult<()> 
         *p.data().read.borrow_mut() = Some(read.clone());
         p.data().reading_synchronously.set(true);
     }
-    let result = readable_stream_default_reader_read(&reader, ReadRequest::Pipe(pipe.clone()), ctx);
+    let result = readable_stream_default_reader_read(&reader, PipeRead::request(pipe), ctx);
     pipe.borrow().data().reading_synchronously.set(false);
     result?;
     step.resolve_with_internal(read, ctx);
@@ -585,7 +584,7 @@ fn read_step(pipe: &Pipe, step: &InternalPromise, ctx: &mut Cx) -> JsResult<()> 
 /// A chunk that arrives inside the source's `controller.enqueue()` (a read that was waiting)
 /// is written in a microtask: the destination's write algorithm must not run inside it (WPT
 /// piping/general-addition.any.js; the reference implementation writes at once).
-pub(crate) fn chunk_steps(pipe: Pipe, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+fn chunk_steps(pipe: Pipe, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
     let (read, synchronous) = {
         let p = pipe.borrow();
         let d = p.data();
@@ -612,6 +611,30 @@ pub(crate) fn chunk_steps(pipe: Pipe, chunk: Value, ctx: &mut Cx) -> JsResult<()
     Ok(())
 }
 
+traced_without_drop! {
+/// The pipe's read request.
+#[derive(Debug)]
+struct PipeRead(Pipe);
+}
+
+impl PipeRead {
+    fn request(pipe: &Pipe) -> ReadRequest {
+        ReadRequest::Steps(Box::new(PipeRead(pipe.clone())))
+    }
+}
+
+impl ReadRequestSteps for PipeRead {
+    fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+        chunk_steps(self.0, chunk, ctx)
+    }
+    fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
+        close_steps(&self.0, ctx)
+    }
+    fn error_steps(self: Box<Self>, e: Value, ctx: &mut Cx) -> JsResult<()> {
+        error_steps(&self.0, e, ctx)
+    }
+}
+
 /// WritableStreamDefaultWriterWrite(writer, chunk), recorded as the current write.
 fn write_chunk(pipe: &Pipe, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
     let write = InternalPromise::new();
@@ -620,12 +643,12 @@ fn write_chunk(pipe: &Pipe, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
         *p.data().current_write.borrow_mut() = write.clone();
         p.data().writer.clone()
     };
-    writable_stream_default_writer_write_request(&writer, chunk, WriteRequest::Pipe(write), ctx)
+    writable_stream_default_writer_write_request(&writer, chunk, WriteRequest::Internal(write), ctx)
 }
 
 /// The pipe's read request's close steps: the read's promise fulfills with true (done); rule
 /// 3 applies through reader.[[closedPromise]].
-pub(crate) fn close_steps(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
+fn close_steps(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
     let read = pipe.borrow().data().read.borrow_mut().take();
     match read {
         Some(read) => read.resolve(true.into(), ctx),
@@ -635,19 +658,11 @@ pub(crate) fn close_steps(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
 
 /// The pipe's read request's error steps: the read's promise rejects; rule 1 applies through
 /// reader.[[closedPromise]].
-pub(crate) fn error_steps(pipe: &Pipe, e: Value, ctx: &mut Cx) -> JsResult<()> {
+fn error_steps(pipe: &Pipe, e: Value, ctx: &mut Cx) -> JsResult<()> {
     let read = pipe.borrow().data().read.borrow_mut().take();
     if let Some(read) = read {
         read.reject(e, ctx);
     }
-    Ok(())
-}
-
-/// A write of the pipe settled (fulfilled or rejected: either way the chunk has been written as
-/// far as the pipe is concerned): its record fulfills one microtask later.
-pub(crate) fn write_settled(write: &InternalPromise, ctx: &mut Cx) -> JsResult<()> {
-    let write = write.clone();
-    engine::queue_microtask(ctx, move |ctx| write.resolve(Value::undefined(), ctx));
     Ok(())
 }
 

@@ -120,16 +120,6 @@ pub use crate::engine::Cx as Context;
 /// The engine's value type (Boa's `JsValue`): chunks, reasons and errors.
 pub use crate::engine::Value;
 
-pub(crate) use reader::{ReadOutcome, RustReadRequest};
-pub(crate) use sink::{perform_abort, perform_close, perform_write, RustSink};
-pub(crate) use source::{
-    perform_byte_cancel, perform_byte_pull, perform_cancel, perform_pull, RustByteSource,
-    RustSource,
-};
-pub(crate) use transform::{
-    perform_flush, perform_transform, perform_transform_cancel, RustTransformer,
-};
-
 use crate::engine::{self, internal_promise::InternalPromise, Cx, JsResult};
 use crate::engine::{upon_settlement, PromiseResult};
 

@@ -6,13 +6,11 @@ use std::{
     rc::{Rc, Weak},
 };
 
-use crate::engine::{self, Cx, Object};
+use crate::engine::{self, traced_without_drop, Cx, JsResult, Object};
 use crate::readable::{
-    default_reader::{
-        readable_stream_default_reader_read, readable_stream_default_reader_release, reader_stream,
-        ReadRequest,
-    },
+    default_reader::{readable_stream_default_reader_release, reader_stream},
     generic_reader::readable_stream_reader_generic_cancel,
+    other_specs::{read_a_chunk, ReadRequestSteps},
     stream::acquire_readable_stream_default_reader,
     ReadableStreamDefaultReader, ReaderRef,
 };
@@ -24,7 +22,7 @@ use super::{
 };
 
 /// What a read request got: the spec's chunk, close and error steps.
-pub(crate) enum ReadOutcome {
+enum ReadOutcome {
     /// The chunk steps, given a chunk.
     Chunk(Value),
     /// The close steps.
@@ -33,22 +31,44 @@ pub(crate) enum ReadOutcome {
     Error(Value),
 }
 
-type ReadFn = Box<dyn FnOnce(ReadOutcome, &mut Cx)>;
-
+traced_without_drop! {
 /// A read request made by a Rust reader: its steps are a Rust closure, which never runs user
-/// code synchronously (results are delivered from a microtask).
-pub(crate) struct RustReadRequest(ReadFn);
+/// code synchronously (results are delivered from a microtask), and holds no JS value that
+/// the request would have to trace.
+struct RustReadRequest<F: FnOnce(ReadOutcome, &mut Cx) + 'static>(#[unsafe_ignore_trace] F);
+}
 
-impl fmt::Debug for RustReadRequest {
+impl<F: FnOnce(ReadOutcome, &mut Cx) + 'static> fmt::Debug for RustReadRequest<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("RustReadRequest")
     }
 }
 
-impl RustReadRequest {
-    /// Runs the request's steps for `outcome`.
-    pub(crate) fn settle(self, outcome: ReadOutcome, ctx: &mut Cx) {
-        (self.0)(outcome, ctx);
+impl<F: FnOnce(ReadOutcome, &mut Cx) + 'static> ReadRequestSteps for RustReadRequest<F> {
+    fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+        (self.0)(ReadOutcome::Chunk(chunk), ctx);
+        Ok(())
+    }
+    fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
+        (self.0)(ReadOutcome::Close, ctx);
+        Ok(())
+    }
+    fn error_steps(self: Box<Self>, e: Value, ctx: &mut Cx) -> JsResult<()> {
+        (self.0)(ReadOutcome::Error(e), ctx);
+        Ok(())
+    }
+}
+
+impl ReadableStream {
+    /// A plain reader (a `ReadableStreamDefaultReader` locked to the stream): a `TypeError` if
+    /// the stream is locked.
+    pub fn reader(&self, ctx: &mut Cx) -> Result<Reader, StreamError> {
+        Reader::new(self, ctx)
+    }
+
+    /// A draining reader (see [`DrainingReader`]): a `TypeError` if the stream is locked.
+    pub fn draining_reader(&self, ctx: &mut Cx) -> Result<DrainingReader, StreamError> {
+        DrainingReader::new(self, ctx)
     }
 }
 
@@ -64,11 +84,14 @@ fn read_result(outcome: ReadOutcome) -> ReadResult {
     }
 }
 
-/// Performs ReadableStreamDefaultReaderRead with a Rust read request.
-fn read_into(reader: &Object<ReadableStreamDefaultReader>, f: ReadFn, ctx: &mut Cx) {
-    let request = ReadRequest::Rust(RustReadRequest(f));
+/// "Read a chunk" from `reader` with a Rust read request whose steps are `f`.
+fn read_into(
+    reader: &Object<ReadableStreamDefaultReader>,
+    f: impl FnOnce(ReadOutcome, &mut Cx) + 'static,
+    ctx: &mut Cx,
+) {
     // Only an uncatchable engine error (a runtime limit) can come out of the read itself.
-    let _ = readable_stream_default_reader_read(reader, request, ctx);
+    let _ = read_a_chunk(reader, Box::new(RustReadRequest(f)), ctx);
 }
 
 fn acquire(
@@ -138,12 +161,12 @@ impl Reader {
     pub fn read_with(&self, ctx: &mut Cx, callback: impl FnOnce(ReadResult, &mut Cx) + 'static) {
         read_into(
             &self.reader,
-            Box::new(move |outcome, ctx| {
+            move |outcome: ReadOutcome, ctx: &mut Cx| {
                 engine::queue_microtask(ctx, move |ctx| {
                     callback(read_result(outcome), ctx);
                     Ok(())
                 });
-            }),
+            },
             ctx,
         );
     }
@@ -336,7 +359,7 @@ fn issue_read(inner: &Rc<DrainInner>, ctx: &mut Cx) {
     let weak: Weak<DrainInner> = Rc::downgrade(inner);
     read_into(
         &inner.reader,
-        Box::new(move |outcome, ctx| {
+        move |outcome: ReadOutcome, ctx: &mut Cx| {
             let Some(inner) = weak.upgrade() else {
                 return;
             };
@@ -351,7 +374,7 @@ fn issue_read(inner: &Rc<DrainInner>, ctx: &mut Cx) {
                     Ok(())
                 });
             }
-        }),
+        },
         ctx,
     );
 }

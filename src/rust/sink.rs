@@ -1,13 +1,11 @@
 //! Writable streams from Rust sinks.
 
-use crate::engine::{Cx, JsResult, Object};
+use crate::engine::{webidl, Cx, Finalize, JsData, JsResult, Object, Trace};
 use crate::queuing_strategy::SizeAlgorithm;
 use crate::writable::{
-    default_controller::{
-        self, writable_stream_default_controller_error_if_needed, AbortAlgorithm, CloseAlgorithm,
-        StartAlgorithm, WriteAlgorithm,
-    },
-    stream::{create_writable_stream, is_writable_stream_locked},
+    default_controller::{self, writable_stream_default_controller_error_if_needed},
+    other_specs::{self, NativeSink, NativeUnderlyingSink},
+    stream::is_writable_stream_locked,
     WritableStreamDefaultController,
 };
 
@@ -15,7 +13,7 @@ use super::{Completion, Shared, StreamError, Value};
 use crate::engine::PromiseResult;
 
 /// The shared Rust object behind a writable stream's write, close and abort algorithms.
-pub(crate) type RustSink = Shared<dyn Sink>;
+type RustSink = Shared<dyn Sink>;
 
 /// An underlying sink written in Rust ([`WritableStream::from_sink`]).
 ///
@@ -62,8 +60,35 @@ pub trait Sink: 'static {
     }
 }
 
+/// A Rust sink as the writable stream's native underlying sink: an object no script can
+/// reach, holding the shared sink.
+#[derive(Trace, Finalize, JsData)]
+struct SinkObject(#[unsafe_ignore_trace] RustSink);
+
+impl NativeUnderlyingSink for SinkObject {
+    fn write(
+        this: &Object<Self>,
+        chunk: Value,
+        controller: Value,
+        ctx: &mut Cx,
+    ) -> JsResult<PromiseResult> {
+        let sink = this.borrow().data().0.clone();
+        perform_write(&sink, chunk, controller, ctx)
+    }
+
+    fn close(this: &Object<Self>, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let sink = this.borrow().data().0.clone();
+        perform_close(&sink, ctx)
+    }
+
+    fn abort(this: &Object<Self>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let sink = this.borrow().data().0.clone();
+        perform_abort(&sink, reason, ctx)
+    }
+}
+
 /// The [[writeAlgorithm]] of a Rust sink.
-pub(crate) fn perform_write(
+fn perform_write(
     sink: &RustSink,
     chunk: Value,
     controller: Value,
@@ -80,16 +105,12 @@ pub(crate) fn perform_write(
 }
 
 /// The [[closeAlgorithm]] of a Rust sink.
-pub(crate) fn perform_close(sink: &RustSink, ctx: &mut Cx) -> JsResult<PromiseResult> {
+fn perform_close(sink: &RustSink, ctx: &mut Cx) -> JsResult<PromiseResult> {
     sink.perform(ctx, |sink, ctx| sink.close(ctx))
 }
 
 /// The [[abortAlgorithm]] of a Rust sink.
-pub(crate) fn perform_abort(
-    sink: &RustSink,
-    reason: Value,
-    ctx: &mut Cx,
-) -> JsResult<PromiseResult> {
+fn perform_abort(sink: &RustSink, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
     sink.perform(ctx, move |sink, ctx| sink.abort(reason, ctx))
 }
 
@@ -158,16 +179,14 @@ impl WritableStream {
             ));
         }
         let shared: RustSink = Shared(std::rc::Rc::new(std::cell::RefCell::new(sink)));
-        let stream = create_writable_stream(
-            StartAlgorithm::ReturnUndefined,
-            WriteAlgorithm::Rust(shared.clone()),
-            CloseAlgorithm::Rust(shared.clone()),
-            AbortAlgorithm::Rust(shared),
-            high_water_mark,
-            SizeAlgorithm::One,
-            ctx,
-        )
-        .map_err(|e| StreamError::from_js_error(e, ctx))?;
+        let sink = webidl::internal_object(SinkObject(shared), ctx);
+        let stream = other_specs::new_writable_stream(ctx)
+            .and_then(|stream| {
+                let sink = NativeSink::new(&sink);
+                other_specs::set_up(&stream, sink, high_water_mark, SizeAlgorithm::One, ctx)?;
+                Ok(stream)
+            })
+            .map_err(|e| StreamError::from_js_error(e, ctx))?;
         Ok(Self(stream))
     }
 

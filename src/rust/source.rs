@@ -1,29 +1,28 @@
 //! Readable streams from Rust sources, value and byte.
 
-use crate::engine::{self, Cx, JsArrayBuffer, JsResult, Object};
+use crate::engine::{self, webidl, Cx, Finalize, JsArrayBuffer, JsData, JsResult, Object, Trace};
+use crate::queuing_strategy::SizeAlgorithm;
 use crate::readable::{
     byte_controller::{
         self, has_pending_pull_intos, readable_byte_stream_controller_close,
         readable_byte_stream_controller_enqueue, readable_byte_stream_controller_error,
         readable_byte_stream_controller_get_desired_size, readable_byte_stream_controller_respond,
-        ByteCancelAlgorithm, BytePullAlgorithm, ReadableByteStreamController,
+        ReadableByteStreamController,
     },
     default_controller::{
         readable_stream_default_controller_can_close_or_enqueue,
         readable_stream_default_controller_close, readable_stream_default_controller_enqueue,
         readable_stream_default_controller_error,
-        readable_stream_default_controller_get_desired_size, CancelAlgorithm, PullAlgorithm,
-        StartAlgorithm,
+        readable_stream_default_controller_get_desired_size,
     },
+    other_specs::{self, NativeSource, NativeUnderlyingSource},
     stream::{
-        as_stream, create_readable_stream, initialize_readable_stream, is_readable_stream_locked,
-        readable_stream_cancel, StreamSlots, StreamState,
+        as_stream, is_readable_stream_locked, readable_stream_cancel, StreamSlots, StreamState,
     },
     ReadableStreamDefaultController,
 };
 
 use super::{
-    reader::{DrainingReader, Reader},
     sink::WritableStream,
     ticket::{ticket_for_promise, Ticket},
     Completion, Shared, StreamError, Value,
@@ -31,9 +30,9 @@ use super::{
 use crate::engine::PromiseResult;
 
 /// The shared Rust object behind a value stream's pull and cancel algorithms.
-pub(crate) type RustSource = Shared<dyn Source>;
+type RustSource = Shared<dyn Source>;
 /// The shared Rust object behind a byte stream's pull and cancel algorithms.
-pub(crate) type RustByteSource = Shared<dyn ByteSource>;
+type RustByteSource = Shared<dyn ByteSource>;
 
 /// An underlying source written in Rust, for a value stream ([`ReadableStream::from_source`]).
 ///
@@ -118,12 +117,41 @@ pub trait ByteSource: 'static {
     }
 }
 
+/// A Rust value source as the readable stream's native underlying source: an object no
+/// script can reach, holding the shared source.
+#[derive(Trace, Finalize, JsData)]
+struct SourceObject(#[unsafe_ignore_trace] RustSource);
+
+impl NativeUnderlyingSource for SourceObject {
+    fn pull(this: &Object<Self>, controller: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let source = this.borrow().data().0.clone();
+        perform_pull(&source, controller, ctx)
+    }
+
+    fn cancel(this: &Object<Self>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let source = this.borrow().data().0.clone();
+        perform_cancel(&source, reason, ctx)
+    }
+}
+
+/// A Rust byte source as the readable byte stream's native underlying source.
+#[derive(Trace, Finalize, JsData)]
+struct ByteSourceObject(#[unsafe_ignore_trace] RustByteSource);
+
+impl NativeUnderlyingSource for ByteSourceObject {
+    fn pull(this: &Object<Self>, controller: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let source = this.borrow().data().0.clone();
+        perform_byte_pull(&source, controller, ctx)
+    }
+
+    fn cancel(this: &Object<Self>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let source = this.borrow().data().0.clone();
+        perform_byte_cancel(&source, reason, ctx)
+    }
+}
+
 /// The [[pullAlgorithm]] of a Rust value source.
-pub(crate) fn perform_pull(
-    source: &RustSource,
-    controller: Value,
-    ctx: &mut Cx,
-) -> JsResult<PromiseResult> {
+fn perform_pull(source: &RustSource, controller: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
     let Some(controller) = controller
         .as_object()
         .and_then(|o| o.clone().downcast::<ReadableStreamDefaultController>().ok())
@@ -135,16 +163,12 @@ pub(crate) fn perform_pull(
 }
 
 /// The [[cancelAlgorithm]] of a Rust value source.
-pub(crate) fn perform_cancel(
-    source: &RustSource,
-    reason: Value,
-    ctx: &mut Cx,
-) -> JsResult<PromiseResult> {
+fn perform_cancel(source: &RustSource, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
     source.perform(ctx, move |source, ctx| source.cancel(reason, ctx))
 }
 
 /// The [[pullAlgorithm]] of a Rust byte source.
-pub(crate) fn perform_byte_pull(
+fn perform_byte_pull(
     source: &RustByteSource,
     controller: Value,
     ctx: &mut Cx,
@@ -160,7 +184,7 @@ pub(crate) fn perform_byte_pull(
 }
 
 /// The [[cancelAlgorithm]] of a Rust byte source.
-pub(crate) fn perform_byte_cancel(
+fn perform_byte_cancel(
     source: &RustByteSource,
     reason: Value,
     ctx: &mut Cx,
@@ -368,12 +392,11 @@ impl ReadableStream {
     ) -> Result<Self, StreamError> {
         let hwm = check_high_water_mark(high_water_mark)?;
         let shared: RustSource = Shared(std::rc::Rc::new(std::cell::RefCell::new(source)));
-        let stream = create_readable_stream(
-            StartAlgorithm::ReturnUndefined,
-            PullAlgorithm::Rust(shared.clone()),
-            CancelAlgorithm::Rust(shared),
-            Some(hwm),
-            None,
+        let source = webidl::internal_object(SourceObject(shared), ctx);
+        let stream = other_specs::set_up(
+            Some(NativeSource::new(&source)),
+            hwm,
+            SizeAlgorithm::One,
             ctx,
         )
         .map_err(js_err(ctx))?;
@@ -424,19 +447,9 @@ impl ReadableStream {
             ));
         }
         let shared: RustByteSource = Shared(std::rc::Rc::new(std::cell::RefCell::new(source)));
-        let stream = crate::engine::webidl::new_object(
-            crate::readable::ReadableStream::new_uninitialized(),
-            ctx,
-        )
-        .map_err(js_err(ctx))?;
-        initialize_readable_stream(&stream);
-        let controller = byte_controller::new_controller(&stream, ctx).map_err(js_err(ctx))?;
-        byte_controller::set_up_readable_byte_stream_controller(
-            &stream,
-            &controller,
-            StartAlgorithm::ReturnUndefined,
-            BytePullAlgorithm::Rust(shared.clone()),
-            ByteCancelAlgorithm::Rust(shared),
+        let source = webidl::internal_object(ByteSourceObject(shared), ctx);
+        let stream = other_specs::set_up_with_byte_reading_support(
+            Some(NativeSource::new(&source)),
             hwm,
             auto_allocate_chunk_size.map(|n| n as u64),
             ctx,
@@ -459,17 +472,6 @@ impl ReadableStream {
     /// `stream.locked`.
     pub fn is_locked(&self) -> bool {
         is_readable_stream_locked(&self.0)
-    }
-
-    /// A plain reader (a `ReadableStreamDefaultReader` locked to the stream): a `TypeError` if
-    /// the stream is locked.
-    pub fn reader(&self, ctx: &mut Cx) -> Result<Reader, StreamError> {
-        Reader::new(self, ctx)
-    }
-
-    /// A draining reader (see [`DrainingReader`]): a `TypeError` if the stream is locked.
-    pub fn draining_reader(&self, ctx: &mut Cx) -> Result<DrainingReader, StreamError> {
-        DrainingReader::new(self, ctx)
     }
 
     /// `stream.cancel(reason)`: settles once the source's cancel has completed.

@@ -1,13 +1,12 @@
 //! Transform streams from Rust transformers.
 
-use crate::engine::{Cx, JsResult, Object};
+use crate::engine::{webidl, Cx, Finalize, JsData, JsResult, Object, Trace};
 use crate::transform::{
     default_controller::{
         transform_stream_default_controller_enqueue, transform_stream_default_controller_error,
-        transform_stream_default_controller_terminate, CancelAlgorithm, Controller, FlushAlgorithm,
-        TransformAlgorithm,
+        transform_stream_default_controller_terminate, Controller,
     },
-    other_specs::{new_transform_stream, set_up_transform_stream},
+    other_specs::{new_transform_stream, NativeTransform, NativeTransformer},
     stream::{readable, writable},
 };
 
@@ -15,7 +14,7 @@ use super::{sink::WritableStream, source::ReadableStream, Completion, Shared, St
 use crate::engine::PromiseResult;
 
 /// The shared Rust object behind a transform stream's transform, flush and cancel algorithms.
-pub(crate) type RustTransformer = Shared<dyn Transformer>;
+type RustTransformer = Shared<dyn Transformer>;
 
 /// A transformer written in Rust ([`TransformStream::from_transformer`]).
 ///
@@ -64,8 +63,39 @@ pub trait Transformer: 'static {
     }
 }
 
+/// A Rust transformer as the transform stream's native transformer: an object no script can
+/// reach, holding the shared transformer.
+#[derive(Trace, Finalize, JsData)]
+struct TransformerObject(#[unsafe_ignore_trace] RustTransformer);
+
+impl NativeTransformer for TransformerObject {
+    fn transform(
+        this: &Object<Self>,
+        controller: &Controller,
+        chunk: Value,
+        ctx: &mut Cx,
+    ) -> JsResult<PromiseResult> {
+        let transformer = this.borrow().data().0.clone();
+        perform_transform(&transformer, controller, chunk, ctx)
+    }
+
+    fn flush(
+        this: &Object<Self>,
+        controller: &Controller,
+        ctx: &mut Cx,
+    ) -> JsResult<PromiseResult> {
+        let transformer = this.borrow().data().0.clone();
+        perform_flush(&transformer, controller, ctx)
+    }
+
+    fn cancel(this: &Object<Self>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let transformer = this.borrow().data().0.clone();
+        perform_transform_cancel(&transformer, reason, ctx)
+    }
+}
+
 /// The [[transformAlgorithm]] of a Rust transformer.
-pub(crate) fn perform_transform(
+fn perform_transform(
     transformer: &RustTransformer,
     controller: &Controller,
     chunk: Value,
@@ -76,7 +106,7 @@ pub(crate) fn perform_transform(
 }
 
 /// The [[flushAlgorithm]] of a Rust transformer.
-pub(crate) fn perform_flush(
+fn perform_flush(
     transformer: &RustTransformer,
     controller: &Controller,
     ctx: &mut Cx,
@@ -86,7 +116,7 @@ pub(crate) fn perform_flush(
 }
 
 /// The [[cancelAlgorithm]] of a Rust transformer.
-pub(crate) fn perform_transform_cancel(
+fn perform_transform_cancel(
     transformer: &RustTransformer,
     reason: Value,
     ctx: &mut Cx,
@@ -162,15 +192,11 @@ impl TransformStream {
         let js_err = |e, ctx: &mut Cx| StreamError::from_js_error(e, ctx);
         let shared: RustTransformer =
             Shared(std::rc::Rc::new(std::cell::RefCell::new(transformer)));
+        let transformer = webidl::internal_object(TransformerObject(shared), ctx);
         let stream = new_transform_stream(ctx).map_err(|e| js_err(e, ctx))?;
-        set_up_transform_stream(
-            &stream,
-            TransformAlgorithm::Rust(shared.clone()),
-            FlushAlgorithm::Rust(shared.clone()),
-            CancelAlgorithm::Rust(shared),
-            ctx,
-        )
-        .map_err(|e| js_err(e, ctx))?;
+        NativeTransform::new(&transformer)
+            .set_up(&stream, ctx)
+            .map_err(|e| js_err(e, ctx))?;
         Ok(Self(stream))
     }
 

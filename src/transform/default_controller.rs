@@ -18,6 +18,7 @@ use crate::{
     engine::internal_promise::InternalPromise,
     engine::webidl,
     engine::{self, upon_settlement, webidl::new_object, PromiseCapability, PromiseResult},
+    readable::other_specs::NativeUnderlyingSource,
     readable::{
         default_controller::{
             readable_stream_default_controller_can_close_or_enqueue,
@@ -28,6 +29,7 @@ use crate::{
         },
         stream::{StreamSlots, StreamState},
     },
+    writable::other_specs::NativeUnderlyingSink,
     writable::{
         default_controller::writable_stream_default_controller_error_if_needed, WritableState,
     },
@@ -103,8 +105,6 @@ pub(crate) enum TransformAlgorithm {
     /// The transformAlgorithm of another standard's transform stream (set up by
     /// [`super::other_specs::set_up_transform_stream`]).
     Native(NativeTransform),
-    /// A Rust transformer's transform (`boa_streams::rust::Transformer`).
-    Rust(#[unsafe_ignore_trace] crate::rust::RustTransformer),
 }
 }
 
@@ -121,8 +121,6 @@ pub(crate) enum FlushAlgorithm {
     },
     /// The flushAlgorithm of another standard's transform stream.
     Native(NativeTransform),
-    /// A Rust transformer's flush (`boa_streams::rust::Transformer`).
-    Rust(#[unsafe_ignore_trace] crate::rust::RustTransformer),
 }
 }
 
@@ -137,8 +135,8 @@ pub(crate) enum CancelAlgorithm {
         transformer: Value,
         cancel: Object,
     },
-    /// A Rust transformer's cancel (`boa_streams::rust::Transformer`).
-    Rust(#[unsafe_ignore_trace] crate::rust::RustTransformer),
+    /// The cancelAlgorithm of another standard's transform stream.
+    Native(NativeTransform),
 }
 }
 
@@ -165,10 +163,7 @@ impl TransformAlgorithm {
                 );
             }
             TransformAlgorithm::Native(transformer) => {
-                transformer.transform(controller, chunk, ctx)
-            }
-            TransformAlgorithm::Rust(transformer) => {
-                return crate::rust::perform_transform(&transformer, controller, chunk, ctx);
+                return transformer.transform(controller, chunk, ctx);
             }
         };
         match outcome {
@@ -190,13 +185,7 @@ impl FlushAlgorithm {
                     ctx,
                 )
             }
-            FlushAlgorithm::Native(transformer) => match transformer.flush(controller, ctx) {
-                Ok(()) => Ok(PromiseResult::undefined()),
-                Err(error) => Ok(PromiseResult::Rejected(engine::thrown_value(error, ctx)?)),
-            },
-            FlushAlgorithm::Rust(transformer) => {
-                crate::rust::perform_flush(&transformer, controller, ctx)
-            }
+            FlushAlgorithm::Native(transformer) => transformer.flush(controller, ctx),
         }
     }
 }
@@ -213,9 +202,7 @@ impl CancelAlgorithm {
                 engine::call_object(&cancel, &transformer, &[reason], ctx),
                 ctx,
             ),
-            CancelAlgorithm::Rust(transformer) => {
-                crate::rust::perform_transform_cancel(&transformer, reason, ctx)
-            }
+            CancelAlgorithm::Native(transformer) => transformer.cancel(reason, ctx),
         }
     }
 }
@@ -553,6 +540,39 @@ fn resolve_with_result(
 }
 
 /// <https://streams.spec.whatwg.org/#transform-stream-default-sink-write-algorithm>
+/// TransformStream's writable side: InitializeTransformStream's writeAlgorithm, closeAlgorithm
+/// and abortAlgorithm (steps 2–4), through the writable streams' "other specifications" door.
+impl NativeUnderlyingSink for super::TransformStream {
+    fn write(stream: &Stream, chunk: Value, _: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        // 1. Return ! TransformStreamDefaultSinkWriteAlgorithm(stream, chunk).
+        transform_stream_default_sink_write_algorithm(stream, chunk, ctx)
+    }
+
+    fn close(stream: &Stream, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        // 1. Return ! TransformStreamDefaultSinkCloseAlgorithm(stream).
+        transform_stream_default_sink_close_algorithm(stream, ctx)
+    }
+
+    fn abort(stream: &Stream, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        // 1. Return ! TransformStreamDefaultSinkAbortAlgorithm(stream, reason).
+        transform_stream_default_sink_abort_algorithm(stream, reason, ctx)
+    }
+}
+
+/// TransformStream's readable side: InitializeTransformStream's pullAlgorithm and
+/// cancelAlgorithm (steps 6–7).
+impl NativeUnderlyingSource for super::TransformStream {
+    fn pull(stream: &Stream, _: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        // 1. Return ! TransformStreamDefaultSourcePullAlgorithm(stream).
+        transform_stream_default_source_pull_algorithm(stream, ctx)
+    }
+
+    fn cancel(stream: &Stream, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        // 1. Return ! TransformStreamDefaultSourceCancelAlgorithm(stream, reason).
+        transform_stream_default_source_cancel_algorithm(stream, reason, ctx)
+    }
+}
+
 pub(crate) fn transform_stream_default_sink_write_algorithm(
     stream: &Stream,
     chunk: Value,

@@ -15,7 +15,6 @@
 pub(crate) mod default_controller;
 pub(crate) mod other_specs;
 pub(crate) mod stream;
-pub(crate) mod transfer;
 
 use crate::engine::{Cx, JsResult};
 

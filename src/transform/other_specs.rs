@@ -4,7 +4,9 @@
 //!
 //! <https://streams.spec.whatwg.org/#other-specs-ts>
 
-use crate::engine::{traced_without_drop, webidl, Cx, JsResult, NativeObject, Object, Value};
+use crate::engine::{
+    traced_without_drop, webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Value,
+};
 
 use super::{
     default_controller::{
@@ -22,8 +24,10 @@ use crate::{
 
 /// An object of another standard whose transform stream is set up with Rust algorithms (the
 /// Encoding Standard's `TextEncoderStream` and `TextDecoderStream`, the Compression Standard's
-/// `CompressionStream` and `DecompressionStream`): its transformAlgorithm and flushAlgorithm,
-/// given the object whose state they use.
+/// `CompressionStream` and `DecompressionStream`, a Rust API transformer): its
+/// transformAlgorithm, flushAlgorithm and cancelAlgorithm, given the object whose state they
+/// use. Each may return a promise (a [`PromiseResult`]); a thrown exception is a promise
+/// rejected with it (the wrappers of "set up" steps 5–7).
 pub(crate) trait NativeTransformer: NativeObject + Sized {
     /// The transformAlgorithm, given `chunk`; `controller` is the transform's [[controller]],
     /// which "enqueue" uses.
@@ -32,23 +36,36 @@ pub(crate) trait NativeTransformer: NativeObject + Sized {
         controller: &Controller,
         chunk: Value,
         ctx: &mut Cx,
-    ) -> JsResult<()>;
+    ) -> JsResult<PromiseResult>;
 
     /// The flushAlgorithm.
-    fn flush(this: &Object<Self>, controller: &Controller, ctx: &mut Cx) -> JsResult<()>;
+    fn flush(this: &Object<Self>, controller: &Controller, ctx: &mut Cx)
+        -> JsResult<PromiseResult>;
+
+    /// The cancelAlgorithm, given `reason` (none given: a promise resolved with undefined).
+    fn cancel(this: &Object<Self>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let _ = (this, reason, ctx);
+        Ok(PromiseResult::undefined())
+    }
 }
 
+type TransformFn = fn(&Object, &Controller, Value, &mut Cx) -> JsResult<PromiseResult>;
+type FlushFn = fn(&Object, &Controller, &mut Cx) -> JsResult<PromiseResult>;
+type CancelFn = fn(&Object, Value, &mut Cx) -> JsResult<PromiseResult>;
+
 traced_without_drop! {
-/// A [`NativeTransformer`]'s object with its two algorithms: what the `Native` variants of the
-/// transform and flush algorithm enums hold. The algorithms are monomorphized functions, so
-/// the core names no client and dispatch is a plain function-pointer call.
+/// A [`NativeTransformer`]'s object with its three algorithms: what the `Native` variants of
+/// the transform, flush and cancel algorithm enums hold. The algorithms are monomorphized
+/// functions, so the core names no client and dispatch is a plain function-pointer call.
 #[derive(Clone)]
 pub(crate) struct NativeTransform {
     object: Object,
     #[unsafe_ignore_trace]
-    transform: fn(&Object, &Controller, Value, &mut Cx) -> JsResult<()>,
+    transform: TransformFn,
     #[unsafe_ignore_trace]
-    flush: fn(&Object, &Controller, &mut Cx) -> JsResult<()>,
+    flush: FlushFn,
+    #[unsafe_ignore_trace]
+    cancel: CancelFn,
 }
 }
 
@@ -58,49 +75,63 @@ impl std::fmt::Debug for NativeTransform {
     }
 }
 
+/// `object` as an `Object<T>`: the object a native algorithm was made with.
+fn typed<T: NativeObject>(object: &Object) -> JsResult<Object<T>> {
+    // invariant: `NativeTransform::new::<T>` stored an Object<T>; unreachable, but not worth a
+    // panic.
+    object
+        .clone()
+        .downcast::<T>()
+        .map_err(|_| engine::throw_type_error("not a native transformer"))
+}
+
 impl NativeTransform {
     /// The algorithms of `object`.
     pub(crate) fn new<T: NativeTransformer>(object: &Object<T>) -> Self {
         Self {
             object: object.clone().upcast(),
-            transform: |object, controller, chunk, ctx| match object.clone().downcast::<T>() {
-                Ok(object) => T::transform(&object, controller, chunk, ctx),
-                // invariant: `new` stored an Object<T>; unreachable, but not worth a panic.
-                Err(_) => Err(engine::throw_type_error("not a native transformer")),
+            transform: |object, controller, chunk, ctx| {
+                T::transform(&typed::<T>(object)?, controller, chunk, ctx)
             },
-            flush: |object, controller, ctx| match object.clone().downcast::<T>() {
-                Ok(object) => T::flush(&object, controller, ctx),
-                Err(_) => Err(engine::throw_type_error("not a native transformer")),
-            },
+            flush: |object, controller, ctx| T::flush(&typed::<T>(object)?, controller, ctx),
+            cancel: |object, reason, ctx| T::cancel(&typed::<T>(object)?, reason, ctx),
         }
     }
 
-    /// Performs the transformAlgorithm.
+    /// Performs the transformAlgorithm wrapper.
     pub(crate) fn transform(
         &self,
         controller: &Controller,
         chunk: Value,
         ctx: &mut Cx,
-    ) -> JsResult<()> {
-        (self.transform)(&self.object, controller, chunk, ctx)
+    ) -> JsResult<PromiseResult> {
+        let result = (self.transform)(&self.object, controller, chunk, ctx);
+        PromiseResult::from_algorithm(result, ctx)
     }
 
-    /// Sets up `stream` with these algorithms and no cancelAlgorithm: the "set up" step of the
-    /// constructors of `TextEncoderStream`, `TextDecoderStream`, `CompressionStream` and
-    /// `DecompressionStream`.
+    /// Performs the flushAlgorithm wrapper.
+    pub(crate) fn flush(&self, controller: &Controller, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let result = (self.flush)(&self.object, controller, ctx);
+        PromiseResult::from_algorithm(result, ctx)
+    }
+
+    /// Performs the cancelAlgorithm wrapper.
+    pub(crate) fn cancel(&self, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let result = (self.cancel)(&self.object, reason, ctx);
+        PromiseResult::from_algorithm(result, ctx)
+    }
+
+    /// <https://streams.spec.whatwg.org/#transformstream-set-up> with these algorithms: the
+    /// "set up" step of the constructors of `TextEncoderStream`, `TextDecoderStream`,
+    /// `CompressionStream` and `DecompressionStream`, and of a Rust API transform.
     pub(crate) fn set_up(self, stream: &Stream, ctx: &mut Cx) -> JsResult<()> {
         set_up_transform_stream(
             stream,
             TransformAlgorithm::Native(self.clone()),
-            FlushAlgorithm::Native(self),
-            CancelAlgorithm::ResolvedUndefined,
+            FlushAlgorithm::Native(self.clone()),
+            CancelAlgorithm::Native(self),
             ctx,
         )
-    }
-
-    /// Performs the flushAlgorithm.
-    pub(crate) fn flush(&self, controller: &Controller, ctx: &mut Cx) -> JsResult<()> {
-        (self.flush)(&self.object, controller, ctx)
     }
 }
 
@@ -122,16 +153,17 @@ macro_rules! native_transform_stream {
                 controller: &$crate::transform::default_controller::Controller,
                 chunk: $crate::engine::Value,
                 ctx: &mut $crate::engine::Cx,
-            ) -> $crate::engine::JsResult<()> {
+            ) -> $crate::engine::JsResult<$crate::engine::PromiseResult> {
                 $transform(this, controller, chunk, ctx)
+                    .map(|()| $crate::engine::PromiseResult::undefined())
             }
 
             fn flush(
                 this: &$crate::engine::Object<Self>,
                 controller: &$crate::transform::default_controller::Controller,
                 ctx: &mut $crate::engine::Cx,
-            ) -> $crate::engine::JsResult<()> {
-                $flush(this, controller, ctx)
+            ) -> $crate::engine::JsResult<$crate::engine::PromiseResult> {
+                $flush(this, controller, ctx).map(|()| $crate::engine::PromiseResult::undefined())
             }
         }
     };
@@ -146,10 +178,8 @@ pub(crate) fn new_transform_stream(ctx: &mut Cx) -> JsResult<Stream> {
 
 /// <https://streams.spec.whatwg.org/#transformstream-set-up>
 ///
-/// The algorithms are Rust values: a [`NativeTransformer`]'s (with no cancelAlgorithm), or a
-/// Rust API transformer's. The wrappers of steps 5–7 are where `perform transform` and the sink
-/// close algorithm run them: a thrown exception becomes a rejected promise, anything else a
-/// promise resolved with undefined (the Rust algorithms never return a promise).
+/// The algorithms are Rust values (a [`NativeTransform`]'s). The wrappers of steps 5–7 are
+/// [`NativeTransform`]'s methods: a thrown exception becomes a rejected promise.
 pub(crate) fn set_up_transform_stream(
     stream: &Stream,
     transform_algorithm: TransformAlgorithm,

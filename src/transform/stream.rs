@@ -26,12 +26,13 @@ use crate::{
             readable_stream_default_controller_error, CancelAlgorithm, PullAlgorithm,
             StartAlgorithm as ReadableStartAlgorithm,
         },
+        other_specs::NativeSource,
         stream::{create_readable_stream, StreamSlots},
         ControllerRef, ReadableStream,
     },
     writable::{
         default_controller::writable_stream_default_controller_error_if_needed,
-        stream::create_writable_stream, AbortAlgorithm, CloseAlgorithm,
+        other_specs::NativeSink, stream::create_writable_stream, AbortAlgorithm, CloseAlgorithm,
         StartAlgorithm as WritableStartAlgorithm, WritableStream, WriteAlgorithm,
     },
 };
@@ -267,9 +268,9 @@ pub(crate) fn initialize_transform_stream(
     //    closeAlgorithm, abortAlgorithm, writableHighWaterMark, writableSizeAlgorithm).
     let writable = create_writable_stream(
         WritableStartAlgorithm::Returns(start_value.clone()),
-        WriteAlgorithm::Transform(stream.clone()),
-        CloseAlgorithm::Transform(stream.clone()),
-        AbortAlgorithm::Transform(stream.clone()),
+        WriteAlgorithm::Native(NativeSink::new(stream)),
+        CloseAlgorithm::Native(NativeSink::new(stream)),
+        AbortAlgorithm::Native(NativeSink::new(stream)),
         writable_high_water_mark,
         writable_size_algorithm,
         ctx,
@@ -283,8 +284,8 @@ pub(crate) fn initialize_transform_stream(
     //    cancelAlgorithm, readableHighWaterMark, readableSizeAlgorithm).
     let readable = create_readable_stream(
         ReadableStartAlgorithm::Returns(start_value),
-        PullAlgorithm::Transform(stream.clone()),
-        CancelAlgorithm::Transform(stream.clone()),
+        PullAlgorithm::Native(NativeSource::new(stream)),
+        CancelAlgorithm::Native(NativeSource::new(stream)),
         Some(readable_high_water_mark),
         Some(readable_size_algorithm),
         ctx,

@@ -6,11 +6,12 @@
 use std::cell::Cell;
 
 use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, Gc, GcRefCell, JsData, JsResult, Object, Trace, Value,
+    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsResult, Object, Trace, Value,
 };
 
 use super::{
     abort_signal, new_object,
+    other_specs::NativeSink,
     stream::{
         self, writable_stream_close_queued_or_in_flight, writable_stream_deal_with_rejection,
         writable_stream_finish_erroring, writable_stream_finish_in_flight_close,
@@ -22,13 +23,7 @@ use super::{
     },
     upon_settlement, PromiseResult, WritableState,
 };
-use crate::{
-    engine,
-    engine::webidl,
-    queue::QueueWithSizes,
-    queuing_strategy::SizeAlgorithm,
-    transform::{default_controller as transform_default_controller, TransformStream},
-};
+use crate::{engine, engine::webidl, queue::QueueWithSizes, queuing_strategy::SizeAlgorithm};
 
 /// A typed handle on a `WritableStreamDefaultController` object.
 pub(crate) type Controller = Object<WritableStreamDefaultController>;
@@ -106,12 +101,9 @@ pub(crate) enum WriteAlgorithm {
     ResolvedUndefined,
     /// Invoke the underlying sink's `write` with « chunk, controller ».
     Js { sink: Value, write: Object },
-    /// TransformStreamDefaultSinkWriteAlgorithm.
-    Transform(Object<TransformStream>),
-    /// A Rust sink's write (`boa_streams::rust::Sink`).
-    Rust(#[unsafe_ignore_trace] crate::rust::RustSink),
-    /// SetUpCrossRealmTransformWritable's writeAlgorithm.
-    CrossRealm(Gc<crate::html::cross_realm::CrossRealmSink>),
+    /// Another specification's writeAlgorithm (<https://streams.spec.whatwg.org/#writablestream-set-up>),
+    /// or TransformStream's sink algorithm.
+    Native(NativeSink),
 }
 
 /// A controller's [[closeAlgorithm]].
@@ -121,12 +113,9 @@ pub(crate) enum CloseAlgorithm {
     ResolvedUndefined,
     /// Invoke the underlying sink's `close` with « ».
     Js { sink: Value, close: Object },
-    /// TransformStreamDefaultSinkCloseAlgorithm.
-    Transform(Object<TransformStream>),
-    /// A Rust sink's close (`boa_streams::rust::Sink`).
-    Rust(#[unsafe_ignore_trace] crate::rust::RustSink),
-    /// SetUpCrossRealmTransformWritable's closeAlgorithm.
-    CrossRealm(Gc<crate::html::cross_realm::CrossRealmSink>),
+    /// Another specification's closeAlgorithm (<https://streams.spec.whatwg.org/#writablestream-set-up>),
+    /// or TransformStream's sink algorithm.
+    Native(NativeSink),
 }
 
 /// A controller's [[abortAlgorithm]].
@@ -136,12 +125,9 @@ pub(crate) enum AbortAlgorithm {
     ResolvedUndefined,
     /// Invoke the underlying sink's `abort` with « reason ».
     Js { sink: Value, abort: Object },
-    /// TransformStreamDefaultSinkAbortAlgorithm.
-    Transform(Object<TransformStream>),
-    /// A Rust sink's abort (`boa_streams::rust::Sink`).
-    Rust(#[unsafe_ignore_trace] crate::rust::RustSink),
-    /// SetUpCrossRealmTransformWritable's abortAlgorithm.
-    CrossRealm(Gc<crate::html::cross_realm::CrossRealmSink>),
+    /// Another specification's abortAlgorithm (<https://streams.spec.whatwg.org/#writablestream-set-up>),
+    /// or TransformStream's sink algorithm.
+    Native(NativeSink),
 }
 
 impl StartAlgorithm {
@@ -171,15 +157,7 @@ impl WriteAlgorithm {
                 engine::call_object(write, sink, &[chunk, controller], ctx),
                 ctx,
             ),
-            WriteAlgorithm::Transform(stream) => {
-                transform_default_controller::transform_stream_default_sink_write_algorithm(
-                    stream, chunk, ctx,
-                )
-            }
-            WriteAlgorithm::Rust(sink) => crate::rust::perform_write(sink, chunk, controller, ctx),
-            WriteAlgorithm::CrossRealm(sink) => {
-                crate::html::cross_realm::cross_realm_write(sink, chunk, ctx)
-            }
+            WriteAlgorithm::Native(sink) => sink.write(chunk, controller, ctx),
         }
     }
 }
@@ -192,15 +170,7 @@ impl CloseAlgorithm {
             CloseAlgorithm::Js { sink, close } => {
                 PromiseResult::from_callback(engine::call_object(close, sink, &[], ctx), ctx)
             }
-            CloseAlgorithm::Transform(stream) => {
-                transform_default_controller::transform_stream_default_sink_close_algorithm(
-                    stream, ctx,
-                )
-            }
-            CloseAlgorithm::Rust(sink) => crate::rust::perform_close(sink, ctx),
-            CloseAlgorithm::CrossRealm(sink) => {
-                crate::html::cross_realm::cross_realm_close(sink, ctx)
-            }
+            CloseAlgorithm::Native(sink) => sink.close(ctx),
         }
     }
 }
@@ -213,15 +183,7 @@ impl AbortAlgorithm {
             AbortAlgorithm::Js { sink, abort } => {
                 PromiseResult::from_callback(engine::call_object(abort, sink, &[reason], ctx), ctx)
             }
-            AbortAlgorithm::Transform(stream) => {
-                transform_default_controller::transform_stream_default_sink_abort_algorithm(
-                    stream, reason, ctx,
-                )
-            }
-            AbortAlgorithm::Rust(sink) => crate::rust::perform_abort(sink, reason, ctx),
-            AbortAlgorithm::CrossRealm(sink) => {
-                crate::html::cross_realm::cross_realm_abort(sink, reason, ctx)
-            }
+            AbortAlgorithm::Native(sink) => sink.abort(reason, ctx),
         }
     }
 }

@@ -41,7 +41,7 @@ pub(crate) struct WritableStreamDefaultWriter {
     /// The constructor's converted argument, kept until the object exists.
     constructor_stream: GcRefCell<Option<Stream>>,
     /// Owned by a pipe, which reacts to the ready promises from Rust: new pending ready
-    /// promises are Rust promises ([`ReadyPromise::Rust`]).
+    /// promises are internal promises ([`ReadyPromise::Internal`]).
     #[unsafe_ignore_trace]
     reacted_to_from_rust: std::cell::Cell<bool>,
 }
@@ -66,11 +66,11 @@ pub(crate) fn set_reacted_to_from_rust(writer: &Writer) {
 
 traced_without_drop! {
 /// writer.[[readyPromise]]: a JS promise, or, for a writer a pipe owns (no script can reach
-/// it, so no script can see the promise), a Rust promise with the same job timing.
+/// it, so no script can see the promise), an internal promise with the same job timing.
 #[derive(Debug, Clone)]
 pub(crate) enum ReadyPromise {
     Js(PromiseCapability),
-    Rust(InternalPromise),
+    Internal(InternalPromise),
 }
 }
 
@@ -79,7 +79,7 @@ impl ReadyPromise {
     pub(crate) fn resolve(&self, value: Value, ctx: &mut Cx) -> JsResult<()> {
         match self {
             Self::Js(p) => p.resolve(value, ctx),
-            Self::Rust(p) => p.resolve(value, ctx),
+            Self::Internal(p) => p.resolve(value, ctx),
         }
     }
 
@@ -87,18 +87,18 @@ impl ReadyPromise {
     pub(crate) fn reject(&self, reason: Value, ctx: &mut Cx) -> JsResult<()> {
         match self {
             Self::Js(p) => p.reject(reason, ctx),
-            Self::Rust(p) => {
+            Self::Internal(p) => {
                 p.reject(reason, ctx);
                 Ok(())
             }
         }
     }
 
-    /// Set [[PromiseIsHandled]] to true (a Rust promise is never reported).
+    /// Set [[PromiseIsHandled]] to true (an internal promise is never reported).
     pub(crate) fn mark_as_handled(&self, ctx: &mut Cx) -> JsResult<()> {
         match self {
             Self::Js(p) => engine::mark_as_handled(p.promise(), ctx),
-            Self::Rust(_) => Ok(()),
+            Self::Internal(_) => Ok(()),
         }
     }
 
@@ -106,7 +106,7 @@ impl ReadyPromise {
     pub(crate) fn is_pending(&self) -> bool {
         match self {
             Self::Js(p) => p.is_pending(),
-            Self::Rust(p) => p.outcome().is_none(),
+            Self::Internal(p) => p.outcome().is_none(),
         }
     }
 
@@ -120,20 +120,20 @@ impl ReadyPromise {
     ) -> JsResult<()> {
         match self {
             Self::Js(p) => p.react(data, on_fulfilled, on_rejected, ctx),
-            Self::Rust(p) => {
+            Self::Internal(p) => {
                 p.react(data, on_fulfilled, on_rejected, ctx);
                 Ok(())
             }
         }
     }
 
-    /// The promise as a JS value (the `ready` getter). A Rust promise is only ever made for a
+    /// The promise as a JS value (the `ready` getter). An internal promise is only ever made for a
     /// pipe's writer, which script cannot reach; should Rust code ask, it gets a JS promise in
     /// the same state (a pending one is resolved by a reaction, one job late).
     fn to_value(&self, ctx: &mut Cx) -> JsResult<Value> {
         match self {
             Self::Js(p) => Ok(p.promise().clone().into()),
-            Self::Rust(p) => {
+            Self::Internal(p) => {
                 let mirror = PromiseCapability::new(ctx);
                 match p.outcome() {
                     Some(Ok(value)) => mirror.resolve(value, ctx)?,
@@ -154,10 +154,10 @@ impl ReadyPromise {
     }
 }
 
-/// "A new promise" for writer.[[readyPromise]]: a Rust promise when a pipe owns the writer.
+/// "A new promise" for writer.[[readyPromise]]: an internal promise when a pipe owns the writer.
 pub(crate) fn new_ready_promise(writer: &Writer, ctx: &mut Cx) -> ReadyPromise {
     if writer.borrow().data().reacted_to_from_rust.get() {
-        ReadyPromise::Rust(InternalPromise::new())
+        ReadyPromise::Internal(InternalPromise::new())
     } else {
         ReadyPromise::Js(PromiseCapability::new(ctx))
     }

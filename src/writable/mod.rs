@@ -28,8 +28,8 @@
 
 pub(crate) mod default_controller;
 pub(crate) mod default_writer;
+pub(crate) mod other_specs;
 pub(crate) mod stream;
-pub(crate) mod transfer;
 
 use crate::engine::{Cx, Finalize, JsResult, Object, Trace, Value};
 
@@ -44,16 +44,17 @@ pub(crate) use stream::WritableStream;
 /// An entry of a stream's [[writeRequests]] list (and of [[inFlightWriteRequest]]): what to
 /// settle once the underlying sink has processed the chunk.
 ///
-/// The spec's write requests are promises; `writer.write()` hands that promise to script. Rust
-/// callers that do not need a JS promise per chunk (the pipe loop) add their own variant here.
+/// The spec's write requests are promises; `writer.write()` hands that promise to script.
+/// Callers that do not need a JS promise per chunk (the pipe loop) use an internal one.
 #[derive(Debug, Trace, Finalize)]
 pub(crate) enum WriteRequest {
     /// The promise returned by `writer.write()`.
     Promise(PromiseCapability),
-    /// A write of ReadableStreamPipeTo: its outcome stays in Rust, where only the pipe sees it.
-    /// The promise is the pipe's record of the write, settled (fulfilled, whatever the
-    /// outcome) one microtask after the write request, as a reaction to it would be.
-    Pipe(crate::engine::internal_promise::InternalPromise),
+    /// A write whose promise no script holds, and whose outcome only its caller looks at
+    /// (ReadableStreamPipeTo's): what the caller holds is the promise of a reaction to the
+    /// write's promise that fulfills, whatever the outcome, one microtask after the write
+    /// request settles.
+    Internal(crate::engine::internal_promise::InternalPromise),
 }
 
 impl WriteRequest {
@@ -61,7 +62,7 @@ impl WriteRequest {
     pub(crate) fn resolve(&self, ctx: &mut Cx) -> JsResult<()> {
         match self {
             WriteRequest::Promise(capability) => capability.resolve(Value::undefined(), ctx),
-            WriteRequest::Pipe(write) => crate::readable::pipe::write_settled(write, ctx),
+            WriteRequest::Internal(reaction) => settle_reaction(reaction, ctx),
         }
     }
 
@@ -69,9 +70,20 @@ impl WriteRequest {
     pub(crate) fn reject(&self, reason: Value, ctx: &mut Cx) -> JsResult<()> {
         match self {
             WriteRequest::Promise(capability) => capability.reject(reason, ctx),
-            WriteRequest::Pipe(write) => crate::readable::pipe::write_settled(write, ctx),
+            WriteRequest::Internal(reaction) => settle_reaction(reaction, ctx),
         }
     }
+}
+
+/// The write request of [`WriteRequest::Internal`] settled (fulfilled or rejected): its
+/// reaction fulfills one microtask later.
+fn settle_reaction(
+    reaction: &crate::engine::internal_promise::InternalPromise,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    let reaction = reaction.clone();
+    crate::engine::queue_microtask(ctx, move |ctx| reaction.resolve(Value::undefined(), ctx));
+    Ok(())
 }
 
 /// The result of a promise-returning algorithm and "upon fulfillment/rejection" of it, and "a

@@ -3,7 +3,6 @@
 
 use crate::engine::{Cx, JsResult, Object};
 
-use super::stream::{self, TransformStream};
 use crate::html::{
     data_clone_error,
     serialize::{
@@ -11,6 +10,7 @@ use crate::html::{
         SerializedWithTransfer,
     },
 };
+use crate::transform::stream::{self, TransformStream};
 use crate::{
     readable::{stream::is_readable_stream_locked, ReadableStream},
     writable::{stream::is_writable_stream_locked, WritableStream},

@@ -2,10 +2,11 @@
 //! (<https://streams.spec.whatwg.org/#transferrable-streams>): a writable side in one realm and
 //! a readable side in another, joined by an entangled pair of `MessagePort`s.
 //!
-//! The handlers the spec adds to the port's `message` and `messageerror` events are Rust
-//! ([`PortHandler`]); the port is never exposed to script, so no event object is made per
-//! message. The source and sink algorithms are the `CrossRealm` variants of the readable and
-//! writable algorithm enums.
+//! The handlers the spec adds to the port's `message` and `messageerror` events are Rust (a
+//! `message_port::PortHandler`); the port is never exposed to script, so no event object is
+//! made per message. The source and sink algorithms come in through the streams' "other
+//! specifications" API ([`CrossRealmSource`] and [`CrossRealmSink`] are native underlying
+//! sources and sinks).
 //!
 //! Departure: the spec has no handler for the port's `close` event (HTML fires it when the
 //! entangled port is disentangled). Every normal end of a cross-realm stream posts a `close` or
@@ -15,12 +16,13 @@
 
 use crate::engine::internal_promise::InternalPromise;
 use crate::engine::{
-    self, upon_settlement, Cx, Finalize, Gc, GcRefCell, JsResult, Object, PromiseResult, Trace,
-    Value,
+    self, upon_settlement, webidl, Cx, Finalize, GcRefCell, JsData, JsResult, Object,
+    PromiseResult, Trace, Value,
 };
 
-use super::{
-    data_clone_error, message_port,
+use crate::html::{
+    data_clone_error,
+    message_port::{self, PortHandler},
     serialize::{self, Record, SerializedWithTransfer},
 };
 use crate::{
@@ -29,6 +31,7 @@ use crate::{
         default_controller::{
             self as rs_controller, CancelAlgorithm, PullAlgorithm, StartAlgorithm,
         },
+        other_specs::{NativeSource, NativeUnderlyingSource},
         stream::initialize_readable_stream,
         ReadableStream, ReadableStreamDefaultController,
     },
@@ -37,21 +40,71 @@ use crate::{
             self as ws_controller, AbortAlgorithm, CloseAlgorithm, StartAlgorithm as WsStart,
             WriteAlgorithm,
         },
+        other_specs::{NativeSink, NativeUnderlyingSink},
         stream as ws_stream, WritableStream, WritableStreamDefaultController,
     },
 };
 
-/// What a cross-realm transform does with its port's events.
-#[derive(Clone, Trace, Finalize)]
-pub(crate) enum PortHandler {
+/// The side of a cross-realm transform whose port's events a handler gets.
+enum Side {
     /// The readable side's handlers (SetUpCrossRealmTransformReadable steps 3-4).
     Readable(Object<ReadableStreamDefaultController>),
     /// The writable side's handlers (SetUpCrossRealmTransformWritable steps 4-5).
-    Writable(Gc<CrossRealmSink>),
+    Writable(Object<CrossRealmSink>),
+}
+
+impl Side {
+    /// The side a port handler's data is.
+    fn of(data: &Object) -> Option<Self> {
+        if let Ok(controller) = data.clone().downcast::<ReadableStreamDefaultController>() {
+            return Some(Side::Readable(controller));
+        }
+        data.clone()
+            .downcast::<CrossRealmSink>()
+            .ok()
+            .map(Side::Writable)
+    }
+
+    /// The handlers of the port's events, for this side.
+    fn port_handler(&self) -> PortHandler {
+        let data = match self {
+            Side::Readable(controller) => controller.clone().upcast(),
+            Side::Writable(sink) => sink.clone().upcast(),
+        };
+        PortHandler::new(
+            data,
+            |data, port, message, ctx| match Side::of(data) {
+                Some(side) => handle_message(&side, port, message, ctx),
+                None => Ok(()),
+            },
+            |data, ctx| match Side::of(data) {
+                Some(side) => handle_close(&side, ctx),
+                None => Ok(()),
+            },
+        )
+    }
+}
+
+/// The readable side's underlying source: its port.
+#[derive(Trace, Finalize, JsData)]
+pub(crate) struct CrossRealmSource {
+    port: Object,
+}
+
+impl NativeUnderlyingSource for CrossRealmSource {
+    fn pull(this: &Object<Self>, _: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let port = this.borrow().data().port.clone();
+        cross_realm_pull(&port, ctx)
+    }
+
+    fn cancel(this: &Object<Self>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let port = this.borrow().data().port.clone();
+        cross_realm_cancel(&port, reason, ctx)
+    }
 }
 
 /// The writable side's state: its port, controller and backpressurePromise.
-#[derive(Trace, Finalize)]
+#[derive(Trace, Finalize, JsData)]
 pub(crate) struct CrossRealmSink {
     port: Object,
     controller: GcRefCell<Option<Object<WritableStreamDefaultController>>>,
@@ -181,8 +234,8 @@ fn unpack(message: SerializedWithTransfer, ctx: &mut Cx) -> JsResult<Option<(Str
 
 /// Runs the handler of a `message` event (or of the `messageerror` event, when the data cannot
 /// be deserialized) of a cross-realm transform's port.
-pub(crate) fn handle_message(
-    handler: &PortHandler,
+fn handle_message(
+    handler: &Side,
     port: &Object,
     message: SerializedWithTransfer,
     ctx: &mut Cx,
@@ -196,7 +249,7 @@ pub(crate) fn handle_message(
         return Ok(());
     };
     match handler {
-        PortHandler::Readable(controller) => match kind.as_str() {
+        Side::Readable(controller) => match kind.as_str() {
             // 6. If type is "chunk",
             //    1. Perform ! ReadableStreamDefaultControllerEnqueue(controller, value).
             "chunk" => {
@@ -220,15 +273,15 @@ pub(crate) fn handle_message(
             }
             _ => Ok(()),
         },
-        PortHandler::Writable(sink) => match kind.as_str() {
+        Side::Writable(sink) => match kind.as_str() {
             // 6. If type is "pull",
             //    1. If backpressurePromise is not undefined, resolve it with undefined and set
             //       it to undefined.
-            "pull" => sink.release_backpressure(ctx),
+            "pull" => sink.borrow().data().release_backpressure(ctx),
             // 7. Otherwise, if type is "error",
             "error" => {
                 // 7.1. Perform ! WritableStreamDefaultControllerErrorIfNeeded(controller, value).
-                if let Some(controller) = sink.controller() {
+                if let Some(controller) = sink.borrow().data().controller() {
                     ws_controller::writable_stream_default_controller_error_if_needed(
                         &controller,
                         value,
@@ -237,7 +290,7 @@ pub(crate) fn handle_message(
                 }
                 // 7.2. If backpressurePromise is not undefined, resolve it with undefined and
                 //      set it to undefined.
-                sink.release_backpressure(ctx)
+                sink.borrow().data().release_backpressure(ctx)
             }
             _ => Ok(()),
         },
@@ -245,7 +298,7 @@ pub(crate) fn handle_message(
 }
 
 /// The handler of the port's `messageerror` event.
-fn handle_message_error(handler: &PortHandler, port: &Object, ctx: &mut Cx) -> JsResult<()> {
+fn handle_message_error(handler: &Side, port: &Object, ctx: &mut Cx) -> JsResult<()> {
     // 1. Let error be a new "DataCloneError" DOMException.
     let error = engine::thrown_value(
         data_clone_error(
@@ -258,12 +311,12 @@ fn handle_message_error(handler: &PortHandler, port: &Object, ctx: &mut Cx) -> J
     cross_realm_transform_send_error(port, error.clone(), ctx);
     match handler {
         // 3. Perform ! ReadableStreamDefaultControllerError(controller, error).
-        PortHandler::Readable(controller) => {
+        Side::Readable(controller) => {
             rs_controller::readable_stream_default_controller_error(controller, error, ctx)?;
         }
         // 3. Perform ! WritableStreamDefaultControllerErrorIfNeeded(controller, error).
-        PortHandler::Writable(sink) => {
-            if let Some(controller) = sink.controller() {
+        Side::Writable(sink) => {
+            if let Some(controller) = sink.borrow().data().controller() {
                 ws_controller::writable_stream_default_controller_error_if_needed(
                     &controller,
                     error,
@@ -278,17 +331,17 @@ fn handle_message_error(handler: &PortHandler, port: &Object, ctx: &mut Cx) -> J
 }
 
 /// The port's `close` event: the other side went away (see the module documentation).
-pub(crate) fn handle_close(handler: &PortHandler, ctx: &mut Cx) -> JsResult<()> {
+fn handle_close(handler: &Side, ctx: &mut Cx) -> JsResult<()> {
     match handler {
-        PortHandler::Readable(controller) => {
+        Side::Readable(controller) => {
             if rs_controller::readable_stream_default_controller_can_close_or_enqueue(controller) {
                 let error = gone_error(ctx);
                 rs_controller::readable_stream_default_controller_error(controller, error, ctx)?;
             }
             Ok(())
         }
-        PortHandler::Writable(sink) => {
-            if let Some(controller) = sink.controller() {
+        Side::Writable(sink) => {
+            if let Some(controller) = sink.borrow().data().controller() {
                 let error = gone_error(ctx);
                 ws_controller::writable_stream_default_controller_error_if_needed(
                     &controller,
@@ -296,7 +349,7 @@ pub(crate) fn handle_close(handler: &PortHandler, ctx: &mut Cx) -> JsResult<()> 
                     ctx,
                 )?;
             }
-            sink.release_backpressure(ctx)
+            sink.borrow().data().release_backpressure(ctx)
         }
     }
 }
@@ -313,7 +366,7 @@ pub(crate) fn set_up_cross_realm_transform_readable(
     let controller = rs_controller::new_controller(stream, ctx)?;
     // 3. Add a handler for port's message event (handle_message).
     // 4. Add a handler for port's messageerror event (handle_message_error).
-    message_port::set_handler(port, PortHandler::Readable(controller.clone()));
+    message_port::set_handler(port, Side::Readable(controller.clone()).port_handler());
     // 5. Enable port's port message queue.
     message_port::enable(port, ctx);
     // 6. Let startAlgorithm be an algorithm that returns undefined.
@@ -323,12 +376,14 @@ pub(crate) fn set_up_cross_realm_transform_readable(
     // 9. Let sizeAlgorithm be an algorithm that returns 1.
     // 10. Perform ! SetUpReadableStreamDefaultController(stream, controller, startAlgorithm,
     //     pullAlgorithm, cancelAlgorithm, 0, sizeAlgorithm).
+    let source = webidl::internal_object(CrossRealmSource { port: port.clone() }, ctx);
+    let source = NativeSource::new(&source);
     rs_controller::set_up_readable_stream_default_controller(
         stream,
         &controller,
         StartAlgorithm::ReturnUndefined,
-        PullAlgorithm::CrossRealm(port.clone()),
-        CancelAlgorithm::CrossRealm(port.clone()),
+        PullAlgorithm::Native(source.clone()),
+        CancelAlgorithm::Native(source),
         0.0,
         SizeAlgorithm::One,
         ctx,
@@ -336,7 +391,7 @@ pub(crate) fn set_up_cross_realm_transform_readable(
 }
 
 /// SetUpCrossRealmTransformReadable's pullAlgorithm.
-pub(crate) fn cross_realm_pull(port: &Object, ctx: &mut Cx) -> JsResult<PromiseResult> {
+fn cross_realm_pull(port: &Object, ctx: &mut Cx) -> JsResult<PromiseResult> {
     // 7.1. Perform ! PackAndPostMessage(port, "pull", undefined).
     pack_and_post_message(port, "pull", &Value::undefined(), ctx)?;
     // 7.2. Return a promise resolved with undefined.
@@ -345,11 +400,7 @@ pub(crate) fn cross_realm_pull(port: &Object, ctx: &mut Cx) -> JsResult<PromiseR
 
 /// SetUpCrossRealmTransformReadable's cancelAlgorithm, and SetUpCrossRealmTransformWritable's
 /// abortAlgorithm (the same steps).
-pub(crate) fn cross_realm_cancel(
-    port: &Object,
-    reason: Value,
-    ctx: &mut Cx,
-) -> JsResult<PromiseResult> {
+fn cross_realm_cancel(port: &Object, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
     // 1. Let result be PackAndPostMessageHandlingError(port, "error", reason).
     let result = pack_and_post_message_handling_error(port, "error", &reason, ctx)?;
     // 2. Disentangle port.
@@ -374,14 +425,17 @@ pub(crate) fn set_up_cross_realm_transform_writable(
     // 2. Let controller be a new WritableStreamDefaultController. (Made by
     //    SetUpWritableStreamDefaultController, below.)
     // 3. Let backpressurePromise be a new promise.
-    let sink = Gc::new(CrossRealmSink {
-        port: port.clone(),
-        controller: GcRefCell::new(None),
-        backpressure_promise: GcRefCell::new(Some(InternalPromise::new())),
-    });
+    let sink = webidl::internal_object(
+        CrossRealmSink {
+            port: port.clone(),
+            controller: GcRefCell::new(None),
+            backpressure_promise: GcRefCell::new(Some(InternalPromise::new())),
+        },
+        ctx,
+    );
     // 4. Add a handler for port's message event (handle_message).
     // 5. Add a handler for port's messageerror event (handle_message_error).
-    message_port::set_handler(port, PortHandler::Writable(sink.clone()));
+    message_port::set_handler(port, Side::Writable(sink.clone()).port_handler());
     // 6. Enable port's port message queue.
     message_port::enable(port, ctx);
     // 7. Let startAlgorithm be an algorithm that returns undefined.
@@ -395,26 +449,44 @@ pub(crate) fn set_up_cross_realm_transform_writable(
     ws_controller::set_up_writable_stream_default_controller(
         stream,
         WsStart::ReturnUndefined,
-        WriteAlgorithm::CrossRealm(sink.clone()),
-        CloseAlgorithm::CrossRealm(sink.clone()),
-        AbortAlgorithm::CrossRealm(sink.clone()),
+        WriteAlgorithm::Native(NativeSink::new(&sink)),
+        CloseAlgorithm::Native(NativeSink::new(&sink)),
+        AbortAlgorithm::Native(NativeSink::new(&sink)),
         1.0,
         SizeAlgorithm::One,
         ctx,
     )?;
-    *sink.controller.borrow_mut() = ws_stream::controller(stream);
+    *sink.borrow().data().controller.borrow_mut() = ws_stream::controller(stream);
     Ok(())
 }
 
+impl NativeUnderlyingSink for CrossRealmSink {
+    fn write(this: &Object<Self>, chunk: Value, _: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        cross_realm_write(this, chunk, ctx)
+    }
+
+    fn close(this: &Object<Self>, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        cross_realm_close(this, ctx)
+    }
+
+    fn abort(this: &Object<Self>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let port = this.borrow().data().port.clone();
+        // SetUpCrossRealmTransformWritable's abortAlgorithm: the cancelAlgorithm's steps.
+        cross_realm_cancel(&port, reason, ctx)
+    }
+}
+
 /// SetUpCrossRealmTransformWritable's writeAlgorithm.
-pub(crate) fn cross_realm_write(
-    sink: &Gc<CrossRealmSink>,
+fn cross_realm_write(
+    sink: &Object<CrossRealmSink>,
     chunk: Value,
     ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 8.1. If backpressurePromise is undefined, set backpressurePromise to a promise resolved
     //      with undefined.
     let backpressure = sink
+        .borrow()
+        .data()
         .backpressure_promise
         .borrow_mut()
         .get_or_insert_with(|| InternalPromise::fulfilled(Value::undefined()))
@@ -427,13 +499,17 @@ pub(crate) fn cross_realm_write(
         (sink.clone(), chunk, result.clone()),
         |(sink, chunk, result), _, ctx| {
             // 8.2.1. Set backpressurePromise to a new promise.
-            *sink.backpressure_promise.borrow_mut() = Some(InternalPromise::new());
+            let port = {
+                let sink = sink.borrow();
+                *sink.data().backpressure_promise.borrow_mut() = Some(InternalPromise::new());
+                sink.data().port.clone()
+            };
             // 8.2.2. Let result be PackAndPostMessageHandlingError(port, "chunk", chunk).
-            match pack_and_post_message_handling_error(&sink.port, "chunk", chunk, ctx)? {
+            match pack_and_post_message_handling_error(&port, "chunk", chunk, ctx)? {
                 // 8.2.3. If result is an abrupt completion,
                 Err(error) => {
                     // 8.2.3.1. Disentangle port.
-                    message_port::disentangle(&sink.port, ctx);
+                    message_port::disentangle(&port, ctx);
                     // 8.2.3.2. Return a promise rejected with result.[[Value]].
                     result.reject(error, ctx);
                 }
@@ -452,23 +528,12 @@ pub(crate) fn cross_realm_write(
 }
 
 /// SetUpCrossRealmTransformWritable's closeAlgorithm.
-pub(crate) fn cross_realm_close(
-    sink: &Gc<CrossRealmSink>,
-    ctx: &mut Cx,
-) -> JsResult<PromiseResult> {
+fn cross_realm_close(sink: &Object<CrossRealmSink>, ctx: &mut Cx) -> JsResult<PromiseResult> {
+    let port = sink.borrow().data().port.clone();
     // 9.1. Perform ! PackAndPostMessage(port, "close", undefined).
-    pack_and_post_message(&sink.port, "close", &Value::undefined(), ctx)?;
+    pack_and_post_message(&port, "close", &Value::undefined(), ctx)?;
     // 9.2. Disentangle port.
-    message_port::disentangle(&sink.port, ctx);
+    message_port::disentangle(&port, ctx);
     // 9.3. Return a promise resolved with undefined.
     Ok(PromiseResult::undefined())
-}
-
-/// SetUpCrossRealmTransformWritable's abortAlgorithm.
-pub(crate) fn cross_realm_abort(
-    sink: &Gc<CrossRealmSink>,
-    reason: Value,
-    ctx: &mut Cx,
-) -> JsResult<PromiseResult> {
-    cross_realm_cancel(&sink.port, reason, ctx)
 }

@@ -3,18 +3,20 @@
 
 use crate::engine::{self, Cx, JsResult, Object};
 
-use super::{
-    pipe::readable_stream_pipe_to,
-    stream::{is_readable_stream_locked, ReadableStream, StreamSlots},
+use super::cross_realm::{
+    set_up_cross_realm_transform_readable, set_up_cross_realm_transform_writable,
 };
 use crate::engine::webidl::new_object;
 use crate::html::{
-    cross_realm::{set_up_cross_realm_transform_readable, set_up_cross_realm_transform_writable},
     data_clone_error, message_port,
     serialize::{
         structured_deserialize_with_transfer, structured_serialize_with_transfer,
         SerializedWithTransfer,
     },
+};
+use crate::readable::{
+    pipe::readable_stream_pipe_to,
+    stream::{is_readable_stream_locked, ReadableStream, StreamSlots},
 };
 
 /// [[Detached]].
@@ -52,7 +54,7 @@ pub(crate) fn readable_stream_transfer_steps(
     // 4. Entangle port1 and port2.
     let (port1, port2) = message_port::new_entangled_ports(ctx)?;
     // 5. Let writable be a new WritableStream in the current Realm.
-    let Some(writable) = crate::writable::transfer::new_stream(ctx) else {
+    let Some(writable) = super::writable::new_stream(ctx) else {
         return Err(data_clone_error(
             ctx,
             "WritableStream is not exposed in this realm",

@@ -3,12 +3,11 @@
 
 use crate::engine::{self, Cx, JsResult, Object};
 
-use super::{
-    new_object,
-    stream::{is_writable_stream_locked, WritableStream},
+use super::cross_realm::{
+    set_up_cross_realm_transform_readable, set_up_cross_realm_transform_writable,
 };
+use crate::engine::webidl::new_object;
 use crate::html::{
-    cross_realm::{set_up_cross_realm_transform_readable, set_up_cross_realm_transform_writable},
     data_clone_error, message_port,
     serialize::{
         structured_deserialize_with_transfer, structured_serialize_with_transfer,
@@ -16,6 +15,7 @@ use crate::html::{
     },
 };
 use crate::readable::pipe::readable_stream_pipe_to;
+use crate::writable::{stream::is_writable_stream_locked, WritableStream};
 
 /// [[Detached]].
 pub(crate) fn is_detached(stream: &Object<WritableStream>) -> bool {
@@ -52,7 +52,7 @@ pub(crate) fn writable_stream_transfer_steps(
     // 4. Entangle port1 and port2.
     let (port1, port2) = message_port::new_entangled_ports(ctx)?;
     // 5. Let readable be a new ReadableStream in the current Realm.
-    let Some(readable) = crate::readable::transfer::new_stream(ctx) else {
+    let Some(readable) = super::readable::new_stream(ctx) else {
         return Err(data_clone_error(
             ctx,
             "ReadableStream is not exposed in this realm",

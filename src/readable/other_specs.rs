@@ -1,0 +1,283 @@
+//! Readable streams for other specifications (<https://streams.spec.whatwg.org/#other-specs-rs>):
+//! the one door through which the stream's clients come in. TransformStream's readable side,
+//! the cross-realm transform, `Blob.prototype.stream()`, the pipe, and the Rust API set up,
+//! feed and read streams here; the controllers and readers name none of them.
+//!
+//! A client's pull and cancel algorithms are a [`NativeSource`] (an object holding the
+//! client's state and two functions of it), and its read request's steps are a
+//! [`ReadRequestSteps`] value.
+
+use crate::engine::{
+    self, traced_without_drop, webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Value,
+};
+use crate::queuing_strategy::SizeAlgorithm;
+
+use super::{
+    byob_request,
+    byte_controller::{self, ByteCancelAlgorithm, BytePullAlgorithm},
+    default_controller::{self, CancelAlgorithm, PullAlgorithm, StartAlgorithm},
+    default_reader::readable_stream_default_reader_read,
+    stream::{create_readable_stream, initialize_readable_stream, ReadableStream, StreamSlots},
+    ControllerRef, ReadableStreamDefaultReader,
+};
+
+pub(crate) use super::default_reader::{ReadRequest, ReadRequestSteps};
+
+/// The pull and cancel algorithms of a stream another specification sets up, as functions of
+/// the object that holds their state (`Self`). The algorithms may return a promise (a
+/// [`PromiseResult`]); a thrown exception is a promise rejected with it (the wrappers of "set
+/// up" steps 2–3, which the controllers apply to every algorithm's completion).
+pub(crate) trait NativeUnderlyingSource: NativeObject + Sized {
+    /// The pullAlgorithm; `controller` is the stream's [[controller]].
+    fn pull(this: &Object<Self>, controller: Value, ctx: &mut Cx) -> JsResult<PromiseResult>;
+
+    /// The cancelAlgorithm, given `reason`.
+    fn cancel(this: &Object<Self>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult>;
+}
+
+type PullFn = fn(&Object, Value, &mut Cx) -> JsResult<PromiseResult>;
+type CancelFn = fn(&Object, Value, &mut Cx) -> JsResult<PromiseResult>;
+
+traced_without_drop! {
+/// A [`NativeUnderlyingSource`]'s object with its two algorithms: what the `Native` variants
+/// of the controllers' pull and cancel algorithm enums hold. The functions are monomorphized
+/// for the object's type, so dispatch is one function-pointer call and the core names no
+/// client.
+#[derive(Clone)]
+pub(crate) struct NativeSource {
+    object: Object,
+    #[unsafe_ignore_trace]
+    pull: PullFn,
+    #[unsafe_ignore_trace]
+    cancel: CancelFn,
+}
+}
+
+impl std::fmt::Debug for NativeSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeSource").finish_non_exhaustive()
+    }
+}
+
+/// `object` as an `Object<T>`: the object a native algorithm was made with.
+fn typed<T: NativeObject>(object: &Object) -> JsResult<Object<T>> {
+    // invariant: `NativeSource::new::<T>` stored an Object<T>; unreachable, but not worth a panic.
+    object
+        .clone()
+        .downcast::<T>()
+        .map_err(|_| engine::throw_type_error("not the native source it was made with"))
+}
+
+impl NativeSource {
+    /// The algorithms of `object`.
+    pub(crate) fn new<T: NativeUnderlyingSource>(object: &Object<T>) -> Self {
+        Self {
+            object: object.clone().upcast(),
+            pull: |object, controller, ctx| T::pull(&typed::<T>(object)?, controller, ctx),
+            cancel: |object, reason, ctx| T::cancel(&typed::<T>(object)?, reason, ctx),
+        }
+    }
+
+    /// Performs the pullAlgorithm for `controller`.
+    pub(crate) fn pull(&self, controller: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let result = (self.pull)(&self.object, controller, ctx);
+        PromiseResult::from_algorithm(result, ctx)
+    }
+
+    /// Performs the cancelAlgorithm, passing `reason`.
+    pub(crate) fn cancel(&self, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let result = (self.cancel)(&self.object, reason, ctx);
+        PromiseResult::from_algorithm(result, ctx)
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readablestream-set-up>, on a new `ReadableStream` of the
+/// current realm: `source`'s algorithms (none: both return a promise resolved with
+/// undefined), `high_water_mark` (the spec's default is 1) and `size_algorithm` (default:
+/// one per chunk).
+pub(crate) fn set_up(
+    source: Option<NativeSource>,
+    high_water_mark: f64,
+    size_algorithm: SizeAlgorithm,
+    ctx: &mut Cx,
+) -> JsResult<Object<ReadableStream>> {
+    // 1. Let startAlgorithm be an algorithm that returns undefined.
+    // 2.–3. pullAlgorithmWrapper, cancelAlgorithmWrapper (where the algorithms are performed).
+    let (pull, cancel) = match source {
+        Some(source) => (
+            PullAlgorithm::Native(source.clone()),
+            CancelAlgorithm::Native(source),
+        ),
+        None => (
+            PullAlgorithm::ResolvedUndefined,
+            CancelAlgorithm::ResolvedUndefined,
+        ),
+    };
+    // 4. If sizeAlgorithm was not given, then set it to an algorithm that returns 1.
+    // 5. Perform ! InitializeReadableStream(stream).
+    // 6. Let controller be a new ReadableStreamDefaultController.
+    // 7. Perform ! SetUpReadableStreamDefaultController(stream, controller, startAlgorithm,
+    //    pullAlgorithmWrapper, cancelAlgorithmWrapper, highWaterMark, sizeAlgorithm).
+    create_readable_stream(
+        StartAlgorithm::ReturnUndefined,
+        pull,
+        cancel,
+        Some(high_water_mark),
+        Some(size_algorithm),
+        ctx,
+    )
+}
+
+/// <https://streams.spec.whatwg.org/#readablestream-set-up-with-byte-reading-support>, on a
+/// new `ReadableStream` of the current realm (the spec's default high-water mark is 0).
+///
+/// AD-HOC: `auto_allocate_chunk_size` is SetUpReadableByteStreamController's last argument,
+/// which the spec's operation passes as undefined; the Rust API lets a byte source ask for it.
+pub(crate) fn set_up_with_byte_reading_support(
+    source: Option<NativeSource>,
+    high_water_mark: f64,
+    auto_allocate_chunk_size: Option<u64>,
+    ctx: &mut Cx,
+) -> JsResult<Object<ReadableStream>> {
+    let stream = webidl::new_object(ReadableStream::new_uninitialized(), ctx)?;
+    // 1. Let startAlgorithm be an algorithm that returns undefined.
+    // 2.–3. pullAlgorithmWrapper, cancelAlgorithmWrapper.
+    let (pull, cancel) = match source {
+        Some(source) => (
+            BytePullAlgorithm::Native(source.clone()),
+            ByteCancelAlgorithm::Native(source),
+        ),
+        None => (
+            BytePullAlgorithm::ResolvedUndefined,
+            ByteCancelAlgorithm::ResolvedUndefined,
+        ),
+    };
+    // 4. Perform ! InitializeReadableStream(stream).
+    initialize_readable_stream(&stream);
+    // 5. Let controller be a new ReadableByteStreamController.
+    let controller = byte_controller::new_controller(&stream, ctx)?;
+    // 6. Perform ! SetUpReadableByteStreamController(stream, controller, startAlgorithm,
+    //    pullAlgorithmWrapper, cancelAlgorithmWrapper, highWaterMark, undefined).
+    byte_controller::set_up_readable_byte_stream_controller(
+        &stream,
+        &controller,
+        StartAlgorithm::ReturnUndefined,
+        pull,
+        cancel,
+        high_water_mark,
+        auto_allocate_chunk_size,
+        ctx,
+    )?;
+    Ok(stream)
+}
+
+/// <https://streams.spec.whatwg.org/#readablestream-close>
+pub(crate) fn close(stream: &Object<ReadableStream>, ctx: &mut Cx) -> JsResult<()> {
+    match stream.controller() {
+        // 1. If stream.[[controller]] implements ReadableByteStreamController,
+        Some(ControllerRef::Byte(controller)) => {
+            // 1.1. Perform ! ReadableByteStreamControllerClose(stream.[[controller]]).
+            byte_controller::readable_byte_stream_controller_close(&controller, ctx)?;
+            // 1.2. If stream.[[controller]].[[pendingPullIntos]] is not empty, perform !
+            //      ReadableByteStreamControllerRespond(stream.[[controller]], 0).
+            if byte_controller::has_pending_pull_intos(&controller) {
+                byte_controller::readable_byte_stream_controller_respond(&controller, 0, ctx)?;
+            }
+            Ok(())
+        }
+        // 2. Otherwise, perform ! ReadableStreamDefaultControllerClose(stream.[[controller]]).
+        Some(ControllerRef::Default(controller)) => {
+            default_controller::readable_stream_default_controller_close(&controller, ctx)
+        }
+        None => Ok(()),
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readablestream-error>
+pub(crate) fn error(stream: &Object<ReadableStream>, e: Value, ctx: &mut Cx) -> JsResult<()> {
+    match stream.controller() {
+        // 1. If stream.[[controller]] implements ReadableByteStreamController, then perform !
+        //    ReadableByteStreamControllerError(stream.[[controller]], e).
+        Some(ControllerRef::Byte(controller)) => {
+            byte_controller::readable_byte_stream_controller_error(&controller, e, ctx)
+        }
+        // 2. Otherwise, perform ! ReadableStreamDefaultControllerError(stream.[[controller]], e).
+        Some(ControllerRef::Default(controller)) => {
+            default_controller::readable_stream_default_controller_error(&controller, e, ctx)
+        }
+        None => Ok(()),
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readablestream-enqueue>
+pub(crate) fn enqueue(stream: &Object<ReadableStream>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+    match stream.controller() {
+        // 1. If stream.[[controller]] implements ReadableStreamDefaultController,
+        //    1.1. Perform ! ReadableStreamDefaultControllerEnqueue(stream.[[controller]], chunk).
+        Some(ControllerRef::Default(controller)) => {
+            default_controller::readable_stream_default_controller_enqueue(&controller, chunk, ctx)
+        }
+        // 2. Otherwise,
+        //    2.1. Assert: stream.[[controller]] implements ReadableByteStreamController.
+        Some(ControllerRef::Byte(controller)) => {
+            // 2.2. Assert: chunk is an ArrayBufferView.
+            let chunk = engine::array_buffer_view(&chunk, "The chunk", ctx)?;
+            // 2.3. Let byobView be the current BYOB request view for stream.
+            // 2.4. If byobView is non-null, and chunk.[[ViewedArrayBuffer]] is
+            //      byobView.[[ViewedArrayBuffer]], then:
+            let byob_view = current_byob_request_view(stream, ctx)?;
+            if byob_view.is_some_and(|view| engine::same_buffer(&view.buffer, &chunk.buffer)) {
+                // 2.4.1.–2.4.2. Assert: the chunk is within the view (the caller's promise).
+                // 2.4.3. Perform ? ReadableByteStreamControllerRespond(stream.[[controller]],
+                //        chunk.[[ByteLength]]).
+                byte_controller::readable_byte_stream_controller_respond(
+                    &controller,
+                    chunk.byte_length,
+                    ctx,
+                )
+            } else {
+                // 2.5. Otherwise, perform ? ReadableByteStreamControllerEnqueue(
+                //      stream.[[controller]], chunk).
+                byte_controller::readable_byte_stream_controller_enqueue(&controller, &chunk, ctx)
+            }
+        }
+        None => Ok(()),
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readablestream-current-byob-request-view>
+pub(crate) fn current_byob_request_view(
+    stream: &Object<ReadableStream>,
+    ctx: &mut Cx,
+) -> JsResult<Option<engine::ViewRecord>> {
+    // 1. Assert: stream.[[controller]] implements ReadableByteStreamController.
+    let Some(ControllerRef::Byte(controller)) = stream.controller() else {
+        return Ok(None);
+    };
+    // 2. Let byobRequest be ! ReadableByteStreamControllerGetBYOBRequest(stream.[[controller]]).
+    // 3. If byobRequest is null, then return null.
+    let Some(request) =
+        byte_controller::readable_byte_stream_controller_get_byob_request(&controller, ctx)?
+    else {
+        return Ok(None);
+    };
+    // 4. Return byobRequest.[[view]].
+    match byob_request::view(&request) {
+        Some(view) => Ok(Some(engine::array_buffer_view(
+            &view.into(),
+            "The view",
+            ctx,
+        )?)),
+        None => Ok(None),
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readablestreamdefaultreader-read-a-chunk>: perform !
+/// ReadableStreamDefaultReaderRead(reader, readRequest), with a client's read request steps.
+pub(crate) fn read_a_chunk(
+    reader: &Object<ReadableStreamDefaultReader>,
+    steps: Box<dyn ReadRequestSteps>,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    readable_stream_default_reader_read(reader, ReadRequest::Steps(steps), ctx)
+}

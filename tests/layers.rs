@@ -1,0 +1,269 @@
+//! The layers of `src/` form a DAG in one order: a module names only itself and the layers below
+//! it. The order and each layer's "may talk to" list are the table under "## Layers" in
+//! ARCHITECTURE.md; this test reads that table, prints the order, and fails on any `crate::X`
+//! path (in a `use`, a grouped `use crate::{...}`, or an expression) that the table does not
+//! allow, or on a table row that allows a layer above it.
+//!
+//! `cargo test --test layers -- --nocapture` prints the layers.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// One row of the table: the layer's name, the top-level modules of `src/` it is made of, and
+/// the layers it may talk to.
+#[derive(Debug)]
+struct Layer {
+    name: String,
+    modules: Vec<String>,
+    may_talk_to: Vec<String>,
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The text between backticks in `cell`.
+fn code_spans(cell: &str) -> Vec<String> {
+    cell.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The top-level module a `src/...` path names (`src/readable/` → `readable`,
+/// `src/queue.rs` → `queue`).
+fn module_of_path(path: &str) -> Option<String> {
+    let rest = path.strip_prefix("src/")?;
+    let first = rest.split('/').next()?;
+    Some(first.trim_end_matches(".rs").to_owned()).filter(|m| !m.is_empty())
+}
+
+/// The table under "## Layers": rows in order, lowest first.
+fn layers() -> Vec<Layer> {
+    let text = fs::read_to_string(root().join("ARCHITECTURE.md")).expect("read ARCHITECTURE.md");
+    let section = text
+        .split("\n## Layers\n")
+        .nth(1)
+        .expect("ARCHITECTURE.md has a \"## Layers\" section");
+    let section = section.split("\n## ").next().unwrap_or(section);
+    let mut rows = section
+        .lines()
+        .skip_while(|line| !line.starts_with('|'))
+        .take_while(|line| line.starts_with('|'));
+    let header: Vec<String> = rows
+        .next()
+        .expect("a table")
+        .split('|')
+        .map(|c| c.trim().to_lowercase())
+        .collect();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|c| c == name)
+            .unwrap_or_else(|| panic!("the layer table has a \"{name}\" column"))
+    };
+    let (layer, place, talk) = (column("layer"), column("where"), column("may talk to"));
+    rows.skip(1) // the |---| line
+        .map(|row| {
+            let cells: Vec<&str> = row.split('|').collect();
+            Layer {
+                name: cells[layer].trim().to_owned(),
+                modules: code_spans(cells[place])
+                    .iter()
+                    .filter_map(|p| module_of_path(p))
+                    .collect(),
+                may_talk_to: code_spans(cells[talk]),
+            }
+        })
+        .collect()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .expect("read a source folder")
+        .map(|e| e.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `text` without `//` comments (doc comments included) and string literals' contents, so a
+/// path named in prose is not an import.
+fn code_only(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let mut in_string = false;
+        let mut previous = ' ';
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            if !in_string && c == '/' && chars.peek() == Some(&'/') {
+                break;
+            }
+            if c == '"' && previous != '\\' {
+                in_string = !in_string;
+            }
+            if !in_string {
+                out.push(c);
+            }
+            previous = c;
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn identifier_at(text: &str) -> String {
+    text.chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// The top-level modules `text` names through `crate::` (or `$crate::` in a macro), including
+/// each first segment of a grouped `crate::{a::..., b, ...}`.
+fn crate_paths(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (at, _) in text.match_indices("crate::") {
+        let rest = &text[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 1;
+            let mut expecting = true;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    ',' if depth == 1 => expecting = true,
+                    c if expecting && depth == 1 && (c.is_alphanumeric() || c == '_') => {
+                        found.push(identifier_at(&group[i..]));
+                        expecting = false;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            found.push(identifier_at(rest));
+        }
+    }
+    found.retain(|m| !m.is_empty() && m != "self");
+    found
+}
+
+#[test]
+fn no_module_imports_a_layer_above_it() {
+    let layers = layers();
+    assert!(!layers.is_empty(), "the layer table has rows");
+    let mut rank: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut layer_of_module: BTreeMap<&str, &Layer> = BTreeMap::new();
+    for (i, layer) in layers.iter().enumerate() {
+        rank.insert(&layer.name, i);
+        for module in &layer.modules {
+            layer_of_module.insert(module, layer);
+        }
+    }
+
+    println!("layers, lowest first:");
+    let mut problems = Vec::new();
+    for (i, layer) in layers.iter().enumerate() {
+        println!(
+            "  {}. {} ({}) may talk to: {}",
+            i + 1,
+            layer.name,
+            layer.modules.join(", "),
+            if layer.may_talk_to.is_empty() {
+                "-".to_owned()
+            } else {
+                layer.may_talk_to.join(", ")
+            }
+        );
+        for other in &layer.may_talk_to {
+            match rank.get(other.as_str()) {
+                Some(&j) if j < i => {}
+                Some(_) => problems.push(format!(
+                    "ARCHITECTURE.md: {} may talk to {other}, which is not below it",
+                    layer.name
+                )),
+                None => problems.push(format!(
+                    "ARCHITECTURE.md: {} may talk to {other}, which is no layer",
+                    layer.name
+                )),
+            }
+        }
+    }
+
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut unplaced = Vec::new();
+    let mut imports = 0;
+    for path in &files {
+        let relative = path.strip_prefix(&src).expect("under src/");
+        let Some(module) = module_of_path(&format!("src/{}", relative.display())) else {
+            continue;
+        };
+        if module == "lib" {
+            continue; // the crate root wires the layers together
+        }
+        let Some(layer) = layer_of_module.get(module.as_str()) else {
+            unplaced.push(relative.display().to_string());
+            continue;
+        };
+        let text = fs::read_to_string(path).expect("read a source file");
+        let mut seen: Vec<String> = crate_paths(&code_only(&text));
+        seen.sort();
+        seen.dedup();
+        for target in seen {
+            let Some(target_layer) = layer_of_module.get(target.as_str()) else {
+                continue; // a crate-root item (`crate::register`, a re-export)
+            };
+            imports += 1;
+            if target_layer.name == layer.name || layer.may_talk_to.contains(&target_layer.name) {
+                continue;
+            }
+            let direction = if rank[target_layer.name.as_str()] > rank[layer.name.as_str()] {
+                "up"
+            } else {
+                "not in its \"may talk to\""
+            };
+            problems.push(format!(
+                "src/{} ({}) names crate::{target} ({}): {direction}",
+                relative.display(),
+                layer.name,
+                target_layer.name
+            ));
+        }
+    }
+    println!(
+        "{imports} file-to-layer imports checked in {} files",
+        files.len()
+    );
+    assert!(
+        unplaced.is_empty(),
+        "files of no layer in ARCHITECTURE.md's table: {unplaced:?}"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_import_scanner_sees_grouped_and_expression_paths() {
+    let text = code_only(
+        "use crate::{engine::{self, Cx}, readable::other_specs, queue};\n\
+         let x = crate::dom::f(); // crate::host::g()\n\
+         let s = \"crate::rust\";\n\
+         $crate::transform::x!();",
+    );
+    let mut paths = crate_paths(&text);
+    paths.sort();
+    assert_eq!(paths, ["dom", "engine", "queue", "readable", "transform"]);
+}
