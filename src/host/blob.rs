@@ -361,8 +361,8 @@ fn get_stream(bytes: Rc<[u8]>, ctx: &mut Context) -> JsResult<JsObject<ReadableS
         ctx.enqueue_job(GenericJob::new(task, realm.clone()).into());
         start = end;
     }
-    // Once every chunk is enqueued, the stream is closed (the spec leaves this step out; every
-    // implementation closes the stream at the end of the blob).
+    // AD-HOC: once every chunk is enqueued, the stream is closed (the spec leaves this step
+    // out; every implementation closes the stream at the end of the blob).
     let closing = stream.clone();
     let task = move |ctx: &mut Context| close_stream(&closing, ctx);
     ctx.enqueue_job(GenericJob::new(task, realm).into());

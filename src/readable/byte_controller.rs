@@ -1770,7 +1770,7 @@ pub(crate) fn set_up_readable_byte_stream_controller_from_underlying_source(
     //    « controller » and callback this value underlyingSource.
     let start_algorithm = match underlying_source_dict.start {
         Some(start) => StartAlgorithm::Js {
-            source: underlying_source.clone(),
+            underlying: underlying_source.clone(),
             start,
         },
         None => StartAlgorithm::ReturnUndefined,

@@ -28,34 +28,8 @@ use super::other_specs::NativeSource;
 use crate::engine::webidl::new_object;
 use crate::engine::{upon_settlement, PromiseResult};
 
-/// A [[startAlgorithm]] (used once, during set-up).
-#[derive(Debug)]
-pub(crate) enum StartAlgorithm {
-    /// An algorithm that returns undefined.
-    ReturnUndefined,
-    /// An algorithm that returns this value (TransformStream's startPromise).
-    Returns(Value),
-    /// Invoke the underlying source's `start` with the controller, `this` = the source.
-    Js {
-        /// The underlying source object.
-        source: Value,
-        /// Its `start` method.
-        start: Object,
-    },
-}
-
-impl StartAlgorithm {
-    /// Performs the algorithm for `controller` (this might throw an exception).
-    pub(crate) fn perform(self, controller: Value, ctx: &mut Cx) -> JsResult<Value> {
-        match self {
-            StartAlgorithm::ReturnUndefined => Ok(Value::undefined()),
-            StartAlgorithm::Returns(value) => Ok(value),
-            StartAlgorithm::Js { source, start } => {
-                engine::call_object(&start, &source, &[controller], ctx)
-            }
-        }
-    }
-}
+/// A [[startAlgorithm]]: the writable controller's (one type for both kinds of stream).
+pub(crate) use crate::writable::StartAlgorithm;
 
 traced_without_drop! {
 /// A controller's [[pullAlgorithm]].
@@ -660,7 +634,7 @@ pub(crate) fn set_up_readable_stream_default_controller_from_underlying_source(
     //    « controller » and callback this value underlyingSource.
     let start_algorithm = match underlying_source_dict.start {
         Some(start) => StartAlgorithm::Js {
-            source: underlying_source.clone(),
+            underlying: underlying_source.clone(),
             start,
         },
         None => StartAlgorithm::ReturnUndefined,

@@ -8,7 +8,7 @@
 //! specifications" API ([`CrossRealmSource`] and [`CrossRealmSink`] are native underlying
 //! sources and sinks).
 //!
-//! Departure: the spec has no handler for the port's `close` event (HTML fires it when the
+//! AD-HOC: the spec has no handler for the port's `close` event (HTML fires it when the
 //! entangled port is disentangled). Every normal end of a cross-realm stream posts a `close` or
 //! `error` message before it disentangles, so a `close` event on a stream that is still open
 //! means the other side went away without a word (its agent ended, or its port was collected):

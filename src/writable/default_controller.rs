@@ -83,15 +83,22 @@ impl UnderlyingSink {
     }
 }
 
-/// A controller's start algorithm.
+/// A controller's startAlgorithm, writable or readable (used once, during set-up; the
+/// readable controllers share this one, as writable is the lower of the two stream modules).
 #[derive(Debug, Clone, Trace, Finalize)]
 pub(crate) enum StartAlgorithm {
     /// "An algorithm that returns undefined."
     ReturnUndefined,
     /// An algorithm that returns this value (TransformStream's startPromise).
     Returns(Value),
-    /// Invoke the underlying sink's `start` with « controller », exception behavior "rethrow".
-    Js { sink: Value, start: Object },
+    /// Invoke the underlying sink's or source's `start` with « controller », exception
+    /// behavior "rethrow", callback this value the underlying sink or source.
+    Js {
+        /// The underlying sink or source.
+        underlying: Value,
+        /// Its `start` method.
+        start: Object,
+    },
 }
 
 /// A controller's [[writeAlgorithm]].
@@ -136,8 +143,8 @@ impl StartAlgorithm {
         match self {
             StartAlgorithm::ReturnUndefined => Ok(Value::undefined()),
             StartAlgorithm::Returns(value) => Ok(value.clone()),
-            StartAlgorithm::Js { sink, start } => {
-                engine::call_object(start, sink, &[controller], ctx)
+            StartAlgorithm::Js { underlying, start } => {
+                engine::call_object(start, underlying, &[controller], ctx)
             }
         }
     }
@@ -395,7 +402,7 @@ pub(crate) fn set_up_writable_stream_default_controller_from_underlying_sink(
     //    « controller », exception behavior "rethrow", and callback this value underlyingSink.
     let start_algorithm = match start {
         Some(start) => StartAlgorithm::Js {
-            sink: object.clone(),
+            underlying: object.clone(),
             start,
         },
         None => StartAlgorithm::ReturnUndefined,
