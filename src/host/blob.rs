@@ -347,9 +347,9 @@ fn get_stream(bytes: Rc<[u8]>, ctx: &mut Context) -> JsResult<JsObject<ReadableS
     // 2. Set up stream with byte reading support.
     let stream = other_specs::set_up_with_byte_reading_support(None, 0.0, None, ctx)?;
     // 3. Run the following steps in parallel:
-    //    1. While not all bytes of blob have been read:
-    //       1. Let bytes be the byte sequence that results from reading a chunk from blob.
-    //       2. Queue a global task on the file reading task source to perform the steps of
+    // 3.1. While not all bytes of blob have been read:
+    // 3.1.1. Let bytes be the byte sequence that results from reading a chunk from blob.
+    // 3.1.2. Queue a global task on the file reading task source to perform the steps of
     //          `enqueue_chunk`.
     //    (The bytes are in memory: every chunk's task is queued now, in order.)
     let realm = ctx.realm().clone();

@@ -251,7 +251,7 @@ fn handle_message(
     match handler {
         Side::Readable(controller) => match kind.as_str() {
             // 6. If type is "chunk",
-            //    1. Perform ! ReadableStreamDefaultControllerEnqueue(controller, value).
+            // 6.1. Perform ! ReadableStreamDefaultControllerEnqueue(controller, value).
             "chunk" => {
                 rs_controller::readable_stream_default_controller_enqueue(controller, value, ctx)
             }
@@ -275,7 +275,7 @@ fn handle_message(
         },
         Side::Writable(sink) => match kind.as_str() {
             // 6. If type is "pull",
-            //    1. If backpressurePromise is not undefined, resolve it with undefined and set
+            // 6.1. If backpressurePromise is not undefined, resolve it with undefined and set
             //       it to undefined.
             "pull" => sink.borrow().data().release_backpressure(ctx),
             // 7. Otherwise, if type is "error",

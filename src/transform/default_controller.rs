@@ -332,9 +332,9 @@ pub(crate) fn set_up_transform_stream_default_controller_from_transformer(
     // 1. Let controller be a new TransformStreamDefaultController.
     //    (Created by SetUpTransformStreamDefaultController.)
     // 2. Let transformAlgorithm be the following steps, taking a chunk argument:
-    //    1. Let result be TransformStreamDefaultControllerEnqueue(controller, chunk).
-    //    2. If result is an abrupt completion, return a promise rejected with result.[[Value]].
-    //    3. Otherwise, return a promise resolved with undefined.
+    // 2.1. Let result be TransformStreamDefaultControllerEnqueue(controller, chunk).
+    // 2.2. If result is an abrupt completion, return a promise rejected with result.[[Value]].
+    // 2.3. Otherwise, return a promise resolved with undefined.
     // 5. If transformerDict["transform"] exists, set transformAlgorithm to an algorithm which
     //    takes an argument chunk and returns the result of invoking
     //    transformerDict["transform"] with argument list « chunk, controller » and callback

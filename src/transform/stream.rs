@@ -259,11 +259,11 @@ pub(crate) fn initialize_transform_stream(
     // 1. Let startAlgorithm be an algorithm that returns startPromise.
     let start_value: Value = start_promise.promise().clone().into();
     // 2. Let writeAlgorithm be the following steps, taking a chunk argument:
-    //    1. Return ! TransformStreamDefaultSinkWriteAlgorithm(stream, chunk).
+    // 2.1. Return ! TransformStreamDefaultSinkWriteAlgorithm(stream, chunk).
     // 3. Let abortAlgorithm be the following steps, taking a reason argument:
-    //    1. Return ! TransformStreamDefaultSinkAbortAlgorithm(stream, reason).
+    // 3.1. Return ! TransformStreamDefaultSinkAbortAlgorithm(stream, reason).
     // 4. Let closeAlgorithm be the following steps:
-    //    1. Return ! TransformStreamDefaultSinkCloseAlgorithm(stream).
+    // 4.1. Return ! TransformStreamDefaultSinkCloseAlgorithm(stream).
     // 5. Set stream.[[writable]] to ! CreateWritableStream(startAlgorithm, writeAlgorithm,
     //    closeAlgorithm, abortAlgorithm, writableHighWaterMark, writableSizeAlgorithm).
     let writable = create_writable_stream(
@@ -277,9 +277,9 @@ pub(crate) fn initialize_transform_stream(
     )?;
     *stream.borrow().data().writable.borrow_mut() = Some(writable);
     // 6. Let pullAlgorithm be the following steps:
-    //    1. Return ! TransformStreamDefaultSourcePullAlgorithm(stream).
+    // 6.1. Return ! TransformStreamDefaultSourcePullAlgorithm(stream).
     // 7. Let cancelAlgorithm be the following steps, taking a reason argument:
-    //    1. Return ! TransformStreamDefaultSourceCancelAlgorithm(stream, reason).
+    // 7.1. Return ! TransformStreamDefaultSourceCancelAlgorithm(stream, reason).
     // 8. Set stream.[[readable]] to ! CreateReadableStream(startAlgorithm, pullAlgorithm,
     //    cancelAlgorithm, readableHighWaterMark, readableSizeAlgorithm).
     let readable = create_readable_stream(

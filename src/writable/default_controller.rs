@@ -357,13 +357,13 @@ pub(crate) fn set_up_writable_stream_default_controller(
     // 16. Let startPromise be a promise resolved with startResult.
     let start_promise = PromiseResult::resolved_with(start_result, ctx)?;
     // 17. Upon fulfillment of startPromise,
-    //     1. Assert: stream.[[state]] is "writable" or "erroring".
-    //     2. Set controller.[[started]] to true.
-    //     3. Perform ! WritableStreamDefaultControllerAdvanceQueueIfNeeded(controller).
+    // 17.1. Assert: stream.[[state]] is "writable" or "erroring".
+    // 17.2. Set controller.[[started]] to true.
+    // 17.3. Perform ! WritableStreamDefaultControllerAdvanceQueueIfNeeded(controller).
     // 18. Upon rejection of startPromise with reason r,
-    //     1. Assert: stream.[[state]] is "writable" or "erroring".
-    //     2. Set controller.[[started]] to true.
-    //     3. Perform ! WritableStreamDealWithRejection(stream, r).
+    // 18.1. Assert: stream.[[state]] is "writable" or "erroring".
+    // 18.2. Set controller.[[started]] to true.
+    // 18.3. Perform ! WritableStreamDealWithRejection(stream, r).
     upon_settlement(
         start_promise,
         controller,
@@ -585,8 +585,8 @@ pub(crate) fn writable_stream_default_controller_get_chunk_size(
     ctx: &mut Cx,
 ) -> JsResult<f64> {
     // 1. If controller.[[strategySizeAlgorithm]] is undefined, then:
-    //    1. Assert: controller.[[stream]].[[state]] is not "writable".
-    //    2. Return 1.
+    // 1.1. Assert: controller.[[stream]].[[state]] is not "writable".
+    // 1.2. Return 1.
     let algorithm = controller
         .borrow()
         .data()
@@ -648,9 +648,9 @@ pub(crate) fn writable_stream_default_controller_process_close(
     // 6. Perform ! WritableStreamDefaultControllerClearAlgorithms(controller).
     writable_stream_default_controller_clear_algorithms(controller);
     // 7. Upon fulfillment of sinkClosePromise,
-    //    1. Perform ! WritableStreamFinishInFlightClose(stream).
+    // 7.1. Perform ! WritableStreamFinishInFlightClose(stream).
     // 8. Upon rejection of sinkClosePromise with reason reason,
-    //    1. Perform ! WritableStreamFinishInFlightCloseWithError(stream, reason).
+    // 8.1. Perform ! WritableStreamFinishInFlightCloseWithError(stream, reason).
     upon_settlement(
         sink_close_promise,
         stream,

@@ -344,8 +344,8 @@ pub(crate) fn writable_stream_abort(
     // 6. Assert: state is "writable" or "erroring".
     // 7. Let wasAlreadyErroring be false.
     // 8. If state is "erroring",
-    //    1. Set wasAlreadyErroring to true.
-    //    2. Set reason to undefined.
+    // 8.1. Set wasAlreadyErroring to true.
+    // 8.2. Set reason to undefined.
     let was_already_erroring = current == WritableState::Erroring;
     let reason = if was_already_erroring {
         Value::undefined()
@@ -469,15 +469,15 @@ pub(crate) fn writable_stream_finish_erroring(stream: &Stream, ctx: &mut Cx) -> 
     // 5. Let storedError be stream.[[storedError]].
     let stored = stored_error(stream);
     // 6. For each writeRequest of stream.[[writeRequests]]:
-    //    1. Reject writeRequest with storedError.
+    // 6.1. Reject writeRequest with storedError.
     // 7. Set stream.[[writeRequests]] to an empty list.
     let requests = std::mem::take(&mut *stream.borrow().data().write_requests.borrow_mut());
     for request in requests {
         request.reject(stored.clone(), ctx)?;
     }
     // 8. If stream.[[pendingAbortRequest]] is undefined,
-    //    1. Perform ! WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream).
-    //    2. Return.
+    // 8.1. Perform ! WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream).
+    // 8.2. Return.
     // 9. Let abortRequest be stream.[[pendingAbortRequest]].
     // 10. Set stream.[[pendingAbortRequest]] to undefined.
     let abort_request = stream
@@ -505,11 +505,11 @@ pub(crate) fn writable_stream_finish_erroring(stream: &Stream, ctx: &mut Cx) -> 
         None => PromiseResult::undefined(),
     };
     // 13. Upon fulfillment of promise,
-    //     1. Resolve abortRequest's promise with undefined.
-    //     2. Perform ! WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream).
+    // 13.1. Resolve abortRequest's promise with undefined.
+    // 13.2. Perform ! WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream).
     // 14. Upon rejection of promise with reason reason,
-    //     1. Reject abortRequest's promise with reason.
-    //     2. Perform ! WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream).
+    // 14.1. Reject abortRequest's promise with reason.
+    // 14.2. Perform ! WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream).
     upon_settlement(
         promise,
         AbortReaction {
@@ -568,8 +568,8 @@ pub(crate) fn writable_stream_finish_in_flight_close(
         // 1. Set stream.[[storedError]] to undefined.
         *stream.borrow().data().stored_error.borrow_mut() = Value::undefined();
         // 2. If stream.[[pendingAbortRequest]] is not undefined,
-        //    1. Resolve stream.[[pendingAbortRequest]]'s promise with undefined.
-        //    2. Set stream.[[pendingAbortRequest]] to undefined.
+        // 2.1. Resolve stream.[[pendingAbortRequest]]'s promise with undefined.
+        // 2.2. Set stream.[[pendingAbortRequest]] to undefined.
         let abort_request = stream
             .borrow()
             .data()
@@ -614,8 +614,8 @@ pub(crate) fn writable_stream_finish_in_flight_close_with_error(
     }
     // 4. Assert: stream.[[state]] is "writable" or "erroring".
     // 5. If stream.[[pendingAbortRequest]] is not undefined,
-    //    1. Reject stream.[[pendingAbortRequest]]'s promise with error.
-    //    2. Set stream.[[pendingAbortRequest]] to undefined.
+    // 5.1. Reject stream.[[pendingAbortRequest]]'s promise with error.
+    // 5.2. Set stream.[[pendingAbortRequest]] to undefined.
     let abort_request = stream
         .borrow()
         .data()
@@ -721,9 +721,9 @@ pub(crate) fn writable_stream_reject_close_and_closed_promise_if_needed(
     // 1. Assert: stream.[[state]] is "errored".
     let stored = stored_error(stream);
     // 2. If stream.[[closeRequest]] is not undefined,
-    //    1. Assert: stream.[[inFlightCloseRequest]] is undefined.
-    //    2. Reject stream.[[closeRequest]] with stream.[[storedError]].
-    //    3. Set stream.[[closeRequest]] to undefined.
+    // 2.1. Assert: stream.[[inFlightCloseRequest]] is undefined.
+    // 2.2. Reject stream.[[closeRequest]] with stream.[[storedError]].
+    // 2.3. Set stream.[[closeRequest]] to undefined.
     let close_request = stream.borrow().data().close_request.borrow_mut().take();
     if let Some(close_request) = close_request {
         close_request.reject(stored.clone(), ctx)?;
@@ -793,8 +793,8 @@ pub(crate) fn writable_stream_update_backpressure(
                 super::default_writer::set_ready_promise(&writer, promise);
             } else {
                 // 2. Otherwise,
-                //    1. Assert: backpressure is false.
-                //    2. Resolve writer.[[readyPromise]] with undefined.
+                // 2.1. Assert: backpressure is false.
+                // 2.2. Resolve writer.[[readyPromise]] with undefined.
                 if let Some(ready) = super::default_writer::ready_promise(&writer) {
                     ready.resolve(Value::undefined(), ctx)?;
                 }

@@ -1,28 +1,7 @@
 //! The little JSON this tool needs: string literals out, an array of strings in (Node's log).
 
-use std::fmt::Write as _;
-
-/// `s` as a JSON (and JavaScript) string literal.
-pub fn string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            // U+2028/2029 are line terminators in older JavaScript string literals.
-            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
+/// `s` as a JSON (and JavaScript) string literal: the host's, which the WPT runner shares.
+pub use boa_streams::host::json_string as string;
 
 /// Parses `["a", "b", ...]` (what `JSON.stringify` makes of an array of strings).
 pub fn parse_string_array(text: &str) -> Option<Vec<String>> {

@@ -150,26 +150,8 @@ pub fn find_unescaped_hash(s: &str) -> Option<usize> {
     None
 }
 
-/// A JSON string literal (with quotes).
-pub fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
+/// A JSON string literal (with quotes): the host's, which stream-diff shares.
+pub use boa_streams::host::json_string;
 
 /// A JSON string literal, or `null`.
 pub fn json_opt(s: Option<&str>) -> String {
