@@ -533,3 +533,15 @@ pub(crate) fn internal_object<T: super::NativeObject>(
 ) -> super::Object<T> {
     super::Object::new(ctx.root_shape(), None, data)
 }
+
+/// `object` as the `Object<T>` it was made as: the object a native algorithm or handler holds
+/// (stored upcast next to functions monomorphized for `T`). A mismatch cannot happen; should
+/// it, the result is a `TypeError`, not a panic.
+pub(crate) fn downcast<T: super::NativeObject>(
+    object: &super::Object,
+) -> JsResult<super::Object<T>> {
+    object
+        .clone()
+        .downcast::<T>()
+        .map_err(|_| engine::throw_type_error("an internal object is not of its type"))
+}

@@ -59,22 +59,15 @@ impl std::fmt::Debug for NativeSource {
     }
 }
 
-/// `object` as an `Object<T>`: the object a native algorithm was made with.
-fn typed<T: NativeObject>(object: &Object) -> JsResult<Object<T>> {
-    // invariant: `NativeSource::new::<T>` stored an Object<T>; unreachable, but not worth a panic.
-    object
-        .clone()
-        .downcast::<T>()
-        .map_err(|_| engine::throw_type_error("not the native source it was made with"))
-}
-
 impl NativeSource {
     /// The algorithms of `object`.
     pub(crate) fn new<T: NativeUnderlyingSource>(object: &Object<T>) -> Self {
         Self {
             object: object.clone().upcast(),
-            pull: |object, controller, ctx| T::pull(&typed::<T>(object)?, controller, ctx),
-            cancel: |object, reason, ctx| T::cancel(&typed::<T>(object)?, reason, ctx),
+            pull: |object, controller, ctx| {
+                T::pull(&webidl::downcast::<T>(object)?, controller, ctx)
+            },
+            cancel: |object, reason, ctx| T::cancel(&webidl::downcast::<T>(object)?, reason, ctx),
         }
     }
 

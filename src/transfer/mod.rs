@@ -13,121 +13,165 @@ pub(crate) mod readable;
 pub(crate) mod transform;
 pub(crate) mod writable;
 
-use crate::engine::{Cx, JsResult, Object};
+use crate::engine::{webidl, Cx, JsResult, NativeObject, Object};
 use crate::html::data_clone_error;
 use crate::html::serialize::{
     register_transferable, SerializedWithTransfer, TransferableInterface,
 };
 use crate::{readable::ReadableStream, transform::TransformStream, writable::WritableStream};
 
-/// The records of a data holder that has one (dataHolder.[[port]]).
-fn one_record(
-    mut records: Vec<SerializedWithTransfer>,
+/// A stream interface's transfer steps and transfer-receiving steps, over its own type: what
+/// [`interface`] turns into HTML's [`TransferableInterface`] entry.
+trait TransferableStream: NativeObject + Sized {
+    /// The interface's name.
+    const NAME: &'static str;
+    /// [[Detached]].
+    fn is_detached(this: &Object<Self>) -> bool;
+    /// Sets [[Detached]] to true.
+    fn set_detached(this: &Object<Self>);
+    /// The transfer steps: the data holder's records.
+    fn transfer_steps(this: &Object<Self>, ctx: &mut Cx) -> JsResult<Vec<SerializedWithTransfer>>;
+    /// "A new" object of the interface in the current realm (`None` when it is not exposed).
+    fn new_instance(ctx: &mut Cx) -> Option<Object<Self>>;
+    /// The transfer-receiving steps, given the data holder's records.
+    fn transfer_receiving_steps(
+        records: Vec<SerializedWithTransfer>,
+        this: &Object<Self>,
+        ctx: &mut Cx,
+    ) -> JsResult<()>;
+}
+
+/// HTML's entry for the transferable interface `T`.
+const fn interface<T: TransferableStream>() -> TransferableInterface {
+    fn implements<T: TransferableStream>(object: &Object) -> bool {
+        object.is::<T>()
+    }
+    fn is_detached<T: TransferableStream>(object: &Object) -> bool {
+        webidl::downcast::<T>(object).is_ok_and(|o| T::is_detached(&o))
+    }
+    fn set_detached<T: TransferableStream>(object: &Object) {
+        if let Ok(object) = webidl::downcast::<T>(object) {
+            T::set_detached(&object);
+        }
+    }
+    fn transfer_steps<T: TransferableStream>(
+        object: &Object,
+        ctx: &mut Cx,
+    ) -> JsResult<Vec<SerializedWithTransfer>> {
+        T::transfer_steps(&webidl::downcast::<T>(object)?, ctx)
+    }
+    fn new_instance<T: TransferableStream>(ctx: &mut Cx) -> Option<Object> {
+        T::new_instance(ctx).map(Object::upcast)
+    }
+    fn transfer_receiving_steps<T: TransferableStream>(
+        records: Vec<SerializedWithTransfer>,
+        object: &Object,
+        ctx: &mut Cx,
+    ) -> JsResult<()> {
+        T::transfer_receiving_steps(records, &webidl::downcast::<T>(object)?, ctx)
+    }
+    TransferableInterface {
+        name: T::NAME,
+        implements: implements::<T>,
+        is_detached: is_detached::<T>,
+        set_detached: set_detached::<T>,
+        transfer_steps: transfer_steps::<T>,
+        new_instance: new_instance::<T>,
+        transfer_receiving_steps: transfer_receiving_steps::<T>,
+    }
+}
+
+/// The records of a data holder that holds `N` (a `TransformStream`'s dataHolder.[[readable]]
+/// and dataHolder.[[writable]], a `ReadableStream`'s or `WritableStream`'s dataHolder.[[port]]).
+fn records<const N: usize>(
+    records: Vec<SerializedWithTransfer>,
     ctx: &mut Cx,
-) -> JsResult<SerializedWithTransfer> {
-    match (records.pop(), records.is_empty()) {
-        (Some(record), true) => Ok(record),
-        _ => Err(data_clone_error(ctx, "the serialized data is malformed")?),
+) -> JsResult<[SerializedWithTransfer; N]> {
+    match records.try_into() {
+        Ok(records) => Ok(records),
+        Err(_) => Err(data_clone_error(ctx, "the serialized data is malformed")?),
     }
 }
 
-/// `object` as an object of the interface the serializer found it implements.
-fn typed<T: crate::engine::NativeObject>(object: &Object, ctx: &mut Cx) -> JsResult<Object<T>> {
-    match object.clone().downcast::<T>() {
-        Ok(object) => Ok(object),
-        Err(_) => Err(data_clone_error(ctx, "the object is not of its interface")?),
+/// <https://streams.spec.whatwg.org/#rs-transfer>
+impl TransferableStream for ReadableStream {
+    const NAME: &'static str = "ReadableStream";
+    fn is_detached(this: &Object<Self>) -> bool {
+        readable::is_detached(this)
+    }
+    fn set_detached(this: &Object<Self>) {
+        readable::set_detached(this);
+    }
+    fn transfer_steps(this: &Object<Self>, ctx: &mut Cx) -> JsResult<Vec<SerializedWithTransfer>> {
+        Ok(vec![readable::readable_stream_transfer_steps(this, ctx)?])
+    }
+    fn new_instance(ctx: &mut Cx) -> Option<Object<Self>> {
+        readable::new_stream(ctx)
+    }
+    fn transfer_receiving_steps(
+        records: Vec<SerializedWithTransfer>,
+        this: &Object<Self>,
+        ctx: &mut Cx,
+    ) -> JsResult<()> {
+        let [port] = self::records(records, ctx)?;
+        readable::readable_stream_transfer_receiving_steps(port, this, ctx)
     }
 }
 
-/// `ReadableStream` is transferable (<https://streams.spec.whatwg.org/#rs-transfer>).
-static READABLE_STREAM: TransferableInterface = TransferableInterface {
-    name: "ReadableStream",
-    implements: |object| object.is::<ReadableStream>(),
-    is_detached: |object| {
-        object
-            .clone()
-            .downcast::<ReadableStream>()
-            .is_ok_and(|s| readable::is_detached(&s))
-    },
-    set_detached: |object| {
-        if let Ok(stream) = object.clone().downcast::<ReadableStream>() {
-            readable::set_detached(&stream);
-        }
-    },
-    transfer_steps: |object, ctx| {
-        let stream = typed::<ReadableStream>(object, ctx)?;
-        Ok(vec![readable::readable_stream_transfer_steps(
-            &stream, ctx,
-        )?])
-    },
-    new_instance: |ctx| readable::new_stream(ctx).map(Object::upcast),
-    transfer_receiving_steps: |records, value, ctx| {
-        let port = one_record(records, ctx)?;
-        let value = typed::<ReadableStream>(value, ctx)?;
-        readable::readable_stream_transfer_receiving_steps(port, &value, ctx)
-    },
-};
+/// <https://streams.spec.whatwg.org/#ws-transfer>
+impl TransferableStream for WritableStream {
+    const NAME: &'static str = "WritableStream";
+    fn is_detached(this: &Object<Self>) -> bool {
+        writable::is_detached(this)
+    }
+    fn set_detached(this: &Object<Self>) {
+        writable::set_detached(this);
+    }
+    fn transfer_steps(this: &Object<Self>, ctx: &mut Cx) -> JsResult<Vec<SerializedWithTransfer>> {
+        Ok(vec![writable::writable_stream_transfer_steps(this, ctx)?])
+    }
+    fn new_instance(ctx: &mut Cx) -> Option<Object<Self>> {
+        writable::new_stream(ctx)
+    }
+    fn transfer_receiving_steps(
+        records: Vec<SerializedWithTransfer>,
+        this: &Object<Self>,
+        ctx: &mut Cx,
+    ) -> JsResult<()> {
+        let [port] = self::records(records, ctx)?;
+        writable::writable_stream_transfer_receiving_steps(port, this, ctx)
+    }
+}
 
-/// `WritableStream` is transferable (<https://streams.spec.whatwg.org/#ws-transfer>).
-static WRITABLE_STREAM: TransferableInterface = TransferableInterface {
-    name: "WritableStream",
-    implements: |object| object.is::<WritableStream>(),
-    is_detached: |object| {
-        object
-            .clone()
-            .downcast::<WritableStream>()
-            .is_ok_and(|s| writable::is_detached(&s))
-    },
-    set_detached: |object| {
-        if let Ok(stream) = object.clone().downcast::<WritableStream>() {
-            writable::set_detached(&stream);
-        }
-    },
-    transfer_steps: |object, ctx| {
-        let stream = typed::<WritableStream>(object, ctx)?;
-        Ok(vec![writable::writable_stream_transfer_steps(
-            &stream, ctx,
-        )?])
-    },
-    new_instance: |ctx| writable::new_stream(ctx).map(Object::upcast),
-    transfer_receiving_steps: |records, value, ctx| {
-        let port = one_record(records, ctx)?;
-        let value = typed::<WritableStream>(value, ctx)?;
-        writable::writable_stream_transfer_receiving_steps(port, &value, ctx)
-    },
-};
-
-/// `TransformStream` is transferable (<https://streams.spec.whatwg.org/#ts-transfer>).
-static TRANSFORM_STREAM: TransferableInterface = TransferableInterface {
-    name: "TransformStream",
-    implements: |object| object.is::<TransformStream>(),
-    is_detached: |object| {
-        object
-            .clone()
-            .downcast::<TransformStream>()
-            .is_ok_and(|s| transform::is_detached(&s))
-    },
-    set_detached: |object| {
-        if let Ok(stream) = object.clone().downcast::<TransformStream>() {
-            transform::set_detached(&stream);
-        }
-    },
-    transfer_steps: |object, ctx| {
-        let stream = typed::<TransformStream>(object, ctx)?;
-        let (readable, writable) = transform::transform_stream_transfer_steps(&stream, ctx)?;
+/// <https://streams.spec.whatwg.org/#ts-transfer>
+impl TransferableStream for TransformStream {
+    const NAME: &'static str = "TransformStream";
+    fn is_detached(this: &Object<Self>) -> bool {
+        transform::is_detached(this)
+    }
+    fn set_detached(this: &Object<Self>) {
+        transform::set_detached(this);
+    }
+    fn transfer_steps(this: &Object<Self>, ctx: &mut Cx) -> JsResult<Vec<SerializedWithTransfer>> {
+        let (readable, writable) = transform::transform_stream_transfer_steps(this, ctx)?;
         Ok(vec![readable, writable])
-    },
-    new_instance: |ctx| transform::new_stream(ctx).map(Object::upcast),
-    transfer_receiving_steps: |mut records, value, ctx| {
-        let value = typed::<TransformStream>(value, ctx)?;
-        let (Some(writable), Some(readable), true) =
-            (records.pop(), records.pop(), records.is_empty())
-        else {
-            return Err(data_clone_error(ctx, "the serialized data is malformed")?);
-        };
-        transform::transform_stream_transfer_receiving_steps(readable, writable, &value, ctx)
-    },
-};
+    }
+    fn new_instance(ctx: &mut Cx) -> Option<Object<Self>> {
+        transform::new_stream(ctx)
+    }
+    fn transfer_receiving_steps(
+        records: Vec<SerializedWithTransfer>,
+        this: &Object<Self>,
+        ctx: &mut Cx,
+    ) -> JsResult<()> {
+        let [readable, writable] = self::records(records, ctx)?;
+        transform::transform_stream_transfer_receiving_steps(readable, writable, this, ctx)
+    }
+}
+
+static READABLE_STREAM: TransferableInterface = interface::<ReadableStream>();
+static WRITABLE_STREAM: TransferableInterface = interface::<WritableStream>();
+static TRANSFORM_STREAM: TransferableInterface = interface::<TransformStream>();
 
 /// Makes the three stream interfaces transferable.
 pub(crate) fn register(_ctx: &mut Cx) -> JsResult<()> {

@@ -17,9 +17,7 @@ use super::{
     TransformStream,
 };
 use crate::{
-    engine::webidl::new_object,
-    engine::{self, PromiseCapability},
-    queuing_strategy::SizeAlgorithm,
+    engine::webidl::new_object, engine::PromiseCapability, queuing_strategy::SizeAlgorithm,
 };
 
 /// An object of another standard whose transform stream is set up with Rust algorithms (the
@@ -75,26 +73,18 @@ impl std::fmt::Debug for NativeTransform {
     }
 }
 
-/// `object` as an `Object<T>`: the object a native algorithm was made with.
-fn typed<T: NativeObject>(object: &Object) -> JsResult<Object<T>> {
-    // invariant: `NativeTransform::new::<T>` stored an Object<T>; unreachable, but not worth a
-    // panic.
-    object
-        .clone()
-        .downcast::<T>()
-        .map_err(|_| engine::throw_type_error("not a native transformer"))
-}
-
 impl NativeTransform {
     /// The algorithms of `object`.
     pub(crate) fn new<T: NativeTransformer>(object: &Object<T>) -> Self {
         Self {
             object: object.clone().upcast(),
             transform: |object, controller, chunk, ctx| {
-                T::transform(&typed::<T>(object)?, controller, chunk, ctx)
+                T::transform(&webidl::downcast::<T>(object)?, controller, chunk, ctx)
             },
-            flush: |object, controller, ctx| T::flush(&typed::<T>(object)?, controller, ctx),
-            cancel: |object, reason, ctx| T::cancel(&typed::<T>(object)?, reason, ctx),
+            flush: |object, controller, ctx| {
+                T::flush(&webidl::downcast::<T>(object)?, controller, ctx)
+            },
+            cancel: |object, reason, ctx| T::cancel(&webidl::downcast::<T>(object)?, reason, ctx),
         }
     }
 

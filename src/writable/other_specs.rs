@@ -5,7 +5,7 @@
 //! functions of it.
 
 use crate::engine::{
-    self, traced_without_drop, Cx, JsResult, NativeObject, Object, PromiseResult, Value,
+    traced_without_drop, webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Value,
 };
 use crate::queuing_strategy::SizeAlgorithm;
 
@@ -62,25 +62,16 @@ impl std::fmt::Debug for NativeSink {
     }
 }
 
-/// `object` as an `Object<T>`: the object a native algorithm was made with.
-fn typed<T: NativeObject>(object: &Object) -> JsResult<Object<T>> {
-    // invariant: `NativeSink::new::<T>` stored an Object<T>; unreachable, but not worth a panic.
-    object
-        .clone()
-        .downcast::<T>()
-        .map_err(|_| engine::throw_type_error("not the native sink it was made with"))
-}
-
 impl NativeSink {
     /// The algorithms of `object`.
     pub(crate) fn new<T: NativeUnderlyingSink>(object: &Object<T>) -> Self {
         Self {
             object: object.clone().upcast(),
             write: |object, chunk, controller, ctx| {
-                T::write(&typed::<T>(object)?, chunk, controller, ctx)
+                T::write(&webidl::downcast::<T>(object)?, chunk, controller, ctx)
             },
-            close: |object, ctx| T::close(&typed::<T>(object)?, ctx),
-            abort: |object, reason, ctx| T::abort(&typed::<T>(object)?, reason, ctx),
+            close: |object, ctx| T::close(&webidl::downcast::<T>(object)?, ctx),
+            abort: |object, reason, ctx| T::abort(&webidl::downcast::<T>(object)?, reason, ctx),
         }
     }
 
