@@ -1,8 +1,13 @@
-//! The result of a promise-returning algorithm as the stream cores pass it around
-//! ([`PromiseResult`]), and reacting to one ([`upon_settlement`]): WebIDL's "upon fulfillment"
-//! and "upon rejection" for JS promises, Rust-held promises and results already settled.
+//! The streams' promise vocabulary: the result of a promise-returning algorithm as the stream
+//! cores pass it around ([`PromiseResult`]), reacting to one ([`upon_settlement`]: WebIDL's
+//! "upon fulfillment" and "upon rejection" for JS promises, internal promises and results
+//! already settled), and a new promise the streams settle themselves ([`NewPromise`]: a JS
+//! promise, or an internal one where no script can reach it). `PromiseCapability`,
+//! `JsPromise` and `InternalPromise` are what these are made of.
 
-use super::{internal_promise::InternalPromise, Cx, JsPromise, JsResult, Trace, Value};
+use super::{
+    internal_promise::InternalPromise, Cx, JsPromise, JsResult, PromiseCapability, Trace, Value,
+};
 use crate::engine;
 
 traced_without_drop! {
@@ -91,4 +96,98 @@ pub fn upon_settlement<T: Trace + 'static>(
 /// A reaction step that does nothing.
 pub fn ignore<T>(_: &T, _: Value, _: &mut Cx) -> JsResult<()> {
     Ok(())
+}
+
+traced_without_drop! {
+/// "A new promise" that the streams settle: a JS promise where script can hold it, or, where
+/// no script can reach it (a pipe's writer's [[readyPromise]]), an internal promise with the
+/// same job timing and no JS object. The other half of the vocabulary is [`PromiseResult`],
+/// the promise an algorithm returns, which is reacted to with [`upon_settlement`].
+#[derive(Debug, Clone)]
+pub enum NewPromise {
+    /// A JS promise and its resolving functions.
+    Js(PromiseCapability),
+    /// A promise no script sees.
+    Internal(InternalPromise),
+}
+}
+
+impl NewPromise {
+    /// Resolve the promise with `value`.
+    pub fn resolve(&self, value: Value, ctx: &mut Cx) -> JsResult<()> {
+        match self {
+            Self::Js(p) => p.resolve(value, ctx),
+            Self::Internal(p) => p.resolve(value, ctx),
+        }
+    }
+
+    /// Reject the promise with `reason`.
+    pub fn reject(&self, reason: Value, ctx: &mut Cx) -> JsResult<()> {
+        match self {
+            Self::Js(p) => p.reject(reason, ctx),
+            Self::Internal(p) => {
+                p.reject(reason, ctx);
+                Ok(())
+            }
+        }
+    }
+
+    /// Set [[PromiseIsHandled]] to true (an internal promise is never reported).
+    pub fn mark_as_handled(&self, ctx: &mut Cx) -> JsResult<()> {
+        match self {
+            Self::Js(p) => engine::mark_as_handled(p.promise(), ctx),
+            Self::Internal(_) => Ok(()),
+        }
+    }
+
+    /// Whether [[PromiseState]] is "pending".
+    pub fn is_pending(&self) -> bool {
+        match self {
+            Self::Js(p) => p.is_pending(),
+            Self::Internal(p) => p.outcome().is_none(),
+        }
+    }
+
+    /// Upon fulfillment / upon rejection.
+    pub fn react<T: Trace + 'static>(
+        &self,
+        data: T,
+        on_fulfilled: engine::ReactionStep<T>,
+        on_rejected: engine::ReactionStep<T>,
+        ctx: &mut Cx,
+    ) -> JsResult<()> {
+        match self {
+            Self::Js(p) => p.react(data, on_fulfilled, on_rejected, ctx),
+            Self::Internal(p) => {
+                p.react(data, on_fulfilled, on_rejected, ctx);
+                Ok(())
+            }
+        }
+    }
+
+    /// The promise as a JS value (the `ready` getter). An internal promise is only ever made for a
+    /// pipe's writer, which script cannot reach; should Rust code ask, it gets a JS promise in
+    /// the same state (a pending one is resolved by a reaction, one job late).
+    pub fn to_value(&self, ctx: &mut Cx) -> JsResult<Value> {
+        match self {
+            Self::Js(p) => Ok(p.promise().clone().into()),
+            Self::Internal(p) => {
+                let mirror = PromiseCapability::new(ctx);
+                match p.outcome() {
+                    Some(Ok(value)) => mirror.resolve(value, ctx)?,
+                    Some(Err(reason)) => {
+                        mirror.reject(reason, ctx)?;
+                        engine::mark_as_handled(mirror.promise(), ctx)?;
+                    }
+                    None => p.react(
+                        mirror.clone(),
+                        |m, v, ctx| m.resolve(v, ctx),
+                        |m, r, ctx| m.reject(r, ctx),
+                        ctx,
+                    ),
+                }
+                Ok(mirror.promise().clone().into())
+            }
+        }
+    }
 }

@@ -23,7 +23,8 @@ use std::{cell::Cell, collections::VecDeque};
 
 use crate::engine::{internal_promise::InternalPromise, traced_without_drop};
 use crate::engine::{
-    Cx, Finalize, Gc, GcRefCell, JsData, JsPromise, JsResult, Object, Trace, Value,
+    upon_settlement, Cx, Finalize, Gc, GcRefCell, JsData, JsPromise, JsResult, Object,
+    PromiseResult, Trace, Value,
 };
 
 use super::{
@@ -759,9 +760,11 @@ fn perform_action_then_finalize(
     let p = perform_action(pipe, action, ctx)?;
     // 5. Upon fulfillment of p, finalize, passing along originalError if it was given.
     // 6. Upon rejection of p with reason newError, finalize with newError.
-    count(REACTION_OBJECTS);
-    engine::react(
-        &p,
+    if matches!(p, PromiseResult::Promise(_)) {
+        count(REACTION_OBJECTS);
+    }
+    upon_settlement(
+        p,
         (pipe.clone(), original_error),
         |(pipe, error), _, ctx| finalize(pipe, error.clone(), ctx),
         |(pipe, _), new_error, ctx| finalize(pipe, Some(new_error), ctx),
@@ -795,7 +798,7 @@ fn shutdown(pipe: &Pipe, error: Option<Value>, ctx: &mut Cx) -> JsResult<()> {
 }
 
 /// Performs a shutdown action, returning its promise.
-fn perform_action(pipe: &Pipe, action: Action, ctx: &mut Cx) -> JsResult<JsPromise> {
+fn perform_action(pipe: &Pipe, action: Action, ctx: &mut Cx) -> JsResult<PromiseResult> {
     let (source, dest, writer, prevent_abort, prevent_cancel) = {
         let p = pipe.borrow();
         let d = p.data();
@@ -807,11 +810,11 @@ fn perform_action(pipe: &Pipe, action: Action, ctx: &mut Cx) -> JsResult<JsPromi
             d.prevent_cancel,
         )
     };
-    match action {
-        Action::AbortDest(error) => writable_stream_abort(&dest, error, ctx),
-        Action::CancelSource(error) => readable_stream_cancel(&source, error, ctx),
+    let promise = match action {
+        Action::AbortDest(error) => writable_stream_abort(&dest, error, ctx)?,
+        Action::CancelSource(error) => readable_stream_cancel(&source, error, ctx)?,
         Action::CloseDest => {
-            writable_stream_default_writer_close_with_error_propagation(&writer, ctx)
+            writable_stream_default_writer_close_with_error_propagation(&writer, ctx)?
         }
         Action::Abort(error) => {
             let mut promises = Vec::with_capacity(2);
@@ -838,9 +841,10 @@ fn perform_action(pipe: &Pipe, action: Action, ctx: &mut Cx) -> JsResult<JsPromi
                 };
                 promises.push(p);
             }
-            wait_for_all(promises, ctx)
+            return wait_for_all(promises, ctx);
         }
-    }
+    };
+    Ok(PromiseResult::Promise(promise))
 }
 
 /// The shared state of <https://webidl.spec.whatwg.org/#wait-for-all>.
@@ -848,21 +852,19 @@ fn perform_action(pipe: &Pipe, action: Action, ctx: &mut Cx) -> JsResult<JsPromi
 struct WaitForAll {
     remaining: Cell<usize>,
     rejected: Cell<bool>,
-    result: PromiseCapability,
+    result: InternalPromise,
 }
 
-/// <https://webidl.spec.whatwg.org/#get-a-promise-to-wait-for-all>. The promise is fulfilled
-/// with undefined rather than a list: it is internal, and resolving with an array would look up
-/// `then` on it.
-fn wait_for_all(promises: Vec<JsPromise>, ctx: &mut Cx) -> JsResult<JsPromise> {
-    let result = PromiseCapability::new(ctx);
-    count(CAPABILITY_OBJECTS);
+/// <https://webidl.spec.whatwg.org/#get-a-promise-to-wait-for-all>. The promise is internal
+/// (only the pipe reacts to it), so it is fulfilled with undefined rather than a list.
+fn wait_for_all(promises: Vec<JsPromise>, ctx: &mut Cx) -> JsResult<PromiseResult> {
+    let result = InternalPromise::new();
     let total = promises.len();
     if total == 0 {
         // If total is 0, queue a microtask to perform successSteps given « ».
         let r = result.clone();
         engine::queue_microtask(ctx, move |ctx| r.resolve(Value::undefined(), ctx));
-        return Ok(result.promise().clone());
+        return Ok(PromiseResult::Internal(result));
     }
     let state = Gc::new(WaitForAll {
         remaining: Cell::new(total),
@@ -886,12 +888,13 @@ fn wait_for_all(promises: Vec<JsPromise>, ctx: &mut Cx) -> JsResult<JsPromise> {
                 if state.rejected.replace(true) {
                     return Ok(());
                 }
-                state.result.reject(reason, ctx)
+                state.result.reject(reason, ctx);
+                Ok(())
             },
             ctx,
         )?;
     }
-    Ok(result.promise().clone())
+    Ok(PromiseResult::Internal(result))
 }
 
 /// <https://streams.spec.whatwg.org/#rs-pipeTo-finalize>

@@ -10,7 +10,7 @@ use crate::engine::{
 };
 
 use super::{
-    abort_signal, new_object,
+    abort_signal,
     other_specs::NativeSink,
     stream::{
         self, writable_stream_close_queued_or_in_flight, writable_stream_deal_with_rejection,
@@ -21,8 +21,10 @@ use super::{
         writable_stream_mark_first_write_request_in_flight, writable_stream_start_erroring,
         writable_stream_update_backpressure, Stream,
     },
-    upon_settlement, PromiseResult, WritableState,
+    WritableState,
 };
+use crate::engine::webidl::new_object;
+use crate::engine::{upon_settlement, PromiseResult};
 use crate::{engine, engine::webidl, queue::QueueWithSizes, queuing_strategy::SizeAlgorithm};
 
 /// A typed handle on a `WritableStreamDefaultController` object.

@@ -3,7 +3,6 @@
 //! <https://streams.spec.whatwg.org/#default-writer-class>
 
 use crate::engine::internal_promise::InternalPromise;
-use crate::engine::traced_without_drop;
 use crate::engine::{
     Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsPromise, JsResult, Object, Trace, Value,
 };
@@ -14,16 +13,16 @@ use super::{
         writable_stream_default_controller_get_desired_size,
         writable_stream_default_controller_write,
     },
-    new_object,
     stream::{
         self, writable_stream_abort, writable_stream_add_write_request, writable_stream_close,
         writable_stream_close_queued_or_in_flight, Stream, WritableStream,
     },
     WritableState, WriteRequest,
 };
+use crate::engine::webidl::new_object;
 use crate::{
     engine::webidl,
-    engine::{self, PromiseCapability},
+    engine::{self, NewPromise, PromiseCapability},
 };
 
 /// A typed handle on a `WritableStreamDefaultWriter` object.
@@ -35,13 +34,13 @@ pub(crate) struct WritableStreamDefaultWriter {
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-closedpromise>
     closed_promise: GcRefCell<Option<PromiseCapability>>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-readypromise>
-    ready_promise: GcRefCell<Option<ReadyPromise>>,
+    ready_promise: GcRefCell<Option<NewPromise>>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-stream>
     stream: GcRefCell<Option<Stream>>,
     /// The constructor's converted argument, kept until the object exists.
     constructor_stream: GcRefCell<Option<Stream>>,
     /// Owned by a pipe, which reacts to the ready promises from Rust: new pending ready
-    /// promises are internal promises ([`ReadyPromise::Internal`]).
+    /// promises are internal promises ([`NewPromise::Internal`]).
     #[unsafe_ignore_trace]
     reacted_to_from_rust: std::cell::Cell<bool>,
 }
@@ -64,102 +63,12 @@ pub(crate) fn set_reacted_to_from_rust(writer: &Writer) {
     writer.borrow().data().reacted_to_from_rust.set(true);
 }
 
-traced_without_drop! {
-/// writer.[[readyPromise]]: a JS promise, or, for a writer a pipe owns (no script can reach
-/// it, so no script can see the promise), an internal promise with the same job timing.
-#[derive(Debug, Clone)]
-pub(crate) enum ReadyPromise {
-    Js(PromiseCapability),
-    Internal(InternalPromise),
-}
-}
-
-impl ReadyPromise {
-    /// Resolve the promise with `value`.
-    pub(crate) fn resolve(&self, value: Value, ctx: &mut Cx) -> JsResult<()> {
-        match self {
-            Self::Js(p) => p.resolve(value, ctx),
-            Self::Internal(p) => p.resolve(value, ctx),
-        }
-    }
-
-    /// Reject the promise with `reason`.
-    pub(crate) fn reject(&self, reason: Value, ctx: &mut Cx) -> JsResult<()> {
-        match self {
-            Self::Js(p) => p.reject(reason, ctx),
-            Self::Internal(p) => {
-                p.reject(reason, ctx);
-                Ok(())
-            }
-        }
-    }
-
-    /// Set [[PromiseIsHandled]] to true (an internal promise is never reported).
-    pub(crate) fn mark_as_handled(&self, ctx: &mut Cx) -> JsResult<()> {
-        match self {
-            Self::Js(p) => engine::mark_as_handled(p.promise(), ctx),
-            Self::Internal(_) => Ok(()),
-        }
-    }
-
-    /// Whether [[PromiseState]] is "pending".
-    pub(crate) fn is_pending(&self) -> bool {
-        match self {
-            Self::Js(p) => p.is_pending(),
-            Self::Internal(p) => p.outcome().is_none(),
-        }
-    }
-
-    /// Upon fulfillment / upon rejection.
-    pub(crate) fn react<T: crate::engine::Trace + 'static>(
-        &self,
-        data: T,
-        on_fulfilled: engine::ReactionStep<T>,
-        on_rejected: engine::ReactionStep<T>,
-        ctx: &mut Cx,
-    ) -> JsResult<()> {
-        match self {
-            Self::Js(p) => p.react(data, on_fulfilled, on_rejected, ctx),
-            Self::Internal(p) => {
-                p.react(data, on_fulfilled, on_rejected, ctx);
-                Ok(())
-            }
-        }
-    }
-
-    /// The promise as a JS value (the `ready` getter). An internal promise is only ever made for a
-    /// pipe's writer, which script cannot reach; should Rust code ask, it gets a JS promise in
-    /// the same state (a pending one is resolved by a reaction, one job late).
-    fn to_value(&self, ctx: &mut Cx) -> JsResult<Value> {
-        match self {
-            Self::Js(p) => Ok(p.promise().clone().into()),
-            Self::Internal(p) => {
-                let mirror = PromiseCapability::new(ctx);
-                match p.outcome() {
-                    Some(Ok(value)) => mirror.resolve(value, ctx)?,
-                    Some(Err(reason)) => {
-                        mirror.reject(reason, ctx)?;
-                        engine::mark_as_handled(mirror.promise(), ctx)?;
-                    }
-                    None => p.react(
-                        mirror.clone(),
-                        |m, v, ctx| m.resolve(v, ctx),
-                        |m, r, ctx| m.reject(r, ctx),
-                        ctx,
-                    ),
-                }
-                Ok(mirror.promise().clone().into())
-            }
-        }
-    }
-}
-
 /// "A new promise" for writer.[[readyPromise]]: an internal promise when a pipe owns the writer.
-pub(crate) fn new_ready_promise(writer: &Writer, ctx: &mut Cx) -> ReadyPromise {
+pub(crate) fn new_ready_promise(writer: &Writer, ctx: &mut Cx) -> NewPromise {
     if writer.borrow().data().reacted_to_from_rust.get() {
-        ReadyPromise::Internal(InternalPromise::new())
+        NewPromise::Internal(InternalPromise::new())
     } else {
-        ReadyPromise::Js(PromiseCapability::new(ctx))
+        NewPromise::Js(PromiseCapability::new(ctx))
     }
 }
 
@@ -179,7 +88,7 @@ pub(crate) fn closed_promise(writer: &Writer) -> Option<PromiseCapability> {
 }
 
 /// writer.[[readyPromise]] (set by SetUpWritableStreamDefaultWriter; `None` only before).
-pub(crate) fn ready_promise(writer: &Writer) -> Option<ReadyPromise> {
+pub(crate) fn ready_promise(writer: &Writer) -> Option<NewPromise> {
     writer.borrow().data().ready_promise.borrow().clone()
 }
 
@@ -187,7 +96,7 @@ fn set_closed_promise(writer: &Writer, promise: PromiseCapability) {
     *writer.borrow().data().closed_promise.borrow_mut() = Some(promise);
 }
 
-pub(crate) fn set_ready_promise(writer: &Writer, promise: ReadyPromise) {
+pub(crate) fn set_ready_promise(writer: &Writer, promise: NewPromise) {
     *writer.borrow().data().ready_promise.borrow_mut() = Some(promise);
 }
 
@@ -368,7 +277,7 @@ pub(crate) fn set_up_writable_stream_default_writer(
             {
                 new_ready_promise(writer, ctx)
             } else {
-                ReadyPromise::Js(resolved_promise(ctx)?)
+                NewPromise::Js(resolved_promise(ctx)?)
             };
             set_ready_promise(writer, ready);
             // 3. Set writer.[[closedPromise]] to a new promise.
@@ -379,14 +288,14 @@ pub(crate) fn set_up_writable_stream_default_writer(
             // 1. Set writer.[[readyPromise]] to a promise rejected with stream.[[storedError]].
             // 2. Set writer.[[readyPromise]].[[PromiseIsHandled]] to true.
             let ready = rejected_handled_promise(stream::stored_error(stream), ctx)?;
-            set_ready_promise(writer, ReadyPromise::Js(ready));
+            set_ready_promise(writer, NewPromise::Js(ready));
             // 3. Set writer.[[closedPromise]] to a new promise.
             set_closed_promise(writer, PromiseCapability::new(ctx));
         }
         // 7. Otherwise, if state is "closed",
         WritableState::Closed => {
             // 1. Set writer.[[readyPromise]] to a promise resolved with undefined.
-            set_ready_promise(writer, ReadyPromise::Js(resolved_promise(ctx)?));
+            set_ready_promise(writer, NewPromise::Js(resolved_promise(ctx)?));
             // 2. Set writer.[[closedPromise]] to a promise resolved with undefined.
             set_closed_promise(writer, resolved_promise(ctx)?);
         }
@@ -399,7 +308,7 @@ pub(crate) fn set_up_writable_stream_default_writer(
             // 4. Set writer.[[readyPromise]].[[PromiseIsHandled]] to true.
             set_ready_promise(
                 writer,
-                ReadyPromise::Js(rejected_handled_promise(stored.clone(), ctx)?),
+                NewPromise::Js(rejected_handled_promise(stored.clone(), ctx)?),
             );
             // 5. Set writer.[[closedPromise]] to a promise rejected with storedError.
             // 6. Set writer.[[closedPromise]].[[PromiseIsHandled]] to true.
@@ -507,7 +416,7 @@ pub(crate) fn writable_stream_default_writer_ensure_ready_promise_rejected(
         }
         _ => {
             let ready = rejected_handled_promise(error, ctx)?;
-            set_ready_promise(writer, ReadyPromise::Js(ready));
+            set_ready_promise(writer, NewPromise::Js(ready));
             Ok(())
         }
     }
@@ -546,7 +455,7 @@ pub(crate) fn writable_stream_default_writer_release(
     // 3. Assert: stream.[[writer]] is writer.
     // 4. Let releasedError be a new TypeError.
     let released_error = engine::type_error("The writer's lock was released", ctx);
-    // 5. Perform ! WritableStreamDefaultWriterEnsureReadyPromiseRejected(writer, releasedError).
+    // 5. Perform ! WritableStreamDefaultWriterEnsureNewPromiseRejected(writer, releasedError).
     writable_stream_default_writer_ensure_ready_promise_rejected(
         writer,
         released_error.clone(),

@@ -86,10 +86,6 @@ fn settle_reaction(
     Ok(())
 }
 
-/// The result of a promise-returning algorithm and "upon fulfillment/rejection" of it, and "a
-/// new object": the engine's, shared with the readable side.
-pub(crate) use crate::engine::{upon_settlement, webidl::new_object, PromiseResult};
-
 /// The values of a stream's [[state]] slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum WritableState {

@@ -14,9 +14,9 @@ use super::{
         set_up_writable_stream_default_controller, AbortAlgorithm, CloseAlgorithm, StartAlgorithm,
         WriteAlgorithm,
     },
-    new_object,
     stream::WritableStream,
 };
+use crate::engine::webidl::new_object;
 
 /// The write, close and abort algorithms of a stream another specification sets up, as
 /// functions of the object that holds their state (`Self`). Each may return a promise (a

@@ -20,8 +20,10 @@ use super::{
         new_writer_object, set_up_writable_stream_default_writer,
         writable_stream_default_writer_ensure_ready_promise_rejected, Writer,
     },
-    new_object, upon_settlement, PromiseResult, WritableState, WriteRequest,
+    WritableState, WriteRequest,
 };
+use crate::engine::webidl::new_object;
+use crate::engine::{upon_settlement, PromiseResult};
 use crate::{
     engine::webidl,
     engine::{self, PromiseCapability},
