@@ -6,7 +6,6 @@
 //! - [`host`]: the same over the embedding's `Host` and its event loop, run to idle;
 //! - [`scaling`]: the scaling harness (time a workload at n and k·n, assert the ratio);
 //! - [`dom`]: the assertion prelude and the error-report capture of the DOM tests;
-//! - [`spec`]: the extractor of `streams.bs` and the scanner of `src/` behind `spec_map.rs`;
 //! - [`rust_files`]: the `.rs` files under a folder.
 
 // Each test binary compiles this whole module and uses only part of it, so the rest would
@@ -16,7 +15,6 @@
 pub mod dom;
 pub mod host;
 pub mod scaling;
-pub mod spec;
 
 use std::fs;
 use std::path::{Path, PathBuf};
