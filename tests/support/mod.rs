@@ -1,5 +1,7 @@
 //! Helpers shared by the integration tests in `tests/*.rs`, each of which declares `mod support;`.
 //!
+//! - [`script`]: the one test idiom, a list of `TestAction`s run against a fixture (a streams
+//!   `Context` or a `Host`) with the shared script helpers (`log`, `check`/`eq`/`ok`/`throws`);
 //! - here: a `Context` with the streams globals, script evaluation that drains the job queue
 //!   (a thrown error becomes the panic's message), globals read back as values or strings, an
 //!   async body run to its result, and the count of collected `WeakRef`s;
@@ -15,6 +17,7 @@
 pub mod dom;
 pub mod host;
 pub mod scaling;
+pub mod script;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -100,15 +103,23 @@ pub fn set_global(ctx: &mut Context, name: &str, value: JsValue) {
 /// Runs `body` as the body of an async function and returns what it resolves to, as a string
 /// (or `"rejected: <name>: <message>"`).
 pub fn run_async(ctx: &mut Context, body: &str) -> String {
-    eval(
-        ctx,
-        &format!(
-            "globalThis.result = undefined;
-             (async () => {{ {body} }})().then(
-               v => {{ globalThis.result = String(v); }},
-               e => {{ globalThis.result = 'rejected: ' + (e && e.name) + ': ' + (e && e.message); }});"
-        ),
-    );
+    eval(ctx, &async_script(body));
+    async_result(ctx)
+}
+
+/// The script behind [`run_async`]: `body` as the body of an async function whose outcome is
+/// stored in the global `result` as a string.
+pub fn async_script(body: &str) -> String {
+    format!(
+        "globalThis.result = undefined;
+         (async () => {{ {body} }})().then(
+           v => {{ globalThis.result = String(v); }},
+           e => {{ globalThis.result = 'rejected: ' + (e && e.name) + ': ' + (e && e.message); }});"
+    )
+}
+
+/// The outcome [`async_script`] stored (panics if the body did not settle).
+pub fn async_result(ctx: &mut Context) -> String {
     let value = global(ctx, "result");
     value
         .as_string()
