@@ -9,15 +9,14 @@
 
 mod support;
 
-use boa_engine::JsValue;
-use support::{context, eval, global, survivors};
+use support::eval;
+use support::script::{run_test_actions, TestAction};
 
 #[test]
 fn dropped_stream_cycles_are_collected() {
-    let mut ctx = context();
-    eval(
-        &mut ctx,
-        r#"
+    run_test_actions([
+        TestAction::run(
+            r#"
         globalThis.refs = [];
         (function () {
           for (let i = 0; i < 200; i++) {
@@ -43,22 +42,16 @@ fn dropped_stream_cycles_are_collected() {
           }
         })();
         "#,
-    );
-    let alive = survivors(&mut ctx);
-    assert_eq!(
-        alive,
-        JsValue::from(0),
-        "stream objects survived a collection"
-    );
+        ),
+        TestAction::assert_collected("stream objects survived a collection"),
+    ]);
 }
 
 #[test]
 fn callbacks_may_reenter_the_same_stream() {
-    let mut ctx = context();
-    eval(
-        &mut ctx,
-        r#"
-        globalThis.log = [];
+    run_test_actions([
+        TestAction::run(
+            r#"
         globalThis.failures = [];
         const check = (name, f) => { try { f(); } catch (e) { log.push(`${name}: ${e && e.name}`); } };
 
@@ -124,29 +117,26 @@ fn callbacks_may_reenter_the_same_stream() {
         const [t1, t2] = new ReadableStream({ cancel(r) { log.push('tee cancel ' + r.length); } }).tee();
         t1.cancel('x'); t2.cancel('y');
         "#,
-    );
-    let failures = global(&mut ctx, "failures");
-    assert_eq!(
-        eval(&mut ctx, "failures.length"),
-        JsValue::from(0),
-        "failures: {}",
-        failures.display()
-    );
-    let log = eval(&mut ctx, "log.join('\\n')");
-    let log = log
-        .as_string()
-        .map(|s| s.to_std_string_escaped())
-        .unwrap_or_default();
-    for expected in [
-        "chunks from size,a,b,pulled",
-        "rs2 boom",
-        "rs4 first 1",
-        "return done true",
-        "tee cancel 2",
-    ] {
-        assert!(
-            log.contains(expected),
-            "missing {expected:?} in log:\n{log}"
-        );
-    }
+        ),
+        TestAction::assert_eq("failures.length", 0),
+        TestAction::inspect_context(|ctx| {
+            let log = eval(ctx, "log.join('\\n')");
+            let log = log
+                .as_string()
+                .map(|s| s.to_std_string_escaped())
+                .unwrap_or_default();
+            for expected in [
+                "chunks from size,a,b,pulled",
+                "rs2 boom",
+                "rs4 first 1",
+                "return done true",
+                "tee cancel 2",
+            ] {
+                assert!(
+                    log.contains(expected),
+                    "missing {expected:?} in log:\n{log}"
+                );
+            }
+        }),
+    ]);
 }

@@ -8,15 +8,14 @@
 
 mod support;
 
-use boa_engine::JsValue;
-use support::{context, eval, survivors};
+use support::eval_string;
+use support::script::{run_test_actions, TestAction};
 
 #[test]
 fn dropped_transform_streams_and_pipes_are_collected() {
-    let mut ctx = context();
-    eval(
-        &mut ctx,
-        r#"
+    run_test_actions([
+        TestAction::run(
+            r#"
         globalThis.refs = [];
         // A control: a strongly held transform stream with a pending write must survive.
         globalThis.kept = new TransformStream();
@@ -41,24 +40,18 @@ fn dropped_transform_streams_and_pipes_are_collected() {
           }
         })();
         "#,
-    );
-    let alive = survivors(&mut ctx);
-    assert_eq!(alive, JsValue::from(0), "objects survived a collection");
-    let control = eval(&mut ctx, "keptRef.deref() === kept.readable");
-    assert_eq!(
-        control,
-        JsValue::from(true),
-        "a reachable stream was collected"
-    );
+        ),
+        TestAction::assert_collected("objects survived a collection"),
+        // The control: a reachable stream was not collected.
+        TestAction::assert("keptRef.deref() === kept.readable"),
+    ]);
 }
 
 #[test]
 fn transformer_callbacks_may_reenter_the_same_stream() {
-    let mut ctx = context();
-    eval(
-        &mut ctx,
-        r#"
-        globalThis.log = [];
+    run_test_actions([
+        TestAction::run(
+            r#"
         const check = (name, f) => { try { f(); } catch (e) { log.push(`${name}: ${e && e.name}`); } };
         let ts;
         ts = new TransformStream({
@@ -79,16 +72,16 @@ fn transformer_callbacks_may_reenter_the_same_stream() {
         w.close().catch(() => {});
         ts.readable.getReader().read();
         "#,
-    );
-    let log = eval(&mut ctx, "log.join(', ')")
-        .to_string(&mut ctx)
-        .expect("string")
-        .to_std_string_escaped();
-    // Only TypeErrors from locked or closed streams; no Rust panic reached this point.
-    assert!(
-        log.split(", ")
-            .filter(|e| !e.is_empty())
-            .all(|e| e.ends_with("TypeError")),
-        "{log}"
-    );
+        ),
+        TestAction::inspect_context(|ctx| {
+            let log = eval_string(ctx, "log.join(', ')");
+            // Only TypeErrors from locked or closed streams; no Rust panic reached this point.
+            assert!(
+                log.split(", ")
+                    .filter(|e| !e.is_empty())
+                    .all(|e| e.ends_with("TypeError")),
+                "{log}"
+            );
+        }),
+    ]);
 }
