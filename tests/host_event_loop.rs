@@ -7,79 +7,67 @@ use std::time::{Duration, Instant};
 use boa_engine::{job::NativeAsyncJob, js_string, JsValue};
 use boa_streams::host::{Host, HostOptions, HostReport, RunOutcome};
 use support::host::{eval, eval_string, host, host_with, run_to_idle};
+use support::script::{run_host_actions, TestAction};
 
 #[test]
 fn microtasks_drain_before_timers() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
-        var log = [];
+    run_host_actions([
+        TestAction::run(
+            r"
         setTimeout(() => log.push('timeout'), 0);
         let p = Promise.resolve();
         for (let i = 0; i < 3000; i++) p = p.then(() => {});
         p.then(() => log.push('chain'));
         queueMicrotask(() => log.push('microtask'));
         ",
-    );
-    // The checkpoint after the script already ran every microtask.
-    assert_eq!(
-        eval_string(&host, &mut ctx, "log.join()"),
-        "microtask,chain"
-    );
-    run_to_idle(&host, &mut ctx);
-    assert_eq!(
-        eval_string(&host, &mut ctx, "log.join()"),
-        "microtask,chain,timeout"
-    );
-    assert!(host.take_reports().is_empty());
+        ),
+        // The checkpoint after the script already ran every microtask.
+        TestAction::assert_log("microtask,chain"),
+        TestAction::run_to_idle(),
+        TestAction::assert_log("microtask,chain,timeout"),
+        TestAction::inspect_host(|host, _| assert!(host.take_reports().is_empty())),
+    ]);
 }
 
 #[test]
 fn microtasks_queued_by_a_task_run_before_the_next_task() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
-        var log = [];
+    run_host_actions([
+        TestAction::run(
+            r"
         setTimeout(() => { log.push('t1'); Promise.resolve().then(() => log.push('m1')); }, 0);
         setTimeout(() => log.push('t2'), 0);
         ",
-    );
-    run_to_idle(&host, &mut ctx);
-    assert_eq!(eval_string(&host, &mut ctx, "log.join()"), "t1,m1,t2");
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_log("t1,m1,t2"),
+    ]);
 }
 
 #[test]
 fn throwing_callbacks_are_reported_and_other_jobs_still_run() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
-        var log = [];
+    run_host_actions([
+        TestAction::run(
+            r"
         queueMicrotask(() => { throw new TypeError('from a microtask'); });
         queueMicrotask(() => log.push('microtask after'));
         setTimeout(() => { throw new RangeError('from a timer'); }, 0);
         setTimeout(() => log.push('timer after'), 0);
         Promise.resolve().then(() => log.push('promise job'));
         ",
-    );
-    run_to_idle(&host, &mut ctx);
-    assert_eq!(
-        eval_string(&host, &mut ctx, "log.join()"),
-        "microtask after,promise job,timer after"
-    );
-    assert_eq!(
-        host.take_reports(),
-        [
-            HostReport::UncaughtError("TypeError: from a microtask".into()),
-            HostReport::UncaughtError("RangeError: from a timer".into()),
-        ]
-    );
-    assert!(host.take_reports().is_empty(), "take_reports drains");
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_log("microtask after,promise job,timer after"),
+        TestAction::inspect_host(|host, _| {
+            assert_eq!(
+                host.take_reports(),
+                [
+                    HostReport::UncaughtError("TypeError: from a microtask".into()),
+                    HostReport::UncaughtError("RangeError: from a timer".into()),
+                ]
+            );
+            assert!(host.take_reports().is_empty(), "take_reports drains");
+        }),
+    ]);
 }
 
 #[test]
@@ -101,12 +89,9 @@ fn non_error_throws_are_reported_by_their_string_form() {
 
 #[test]
 fn timers_run_by_delay_then_insertion_order() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
-        var log = [];
+    run_host_actions([
+        TestAction::run(
+            r"
         setTimeout(() => log.push('c100'), 100);
         setTimeout(() => log.push('a0'), 0);
         setTimeout(() => log.push('x50'), 50);
@@ -114,12 +99,10 @@ fn timers_run_by_delay_then_insertion_order() {
         setTimeout(() => log.push('d100'), 100);
         setTimeout(() => log.push('neg'), -5);
         ",
-    );
-    run_to_idle(&host, &mut ctx);
-    assert_eq!(
-        eval_string(&host, &mut ctx, "log.join()"),
-        "a0,b0,neg,x50,c100,d100"
-    );
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_log("a0,b0,neg,x50,c100,d100"),
+    ]);
 }
 
 /// User + system CPU time of the calling thread, from `/proc/thread-self/stat` (clock ticks,
@@ -162,12 +145,9 @@ fn waiting_for_a_timer_sleeps_instead_of_spinning() {
 
 #[test]
 fn clear_timeout_cancels_and_does_not_keep_the_loop_alive() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
-        var log = [];
+    run_host_actions([
+        TestAction::run(
+            r"
         const a = setTimeout(() => log.push('a'), 0);
         const long = setTimeout(() => log.push('long'), 60000);
         setTimeout(() => log.push('b'), 0);
@@ -177,12 +157,15 @@ fn clear_timeout_cancels_and_does_not_keep_the_loop_alive() {
         clearTimeout(long);
         clearTimeout(12345); clearTimeout(0); clearTimeout(-1); clearTimeout('x');
         ",
-    );
-    let start = Instant::now();
-    run_to_idle(&host, &mut ctx);
-    assert!(start.elapsed() < Duration::from_secs(5));
-    assert_eq!(eval_string(&host, &mut ctx, "log.join()"), "b");
-    assert!(!host.has_pending_work());
+        ),
+        TestAction::inspect(|fixture| {
+            let start = Instant::now();
+            fixture.run_to_idle();
+            assert!(start.elapsed() < Duration::from_secs(5));
+        }),
+        TestAction::assert_log("b"),
+        TestAction::inspect_host(|host, _| assert!(!host.has_pending_work())),
+    ]);
 }
 
 #[test]
@@ -361,17 +344,20 @@ fn script_errors_are_returned_and_microtasks_still_run() {
 
 #[test]
 fn context_run_jobs_uses_the_host_loop() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        "var log = []; setTimeout(() => { log.push('t'); throw new Error('x'); }, 0); setTimeout(() => log.push('u'), 1);",
-    );
-    ctx.run_jobs().expect("errors are reported, not returned");
-    assert_eq!(eval_string(&host, &mut ctx, "log.join()"), "t,u");
-    assert_eq!(host.take_reports().len(), 1);
-    let same = Host::from_context(&ctx).expect("a host-built context");
-    assert!(!same.has_pending_work());
+    run_host_actions([
+        TestAction::run(
+            "setTimeout(() => { log.push('t'); throw new Error('x'); }, 0); setTimeout(() => log.push('u'), 1);",
+        ),
+        TestAction::inspect_context(|ctx| {
+            ctx.run_jobs().expect("errors are reported, not returned");
+        }),
+        TestAction::assert_log("t,u"),
+        TestAction::inspect_host(|host, ctx| {
+            assert_eq!(host.take_reports().len(), 1);
+            let same = Host::from_context(ctx).expect("a host-built context");
+            assert!(!same.has_pending_work());
+        }),
+    ]);
 }
 
 #[test]

@@ -4,13 +4,14 @@
 
 mod support;
 
-use support::host::{eval_string, run_script};
+use support::script::{Fixture, TestAction};
 
-/// Evaluates `source` (which fills the global `log`), runs to idle, and returns `log` joined
-/// by spaces.
+/// Evaluates `source` (which fills the shared `log`) in a host, runs to idle, and returns `log`
+/// joined by spaces.
 fn run(source: &str) -> String {
-    let (host, mut ctx) = run_script(&format!("var log = [];\n{source}"));
-    eval_string(&host, &mut ctx, "log.join(' ')")
+    let mut fixture = Fixture::host();
+    fixture.run([TestAction::run(source), TestAction::run_to_idle()]);
+    fixture.eval_string("log.join(' ')")
 }
 
 #[test]
