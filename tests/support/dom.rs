@@ -1,16 +1,15 @@
-//! The DOM tests' assertion prelude (`eq`, `ok`, `throws`, the WebIDL shape checks), run by
-//! [`check`], and the capture of reported listener exceptions.
+//! The DOM tests' WebIDL shape checks ([`SHAPES`], over the shared `eq`/`ok` of
+//! [`HELPERS`](super::script::HELPERS)), their fixture, and the capture of reported listener
+//! exceptions.
 
 use boa_engine::Context;
 
-pub const PRELUDE: &str = r#"
-var __fails = [];
-function eq(a, b, m) { if (!Object.is(a, b)) __fails.push(m + ': ' + String(a) + ' !== ' + String(b)); }
-function ok(c, m) { if (!c) __fails.push(m); }
-function throws(C, f, m) {
-  try { f(); __fails.push(m + ': did not throw'); }
-  catch (e) { if (!(e instanceof C)) __fails.push(m + ': wrong error ' + e); }
-}
+use super::script::{Fixture, TestAction};
+
+/// `desc(o, k)`, `flags(d)` (`wec` for writable, enumerable, configurable), and
+/// `accessorShape(proto, name, setter)` / `operationShape(obj, name, length)`, which record
+/// through `eq` and `ok` what differs from a WebIDL attribute or operation.
+pub const SHAPES: &str = r#"
 function desc(o, k) { return Object.getOwnPropertyDescriptor(o, k); }
 function flags(d) { return (d.writable ? 'w' : '-') + (d.enumerable ? 'e' : '-') + (d.configurable ? 'c' : '-'); }
 function accessorShape(proto, name, setter) {
@@ -35,17 +34,14 @@ function operationShape(obj, name, length) {
 }
 "#;
 
-/// A streams [`context`](super::context) with [`PRELUDE`] evaluated.
-pub fn context() -> Context {
-    super::context_with(PRELUDE)
+/// A streams fixture with [`SHAPES`].
+pub fn fixture() -> Fixture {
+    Fixture::streams().with(SHAPES)
 }
 
-/// Evaluates `src` (which must not throw), drains the job queue, and asserts that no `eq`,
-/// `ok` or `throws` of the prelude failed since the last check.
-pub fn check(ctx: &mut Context, src: &str) {
-    super::eval(ctx, src);
-    let fails = super::eval_string(ctx, "__fails.splice(0).join('\\n')");
-    assert!(fails.is_empty(), "failures:\n{fails}");
+/// Runs `actions` in a fresh [`fixture`].
+pub fn run_dom_actions<'a>(actions: impl IntoIterator<Item = TestAction<'a>>) {
+    fixture().run(actions);
 }
 
 thread_local! {
