@@ -59,36 +59,3 @@ pub fn run_script(source: &str) -> (Host, Context) {
     run_to_idle(&host, &mut ctx);
     (host, ctx)
 }
-
-/// The script side of a check-style test: `failed`, a list of what went wrong, and
-/// `check(cond, what)`, which records `what` when `cond` is false.
-pub const CHECKS: &str = r#"
-    globalThis.failed = [];
-    globalThis.check = (cond, what) => { if (!cond) failed.push(what); };
-"#;
-
-/// Evaluates [`CHECKS`], `prelude` and `script` in `host`, runs the event loop to idle, and
-/// returns what went wrong: the host's reports (uncaught errors, unhandled rejections), a throw
-/// from `script` itself, and every failed check.
-pub fn failures_of(host: &Host, ctx: &mut Context, prelude: &str, script: &str) -> Vec<String> {
-    eval(host, ctx, CHECKS);
-    eval(host, ctx, prelude);
-    let mut out = Vec::new();
-    if let Err(error) = host.eval_script(ctx, "test.js", script) {
-        out.push(format!("the script threw: {}", error_message(error, ctx)));
-    }
-    run_to_idle(host, ctx);
-    out.extend(host.take_reports().iter().map(ToString::to_string));
-    let failed = super::global(ctx, "failed");
-    let failed = failed.as_object().expect("`failed` is the CHECKS list");
-    let len = failed
-        .get(boa_engine::js_string!("length"), ctx)
-        .expect("a list's length")
-        .to_u32(ctx)
-        .expect("a list's length is a number");
-    for i in 0..len {
-        let item = failed.get(i, ctx).expect("a list item");
-        out.push(super::text(&item, ctx));
-    }
-    out
-}
