@@ -5,13 +5,15 @@
 mod support;
 
 use boa_streams::host::HostReport;
-use support::host::run_script;
-use support::script::{run_host_actions, TestAction};
+use support::script::{run_host_actions, Fixture, TestAction};
 
 /// Runs `source` to idle and returns the unhandled rejections the host reported.
 fn unhandled(source: &str) -> Vec<String> {
-    let (host, _ctx) = run_script(source);
-    host.take_reports()
+    let mut fixture = Fixture::host();
+    fixture.run([TestAction::run(source), TestAction::run_to_idle()]);
+    fixture
+        .host_ref()
+        .take_reports()
         .into_iter()
         .map(|report| match report {
             HostReport::UnhandledRejection(message) => message,

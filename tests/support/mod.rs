@@ -1,13 +1,15 @@
-//! Helpers shared by the integration tests in `tests/*.rs`, each of which declares `mod support;`.
+//! Helpers shared by the integration tests, declared with `mod support;` (or, in a directory
+//! test, `#[path = "../support/mod.rs"] mod support;`).
 //!
-//! - [`script`]: the one test idiom, a list of `TestAction`s run against a fixture (a streams
-//!   `Context` or a `Host`) with the shared script helpers (`log`, `check`/`eq`/`ok`/`throws`);
+//! - [`script`]: the one test idiom, a list of `TestAction`s run in order against a `Fixture`
+//!   (a streams `Context`, or a `Host` and its `Context`) that has the shared script helpers
+//!   (`log`, and `check`/`eq`/`ok`/`throws` recording into `failed`);
 //! - here: a `Context` with the streams globals, script evaluation that drains the job queue
 //!   (a thrown error becomes the panic's message), globals read back as values or strings, an
-//!   async body run to its result, and the count of collected `WeakRef`s;
-//! - [`host`]: the same over the embedding's `Host` and its event loop, run to idle;
+//!   async body run to its result, the count of collected `WeakRef`s, and [`BYTE_HELPERS`],
+//!   for the Rust side of a test (inside an `inspect_context` step, or a harness);
 //! - [`scaling`]: the scaling harness (time a workload at n and k·n, assert the ratio);
-//! - [`dom`]: the assertion prelude and the error-report capture of the DOM tests;
+//! - [`dom`]: the DOM tests' WebIDL shape checks and the error-report capture;
 //! - [`rust_files`]: the `.rs` files under a folder.
 
 // Each test binary compiles this whole module and uses only part of it, so the rest would
@@ -15,7 +17,6 @@
 #![allow(dead_code)]
 
 pub mod dom;
-pub mod host;
 pub mod scaling;
 pub mod script;
 
@@ -41,13 +42,6 @@ globalThis.concat = (arrays) => {
 pub fn context() -> Context {
     let mut ctx = Context::default();
     boa_streams::register(&mut ctx).expect("register the streams globals");
-    ctx
-}
-
-/// [`context`], then `prelude` evaluated in it (helpers the tests of one file share).
-pub fn context_with(prelude: &str) -> Context {
-    let mut ctx = context();
-    eval(&mut ctx, prelude);
     ctx
 }
 

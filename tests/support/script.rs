@@ -16,7 +16,7 @@
 //! record into `failed`, which [`TestAction::assert_no_failures`] (or [`TestAction::check`])
 //! asserts empty.
 
-use boa_engine::{Context, JsValue, Source};
+use boa_engine::{Context, JsValue};
 use boa_streams::host::{error_message, Host, HostOptions, RunOutcome};
 use std::time::{Duration, Instant};
 
@@ -102,21 +102,21 @@ impl Fixture {
         (self.host.as_ref().expect("a host fixture"), &mut self.ctx)
     }
 
-    /// Evaluates `src` and drains the microtasks; a thrown error comes back as its message
-    /// (`TypeError: ...`).
+    /// The host and the context, taken apart (the host is `None` for a plain streams fixture),
+    /// for a test that drops them at different times.
+    pub fn into_parts(self) -> (Option<Host>, Context) {
+        (self.host, self.ctx)
+    }
+
+    /// Evaluates `src` and drains the microtasks (the host's checkpoint, or the whole job
+    /// queue); a thrown error comes back as its message (`TypeError: ...`).
     pub fn try_eval(&mut self, src: &str) -> Result<JsValue, String> {
         let ctx = &mut self.ctx;
         match &self.host {
             Some(host) => host
                 .eval_script(ctx, "test.js", src)
                 .map_err(|e| error_message(e, ctx)),
-            None => {
-                let value = ctx
-                    .eval(Source::from_bytes(src))
-                    .map_err(|e| error_message(e, ctx))?;
-                ctx.run_jobs().expect("run jobs");
-                Ok(value)
-            }
+            None => super::try_eval(ctx, src),
         }
     }
 
