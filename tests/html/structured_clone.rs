@@ -1,9 +1,7 @@
 //! `structuredClone` (HTML's structured serialization with transfer): round trips of every
 //! supported type, identity and cycles, transfer and detach, and the DataCloneError cases.
 
-mod support;
-
-use support::script::{Fixture, TestAction};
+use crate::support::script::{Fixture, TestAction};
 
 /// `throwsDataCloneError(f, what)`: records `what` in `failed` unless `f()` throws a
 /// DataCloneError `DOMException`.

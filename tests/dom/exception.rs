@@ -1,10 +1,8 @@
 //! DOMException: shapes, codes, brand checks, and the Rust constructor.
 
-mod support;
-
+use crate::support::dom::{run_dom_actions, SHAPES};
+use crate::support::script::{Fixture, TestAction};
 use boa_engine::{js_string, property::Attribute, Context, Source};
-use support::dom::{run_dom_actions, SHAPES};
-use support::script::{Fixture, TestAction};
 
 #[test]
 fn interface_object_shape() {

@@ -1,9 +1,10 @@
 //! AbortController / AbortSignal: shapes, abort order, any(), timeout(), the Rust API.
 
-mod support;
-
 use std::cell::RefCell;
 
+use crate::support::dom::{capture_reports, run_dom_actions};
+use crate::support::script::TestAction;
+use crate::support::{eval_string, global, text};
 use boa_engine::{
     js_string, object::builtins::JsArray, property::Attribute, Context, JsObject, JsResult,
     JsValue, Source,
@@ -12,9 +13,6 @@ use boa_streams::dom::{
     add_abort_algorithm, is_abort_signal, new_abort_signal, remove_abort_algorithm, signal_abort,
     signal_is_aborted, signal_reason, AbortAlgorithmHandle,
 };
-use support::dom::{capture_reports, run_dom_actions};
-use support::script::TestAction;
-use support::{eval_string, global, text};
 
 #[test]
 fn interface_shapes() {

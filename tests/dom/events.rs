@@ -1,9 +1,7 @@
 //! Event and EventTarget: shapes, brand checks, at-target dispatch, listener options.
 
-mod support;
-
-use support::dom::{capture_reports, run_dom_actions};
-use support::script::TestAction;
+use crate::support::dom::{capture_reports, run_dom_actions};
+use crate::support::script::TestAction;
 
 #[test]
 fn event_interface_shape() {

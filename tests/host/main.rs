@@ -1,6 +1,9 @@
-//! The host's event loop, rejection tracking and globals.
+//! The host: its event loop, rejection tracking and globals here, and its `Blob` in [`blob`].
 
+#[path = "../support/mod.rs"]
 mod support;
+
+mod blob;
 
 use std::time::{Duration, Instant};
 

@@ -1,10 +1,8 @@
 //! `MessageChannel`, `MessagePort` and `MessageEvent` in one agent, and streams transferred
 //! into a second realm.
 
-mod support;
-
+use crate::support::script::{Fixture, TestAction};
 use boa_engine::js_string;
-use support::script::{Fixture, TestAction};
 
 const PRELUDE: &str = r#"
     globalThis.tick = (ms = 0) => new Promise(resolve => setTimeout(resolve, ms));

@@ -1,11 +1,9 @@
 //! The "brotli" format of CompressionStream and DecompressionStream, driven from script: round
 //! trips, a stream split at every byte, and the errors (corrupt, truncated, trailing data).
 
-mod support;
+use crate::support::script::{Fixture, TestAction};
 
-use support::script::{Fixture, TestAction};
-
-/// What the scripts share besides [`support::BYTE_HELPERS`]: `text` (bytes back to a string),
+/// What the scripts share besides [`crate::support::BYTE_HELPERS`]: `text` (bytes back to a string),
 /// `attempt` (writes chunks to a transform and reads everything back), `compress`,
 /// `decompress` and `reference`.
 const PRELUDE: &str = r#"
@@ -45,7 +43,9 @@ globalThis.reference = new Uint8Array([
 "#;
 
 fn fixture() -> Fixture {
-    Fixture::streams().with(support::BYTE_HELPERS).with(PRELUDE)
+    Fixture::streams()
+        .with(crate::support::BYTE_HELPERS)
+        .with(PRELUDE)
 }
 
 #[test]

@@ -1,9 +1,7 @@
 //! The host's `Blob` (File API): construction, `slice()`, `type`, `stream()`, the read methods, and the
 //! WebIDL shapes and brand checks.
 
-mod support;
-
-use support::script::{run_host_actions, TestAction};
+use crate::support::script::{run_host_actions, TestAction};
 
 /// Runs `body` as the body of an async function in a fresh host, then the event loop to idle,
 /// and asserts what the function returned (as a string) and that the host reported nothing.

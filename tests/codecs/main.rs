@@ -1,8 +1,11 @@
 //! TextEncoderStream, TextDecoderStream, CompressionStream and DecompressionStream: the parts
 //! that are easy to get wrong (state carried between chunks, errors, the end of compressed
-//! data), driven from script.
+//! data), driven from script. The "brotli" format has its own module, [`brotli`].
 
+#[path = "../support/mod.rs"]
 mod support;
+
+mod brotli;
 
 use support::run_async;
 use support::script::{Fixture, TestAction};

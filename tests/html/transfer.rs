@@ -2,17 +2,15 @@
 //! read back intact, backpressure through the port, cancel and abort reasons in both
 //! directions, and an agent that goes away mid-stream.
 
-mod support;
-
 use std::{
     thread::JoinHandle,
     time::{Duration, Instant},
 };
 
+use crate::support::global;
+use crate::support::script::{Fixture, TestAction};
 use boa_engine::{js_string, object::builtins::JsArrayBuffer};
 use boa_streams::host::{AgentExit, HostOptions, RunOutcome};
-use support::global;
-use support::script::{Fixture, TestAction};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
