@@ -26,30 +26,38 @@ fn run(source: &str) -> String {
     fixture.eval_string("log.join(' ')")
 }
 
+/// Evaluates `source` (which fills the shared `log`) in a host, runs to idle, and asserts that
+/// `log` joined by spaces is `expected`.
+fn assert_log_of(source: &str, expected: &str) {
+    Fixture::host().run([
+        TestAction::run(source),
+        TestAction::run_to_idle(),
+        TestAction::assert_string("log.join(' ')", expected),
+    ]);
+}
+
 #[test]
 fn primitives_strings_included_are_type_errors() {
-    assert_eq!(
-        run(
-            "for (const v of ['ab', '', 1, true, null, undefined, Symbol('s'), 10n]) {
+    assert_log_of(
+        "for (const v of ['ab', '', 1, true, null, undefined, Symbol('s'), 10n]) {
                try { ReadableStream.from(v); log.push('accepted'); }
                catch (e) { log.push(e.constructor.name); }
-             }"
-        ),
-        "TypeError TypeError TypeError TypeError TypeError TypeError TypeError TypeError"
+             }",
+        "TypeError TypeError TypeError TypeError TypeError TypeError TypeError TypeError",
     );
     // A String object is an object with @@iterator: it is iterated.
-    assert_eq!(
-        run("(async () => {
+    assert_log_of(
+        "(async () => {
                for await (const c of ReadableStream.from(new String('ab'))) log.push(c);
-             })();"),
-        "a b"
+             })();",
+        "a b",
     );
 }
 
 #[test]
 fn async_iterator_method_is_looked_up_before_the_sync_one() {
-    assert_eq!(
-        run("const o = {
+    assert_log_of(
+        "const o = {
                get [Symbol.asyncIterator]() { log.push('get @@asyncIterator'); return undefined; },
                get [Symbol.iterator]() { log.push('get @@iterator'); return function* () { yield 1; }; },
              };
@@ -60,19 +68,19 @@ fn async_iterator_method_is_looked_up_before_the_sync_one() {
              };
              ReadableStream.from(both);
              try { ReadableStream.from({ [Symbol.asyncIterator]: 1 }); } catch (e) { log.push(e.name); }
-             try { ReadableStream.from({}); } catch (e) { log.push(e.name); }"),
-        "get @@asyncIterator get @@iterator async TypeError TypeError"
+             try { ReadableStream.from({}); } catch (e) { log.push(e.name); }",
+        "get @@asyncIterator get @@iterator async TypeError TypeError",
     );
 }
 
 #[test]
 fn a_sync_iterable_is_opened_through_async_from_sync_and_its_values_awaited() {
-    assert_eq!(
-        run("(async () => {
+    assert_log_of(
+        "(async () => {
                const r = ReadableStream.from([Promise.resolve('p'), 'v']).getReader();
                log.push((await r.read()).value, (await r.read()).value, (await r.read()).done);
-             })();"),
-        "p v true"
+             })();",
+        "p v true",
     );
 }
 
@@ -81,8 +89,8 @@ fn a_sync_iterable_is_opened_through_async_from_sync_and_its_values_awaited() {
 /// emulation enqueues the thenable itself).
 #[test]
 fn a_thenable_value_is_adopted_before_it_is_enqueued() {
-    assert_eq!(
-        run("const it = { [Symbol.asyncIterator]() {
+    assert_log_of(
+        "const it = { [Symbol.asyncIterator]() {
                let i = 0;
                return { next() {
                  i++;
@@ -94,15 +102,15 @@ fn a_thenable_value_is_adopted_before_it_is_enqueued() {
              (async () => {
                const r = ReadableStream.from(it).getReader();
                for (;;) { const { value, done } = await r.read(); if (done) break; log.push(value); }
-             })();"),
-        "then1 v1 then2 v2"
+             })();",
+        "then1 v1 then2 v2",
     );
 }
 
 #[test]
 fn cancel_closes_the_iterator_with_the_reason() {
-    assert_eq!(
-        run("const it = { [Symbol.asyncIterator]() { return {
+    assert_log_of(
+        "const it = { [Symbol.asyncIterator]() { return {
                next() { return { value: 1, done: false }; },
                return(reason) { log.push('return:' + reason); return {}; },
              }; } };
@@ -112,8 +120,8 @@ fn cancel_closes_the_iterator_with_the_reason() {
                next() { return { value: 1, done: false }; },
                return() { return 1; },
              }; } };
-             ReadableStream.from(bad).cancel().catch(e => log.push(e.name));"),
-        "return:why cancelled:undefined TypeError"
+             ReadableStream.from(bad).cancel().catch(e => log.push(e.name));",
+        "return:why cancelled:undefined TypeError",
     );
 }
 
