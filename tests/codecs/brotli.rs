@@ -1,9 +1,9 @@
 //! The "brotli" format of CompressionStream and DecompressionStream, driven from script: round
 //! trips, a stream split at every byte, and the errors (corrupt, truncated, trailing data).
 
-use crate::support::script::{Fixture, TestAction};
+use crate::support::script::{Fixture, TestAction, BYTE_HELPERS};
 
-/// What the scripts share besides [`crate::support::BYTE_HELPERS`]: `text` (bytes back to a string),
+/// What the scripts share besides [`BYTE_HELPERS`]: `text` (bytes back to a string),
 /// `attempt` (writes chunks to a transform and reads everything back), `compress`,
 /// `decompress` and `reference`.
 const PRELUDE: &str = r#"
@@ -43,9 +43,7 @@ globalThis.reference = new Uint8Array([
 "#;
 
 fn fixture() -> Fixture {
-    Fixture::streams()
-        .with(crate::support::BYTE_HELPERS)
-        .with(PRELUDE)
+    Fixture::streams().with(BYTE_HELPERS).with(PRELUDE)
 }
 
 #[test]

@@ -8,9 +8,9 @@ mod support;
 mod brotli;
 
 use support::run_async;
-use support::script::{Fixture, TestAction};
+use support::script::{Fixture, TestAction, BYTE_HELPERS};
 
-/// What the scripts share besides [`support::BYTE_HELPERS`]: `collect` (reads a stream to the
+/// What the scripts share besides [`BYTE_HELPERS`]: `collect` (reads a stream to the
 /// end), `run` (writes chunks to a transform and collects its output) and `bytes` (arrays of
 /// bytes as text).
 const PRELUDE: &str = r#"
@@ -33,7 +33,7 @@ globalThis.bytes = (arrays) => Array.from(arrays, a => Array.from(a).join(',')).
 "#;
 
 fn fixture() -> Fixture {
-    Fixture::streams().with(support::BYTE_HELPERS).with(PRELUDE)
+    Fixture::streams().with(BYTE_HELPERS).with(PRELUDE)
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! DOMException: shapes, codes, brand checks, and the Rust constructor.
 
-use crate::support::dom::{run_dom_actions, SHAPES};
-use crate::support::script::{Fixture, TestAction};
+use crate::support::dom::run_dom_actions;
+use crate::support::script::{Fixture, TestAction, WEBIDL_SHAPES};
 use boa_engine::{js_string, property::Attribute, Context, Source};
 
 #[test]
@@ -158,7 +158,7 @@ fn register_replaces_existing_globals() {
     ))
     .expect("setup");
     boa_streams::register(&mut ctx).expect("register");
-    Fixture::from_context(ctx).with(SHAPES).run([
+    Fixture::from_context(ctx).with(WEBIDL_SHAPES).run([
         TestAction::check(
             r#"
         eq(typeof DOMException, 'function', 'DOMException');

@@ -1,42 +1,14 @@
-//! The DOM tests' WebIDL shape checks ([`SHAPES`], over the shared `eq`/`ok` of
-//! [`HELPERS`](super::script::HELPERS)), their fixture, and the capture of reported listener
+//! The DOM tests' fixture (with the WebIDL shape checks,
+//! [`WEBIDL_SHAPES`](super::script::WEBIDL_SHAPES)), and the capture of reported listener
 //! exceptions.
 
 use boa_engine::Context;
 
-use super::script::{Fixture, TestAction};
+use super::script::{Fixture, TestAction, WEBIDL_SHAPES};
 
-/// `desc(o, k)`, `flags(d)` (`wec` for writable, enumerable, configurable), and
-/// `accessorShape(proto, name, setter)` / `operationShape(obj, name, length)`, which record
-/// through `eq` and `ok` what differs from a WebIDL attribute or operation.
-pub const SHAPES: &str = r#"
-function desc(o, k) { return Object.getOwnPropertyDescriptor(o, k); }
-function flags(d) { return (d.writable ? 'w' : '-') + (d.enumerable ? 'e' : '-') + (d.configurable ? 'c' : '-'); }
-function accessorShape(proto, name, setter) {
-  const d = desc(proto, name);
-  ok(d !== undefined, name + ' exists');
-  if (!d) return;
-  eq(typeof d.get, 'function', name + ' getter');
-  eq(d.get.name, 'get ' + name, name + ' getter name');
-  eq(d.get.length, 0, name + ' getter length');
-  eq(typeof d.set, setter ? 'function' : 'undefined', name + ' setter');
-  if (setter) { eq(d.set.name, 'set ' + name, name + ' setter name'); eq(d.set.length, 1, name + ' setter length'); }
-  eq(d.enumerable, true, name + ' enumerable');
-  eq(d.configurable, true, name + ' configurable');
-}
-function operationShape(obj, name, length) {
-  const d = desc(obj, name);
-  ok(d !== undefined, name + ' exists');
-  if (!d) return;
-  eq(flags(d), 'wec', name + ' flags');
-  eq(d.value.name, name, name + ' name');
-  eq(d.value.length, length, name + ' length');
-}
-"#;
-
-/// A streams fixture with [`SHAPES`].
+/// A streams fixture with [`WEBIDL_SHAPES`].
 pub fn fixture() -> Fixture {
-    Fixture::streams().with(SHAPES)
+    Fixture::streams().with(WEBIDL_SHAPES)
 }
 
 /// Runs `actions` in a fresh [`fixture`].

@@ -3,13 +3,14 @@
 //!
 //! - [`script`]: the one test idiom, a list of `TestAction`s run in order against a `Fixture`
 //!   (a streams `Context`, or a `Host` and its `Context`) that has the shared script helpers
-//!   (`log`, and `check`/`eq`/`ok`/`throws` recording into `failed`);
+//!   (`log`, and `check`/`eq`/`ok`/`throws` recording into `failed`), and the other script
+//!   helpers tests share (`BYTE_HELPERS`, `WEBIDL_SHAPES`);
 //! - here: a `Context` with the streams globals, script evaluation that drains the job queue
 //!   (a thrown error becomes the panic's message), globals read back as values or strings, an
-//!   async body run to its result, the count of collected `WeakRef`s, and [`BYTE_HELPERS`],
-//!   for the Rust side of a test (inside an `inspect_context` step, or a harness);
+//!   async body run to its result, and the count of collected `WeakRef`s, for the Rust side
+//!   of a test (inside an `inspect_context` step, or a harness);
 //! - [`scaling`]: the scaling harness (time a workload at n and k·n, assert the ratio);
-//! - [`dom`]: the DOM tests' WebIDL shape checks and the error-report capture;
+//! - [`dom`]: the DOM tests' fixture and the error-report capture;
 //! - [`rust_files`]: the `.rs` files under a folder.
 
 // Each test binary compiles this whole module and uses only part of it, so the rest would
@@ -24,19 +25,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use boa_engine::{js_string, Context, JsValue, Source};
-
-/// Script helpers for tests of byte chunks: `ascii(s)`, a `Uint8Array` of the string's char
-/// codes, and `concat(arrays)`, the `Uint8Array`s joined into one.
-pub const BYTE_HELPERS: &str = r#"
-globalThis.ascii = (s) => Uint8Array.from(s, c => c.charCodeAt(0));
-globalThis.concat = (arrays) => {
-  const total = arrays.reduce((n, a) => n + a.length, 0);
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const a of arrays) { out.set(a, offset); offset += a.length; }
-  return out;
-};
-"#;
 
 /// A fresh `Context` with the streams globals registered.
 pub fn context() -> Context {

@@ -14,7 +14,8 @@
 //! Every fixture starts with [`HELPERS`] installed: the `log` array that scripts push to and
 //! [`TestAction::assert_log`] reads back, and the `check`/`eq`/`ok`/`throws` assertions that
 //! record into `failed`, which [`TestAction::assert_no_failures`] (or [`TestAction::check`])
-//! asserts empty.
+//! asserts empty. The other script helpers that tests share are here too: [`BYTE_HELPERS`]
+//! and [`WEBIDL_SHAPES`], added to a fixture with [`Fixture::with`].
 
 use boa_engine::{Context, JsValue};
 use boa_streams::host::{error_message, Host, HostOptions, RunOutcome};
@@ -38,6 +39,47 @@ globalThis.throws = (C, f, what) => {
   try { f(); failed.push(what + ': did not throw'); }
   catch (e) { if (!(e instanceof C)) failed.push(what + ': wrong error ' + e); }
 };
+"#;
+
+/// Script helpers for tests of byte chunks: `ascii(s)`, a `Uint8Array` of the string's char
+/// codes, and `concat(arrays)`, the `Uint8Array`s joined into one.
+pub const BYTE_HELPERS: &str = r#"
+globalThis.ascii = (s) => Uint8Array.from(s, c => c.charCodeAt(0));
+globalThis.concat = (arrays) => {
+  const total = arrays.reduce((n, a) => n + a.length, 0);
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const a of arrays) { out.set(a, offset); offset += a.length; }
+  return out;
+};
+"#;
+
+/// `desc(o, k)`, `flags(d)` (`wec` for writable, enumerable, configurable), and
+/// `accessorShape(proto, name, setter)` / `operationShape(obj, name, length)`, which record
+/// through the `eq` and `ok` of [`HELPERS`] what differs from a WebIDL attribute or operation.
+pub const WEBIDL_SHAPES: &str = r#"
+function desc(o, k) { return Object.getOwnPropertyDescriptor(o, k); }
+function flags(d) { return (d.writable ? 'w' : '-') + (d.enumerable ? 'e' : '-') + (d.configurable ? 'c' : '-'); }
+function accessorShape(proto, name, setter) {
+  const d = desc(proto, name);
+  ok(d !== undefined, name + ' exists');
+  if (!d) return;
+  eq(typeof d.get, 'function', name + ' getter');
+  eq(d.get.name, 'get ' + name, name + ' getter name');
+  eq(d.get.length, 0, name + ' getter length');
+  eq(typeof d.set, setter ? 'function' : 'undefined', name + ' setter');
+  if (setter) { eq(d.set.name, 'set ' + name, name + ' setter name'); eq(d.set.length, 1, name + ' setter length'); }
+  eq(d.enumerable, true, name + ' enumerable');
+  eq(d.configurable, true, name + ' configurable');
+}
+function operationShape(obj, name, length) {
+  const d = desc(obj, name);
+  ok(d !== undefined, name + ' exists');
+  if (!d) return;
+  eq(flags(d), 'wec', name + ' flags');
+  eq(d.value.name, name, name + ' name');
+  eq(d.value.length, length, name + ' length');
+}
 "#;
 
 /// Where the actions run: a streams `Context` (each script followed by a drain of the job
