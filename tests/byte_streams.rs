@@ -5,16 +5,13 @@
 
 mod support;
 
-use boa_engine::JsValue;
-use support::{context, eval, global_string, survivors};
+use support::script::{run_test_actions, TestAction};
 
 #[test]
 fn every_view_kind_is_filled_and_keeps_its_constructor() {
-    let mut ctx = context();
-    eval(
-        &mut ctx,
-        r#"
-        globalThis.out = [];
+    run_test_actions([
+        TestAction::run(
+            r#"
         (async () => {
           const kinds = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array,
                          Int32Array, Uint32Array, Float16Array, Float32Array, Float64Array,
@@ -34,44 +31,41 @@ fn every_view_kind_is_filled_and_keeps_its_constructor() {
             const view = new Kind(new ArrayBuffer(8 * size + 8), 8, Kind === DataView ? 4 * size : 4);
             const { value, done } = await reader.read(view, { min: 2 });
             const length = Kind === DataView ? value.byteLength : value.length;
-            out.push(`${Kind.name}:${value.constructor.name}:${value.byteOffset}:${length}:${done}:${view.buffer.byteLength}`);
+            log.push(`${Kind.name}:${value.constructor.name}:${value.byteOffset}:${length}:${done}:${view.buffer.byteLength}`);
           }
-        })().catch(e => out.push('error ' + e));
+        })().catch(e => log.push('error ' + e));
         "#,
-    );
-    let out = global_string(&mut ctx, "out");
-    assert_eq!(
-        out,
-        "Int8Array:Int8Array:8:2:false:0,\
-         Uint8Array:Uint8Array:8:2:false:0,\
-         Uint8ClampedArray:Uint8ClampedArray:8:2:false:0,\
-         Int16Array:Int16Array:8:2:false:0,\
-         Uint16Array:Uint16Array:8:2:false:0,\
-         Int32Array:Int32Array:8:2:false:0,\
-         Uint32Array:Uint32Array:8:2:false:0,\
-         Float16Array:Float16Array:8:2:false:0,\
-         Float32Array:Float32Array:8:2:false:0,\
-         Float64Array:Float64Array:8:2:false:0,\
-         BigInt64Array:BigInt64Array:8:2:false:0,\
-         BigUint64Array:BigUint64Array:8:2:false:0,\
-         DataView:DataView:8:2:false:0"
-    );
+        ),
+        TestAction::assert_log(
+            "Int8Array:Int8Array:8:2:false:0,\
+             Uint8Array:Uint8Array:8:2:false:0,\
+             Uint8ClampedArray:Uint8ClampedArray:8:2:false:0,\
+             Int16Array:Int16Array:8:2:false:0,\
+             Uint16Array:Uint16Array:8:2:false:0,\
+             Int32Array:Int32Array:8:2:false:0,\
+             Uint32Array:Uint32Array:8:2:false:0,\
+             Float16Array:Float16Array:8:2:false:0,\
+             Float32Array:Float32Array:8:2:false:0,\
+             Float64Array:Float64Array:8:2:false:0,\
+             BigInt64Array:BigInt64Array:8:2:false:0,\
+             BigUint64Array:BigUint64Array:8:2:false:0,\
+             DataView:DataView:8:2:false:0",
+        ),
+    ]);
 }
 
 #[test]
 fn reads_on_closed_streams_return_an_empty_view_of_the_same_kind() {
-    let mut ctx = context();
-    eval(
-        &mut ctx,
-        r#"
-        globalThis.out = [];
+    run_test_actions([
+        TestAction::run(
+            r#"
         (async () => {
           for (const Kind of [Uint16Array, Float64Array, DataView]) {
             const rs = new ReadableStream({ type: 'bytes', start(c) { c.close(); } });
             const reader = rs.getReader({ mode: 'byob' });
             const buffer = new ArrayBuffer(32);
             const { value, done } = await reader.read(new Kind(buffer, 16, Kind === DataView ? 8 : 1));
-            out.push(`${value.constructor.name}:${value.byteOffset}:${value.byteLength}:${value.buffer.byteLength}:${done}:${buffer.byteLength}`);
+            log.push(`${value.constructor.name}:${value.byteOffset}:${value.byteLength}:${value.buffer.byteLength}:${done}:${buffer.byteLength}`);
           }
           // Canceled: the memory is not handed back.
           const rs = new ReadableStream({ type: 'bytes' });
@@ -79,29 +73,27 @@ fn reads_on_closed_streams_return_an_empty_view_of_the_same_kind() {
           const read = reader.read(new Uint8Array(4));
           reader.cancel();
           const { value, done } = await read;
-          out.push(`canceled:${value}:${done}`);
-        })().catch(e => out.push('error ' + e));
+          log.push(`canceled:${value}:${done}`);
+        })().catch(e => log.push('error ' + e));
         "#,
-    );
-    assert_eq!(
-        global_string(&mut ctx, "out"),
-        "Uint16Array:16:0:32:true:0,Float64Array:16:0:32:true:0,DataView:16:0:32:true:0,\
-         canceled:undefined:true"
-    );
+        ),
+        TestAction::assert_log(
+            "Uint16Array:16:0:32:true:0,Float64Array:16:0:32:true:0,DataView:16:0:32:true:0,\
+             canceled:undefined:true",
+        ),
+    ]);
 }
 
 #[test]
 fn unusable_buffers_are_type_errors() {
-    let mut ctx = context();
-    eval(
-        &mut ctx,
-        r#"
-        globalThis.out = [];
+    run_test_actions([
+        TestAction::run(
+            r#"
         (async () => {
           let controller;
           const rs = new ReadableStream({ type: 'bytes', start(c) { controller = c; } });
           const attempt = (name, f) => {
-            try { f(); out.push(name + ':no error'); } catch (e) { out.push(name + ':' + e.constructor.name); }
+            try { f(); log.push(name + ':no error'); } catch (e) { log.push(name + ':' + e.constructor.name); }
           };
           const shared = new Uint8Array(new SharedArrayBuffer(8));
           attempt('enqueue shared', () => controller.enqueue(shared));
@@ -112,30 +104,29 @@ fn unusable_buffers_are_type_errors() {
           attempt('enqueue nothing', () => controller.enqueue());
           const reader = rs.getReader({ mode: 'byob' });
           for (const [name, view] of [['shared', shared], ['detached', detached], ['buffer', new ArrayBuffer(4)]]) {
-            await reader.read(view).then(() => out.push('read ' + name + ':resolved'),
-                                         e => out.push('read ' + name + ':' + e.constructor.name));
+            await reader.read(view).then(() => log.push('read ' + name + ':resolved'),
+                                         e => log.push('read ' + name + ':' + e.constructor.name));
           }
-          await reader.read(new Uint8Array(4), { min: 5 }).then(() => out.push('min:resolved'),
-                                                                e => out.push('min:' + e.constructor.name));
-          await reader.read(new Uint8Array(4), { min: -1 }).then(() => out.push('min -1:resolved'),
-                                                                 e => out.push('min -1:' + e.constructor.name));
-        })().catch(e => out.push('error ' + e));
+          await reader.read(new Uint8Array(4), { min: 5 }).then(() => log.push('min:resolved'),
+                                                                e => log.push('min:' + e.constructor.name));
+          await reader.read(new Uint8Array(4), { min: -1 }).then(() => log.push('min -1:resolved'),
+                                                                 e => log.push('min -1:' + e.constructor.name));
+        })().catch(e => log.push('error ' + e));
         "#,
-    );
-    assert_eq!(
-        global_string(&mut ctx, "out"),
-        "enqueue shared:TypeError,enqueue detached:TypeError,enqueue non-view:TypeError,\
-         enqueue nothing:TypeError,read shared:TypeError,read detached:TypeError,\
-         read buffer:TypeError,min:RangeError,min -1:TypeError"
-    );
+        ),
+        TestAction::assert_log(
+            "enqueue shared:TypeError,enqueue detached:TypeError,enqueue non-view:TypeError,\
+             enqueue nothing:TypeError,read shared:TypeError,read detached:TypeError,\
+             read buffer:TypeError,min:RangeError,min -1:TypeError",
+        ),
+    ]);
 }
 
 #[test]
 fn dropped_byte_stream_cycles_are_collected() {
-    let mut ctx = context();
-    eval(
-        &mut ctx,
-        r#"
+    run_test_actions([
+        TestAction::run(
+            r#"
         globalThis.refs = [];
         (function () {
           for (let i = 0; i < 100; i++) {
@@ -157,23 +148,17 @@ fn dropped_byte_stream_cycles_are_collected() {
           globalThis.req = undefined;
         })();
         "#,
-    );
-    eval(&mut ctx, "globalThis.req = undefined;");
-    let alive = survivors(&mut ctx);
-    assert_eq!(
-        alive,
-        JsValue::from(0),
-        "byte stream objects survived a collection"
-    );
+        ),
+        TestAction::run("globalThis.req = undefined;"),
+        TestAction::assert_collected("byte stream objects survived a collection"),
+    ]);
 }
 
 #[test]
 fn then_getters_may_reenter_the_controller_while_descriptors_commit() {
-    let mut ctx = context();
-    eval(
-        &mut ctx,
-        r#"
-        globalThis.out = [];
+    run_test_actions([
+        TestAction::run(
+            r#"
         (async () => {
           let controller;
           const rs = new ReadableStream({ type: 'bytes', start(c) { controller = c; } });
@@ -189,7 +174,7 @@ fn then_getters_may_reenter_the_controller_while_descriptors_commit() {
                 // Re-enter while the first of several filled descriptors is being committed.
                 controller.enqueue(new Uint8Array([9, 9]));
                 const request = controller.byobRequest;
-                out.push('byobRequest:' + (request === null ? 'null' : request.view.byteLength));
+                log.push('byobRequest:' + (request === null ? 'null' : request.view.byteLength));
                 reader.releaseLock();
               }
               return undefined;
@@ -199,30 +184,26 @@ fn then_getters_may_reenter_the_controller_while_descriptors_commit() {
           delete Object.prototype.then;
           const results = await Promise.allSettled(reads);
           for (const r of results) {
-            out.push(r.status === 'fulfilled' ? Array.from(r.value.value).join('') : r.reason.constructor.name);
+            log.push(r.status === 'fulfilled' ? Array.from(r.value.value).join('') : r.reason.constructor.name);
           }
-        })().catch(e => out.push('error ' + e));
+        })().catch(e => log.push('error ' + e));
         "#,
-    );
-    // The first enqueue fills descriptors 1 and 2 and commits them in order. While read 1's
-    // result is being resolved, the getter's enqueue fills descriptor 3, which the spec commits
-    // to the first read-into request still queued: read 2 gets [9, 9]. The getter then sees the
-    // byobRequest for descriptor 4 and releases the reader, which rejects reads 3 and 4; the
-    // outer loop's commit of descriptor 2 then finds no BYOB reader (the spec asserts one) and
-    // does nothing, rather than panicking.
-    assert_eq!(
-        global_string(&mut ctx, "out"),
-        "byobRequest:2,12,99,TypeError,TypeError"
-    );
+        ),
+        // The first enqueue fills descriptors 1 and 2 and commits them in order. While read 1's
+        // result is being resolved, the getter's enqueue fills descriptor 3, which the spec commits
+        // to the first read-into request still queued: read 2 gets [9, 9]. The getter then sees the
+        // byobRequest for descriptor 4 and releases the reader, which rejects reads 3 and 4; the
+        // outer loop's commit of descriptor 2 then finds no BYOB reader (the spec asserts one) and
+        // does nothing, rather than panicking.
+        TestAction::assert_log("byobRequest:2,12,99,TypeError,TypeError"),
+    ]);
 }
 
 #[test]
 fn tee_branches_get_their_memory_back_when_the_source_closes() {
-    let mut ctx = context();
-    eval(
-        &mut ctx,
-        r#"
-        globalThis.out = [];
+    run_test_actions([
+        TestAction::run(
+            r#"
         (async () => {
           let controller;
           const rs = new ReadableStream({ type: 'bytes', start(c) { controller = c; } });
@@ -235,29 +216,25 @@ fn tee_branches_get_their_memory_back_when_the_source_closes() {
           await Promise.resolve();
           await Promise.resolve();
           const request = controller.byobRequest;
-          out.push('source request:' + (request && request.view.byteLength));
+          log.push('source request:' + (request && request.view.byteLength));
           controller.close();
           request.respond(0);
           for (const [name, p] of [['b1', p1], ['b2', p2]]) {
             const { value, done } = await p;
-            out.push(`${name}:${value.constructor.name}:${value.byteLength}:${value.buffer.byteLength}:${done}`);
+            log.push(`${name}:${value.constructor.name}:${value.byteLength}:${value.buffer.byteLength}:${done}`);
           }
-        })().catch(e => out.push('error ' + e));
+        })().catch(e => log.push('error ' + e));
         "#,
-    );
-    assert_eq!(
-        global_string(&mut ctx, "out"),
-        "source request:4,b1:Uint16Array:0:4:true,b2:Uint8Array:0:8:true"
-    );
+        ),
+        TestAction::assert_log("source request:4,b1:Uint16Array:0:4:true,b2:Uint8Array:0:8:true"),
+    ]);
 }
 
 #[test]
 fn tee_switches_between_default_and_byob_readers_on_the_source() {
-    let mut ctx = context();
-    eval(
-        &mut ctx,
-        r#"
-        globalThis.out = [];
+    run_test_actions([
+        TestAction::run(
+            r#"
         (async () => {
           let n = 0;
           const rs = new ReadableStream({
@@ -278,20 +255,18 @@ fn tee_switches_between_default_and_byob_readers_on_the_source() {
           const r2 = b2.getReader({ mode: 'byob' });
           // A default read on branch1 pulls through a default reader on the source...
           const a = await d1.read();
-          out.push('b1 default:' + Array.from(a.value).join(''));
+          log.push('b1 default:' + Array.from(a.value).join(''));
           // ...branch2 already has that chunk queued (a clone)...
           const b = await r2.read(new Uint8Array(4));
-          out.push('b2 byob:' + Array.from(b.value).join(''));
+          log.push('b2 byob:' + Array.from(b.value).join(''));
           // ...and a BYOB read on an empty branch2 switches the source to a BYOB reader.
           const c = await r2.read(new Uint8Array(4));
-          out.push('b2 byob:' + Array.from(c.value).join(''));
+          log.push('b2 byob:' + Array.from(c.value).join(''));
           const d = await d1.read();
-          out.push('b1 default:' + Array.from(d.value).join(''));
-        })().catch(e => out.push('error ' + e));
+          log.push('b1 default:' + Array.from(d.value).join(''));
+        })().catch(e => log.push('error ' + e));
         "#,
-    );
-    assert_eq!(
-        global_string(&mut ctx, "out"),
-        "b1 default:11,b2 byob:11,b2 byob:2,b1 default:2"
-    );
+        ),
+        TestAction::assert_log("b1 default:11,b2 byob:11,b2 byob:2,b1 default:2"),
+    ]);
 }

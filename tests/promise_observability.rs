@@ -21,9 +21,10 @@
 mod support;
 
 use boa_streams::host::HostReport;
-use support::host::{eval_string, run_script};
+use support::script::{Fixture, TestAction};
 
-/// Defines `log`, `trap(promise, name)` and `finish()`; installs the global traps when asked.
+/// Defines `push` (to the shared `log`, without a method call), `trap(promise, name)` and
+/// `finish()`; installs the global traps when asked.
 fn prelude(variant: Variant) -> String {
     let trap = match variant {
         Variant::OwnAccessors => {
@@ -67,7 +68,7 @@ fn prelude(variant: Variant) -> String {
         _ => "",
     };
     format!(
-        "var log = []; var traps = 0; var finished = false;
+        "var traps = 0; var finished = false;
          const push = (entry) => log[log.length] = entry;
          const defineProperty = Object.defineProperty;
          const preventExtensions = Object.preventExtensions;
@@ -96,17 +97,24 @@ const VARIANTS: [Variant; 3] = [
 
 /// Runs `scenario` after the prelude of `variant`; returns (log, traps installed, finished).
 fn run(variant: Variant, scenario: &str) -> (String, i32, bool) {
-    let (host, mut ctx) = run_script(&format!("{}\n{scenario}", prelude(variant)));
-    for report in host.take_reports() {
-        if let HostReport::UncaughtError(message) = report {
-            panic!("{variant:?}: uncaught error: {message}");
-        }
-    }
-    let log = eval_string(&host, &mut ctx, "log.join(', ')");
-    let traps = eval_string(&host, &mut ctx, "String(traps)")
+    let mut fixture = Fixture::host();
+    fixture.run([
+        TestAction::run(format!("{}\n{scenario}", prelude(variant))),
+        TestAction::run_to_idle(),
+        TestAction::inspect_host(|host, _| {
+            for report in host.take_reports() {
+                if let HostReport::UncaughtError(message) = report {
+                    panic!("{variant:?}: uncaught error: {message}");
+                }
+            }
+        }),
+    ]);
+    let log = fixture.eval_string("log.join(', ')");
+    let traps = fixture
+        .eval_string("String(traps)")
         .parse()
         .expect("a count");
-    let finished = eval_string(&host, &mut ctx, "String(finished)") == "true";
+    let finished = fixture.eval_string("String(finished)") == "true";
     (log, traps, finished)
 }
 

@@ -2,18 +2,18 @@
 //! agent holds no port once the streams are done. (Its own test binary: the port counter is
 //! process-wide.)
 
+mod support;
+
 use std::time::Instant;
 
-use boa_engine::js_string;
-use boa_streams::host::{Host, HostOptions, RunOutcome};
+use boa_streams::host::RunOutcome;
+use support::script::{Fixture, TestAction};
 
 #[test]
 fn ten_thousand_transferred_streams_release_their_ports() {
     let before = boa_streams::live_port_queues();
-    let (host, mut ctx) = Host::new(HostOptions::default()).expect("host");
-    host.eval_script(
-        &mut ctx,
-        "leak.js",
+    let mut fixture = Fixture::host();
+    fixture.run([TestAction::run(
         r#"
         globalThis.total = 0;
         globalThis.finished = 0;
@@ -61,26 +61,22 @@ fn ten_thousand_transferred_streams_release_their_ports() {
           }
         })();
         "#,
-    )
-    .expect("script");
-    let started = Instant::now();
-    let outcome = host.run_until(&mut ctx, None, &mut |_| false);
-    eprintln!("10,000 transfers in {:?}", started.elapsed());
-    assert_eq!(outcome, RunOutcome::Idle);
-    assert!(host.take_reports().is_empty());
-    let finished = ctx
-        .global_object()
-        .get(js_string!("finished"), &mut ctx)
-        .unwrap();
-    assert_eq!(finished.as_number(), Some(10_000.0));
-    let total = ctx
-        .global_object()
-        .get(js_string!("total"), &mut ctx)
-        .unwrap();
-    assert_eq!(total.as_number(), Some((0..10_000u32).map(f64::from).sum()));
-    // No port is held by the agent any more, and after a collection none is alive.
-    assert_eq!(host.entangled_ports(&ctx), 0);
+    )]);
+    let total: f64 = (0..10_000u32).map(f64::from).sum();
+    fixture.run([
+        TestAction::inspect_host(|host, ctx| {
+            let started = Instant::now();
+            let outcome = host.run_until(ctx, None, &mut |_| false);
+            eprintln!("10,000 transfers in {:?}", started.elapsed());
+            assert_eq!(outcome, RunOutcome::Idle);
+        }),
+        TestAction::assert_no_failures(),
+        TestAction::assert("finished === 10000"),
+        TestAction::assert(format!("total === {total}")),
+        // No port is held by the agent any more, and after a collection none is alive.
+        TestAction::inspect_host(|host, ctx| assert_eq!(host.entangled_ports(ctx), 0)),
+    ]);
     boa_gc::force_collect();
     assert_eq!(boa_streams::live_port_queues(), before);
-    drop(ctx);
+    drop(fixture);
 }

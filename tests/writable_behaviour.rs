@@ -5,12 +5,15 @@
 mod support;
 
 use boa_streams::host::HostReport;
-use support::host::{eval, eval_string, host, run_script, run_to_idle};
+use support::script::{run_host_actions, Fixture, TestAction};
 
 /// Runs `source` to idle and returns the unhandled rejections the host reported.
 fn unhandled(source: &str) -> Vec<String> {
-    let (host, _ctx) = run_script(source);
-    host.take_reports()
+    let mut fixture = Fixture::host();
+    fixture.run([TestAction::run(source), TestAction::run_to_idle()]);
+    fixture
+        .host_ref()
+        .take_reports()
         .into_iter()
         .map(|report| match report {
             HostReport::UnhandledRejection(message) => message,
@@ -94,12 +97,9 @@ fn rejections_the_spec_leaves_visible_are_reported() {
 
 #[test]
 fn sink_callbacks_may_reenter_every_method() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
-        var log = [];
+    run_host_actions([
+        TestAction::run(
+            r"
         var writer;
         var ws = new WritableStream({
           start(c) {
@@ -121,32 +121,32 @@ fn sink_callbacks_may_reenter_every_method() {
         writer.write(1);
         writer.write(2);
         ",
-    );
-    run_to_idle(&host, &mut ctx);
-    // write(1) queues chunk 3 (desiredSize stays 0 while write 2 is in flight: 2 − 2);
-    // controller.error() in write(2) errors the stream (still "writable" with a close queued),
-    // so write 3 rejects and the sink's close is never called.
-    assert_eq!(
-        eval_string(&host, &mut ctx, "log.join(' | ')"),
-        "start undefined | size 1 | size 2 | write 1 0 | size 3 | write 2 0 | w3 Error"
-    );
-    let reports = host.take_reports();
-    assert!(
-        reports
-            .iter()
-            .all(|r| matches!(r, HostReport::UnhandledRejection(_))),
-        "{reports:?}"
-    );
+        ),
+        TestAction::run_to_idle(),
+        // write(1) queues chunk 3 (desiredSize stays 0 while write 2 is in flight: 2 − 2);
+        // controller.error() in write(2) errors the stream (still "writable" with a close
+        // queued), so write 3 rejects and the sink's close is never called.
+        TestAction::assert_string(
+            "log.join(' | ')",
+            "start undefined | size 1 | size 2 | write 1 0 | size 3 | write 2 0 | w3 Error",
+        ),
+        TestAction::inspect_host(|host, _| {
+            let reports = host.take_reports();
+            assert!(
+                reports
+                    .iter()
+                    .all(|r| matches!(r, HostReport::UnhandledRejection(_))),
+                "{reports:?}"
+            );
+        }),
+    ]);
 }
 
 #[test]
 fn pending_requests_survive_garbage_collection() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
-        var log = [];
+    run_host_actions([
+        TestAction::run(
+            r"
         var resolveWrite;
         (() => {
           const ws = new WritableStream({
@@ -160,29 +160,25 @@ fn pending_requests_survive_garbage_collection() {
         })();
         gc();
         ",
-    );
-    run_to_idle(&host, &mut ctx);
-    eval(&host, &mut ctx, "gc(); resolveWrite();");
-    for _ in 0..200 {
-        run_to_idle(&host, &mut ctx);
-        eval(&host, &mut ctx, "gc(); resolveWrite();");
-    }
-    assert_eq!(
-        eval_string(
-            &host,
-            &mut ctx,
-            "log.length + ' ' + log[0] + ' ' + log.slice(-3).join(' ')"
         ),
-        "102 w0 sink close w99 closed"
-    );
+        TestAction::run_to_idle(),
+        TestAction::run("gc(); resolveWrite();"),
+        TestAction::inspect(|fixture| {
+            for _ in 0..200 {
+                fixture.run_to_idle();
+                fixture.eval("gc(); resolveWrite();");
+            }
+        }),
+        TestAction::assert_string(
+            "log.length + ' ' + log[0] + ' ' + log.slice(-3).join(' ')",
+            "102 w0 sink close w99 closed",
+        ),
+    ]);
 }
 
 #[test]
 fn interface_shapes() {
-    let (host, mut ctx) = host();
-    let shapes = eval_string(
-        &host,
-        &mut ctx,
+    run_host_actions([TestAction::assert_string(
         r"
         const out = [];
         for (const name of ['WritableStream', 'WritableStreamDefaultWriter', 'WritableStreamDefaultController']) {
@@ -197,9 +193,6 @@ fn interface_shapes() {
         }
         out.join('\n')
         ",
-    );
-    assert_eq!(
-        shapes,
         "WritableStream truefalsetrue 0
   locked get:get locked truetrue
   abort 0 truetrue
@@ -215,6 +208,6 @@ WritableStreamDefaultWriter truefalsetrue 1
   write 0 truetrue
 WritableStreamDefaultController truefalsetrue 0
   signal get:get signal truetrue
-  error 0 truetrue"
-    );
+  error 0 truetrue",
+    )]);
 }

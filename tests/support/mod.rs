@@ -1,12 +1,16 @@
-//! Helpers shared by the integration tests in `tests/*.rs`, each of which declares `mod support;`.
+//! Helpers shared by the integration tests, declared with `mod support;` (or, in a directory
+//! test, `#[path = "../support/mod.rs"] mod support;`).
 //!
+//! - [`script`]: the one test idiom, a list of `TestAction`s run in order against a `Fixture`
+//!   (a streams `Context`, or a `Host` and its `Context`) that has the shared script helpers
+//!   (`log`, and `check`/`eq`/`ok`/`throws` recording into `failed`), and the other script
+//!   helpers tests share (`BYTE_HELPERS`, `WEBIDL_SHAPES`);
 //! - here: a `Context` with the streams globals, script evaluation that drains the job queue
 //!   (a thrown error becomes the panic's message), globals read back as values or strings, an
-//!   async body run to its result, and the count of collected `WeakRef`s;
-//! - [`host`]: the same over the embedding's `Host` and its event loop, run to idle;
+//!   async body run to its result, and the count of collected `WeakRef`s, for the Rust side
+//!   of a test (inside an `inspect_context` step, or a harness);
 //! - [`scaling`]: the scaling harness (time a workload at n and k·n, assert the ratio);
-//! - [`dom`]: the assertion prelude and the error-report capture of the DOM tests;
-//! - [`spec`]: the extractor of `streams.bs` and the scanner of `src/` behind `spec_map.rs`;
+//! - [`dom`]: the DOM tests' fixture and the error-report capture;
 //! - [`rust_files`]: the `.rs` files under a folder.
 
 // Each test binary compiles this whole module and uses only part of it, so the rest would
@@ -14,39 +18,18 @@
 #![allow(dead_code)]
 
 pub mod dom;
-pub mod host;
 pub mod scaling;
-pub mod spec;
+pub mod script;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use boa_engine::{js_string, Context, JsValue, Source};
 
-/// Script helpers for tests of byte chunks: `ascii(s)`, a `Uint8Array` of the string's char
-/// codes, and `concat(arrays)`, the `Uint8Array`s joined into one.
-pub const BYTE_HELPERS: &str = r#"
-globalThis.ascii = (s) => Uint8Array.from(s, c => c.charCodeAt(0));
-globalThis.concat = (arrays) => {
-  const total = arrays.reduce((n, a) => n + a.length, 0);
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const a of arrays) { out.set(a, offset); offset += a.length; }
-  return out;
-};
-"#;
-
 /// A fresh `Context` with the streams globals registered.
 pub fn context() -> Context {
     let mut ctx = Context::default();
     boa_streams::register(&mut ctx).expect("register the streams globals");
-    ctx
-}
-
-/// [`context`], then `prelude` evaluated in it (helpers the tests of one file share).
-pub fn context_with(prelude: &str) -> Context {
-    let mut ctx = context();
-    eval(&mut ctx, prelude);
     ctx
 }
 
@@ -102,15 +85,23 @@ pub fn set_global(ctx: &mut Context, name: &str, value: JsValue) {
 /// Runs `body` as the body of an async function and returns what it resolves to, as a string
 /// (or `"rejected: <name>: <message>"`).
 pub fn run_async(ctx: &mut Context, body: &str) -> String {
-    eval(
-        ctx,
-        &format!(
-            "globalThis.result = undefined;
-             (async () => {{ {body} }})().then(
-               v => {{ globalThis.result = String(v); }},
-               e => {{ globalThis.result = 'rejected: ' + (e && e.name) + ': ' + (e && e.message); }});"
-        ),
-    );
+    eval(ctx, &async_script(body));
+    async_result(ctx)
+}
+
+/// The script behind [`run_async`]: `body` as the body of an async function whose outcome is
+/// stored in the global `result` as a string.
+pub fn async_script(body: &str) -> String {
+    format!(
+        "globalThis.result = undefined;
+         (async () => {{ {body} }})().then(
+           v => {{ globalThis.result = String(v); }},
+           e => {{ globalThis.result = 'rejected: ' + (e && e.name) + ': ' + (e && e.message); }});"
+    )
+}
+
+/// The outcome [`async_script`] stored (panics if the body did not settle).
+pub fn async_result(ctx: &mut Context) -> String {
     let value = global(ctx, "result");
     value
         .as_string()

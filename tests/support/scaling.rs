@@ -6,6 +6,8 @@ use std::time::{Duration, Instant};
 
 use boa_engine::{js_string, Context, JsValue, Source};
 
+use super::script::Fixture;
+
 /// One scaling measurement: a warm-up run, then the best of a few runs at each size (noise only
 /// ever adds time).
 #[derive(Debug, Clone, Copy)]
@@ -62,7 +64,7 @@ fn best(time: &mut impl FnMut(u32) -> Duration, size: u32, runs: usize) -> Durat
 /// scales linearly: warmed up at n, the best of 3 runs at n against the best of 2 at 8n, one
 /// `Context` throughout.
 pub fn assert_shape_scales(shapes: &str, shape: &str, n: u32) {
-    let mut ctx = super::context_with(shapes);
+    let mut fixture = Fixture::streams().with(shapes);
     Scaling {
         name: shape,
         n,
@@ -71,7 +73,7 @@ pub fn assert_shape_scales(shapes: &str, shape: &str, n: u32) {
         small_runs: 3,
         large_runs: 2,
     }
-    .assert_linear(|size| time_shape(&mut ctx, shape, size));
+    .assert_linear(|size| time_shape(fixture.context(), shape, size));
 }
 
 /// Runs `shape(n)` to completion and returns how long it took.

@@ -1,7 +1,8 @@
 //! The spec map's data: an extractor of the Streams Standard's Bikeshed source (`streams.bs`)
 //! into the abstract operations, interface members and anchors committed in `spec/` (see
 //! `spec/README.md`), and a scanner of the Rust files under `src/` for the spec links they
-//! contain and the operations their functions claim. `tests/spec_map.rs` holds the checks.
+//! contain and the operations their functions claim. `main.rs` next to this file holds the
+//! checks; only the `spec_map` test binary compiles this module.
 //!
 //! The spec source is `$STREAMS_SPEC`, or `../shared/spec/streams.bs` relative to the crate
 //! root; without it the checks run from the committed files.
@@ -11,7 +12,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::PathBuf;
 
-use super::{crate_root, rust_files};
+use crate::support::{crate_root, rust_files};
 
 pub const SPEC_URL: &str = "https://streams.spec.whatwg.org/#";
 pub const OPS_FILE: &str = "spec/abstract-ops.tsv";

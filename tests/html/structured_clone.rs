@@ -1,30 +1,34 @@
 //! `structuredClone` (HTML's structured serialization with transfer): round trips of every
 //! supported type, identity and cycles, transfer and detach, and the DataCloneError cases.
 
-mod support;
+use crate::support::script::{Fixture, TestAction};
 
-use support::host::{failures_of, host};
+/// `throwsDataCloneError(f, what)`: records `what` in `failed` unless `f()` throws a
+/// DataCloneError `DOMException`.
+const PRELUDE: &str = r#"
+    globalThis.throwsDataCloneError = (f, what) => {
+      try { f(); failed.push(`${what}: did not throw`); }
+      catch (e) {
+        if (!(e instanceof DOMException) || e.name !== 'DataCloneError' || e.code !== 25) {
+          failed.push(`${what}: threw ${e && e.name} ${e && e.message}`);
+        }
+      }
+    };
+"#;
 
-/// Runs `script` (which records failed checks with `check(cond, what)`) to the end and returns
-/// the failures.
-fn failures(script: &str) -> Vec<String> {
-    let (host, mut ctx) = host();
-    let prelude = r#"
-        globalThis.throwsDataCloneError = (f, what) => {
-          try { f(); failed.push(`${what}: did not throw`); }
-          catch (e) {
-            if (!(e instanceof DOMException) || e.name !== 'DataCloneError' || e.code !== 25) {
-              failed.push(`${what}: threw ${e && e.name} ${e && e.message}`);
-            }
-          }
-        };
-    "#;
-    failures_of(&host, &mut ctx, prelude, script)
+/// Runs `script` (which records failed checks with `check(cond, what)`) in a fresh host, to
+/// idle, and asserts that nothing failed and the host reported nothing.
+fn assert_checks(script: &str) {
+    Fixture::host().with(PRELUDE).run([
+        TestAction::run(script),
+        TestAction::run_to_idle(),
+        TestAction::assert_no_failures(),
+    ]);
 }
 
 #[test]
 fn values_round_trip() {
-    let failed = failures(
+    assert_checks(
         r#"
         const date = new Date(1234567);
         const original = {
@@ -61,12 +65,11 @@ fn values_round_trip() {
         check(c.dom instanceof DOMException && c.dom.name === 'NotFoundError' && c.dom.message === 'msg' && c.dom.code === 8, 'DOMException');
         "#,
     );
-    assert!(failed.is_empty(), "{failed:#?}");
 }
 
 #[test]
 fn identity_and_cycles_are_kept() {
-    let failed = failures(
+    assert_checks(
         r#"
         const shared = { id: 1 };
         const o = { a: shared, b: shared, list: [shared] };
@@ -89,12 +92,11 @@ fn identity_and_cycles_are_kept() {
         check(c.map.get(c.map) === c.map, 'a Map that holds itself');
         "#,
     );
-    assert!(failed.is_empty(), "{failed:#?}");
 }
 
 #[test]
 fn transfer_detaches_and_moves() {
-    let failed = failures(
+    assert_checks(
         r#"
         const buffer = new Uint8Array([9, 8, 7]).buffer;
         const view = new Uint8Array(buffer, 1);
@@ -113,12 +115,11 @@ fn transfer_detaches_and_moves() {
         check(b4.byteLength === 0, 'transfer is any iterable');
         "#,
     );
-    assert!(failed.is_empty(), "{failed:#?}");
 }
 
 #[test]
 fn data_clone_errors() {
-    let failed = failures(
+    assert_checks(
         r#"
         throwsDataCloneError(() => structuredClone(() => {}), 'a function');
         throwsDataCloneError(() => structuredClone({ f() {} }), 'a method in an object');
@@ -165,12 +166,11 @@ fn data_clone_errors() {
         catch (e) { check(e instanceof TypeError, 'structuredClone() needs an argument'); }
         "#,
     );
-    assert!(failed.is_empty(), "{failed:#?}");
 }
 
 #[test]
 fn structured_clone_ignores_patched_globals() {
-    let failed = failures(
+    assert_checks(
         r#"
         const desc = Object.getOwnPropertyDescriptor(globalThis, 'structuredClone');
         check(desc.enumerable && desc.writable && desc.configurable, 'a WebIDL operation');
@@ -184,5 +184,4 @@ fn structured_clone_ignores_patched_globals() {
         check(c.m.get(1) === 2 && c.d.getTime() === 7 && c.s.has(3) && c.e.message === 't', 'cloned with the intrinsics');
         "#,
     );
-    assert!(failed.is_empty(), "{failed:#?}");
 }

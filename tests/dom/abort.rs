@@ -1,9 +1,10 @@
 //! AbortController / AbortSignal: shapes, abort order, any(), timeout(), the Rust API.
 
-mod support;
-
 use std::cell::RefCell;
 
+use crate::support::dom::{capture_reports, run_dom_actions};
+use crate::support::script::TestAction;
+use crate::support::{eval_string, global, text};
 use boa_engine::{
     js_string, object::builtins::JsArray, property::Attribute, Context, JsObject, JsResult,
     JsValue, Source,
@@ -12,14 +13,10 @@ use boa_streams::dom::{
     add_abort_algorithm, is_abort_signal, new_abort_signal, remove_abort_algorithm, signal_abort,
     signal_is_aborted, signal_reason, AbortAlgorithmHandle,
 };
-use support::dom::{capture_reports, check, context};
-use support::eval_string;
 
 #[test]
 fn interface_shapes() {
-    let mut ctx = context();
-    check(
-        &mut ctx,
+    run_dom_actions([TestAction::check(
         r#"
         for (const n of ['AbortController', 'AbortSignal'])
           eq(flags(desc(globalThis, n)), 'w-c', n + ' global flags');
@@ -52,14 +49,12 @@ fn interface_shapes() {
         class Sub extends AbortSignal {}
         throws(TypeError, () => new Sub(), 'subclass of AbortSignal');
         "#,
-    );
+    )]);
 }
 
 #[test]
 fn brand_checks() {
-    let mut ctx = context();
-    check(
-        &mut ctx,
+    run_dom_actions([TestAction::check(
         r#"
         const fake = Object.create(AbortSignal.prototype);
         const et = new EventTarget();
@@ -81,14 +76,12 @@ fn brand_checks() {
         s.dispatchEvent(new Event('custom'));
         eq(hit, 1, 'EventTarget methods work on signals');
         "#,
-    );
+    )]);
 }
 
 #[test]
 fn abort_basics() {
-    let mut ctx = context();
-    check(
-        &mut ctx,
+    run_dom_actions([TestAction::check(
         r#"
         let c = new AbortController();
         c.abort();
@@ -123,14 +116,12 @@ fn abort_basics() {
         eq(AbortSignal.abort(r).reason, r, 'AbortSignal.abort(reason)');
         eq(AbortSignal.abort(undefined).reason.name, 'AbortError', 'AbortSignal.abort(undefined)');
         "#,
-    );
+    )]);
 }
 
 #[test]
 fn abort_event() {
-    let mut ctx = context();
-    check(
-        &mut ctx,
+    run_dom_actions([TestAction::check(
         r#"
         const c = new AbortController();
         const s = c.signal;
@@ -198,16 +189,15 @@ fn abort_event() {
         target.dispatchEvent(new Event('x'));
         eq(log4.join(), 'x', 'AbortSignal.abort() signal: listener not added');
         "#,
-    );
+    )]);
 }
 
 #[test]
 fn reentrancy() {
-    let mut ctx = context();
-    capture_reports(&mut ctx);
-    check(
-        &mut ctx,
-        r#"
+    run_dom_actions([
+        TestAction::inspect_context(capture_reports),
+        TestAction::check(
+            r#"
         const c = new AbortController();
         const log = [];
         function other() { log.push('other'); }
@@ -236,14 +226,13 @@ fn reentrancy() {
         a.abort();
         eq(order.join(), 'a,b,a', 'nested aborts and dispatches');
         "#,
-    );
+        ),
+    ]);
 }
 
 #[test]
 fn any() {
-    let mut ctx = context();
-    check(
-        &mut ctx,
+    run_dom_actions([TestAction::check(
         r#"
         const a = new AbortController(), b = new AbortController();
         const any = AbortSignal.any([a.signal, b.signal]);
@@ -299,15 +288,14 @@ fn any() {
         base.abort('x');
         eq(seen.join(), 'true,true,x', 'dependent reasons set first');
         "#,
-    );
+    )]);
 }
 
 #[test]
 fn timeout() {
-    let mut ctx = context();
-    check(
-        &mut ctx,
-        r#"
+    run_dom_actions([
+        TestAction::check(
+            r#"
         throws(TypeError, () => AbortSignal.timeout(), 'no argument');
         throws(TypeError, () => AbortSignal.timeout(-1), 'negative');
         throws(TypeError, () => AbortSignal.timeout(NaN), 'NaN');
@@ -320,11 +308,10 @@ fn timeout() {
         eq(timed.aborted, false, 'not aborted synchronously');
         eq(zero.aborted, false, 'zero not aborted synchronously');
         "#,
-    );
-    // `check` ran the jobs (Boa's default executor waits for the timers).
-    check(
-        &mut ctx,
-        r#"
+        ),
+        // `check` ran the jobs (Boa's default executor waits for the timers).
+        TestAction::check(
+            r#"
         eq(timed.aborted, true, 'aborted after the timer');
         ok(timed.reason instanceof DOMException, 'reason is a DOMException');
         eq(timed.reason.name, 'TimeoutError', 'TimeoutError');
@@ -332,7 +319,8 @@ fn timeout() {
         eq(timeoutLog.join(), 'abort', 'abort event fired');
         eq(zero.aborted, true, 'zero timeout aborted');
         "#,
-    );
+        ),
+    ]);
 }
 
 // ----- Rust API -----
@@ -359,89 +347,101 @@ fn removing_step(data: &JsObject, ctx: &mut Context) -> JsResult<()> {
     Ok(())
 }
 
+/// The shared `log` array, which the abort algorithms of these tests push to.
+fn shared_log(ctx: &mut Context) -> JsObject {
+    global(ctx, "log")
+        .as_object()
+        .expect("the shared log")
+        .clone()
+}
+
+/// The global `sig`, the signal these tests made in Rust.
+fn sig(ctx: &mut Context) -> JsObject {
+    global(ctx, "sig").as_object().expect("the signal").clone()
+}
+
 #[test]
 fn rust_algorithms_run_before_listeners() {
-    let mut ctx = context();
-    let signal = new_abort_signal(&mut ctx).expect("signal");
-    assert!(is_abort_signal(&signal.clone().into()));
-    assert!(!is_abort_signal(&JsValue::undefined()));
-    assert!(!signal_is_aborted(&signal));
-    assert!(signal_reason(&signal).is_undefined());
-    let log = JsArray::new(&mut ctx).expect("array");
-    ctx.register_global_property(js_string!("log"), log.clone(), Attribute::all())
-        .expect("log");
-    ctx.register_global_property(js_string!("sig"), signal.clone(), Attribute::all())
-        .expect("sig");
-    let log_object: JsObject = log.clone().into();
-    let removed = add_abort_algorithm(&signal, log_object.clone(), log_step);
-    remove_abort_algorithm(&signal, removed);
-    let _remover = add_abort_algorithm(&signal, log_object.clone(), removing_step);
-    let _kept = add_abort_algorithm(&signal, log_object.clone(), log_step);
-    let later = add_abort_algorithm(&signal, log_object.clone(), log_step);
-    TO_REMOVE.with(|t| *t.borrow_mut() = Some((signal.clone(), later)));
-    ctx.eval(Source::from_bytes(
-        "sig.addEventListener('abort', () => log.push('listener:' + sig.reason));",
-    ))
-    .expect("listener");
-    boa_engine::gc::force_collect();
-    signal_abort(&signal, js_string!("why").into(), &mut ctx).expect("abort");
-    assert!(signal_is_aborted(&signal));
-    assert_eq!(
-        eval_string(&mut ctx, "log.join()"),
-        "remover,algorithm,listener:why"
-    );
-    // Algorithms added after abort never run.
-    let _ = add_abort_algorithm(&signal, log_object, log_step);
-    signal_abort(&signal, JsValue::undefined(), &mut ctx).expect("abort again");
-    assert_eq!(
-        eval_string(&mut ctx, "log.join()"),
-        "remover,algorithm,listener:why"
-    );
-    assert_eq!(
-        signal_reason(&signal)
-            .to_string(&mut ctx)
-            .expect("string")
-            .to_std_string_escaped(),
-        "why"
-    );
+    run_dom_actions([
+        TestAction::inspect_context(|ctx| {
+            let signal = new_abort_signal(ctx).expect("signal");
+            assert!(is_abort_signal(&signal.clone().into()));
+            assert!(!is_abort_signal(&JsValue::undefined()));
+            assert!(!signal_is_aborted(&signal));
+            assert!(signal_reason(&signal).is_undefined());
+            ctx.register_global_property(js_string!("sig"), signal.clone(), Attribute::all())
+                .expect("sig");
+            let log_object = shared_log(ctx);
+            let removed = add_abort_algorithm(&signal, log_object.clone(), log_step);
+            remove_abort_algorithm(&signal, removed);
+            let _remover = add_abort_algorithm(&signal, log_object.clone(), removing_step);
+            let _kept = add_abort_algorithm(&signal, log_object.clone(), log_step);
+            let later = add_abort_algorithm(&signal, log_object, log_step);
+            TO_REMOVE.with(|t| *t.borrow_mut() = Some((signal.clone(), later)));
+        }),
+        TestAction::run("sig.addEventListener('abort', () => log.push('listener:' + sig.reason));"),
+        TestAction::inspect_context(|ctx| {
+            let signal = sig(ctx);
+            boa_engine::gc::force_collect();
+            signal_abort(&signal, js_string!("why").into(), ctx).expect("abort");
+            assert!(signal_is_aborted(&signal));
+        }),
+        TestAction::assert_log("remover,algorithm,listener:why"),
+        // Algorithms added after abort never run.
+        TestAction::inspect_context(|ctx| {
+            let signal = sig(ctx);
+            let _ = add_abort_algorithm(&signal, shared_log(ctx), log_step);
+            signal_abort(&signal, JsValue::undefined(), ctx).expect("abort again");
+        }),
+        TestAction::assert_log("remover,algorithm,listener:why"),
+        TestAction::inspect_context(|ctx| {
+            let signal = sig(ctx);
+            assert_eq!(text(&signal_reason(&signal), ctx), "why");
+        }),
+    ]);
 }
 
 #[test]
 fn rust_signal_abort_default_reason_and_dependents() {
-    let mut ctx = context();
-    let signal = new_abort_signal(&mut ctx).expect("signal");
-    ctx.register_global_property(js_string!("sig"), signal.clone(), Attribute::all())
-        .expect("sig");
-    ctx.eval(Source::from_bytes(
-        "var dep = AbortSignal.any([sig]); var seen = []; dep.onabort = () => seen.push(dep.reason === sig.reason);",
-    ))
-    .expect("setup");
-    signal_abort(&signal, JsValue::undefined(), &mut ctx).expect("abort");
-    assert_eq!(
-        eval_string(
-            &mut ctx,
-            "[sig.reason instanceof DOMException, sig.reason.name, dep.aborted, seen.join()].join()"
+    run_dom_actions([
+        TestAction::inspect_context(|ctx| {
+            let signal = new_abort_signal(ctx).expect("signal");
+            ctx.register_global_property(js_string!("sig"), signal, Attribute::all())
+                .expect("sig");
+        }),
+        TestAction::run(
+            "var dep = AbortSignal.any([sig]); var seen = []; dep.onabort = () => seen.push(dep.reason === sig.reason);",
         ),
-        "true,AbortError,true,true"
-    );
-    // Not a signal: everything is a no-op.
-    let plain = JsObject::with_null_proto();
-    assert!(!signal_is_aborted(&plain));
-    let h = add_abort_algorithm(&plain, plain.clone(), log_step);
-    remove_abort_algorithm(&plain, h);
-    signal_abort(&plain, JsValue::undefined(), &mut ctx).expect("no-op");
+        TestAction::inspect_context(|ctx| {
+            let signal = sig(ctx);
+            signal_abort(&signal, JsValue::undefined(), ctx).expect("abort");
+        }),
+        TestAction::assert_string(
+            "[sig.reason instanceof DOMException, sig.reason.name, dep.aborted, seen.join()].join()",
+            "true,AbortError,true,true",
+        ),
+        // Not a signal: everything is a no-op.
+        TestAction::inspect_context(|ctx| {
+            let plain = JsObject::with_null_proto();
+            assert!(!signal_is_aborted(&plain));
+            let h = add_abort_algorithm(&plain, plain.clone(), log_step);
+            remove_abort_algorithm(&plain, h);
+            signal_abort(&plain, JsValue::undefined(), ctx).expect("no-op");
+        }),
+    ]);
 }
 
 #[test]
 fn gc_with_pending_listeners_and_algorithms() {
-    let mut ctx = context();
-    let signal = new_abort_signal(&mut ctx).expect("signal");
-    let data = JsArray::new(&mut ctx).expect("array");
-    add_abort_algorithm(&signal, data.clone().into(), log_step);
-    ctx.register_global_property(js_string!("sig"), signal.clone(), Attribute::all())
-        .expect("sig");
-    ctx.eval(Source::from_bytes(
-        r#"
+    run_dom_actions([
+        TestAction::inspect_context(|ctx| {
+            let signal = new_abort_signal(ctx).expect("signal");
+            let data = JsArray::new(ctx).expect("array");
+            add_abort_algorithm(&signal, data.clone().into(), log_step);
+            ctx.register_global_property(js_string!("sig"), signal.clone(), Attribute::all())
+                .expect("sig");
+            ctx.eval(Source::from_bytes(
+                r#"
         var hits = 0;
         for (let i = 0; i < 200; i++) {
           const c = new AbortController();
@@ -450,14 +450,16 @@ fn gc_with_pending_listeners_and_algorithms() {
           t.addEventListener('x', () => {}, { signal: sig });
         }
         "#,
-    ))
-    .expect("setup");
-    drop(data);
-    boa_engine::gc::force_collect();
-    signal_abort(&signal, JsValue::undefined(), &mut ctx).expect("abort");
-    boa_engine::gc::force_collect();
-    assert_eq!(eval_string(&mut ctx, "hits"), "200");
-    assert_eq!(eval_string(&mut ctx, "String(sig.aborted)"), "true");
+            ))
+            .expect("setup");
+            drop(data);
+            boa_engine::gc::force_collect();
+            signal_abort(&signal, JsValue::undefined(), ctx).expect("abort");
+            boa_engine::gc::force_collect();
+        }),
+        TestAction::assert_string("hits", "200"),
+        TestAction::assert_string("String(sig.aborted)", "true"),
+    ]);
 }
 
 fn failing_step(_: &JsObject, _: &mut Context) -> JsResult<()> {
@@ -468,40 +470,42 @@ fn failing_step(_: &JsObject, _: &mut Context) -> JsResult<()> {
 
 #[test]
 fn errors_from_algorithms_and_engine_limits() {
-    let mut ctx = context();
-    capture_reports(&mut ctx);
-    let signal = new_abort_signal(&mut ctx).expect("signal");
-    let log = JsArray::new(&mut ctx).expect("array");
-    add_abort_algorithm(&signal, log.clone().into(), failing_step);
-    add_abort_algorithm(&signal, log.clone().into(), log_step);
-    ctx.register_global_property(js_string!("log"), log, Attribute::all())
-        .expect("log");
-    ctx.register_global_property(js_string!("sig"), signal.clone(), Attribute::all())
-        .expect("sig");
-    ctx.eval(Source::from_bytes(
-        "sig.addEventListener('abort', () => log.push('listener'));",
-    ))
-    .expect("listener");
-    let result = signal_abort(&signal, JsValue::undefined(), &mut ctx);
-    assert!(result.is_err(), "the algorithm's error is returned");
-    assert_eq!(eval_string(&mut ctx, "log.join()"), "algorithm,listener");
-
-    // A listener that hits the recursion limit: no panic, the state is reset.
-    let result = ctx.eval(Source::from_bytes(
-        r#"
+    run_dom_actions([
+        TestAction::inspect_context(capture_reports),
+        TestAction::inspect_context(|ctx| {
+            let signal = new_abort_signal(ctx).expect("signal");
+            let log = shared_log(ctx);
+            add_abort_algorithm(&signal, log.clone(), failing_step);
+            add_abort_algorithm(&signal, log, log_step);
+            ctx.register_global_property(js_string!("sig"), signal, Attribute::all())
+                .expect("sig");
+        }),
+        TestAction::run("sig.addEventListener('abort', () => log.push('listener'));"),
+        TestAction::inspect_context(|ctx| {
+            let signal = sig(ctx);
+            let result = signal_abort(&signal, JsValue::undefined(), ctx);
+            assert!(result.is_err(), "the algorithm's error is returned");
+        }),
+        TestAction::assert_log("algorithm,listener"),
+        // A listener that hits the recursion limit: no panic, the state is reset.
+        TestAction::inspect_context(|ctx| {
+            let result = ctx.eval(Source::from_bytes(
+                r#"
         var c = new AbortController();
         var events = [];
         c.signal.addEventListener('abort', e => { events.push(e); (function r() { r(); })(); });
         c.signal.addEventListener('abort', () => events.push('second'));
         try { c.abort(); } catch (e) {}
         "#,
-    ));
-    let _ = result;
-    let _ = ctx.run_jobs();
-    let state = eval_string(
-        &mut ctx,
-        "String([c.signal.aborted, events.length > 0 && events[0].eventPhase, takeReports().length])",
-    );
-    println!("state after recursion limit: {state}");
-    assert!(state.starts_with("true,0,"), "{state}");
+            ));
+            let _ = result;
+            let _ = ctx.run_jobs();
+            let state = eval_string(
+                ctx,
+                "String([c.signal.aborted, events.length > 0 && events[0].eventPhase, takeReports().length])",
+            );
+            println!("state after recursion limit: {state}");
+            assert!(state.starts_with("true,0,"), "{state}");
+        }),
+    ]);
 }

@@ -1,14 +1,11 @@
 //! Event and EventTarget: shapes, brand checks, at-target dispatch, listener options.
 
-mod support;
-
-use support::dom::{capture_reports, check, context};
+use crate::support::dom::{capture_reports, run_dom_actions};
+use crate::support::script::TestAction;
 
 #[test]
 fn event_interface_shape() {
-    let mut ctx = context();
-    check(
-        &mut ctx,
+    run_dom_actions([TestAction::check(
         r#"
         eq(flags(desc(globalThis, 'Event')), 'w-c', 'global flags');
         eq(Event.length, 1, 'length');
@@ -47,14 +44,12 @@ fn event_interface_shape() {
         throws(TypeError, () => desc(Event.prototype, 'cancelBubble').set.call({}, true), 'setter brand check');
         throws(TypeError, () => desc(Event.prototype, 'cancelBubble').set.call(e), 'setter without argument');
         "#,
-    );
+    )]);
 }
 
 #[test]
 fn event_construction() {
-    let mut ctx = context();
-    check(
-        &mut ctx,
+    run_dom_actions([TestAction::check(
         r#"
         let e = new Event('hello');
         eq(e.type, 'hello', 'type');
@@ -105,14 +100,12 @@ fn event_construction() {
         eq(m.type, 'mine', 'subclass type');
         ok(Object.prototype.hasOwnProperty.call(m, 'isTrusted'), 'subclass isTrusted');
         "#,
-    );
+    )]);
 }
 
 #[test]
 fn event_target_shape() {
-    let mut ctx = context();
-    check(
-        &mut ctx,
+    run_dom_actions([TestAction::check(
         r#"
         eq(flags(desc(globalThis, 'EventTarget')), 'w-c', 'global flags');
         eq(EventTarget.length, 0, 'length');
@@ -141,14 +134,12 @@ fn event_target_shape() {
         mt.dispatchEvent(new Event('x'));
         eq(hit, 1, 'subclass dispatch');
         "#,
-    );
+    )]);
 }
 
 #[test]
 fn dispatch_basics() {
-    let mut ctx = context();
-    check(
-        &mut ctx,
+    run_dom_actions([TestAction::check(
         r#"
         const t = new EventTarget();
         const log = [];
@@ -204,14 +195,12 @@ fn dispatch_basics() {
         p.addEventListener('x', ev => { ev.preventDefault(); eq(ev.defaultPrevented, false, 'passive'); }, { passive: true });
         eq(p.dispatchEvent(new Event('x', { cancelable: true })), true, 'passive cannot cancel');
         "#,
-    );
+    )]);
 }
 
 #[test]
 fn listener_options_and_propagation() {
-    let mut ctx = context();
-    check(
-        &mut ctx,
+    run_dom_actions([TestAction::check(
         r#"
         const t = new EventTarget();
         const log = [];
@@ -282,16 +271,15 @@ fn listener_options_and_propagation() {
         ht.dispatchEvent(new Event('x'));
         eq(log.join(), 'h1,h2', 'handleEvent lookup');
         "#,
-    );
+    )]);
 }
 
 #[test]
 fn listener_exceptions_are_reported() {
-    let mut ctx = context();
-    capture_reports(&mut ctx);
-    check(
-        &mut ctx,
-        r#"
+    run_dom_actions([
+        TestAction::inspect_context(capture_reports),
+        TestAction::check(
+            r#"
         const t = new EventTarget();
         const log = [];
         t.addEventListener('x', () => { log.push('a'); throw new Error('boom'); });
@@ -308,7 +296,8 @@ fn listener_exceptions_are_reported() {
         ok(reports[2].startsWith('TypeError'), 'non-callable handleEvent is a TypeError: ' + reports[2]);
         eq(reports[3], 'plain', 'thrown primitive');
         "#,
-    );
+        ),
+    ]);
 }
 
 #[test]
@@ -316,30 +305,32 @@ fn rust_event_api() {
     use boa_engine::{js_string, property::Attribute, JsObject, Source};
     use boa_streams::dom::{create_event, dispatch_event, is_event, is_event_target};
 
-    let mut ctx = context();
-    let target = ctx
-        .eval(Source::from_bytes(
-            "var t = new EventTarget(); var got = []; \
-             t.addEventListener('ready', e => got.push(e.type + ':' + e.isTrusted + ':' + e.cancelable)); t",
-        ))
-        .expect("target");
-    let target = target.as_object().expect("object");
-    assert!(is_event_target(&target.clone().into()));
-    let event = create_event(&mut ctx, "ready").expect("event");
-    assert!(is_event(&event.clone().into()));
-    assert!(dispatch_event(&target, &event, &mut ctx).expect("dispatch"));
-    // The same event can be dispatched again once dispatch is over.
-    assert!(dispatch_event(&target, &event, &mut ctx).expect("dispatch"));
-    assert!(dispatch_event(&JsObject::with_null_proto(), &event, &mut ctx).is_err());
-    assert!(dispatch_event(&target, &JsObject::with_null_proto(), &mut ctx).is_err());
-    ctx.register_global_property(js_string!("ev"), event, Attribute::all())
-        .expect("global");
-    check(
-        &mut ctx,
-        r#"
+    run_dom_actions([
+        TestAction::inspect_context(|ctx| {
+            let target = ctx
+                .eval(Source::from_bytes(
+                    "var t = new EventTarget(); var got = []; \
+                     t.addEventListener('ready', e => got.push(e.type + ':' + e.isTrusted + ':' + e.cancelable)); t",
+                ))
+                .expect("target");
+            let target = target.as_object().expect("object");
+            assert!(is_event_target(&target.clone().into()));
+            let event = create_event(ctx, "ready").expect("event");
+            assert!(is_event(&event.clone().into()));
+            assert!(dispatch_event(&target, &event, ctx).expect("dispatch"));
+            // The same event can be dispatched again once dispatch is over.
+            assert!(dispatch_event(&target, &event, ctx).expect("dispatch"));
+            assert!(dispatch_event(&JsObject::with_null_proto(), &event, ctx).is_err());
+            assert!(dispatch_event(&target, &JsObject::with_null_proto(), ctx).is_err());
+            ctx.register_global_property(js_string!("ev"), event, Attribute::all())
+                .expect("global");
+        }),
+        TestAction::check(
+            r#"
         eq(got.join(), 'ready:true:false,ready:true:false', 'listener saw trusted event');
         eq(ev.eventPhase, 0, 'phase reset');
         ok(Object.prototype.hasOwnProperty.call(ev, 'isTrusted'), 'own isTrusted');
         "#,
-    );
+        ),
+    ]);
 }

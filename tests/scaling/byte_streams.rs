@@ -10,9 +10,7 @@
 //! - (c) 8n = 40k one-byte chunks read through both branches of a byte stream tee with BYOB
 //!   readers.
 
-mod support;
-
-use support::scaling::assert_shape_scales;
+use crate::support::scaling::assert_shape_scales;
 
 const SHAPES: &str = r#"
 globalThis.smallChunksIntoViews = async (n) => {

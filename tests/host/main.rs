@@ -1,112 +1,100 @@
-//! The host's event loop, rejection tracking and globals.
+//! The host: its event loop, rejection tracking and globals here, and its `Blob` in [`blob`].
 
+#[path = "../support/mod.rs"]
 mod support;
+
+mod blob;
 
 use std::time::{Duration, Instant};
 
 use boa_engine::{job::NativeAsyncJob, js_string, JsValue};
 use boa_streams::host::{Host, HostOptions, HostReport, RunOutcome};
-use support::host::{eval, eval_string, host, host_with, run_to_idle};
+use support::script::{run_host_actions, Fixture, TestAction};
 
 #[test]
 fn microtasks_drain_before_timers() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
-        var log = [];
+    run_host_actions([
+        TestAction::run(
+            r"
         setTimeout(() => log.push('timeout'), 0);
         let p = Promise.resolve();
         for (let i = 0; i < 3000; i++) p = p.then(() => {});
         p.then(() => log.push('chain'));
         queueMicrotask(() => log.push('microtask'));
         ",
-    );
-    // The checkpoint after the script already ran every microtask.
-    assert_eq!(
-        eval_string(&host, &mut ctx, "log.join()"),
-        "microtask,chain"
-    );
-    run_to_idle(&host, &mut ctx);
-    assert_eq!(
-        eval_string(&host, &mut ctx, "log.join()"),
-        "microtask,chain,timeout"
-    );
-    assert!(host.take_reports().is_empty());
+        ),
+        // The checkpoint after the script already ran every microtask.
+        TestAction::assert_log("microtask,chain"),
+        TestAction::run_to_idle(),
+        TestAction::assert_log("microtask,chain,timeout"),
+        TestAction::inspect_host(|host, _| assert!(host.take_reports().is_empty())),
+    ]);
 }
 
 #[test]
 fn microtasks_queued_by_a_task_run_before_the_next_task() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
-        var log = [];
+    run_host_actions([
+        TestAction::run(
+            r"
         setTimeout(() => { log.push('t1'); Promise.resolve().then(() => log.push('m1')); }, 0);
         setTimeout(() => log.push('t2'), 0);
         ",
-    );
-    run_to_idle(&host, &mut ctx);
-    assert_eq!(eval_string(&host, &mut ctx, "log.join()"), "t1,m1,t2");
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_log("t1,m1,t2"),
+    ]);
 }
 
 #[test]
 fn throwing_callbacks_are_reported_and_other_jobs_still_run() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
-        var log = [];
+    run_host_actions([
+        TestAction::run(
+            r"
         queueMicrotask(() => { throw new TypeError('from a microtask'); });
         queueMicrotask(() => log.push('microtask after'));
         setTimeout(() => { throw new RangeError('from a timer'); }, 0);
         setTimeout(() => log.push('timer after'), 0);
         Promise.resolve().then(() => log.push('promise job'));
         ",
-    );
-    run_to_idle(&host, &mut ctx);
-    assert_eq!(
-        eval_string(&host, &mut ctx, "log.join()"),
-        "microtask after,promise job,timer after"
-    );
-    assert_eq!(
-        host.take_reports(),
-        [
-            HostReport::UncaughtError("TypeError: from a microtask".into()),
-            HostReport::UncaughtError("RangeError: from a timer".into()),
-        ]
-    );
-    assert!(host.take_reports().is_empty(), "take_reports drains");
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_log("microtask after,promise job,timer after"),
+        TestAction::inspect_host(|host, _| {
+            assert_eq!(
+                host.take_reports(),
+                [
+                    HostReport::UncaughtError("TypeError: from a microtask".into()),
+                    HostReport::UncaughtError("RangeError: from a timer".into()),
+                ]
+            );
+            assert!(host.take_reports().is_empty(), "take_reports drains");
+        }),
+    ]);
 }
 
 #[test]
 fn non_error_throws_are_reported_by_their_string_form() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
+    run_host_actions([
+        TestAction::run(
+            r"
         queueMicrotask(() => { throw 'a string'; });
         queueMicrotask(() => { throw Symbol('sym'); });
         ",
-    );
-    let reports = host.take_reports();
-    assert_eq!(reports.len(), 2);
-    assert_eq!(reports[0], HostReport::UncaughtError("a string".into()));
-    assert!(matches!(&reports[1], HostReport::UncaughtError(m) if m.contains("sym")));
+        ),
+        TestAction::inspect_host(|host, _| {
+            let reports = host.take_reports();
+            assert_eq!(reports.len(), 2);
+            assert_eq!(reports[0], HostReport::UncaughtError("a string".into()));
+            assert!(matches!(&reports[1], HostReport::UncaughtError(m) if m.contains("sym")));
+        }),
+    ]);
 }
 
 #[test]
 fn timers_run_by_delay_then_insertion_order() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
-        var log = [];
+    run_host_actions([
+        TestAction::run(
+            r"
         setTimeout(() => log.push('c100'), 100);
         setTimeout(() => log.push('a0'), 0);
         setTimeout(() => log.push('x50'), 50);
@@ -114,12 +102,10 @@ fn timers_run_by_delay_then_insertion_order() {
         setTimeout(() => log.push('d100'), 100);
         setTimeout(() => log.push('neg'), -5);
         ",
-    );
-    run_to_idle(&host, &mut ctx);
-    assert_eq!(
-        eval_string(&host, &mut ctx, "log.join()"),
-        "a0,b0,neg,x50,c100,d100"
-    );
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_log("a0,b0,neg,x50,c100,d100"),
+    ]);
 }
 
 /// User + system CPU time of the calling thread, from `/proc/thread-self/stat` (clock ticks,
@@ -136,19 +122,17 @@ fn thread_cpu_ticks() -> Option<u64> {
 
 #[test]
 fn waiting_for_a_timer_sleeps_instead_of_spinning() {
-    let (host, mut ctx) = host();
+    let mut fixture = Fixture::host();
     // Measured from before the timer is set: it cannot fire sooner than 300 ms after this.
     let start = Instant::now();
-    eval(
-        &host,
-        &mut ctx,
+    fixture.run([TestAction::run(
         "var fired = false; setTimeout(() => { fired = true; }, 300);",
-    );
+    )]);
     let cpu_before = thread_cpu_ticks();
-    run_to_idle(&host, &mut ctx);
+    fixture.run_to_idle();
     let wall = start.elapsed();
     let cpu_after = thread_cpu_ticks();
-    assert!(eval(&host, &mut ctx, "fired").to_boolean());
+    fixture.run([TestAction::assert("fired")]);
     assert!(wall >= Duration::from_millis(300), "fired early: {wall:?}");
     if let (Some(before), Some(after)) = (cpu_before, cpu_after) {
         // A busy wait would burn ~30 ticks; sleeping burns ~0.
@@ -162,12 +146,9 @@ fn waiting_for_a_timer_sleeps_instead_of_spinning() {
 
 #[test]
 fn clear_timeout_cancels_and_does_not_keep_the_loop_alive() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
-        var log = [];
+    run_host_actions([
+        TestAction::run(
+            r"
         const a = setTimeout(() => log.push('a'), 0);
         const long = setTimeout(() => log.push('long'), 60000);
         setTimeout(() => log.push('b'), 0);
@@ -177,21 +158,22 @@ fn clear_timeout_cancels_and_does_not_keep_the_loop_alive() {
         clearTimeout(long);
         clearTimeout(12345); clearTimeout(0); clearTimeout(-1); clearTimeout('x');
         ",
-    );
-    let start = Instant::now();
-    run_to_idle(&host, &mut ctx);
-    assert!(start.elapsed() < Duration::from_secs(5));
-    assert_eq!(eval_string(&host, &mut ctx, "log.join()"), "b");
-    assert!(!host.has_pending_work());
+        ),
+        TestAction::inspect(|fixture| {
+            let start = Instant::now();
+            fixture.run_to_idle();
+            assert!(start.elapsed() < Duration::from_secs(5));
+        }),
+        TestAction::assert_log("b"),
+        TestAction::inspect_host(|host, _| assert!(!host.has_pending_work())),
+    ]);
 }
 
 #[test]
 fn set_interval_repeats_until_cleared() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
+    run_host_actions([
+        TestAction::run(
+            r"
         var count = 0;
         var id = setInterval(() => {
             count++;
@@ -199,44 +181,43 @@ fn set_interval_repeats_until_cleared() {
             if (count === 4) clearInterval(id);
         }, 5);
         ",
-    );
-    run_to_idle(&host, &mut ctx);
-    assert_eq!(eval_string(&host, &mut ctx, "String(count)"), "4");
-    assert_eq!(
-        host.take_reports(),
-        [HostReport::UncaughtError(
-            "Error: interval keeps going".into()
-        )]
-    );
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_string("String(count)", "4"),
+        TestAction::inspect_host(|host, _| {
+            assert_eq!(
+                host.take_reports(),
+                [HostReport::UncaughtError(
+                    "Error: interval keeps going".into()
+                )]
+            );
+        }),
+    ]);
 }
 
 #[test]
 fn clear_interval_from_another_timer() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
+    let mut fixture = Fixture::host();
+    fixture.run([
+        TestAction::run(
+            r"
         var ticks = 0;
         var id = setInterval(() => { ticks++; }, 1);
         setTimeout(() => clearInterval(id), 50);
         ",
-    );
-    run_to_idle(&host, &mut ctx);
-    let ticks: f64 = eval_string(&host, &mut ctx, "String(ticks)")
-        .parse()
-        .unwrap();
+        ),
+        TestAction::run_to_idle(),
+    ]);
+    let ticks: f64 = fixture.eval_string("String(ticks)").parse().unwrap();
     // At least once; how often depends on scheduling (the exact count is tested above).
     assert!(ticks >= 1.0, "interval ran {ticks} times");
 }
 
 #[test]
 fn unhandled_rejections_are_reported_after_the_checkpoint() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
+    run_host_actions([
+        TestAction::run(
+            r"
         Promise.reject(new TypeError('foo'));
         const handledLater = Promise.reject(new Error('handled in the same checkpoint'));
         Promise.resolve().then(() => Promise.resolve()).then(() => handledLater.catch(() => {}));
@@ -244,160 +225,162 @@ fn unhandled_rejections_are_reported_after_the_checkpoint() {
         handledNow.then(null, () => {});
         new Promise((_, reject) => setTimeout(() => reject(42), 0));
         ",
-    );
-    assert_eq!(
-        host.take_reports(),
-        [HostReport::UnhandledRejection("TypeError: foo".into())]
-    );
-    run_to_idle(&host, &mut ctx);
-    assert_eq!(
-        host.take_reports(),
-        [HostReport::UnhandledRejection("42".into())]
-    );
+        ),
+        TestAction::inspect_host(|host, _| {
+            assert_eq!(
+                host.take_reports(),
+                [HostReport::UnhandledRejection("TypeError: foo".into())]
+            );
+        }),
+        TestAction::run_to_idle(),
+        TestAction::inspect_host(|host, _| {
+            assert_eq!(
+                host.take_reports(),
+                [HostReport::UnhandledRejection("42".into())]
+            );
+        }),
+    ]);
 }
 
 #[test]
 fn a_rejection_handled_in_a_later_task_is_still_reported() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
+    run_host_actions([
+        TestAction::run(
+            r"
         var p = Promise.reject(new Error('late'));
         setTimeout(() => p.catch(() => {}), 0);
         ",
-    );
-    run_to_idle(&host, &mut ctx);
-    assert_eq!(
-        host.take_reports(),
-        [HostReport::UnhandledRejection("Error: late".into())]
-    );
+        ),
+        TestAction::run_to_idle(),
+        TestAction::inspect_host(|host, _| {
+            assert_eq!(
+                host.take_reports(),
+                [HostReport::UnhandledRejection("Error: late".into())]
+            );
+        }),
+    ]);
 }
 
 #[test]
 fn run_until_stops_when_done_or_at_the_deadline() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
+    run_host_actions([
+        TestAction::run(
+            r"
         var finished = false;
         setTimeout(() => { finished = true; }, 10);
         setTimeout(() => {}, 60000);
         ",
-    );
-    let start = Instant::now();
-    let outcome = host.run_until(
-        &mut ctx,
-        Some(start + Duration::from_secs(30)),
-        &mut |ctx| {
-            ctx.global_object()
-                .get(js_string!("finished"), ctx)
-                .is_ok_and(|v| v.to_boolean())
-        },
-    );
-    assert_eq!(outcome, RunOutcome::Done);
-    assert!(start.elapsed() < Duration::from_secs(5));
+        ),
+        TestAction::inspect_host(|host, ctx| {
+            let start = Instant::now();
+            let outcome = host.run_until(ctx, Some(start + Duration::from_secs(30)), &mut |ctx| {
+                ctx.global_object()
+                    .get(js_string!("finished"), ctx)
+                    .is_ok_and(|v| v.to_boolean())
+            });
+            assert_eq!(outcome, RunOutcome::Done);
+            assert!(start.elapsed() < Duration::from_secs(5));
 
-    let start = Instant::now();
-    let outcome = host.run_until(
-        &mut ctx,
-        Some(start + Duration::from_millis(100)),
-        &mut |_| false,
-    );
-    assert_eq!(outcome, RunOutcome::DeadlineReached);
-    let elapsed = start.elapsed();
-    assert!(elapsed >= Duration::from_millis(100));
-    assert!(
-        elapsed < Duration::from_secs(5),
-        "slept past the deadline: {elapsed:?}"
-    );
-    assert!(host.has_pending_work());
+            let start = Instant::now();
+            let outcome =
+                host.run_until(ctx, Some(start + Duration::from_millis(100)), &mut |_| {
+                    false
+                });
+            assert_eq!(outcome, RunOutcome::DeadlineReached);
+            let elapsed = start.elapsed();
+            assert!(elapsed >= Duration::from_millis(100));
+            assert!(
+                elapsed < Duration::from_secs(5),
+                "slept past the deadline: {elapsed:?}"
+            );
+            assert!(host.has_pending_work());
+        }),
+    ]);
 }
 
 #[test]
 fn done_is_checked_after_each_task() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        r"
+    run_host_actions([
+        TestAction::run(
+            r"
         var n = 0;
         setTimeout(() => { n++; }, 0);
         setTimeout(() => { n++; }, 0);
         setTimeout(() => { n++; }, 0);
         ",
-    );
-    let outcome = host.run_until(&mut ctx, None, &mut |ctx| {
-        ctx.global_object()
-            .get(js_string!("n"), ctx)
-            .is_ok_and(|v| v == JsValue::from(1))
-    });
-    assert_eq!(outcome, RunOutcome::Done);
-    assert_eq!(eval_string(&host, &mut ctx, "String(n)"), "1");
-    run_to_idle(&host, &mut ctx);
-    assert_eq!(eval_string(&host, &mut ctx, "String(n)"), "3");
+        ),
+        TestAction::inspect_host(|host, ctx| {
+            let outcome = host.run_until(ctx, None, &mut |ctx| {
+                ctx.global_object()
+                    .get(js_string!("n"), ctx)
+                    .is_ok_and(|v| v == JsValue::from(1))
+            });
+            assert_eq!(outcome, RunOutcome::Done);
+        }),
+        TestAction::assert_string("String(n)", "1"),
+        TestAction::run_to_idle(),
+        TestAction::assert_string("String(n)", "3"),
+    ]);
 }
 
 #[test]
 fn script_errors_are_returned_and_microtasks_still_run() {
-    let (host, mut ctx) = host();
-    let result = host.eval_script(
-        &mut ctx,
-        "throws.js",
-        "var ran = false; queueMicrotask(() => { ran = true; }); throw new TypeError('script');",
-    );
-    let error = result.expect_err("the script throws");
-    assert_eq!(
-        boa_streams::host::error_message(error, &mut ctx),
-        "TypeError: script"
-    );
-    assert!(eval(&host, &mut ctx, "ran").to_boolean());
-    assert!(host.take_reports().is_empty());
-    assert!(host
-        .eval_script(&mut ctx, "syntax.js", "let let = ;")
-        .is_err());
+    run_host_actions([
+        TestAction::assert_throws(
+            "var ran = false; queueMicrotask(() => { ran = true; }); throw new TypeError('script');",
+            "TypeError: script",
+        ),
+        TestAction::assert("ran"),
+        TestAction::inspect_host(|host, ctx| {
+            assert!(host.take_reports().is_empty());
+            assert!(host.eval_script(ctx, "syntax.js", "let let = ;").is_err());
+        }),
+    ]);
 }
 
 #[test]
 fn context_run_jobs_uses_the_host_loop() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        "var log = []; setTimeout(() => { log.push('t'); throw new Error('x'); }, 0); setTimeout(() => log.push('u'), 1);",
-    );
-    ctx.run_jobs().expect("errors are reported, not returned");
-    assert_eq!(eval_string(&host, &mut ctx, "log.join()"), "t,u");
-    assert_eq!(host.take_reports().len(), 1);
-    let same = Host::from_context(&ctx).expect("a host-built context");
-    assert!(!same.has_pending_work());
+    run_host_actions([
+        TestAction::run(
+            "setTimeout(() => { log.push('t'); throw new Error('x'); }, 0); setTimeout(() => log.push('u'), 1);",
+        ),
+        TestAction::inspect_context(|ctx| {
+            ctx.run_jobs().expect("errors are reported, not returned");
+        }),
+        TestAction::assert_log("t,u"),
+        TestAction::inspect_host(|host, ctx| {
+            assert_eq!(host.take_reports().len(), 1);
+            let same = Host::from_context(ctx).expect("a host-built context");
+            assert!(!same.has_pending_work());
+        }),
+    ]);
 }
 
 #[test]
 fn async_jobs_are_polled() {
-    let (host, mut ctx) = host();
-    ctx.enqueue_job(
-        NativeAsyncJob::new(async |ctx| {
-            let ctx = &mut ctx.borrow_mut();
-            ctx.global_object()
-                .set(js_string!("asyncRan"), true, false, ctx)?;
-            Ok(JsValue::undefined())
-        })
-        .into(),
-    );
-    run_to_idle(&host, &mut ctx);
-    assert!(eval(&host, &mut ctx, "asyncRan").to_boolean());
-    assert!(host.take_reports().is_empty());
+    run_host_actions([
+        TestAction::inspect_context(|ctx| {
+            ctx.enqueue_job(
+                NativeAsyncJob::new(async |ctx| {
+                    let ctx = &mut ctx.borrow_mut();
+                    ctx.global_object()
+                        .set(js_string!("asyncRan"), true, false, ctx)?;
+                    Ok(JsValue::undefined())
+                })
+                .into(),
+            );
+        }),
+        TestAction::run_to_idle(),
+        TestAction::assert("asyncRan"),
+        TestAction::inspect_host(|host, _| assert!(host.take_reports().is_empty())),
+    ]);
 }
 
 #[test]
 fn host_globals_have_webidl_like_shapes() {
-    let (host, mut ctx) = host();
-    let shapes = eval_string(
-        &host,
-        &mut ctx,
-        r"
+    run_host_actions([
+        TestAction::assert_string(
+            r"
         const d = (name) => {
             const p = Object.getOwnPropertyDescriptor(globalThis, name);
             return `${name}:${p.writable}${p.enumerable}${p.configurable}:${typeof p.value}`;
@@ -406,13 +389,11 @@ fn host_globals_have_webidl_like_shapes() {
          typeof console.log, typeof setTimeout, typeof queueMicrotask, typeof structuredClone,
          typeof TextEncoder, typeof atob].join(' ')
         ",
-    );
-    assert_eq!(
-        shapes,
-        "self:truefalsetrue:object gc:truefalsetrue:function fetch:truetruetrue:function \
-         true 1 function function function function function function"
-    );
-    eval(&host, &mut ctx, "gc(); gc();");
+            "self:truefalsetrue:object gc:truefalsetrue:function fetch:truetruetrue:function \
+             true 1 function function function function function function",
+        ),
+        TestAction::run("gc(); gc();"),
+    ]);
 }
 
 /// A fresh, empty folder under the system temp dir.
@@ -437,14 +418,13 @@ fn fetch_serves_files_under_the_root() {
     .unwrap();
     std::fs::write(root.join("data.json"), r#"{"a": [1, 2]}"#).unwrap();
     std::fs::write(root.join("bytes.bin"), [0u8, 1, 255]).unwrap();
-    let (host, mut ctx) = host_with(HostOptions {
+    Fixture::host_with(HostOptions {
         fetch_root: Some(root.clone()),
         ..HostOptions::default()
-    });
-    eval(
-        &host,
-        &mut ctx,
-        r"
+    })
+    .run([
+        TestAction::run(
+            r"
         var out = {};
         fetch('/interfaces/streams.idl').then(r => {
             out.meta = [r.ok, r.status, r.url].join();
@@ -461,32 +441,27 @@ fn fetch_serves_files_under_the_root() {
             try { await r.text(); out.reuse = 'no error'; } catch (e) { out.reuse = e.name; }
         });
         ",
-    );
-    run_to_idle(&host, &mut ctx);
-    let results = eval_string(
-        &host,
-        &mut ctx,
-        "[out.meta, out.idl, out.relative, out.json, out.buffer, out.bytes, out.missing, out.escape, out.reuse].join('|')",
-    );
-    assert_eq!(
-        results,
-        "true,200,http://web-platform.test:8000/interfaces/streams.idl|interface X {};\n|\
-         interface X {};\n|1+2|0,1,255|Uint8Array3|false,404|TypeError|TypeError"
-    );
-    assert!(host.take_reports().is_empty());
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_string(
+            "[out.meta, out.idl, out.relative, out.json, out.buffer, out.bytes, out.missing, out.escape, out.reuse].join('|')",
+            "true,200,http://web-platform.test:8000/interfaces/streams.idl|interface X {};\n|\
+             interface X {};\n|1+2|0,1,255|Uint8Array3|false,404|TypeError|TypeError",
+        ),
+        TestAction::inspect_host(|host, _| assert!(host.take_reports().is_empty())),
+    ]);
     let _ = std::fs::remove_dir_all(&root);
 }
 
 #[test]
 fn fetch_without_a_root_rejects_with_a_type_error() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
-        "var result; fetch('/x').then(() => { result = 'resolved'; }, e => { result = e instanceof TypeError; });",
-    );
-    run_to_idle(&host, &mut ctx);
-    assert_eq!(eval_string(&host, &mut ctx, "String(result)"), "true");
+    run_host_actions([
+        TestAction::run(
+            "var result; fetch('/x').then(() => { result = 'resolved'; }, e => { result = e instanceof TypeError; });",
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_string("String(result)", "true"),
+    ]);
 }
 
 #[test]
@@ -497,39 +472,34 @@ fn idlharness_style_fetch_works() {
         "[Exposed=*] interface ReadableStream {};",
     )
     .unwrap();
-    let (host, mut ctx) = host_with(HostOptions {
+    Fixture::host_with(HostOptions {
         fetch_root: Some(root.clone()),
         console_to_stderr: true,
         ..HostOptions::default()
-    });
-    eval(
-        &host,
-        &mut ctx,
-        r"
+    })
+    .run([
+        TestAction::run(
+            r"
         console.log('console_to_stderr: log'); console.error('console_to_stderr: error');
         console.group('group'); console.info('indented'); console.groupEnd();
         var idl; fetch('/interfaces/streams.idl').then(r => r.text()).then(t => { idl = t; });
         ",
-    );
-    run_to_idle(&host, &mut ctx);
-    assert_eq!(
-        eval_string(&host, &mut ctx, "idl"),
-        "[Exposed=*] interface ReadableStream {};"
-    );
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_string("idl", "[Exposed=*] interface ReadableStream {};"),
+    ]);
     let _ = std::fs::remove_dir_all(&root);
 }
 
 #[test]
 fn async_jobs_can_wait_for_timers() {
-    let (host, mut ctx) = host();
-    eval(
-        &host,
-        &mut ctx,
+    let mut fixture = Fixture::host();
+    fixture.run([TestAction::run(
         "var order = []; var gate = new Promise(r => setTimeout(() => { order.push('timer'); r(); }, 20));",
-    );
-    let gate = eval(&host, &mut ctx, "gate");
+    )]);
+    let gate = fixture.eval("gate");
     let gate = gate.as_promise().expect("a promise");
-    ctx.enqueue_job(
+    fixture.context().enqueue_job(
         NativeAsyncJob::new(async move |ctx| {
             // Resolved by a timer task that the loop runs while this future is pending.
             let future = gate.into_js_future(&mut ctx.borrow_mut())?;
@@ -540,18 +510,18 @@ fn async_jobs_can_wait_for_timers() {
         })
         .into(),
     );
-    run_to_idle(&host, &mut ctx);
-    assert_eq!(eval_string(&host, &mut ctx, "order.join()"), "timer,async");
-    assert!(host.take_reports().is_empty());
+    fixture.run([
+        TestAction::run_to_idle(),
+        TestAction::assert_string("order.join()", "timer,async"),
+        TestAction::inspect_host(|host, _| assert!(host.take_reports().is_empty())),
+    ]);
 }
 
 #[test]
 fn performance_now_is_monotonic_and_measures_elapsed_time() {
-    let (host, mut ctx) = host();
+    let mut fixture = Fixture::host();
     let started = Instant::now();
-    let result = eval_string(
-        &host,
-        &mut ctx,
+    fixture.run([TestAction::assert_string(
         "const a = performance.now();
          const until = Date.now() + 30;
          while (Date.now() < until) {}
@@ -561,13 +531,11 @@ fn performance_now_is_monotonic_and_measures_elapsed_time() {
           Object.prototype.toString.call(performance),
           Math.abs(performance.timeOrigin - (Date.now() - performance.now())) < 50,
           JSON.stringify(performance) === JSON.stringify({ timeOrigin: performance.timeOrigin })].join()",
-    );
-    assert_eq!(
-        result,
-        "number,true,true,true,true,[object Performance],true,true"
-    );
+        "number,true,true,true,true,[object Performance],true,true",
+    )]);
     // now() counts from the host's creation, not from some earlier moment.
-    let now: f64 = eval_string(&host, &mut ctx, "String(performance.now())")
+    let now: f64 = fixture
+        .eval_string("String(performance.now())")
         .parse()
         .expect("a number");
     assert!(now <= started.elapsed().as_secs_f64() * 1000.0 + 1.0);

@@ -1,6 +1,7 @@
 //! The spec map: which abstract operations and interface members the Streams Standard defines,
 //! and which of them the code in `src/` claims to implement. The extractor of streams.bs and
-//! the scanner of `src/` are `support::spec`; this file holds the checks.
+//! the scanner of `src/` are [`spec`] (`spec.rs` next to this file, compiled into this test
+//! binary only); this file holds the checks.
 //!
 //! Data (committed in `spec/`, see `spec/README.md`):
 //! - `spec/abstract-ops.tsv`: every `<dfn abstract-op>` of streams.bs (`id`, `name`, `section`);
@@ -19,17 +20,20 @@
 //!   one function, and that function is named as the operation (its snake_case);
 //! - progress: `N of M abstract operations implemented`.
 
+#[path = "../support/mod.rs"]
 mod support;
+
+mod spec;
 
 use std::collections::HashSet;
 use std::fs;
 
-use support::crate_root;
-use support::spec::{
+use spec::{
     claims, extract, fn_decl_name, links_in, load_map, read_committed, scan_rust, scan_src,
     simplify, snake_case, spec_source, updating, AbstractOp, SpecMap, ANCHORS_FILE, MEMBERS_FILE,
     OPS_FILE,
 };
+use support::crate_root;
 
 // ---------------------------------------------------------------------------------------------
 // Tests: the data

@@ -3,17 +3,15 @@
 //! is carried between every pair of chunks) and through `CompressionStream` →
 //! `DecompressionStream`, piped. A linear implementation gives a ratio near 16; the bound is 64.
 
-mod support;
-
 use std::time::Duration;
 
-use support::scaling::{time_script, Scaling};
-use support::{context, eval, eval_string};
+use crate::support::scaling::{time_script, Scaling};
+use crate::support::script::{Fixture, TestAction};
 
-/// Pipes `n` chunks through `pipeline` into a sink and returns how long the pipe took; then
-/// `check` must hold of the sink's `out`.
+/// Pipes `n` chunks through `pipeline` into a sink (which pushes them to the shared `log`) and
+/// returns how long the pipe took; then `check` must hold of `log`.
 fn run(n: u32, pipeline: &str, check: &str) -> Duration {
-    let mut ctx = context();
+    let mut fixture = Fixture::streams();
     let setup = format!(
         r#"
         var N = {n};
@@ -22,19 +20,20 @@ fn run(n: u32, pipeline: &str, check: &str) -> Duration {
           i: 0,
           pull(c) {{ if (this.i === N) c.close(); else c.enqueue(this.i++ % 2 ? '\uDE00b' : 'a\uD83D'); }},
         }}, {{ highWaterMark: 0 }});
-        var out = [];
-        var sink = new WritableStream({{ write(chunk) {{ out.push(chunk); }} }});
+        var sink = new WritableStream({{ write(chunk) {{ log.push(chunk); }} }});
         "#
     );
-    eval(&mut ctx, &setup);
+    fixture.eval(&setup);
     let elapsed = time_script(
-        &mut ctx,
+        fixture.context(),
         &format!(
             "{pipeline}.pipeTo(sink).then(() => {{ done = true; }}, e => {{ result = String(e); }});"
         ),
     );
-    let got = eval_string(&mut ctx, &format!("done ? ({check}) : result"));
-    assert_eq!(got, "true", "n = {n}");
+    fixture.run([TestAction::assert_string(
+        format!("done ? ({check}) : result"),
+        "true",
+    )]);
     elapsed
 }
 
@@ -57,7 +56,7 @@ fn text_encoder_and_decoder_streams_scale_linearly() {
         "text",
         "source.pipeThrough(new TextEncoderStream()).pipeThrough(new TextDecoderStream())",
         // Every pair of chunks gives 'a', then the joined pair and 'b'.
-        "out.join('') === 'a\\uD83D\\uDE00b'.repeat(N / 2)",
+        "log.join('') === 'a\\uD83D\\uDE00b'.repeat(N / 2)",
     );
 }
 
@@ -67,7 +66,7 @@ fn compression_streams_scale_linearly() {
         "compression",
         "source.pipeThrough(new TextEncoderStream()).pipeThrough(new CompressionStream('gzip'))
            .pipeThrough(new DecompressionStream('gzip')).pipeThrough(new TextDecoderStream())",
-        "out.join('') === 'a\\uD83D\\uDE00b'.repeat(N / 2)",
+        "log.join('') === 'a\\uD83D\\uDE00b'.repeat(N / 2)",
     );
 }
 
@@ -77,6 +76,6 @@ fn brotli_streams_scale_linearly() {
         "brotli",
         "source.pipeThrough(new TextEncoderStream()).pipeThrough(new CompressionStream('brotli'))
            .pipeThrough(new DecompressionStream('brotli')).pipeThrough(new TextDecoderStream())",
-        "out.join('') === 'a\\uD83D\\uDE00b'.repeat(N / 2)",
+        "log.join('') === 'a\\uD83D\\uDE00b'.repeat(N / 2)",
     );
 }

@@ -1,17 +1,15 @@
 //! Scaling (ratio, not time): unawaited `writer.write()` calls drained by a synchronous sink,
 //! timed at n and 8n chunks. A linear implementation gives a ratio near 8; the bound is 32.
 
-mod support;
-
 use std::time::Duration;
 
-use support::scaling::{time_script, Scaling};
-use support::{context, eval, eval_string};
+use crate::support::scaling::{time_script, Scaling};
+use crate::support::script::{Fixture, TestAction};
 
 /// Writes `n` chunks without awaiting, drains the job queue, and checks that the sink saw every
 /// chunk once, in order, and that every write promise fulfilled.
 fn run(n: u32) -> Duration {
-    let mut ctx = context();
+    let mut fixture = Fixture::streams();
     let setup = format!(
         r#"
         var N = {n};
@@ -23,20 +21,16 @@ fn run(n: u32) -> Duration {
         var onFulfilled = () => {{ fulfilled++; }};
         "#
     );
-    eval(&mut ctx, &setup);
+    fixture.eval(&setup);
     let elapsed = time_script(
-        &mut ctx,
+        fixture.context(),
         "for (let i = 0; i < N; i++) writer.write(i).then(onFulfilled);",
     );
-    let check = eval_string(
-        &mut ctx,
+    // next, bad, fulfilled, desiredSize
+    fixture.run([TestAction::assert_string(
         "`${next} ${bad} ${fulfilled} ${writer.desiredSize}`",
-    );
-    assert_eq!(
-        check,
         format!("{n} 0 {n} 1"),
-        "next bad fulfilled desiredSize"
-    );
+    )]);
     elapsed
 }
 

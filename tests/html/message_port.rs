@@ -1,43 +1,38 @@
 //! `MessageChannel`, `MessagePort` and `MessageEvent` in one agent, and streams transferred
 //! into a second realm.
 
-mod support;
-
-use boa_engine::{js_string, Context};
-use boa_streams::host::Host;
-use support::host::failures_of;
+use crate::support::script::{Fixture, TestAction};
+use boa_engine::js_string;
 
 const PRELUDE: &str = r#"
     globalThis.tick = (ms = 0) => new Promise(resolve => setTimeout(resolve, ms));
     globalThis.isDataCloneError = (e) => e instanceof DOMException && e.name === 'DataCloneError';
 "#;
 
-/// Runs `script` as the body of an async function (its checks recorded by `check`), to idle;
-/// what went wrong, including a body that did not run to its end.
-fn failures_in(host: &Host, ctx: &mut Context, script: &str) -> Vec<String> {
-    let mut out = failures_of(
-        host,
-        ctx,
-        PRELUDE,
-        &format!(
+/// The steps of a port test: `script` run as the body of an async function (its checks
+/// recorded by `check`), the event loop run to idle, and no failure (a failed check, a host
+/// report, a body that threw or did not run to its end).
+fn port_test<'a>(script: &str) -> [TestAction<'a>; 4] {
+    [
+        TestAction::run(format!(
             "(async () => {{ {script}
  globalThis.completed = true; }})().catch(e => failed.push(`threw: ${{e}}`));"
-        ),
-    );
-    if !support::global(ctx, "completed").to_boolean() {
-        out.push("the test script did not run to its end".to_owned());
-    }
-    out
+        )),
+        TestAction::run_to_idle(),
+        TestAction::assert_no_failures(),
+        // The test script ran to its end.
+        TestAction::assert("globalThis.completed === true"),
+    ]
 }
 
-fn failures(script: &str) -> Vec<String> {
-    let (host, mut ctx) = support::host::host();
-    failures_in(&host, &mut ctx, script)
+/// Runs [`port_test`] in a fresh host with [`PRELUDE`].
+fn assert_port_test(script: &str) {
+    Fixture::host().with(PRELUDE).run(port_test(script));
 }
 
 #[test]
 fn messages_are_tasks_in_order() {
-    let failed = failures(
+    assert_port_test(
         r#"
         const log = [];
         const { port1, port2 } = new MessageChannel();
@@ -59,12 +54,11 @@ fn messages_are_tasks_in_order() {
         port1.close();
         "#,
     );
-    assert!(failed.is_empty(), "{failed:#?}");
 }
 
 #[test]
 fn a_port_queue_starts_disabled() {
-    let failed = failures(
+    assert_port_test(
         r#"
         const { port1, port2 } = new MessageChannel();
         const got = [];
@@ -79,12 +73,11 @@ fn a_port_queue_starts_disabled() {
         port1.close();
         "#,
     );
-    assert!(failed.is_empty(), "{failed:#?}");
 }
 
 #[test]
 fn message_events() {
-    let failed = failures(
+    assert_port_test(
         r#"
         const { port1, port2 } = new MessageChannel();
         const data = { deep: [1] };
@@ -108,12 +101,11 @@ fn message_events() {
         port1.close();
         "#,
     );
-    assert!(failed.is_empty(), "{failed:#?}");
 }
 
 #[test]
 fn ports_transfer_close_and_data_clone_errors() {
-    let failed = failures(
+    assert_port_test(
         r#"
         const a = new MessageChannel(), b = new MessageChannel();
         // A port sent in a message keeps talking to its entangled port.
@@ -162,12 +154,11 @@ fn ports_transfer_close_and_data_clone_errors() {
         a.port1.close(); b.port2.close(); moved.close(); c.port1.close(); d.port2.close();
         "#,
     );
-    assert!(failed.is_empty(), "{failed:#?}");
 }
 
 #[test]
 fn an_uncloneable_chunk_errors_both_sides_of_a_transferred_writable() {
-    let failed = failures(
+    assert_port_test(
         r#"
         let abortReason;
         const ws = new WritableStream({ abort(r) { abortReason = r; } });
@@ -183,19 +174,21 @@ fn an_uncloneable_chunk_errors_both_sides_of_a_transferred_writable() {
         check(closedError === writeError, 'the transferred side is errored with it');
         "#,
     );
-    assert!(failed.is_empty(), "{failed:#?}");
 }
 
 #[test]
 fn streams_transfer_into_a_second_realm() {
-    let (host, mut ctx) = support::host::host();
-    let (_realm, other) = host.create_realm(&mut ctx).expect("a second realm");
-    ctx.global_object()
-        .set(js_string!("other"), other, true, &mut ctx)
-        .unwrap();
-    let failed = failures_in(
-        &host,
-        &mut ctx,
+    let mut fixture = Fixture::host().with(PRELUDE);
+    // Kept for the whole test, as the realm's handle.
+    let mut realm = None;
+    fixture.run([TestAction::inspect_host(|host, ctx| {
+        let (handle, other) = host.create_realm(ctx).expect("a second realm");
+        realm = Some(handle);
+        ctx.global_object()
+            .set(js_string!("other"), other, true, ctx)
+            .unwrap();
+    })]);
+    fixture.run(port_test(
         r#"
         check(other.ReadableStream !== ReadableStream && other.MessageChannel !== MessageChannel, 'its own interfaces');
         // structuredClone of the other realm deserializes there.
@@ -229,20 +222,22 @@ fn streams_transfer_into_a_second_realm() {
         check((await r.read()).value === 42, 'through the original transformer and back');
         ch.port1.close();
         "#,
-    );
-    assert!(failed.is_empty(), "{failed:#?}");
-    assert_eq!(
-        host.entangled_ports(&ctx),
-        0,
-        "the finished streams hold no port"
-    );
+    ));
+    fixture.run([TestAction::inspect_host(|host, ctx| {
+        assert_eq!(
+            host.entangled_ports(ctx),
+            0,
+            "the finished streams hold no port"
+        );
+    })]);
+    drop(realm);
 }
 
 #[test]
 fn a_stream_posted_to_a_port_nobody_starts_does_not_keep_the_loop_waiting() {
     // The stream's own port waits in port2's disabled queue: nothing can arrive from another
     // agent, so the event loop returns idle (the harness asserts `RunOutcome::Idle`).
-    let failed = failures(
+    assert_port_test(
         r#"
         const { port1, port2 } = new MessageChannel();
         const rs = new ReadableStream();
@@ -250,5 +245,4 @@ fn a_stream_posted_to_a_port_nobody_starts_does_not_keep_the_loop_waiting() {
         check(rs.locked, 'the stream was transferred');
         "#,
     );
-    assert!(failed.is_empty(), "{failed:#?}");
 }

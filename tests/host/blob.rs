@@ -1,26 +1,21 @@
 //! The host's `Blob` (File API): construction, `slice()`, `type`, `stream()`, the read methods, and the
 //! WebIDL shapes and brand checks.
 
-mod support;
-
-use support::host::{assert_no_reports, eval_string, run_script};
+use crate::support::script::{run_host_actions, TestAction};
 
 /// Runs `body` as the body of an async function in a fresh host, then the event loop to idle,
-/// and returns what the function returned, as a string (`THREW <error>` if it rejected).
-fn run(body: &str) -> String {
-    let (host, mut ctx) = run_script(&format!(
-        "var __result = '<pending>';
-        (async () => {{ {body} }})().then(
-            v => {{ __result = String(v); }},
-            e => {{ __result = 'THREW ' + (e && e.name ? e.name + ': ' + e.message : String(e)); }});"
-    ));
-    assert_no_reports(&host);
-    eval_string(&host, &mut ctx, "__result")
+/// and asserts what the function returned (as a string) and that the host reported nothing.
+fn assert_blob(body: &str, expected: &str) {
+    run_host_actions([
+        TestAction::assert_async(body, expected),
+        TestAction::assert_no_failures(),
+    ]);
 }
 
 #[test]
 fn constructs_from_mixed_parts_in_order() {
-    let out = run(r"
+    assert_blob(
+        r"
         const inner = new Blob(['in', new Uint8Array([0x6e, 0x65, 0x72])]);
         const buffer = new Uint8Array([0x41, 0x42, 0x43, 0x44]).buffer;
         const parts = [
@@ -36,13 +31,15 @@ fn constructs_from_mixed_parts_in_order() {
         ];
         const blob = new Blob(parts);
         return [blob.size, blob.type === '', await blob.text()].join('|');
-    ");
-    assert_eq!(out, "20|true|aABCDBCDhiinner42!\u{e9}");
+    ",
+        "20|true|aABCDBCDhiinner42!\u{e9}",
+    );
 }
 
 #[test]
 fn parts_come_from_any_iterable_and_strings_become_usv() {
-    let out = run(r"
+    assert_blob(
+        r"
         function* gen() { yield 'x'; yield new Uint8Array([0x79]); yield 'z'; }
         const a = await new Blob(gen()).text();
         // A lone surrogate becomes U+FFFD (3 UTF-8 bytes).
@@ -51,13 +48,15 @@ fn parts_come_from_any_iterable_and_strings_become_usv() {
         const empty = new Blob();
         const undef = new Blob(undefined, undefined);
         return [a, b.size, bytes, empty.size, undef.size].join('|');
-    ");
-    assert_eq!(out, "xyz|3|239,191,189|0|0");
+    ",
+        "xyz|3|239,191,189|0|0",
+    );
 }
 
 #[test]
 fn buffer_bytes_are_copied_at_construction() {
-    let out = run(r"
+    assert_blob(
+        r"
         const u8 = new Uint8Array([1, 2, 3]);
         const blob = new Blob([u8]);
         u8[0] = 9;
@@ -68,13 +67,15 @@ fn buffer_bytes_are_copied_at_construction() {
         try { new Blob([new ArrayBuffer(1, { maxByteLength: 2 })]); resizable = 'ok'; }
         catch (e) { resizable = e.constructor.name; }
         return [Array.from(await blob.bytes()).join(','), await mutated.text(), resizable].join('|');
-    ");
-    assert_eq!(out, "1,2,3|bc|TypeError");
+    ",
+        "1,2,3|bc|TypeError",
+    );
 }
 
 #[test]
 fn bad_parts_and_options_throw_type_errors() {
-    let out = run(r"
+    assert_blob(
+        r"
         const results = [];
         for (const make of [
             () => new Blob('abc'),
@@ -90,16 +91,15 @@ fn bad_parts_and_options_throw_type_errors() {
         }
         try { new Blob([Symbol()]); } catch (e) { results.push(e.constructor.name); }
         return results.join(',');
-    ");
-    assert_eq!(
-        out,
-        "TypeError,TypeError,TypeError,TypeError,TypeError,TypeError,TypeError,TypeError,TypeError"
+    ",
+        "TypeError,TypeError,TypeError,TypeError,TypeError,TypeError,TypeError,TypeError,TypeError",
     );
 }
 
 #[test]
 fn options_are_read_in_order_and_endings_convert() {
-    let out = run(r"
+    assert_blob(
+        r"
         const log = [];
         const options = {
             get type() { log.push('type'); return 'Text/Plain;Charset=UTF-8'; },
@@ -109,16 +109,15 @@ fn options_are_read_in_order_and_endings_convert() {
         const transparent = new Blob(['a\r\nb'], { endings: 'transparent' });
         return [log.join(), blob.type, JSON.stringify(await blob.text()),
                 transparent.size].join('|');
-    ");
-    assert_eq!(
-        out,
-        "endings,type|text/plain;charset=utf-8|\"a\\nb\\nc\\nd\"|4"
+    ",
+        "endings,type|text/plain;charset=utf-8|\"a\\nb\\nc\\nd\"|4",
     );
 }
 
 #[test]
 fn type_is_normalized_or_emptied() {
-    let out = run(r"
+    assert_blob(
+        r"
         return [
             new Blob([], { type: 'TEXT/HTML' }).type,
             new Blob([], { type: 'a\u00e9' }).type,
@@ -128,13 +127,15 @@ fn type_is_normalized_or_emptied() {
             new Blob([], { type: 'a\ud800' }).type,
             new Blob().slice(0, 0, 'b\udc00').type,
         ].map(t => JSON.stringify(t)).join(',');
-    ");
-    assert_eq!(out, r#""text/html","","","","42","","""#);
+    ",
+        r#""text/html","","","","42","","""#,
+    );
 }
 
 #[test]
 fn slice_clamps_like_the_spec() {
-    let out = run(r"
+    assert_blob(
+        r"
         const blob = new Blob(['0123456789'], { type: 'text/plain' });
         const cases = [
             [], [2], [-3], [2, 5], [2, -2], [-100, 3], [5, 2], [8, 100],
@@ -149,16 +150,15 @@ fn slice_clamps_like_the_spec() {
         out.push(typed.type, JSON.stringify(untyped.type), JSON.stringify(bad.type),
                  blob.slice(3, 7).slice(1, 2).size);
         return out.join('|');
-    ");
-    assert_eq!(
-        out,
-        "0123456789|23456789|789|234|234567|012||89||23|23|0123456789|||0123||345|image/png|\"\"|\"\"|1"
+    ",
+        "0123456789|23456789|789|234|234567|012||89||23|23|0123456789|||0123||345|image/png|\"\"|\"\"|1",
     );
 }
 
 #[test]
 fn text_bytes_and_array_buffer() {
-    let out = run(r"
+    assert_blob(
+        r"
         const blob = new Blob([new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0x69, 0xff])]);
         const text = await blob.text();
         const bytes = await blob.bytes();
@@ -172,16 +172,15 @@ fn text_bytes_and_array_buffer() {
             bytes !== again && bytes.buffer !== again.buffer,
             blob.text() instanceof Promise,
         ].join('|');
-    ");
-    assert_eq!(
-        out,
-        "\"hi\u{fffd}\"|Uint8Array|239,187,191,104,105,255|ArrayBuffer|6|true|true"
+    ",
+        "\"hi\u{fffd}\"|Uint8Array|239,187,191,104,105,255|ArrayBuffer|6|true|true",
     );
 }
 
 #[test]
 fn read_methods_settle_in_a_later_task() {
-    let out = run(r"
+    assert_blob(
+        r"
         const log = [];
         new Blob(['x']).text().then(() => log.push('text'));
         await Promise.resolve();
@@ -189,13 +188,15 @@ fn read_methods_settle_in_a_later_task() {
         log.push('microtasks');
         await new Promise(resolve => setTimeout(resolve, 0));
         return log.join();
-    ");
-    assert_eq!(out, "microtasks,text");
+    ",
+        "microtasks,text",
+    );
 }
 
 #[test]
 fn brand_checks() {
-    let out = run(r"
+    assert_blob(
+        r"
         const proto = Blob.prototype;
         const results = [];
         const size = Object.getOwnPropertyDescriptor(proto, 'size').get;
@@ -209,16 +210,15 @@ fn brand_checks() {
             try { await p; results.push('ok'); } catch (e) { results.push(e.constructor.name); }
         }
         return results.join(',');
-    ");
-    assert_eq!(
-        out,
-        "TypeError,TypeError,TypeError,true,TypeError,true,TypeError,true,TypeError"
+    ",
+        "TypeError,TypeError,TypeError,true,TypeError,true,TypeError,true,TypeError",
     );
 }
 
 #[test]
 fn webidl_shapes() {
-    let out = run(r"
+    assert_blob(
+        r"
         const d = (o, k) => {
             const x = Object.getOwnPropertyDescriptor(o, k);
             return x ? [x.writable, x.enumerable, x.configurable].map(Number).join('') : 'none';
@@ -236,16 +236,15 @@ fn webidl_shapes() {
             d(p, Symbol.toStringTag),
             Object.getPrototypeOf(new (class extends Blob {})()) !== p,
         ].join('|');
-    ");
-    assert_eq!(
-        out,
-        "101|0|Blob|111|111|111|111|111|0|0|get size|true|true|true|get type|[object Blob]|001|true"
+    ",
+        "101|0|Blob|111|111|111|111|111|0|0|get size|true|true|true|get type|[object Blob]|001|true",
     );
 }
 
 #[test]
 fn stream_gives_uint8_array_chunks_then_closes() {
-    let out = run(r"
+    assert_blob(
+        r"
         const blob = new Blob(['hello ', new Uint8Array([0x77, 0x6f]), 'rld']);
         const stream = blob.stream();
         const reader = stream.getReader();
@@ -259,13 +258,15 @@ fn stream_gives_uint8_array_chunks_then_closes() {
         const empty = await new Blob().stream().getReader().read();
         return [stream instanceof ReadableStream, chunks.join(), empty.done,
                 empty.value === undefined].join('|');
-    ");
-    assert_eq!(out, "true|Uint8Array:hello world|true|true");
+    ",
+        "true|Uint8Array:hello world|true|true",
+    );
 }
 
 #[test]
 fn stream_is_a_byte_stream_in_64k_chunks() {
-    let out = run(r"
+    assert_blob(
+        r"
         const size = 64 * 1024 * 2 + 10;
         const source = new Uint8Array(size);
         for (let i = 0; i < size; i++) source[i] = i & 0xff;
@@ -285,13 +286,15 @@ fn stream_is_a_byte_stream_in_64k_chunks() {
         return [lengths.join(), ok,
                 new TextDecoder().decode(first.value), new TextDecoder().decode(second.value),
                 third.done, third.value.byteLength].join('|');
-    ");
-    assert_eq!(out, "65536,65536,10|true|abc|de|true|0");
+    ",
+        "65536,65536,10|true|abc|de|true|0",
+    );
 }
 
 #[test]
 fn stream_can_be_canceled_and_is_brand_checked() {
-    let out = run(r"
+    assert_blob(
+        r"
         const blob = new Blob(['x'.repeat(200000)]);
         const reader = blob.stream().getReader();
         const first = await reader.read();
@@ -302,6 +305,7 @@ fn stream_can_be_canceled_and_is_brand_checked() {
         // Two streams of one blob are independent.
         const a = await blob.slice(0, 3).stream().getReader().read();
         return [first.value.byteLength, after.done, brand, a.value.byteLength].join('|');
-    ");
-    assert_eq!(out, "65536|true|TypeError|3");
+    ",
+        "65536|true|TypeError|3",
+    );
 }

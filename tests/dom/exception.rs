@@ -1,15 +1,12 @@
 //! DOMException: shapes, codes, brand checks, and the Rust constructor.
 
-mod support;
-
+use crate::support::dom::run_dom_actions;
+use crate::support::script::{Fixture, TestAction, WEBIDL_SHAPES};
 use boa_engine::{js_string, property::Attribute, Context, Source};
-use support::dom::{check, context, PRELUDE};
 
 #[test]
 fn interface_object_shape() {
-    let mut ctx = context();
-    check(
-        &mut ctx,
+    run_dom_actions([TestAction::check(
         r#"
         eq(flags(desc(globalThis, 'DOMException')), 'w-c', 'global flags');
         eq(DOMException.length, 0, 'length');
@@ -29,14 +26,12 @@ fn interface_object_shape() {
         ok(!Object.prototype.hasOwnProperty.call(new DOMException(), 'message'), 'no own message');
         throws(TypeError, () => DOMException(), 'call without new');
         "#,
-    );
+    )]);
 }
 
 #[test]
 fn constants() {
-    let mut ctx = context();
-    check(
-        &mut ctx,
+    run_dom_actions([TestAction::check(
         r#"
         const names = ['INDEX_SIZE_ERR', 'DOMSTRING_SIZE_ERR', 'HIERARCHY_REQUEST_ERR',
           'WRONG_DOCUMENT_ERR', 'INVALID_CHARACTER_ERR', 'NO_DATA_ALLOWED_ERR',
@@ -54,14 +49,12 @@ fn constants() {
           eq(new DOMException()[n], i + 1, n + ' on instance');
         });
         "#,
-    );
+    )]);
 }
 
 #[test]
 fn construction_and_codes() {
-    let mut ctx = context();
-    check(
-        &mut ctx,
+    run_dom_actions([TestAction::check(
         r#"
         let e = new DOMException();
         eq(e.name, 'Error', 'default name');
@@ -99,14 +92,12 @@ fn construction_and_codes() {
         eq(s.code, 23, 'subclass code');
         eq(Object.prototype.toString.call(s), '[object DOMException]', 'subclass tag');
         "#,
-    );
+    )]);
 }
 
 #[test]
 fn brand_checks() {
-    let mut ctx = context();
-    check(
-        &mut ctx,
+    run_dom_actions([TestAction::check(
         r#"
         for (const name of ['name', 'message', 'code']) {
           const get = desc(DOMException.prototype, name).get;
@@ -117,24 +108,25 @@ fn brand_checks() {
           throws(TypeError, () => Object.create(DOMException.prototype)[name], name + ' on Object.create');
         }
         "#,
-    );
+    )]);
 }
 
 #[test]
 fn rust_constructor() {
-    let mut ctx = context();
-    let e = boa_streams::dom::create_dom_exception(&mut ctx, "it timed out", "TimeoutError")
-        .expect("create");
-    assert!(boa_streams::dom::is_dom_exception(&e.clone().into()));
-    assert_eq!(
-        boa_streams::dom::dom_exception_name(&e.clone().into()),
-        Some(js_string!("TimeoutError"))
-    );
-    ctx.register_global_property(js_string!("fromRust"), e, Attribute::all())
-        .expect("global");
-    check(
-        &mut ctx,
-        r#"
+    run_dom_actions([
+        TestAction::inspect_context(|ctx| {
+            let e = boa_streams::dom::create_dom_exception(ctx, "it timed out", "TimeoutError")
+                .expect("create");
+            assert!(boa_streams::dom::is_dom_exception(&e.clone().into()));
+            assert_eq!(
+                boa_streams::dom::dom_exception_name(&e.clone().into()),
+                Some(js_string!("TimeoutError"))
+            );
+            ctx.register_global_property(js_string!("fromRust"), e, Attribute::all())
+                .expect("global");
+        }),
+        TestAction::check(
+            r#"
         ok(fromRust instanceof DOMException, 'instanceof');
         eq(fromRust.name, 'TimeoutError', 'name');
         eq(fromRust.message, 'it timed out', 'message');
@@ -143,17 +135,19 @@ fn rust_constructor() {
         const Orig = DOMException;
         globalThis.DOMException = function () {};
         "#,
-    );
-    let e = boa_streams::dom::create_dom_exception(&mut ctx, "", "AbortError").expect("create");
-    ctx.register_global_property(js_string!("fromRust2"), e, Attribute::all())
-        .expect("global");
-    check(
-        &mut ctx,
-        r#"
+        ),
+        TestAction::inspect_context(|ctx| {
+            let e = boa_streams::dom::create_dom_exception(ctx, "", "AbortError").expect("create");
+            ctx.register_global_property(js_string!("fromRust2"), e, Attribute::all())
+                .expect("global");
+        }),
+        TestAction::check(
+            r#"
         ok(fromRust2 instanceof Orig, 'uses the realm prototype');
         eq(fromRust2.code, 20, 'code');
         "#,
-    );
+        ),
+    ]);
 }
 
 #[test]
@@ -164,33 +158,32 @@ fn register_replaces_existing_globals() {
     ))
     .expect("setup");
     boa_streams::register(&mut ctx).expect("register");
-    ctx.eval(Source::from_bytes(PRELUDE)).expect("prelude");
-    check(
-        &mut ctx,
-        r#"
+    Fixture::from_context(ctx).with(WEBIDL_SHAPES).run([
+        TestAction::check(
+            r#"
         eq(typeof DOMException, 'function', 'DOMException');
         eq(typeof AbortSignal, 'function', 'AbortSignal');
         eq(typeof EventTarget, 'function', 'EventTarget');
         for (const n of ['DOMException', 'Event', 'EventTarget', 'AbortController', 'AbortSignal'])
           eq(flags(desc(globalThis, n)), 'w-c', n + ' global flags');
         "#,
-    );
-    // Registering twice works too.
-    boa_streams::register(&mut ctx).expect("register again");
-    check(
-        &mut ctx,
-        r#"
+        ),
+        // Registering twice works too.
+        TestAction::inspect_context(|ctx| {
+            boa_streams::register(ctx).expect("register again");
+        }),
+        TestAction::check(
+            r#"
         eq(new AbortController().signal instanceof AbortSignal, true, 'after re-register');
         eq(new DOMException('a', 'AbortError').code, 20, 'DOMException after re-register');
         "#,
-    );
+        ),
+    ]);
 }
 
 #[test]
 fn stack() {
-    let mut ctx = context();
-    let out = support::eval_string(
-        &mut ctx,
+    run_dom_actions([TestAction::assert_string(
         r#"
         function makeIt() { return new DOMException('m', 'AbortError'); }
         const e = makeIt();
@@ -198,10 +191,6 @@ fn stack() {
         JSON.stringify({ type: typeof e.stack, w: d && d.writable, e: d && d.enumerable, c: d && d.configurable,
                          mentions: String(e.stack).includes('makeIt') })
         "#,
-    );
-    println!("{out}");
-    assert_eq!(
-        out,
-        r#"{"type":"string","w":true,"e":false,"c":true,"mentions":true}"#
-    );
+        r#"{"type":"string","w":true,"e":false,"c":true,"mentions":true}"#,
+    )]);
 }

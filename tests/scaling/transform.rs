@@ -4,17 +4,15 @@
 //! write algorithm waits for the backpressure change and reacts to the transform). A linear
 //! implementation gives a ratio near 16; the bound is 64.
 
-mod support;
-
 use std::time::Duration;
 
-use support::scaling::{time_script, Scaling};
-use support::{context, eval, eval_string};
+use crate::support::scaling::{time_script, Scaling};
+use crate::support::script::{Fixture, TestAction};
 
 /// Writes `n` chunks and reads them back, without awaiting, then drains the job queue and
 /// checks that every chunk came out once, in order, and that every write fulfilled.
 fn run(n: u32) -> Duration {
-    let mut ctx = context();
+    let mut fixture = Fixture::streams();
     let setup = format!(
         r#"
         var N = {n};
@@ -26,14 +24,17 @@ fn run(n: u32) -> Duration {
         var onRead = ({{ value, done }}) => {{ if (done || value !== next) bad++; next++; }};
         "#
     );
-    eval(&mut ctx, &setup);
+    fixture.eval(&setup);
     let elapsed = time_script(
-        &mut ctx,
+        fixture.context(),
         "for (let i = 0; i < N; i++) writer.write(i).then(onWritten);
          for (let i = 0; i < N; i++) reader.read().then(onRead);",
     );
-    let check = eval_string(&mut ctx, "`${next} ${bad} ${fulfilled}`");
-    assert_eq!(check, format!("{n} 0 {n}"), "next bad fulfilled");
+    // next, bad, fulfilled
+    fixture.run([TestAction::assert_string(
+        "`${next} ${bad} ${fulfilled}`",
+        format!("{n} 0 {n}"),
+    )]);
     elapsed
 }
 

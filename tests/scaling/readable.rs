@@ -7,9 +7,7 @@
 //! - (b) 8n = 160k pending reads, then 160k enqueues fulfilling them;
 //! - (c) 8n = 80k chunks read through both branches of a tee.
 
-mod support;
-
-use support::scaling::assert_shape_scales;
+use crate::support::scaling::assert_shape_scales;
 
 const SHAPES: &str = r#"
 globalThis.prebuffered = async (n) => {

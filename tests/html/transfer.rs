@@ -2,26 +2,26 @@
 //! read back intact, backpressure through the port, cancel and abort reasons in both
 //! directions, and an agent that goes away mid-stream.
 
-mod support;
-
 use std::{
     thread::JoinHandle,
     time::{Duration, Instant},
 };
 
-use boa_engine::{js_string, object::builtins::JsArrayBuffer, Context, JsValue};
-use boa_streams::host::{AgentExit, Host, HostOptions, RunOutcome};
-use support::global_string;
+use crate::support::global;
+use crate::support::script::{Fixture, TestAction};
+use boa_engine::{js_string, object::builtins::JsArrayBuffer};
+use boa_streams::host::{AgentExit, HostOptions, RunOutcome};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// Runs `agent_js` in a spawned agent and `main_js` here, each with its side of the port as
-/// the global `port`, until the main script sets `globalThis.done`. Returns the main context
-/// (for its `result`) and the agent's exit.
-fn two_agents(main_js: &str, agent_js: &'static str) -> (Host, Context, JoinHandle<AgentExit>) {
-    let (host, mut ctx) = Host::new(HostOptions::default()).expect("host");
+/// Runs `agent_js` in a spawned agent and `main_js` here (in a host fixture), each with its
+/// side of the port as the global `port`, until the main script sets `globalThis.done`.
+/// Returns the main fixture (for its `result`) and the agent's exit.
+fn two_agents(main_js: &str, agent_js: &'static str) -> (Fixture, JoinHandle<AgentExit>) {
+    let mut fixture = Fixture::host();
+    let (host, ctx) = fixture.parts();
     let (port, agent) = host
-        .spawn_agent(&mut ctx, HostOptions::default(), move |host, ctx, port| {
+        .spawn_agent(ctx, HostOptions::default(), move |host, ctx, port| {
             ctx.global_object()
                 .set(js_string!("port"), port, true, ctx)?;
             host.eval_script(ctx, "agent.js", agent_js)?;
@@ -29,17 +29,17 @@ fn two_agents(main_js: &str, agent_js: &'static str) -> (Host, Context, JoinHand
         })
         .expect("spawn");
     ctx.global_object()
-        .set(js_string!("port"), port, true, &mut ctx)
+        .set(js_string!("port"), port, true, ctx)
         .expect("port");
-    host.eval_script(&mut ctx, "main.js", main_js)
+    host.eval_script(ctx, "main.js", main_js)
         .expect("main script");
-    let outcome = host.run_until(&mut ctx, Some(Instant::now() + LIMIT), &mut |ctx| {
+    let outcome = host.run_until(ctx, Some(Instant::now() + LIMIT), &mut |ctx| {
         ctx.global_object()
             .get(js_string!("done"), ctx)
             .is_ok_and(|v| v.to_boolean())
     });
     assert_eq!(outcome, RunOutcome::Done, "the main script did not finish");
-    (host, ctx, agent)
+    (fixture, agent)
 }
 
 /// Joins the agent's thread, failing the test (instead of hanging) if it does not end.
@@ -100,33 +100,28 @@ fn a_one_mebibyte_byte_stream_crosses_to_another_thread_intact() {
           port.postMessage(all.buffer, [all.buffer]);
         };
     "#;
-    let (host, mut ctx, agent) = two_agents(main_js, agent_js);
-    let locked = ctx
-        .global_object()
-        .get(js_string!("lockedAfterTransfer"), &mut ctx)
-        .unwrap();
-    assert_eq!(
-        locked,
-        JsValue::from(true),
-        "a transferred stream is locked"
-    );
-    let result = ctx
-        .global_object()
-        .get(js_string!("result"), &mut ctx)
-        .unwrap();
-    let buffer = result
-        .as_object()
-        .and_then(|o| JsArrayBuffer::from_object(o.clone()).ok())
-        .expect("an ArrayBuffer came back");
-    let bytes = buffer.to_vec().expect("not detached");
-    assert_eq!(bytes.len(), 1 << 20);
-    let first_bad = bytes
-        .iter()
-        .enumerate()
-        .find(|(i, b)| **b != pattern(*i))
-        .map(|(i, _)| i);
-    assert_eq!(first_bad, None, "the bytes differ");
-    assert!(host.take_reports().is_empty());
+    let (mut fixture, agent) = two_agents(main_js, agent_js);
+    fixture.run([
+        // A transferred stream is locked.
+        TestAction::assert_eq("lockedAfterTransfer", true),
+        TestAction::inspect_context(|ctx| {
+            let result = global(ctx, "result");
+            let buffer = result
+                .as_object()
+                .and_then(|o| JsArrayBuffer::from_object(o.clone()).ok())
+                .expect("an ArrayBuffer came back");
+            let bytes = buffer.to_vec().expect("not detached");
+            assert_eq!(bytes.len(), 1 << 20);
+            let first_bad = bytes
+                .iter()
+                .enumerate()
+                .find(|(i, b)| **b != pattern(*i))
+                .map(|(i, _)| i);
+            assert_eq!(first_bad, None, "the bytes differ");
+        }),
+        TestAction::inspect_host(|host, _| assert!(host.take_reports().is_empty())),
+    ]);
+    let (_host, ctx) = fixture.into_parts();
     drop(ctx);
     let exit = join(agent);
     assert_eq!(exit.error, None);
@@ -187,11 +182,12 @@ fn a_slow_reader_holds_the_writers_desired_size_across_the_port() {
           }
         };
     "#;
-    let (_host, mut ctx, agent) = two_agents(main_js, agent_js);
-    assert_eq!(
-        global_string(&mut ctx, "result"),
-        r#"[["start",1],["queued",-2],["got","a",-1],["still",-1],["before",1],["closed",["a","b","c"],0]]"#
-    );
+    let (mut fixture, agent) = two_agents(main_js, agent_js);
+    fixture.run([TestAction::assert_string(
+        "result",
+        r#"[["start",1],["queued",-2],["got","a",-1],["still",-1],["before",1],["closed",["a","b","c"],0]]"#,
+    )]);
+    let (_host, ctx) = fixture.into_parts();
     drop(ctx);
     assert_eq!(join(agent).error, None);
 }
@@ -250,8 +246,8 @@ fn cancel_and_abort_reasons_cross_in_both_directions() {
           finish();
         };
     "#;
-    let (_host, mut ctx, agent) = two_agents(main_js, agent_js);
-    let result = global_string(&mut ctx, "result");
+    let (mut fixture, agent) = two_agents(main_js, agent_js);
+    let result = fixture.eval_string("result");
     for expected in [
         r#""rs1":{"code":42,"nested":[1,2]}"#,
         r#""ws3":{"name":"TypeError","message":"nope","isTypeError":true}"#,
@@ -264,6 +260,7 @@ fn cancel_and_abort_reasons_cross_in_both_directions() {
             "{expected} missing from {result}"
         );
     }
+    let (_host, ctx) = fixture.into_parts();
     drop(ctx);
     assert_eq!(join(agent).error, None);
 }
@@ -290,11 +287,12 @@ fn an_agent_that_goes_away_mid_stream_errors_the_readable_it_was_reading() {
           if (value === 0) close();
         };
     "#;
-    let (_host, mut ctx, agent) = two_agents(main_js, agent_js);
-    assert_eq!(
-        global_string(&mut ctx, "result"),
-        "TypeError: the other side of the transferred stream went away (its MessagePort was disentangled)"
-    );
+    let (mut fixture, agent) = two_agents(main_js, agent_js);
+    fixture.run([TestAction::assert_string(
+        "result",
+        "TypeError: the other side of the transferred stream went away (its MessagePort was disentangled)",
+    )]);
+    let (_host, ctx) = fixture.into_parts();
     drop(ctx);
     assert_eq!(join(agent).error, None);
 }
@@ -319,11 +317,12 @@ fn an_agent_that_goes_away_mid_stream_errors_the_writable_it_was_writing() {
           close();
         };
     "#;
-    let (_host, mut ctx, agent) = two_agents(main_js, agent_js);
-    assert_eq!(
-        global_string(&mut ctx, "result"),
-        "TypeError: the other side of the transferred stream went away (its MessagePort was disentangled)"
-    );
+    let (mut fixture, agent) = two_agents(main_js, agent_js);
+    fixture.run([TestAction::assert_string(
+        "result",
+        "TypeError: the other side of the transferred stream went away (its MessagePort was disentangled)",
+    )]);
+    let (_host, ctx) = fixture.into_parts();
     drop(ctx);
     assert_eq!(join(agent).error, None);
 }
@@ -332,9 +331,10 @@ fn an_agent_that_goes_away_mid_stream_errors_the_writable_it_was_writing() {
 fn an_event_loop_waits_without_spinning_and_returns_once_nothing_can_arrive() {
     // The agent answers after 200 ms; meanwhile this thread waits on its inbox. Then the agent
     // closes its port, nothing can arrive any more, and `run_until` returns idle by itself.
-    let (host, mut ctx) = Host::new(HostOptions::default()).expect("host");
+    let mut fixture = Fixture::host();
+    let (host, ctx) = fixture.parts();
     let (port, agent) = host
-        .spawn_agent(&mut ctx, HostOptions::default(), |host, ctx, port| {
+        .spawn_agent(ctx, HostOptions::default(), |host, ctx, port| {
             ctx.global_object()
                 .set(js_string!("port"), port, true, ctx)?;
             host.eval_script(
@@ -346,29 +346,28 @@ fn an_event_loop_waits_without_spinning_and_returns_once_nothing_can_arrive() {
         })
         .expect("spawn");
     ctx.global_object()
-        .set(js_string!("port"), port, true, &mut ctx)
+        .set(js_string!("port"), port, true, ctx)
         .unwrap();
     host.eval_script(
-        &mut ctx,
+        ctx,
         "main.js",
         "port.onmessage = e => { globalThis.got = e.data; }; port.onclose = () => { globalThis.closed = true; };",
     )
     .unwrap();
     let started = Instant::now();
     let cpu_before = cpu_time();
-    let outcome = host.run_until(&mut ctx, Some(Instant::now() + LIMIT), &mut |_| false);
+    let outcome = host.run_until(ctx, Some(Instant::now() + LIMIT), &mut |_| false);
     let waited = started.elapsed();
     assert_eq!(outcome, RunOutcome::Idle);
     assert!(
         waited >= Duration::from_millis(150),
         "returned after {waited:?}"
     );
-    assert_eq!(global_string(&mut ctx, "got"), "late");
-    let closed = ctx
-        .global_object()
-        .get(js_string!("closed"), &mut ctx)
-        .unwrap();
-    assert_eq!(closed, JsValue::from(true), "the close event fired");
+    fixture.run([
+        TestAction::assert_string("got", "late"),
+        // The close event fired.
+        TestAction::assert_eq("closed", true),
+    ]);
     if let (Some(before), Some(after)) = (cpu_before, cpu_time()) {
         // Blocking, not spinning: far less CPU than wall time (generous for a shared machine).
         assert!(
