@@ -6,9 +6,12 @@
 //!
 //! `cargo test --test layers -- --nocapture` prints the layers.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+
+use support::{crate_root as root, rust_files};
 
 /// One row of the table: the layer's name, the top-level modules of `src/` it is made of, and
 /// the layers it may talk to.
@@ -17,10 +20,6 @@ struct Layer {
     name: String,
     modules: Vec<String>,
     may_talk_to: Vec<String>,
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The text between backticks in `cell`.
@@ -78,21 +77,6 @@ fn layers() -> Vec<Layer> {
             }
         })
         .collect()
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = fs::read_dir(dir)
-        .expect("read a source folder")
-        .map(|e| e.expect("a directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// `text` without `//` comments (doc comments included) and string literals' contents, so a
