@@ -7,13 +7,12 @@ use std::collections::VecDeque;
 
 use crate::engine::traced_without_drop;
 use crate::engine::{
-    create_iter_result_object, Attribute, Class, ClassBuilder, Cx, Finalize, Gc, GcRefCell, JsData,
+    create_iter_result_object, Attribute, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData,
     JsResult, Object, Trace, Value,
 };
 
 use super::{
     byte_controller::readable_byte_stream_controller_pull_into,
-    byte_tee::{self, ByteTeeState},
     generic_reader::{
         define_generic_reader, readable_stream_reader_generic_initialize,
         readable_stream_reader_generic_release, GenericReader, GenericReaderSlots,
@@ -36,9 +35,21 @@ traced_without_drop! {
 pub(crate) enum ReadIntoRequest {
     /// `ReadableStreamBYOBReader.prototype.read(view)`.
     Read(PromiseCapability),
-    /// ReadableByteStreamTee's pullWithBYOBReader read-into request (`true`: forBranch2).
-    Tee(Gc<ByteTeeState>, #[unsafe_ignore_trace] bool),
+    /// A read-into request whose steps another algorithm gives (ReadableByteStreamTee's
+    /// pullWithBYOBReader).
+    Steps(Box<dyn ReadIntoRequestSteps>),
 }
+}
+
+/// The chunk, close and error steps of a read-into request made outside the BYOB reader's own
+/// `read()`. They run once: each takes the request.
+pub(crate) trait ReadIntoRequestSteps: Trace + std::fmt::Debug {
+    /// The chunk steps, given `chunk`.
+    fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()>;
+    /// The close steps, given `chunk` (a view or undefined).
+    fn close_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()>;
+    /// The error steps, given `e`.
+    fn error_steps(self: Box<Self>, e: Value, ctx: &mut Cx) -> JsResult<()>;
 }
 
 impl ReadIntoRequest {
@@ -50,10 +61,7 @@ impl ReadIntoRequest {
                 let result = create_iter_result_object(chunk, false, ctx);
                 promise.resolve(result, ctx)
             }
-            ReadIntoRequest::Tee(state, for_branch2) => {
-                byte_tee::byob_chunk_steps(state, for_branch2, chunk, ctx);
-                Ok(())
-            }
+            ReadIntoRequest::Steps(steps) => steps.chunk_steps(chunk, ctx),
         }
     }
 
@@ -66,9 +74,7 @@ impl ReadIntoRequest {
                 let result = create_iter_result_object(chunk, true, ctx);
                 promise.resolve(result, ctx)
             }
-            ReadIntoRequest::Tee(state, for_branch2) => {
-                byte_tee::byob_close_steps(&state, for_branch2, chunk, ctx)
-            }
+            ReadIntoRequest::Steps(steps) => steps.close_steps(chunk, ctx),
         }
     }
 
@@ -77,10 +83,7 @@ impl ReadIntoRequest {
         match self {
             // 1. Reject promise with e.
             ReadIntoRequest::Read(promise) => promise.reject(e, ctx),
-            ReadIntoRequest::Tee(state, _) => {
-                byte_tee::error_steps(&state);
-                Ok(())
-            }
+            ReadIntoRequest::Steps(steps) => steps.error_steps(e, ctx),
         }
     }
 }
@@ -328,6 +331,7 @@ pub(crate) fn readable_stream_byob_reader_read(
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
     let Some(stream) = reader_stream(reader) else {
+        debug_assert!(false, "Assert: stream is not undefined");
         let e = engine::type_error("The reader is not attached to a stream", ctx);
         return read_into_request.error_steps(e, ctx);
     };

@@ -11,7 +11,7 @@ use std::{cell::Cell, collections::VecDeque};
 
 use crate::engine::traced_without_drop;
 use crate::engine::{
-    Attribute, Class, ClassBuilder, Cx, Finalize, Gc, GcRefCell, JsArrayBuffer, JsData, JsError,
+    Attribute, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsArrayBuffer, JsData, JsError,
     JsResult, Object, Trace, TypedArrayKind, Value,
 };
 
@@ -21,7 +21,6 @@ use super::{
         readable_stream_has_byob_reader, ReadIntoRequest,
     },
     byob_request::{self, ReadableStreamBYOBRequest},
-    byte_tee::{self, ByteTeeState},
     default_controller::StartAlgorithm,
     default_reader::{self, ReadRequest},
     other_specs::NativeSource,
@@ -31,7 +30,6 @@ use super::{
         readable_stream_get_num_read_requests, readable_stream_has_default_reader, set_controller,
         ReadableStream, StreamSlots, StreamState, UnderlyingSource,
     },
-    tee::Branch,
     ControllerRef, ReaderRef,
 };
 use crate::engine::webidl::new_object;
@@ -54,10 +52,9 @@ pub(crate) enum BytePullAlgorithm {
         /// Its `pull` method.
         pull: Object,
     },
-    /// ReadableByteStreamTee's pull1Algorithm / pull2Algorithm.
-    Tee(Gc<ByteTeeState>, #[unsafe_ignore_trace] Branch),
     /// Another specification's pullAlgorithm
-    /// (<https://streams.spec.whatwg.org/#readablestream-set-up-with-byte-reading-support>).
+    /// (<https://streams.spec.whatwg.org/#readablestream-set-up-with-byte-reading-support>), or
+    /// ReadableByteStreamTee's pull1Algorithm / pull2Algorithm.
     Native(NativeSource),
 }
 }
@@ -75,9 +72,8 @@ pub(crate) enum ByteCancelAlgorithm {
         /// Its `cancel` method.
         cancel: Object,
     },
-    /// ReadableByteStreamTee's cancel1Algorithm / cancel2Algorithm.
-    Tee(Gc<ByteTeeState>, #[unsafe_ignore_trace] Branch),
-    /// Another specification's cancelAlgorithm.
+    /// Another specification's cancelAlgorithm, or ReadableByteStreamTee's cancel1Algorithm /
+    /// cancel2Algorithm.
     Native(NativeSource),
 }
 }
@@ -91,7 +87,6 @@ impl BytePullAlgorithm {
                 let r = crate::engine::call_object(&pull, &source, &[controller], ctx);
                 PromiseResult::from_callback(r, ctx)
             }
-            BytePullAlgorithm::Tee(state, branch) => byte_tee::pull_algorithm(&state, branch, ctx),
             BytePullAlgorithm::Native(source) => source.pull(controller, ctx),
         }
     }
@@ -106,9 +101,6 @@ impl ByteCancelAlgorithm {
                 let r = crate::engine::call_object(&cancel, &source, &[reason], ctx);
                 PromiseResult::from_callback(r, ctx)
             }
-            ByteCancelAlgorithm::Tee(state, branch) => Ok(PromiseResult::Promise(
-                byte_tee::cancel_algorithm(&state, branch, reason, ctx)?,
-            )),
             ByteCancelAlgorithm::Native(source) => source.cancel(reason, ctx),
         }
     }

@@ -6,13 +6,14 @@
 use std::cell::Cell;
 
 use crate::engine::{
-    Cx, Finalize, Gc, GcRefCell, JsArray, JsPromise, JsResult, Object, Trace, Value,
+    traced_without_drop, webidl, Cx, Finalize, Gc, GcRefCell, JsArray, JsData, JsPromise, JsResult,
+    Object, Trace, Value,
 };
 
 use super::{
     byob_reader::{
         acquire_readable_stream_byob_reader, readable_stream_byob_reader_read,
-        readable_stream_byob_reader_release, ReadIntoRequest,
+        readable_stream_byob_reader_release, ReadIntoRequest, ReadIntoRequestSteps,
     },
     byob_request,
     byte_controller::{
@@ -25,8 +26,10 @@ use super::{
     default_controller::StartAlgorithm,
     default_reader::{
         readable_stream_default_reader_read, readable_stream_default_reader_release, ReadRequest,
+        ReadRequestSteps,
     },
     generic_reader::{with_slots, GenericReaderSlots},
+    other_specs::{NativeSource, NativeUnderlyingSource},
     stream::{acquire_readable_stream_default_reader, readable_stream_cancel, ReadableStream},
     tee::Branch,
     ControllerRef, ReaderRef,
@@ -129,8 +132,8 @@ pub(crate) fn readable_byte_stream_tee(
     //     cancel1Algorithm).
     let branch1 = create_readable_byte_stream(
         StartAlgorithm::ReturnUndefined,
-        BytePullAlgorithm::Tee(state.clone(), Branch::One),
-        ByteCancelAlgorithm::Tee(state.clone(), Branch::One),
+        BytePullAlgorithm::Native(ByteTeeBranch::source(&state, Branch::One, ctx)),
+        ByteCancelAlgorithm::Native(ByteTeeBranch::source(&state, Branch::One, ctx)),
         ctx,
     )?;
     *state.branch1.borrow_mut() = Some(branch1.clone());
@@ -138,8 +141,8 @@ pub(crate) fn readable_byte_stream_tee(
     //     cancel2Algorithm).
     let branch2 = create_readable_byte_stream(
         StartAlgorithm::ReturnUndefined,
-        BytePullAlgorithm::Tee(state.clone(), Branch::Two),
-        ByteCancelAlgorithm::Tee(state.clone(), Branch::Two),
+        BytePullAlgorithm::Native(ByteTeeBranch::source(&state, Branch::Two, ctx)),
+        ByteCancelAlgorithm::Native(ByteTeeBranch::source(&state, Branch::Two, ctx)),
         ctx,
     )?;
     *state.branch2.borrow_mut() = Some(branch2.clone());
@@ -211,13 +214,93 @@ fn pull_with_default_reader(state: &Gc<ByteTeeState>, ctx: &mut Cx) -> JsResult<
     // 2. Let readRequest be a read request with the chunk, close and error steps below.
     // 3. Perform ! ReadableStreamDefaultReaderRead(reader, readRequest).
     if let ReaderRef::Default(reader) = state.reader() {
-        readable_stream_default_reader_read(&reader, ReadRequest::ByteTee(state.clone()), ctx)?;
+        let read_request = ReadRequest::Steps(Box::new(ByteTeeRead(state.clone())));
+        readable_stream_default_reader_read(&reader, read_request, ctx)?;
     }
     Ok(())
 }
 
+/// A branch's underlying byte source: pull1Algorithm or pull2Algorithm, and cancel1Algorithm
+/// or cancel2Algorithm.
+#[derive(Trace, Finalize, JsData)]
+struct ByteTeeBranch {
+    state: Gc<ByteTeeState>,
+    #[unsafe_ignore_trace]
+    branch: Branch,
+}
+
+impl ByteTeeBranch {
+    /// The algorithms of `branch`, as the native source the branch stream is made with.
+    fn source(state: &Gc<ByteTeeState>, branch: Branch, ctx: &mut Cx) -> NativeSource {
+        let this = ByteTeeBranch {
+            state: state.clone(),
+            branch,
+        };
+        NativeSource::new(&webidl::internal_object(this, ctx))
+    }
+
+    fn parts(this: &Object<Self>) -> (Gc<ByteTeeState>, Branch) {
+        let this = this.borrow();
+        (this.data().state.clone(), this.data().branch)
+    }
+}
+
+impl NativeUnderlyingSource for ByteTeeBranch {
+    fn pull(this: &Object<Self>, _: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let (state, branch) = Self::parts(this);
+        pull_algorithm(&state, branch, ctx)
+    }
+
+    fn cancel(this: &Object<Self>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let (state, branch) = Self::parts(this);
+        Ok(PromiseResult::Promise(cancel_algorithm(
+            &state, branch, reason, ctx,
+        )?))
+    }
+}
+
+traced_without_drop! {
+/// pullWithDefaultReader's read request.
+#[derive(Debug)]
+struct ByteTeeRead(Gc<ByteTeeState>);
+}
+
+impl ReadRequestSteps for ByteTeeRead {
+    fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+        default_chunk_steps(self.0, chunk, ctx);
+        Ok(())
+    }
+    fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
+        default_close_steps(&self.0, ctx)
+    }
+    fn error_steps(self: Box<Self>, _: Value, _: &mut Cx) -> JsResult<()> {
+        error_steps(&self.0);
+        Ok(())
+    }
+}
+
+traced_without_drop! {
+/// pullWithBYOBReader's read-into request (`true`: forBranch2).
+#[derive(Debug)]
+struct ByteTeeReadInto(Gc<ByteTeeState>, #[unsafe_ignore_trace] bool);
+}
+
+impl ReadIntoRequestSteps for ByteTeeReadInto {
+    fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+        byob_chunk_steps(self.0, self.1, chunk, ctx);
+        Ok(())
+    }
+    fn close_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+        byob_close_steps(&self.0, self.1, chunk, ctx)
+    }
+    fn error_steps(self: Box<Self>, _: Value, _: &mut Cx) -> JsResult<()> {
+        error_steps(&self.0);
+        Ok(())
+    }
+}
+
 /// The chunk steps of pullWithDefaultReader's read request, given `chunk`.
-pub(crate) fn default_chunk_steps(state: Gc<ByteTeeState>, chunk: Value, ctx: &mut Cx) {
+fn default_chunk_steps(state: Gc<ByteTeeState>, chunk: Value, ctx: &mut Cx) {
     // 1. Queue a microtask to perform the following steps:
     engine::queue_microtask(ctx, move |ctx| {
         // 1.1. Set readAgainForBranch1 to false.
@@ -304,7 +387,7 @@ fn read_again(state: &Gc<ByteTeeState>, ctx: &mut Cx) -> JsResult<()> {
 }
 
 /// The close steps of pullWithDefaultReader's read request.
-pub(crate) fn default_close_steps(state: &Gc<ByteTeeState>, ctx: &mut Cx) -> JsResult<()> {
+fn default_close_steps(state: &Gc<ByteTeeState>, ctx: &mut Cx) -> JsResult<()> {
     // 1. Set reading to false.
     state.reading.set(false);
     // 2. If canceled1 is false, perform ! ReadableByteStreamControllerClose(branch1.[[controller]]).
@@ -337,7 +420,7 @@ pub(crate) fn default_close_steps(state: &Gc<ByteTeeState>, ctx: &mut Cx) -> JsR
 }
 
 /// The error steps of both read requests: set reading to false.
-pub(crate) fn error_steps(state: &Gc<ByteTeeState>) {
+fn error_steps(state: &Gc<ByteTeeState>) {
     // 1. Set reading to false.
     state.reading.set(false);
 }
@@ -370,7 +453,7 @@ fn pull_with_byob_reader(
             &reader,
             &view,
             1,
-            ReadIntoRequest::Tee(state.clone(), for_branch2),
+            ReadIntoRequest::Steps(Box::new(ByteTeeReadInto(state.clone(), for_branch2))),
             ctx,
         )?;
     }
@@ -378,12 +461,7 @@ fn pull_with_byob_reader(
 }
 
 /// The chunk steps of pullWithBYOBReader's read-into request, given `chunk`.
-pub(crate) fn byob_chunk_steps(
-    state: Gc<ByteTeeState>,
-    for_branch2: bool,
-    chunk: Value,
-    ctx: &mut Cx,
-) {
+fn byob_chunk_steps(state: Gc<ByteTeeState>, for_branch2: bool, chunk: Value, ctx: &mut Cx) {
     // 1. Queue a microtask to perform the following steps:
     engine::queue_microtask(ctx, move |ctx| {
         let (byob_branch, other_branch) = branches(for_branch2);
@@ -443,7 +521,7 @@ pub(crate) fn byob_chunk_steps(
 }
 
 /// The close steps of pullWithBYOBReader's read-into request, given `chunk`.
-pub(crate) fn byob_close_steps(
+fn byob_close_steps(
     state: &Gc<ByteTeeState>,
     for_branch2: bool,
     chunk: Value,
@@ -505,7 +583,7 @@ pub(crate) fn byob_close_steps(
 }
 
 /// ReadableByteStreamTee's pull1Algorithm and pull2Algorithm.
-pub(crate) fn pull_algorithm(
+fn pull_algorithm(
     state: &Gc<ByteTeeState>,
     branch: Branch,
     ctx: &mut Cx,
@@ -540,7 +618,7 @@ pub(crate) fn pull_algorithm(
 }
 
 /// ReadableByteStreamTee's cancel1Algorithm and cancel2Algorithm, given `reason`.
-pub(crate) fn cancel_algorithm(
+fn cancel_algorithm(
     state: &Gc<ByteTeeState>,
     branch: Branch,
     reason: Value,

@@ -6,19 +6,17 @@ use std::cell::Cell;
 
 use crate::engine::traced_without_drop;
 use crate::engine::{
-    Attribute, Class, ClassBuilder, Cx, Finalize, Gc, GcRefCell, JsData, JsError, JsResult, Object,
+    Attribute, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsError, JsResult, Object,
     Trace, Value,
 };
 
 use super::{
-    from::{self, FromState},
     stream::{
         is_readable_stream_locked, readable_stream_add_read_request, readable_stream_close,
         readable_stream_error, readable_stream_fulfill_read_request,
         readable_stream_get_num_read_requests, set_controller, ReadableStream, StreamSlots,
         StreamState, UnderlyingSource,
     },
-    tee::{self, Branch, TeeState},
     ControllerRef,
 };
 use crate::{engine, engine::webidl, queue::QueueWithSizes, queuing_strategy::SizeAlgorithm};
@@ -44,12 +42,9 @@ pub(crate) enum PullAlgorithm {
         /// Its `pull` method.
         pull: Object,
     },
-    /// ReadableStreamDefaultTee's pullAlgorithm.
-    Tee(Gc<TeeState>),
-    /// ReadableStreamFromIterable's pullAlgorithm.
-    From(Gc<FromState>),
     /// Another specification's pullAlgorithm (<https://streams.spec.whatwg.org/#readablestream-set-up>),
-    /// or TransformStream's or the cross-realm transform's.
+    /// or one of the Streams Standard's own: the tee's, from()'s, TransformStream's, the
+    /// cross-realm transform's.
     Native(NativeSource),
 }
 }
@@ -67,12 +62,8 @@ pub(crate) enum CancelAlgorithm {
         /// Its `cancel` method.
         cancel: Object,
     },
-    /// ReadableStreamDefaultTee's cancel1Algorithm / cancel2Algorithm.
-    Tee(Gc<TeeState>, #[unsafe_ignore_trace] Branch),
-    /// ReadableStreamFromIterable's cancelAlgorithm.
-    From(Gc<FromState>),
-    /// Another specification's cancelAlgorithm, or TransformStream's or the cross-realm
-    /// transform's.
+    /// Another specification's cancelAlgorithm, or the tee's, from()'s, TransformStream's or
+    /// the cross-realm transform's.
     Native(NativeSource),
 }
 }
@@ -86,8 +77,6 @@ impl PullAlgorithm {
                 let r = engine::call_object(&pull, &source, &[controller], ctx);
                 PromiseResult::from_callback(r, ctx)
             }
-            PullAlgorithm::Tee(state) => tee::pull_algorithm(&state, ctx),
-            PullAlgorithm::From(state) => from::pull_algorithm(&state, ctx),
             PullAlgorithm::Native(source) => source.pull(controller, ctx),
         }
     }
@@ -102,10 +91,6 @@ impl CancelAlgorithm {
                 let r = engine::call_object(&cancel, &source, &[reason], ctx);
                 PromiseResult::from_callback(r, ctx)
             }
-            CancelAlgorithm::Tee(state, branch) => Ok(PromiseResult::Promise(
-                tee::cancel_algorithm(&state, branch, reason, ctx)?,
-            )),
-            CancelAlgorithm::From(state) => from::cancel_algorithm(&state, reason, ctx),
             CancelAlgorithm::Native(source) => source.cancel(reason, ctx),
         }
     }

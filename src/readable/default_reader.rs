@@ -6,13 +6,12 @@ use std::collections::VecDeque;
 
 use crate::engine::traced_without_drop;
 use crate::engine::{
-    create_iter_result_object, Attribute, Class, ClassBuilder, Cx, Finalize, Gc, GcRefCell, JsData,
+    create_iter_result_object, Attribute, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData,
     JsResult, Object, Trace, Value,
 };
 
 use super::{
     async_iterator::{self, ReadableStreamAsyncIterator},
-    byte_tee::{self, ByteTeeState},
     generic_reader::{
         define_generic_reader, readable_stream_reader_generic_initialize,
         readable_stream_reader_generic_release, GenericReader, GenericReaderSlots,
@@ -21,7 +20,6 @@ use super::{
     stream::{
         is_readable_stream_locked, stream_argument, ReadableStream, StreamSlots, StreamState,
     },
-    tee::{self, TeeState},
     ReaderRef,
 };
 use crate::{engine, engine::webidl, engine::PromiseCapability};
@@ -36,12 +34,8 @@ pub(crate) enum ReadRequest {
     Read(PromiseCapability),
     /// The async iterator's "get the next iteration result".
     AsyncIterator(Object<ReadableStreamAsyncIterator>, PromiseCapability),
-    /// ReadableStreamDefaultTee's read request.
-    Tee(Gc<TeeState>),
-    /// ReadableByteStreamTee's pullWithDefaultReader read request.
-    ByteTee(Gc<ByteTeeState>),
-    /// A read request whose steps another algorithm or specification gives: the pipe's, a
-    /// Rust reader's (<https://streams.spec.whatwg.org/#readablestreamdefaultreader-read-a-chunk>).
+    /// A read request whose steps another algorithm or specification gives: the tees', the
+    /// pipe's, a Rust reader's (<https://streams.spec.whatwg.org/#readablestreamdefaultreader-read-a-chunk>).
     Steps(Box<dyn ReadRequestSteps>),
 }
 }
@@ -70,11 +64,6 @@ impl ReadRequest {
             ReadRequest::AsyncIterator(iterator, promise) => {
                 async_iterator::next_chunk_steps(iterator, promise, chunk, ctx)
             }
-            ReadRequest::Tee(state) => tee::chunk_steps(state, chunk, ctx),
-            ReadRequest::ByteTee(state) => {
-                byte_tee::default_chunk_steps(state, chunk, ctx);
-                Ok(())
-            }
             ReadRequest::Steps(steps) => steps.chunk_steps(chunk, ctx),
         }
     }
@@ -90,8 +79,6 @@ impl ReadRequest {
             ReadRequest::AsyncIterator(iterator, promise) => {
                 async_iterator::next_close_steps(iterator, promise, ctx)
             }
-            ReadRequest::Tee(state) => tee::close_steps(&state, ctx),
-            ReadRequest::ByteTee(state) => byte_tee::default_close_steps(&state, ctx),
             ReadRequest::Steps(steps) => steps.close_steps(ctx),
         }
     }
@@ -103,14 +90,6 @@ impl ReadRequest {
             ReadRequest::Read(promise) => promise.reject(e, ctx),
             ReadRequest::AsyncIterator(iterator, promise) => {
                 async_iterator::next_error_steps(iterator, promise, e, ctx)
-            }
-            ReadRequest::Tee(state) => {
-                tee::error_steps(&state);
-                Ok(())
-            }
-            ReadRequest::ByteTee(state) => {
-                byte_tee::error_steps(&state);
-                Ok(())
             }
             ReadRequest::Steps(steps) => steps.error_steps(e, ctx),
         }
@@ -264,6 +243,7 @@ pub(crate) fn readable_stream_default_reader_read(
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
     let Some(stream) = reader_stream(reader) else {
+        debug_assert!(false, "Assert: stream is not undefined");
         let e = engine::type_error("The reader is not attached to a stream", ctx);
         return read_request.error_steps(e, ctx);
     };

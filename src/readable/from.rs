@@ -5,8 +5,8 @@
 
 use crate::engine::traced_without_drop;
 use crate::engine::{
-    create_iter_result_object, js_string, Cx, Finalize, Gc, GcRefCell, JsError, JsPromise,
-    JsResult, JsSymbol, Object, PropertyKey, Trace, Value,
+    create_iter_result_object, js_string, webidl, Cx, Finalize, Gc, GcRefCell, JsData, JsError,
+    JsPromise, JsResult, JsSymbol, Object, PropertyKey, Trace, Value,
 };
 
 use super::{
@@ -14,6 +14,7 @@ use super::{
         readable_stream_default_controller_close, readable_stream_default_controller_enqueue,
         readable_stream_default_controller_error, CancelAlgorithm, PullAlgorithm, StartAlgorithm,
     },
+    other_specs::{NativeSource, NativeUnderlyingSource},
     stream::{create_readable_stream, ReadableStream, StreamSlots},
 };
 use crate::engine::{upon_settlement, PromiseResult};
@@ -157,10 +158,11 @@ pub(crate) fn readable_stream_from_iterable(
     // 4. Let pullAlgorithm be the following steps: (see `pull_algorithm`)
     // 5. Let cancelAlgorithm be the following steps, given reason: (see `cancel_algorithm`)
     // 6. Set stream to ! CreateReadableStream(startAlgorithm, pullAlgorithm, cancelAlgorithm, 0).
+    let source = NativeSource::new(&webidl::internal_object(FromSource(state.clone()), ctx));
     let stream = create_readable_stream(
         StartAlgorithm::ReturnUndefined,
-        PullAlgorithm::From(state.clone()),
-        CancelAlgorithm::From(state.clone()),
+        PullAlgorithm::Native(source.clone()),
+        CancelAlgorithm::Native(source),
         Some(0.0),
         None,
         ctx,
@@ -180,8 +182,25 @@ enum NextValue {
 }
 }
 
+/// The stream's underlying source: ReadableStreamFromIterable's pullAlgorithm and
+/// cancelAlgorithm.
+#[derive(Trace, Finalize, JsData)]
+struct FromSource(Gc<FromState>);
+
+impl NativeUnderlyingSource for FromSource {
+    fn pull(this: &Object<Self>, _: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let state = this.borrow().data().0.clone();
+        pull_algorithm(&state, ctx)
+    }
+
+    fn cancel(this: &Object<Self>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let state = this.borrow().data().0.clone();
+        cancel_algorithm(&state, reason, ctx)
+    }
+}
+
 /// ReadableStreamFromIterable's pullAlgorithm.
-pub(crate) fn pull_algorithm(state: &Gc<FromState>, ctx: &mut Cx) -> JsResult<PromiseResult> {
+fn pull_algorithm(state: &Gc<FromState>, ctx: &mut Cx) -> JsResult<PromiseResult> {
     // 1. Let nextPromise be the result of getting the next value of iterator
     //    (<https://webidl.spec.whatwg.org/#async-iterator-get-next-value>):
     //    nextResult = IteratorNext(iteratorRecord); abrupt -> a promise rejected with it;
@@ -408,11 +427,7 @@ fn finish_pull(
 
 /// ReadableStreamFromIterable's cancelAlgorithm, given `reason`: "close an async iterator"
 /// (<https://webidl.spec.whatwg.org/#async-iterator-close>).
-pub(crate) fn cancel_algorithm(
-    state: &Gc<FromState>,
-    reason: Value,
-    ctx: &mut Cx,
-) -> JsResult<PromiseResult> {
+fn cancel_algorithm(state: &Gc<FromState>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
     let return_result = match &state.iterator {
         AsyncIteratorRecord::Async { iterator, .. } => {
             let iterator_value: Value = iterator.clone().into();

@@ -125,6 +125,7 @@ pub(crate) fn readable_stream_reader_generic_cancel(
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
     let Some(stream) = with_slots(reader, GenericReaderSlots::stream) else {
+        debug_assert!(false, "Assert: stream is not undefined");
         let e = engine::type_error("The reader is not attached to a stream", ctx);
         return engine::promise_rejected_with(e, ctx);
     };

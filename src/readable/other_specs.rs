@@ -245,6 +245,10 @@ pub(crate) fn current_byob_request_view(
 ) -> JsResult<Option<engine::ViewRecord>> {
     // 1. Assert: stream.[[controller]] implements ReadableByteStreamController.
     let Some(ControllerRef::Byte(controller)) = stream.controller() else {
+        debug_assert!(
+            false,
+            "Assert: the controller is a ReadableByteStreamController"
+        );
         return Ok(None);
     };
     // 2. Let byobRequest be ! ReadableByteStreamControllerGetBYOBRequest(stream.[[controller]]).

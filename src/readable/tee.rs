@@ -6,7 +6,8 @@
 use std::cell::Cell;
 
 use crate::engine::{
-    Cx, Finalize, Gc, GcRefCell, JsArray, JsPromise, JsResult, Object, Trace, Value,
+    traced_without_drop, webidl, Cx, Finalize, Gc, GcRefCell, JsArray, JsData, JsPromise, JsResult,
+    Object, Trace, Value,
 };
 
 use super::{
@@ -16,8 +17,10 @@ use super::{
         ReadableStreamDefaultController, StartAlgorithm,
     },
     default_reader::{
-        readable_stream_default_reader_read, ReadRequest, ReadableStreamDefaultReader,
+        readable_stream_default_reader_read, ReadRequest, ReadRequestSteps,
+        ReadableStreamDefaultReader,
     },
+    other_specs::{NativeSource, NativeUnderlyingSource},
     stream::{
         acquire_readable_stream_default_reader, create_readable_stream, readable_stream_cancel,
         ReadableStream, StreamSlots,
@@ -95,8 +98,8 @@ pub(crate) fn readable_stream_default_tee(
     // 17. Set branch1 to ! CreateReadableStream(startAlgorithm, pullAlgorithm, cancel1Algorithm).
     let branch1 = create_readable_stream(
         StartAlgorithm::ReturnUndefined,
-        PullAlgorithm::Tee(state.clone()),
-        CancelAlgorithm::Tee(state.clone(), Branch::One),
+        PullAlgorithm::Native(TeeBranch::source(&state, Branch::One, ctx)),
+        CancelAlgorithm::Native(TeeBranch::source(&state, Branch::One, ctx)),
         None,
         None,
         ctx,
@@ -105,8 +108,8 @@ pub(crate) fn readable_stream_default_tee(
     // 18. Set branch2 to ! CreateReadableStream(startAlgorithm, pullAlgorithm, cancel2Algorithm).
     let branch2 = create_readable_stream(
         StartAlgorithm::ReturnUndefined,
-        PullAlgorithm::Tee(state.clone()),
-        CancelAlgorithm::Tee(state.clone(), Branch::Two),
+        PullAlgorithm::Native(TeeBranch::source(&state, Branch::Two, ctx)),
+        CancelAlgorithm::Native(TeeBranch::source(&state, Branch::Two, ctx)),
         None,
         None,
         ctx,
@@ -141,8 +144,64 @@ pub(crate) fn readable_stream_default_tee(
     Ok((branch1, branch2))
 }
 
+/// A branch's underlying source: the tee's pullAlgorithm and the branch's cancel1Algorithm or
+/// cancel2Algorithm.
+#[derive(Trace, Finalize, JsData)]
+struct TeeBranch {
+    state: Gc<TeeState>,
+    #[unsafe_ignore_trace]
+    branch: Branch,
+}
+
+impl TeeBranch {
+    /// The algorithms of `branch`, as the native source the branch stream is made with.
+    fn source(state: &Gc<TeeState>, branch: Branch, ctx: &mut Cx) -> NativeSource {
+        let this = TeeBranch {
+            state: state.clone(),
+            branch,
+        };
+        NativeSource::new(&webidl::internal_object(this, ctx))
+    }
+}
+
+impl NativeUnderlyingSource for TeeBranch {
+    fn pull(this: &Object<Self>, _: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let state = this.borrow().data().state.clone();
+        pull_algorithm(&state, ctx)
+    }
+
+    fn cancel(this: &Object<Self>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let (state, branch) = {
+            let this = this.borrow();
+            (this.data().state.clone(), this.data().branch)
+        };
+        Ok(PromiseResult::Promise(cancel_algorithm(
+            &state, branch, reason, ctx,
+        )?))
+    }
+}
+
+traced_without_drop! {
+/// The read request of the pullAlgorithm.
+#[derive(Debug)]
+struct TeeRead(Gc<TeeState>);
+}
+
+impl ReadRequestSteps for TeeRead {
+    fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+        chunk_steps(self.0, chunk, ctx)
+    }
+    fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
+        close_steps(&self.0, ctx)
+    }
+    fn error_steps(self: Box<Self>, _: Value, _: &mut Cx) -> JsResult<()> {
+        error_steps(&self.0);
+        Ok(())
+    }
+}
+
 /// ReadableStreamDefaultTee's pullAlgorithm.
-pub(crate) fn pull_algorithm(state: &Gc<TeeState>, ctx: &mut Cx) -> JsResult<PromiseResult> {
+fn pull_algorithm(state: &Gc<TeeState>, ctx: &mut Cx) -> JsResult<PromiseResult> {
     // 1. If reading is true,
     if state.reading.get() {
         // 1.1. Set readAgain to true.
@@ -154,13 +213,14 @@ pub(crate) fn pull_algorithm(state: &Gc<TeeState>, ctx: &mut Cx) -> JsResult<Pro
     state.reading.set(true);
     // 3. Let readRequest be a read request with the chunk, close and error steps below.
     // 4. Perform ! ReadableStreamDefaultReaderRead(reader, readRequest).
-    readable_stream_default_reader_read(&state.reader, ReadRequest::Tee(state.clone()), ctx)?;
+    let read_request = ReadRequest::Steps(Box::new(TeeRead(state.clone())));
+    readable_stream_default_reader_read(&state.reader, read_request, ctx)?;
     // 5. Return a promise resolved with undefined.
     Ok(PromiseResult::undefined())
 }
 
 /// The tee read request's chunk steps, given `chunk`.
-pub(crate) fn chunk_steps(state: Gc<TeeState>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+fn chunk_steps(state: Gc<TeeState>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
     // 1. Queue a microtask to perform the following steps:
     engine::queue_microtask(ctx, move |ctx| {
         // 1.1. Set readAgain to false.
@@ -235,7 +295,7 @@ fn enqueue_ignoring_size_errors(
 }
 
 /// The tee read request's close steps.
-pub(crate) fn close_steps(state: &Gc<TeeState>, ctx: &mut Cx) -> JsResult<()> {
+fn close_steps(state: &Gc<TeeState>, ctx: &mut Cx) -> JsResult<()> {
     // 1. Set reading to false.
     state.reading.set(false);
     // 2. If canceled1 is false, perform ! ReadableStreamDefaultControllerClose(branch1.[[controller]]).
@@ -258,13 +318,13 @@ pub(crate) fn close_steps(state: &Gc<TeeState>, ctx: &mut Cx) -> JsResult<()> {
 }
 
 /// The tee read request's error steps.
-pub(crate) fn error_steps(state: &Gc<TeeState>) {
+fn error_steps(state: &Gc<TeeState>) {
     // 1. Set reading to false.
     state.reading.set(false);
 }
 
 /// ReadableStreamDefaultTee's cancel1Algorithm and cancel2Algorithm, given `reason`.
-pub(crate) fn cancel_algorithm(
+fn cancel_algorithm(
     state: &Gc<TeeState>,
     branch: Branch,
     reason: Value,

@@ -482,6 +482,7 @@ pub(crate) fn writable_stream_default_controller_advance_queue_if_needed(
     let state = stream::state(&stream);
     // 5. Assert: state is not "closed" or "errored".
     if matches!(state, WritableState::Closed | WritableState::Errored) {
+        debug_assert!(false, "Assert: state is not \"closed\" or \"errored\"");
         return Ok(());
     }
     // 6. If state is "erroring",

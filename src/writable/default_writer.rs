@@ -327,6 +327,7 @@ pub(crate) fn writable_stream_default_writer_abort(
     // 1. Let stream be writer.[[stream]].
     // 2. Assert: stream is not undefined.
     let Some(stream) = stream_of(writer) else {
+        debug_assert!(false, "Assert: stream is not undefined");
         let error = engine::type_error("The writer has been released", ctx);
         return engine::promise_rejected_with(error, ctx);
     };
@@ -342,6 +343,7 @@ pub(crate) fn writable_stream_default_writer_close(
     // 1. Let stream be writer.[[stream]].
     // 2. Assert: stream is not undefined.
     let Some(stream) = stream_of(writer) else {
+        debug_assert!(false, "Assert: stream is not undefined");
         let error = engine::type_error("The writer has been released", ctx);
         return engine::promise_rejected_with(error, ctx);
     };
@@ -357,6 +359,7 @@ pub(crate) fn writable_stream_default_writer_close_with_error_propagation(
     // 1. Let stream be writer.[[stream]].
     // 2. Assert: stream is not undefined.
     let Some(stream) = stream_of(writer) else {
+        debug_assert!(false, "Assert: stream is not undefined");
         let error = engine::type_error("The writer has been released", ctx);
         return engine::promise_rejected_with(error, ctx);
     };
@@ -500,6 +503,7 @@ pub(crate) fn writable_stream_default_writer_write_request(
     // 1. Let stream be writer.[[stream]].
     // 2. Assert: stream is not undefined.
     let Some(stream) = stream_of(writer) else {
+        debug_assert!(false, "Assert: stream is not undefined");
         let error = engine::type_error("The writer has been released", ctx);
         return request.reject(error, ctx);
     };
