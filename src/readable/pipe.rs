@@ -19,6 +19,7 @@
 //! [`js_objects_created`] counts every JS object (promise or function) this module creates, so
 //! a test can show that the count does not grow with the number of chunks.
 
+use crate::writable::stream::WritableSlots;
 use std::{cell::Cell, collections::VecDeque};
 
 use crate::engine::{internal_promise::InternalPromise, traced_without_drop};
@@ -124,11 +125,7 @@ fn as_writable(value: &Value) -> Option<Object<WritableStream>> {
 
 /// <https://streams.spec.whatwg.org/#rs-pipe-through>
 pub(crate) fn rs_pipe_through(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    let Some(stream) = as_stream(this) else {
-        return Err(engine::throw_type_error(
-            "'this' is not a ReadableStream object",
-        ));
-    };
+    let stream = webidl::this::<ReadableStream>(this)?;
     // WebIDL conversion of `ReadableWritablePair transform` (required members `readable`, then
     // `writable`) and `optional StreamPipeOptions options = {}`.
     let pair = args.first().cloned().unwrap_or_default();
@@ -397,8 +394,8 @@ fn start_propagation(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
         )?;
     }
     // 2. Errors must be propagated backward: if dest.[[state]] is or becomes "errored", then
-    if crate::writable::stream::state(&dest) == WritableState::Errored {
-        dest_errored(pipe, crate::writable::stream::stored_error(&dest), ctx)?;
+    if dest.state() == WritableState::Errored {
+        dest_errored(pipe, dest.stored_error(), ctx)?;
     } else {
         count(REACTION_OBJECTS);
         engine::react(
@@ -424,9 +421,7 @@ fn start_propagation(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
     }
     // 4. Closing must be propagated backward: if ! WritableStreamCloseQueuedOrInFlight(dest) is
     //    true or dest.[[state]] is "closed", then
-    if writable_stream_close_queued_or_in_flight(&dest)
-        || crate::writable::stream::state(&dest) == WritableState::Closed
-    {
+    if writable_stream_close_queued_or_in_flight(&dest) || dest.state() == WritableState::Closed {
         // 4.1. Assert: no chunks have been read or written.
         // 4.2. Let destClosed be a new TypeError.
         let dest_closed = engine::type_error("The destination stream is closed", ctx);
@@ -680,7 +675,7 @@ fn write_read_chunks_if_writable(pipe: &Pipe, ctx: &mut Cx) -> JsResult<bool> {
         let unwritten = std::mem::take(&mut *d.unwritten.borrow_mut());
         (d.dest.clone(), unwritten)
     };
-    let writable = crate::writable::stream::state(&dest) == WritableState::Writable
+    let writable = dest.state() == WritableState::Writable
         && !writable_stream_close_queued_or_in_flight(&dest);
     if writable {
         for chunk in unwritten {
@@ -822,7 +817,7 @@ fn perform_action(pipe: &Pipe, action: Action, ctx: &mut Cx) -> JsResult<Promise
             if !prevent_abort {
                 // 3.1. If dest.[[state]] is "writable", return ! WritableStreamAbort(dest, error).
                 // 3.2. Otherwise, return a promise resolved with undefined.
-                let p = if crate::writable::stream::state(&dest) == WritableState::Writable {
+                let p = if dest.state() == WritableState::Writable {
                     writable_stream_abort(&dest, error.clone(), ctx)?
                 } else {
                     engine::promise_resolved_with(Value::undefined(), ctx)?

@@ -7,7 +7,7 @@ use crate::transform::{
         transform_stream_default_controller_terminate, Controller,
     },
     other_specs::{new_transform_stream, NativeTransform, NativeTransformer},
-    stream::{readable, writable},
+    stream::TransformSlots,
 };
 
 use super::{sink::WritableStream, source::ReadableStream, Completion, Shared, StreamError, Value};
@@ -207,12 +207,12 @@ impl TransformStream {
 
     /// `transform.readable`.
     pub fn readable(&self) -> Option<ReadableStream> {
-        readable(&self.0).map(ReadableStream)
+        self.0.readable().map(ReadableStream)
     }
 
     /// `transform.writable`.
     pub fn writable(&self) -> Option<WritableStream> {
-        writable(&self.0).map(WritableStream)
+        self.0.writable().map(WritableStream)
     }
 }
 

@@ -19,6 +19,7 @@ use crate::engine::{
     self, upon_settlement, webidl, Cx, Finalize, GcRefCell, JsData, JsResult, Object,
     PromiseResult, Trace, Value,
 };
+use crate::writable::stream::WritableSlots;
 
 use crate::html::{
     data_clone_error,
@@ -41,7 +42,7 @@ use crate::{
             WriteAlgorithm,
         },
         other_specs::{NativeSink, NativeUnderlyingSink},
-        stream as ws_stream, WritableStream, WritableStreamDefaultController,
+        WritableStream, WritableStreamDefaultController,
     },
 };
 
@@ -456,7 +457,7 @@ pub(crate) fn set_up_cross_realm_transform_writable(
         SizeAlgorithm::One,
         ctx,
     )?;
-    *sink.borrow().data().controller.borrow_mut() = ws_stream::controller(stream);
+    *sink.borrow().data().controller.borrow_mut() = stream.controller();
     Ok(())
 }
 

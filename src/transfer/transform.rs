@@ -10,7 +10,7 @@ use crate::html::{
         SerializedWithTransfer,
     },
 };
-use crate::transform::stream::{self, TransformStream};
+use crate::transform::stream::{TransformSlots, TransformStream};
 use crate::{
     readable::{stream::is_readable_stream_locked, ReadableStream},
     writable::{stream::is_writable_stream_locked, WritableStream},
@@ -42,8 +42,7 @@ pub(crate) fn transform_stream_transfer_steps(
 ) -> JsResult<(SerializedWithTransfer, SerializedWithTransfer)> {
     // 1. Let readable be value.[[readable]].
     // 2. Let writable be value.[[writable]].
-    let (Some(readable), Some(writable)) = (stream::readable(value), stream::writable(value))
-    else {
+    let (Some(readable), Some(writable)) = (value.readable(), value.writable()) else {
         return Err(data_clone_error(ctx, "the TransformStream has no sides")?);
     };
     // 3. If ! IsReadableStreamLocked(readable) is true, throw a "DataCloneError" DOMException.
@@ -109,7 +108,7 @@ pub(crate) fn transform_stream_transfer_receiving_steps(
     };
     // 3. Set value.[[readable]] to readableRecord.[[Deserialized]].
     // 4. Set value.[[writable]] to writableRecord.[[Deserialized]].
-    stream::set_sides(value, readable, writable);
+    value.set_sides(readable, writable);
     // 5. Set value.[[backpressure]], value.[[backpressureChangePromise]], and
     //    value.[[controller]] to undefined. (A new TransformStream has them undefined.)
     Ok(())

@@ -7,12 +7,12 @@ use crate::engine::traced_without_drop;
 use crate::engine::{
     Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsError, JsResult, Object, Trace, Value,
 };
+use crate::writable::stream::WritableSlots;
 
 use super::other_specs::NativeTransform;
 use super::stream::{
-    self, backpressure, backpressure_change_promise, readable, readable_controller,
-    transform_stream_error, transform_stream_error_writable_and_unblock_write,
-    transform_stream_set_backpressure, transform_stream_unblock_write, writable, Stream,
+    readable_controller, transform_stream_error, transform_stream_error_writable_and_unblock_write,
+    transform_stream_set_backpressure, transform_stream_unblock_write, Stream, TransformSlots,
 };
 use crate::{
     engine::internal_promise::InternalPromise,
@@ -318,7 +318,7 @@ pub(crate) fn set_up_transform_stream_default_controller(
         ctx,
     )?;
     // 4. Set stream.[[controller]] to controller.
-    stream::set_controller(stream, controller.clone());
+    stream.set_controller(controller.clone());
     Ok(controller)
 }
 
@@ -423,7 +423,8 @@ pub(crate) fn transform_stream_default_controller_enqueue(
         //      enqueueResult.[[Value]]).
         transform_stream_error_writable_and_unblock_write(&stream, e, ctx)?;
         // 5.2. Throw stream.[[readable]].[[storedError]].
-        let stored = readable(&stream)
+        let stored = stream
+            .readable()
             .map(|r| r.stored_error())
             .unwrap_or_default();
         return Err(JsError::from_opaque(stored));
@@ -432,7 +433,7 @@ pub(crate) fn transform_stream_default_controller_enqueue(
     let has_backpressure =
         readable_stream_default_controller_has_backpressure(&readable_controller);
     // 7. If backpressure is not stream.[[backpressure]],
-    if Some(has_backpressure) != backpressure(&stream) {
+    if Some(has_backpressure) != stream.backpressure() {
         // 7.1. Assert: backpressure is true.
         debug_assert!(has_backpressure);
         // 7.2. Perform ! TransformStreamSetBackpressure(stream, true).
@@ -580,7 +581,7 @@ pub(crate) fn transform_stream_default_sink_write_algorithm(
 ) -> JsResult<PromiseResult> {
     // 1. Assert: stream.[[writable]].[[state]] is "writable".
     // 2. Let controller be stream.[[controller]].
-    let Some(controller) = stream::controller(stream) else {
+    let Some(controller) = stream.controller() else {
         debug_assert!(
             false,
             "Assert: stream.[[writable]].[[state]] is \"writable\""
@@ -588,10 +589,10 @@ pub(crate) fn transform_stream_default_sink_write_algorithm(
         return Ok(PromiseResult::undefined());
     };
     // 3. If stream.[[backpressure]] is true,
-    if backpressure(stream) == Some(true) {
+    if stream.backpressure() == Some(true) {
         // 3.1. Let backpressureChangePromise be stream.[[backpressureChangePromise]].
         // 3.2. Assert: backpressureChangePromise is not undefined.
-        let Some(backpressure_change_promise) = backpressure_change_promise(stream) else {
+        let Some(backpressure_change_promise) = stream.backpressure_change_promise() else {
             debug_assert!(false, "Assert: backpressureChangePromise is not undefined");
             return transform_stream_default_controller_perform_transform(&controller, chunk, ctx);
         };
@@ -603,13 +604,13 @@ pub(crate) fn transform_stream_default_sink_write_algorithm(
             (stream.clone(), controller, chunk, result.clone()),
             |(stream, controller, chunk, result), _, ctx| {
                 // 3.3.1. Let writable be stream.[[writable]].
-                let Some(writable) = writable(stream) else {
+                let Some(writable) = stream.writable() else {
                     return Ok(());
                 };
                 // 3.3.2. Let state be writable.[[state]].
                 // 3.3.3. If state is "erroring", throw writable.[[storedError]].
-                if crate::writable::stream::state(&writable) == WritableState::Erroring {
-                    result.reject(crate::writable::stream::stored_error(&writable), ctx);
+                if writable.state() == WritableState::Erroring {
+                    result.reject(writable.stored_error(), ctx);
                     return Ok(());
                 }
                 // 3.3.4. Assert: state is "writable".
@@ -654,7 +655,7 @@ pub(crate) fn transform_stream_default_sink_abort_algorithm(
     ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 1. Let controller be stream.[[controller]].
-    let Some(controller) = stream::controller(stream) else {
+    let Some(controller) = stream.controller() else {
         return Ok(PromiseResult::undefined());
     };
     // 2. If controller.[[finishPromise]] is not undefined, return controller.[[finishPromise]].
@@ -676,7 +677,7 @@ pub(crate) fn transform_stream_default_sink_abort_algorithm(
         (stream.clone(), finish.clone(), reason),
         // 7.1. If cancelPromise was fulfilled, then:
         |(stream, finish, reason), _, ctx| {
-            let Some(readable) = readable(stream) else {
+            let Some(readable) = stream.readable() else {
                 return Ok(());
             };
             // 7.1.1. If readable.[[state]] is "errored", reject controller.[[finishPromise]]
@@ -714,7 +715,7 @@ pub(crate) fn transform_stream_default_sink_close_algorithm(
     ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 1. Let controller be stream.[[controller]].
-    let Some(controller) = stream::controller(stream) else {
+    let Some(controller) = stream.controller() else {
         return Ok(PromiseResult::undefined());
     };
     // 2. If controller.[[finishPromise]] is not undefined, return controller.[[finishPromise]].
@@ -739,7 +740,7 @@ pub(crate) fn transform_stream_default_sink_close_algorithm(
         (stream.clone(), finish.clone()),
         // 7.1. If flushPromise was fulfilled, then:
         |(stream, finish), _, ctx| {
-            let Some(readable) = readable(stream) else {
+            let Some(readable) = stream.readable() else {
                 return Ok(());
             };
             // 7.1.1. If readable.[[state]] is "errored", reject controller.[[finishPromise]]
@@ -777,7 +778,7 @@ pub(crate) fn transform_stream_default_source_cancel_algorithm(
     ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 1. Let controller be stream.[[controller]].
-    let Some(controller) = stream::controller(stream) else {
+    let Some(controller) = stream.controller() else {
         return Ok(PromiseResult::undefined());
     };
     // 2. If controller.[[finishPromise]] is not undefined, return controller.[[finishPromise]].
@@ -799,18 +800,18 @@ pub(crate) fn transform_stream_default_source_cancel_algorithm(
         (stream.clone(), finish.clone(), reason),
         // 7.1. If cancelPromise was fulfilled, then:
         |(stream, finish, reason), _, ctx| {
-            let Some(writable) = writable(stream) else {
+            let Some(writable) = stream.writable() else {
                 return Ok(());
             };
             // 7.1.1. If writable.[[state]] is "errored", reject controller.[[finishPromise]]
             //        with writable.[[storedError]].
-            if crate::writable::stream::state(&writable) == WritableState::Errored {
-                return finish.reject(crate::writable::stream::stored_error(&writable), ctx);
+            if writable.state() == WritableState::Errored {
+                return finish.reject(writable.stored_error(), ctx);
             }
             // 7.1.2. Otherwise:
             // 7.1.2.1. Perform ! WritableStreamDefaultControllerErrorIfNeeded(
             //          writable.[[controller]], reason).
-            if let Some(wc) = crate::writable::stream::controller(&writable) {
+            if let Some(wc) = writable.controller() {
                 writable_stream_default_controller_error_if_needed(&wc, reason.clone(), ctx)?;
             }
             // 7.1.2.2. Perform ! TransformStreamUnblockWrite(stream).
@@ -822,8 +823,7 @@ pub(crate) fn transform_stream_default_source_cancel_algorithm(
         |(stream, finish, _), r, ctx| {
             // 7.2.1. Perform ! WritableStreamDefaultControllerErrorIfNeeded(
             //        writable.[[controller]], r).
-            if let Some(wc) = writable(stream).and_then(|w| crate::writable::stream::controller(&w))
-            {
+            if let Some(wc) = stream.writable().and_then(|w| w.controller()) {
                 writable_stream_default_controller_error_if_needed(&wc, r.clone(), ctx)?;
             }
             // 7.2.2. Perform ! TransformStreamUnblockWrite(stream).
@@ -847,7 +847,7 @@ pub(crate) fn transform_stream_default_source_pull_algorithm(
     // 3. Perform ! TransformStreamSetBackpressure(stream, false).
     transform_stream_set_backpressure(stream, false, ctx)?;
     // 4. Return stream.[[backpressureChangePromise]].
-    Ok(match backpressure_change_promise(stream) {
+    Ok(match stream.backpressure_change_promise() {
         Some(promise) => PromiseResult::Internal(promise),
         None => PromiseResult::undefined(),
     })

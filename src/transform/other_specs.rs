@@ -13,7 +13,7 @@ use super::{
         set_up_transform_stream_default_controller, CancelAlgorithm, Controller, FlushAlgorithm,
         TransformAlgorithm,
     },
-    stream::{initialize_transform_stream, readable, writable, Stream},
+    stream::{initialize_transform_stream, Stream, TransformSlots},
     TransformStream,
 };
 use crate::{
@@ -233,7 +233,7 @@ fn generic_transform_stream_readable<T: GenericTransformStream>(
     let transform = webidl::this::<T>(this)?.borrow().data().transform();
     // Return this's transform.[[readable]].
     Ok(transform
-        .and_then(|t| readable(&t))
+        .and_then(|t| t.readable())
         .map(|r| r.upcast().into())
         .unwrap_or_default())
 }
@@ -247,7 +247,7 @@ fn generic_transform_stream_writable<T: GenericTransformStream>(
     let transform = webidl::this::<T>(this)?.borrow().data().transform();
     // Return this's transform.[[writable]].
     Ok(transform
-        .and_then(|t| writable(&t))
+        .and_then(|t| t.writable())
         .map(|w| w.upcast().into())
         .unwrap_or_default())
 }

@@ -3,6 +3,7 @@
 //! <https://streams.spec.whatwg.org/#ts-class>
 
 use crate::engine;
+use crate::writable::stream::WritableSlots;
 use std::cell::Cell;
 
 use crate::engine::{
@@ -70,61 +71,62 @@ impl TransformStream {
     }
 }
 
-/// stream.[[readable]] (set by InitializeTransformStream, before any algorithm can run).
-pub(crate) fn readable(stream: &Stream) -> Option<Object<ReadableStream>> {
-    stream.borrow().data().readable.borrow().clone()
+/// A transform stream's slots as the algorithms read and set them (each a short borrow of
+/// the object): the same idiom as the readable side's `StreamSlots`.
+pub(crate) trait TransformSlots {
+    /// [[readable]] (set by InitializeTransformStream, before any algorithm can run).
+    fn readable(&self) -> Option<Object<ReadableStream>>;
+    /// [[writable]].
+    fn writable(&self) -> Option<Object<WritableStream>>;
+    /// Sets [[readable]] and [[writable]] (the TransformStream transfer-receiving steps;
+    /// InitializeTransformStream sets them otherwise).
+    fn set_sides(&self, readable: Object<ReadableStream>, writable: Object<WritableStream>);
+    /// [[controller]].
+    fn controller(&self) -> Option<Object<TransformStreamDefaultController>>;
+    /// Sets [[controller]] (SetUpTransformStreamDefaultController step 4).
+    fn set_controller(&self, controller: Object<TransformStreamDefaultController>);
+    /// [[backpressure]] (`None` is undefined).
+    fn backpressure(&self) -> Option<bool>;
+    /// [[backpressureChangePromise]].
+    fn backpressure_change_promise(&self) -> Option<InternalPromise>;
 }
 
-/// stream.[[writable]].
-pub(crate) fn writable(stream: &Stream) -> Option<Object<WritableStream>> {
-    stream.borrow().data().writable.borrow().clone()
-}
-
-/// Sets stream.[[readable]] and stream.[[writable]] (the TransformStream transfer-receiving
-/// steps; InitializeTransformStream sets them otherwise).
-pub(crate) fn set_sides(
-    stream: &Stream,
-    readable: Object<ReadableStream>,
-    writable: Object<WritableStream>,
-) {
-    let data = stream.borrow();
-    *data.data().readable.borrow_mut() = Some(readable);
-    *data.data().writable.borrow_mut() = Some(writable);
-}
-
-/// stream.[[controller]].
-pub(crate) fn controller(stream: &Stream) -> Option<Object<TransformStreamDefaultController>> {
-    stream.borrow().data().controller.borrow().clone()
-}
-
-/// Sets stream.[[controller]] (SetUpTransformStreamDefaultController step 4).
-pub(crate) fn set_controller(
-    stream: &Stream,
-    controller: Object<TransformStreamDefaultController>,
-) {
-    *stream.borrow().data().controller.borrow_mut() = Some(controller);
-}
-
-/// stream.[[backpressure]] (`None` is undefined).
-pub(crate) fn backpressure(stream: &Stream) -> Option<bool> {
-    stream.borrow().data().backpressure.get()
-}
-
-/// stream.[[backpressureChangePromise]].
-pub(crate) fn backpressure_change_promise(stream: &Stream) -> Option<InternalPromise> {
-    stream
-        .borrow()
-        .data()
-        .backpressure_change_promise
-        .borrow()
-        .clone()
+impl TransformSlots for Stream {
+    fn readable(&self) -> Option<Object<ReadableStream>> {
+        self.borrow().data().readable.borrow().clone()
+    }
+    fn writable(&self) -> Option<Object<WritableStream>> {
+        self.borrow().data().writable.borrow().clone()
+    }
+    fn set_sides(&self, readable: Object<ReadableStream>, writable: Object<WritableStream>) {
+        let data = self.borrow();
+        *data.data().readable.borrow_mut() = Some(readable);
+        *data.data().writable.borrow_mut() = Some(writable);
+    }
+    fn controller(&self) -> Option<Object<TransformStreamDefaultController>> {
+        self.borrow().data().controller.borrow().clone()
+    }
+    fn set_controller(&self, controller: Object<TransformStreamDefaultController>) {
+        *self.borrow().data().controller.borrow_mut() = Some(controller);
+    }
+    fn backpressure(&self) -> Option<bool> {
+        self.borrow().data().backpressure.get()
+    }
+    fn backpressure_change_promise(&self) -> Option<InternalPromise> {
+        self.borrow()
+            .data()
+            .backpressure_change_promise
+            .borrow()
+            .clone()
+    }
 }
 
 /// The readable side's default controller.
 pub(crate) fn readable_controller(
     stream: &Stream,
 ) -> Option<Object<crate::readable::ReadableStreamDefaultController>> {
-    readable(stream)
+    stream
+        .readable()
         .and_then(|r| r.controller())
         .and_then(|c: ControllerRef| c.as_default())
 }
@@ -215,7 +217,8 @@ impl Class for TransformStream {
             //     of invoking transformerDict["start"] with argument list
             //     « this.[[controller]] » and callback this value transformer.
             Some(start) => {
-                let controller: Value = controller(this)
+                let controller: Value = this
+                    .controller()
                     .map(|c| c.upcast().into())
                     .unwrap_or_default();
                 let result = crate::engine::call_object(&start, &transformer, &[controller], ctx)?;
@@ -231,7 +234,8 @@ impl Class for TransformStream {
 fn ts_readable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let stream = webidl::this::<TransformStream>(this)?;
     // 1. Return this.[[readable]].
-    Ok(readable(&stream)
+    Ok(stream
+        .readable()
         .map(|r| r.upcast().into())
         .unwrap_or_default())
 }
@@ -240,7 +244,8 @@ fn ts_readable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
 fn ts_writable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let stream = webidl::this::<TransformStream>(this)?;
     // 1. Return this.[[writable]].
-    Ok(writable(&stream)
+    Ok(stream
+        .writable()
         .map(|w| w.upcast().into())
         .unwrap_or_default())
 }
@@ -321,14 +326,12 @@ pub(crate) fn transform_stream_error_writable_and_unblock_write(
     ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Perform ! TransformStreamDefaultControllerClearAlgorithms(stream.[[controller]]).
-    if let Some(controller) = controller(stream) {
+    if let Some(controller) = stream.controller() {
         transform_stream_default_controller_clear_algorithms(&controller);
     }
     // 2. Perform ! WritableStreamDefaultControllerErrorIfNeeded(stream.[[writable]].[[controller]],
     //    e).
-    if let Some(writable_controller) =
-        writable(stream).and_then(|w| crate::writable::stream::controller(&w))
-    {
+    if let Some(writable_controller) = stream.writable().and_then(|w| w.controller()) {
         writable_stream_default_controller_error_if_needed(&writable_controller, e, ctx)?;
     }
     // 3. Perform ! TransformStreamUnblockWrite(stream).
@@ -342,10 +345,10 @@ pub(crate) fn transform_stream_set_backpressure(
     ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: stream.[[backpressure]] is not backpressure.
-    debug_assert_ne!(self::backpressure(stream), Some(backpressure));
+    debug_assert_ne!(stream.backpressure(), Some(backpressure));
     // 2. If stream.[[backpressureChangePromise]] is not undefined, resolve
     //    stream.[[backpressureChangePromise]] with undefined.
-    if let Some(promise) = backpressure_change_promise(stream) {
+    if let Some(promise) = stream.backpressure_change_promise() {
         promise.resolve(Value::undefined(), ctx)?;
     }
     // 3. Set stream.[[backpressureChangePromise]] to a new promise.
@@ -361,7 +364,7 @@ pub(crate) fn transform_stream_set_backpressure(
 pub(crate) fn transform_stream_unblock_write(stream: &Stream, ctx: &mut Cx) -> JsResult<()> {
     // 1. If stream.[[backpressure]] is true, perform ! TransformStreamSetBackpressure(stream,
     //    false).
-    if backpressure(stream) == Some(true) {
+    if stream.backpressure() == Some(true) {
         transform_stream_set_backpressure(stream, false, ctx)?;
     }
     Ok(())

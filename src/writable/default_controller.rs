@@ -3,6 +3,7 @@
 //!
 //! <https://streams.spec.whatwg.org/#ws-default-controller-class>
 
+use crate::writable::stream::WritableSlots;
 use std::cell::Cell;
 
 use crate::engine::{
@@ -13,7 +14,7 @@ use super::{
     abort_signal,
     other_specs::NativeSink,
     stream::{
-        self, writable_stream_close_queued_or_in_flight, writable_stream_deal_with_rejection,
+        writable_stream_close_queued_or_in_flight, writable_stream_deal_with_rejection,
         writable_stream_finish_erroring, writable_stream_finish_in_flight_close,
         writable_stream_finish_in_flight_close_with_error, writable_stream_finish_in_flight_write,
         writable_stream_finish_in_flight_write_with_error,
@@ -275,7 +276,7 @@ fn controller_error(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Valu
     let e = args.first().cloned().unwrap_or_default();
     // 1. Let state be this.[[stream]].[[state]].
     // 2. If state is not "writable", return.
-    if stream::state(&stream_of(&controller)) != WritableState::Writable {
+    if stream_of(&controller).state() != WritableState::Writable {
         return Ok(Value::undefined());
     }
     // 3. Perform ! WritableStreamDefaultControllerError(this, e).
@@ -479,7 +480,7 @@ pub(crate) fn writable_stream_default_controller_advance_queue_if_needed(
         return Ok(());
     }
     // 4. Let state be stream.[[state]].
-    let state = stream::state(&stream);
+    let state = stream.state();
     // 5. Assert: state is not "closed" or "errored".
     if matches!(state, WritableState::Closed | WritableState::Errored) {
         debug_assert!(false, "Assert: state is not \"closed\" or \"errored\"");
@@ -567,7 +568,7 @@ pub(crate) fn writable_stream_default_controller_error_if_needed(
 ) -> JsResult<()> {
     // 1. If controller.[[stream]].[[state]] is "writable", perform !
     //    WritableStreamDefaultControllerError(controller, error).
-    if stream::state(&stream_of(controller)) == WritableState::Writable {
+    if stream_of(controller).state() == WritableState::Writable {
         writable_stream_default_controller_error(controller, error, ctx)?;
     }
     Ok(())
@@ -692,7 +693,7 @@ pub(crate) fn writable_stream_default_controller_process_write(
             // 1. Perform ! WritableStreamFinishInFlightWrite(stream).
             writable_stream_finish_in_flight_write(&stream, ctx)?;
             // 2. Let state be stream.[[state]].
-            let state = stream::state(&stream);
+            let state = stream.state();
             // 3. Assert: state is "writable" or "erroring".
             // 4. Perform ! DequeueValue(controller).
             controller
@@ -719,7 +720,7 @@ pub(crate) fn writable_stream_default_controller_process_write(
             let stream = stream_of(controller);
             // 1. If stream.[[state]] is "writable", perform !
             //    WritableStreamDefaultControllerClearAlgorithms(controller).
-            if stream::state(&stream) == WritableState::Writable {
+            if stream.state() == WritableState::Writable {
                 writable_stream_default_controller_clear_algorithms(controller);
             }
             // 2. Perform ! WritableStreamFinishInFlightWriteWithError(stream, reason).
@@ -757,7 +758,7 @@ pub(crate) fn writable_stream_default_controller_write(
     // 4. If ! WritableStreamCloseQueuedOrInFlight(stream) is false and stream.[[state]] is
     //    "writable",
     if !writable_stream_close_queued_or_in_flight(&stream)
-        && stream::state(&stream) == WritableState::Writable
+        && stream.state() == WritableState::Writable
     {
         // 1. Let backpressure be ! WritableStreamDefaultControllerGetBackpressure(controller).
         let backpressure = writable_stream_default_controller_get_backpressure(controller);

@@ -6,6 +6,7 @@ use crate::engine::internal_promise::InternalPromise;
 use crate::engine::{
     Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsPromise, JsResult, Object, Trace, Value,
 };
+use crate::writable::stream::WritableSlots;
 
 use super::{
     default_controller::{
@@ -266,19 +267,18 @@ pub(crate) fn set_up_writable_stream_default_writer(
     // 3. Set stream.[[writer]] to writer.
     *stream.borrow().data().writer.borrow_mut() = Some(writer.clone());
     // 4. Let state be stream.[[state]].
-    match stream::state(stream) {
+    match stream.state() {
         // 5. If state is "writable",
         WritableState::Writable => {
             // 1. If ! WritableStreamCloseQueuedOrInFlight(stream) is false and
             //    stream.[[backpressure]] is true, set writer.[[readyPromise]] to a new promise.
             // 2. Otherwise, set writer.[[readyPromise]] to a promise resolved with undefined.
-            let ready = if !writable_stream_close_queued_or_in_flight(stream)
-                && stream::backpressure(stream)
-            {
-                new_ready_promise(writer, ctx)
-            } else {
-                NewPromise::Js(resolved_promise(ctx)?)
-            };
+            let ready =
+                if !writable_stream_close_queued_or_in_flight(stream) && stream.backpressure() {
+                    new_ready_promise(writer, ctx)
+                } else {
+                    NewPromise::Js(resolved_promise(ctx)?)
+                };
             set_ready_promise(writer, ready);
             // 3. Set writer.[[closedPromise]] to a new promise.
             set_closed_promise(writer, PromiseCapability::new(ctx));
@@ -287,7 +287,7 @@ pub(crate) fn set_up_writable_stream_default_writer(
         WritableState::Erroring => {
             // 1. Set writer.[[readyPromise]] to a promise rejected with stream.[[storedError]].
             // 2. Set writer.[[readyPromise]].[[PromiseIsHandled]] to true.
-            let ready = rejected_handled_promise(stream::stored_error(stream), ctx)?;
+            let ready = rejected_handled_promise(stream.stored_error(), ctx)?;
             set_ready_promise(writer, NewPromise::Js(ready));
             // 3. Set writer.[[closedPromise]] to a new promise.
             set_closed_promise(writer, PromiseCapability::new(ctx));
@@ -303,7 +303,7 @@ pub(crate) fn set_up_writable_stream_default_writer(
         WritableState::Errored => {
             // 1. Assert: state is "errored".
             // 2. Let storedError be stream.[[storedError]].
-            let stored = stream::stored_error(stream);
+            let stored = stream.stored_error();
             // 3. Set writer.[[readyPromise]] to a promise rejected with storedError.
             // 4. Set writer.[[readyPromise]].[[PromiseIsHandled]] to true.
             set_ready_promise(
@@ -364,7 +364,7 @@ pub(crate) fn writable_stream_default_writer_close_with_error_propagation(
         return engine::promise_rejected_with(error, ctx);
     };
     // 3. Let state be stream.[[state]].
-    let state = stream::state(&stream);
+    let state = stream.state();
     // 4. If ! WritableStreamCloseQueuedOrInFlight(stream) is true or state is "closed", return
     //    a promise resolved with undefined.
     if writable_stream_close_queued_or_in_flight(&stream) || state == WritableState::Closed {
@@ -372,7 +372,7 @@ pub(crate) fn writable_stream_default_writer_close_with_error_propagation(
     }
     // 5. If state is "errored", return a promise rejected with stream.[[storedError]].
     if state == WritableState::Errored {
-        return engine::promise_rejected_with(stream::stored_error(&stream), ctx);
+        return engine::promise_rejected_with(stream.stored_error(), ctx);
     }
     // 6. Assert: state is "writable" or "erroring".
     // 7. Return ! WritableStreamDefaultWriterClose(writer).
@@ -432,13 +432,13 @@ pub(crate) fn writable_stream_default_writer_get_desired_size(writer: &Writer) -
     // 1. Let stream be writer.[[stream]].
     let stream = stream_of(writer)?;
     // 2. Let state be stream.[[state]].
-    match stream::state(&stream) {
+    match stream.state() {
         // 3. If state is "errored" or "erroring", return null.
         WritableState::Errored | WritableState::Erroring => None,
         // 4. If state is "closed", return 0.
         WritableState::Closed => Some(0.0),
         // 5. Return ! WritableStreamDefaultControllerGetDesiredSize(stream.[[controller]]).
-        WritableState::Writable => Some(stream::controller(&stream).map_or(0.0, |c| {
+        WritableState::Writable => Some(stream.controller().map_or(0.0, |c| {
             writable_stream_default_controller_get_desired_size(&c)
         })),
     }
@@ -508,7 +508,7 @@ pub(crate) fn writable_stream_default_writer_write_request(
         return request.reject(error, ctx);
     };
     // 3. Let controller be stream.[[controller]].
-    let Some(controller) = stream::controller(&stream) else {
+    let Some(controller) = stream.controller() else {
         let error = engine::type_error("The stream has no controller", ctx);
         return request.reject(error, ctx);
     };
@@ -521,10 +521,10 @@ pub(crate) fn writable_stream_default_writer_write_request(
         return request.reject(error, ctx);
     }
     // 6. Let state be stream.[[state]].
-    let state = stream::state(&stream);
+    let state = stream.state();
     // 7. If state is "errored", return a promise rejected with stream.[[storedError]].
     if state == WritableState::Errored {
-        return request.reject(stream::stored_error(&stream), ctx);
+        return request.reject(stream.stored_error(), ctx);
     }
     // 8. If ! WritableStreamCloseQueuedOrInFlight(stream) is true or state is "closed", return a
     //    promise rejected with a TypeError exception indicating that the stream is closing or
@@ -535,7 +535,7 @@ pub(crate) fn writable_stream_default_writer_write_request(
     }
     // 9. If state is "erroring", return a promise rejected with stream.[[storedError]].
     if state == WritableState::Erroring {
-        return request.reject(stream::stored_error(&stream), ctx);
+        return request.reject(stream.stored_error(), ctx);
     }
     // 10. Assert: state is "writable".
     // 11. Let promise be ! WritableStreamAddWriteRequest(stream).

@@ -112,25 +112,37 @@ impl WritableStream {
     }
 }
 
-/// Reads one slot of a stream (a short borrow of the object).
-pub(crate) fn state(stream: &Stream) -> WritableState {
-    stream.borrow().data().state.get()
+/// A writable stream's slots as the algorithms read them (each a short borrow of the object):
+/// the same idiom as the readable side's `StreamSlots`.
+pub(crate) trait WritableSlots {
+    /// [[state]].
+    fn state(&self) -> WritableState;
+    /// [[storedError]].
+    fn stored_error(&self) -> Value;
+    /// [[writer]].
+    fn writer(&self) -> Option<Writer>;
+    /// [[controller]].
+    fn controller(&self) -> Option<Controller>;
+    /// [[backpressure]].
+    fn backpressure(&self) -> bool;
 }
 
-pub(crate) fn stored_error(stream: &Stream) -> Value {
-    stream.borrow().data().stored_error.borrow().clone()
-}
-
-pub(crate) fn writer(stream: &Stream) -> Option<Writer> {
-    stream.borrow().data().writer.borrow().clone()
-}
-
-pub(crate) fn controller(stream: &Stream) -> Option<Controller> {
-    stream.borrow().data().controller.borrow().clone()
-}
-
-pub(crate) fn backpressure(stream: &Stream) -> bool {
-    stream.borrow().data().backpressure.get()
+impl WritableSlots for Stream {
+    fn state(&self) -> WritableState {
+        self.borrow().data().state.get()
+    }
+    fn stored_error(&self) -> Value {
+        self.borrow().data().stored_error.borrow().clone()
+    }
+    fn writer(&self) -> Option<Writer> {
+        self.borrow().data().writer.borrow().clone()
+    }
+    fn controller(&self) -> Option<Controller> {
+        self.borrow().data().controller.borrow().clone()
+    }
+    fn backpressure(&self) -> bool {
+        self.borrow().data().backpressure.get()
+    }
 }
 
 impl Class for WritableStream {
@@ -315,18 +327,18 @@ pub(crate) fn writable_stream_abort(
 ) -> JsResult<JsPromise> {
     // 1. If stream.[[state]] is "closed" or "errored", return a promise resolved with undefined.
     if matches!(
-        state(stream),
+        stream.state(),
         WritableState::Closed | WritableState::Errored
     ) {
         return engine::promise_resolved_with(Value::undefined(), ctx);
     }
     // 2. Signal abort on stream.[[controller]].[[abortController]] with reason.
-    if let Some(controller) = controller(stream) {
+    if let Some(controller) = stream.controller() {
         let signal = default_controller::signal(&controller);
         abort_signal::signal_abort(&signal, reason.clone(), ctx)?;
     }
     // 3. Let state be stream.[[state]].
-    let current = state(stream);
+    let current = stream.state();
     // 4. If state is "closed" or "errored", return a promise resolved with undefined.
     if matches!(current, WritableState::Closed | WritableState::Errored) {
         return engine::promise_resolved_with(Value::undefined(), ctx);
@@ -374,7 +386,7 @@ pub(crate) fn writable_stream_abort(
 /// <https://streams.spec.whatwg.org/#writable-stream-close>
 pub(crate) fn writable_stream_close(stream: &Stream, ctx: &mut Cx) -> JsResult<JsPromise> {
     // 1. Let state be stream.[[state]].
-    let current = state(stream);
+    let current = stream.state();
     // 2. If state is "closed" or "errored", return a promise rejected with a TypeError exception.
     if matches!(current, WritableState::Closed | WritableState::Errored) {
         let error = engine::type_error("The stream is closed or errored", ctx);
@@ -389,15 +401,15 @@ pub(crate) fn writable_stream_close(stream: &Stream, ctx: &mut Cx) -> JsResult<J
     // 7. Let writer be stream.[[writer]].
     // 8. If writer is not undefined, and stream.[[backpressure]] is true, and state is
     //    "writable", resolve writer.[[readyPromise]] with undefined.
-    if let Some(writer) = writer(stream) {
-        if backpressure(stream) && current == WritableState::Writable {
+    if let Some(writer) = stream.writer() {
+        if stream.backpressure() && current == WritableState::Writable {
             if let Some(ready) = super::default_writer::ready_promise(&writer) {
                 ready.resolve(Value::undefined(), ctx)?;
             }
         }
     }
     // 9. Perform ! WritableStreamDefaultControllerClose(stream.[[controller]]).
-    if let Some(controller) = controller(stream) {
+    if let Some(controller) = stream.controller() {
         writable_stream_default_controller_close(&controller, ctx)?;
     }
     // 10. Return promise.
@@ -440,7 +452,7 @@ pub(crate) fn writable_stream_deal_with_rejection(
 ) -> JsResult<()> {
     // 1. Let state be stream.[[state]].
     // 2. If state is "writable",
-    if state(stream) == WritableState::Writable {
+    if stream.state() == WritableState::Writable {
         // 1. Perform ! WritableStreamStartErroring(stream, error).
         // 2. Return.
         return writable_stream_start_erroring(stream, error, ctx);
@@ -464,12 +476,12 @@ pub(crate) fn writable_stream_finish_erroring(stream: &Stream, ctx: &mut Cx) -> 
     // 3. Set stream.[[state]] to "errored".
     stream.borrow().data().state.set(WritableState::Errored);
     // 4. Perform ! stream.[[controller]].[[ErrorSteps]]().
-    let controller = controller(stream);
+    let controller = stream.controller();
     if let Some(controller) = &controller {
         writable_stream_controller_error_steps(controller);
     }
     // 5. Let storedError be stream.[[storedError]].
-    let stored = stored_error(stream);
+    let stored = stream.stored_error();
     // 6. For each writeRequest of stream.[[writeRequests]]:
     // 6.1. Reject writeRequest with storedError.
     // 7. Set stream.[[writeRequests]] to an empty list.
@@ -566,7 +578,7 @@ pub(crate) fn writable_stream_finish_in_flight_close(
     // 4. Let state be stream.[[state]].
     // 5. Assert: stream.[[state]] is "writable" or "erroring".
     // 6. If state is "erroring",
-    if state(stream) == WritableState::Erroring {
+    if stream.state() == WritableState::Erroring {
         // 1. Set stream.[[storedError]] to undefined.
         *stream.borrow().data().stored_error.borrow_mut() = Value::undefined();
         // 2. If stream.[[pendingAbortRequest]] is not undefined,
@@ -586,7 +598,7 @@ pub(crate) fn writable_stream_finish_in_flight_close(
     stream.borrow().data().state.set(WritableState::Closed);
     // 8. Let writer be stream.[[writer]].
     // 9. If writer is not undefined, resolve writer.[[closedPromise]] with undefined.
-    if let Some(writer) = writer(stream) {
+    if let Some(writer) = stream.writer() {
         if let Some(closed) = super::default_writer::closed_promise(&writer) {
             closed.resolve(Value::undefined(), ctx)?;
         }
@@ -721,7 +733,7 @@ pub(crate) fn writable_stream_reject_close_and_closed_promise_if_needed(
     ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Assert: stream.[[state]] is "errored".
-    let stored = stored_error(stream);
+    let stored = stream.stored_error();
     // 2. If stream.[[closeRequest]] is not undefined,
     // 2.1. Assert: stream.[[inFlightCloseRequest]] is undefined.
     // 2.2. Reject stream.[[closeRequest]] with stream.[[storedError]].
@@ -732,7 +744,7 @@ pub(crate) fn writable_stream_reject_close_and_closed_promise_if_needed(
     }
     // 3. Let writer be stream.[[writer]].
     // 4. If writer is not undefined,
-    if let Some(writer) = writer(stream) {
+    if let Some(writer) = stream.writer() {
         // 1. Reject writer.[[closedPromise]] with stream.[[storedError]].
         // 2. Set writer.[[closedPromise]].[[PromiseIsHandled]] to true.
         if let Some(closed) = super::default_writer::closed_promise(&writer) {
@@ -753,7 +765,7 @@ pub(crate) fn writable_stream_start_erroring(
     // 2. Assert: stream.[[state]] is "writable".
     // 3. Let controller be stream.[[controller]].
     // 4. Assert: controller is not undefined.
-    let controller = controller(stream);
+    let controller = stream.controller();
     // 5. Set stream.[[state]] to "erroring".
     // 6. Set stream.[[storedError]] to reason.
     {
@@ -765,7 +777,7 @@ pub(crate) fn writable_stream_start_erroring(
     // 7. Let writer be stream.[[writer]].
     // 8. If writer is not undefined, perform !
     //    WritableStreamDefaultWriterEnsureReadyPromiseRejected(writer, reason).
-    if let Some(writer) = writer(stream) {
+    if let Some(writer) = stream.writer() {
         writable_stream_default_writer_ensure_ready_promise_rejected(&writer, reason, ctx)?;
     }
     // 9. If ! WritableStreamHasOperationMarkedInFlight(stream) is false and
@@ -787,8 +799,8 @@ pub(crate) fn writable_stream_update_backpressure(
     // 2. Assert: ! WritableStreamCloseQueuedOrInFlight(stream) is false.
     // 3. Let writer be stream.[[writer]].
     // 4. If writer is not undefined and backpressure is not stream.[[backpressure]],
-    if let Some(writer) = writer(stream) {
-        if backpressure != self::backpressure(stream) {
+    if let Some(writer) = stream.writer() {
+        if backpressure != stream.backpressure() {
             if backpressure {
                 // 1. If backpressure is true, set writer.[[readyPromise]] to a new promise.
                 let promise = super::default_writer::new_ready_promise(&writer, ctx);
@@ -844,7 +856,7 @@ mod tests {
         let (len, capacity) = requests_capacity(&stream);
         assert_eq!(len, 0);
         assert!(capacity <= 64, "capacity {capacity} kept");
-        let controller = controller(&stream).expect("controller");
+        let controller = stream.controller().expect("controller");
         assert!(controller.borrow().data().queue_capacity() <= 64);
     }
 }
