@@ -17,12 +17,11 @@
 //! - [`tee`], [`byte_tee`], [`from`], [`async_iterator`]: ReadableStreamDefaultTee,
 //!   ReadableByteStreamTee, ReadableStreamFromIterable, and the async iterator.
 //!
-//! How the other stream modules use it:
-//! - pipes: a `ReadRequest` variant whose chunk/close/error steps drive the pipe, read with
-//!   `default_reader::readable_stream_default_reader_read` (never through JS lookups);
-//! - TransformStream: `stream::create_readable_stream` with new
-//!   `default_controller::{PullAlgorithm, CancelAlgorithm}` variants and
-//!   `StartAlgorithm::Returns(startPromise)`.
+//! How the rest uses it: through [`other_specs`] ("set up" with a `NativeSource`, enqueue,
+//! close, error, "read a chunk" with `ReadRequestSteps`), which the tees, from(), the pipe,
+//! TransformStream (`stream::create_readable_stream` with its native source and
+//! `StartAlgorithm::Returns(startPromise)`), the cross-realm transform, Blob and the Rust API
+//! use; the controllers and readers name none of them.
 
 pub(crate) mod async_iterator;
 pub(crate) mod byob_reader;

@@ -6,9 +6,9 @@
 //! their timing open. Here the loop follows the reference implementation's pipeLoop job for
 //! job (the choice this project makes, so `stream-diff` finds no difference): each step waits
 //! for writer.[[readyPromise]] (backpressure), reads one chunk with a Rust read request
-//! ([`ReadRequest::Pipe`]), and resolves its promise with the read's; the chunk steps write
-//! with a Rust write request ([`WriteRequest::Pipe`]) recorded as the current write, which the
-//! shutdown steps wait for. The step, read and write promises are internal promises (Rust
+//! (`PipeRead`, a [`ReadRequestSteps`]), and resolves its promise with the read's; the chunk
+//! steps write with an internal write request (`WriteRequest::Internal`) recorded as the
+//! current write, which the shutdown steps wait for. The step, read and write promises are internal promises (Rust
 //! values with the job timing of JS promises), and the pipe writer's pending ready promises keep
 //! their Rust reactions beside them, so a chunk costs no JS promise, function or
 //! `{ value, done }` object. Where the spec governs, the loop departs from the reference: no read

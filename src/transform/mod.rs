@@ -7,9 +7,9 @@
 //!   the "Default controllers", "Default sinks" and "Default sources" abstract operations.
 //!
 //! The readable and writable sides are ordinary streams made by CreateReadableStream and
-//! CreateWritableStream; their algorithms are the `Transform` variants of the readable
-//! controller's pull/cancel algorithms and the writable controller's write/close/abort
-//! algorithms, which call back into this module. Internal promises ([[backpressureChangePromise]],
+//! CreateWritableStream, whose native source and sink is the `TransformStream` itself (it
+//! implements `NativeUnderlyingSource` and `NativeUnderlyingSink`, in `default_controller`): the
+//! readable and writable modules do not know this one. Internal promises ([[backpressureChangePromise]],
 //! [[finishPromise]]) are never handed to script.
 
 pub(crate) mod default_controller;

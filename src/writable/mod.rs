@@ -14,16 +14,14 @@
 //! resolution, abort algorithms). Objects are handled as typed `JsObject<T>` handles, so slot
 //! access needs no downcast that could fail.
 //!
-//! Rust API used by TransformStream and pipeTo: `stream::create_writable_stream` with the
-//! algorithm enums of `default_controller` (their `Transform` variants are the transform sink
-//! algorithms); `stream::acquire_writable_stream_default_writer`;
+//! What the layers above use: `other_specs` ("set up" with a `NativeSink`: TransformStream's
+//! writable side, the cross-realm transform, the Rust API's sinks); for TransformStream and
+//! pipeTo, `stream::create_writable_stream`, `stream::acquire_writable_stream_default_writer`,
 //! `default_writer::writable_stream_default_writer_write_request` with a [`WriteRequest`]
-//! (`WriteRequest::Pipe` keeps the outcome in Rust, so the pipe loop needs no JS promise per
-//! chunk);
-//! `default_writer::writable_stream_default_writer_close_with_error_propagation`,
-//! `..._release`, `..._get_desired_size`, `default_writer::ready_promise` / `closed_promise`
-//! (react to them with `engine::react`); `stream::writable_stream_abort`,
-//! `stream::state`, `stream::stored_error`;
+//! (`WriteRequest::Internal` keeps the outcome in Rust, so the pipe loop needs no JS promise
+//! per chunk), `default_writer::writable_stream_default_writer_close_with_error_propagation`,
+//! `..._release`, `..._get_desired_size`, `default_writer::ready_promise` / `closed_promise`,
+//! `stream::writable_stream_abort`, the slots through `stream::WritableSlots`, and
 //! `default_controller::writable_stream_default_controller_error_if_needed`.
 
 pub(crate) mod default_controller;
