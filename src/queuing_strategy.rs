@@ -116,9 +116,10 @@ struct SizeFunctions {
 }
 
 fn size_functions(ctx: &mut Cx) -> (Object, Object) {
-    let realm = ctx.realm().clone();
-    if let Some(f) = realm.host_defined().get::<SizeFunctions>() {
-        return (f.byte_length.clone(), f.count.clone());
+    if let Some(functions) = engine::with_realm_data::<SizeFunctions, _>(ctx, |f| {
+        (f.byte_length.clone(), f.count.clone())
+    }) {
+        return functions;
     }
     // The byte length size function: `return ? GetV(chunk, "byteLength")`.
     let byte_length = webidl::function(ctx, "size", 1, |_, args, ctx| {
@@ -129,10 +130,13 @@ fn size_functions(ctx: &mut Cx) -> (Object, Object) {
     // The count size function: `return 1`.
     let count = webidl::function(ctx, "size", 0, |_, _, _| Ok(Value::from(1)));
     let (byte_length, count): (Object, Object) = (byte_length.into(), count.into());
-    realm.host_defined_mut().insert(SizeFunctions {
-        byte_length: byte_length.clone(),
-        count: count.clone(),
-    });
+    engine::set_realm_data(
+        ctx,
+        SizeFunctions {
+            byte_length: byte_length.clone(),
+            count: count.clone(),
+        },
+    );
     (byte_length, count)
 }
 

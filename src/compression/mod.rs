@@ -14,7 +14,7 @@ pub(crate) mod error;
 
 use crate::engine;
 use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsResult, Object, Trace, Value,
+    Class, ClassBuilder, Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value,
 };
 use std::cell::RefCell;
 
@@ -79,7 +79,7 @@ pub(crate) struct CompressionStream {
     #[unsafe_ignore_trace]
     context: RefCell<Compressor>,
     /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
-    transform: GcRefCell<Option<Object<TransformStream>>>,
+    transform: Slot<Option<Object<TransformStream>>>,
 }
 
 impl std::fmt::Debug for CompressionStream {
@@ -107,7 +107,7 @@ impl Class for CompressionStream {
         // 2. Set this's format to format.
         Ok(Self {
             context: RefCell::new(Compressor::new(format)),
-            transform: GcRefCell::new(None),
+            transform: Slot::new(None),
         })
     }
 
@@ -173,7 +173,7 @@ pub(crate) struct DecompressionStream {
     #[unsafe_ignore_trace]
     context: RefCell<Decompressor>,
     /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
-    transform: GcRefCell<Option<Object<TransformStream>>>,
+    transform: Slot<Option<Object<TransformStream>>>,
 }
 
 impl std::fmt::Debug for DecompressionStream {
@@ -202,7 +202,7 @@ impl Class for DecompressionStream {
         // 2. Set this's format to format.
         Ok(Self {
             context: RefCell::new(Decompressor::new(format)),
-            transform: GcRefCell::new(None),
+            transform: Slot::new(None),
         })
     }
 

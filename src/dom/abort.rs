@@ -13,8 +13,8 @@ use std::{cell::Cell, collections::VecDeque};
 
 use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{
-    js_string, Cx, Finalize, Gc, GcRefCell, JsData, JsError, JsResult, JsSymbol, NativeJob, Object,
-    StandardConstructor, TimeoutJob, Trace, Value,
+    js_string, Cx, Finalize, JsData, JsError, JsResult, JsSymbol, Object, Shared, Slot,
+    StandardConstructor, Trace, Value,
 };
 
 use super::{
@@ -40,27 +40,27 @@ pub struct AbortAlgorithmHandle(u64);
 #[derive(Trace, Finalize)]
 pub(crate) struct AbortSignalState {
     /// <https://dom.spec.whatwg.org/#abortsignal-abort-reason>: undefined while not aborted.
-    reason: GcRefCell<Value>,
+    reason: Slot<Value>,
     /// <https://dom.spec.whatwg.org/#abortsignal-abort-algorithms>
-    algorithms: GcRefCell<VecDeque<AlgorithmEntry>>,
+    algorithms: Slot<VecDeque<AlgorithmEntry>>,
     next_algorithm_id: Cell<u64>,
     /// <https://dom.spec.whatwg.org/#abortsignal-dependent>
     dependent: Cell<bool>,
     /// <https://dom.spec.whatwg.org/#abortsignal-source-signals>
-    source_signals: GcRefCell<Vec<Object>>,
+    source_signals: Slot<Vec<Object>>,
     /// <https://dom.spec.whatwg.org/#abortsignal-dependent-signals>
-    dependent_signals: GcRefCell<Vec<Object>>,
+    dependent_signals: Slot<Vec<Object>>,
 }
 
 impl AbortSignalState {
     fn new(reason: Value) -> Self {
         Self {
-            reason: GcRefCell::new(reason),
-            algorithms: GcRefCell::new(VecDeque::new()),
+            reason: Slot::new(reason),
+            algorithms: Slot::new(VecDeque::new()),
             next_algorithm_id: Cell::new(1),
             dependent: Cell::new(false),
-            source_signals: GcRefCell::new(Vec::new()),
-            dependent_signals: GcRefCell::new(Vec::new()),
+            source_signals: Slot::new(Vec::new()),
+            dependent_signals: Slot::new(Vec::new()),
         }
     }
 
@@ -95,7 +95,7 @@ enum Algorithm {
     /// Removes an event listener added with a `signal` option.
     RemoveListener {
         target: Object,
-        listener: Gc<Listener>,
+        listener: Shared<Listener>,
     },
 }
 
@@ -170,7 +170,7 @@ pub fn remove_abort_algorithm(signal: &Object, handle: AbortAlgorithmHandle) {
 pub(crate) fn add_remove_listener_algorithm(
     signal: &Object,
     target: Object,
-    listener: Gc<Listener>,
+    listener: Shared<Listener>,
 ) {
     with_signal(signal, |s| {
         if !s.is_aborted() {
@@ -374,16 +374,10 @@ fn static_timeout(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let milliseconds = enforce_range_u64(&args[0], ctx)?;
     let signal = new_abort_signal(ctx)?;
     let target = signal.clone();
-    let realm = ctx.realm().clone();
-    let job = NativeJob::with_realm(
-        move |ctx| {
-            let reason = create_dom_exception(ctx, "signal timed out", "TimeoutError")?;
-            signal_abort(&target, reason.into(), ctx)?;
-            Ok(Value::undefined())
-        },
-        realm,
-    );
-    ctx.enqueue_job(TimeoutJob::new(job, milliseconds).into());
+    engine::queue_timer(ctx, milliseconds, move |ctx| {
+        let reason = create_dom_exception(ctx, "signal timed out", "TimeoutError")?;
+        signal_abort(&target, reason.into(), ctx)
+    });
     Ok(signal.into())
 }
 

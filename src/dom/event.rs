@@ -5,8 +5,8 @@ use std::cell::Cell;
 
 use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{
-    js_string, Cx, Finalize, GcRefCell, JsArray, JsData, JsFunction, JsResult, JsString, Object,
-    PropertyDescriptor, StandardConstructor, Trace, Value,
+    js_string, Cx, Finalize, JsArray, JsData, JsFunction, JsResult, JsString, Object,
+    PropertyDescriptor, Slot, StandardConstructor, Trace, Value,
 };
 
 use super::{prototype, with_realm, Iface};
@@ -41,9 +41,9 @@ pub(crate) mod phase {
 /// An `Event` object's internal state.
 #[derive(Trace, Finalize, JsData)]
 pub(crate) struct Event {
-    event_type: GcRefCell<JsString>,
-    target: GcRefCell<Option<Object>>,
-    current_target: GcRefCell<Option<Object>>,
+    event_type: Slot<JsString>,
+    target: Slot<Option<Object>>,
+    current_target: Slot<Option<Object>>,
     phase: Cell<u16>,
     flags: Cell<u16>,
     time_stamp: f64,
@@ -147,9 +147,9 @@ pub(crate) fn new_event_object_with(
     ctx: &mut Cx,
 ) -> JsResult<Object> {
     let (getter, time_stamp) = with_realm(ctx, |r| {
-        let elapsed = ctx.clock().now() - r.time_origin;
+        let elapsed = engine::clock_nanos(ctx).saturating_sub(r.time_origin);
         // Coarsened to 100 µs, as HR-Time does for contexts that are not cross-origin isolated.
-        let coarse = (elapsed.as_nanos() / 100_000) as f64 / 10.0;
+        let coarse = (elapsed / 100_000) as f64 / 10.0;
         (r.is_trusted_getter.clone(), coarse)
     })?;
     let mut f = flags::INITIALIZED;
@@ -166,9 +166,9 @@ pub(crate) fn new_event_object_with(
     let event = Object::from_proto_and_data(
         proto,
         Event {
-            event_type: GcRefCell::new(event_type),
-            target: GcRefCell::new(None),
-            current_target: GcRefCell::new(None),
+            event_type: Slot::new(event_type),
+            target: Slot::new(None),
+            current_target: Slot::new(None),
             phase: Cell::new(phase::NONE),
             flags: Cell::new(f),
             time_stamp,

@@ -7,8 +7,8 @@ use std::cell::Cell;
 
 use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{
-    js_string, Cx, Finalize, Gc, GcRefCell, JsData, JsResult, JsString, Object,
-    StandardConstructor, Trace, Value,
+    js_string, Cx, Finalize, JsData, JsResult, JsString, Object, Shared, Slot, StandardConstructor,
+    Trace, Value,
 };
 
 use super::{
@@ -25,9 +25,9 @@ const INTERFACE: &str = "EventTarget";
 #[derive(Trace, Finalize, JsData)]
 pub(crate) struct EventTarget {
     /// <https://dom.spec.whatwg.org/#eventtarget-event-listener-list>
-    listeners: GcRefCell<Vec<Gc<Listener>>>,
+    listeners: Slot<Vec<Shared<Listener>>>,
     /// <https://html.spec.whatwg.org/#event-handler-map>
-    handlers: GcRefCell<Vec<EventHandler>>,
+    handlers: Slot<Vec<EventHandler>>,
     pub(crate) signal: Option<AbortSignalState>,
     /// The slots of an interface of another specification that inherits from `EventTarget`
     /// (HTML's `MessagePort`).
@@ -37,8 +37,8 @@ pub(crate) struct EventTarget {
 impl EventTarget {
     pub(crate) fn new(signal: Option<AbortSignalState>) -> Self {
         Self {
-            listeners: GcRefCell::new(Vec::new()),
-            handlers: GcRefCell::new(Vec::new()),
+            listeners: Slot::new(Vec::new()),
+            handlers: Slot::new(Vec::new()),
             signal,
             extension: None,
         }
@@ -48,8 +48,8 @@ impl EventTarget {
     /// `EventTarget` and keeps `slots` here.
     pub(crate) fn new_extended(slots: impl super::Extension) -> Self {
         Self {
-            listeners: GcRefCell::new(Vec::new()),
-            handlers: GcRefCell::new(Vec::new()),
+            listeners: Slot::new(Vec::new()),
+            handlers: Slot::new(Vec::new()),
             signal: None,
             extension: Some(Box::new(slots)),
         }
@@ -111,7 +111,7 @@ impl ListenerCallback {
 struct EventHandler {
     event_type: JsString,
     value: Option<Object>,
-    listener: Option<Gc<Listener>>,
+    listener: Option<Shared<Listener>>,
 }
 
 pub(super) fn build_interface(ctx: &mut Cx) -> StandardConstructor {
@@ -139,7 +139,7 @@ fn construct(new_target: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 /// null or undefined (a bare `addEventListener(...)` call on a window), then brand-checks.
 fn this_target(this: &Value, ctx: &Cx) -> JsResult<Object> {
     if this.is_null_or_undefined() {
-        return Ok(webidl::this::<EventTarget>(&ctx.global_object().into())?.upcast());
+        return Ok(webidl::this::<EventTarget>(&engine::global_object(ctx).into())?.upcast());
     }
     Ok(webidl::this::<EventTarget>(this)?.upcast())
 }
@@ -233,7 +233,7 @@ fn add_event_listener_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult
     let Some(callback) = callback else {
         return Ok(Value::undefined());
     };
-    let listener = Gc::new(Listener {
+    let listener = Shared::new(Listener {
         event_type,
         callback: ListenerCallback::Object(callback),
         capture: options.capture,
@@ -248,7 +248,7 @@ fn add_event_listener_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult
 
 /// <https://dom.spec.whatwg.org/#add-an-event-listener> (steps after the callback and signal
 /// checks).
-fn add_event_listener(target: &Object, listener: Gc<Listener>, signal: Option<&Object>) {
+fn add_event_listener(target: &Object, listener: Shared<Listener>, signal: Option<&Object>) {
     with_target(target, |t| {
         let mut listeners = t.listeners.borrow_mut();
         let duplicate = listeners.iter().any(|l| {
@@ -266,12 +266,12 @@ fn add_event_listener(target: &Object, listener: Gc<Listener>, signal: Option<&O
 }
 
 /// <https://dom.spec.whatwg.org/#remove-an-event-listener>
-pub(crate) fn remove_event_listener(target: &Object, listener: &Gc<Listener>) {
+pub(crate) fn remove_event_listener(target: &Object, listener: &Shared<Listener>) {
     listener.removed.set(true);
     with_target(target, |t| {
         t.listeners
             .borrow_mut()
-            .retain(|l| !Gc::ptr_eq(l, listener));
+            .retain(|l| !Shared::ptr_eq(l, listener));
     });
 }
 
@@ -423,7 +423,7 @@ fn invoke(target: &Object, event: &Object, phase: Phase, ctx: &mut Cx) -> JsResu
 fn inner_invoke(
     target: &Object,
     event: &Object,
-    listeners: &[Gc<Listener>],
+    listeners: &[Shared<Listener>],
     phase: Phase,
     ctx: &mut Cx,
 ) -> JsResult<bool> {
@@ -567,7 +567,7 @@ pub(crate) fn set_event_handler(target: &Object, event_type: JsString, value: Op
     if !needs_listener {
         return;
     }
-    let listener = Gc::new(Listener {
+    let listener = Shared::new(Listener {
         event_type: event_type.clone(),
         callback: ListenerCallback::EventHandler,
         capture: false,

@@ -82,7 +82,7 @@ fn legacy_code(name: &JsString) -> u16 {
 
 pub(super) fn build_interface(ctx: &mut Cx) -> StandardConstructor {
     // The interface prototype object's [[Prototype]] is %Error.prototype%.
-    let error_prototype = ctx.intrinsics().constructors().error().prototype();
+    let error_prototype = crate::engine::error_prototype(ctx);
     let mut iface = InterfaceObject::new(ctx, INTERFACE, 0, construct);
     iface
         .members()
@@ -145,7 +145,7 @@ fn attach_stack(exception: &Object, ctx: &mut Cx) -> JsResult<()> {
 
 /// The intrinsic `Error.prototype.stack` getter, if the engine has one.
 pub(super) fn error_stack_getter(ctx: &mut Cx) -> Option<JsFunction> {
-    let proto = ctx.intrinsics().constructors().error().prototype();
+    let proto = crate::engine::error_prototype(ctx);
     let descriptor = proto
         .borrow()
         .properties()

@@ -16,8 +16,7 @@ mod exception;
 use crate::engine;
 use crate::engine::webidl;
 use crate::engine::{
-    Cx, Finalize, JsData, JsError, JsFunction, JsInstant, JsResult, Object, StandardConstructor,
-    Trace,
+    Cx, Finalize, JsData, JsError, JsFunction, JsResult, Object, StandardConstructor, Trace,
 };
 
 pub use abort::{
@@ -57,7 +56,7 @@ pub use exception::{create_dom_exception, dom_exception_name, is_dom_exception};
 /// Installs `DOMException`, `Event`, `EventTarget`, `AbortController` and `AbortSignal` on the
 /// global object of the current realm, replacing any existing globals of those names.
 pub fn register(ctx: &mut Cx) -> JsResult<()> {
-    let time_origin = ctx.clock().now();
+    let time_origin = engine::clock_nanos(ctx);
     let dom_exception = exception::build_interface(ctx);
     let event = event::build_interface(ctx);
     let event_target = event_target::build_interface(ctx);
@@ -76,16 +75,19 @@ pub fn register(ctx: &mut Cx) -> JsResult<()> {
         webidl::define_global(name, class, ctx)?;
     }
 
-    ctx.realm().host_defined_mut().insert(DomRealm {
-        dom_exception,
-        event,
-        event_target,
-        abort_controller,
-        abort_signal,
-        is_trusted_getter,
-        error_stack_getter,
-        time_origin,
-    });
+    engine::set_realm_data(
+        ctx,
+        DomRealm {
+            dom_exception,
+            event,
+            event_target,
+            abort_controller,
+            abort_signal,
+            is_trusted_getter,
+            error_stack_getter,
+            time_origin,
+        },
+    );
     Ok(())
 }
 
@@ -103,7 +105,7 @@ struct DomRealm {
     error_stack_getter: Option<JsFunction>,
     /// The time origin that `Event.timeStamp` is relative to.
     #[unsafe_ignore_trace]
-    time_origin: JsInstant,
+    time_origin: u128,
 }
 
 /// Which interface of [`DomRealm`] to look up.
@@ -132,9 +134,8 @@ fn prototype(iface: Iface, ctx: &Cx) -> JsResult<Object> {
 
 /// Runs `f` on the current realm's [`DomRealm`] (a short borrow: `f` must not call into JS).
 fn with_realm<R>(ctx: &Cx, f: impl FnOnce(&DomRealm) -> R) -> JsResult<R> {
-    let host_defined = ctx.realm().host_defined();
-    match host_defined.get::<DomRealm>() {
-        Some(realm) => Ok(f(realm)),
+    match engine::with_realm_data::<DomRealm, R>(ctx, f) {
+        Some(result) => Ok(result),
         None => Err(engine::throw_type_error(
             "the DOM interfaces are not registered in this realm",
         )),
@@ -160,13 +161,13 @@ struct ErrorReporter(fn(&mut Cx, JsError));
 /// Sets the function that receives exceptions thrown by event listeners (HTML's "report an
 /// exception"). The default prints them to standard error.
 pub fn set_error_reporter(ctx: &mut Cx, reporter: fn(&mut Cx, JsError)) {
-    ctx.insert_data(ErrorReporter(reporter));
+    engine::set_agent_data(ctx, ErrorReporter(reporter));
 }
 
 /// <https://html.spec.whatwg.org/#report-an-exception>: hands `error` to the reporter set with
 /// [`set_error_reporter`] (default: print to standard error).
 pub fn report_exception(ctx: &mut Cx, error: JsError) {
-    match ctx.get_data::<ErrorReporter>().copied() {
+    match engine::agent_data::<ErrorReporter>(ctx).copied() {
         Some(ErrorReporter(report)) => report(ctx, error),
         None => eprintln!("Uncaught {error}"),
     }

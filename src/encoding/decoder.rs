@@ -5,7 +5,7 @@ use std::cell::{Cell, RefCell};
 use std::fmt;
 
 use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsResult, JsString, Object, Trace, Value,
+    Class, ClassBuilder, Cx, Finalize, JsData, JsResult, JsString, Object, Slot, Trace, Value,
 };
 use encoding_rs::{CoderResult, Decoder, DecoderResult, Encoding};
 
@@ -41,7 +41,7 @@ pub(crate) struct TextDecoderStream {
     #[unsafe_ignore_trace]
     decoder: RefCell<Decoder>,
     /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
-    transform: GcRefCell<Option<Object<TransformStream>>>,
+    transform: Slot<Option<Object<TransformStream>>>,
 }
 
 impl fmt::Debug for TextDecoderStream {
@@ -113,7 +113,7 @@ impl Class for TextDecoderStream {
             ignore_bom,
             bom_seen: Cell::new(false),
             decoder: RefCell::new(encoding.new_decoder_without_bom_handling()),
-            transform: GcRefCell::new(None),
+            transform: Slot::new(None),
         })
     }
 

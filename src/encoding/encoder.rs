@@ -3,7 +3,7 @@
 use std::cell::Cell;
 
 use crate::engine::{
-    js_string, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsResult, Object, Trace, Value,
+    js_string, Class, ClassBuilder, Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value,
 };
 
 use crate::{
@@ -28,7 +28,7 @@ pub(crate) struct TextEncoderStream {
     /// <https://encoding.spec.whatwg.org/#textencoderstream-pending-high-surrogate>
     pending_high_surrogate: Cell<Option<u16>>,
     /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
-    transform: GcRefCell<Option<Object<TransformStream>>>,
+    transform: Slot<Option<Object<TransformStream>>>,
 }
 
 impl Class for TextEncoderStream {
@@ -49,7 +49,7 @@ impl Class for TextEncoderStream {
         // 1. Set this's encoder to an instance of the UTF-8 encoder.
         Ok(Self {
             pending_high_surrogate: Cell::new(None),
-            transform: GcRefCell::new(None),
+            transform: Slot::new(None),
         })
     }
 

@@ -28,15 +28,14 @@ pub use boa_engine::Source;
 pub use boa_engine::{
     builtins::{iterable::create_iter_result_object, typed_array::TypedArrayKind},
     class::{Class, ClassBuilder},
-    context::{intrinsics::StandardConstructor, time::JsInstant},
-    job::{NativeJob, TimeoutJob},
+    context::intrinsics::StandardConstructor,
     js_string,
     native_function::NativeFunctionPointer,
     object::builtins::{JsArray, JsArrayBuffer, JsFunction, JsPromise},
     property::{Attribute, PropertyDescriptor, PropertyKey},
     JsData, JsError, JsResult, JsString, JsSymbol, NativeObject,
 };
-pub use boa_gc::{Finalize, Gc, GcRefCell, Trace};
+pub use boa_gc::{Finalize, Trace};
 
 /// Declares a traced type that is plain data: its `Trace` impl marks the JS values it holds,
 /// and it has no `Drop` impl, so values can be moved out of it (boa_gc's `unsafe_no_drop`;
@@ -57,6 +56,7 @@ mod error;
 mod job;
 mod promise;
 mod promise_result;
+mod slot;
 mod task;
 
 pub use buffer::*;
@@ -65,4 +65,5 @@ pub use error::*;
 pub use job::*;
 pub use promise::*;
 pub(crate) use promise_result::*;
+pub use slot::{Shared, Slot};
 pub use task::*;

@@ -1,5 +1,6 @@
-//! Realms, and tasks queued in a given realm (HTML's "queue a global task" on the event loop of
-//! a port's relevant global object).
+//! Realms and agents: the current realm, its global object, %Error.prototype% and the data a
+//! layer keeps per realm or per agent; tasks queued in a given realm (HTML's "queue a global
+//! task" on the event loop of a port's relevant global object) and timer tasks; the clock.
 
 use boa_engine::{job::GenericJob, Context, JsResult, JsValue};
 
@@ -21,4 +22,59 @@ pub fn queue_task_in(
     ctx.enqueue_job(
         GenericJob::new(move |ctx| job(ctx).map(|()| JsValue::undefined()), realm).into(),
     );
+}
+
+/// Queues a timer task: `job` runs in the current realm once `milliseconds` have passed (HTML's
+/// timer task source; the host's event loop orders it among the other tasks).
+pub fn queue_timer(
+    ctx: &mut Context,
+    milliseconds: u64,
+    job: impl FnOnce(&mut Context) -> JsResult<()> + 'static,
+) {
+    let job = boa_engine::job::NativeJob::with_realm(
+        move |ctx| job(ctx).map(|()| JsValue::undefined()),
+        ctx.realm().clone(),
+    );
+    ctx.enqueue_job(boa_engine::job::TimeoutJob::new(job, milliseconds).into());
+}
+
+/// The current realm's global object.
+pub fn global_object(ctx: &Context) -> boa_engine::JsObject {
+    ctx.global_object()
+}
+
+/// Stores `data` with the current realm (one value per type; a second one replaces the first):
+/// what a layer keeps per realm, its interface objects and prototypes.
+pub fn set_realm_data<T: boa_engine::NativeObject>(ctx: &Context, data: T) {
+    ctx.realm().host_defined_mut().insert(data);
+}
+
+/// Runs `f` on the current realm's data of type `T`, if it has one (a short borrow: `f` must
+/// not call into JavaScript).
+pub fn with_realm_data<T: boa_engine::NativeObject, R>(
+    ctx: &Context,
+    f: impl FnOnce(&T) -> R,
+) -> Option<R> {
+    ctx.realm().host_defined().get::<T>().map(f)
+}
+
+/// Stores `data` with the agent (the context: one per thread; one value per type).
+pub fn set_agent_data<T: std::any::Any>(ctx: &mut Context, data: T) {
+    ctx.insert_data(data);
+}
+
+/// The agent's data of type `T`, if it has one.
+pub fn agent_data<T: std::any::Any>(ctx: &Context) -> Option<&T> {
+    ctx.get_data::<T>()
+}
+
+/// The current realm's %Error.prototype%.
+pub fn error_prototype(ctx: &Context) -> boa_engine::JsObject {
+    ctx.intrinsics().constructors().error().prototype()
+}
+
+/// The engine clock's reading, in nanoseconds since an origin that stays fixed for the agent
+/// (the clock behind HR-Time's monotonic clock).
+pub fn clock_nanos(ctx: &Context) -> u128 {
+    ctx.clock().now().nanos_since_epoch()
 }

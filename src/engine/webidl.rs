@@ -531,7 +531,18 @@ pub(crate) fn internal_object<T: super::NativeObject>(
     data: T,
     ctx: &super::Cx,
 ) -> super::Object<T> {
-    super::Object::new(ctx.root_shape(), None, data)
+    object_with_prototype(None, data, ctx)
+}
+
+/// An ordinary object with `prototype` as its [[Prototype]] and `data` as its native data (an
+/// object whose interface is not a class: the async iterator, whose prototype is
+/// %ReadableStreamAsyncIteratorPrototype%).
+pub(crate) fn object_with_prototype<T: super::NativeObject>(
+    prototype: Option<super::Object>,
+    data: T,
+    ctx: &super::Cx,
+) -> super::Object<T> {
+    super::Object::new(ctx.root_shape(), prototype, data)
 }
 
 /// `object` as the `Object<T>` it was made as: the object a native algorithm or handler holds

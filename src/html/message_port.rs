@@ -22,8 +22,8 @@ use std::{
 
 use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{
-    js_string, Cx, Finalize, GcRefCell, JsData, JsResult, JsString, Object, Realm,
-    StandardConstructor, Trace, Value,
+    js_string, Cx, Finalize, JsData, JsResult, JsString, Object, Realm, Slot, StandardConstructor,
+    Trace, Value,
 };
 
 use super::{
@@ -55,7 +55,7 @@ pub(crate) struct PortSlots {
     realm: Realm,
     /// The handlers another specification adds in place of script's listeners (the Streams
     /// Standard's cross-realm transforms, whose ports script never sees).
-    handler: GcRefCell<Option<PortHandler>>,
+    handler: Slot<Option<PortHandler>>,
 }
 
 /// Handlers another specification adds to a port's `message`, `messageerror` and `close`
@@ -162,11 +162,11 @@ impl Drop for AgentState {
 
 /// The agent of this context.
 pub(crate) fn agent(ctx: &Cx) -> Option<Arc<Agent>> {
-    ctx.get_data::<AgentState>().map(|s| Arc::clone(&s.agent))
+    crate::engine::agent_data::<AgentState>(ctx).map(|s| Arc::clone(&s.agent))
 }
 
 fn register_port(ctx: &Cx, port: &Object, core: &Arc<PortCore>) {
-    if let Some(state) = ctx.get_data::<AgentState>() {
+    if let Some(state) = crate::engine::agent_data::<AgentState>(ctx) {
         state
             .ports
             .borrow_mut()
@@ -175,14 +175,13 @@ fn register_port(ctx: &Cx, port: &Object, core: &Arc<PortCore>) {
 }
 
 fn unregister_port(ctx: &Cx, id: u64) {
-    let removed = ctx
-        .get_data::<AgentState>()
-        .and_then(|s| s.ports.borrow_mut().remove(&id));
+    let removed =
+        crate::engine::agent_data::<AgentState>(ctx).and_then(|s| s.ports.borrow_mut().remove(&id));
     drop(removed);
 }
 
 fn registered_port(ctx: &Cx, id: u64) -> Option<Object> {
-    ctx.get_data::<AgentState>()
+    crate::engine::agent_data::<AgentState>(ctx)
         .and_then(|s| s.ports.borrow().get(&id).map(|(o, _)| o.clone()))
 }
 
@@ -210,9 +209,7 @@ pub(crate) fn deliver(ctx: &mut Cx, core: &Arc<PortCore>, delivery: Delivery) {
     let Delivery::To(agent) = delivery else {
         return;
     };
-    let local = ctx
-        .get_data::<AgentState>()
-        .is_some_and(|s| s.agent.same(&agent));
+    let local = crate::engine::agent_data::<AgentState>(ctx).is_some_and(|s| s.agent.same(&agent));
     match local.then(|| registered_port(ctx, core.id())).flatten() {
         Some(port) => queue_port_task(ctx, port),
         None => agent.notify(core.id()),
@@ -236,7 +233,7 @@ pub(crate) fn deliver_remote_messages(ctx: &mut Cx) {
 /// with a port in another agent or in transit. The event loop waits for messages while this
 /// holds.
 pub(crate) fn may_receive_remote_messages(ctx: &Cx) -> bool {
-    let Some(state) = ctx.get_data::<AgentState>() else {
+    let Some(state) = crate::engine::agent_data::<AgentState>(ctx) else {
         return false;
     };
     let cores: Vec<Arc<PortCore>> = state
@@ -252,8 +249,7 @@ pub(crate) fn may_receive_remote_messages(ctx: &Cx) -> bool {
 
 /// How many ports this agent holds strongly (entangled, or with entries left to dispatch).
 pub(crate) fn held_ports(ctx: &Cx) -> usize {
-    ctx.get_data::<AgentState>()
-        .map_or(0, |s| s.ports.borrow().len())
+    crate::engine::agent_data::<AgentState>(ctx).map_or(0, |s| s.ports.borrow().len())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -274,7 +270,7 @@ fn new_port_object(core: Arc<PortCore>, shipped: bool, ctx: &mut Cx) -> JsResult
         detached: Cell::new(false),
         shipped: Cell::new(shipped),
         realm: crate::engine::current_realm(ctx),
-        handler: GcRefCell::new(None),
+        handler: Slot::new(None),
     };
     let port = Object::from_proto_and_data(proto, dom::EventTarget::new_extended(slots));
     if core.is_entangled() {

@@ -34,8 +34,8 @@ pub use port::{live_port_queues, Agent, PortCore};
 /// Installs `MessageChannel`, `MessagePort`, `MessageEvent` and `structuredClone` in the current
 /// realm (after `crate::dom::register`), and gives the context its agent state if it has none.
 pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
-    if !ctx.has_data::<message_port::AgentState>() {
-        ctx.insert_data(message_port::AgentState::new(Agent::new()));
+    if crate::engine::agent_data::<message_port::AgentState>(ctx).is_none() {
+        crate::engine::set_agent_data(ctx, message_port::AgentState::new(Agent::new()));
     }
     let (event, event_target) = crate::dom::event_interfaces(ctx)?;
     let message_event = message_event::build_interface(&event, ctx);
@@ -48,15 +48,18 @@ pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
     ] {
         webidl::define_global(name, class, ctx)?;
     }
-    ctx.realm().host_defined_mut().insert(HtmlRealm {
-        message_channel,
-        message_port,
-        message_event,
-    });
+    crate::engine::set_realm_data(
+        ctx,
+        HtmlRealm {
+            message_channel,
+            message_port,
+            message_event,
+        },
+    );
     // `structuredClone(value, options)`: a WebIDL operation of WindowOrWorkerGlobalScope
     // (writable, enumerable, configurable), replacing any earlier one.
     let function = webidl::function(ctx, "structuredClone", 1, structured_clone_operation);
-    ctx.global_object().define_property_or_throw(
+    crate::engine::global_object(ctx).define_property_or_throw(
         js_string!("structuredClone"),
         PropertyDescriptor::builder()
             .value(function)
@@ -84,9 +87,8 @@ enum Iface {
 }
 
 fn with_realm<R>(ctx: &Cx, f: impl FnOnce(&HtmlRealm) -> R) -> JsResult<R> {
-    let host_defined = ctx.realm().host_defined();
-    match host_defined.get::<HtmlRealm>() {
-        Some(realm) => Ok(f(realm)),
+    match crate::engine::with_realm_data::<HtmlRealm, R>(ctx, f) {
+        Some(result) => Ok(result),
         None => Err(crate::engine::throw_type_error(
             "MessageChannel and MessagePort are not registered in this realm",
         )),
@@ -234,7 +236,7 @@ fn structured_clone_operation(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResu
 
 /// Gives a context (before [`register`] runs) the agent its host waits on.
 pub(crate) fn set_agent(ctx: &mut Cx, agent: Arc<Agent>) {
-    ctx.insert_data(message_port::AgentState::new(agent));
+    crate::engine::set_agent_data(ctx, message_port::AgentState::new(agent));
 }
 
 /// Two entangled port cores, not yet owned by any agent: each becomes a `MessagePort` with

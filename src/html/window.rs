@@ -26,7 +26,7 @@ struct WindowOrigin(String);
 /// `EventTarget.prototype`, and it gets `window`, `postMessage`, `onmessage` and
 /// `onmessageerror`. `origin` is the serialization of the window's origin.
 pub(crate) fn install_window(origin: &str, ctx: &mut Cx) -> JsResult<()> {
-    let global = ctx.global_object();
+    let global = crate::engine::global_object(ctx);
     if !dom::is_event_target(&global.clone().into()) {
         return Err(crate::engine::throw_type_error(
             "this global object is not an EventTarget, so it cannot be a window",
@@ -34,9 +34,7 @@ pub(crate) fn install_window(origin: &str, ctx: &mut Cx) -> JsResult<()> {
     }
     let (_, event_target) = dom::event_interfaces(ctx)?;
     global.set_prototype(Some(event_target.prototype()));
-    ctx.realm()
-        .host_defined_mut()
-        .insert(WindowOrigin(origin.to_owned()));
+    crate::engine::set_realm_data(ctx, WindowOrigin(origin.to_owned()));
 
     let getter = webidl::function(ctx, "get window", 0, get_window);
     // [LegacyUnforgeable] readonly attribute WindowProxy window: an own accessor.
@@ -82,7 +80,7 @@ pub(crate) fn install_window(origin: &str, ctx: &mut Cx) -> JsResult<()> {
 }
 
 fn this_window(ctx: &Cx) -> Object {
-    ctx.global_object()
+    crate::engine::global_object(ctx)
 }
 
 fn get_window(_: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
@@ -220,11 +218,8 @@ fn window_post_message_steps(
     transfer: &[Object],
     ctx: &mut Cx,
 ) -> JsResult<()> {
-    let own_origin = ctx
-        .realm()
-        .host_defined()
-        .get::<WindowOrigin>()
-        .map_or_else(|| "null".to_owned(), |o| o.0.clone());
+    let own_origin = crate::engine::with_realm_data::<WindowOrigin, _>(ctx, |o| o.0.clone())
+        .unwrap_or_else(|| "null".to_owned());
     // 3. Let targetOrigin be options["targetOrigin"].
     // 4. If targetOrigin is a single U+002F SOLIDUS character (/), then set targetOrigin to
     //    incumbentSettings's origin.
@@ -252,7 +247,7 @@ fn window_post_message_steps(
     let serialized = serialize::structured_serialize_with_transfer(&message, transfer, ctx)?;
     // 8. Queue a global task on the posted message task source given targetWindow to run:
     crate::engine::queue_task(ctx, move |ctx| {
-        let window = ctx.global_object();
+        let window = crate::engine::global_object(ctx);
         // 8.1. If the targetOrigin argument is not "*" and targetWindow's associated
         //      Document's origin is not same origin with targetOrigin, then return.
         if target_origin.is_some_and(|o| o != own_origin) {

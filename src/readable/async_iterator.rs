@@ -7,8 +7,8 @@
 use std::cell::Cell;
 
 use crate::engine::{
-    create_iter_result_object, js_string, Cx, Finalize, GcRefCell, JsData, JsPromise, JsResult,
-    JsSymbol, Object, PropertyDescriptor, Trace, Value,
+    create_iter_result_object, js_string, Cx, Finalize, JsData, JsPromise, JsResult, JsSymbol,
+    Object, PropertyDescriptor, Slot, Trace, Value,
 };
 
 use super::{
@@ -31,14 +31,14 @@ pub(crate) struct ReadableStreamAsyncIterator {
     /// <https://streams.spec.whatwg.org/#readablestream-async-iterator-prevent-cancel>
     prevent_cancel: bool,
     /// WebIDL's ongoing promise.
-    ongoing_promise: GcRefCell<Option<JsPromise>>,
+    ongoing_promise: Slot<Option<JsPromise>>,
     /// WebIDL's is finished.
     is_finished: Cell<bool>,
     /// Set while "get the next iteration result" runs ReadableStreamDefaultReaderRead: the
     /// read request's steps that run inside it settle the spec's promise, and the reaction to
     /// it waits here until the read has returned (see [`get_the_next_iteration_result`]).
     reading: Cell<bool>,
-    settled_in_read: GcRefCell<Option<(NextOutcome, PromiseResult, PromiseCapability)>>,
+    settled_in_read: Slot<Option<(NextOutcome, PromiseResult, PromiseCapability)>>,
 }
 
 engine::traced_without_drop! {
@@ -95,9 +95,7 @@ pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
             .configurable(true),
         ctx,
     )?;
-    ctx.realm()
-        .host_defined_mut()
-        .insert(AsyncIteratorPrototype(proto));
+    engine::set_realm_data(ctx, AsyncIteratorPrototype(proto));
     Ok(())
 }
 
@@ -108,11 +106,7 @@ pub(crate) fn create(
     prevent_cancel: bool,
     ctx: &mut Cx,
 ) -> JsResult<Object> {
-    let proto = ctx
-        .realm()
-        .host_defined()
-        .get::<AsyncIteratorPrototype>()
-        .map(|p| p.0.clone())
+    let proto = engine::with_realm_data::<AsyncIteratorPrototype, _>(ctx, |p| p.0.clone())
         .ok_or_else(|| {
             engine::throw_type_error("ReadableStream is not registered in this realm")
         })?;
@@ -121,17 +115,17 @@ pub(crate) fn create(
     // 2. Set iterator's reader to reader.
     // 3. Let preventCancel be args[0]["preventCancel"].
     // 4. Set iterator's prevent cancel to preventCancel.
-    let iterator = Object::new(
-        ctx.root_shape(),
-        proto,
+    let iterator = webidl::object_with_prototype(
+        Some(proto),
         ReadableStreamAsyncIterator {
             reader,
             prevent_cancel,
-            ongoing_promise: GcRefCell::new(None),
+            ongoing_promise: Slot::new(None),
             is_finished: Cell::new(false),
             reading: Cell::new(false),
-            settled_in_read: GcRefCell::new(None),
+            settled_in_read: Slot::new(None),
         },
+        ctx,
     );
     Ok(iterator.upcast())
 }

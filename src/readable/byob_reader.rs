@@ -7,8 +7,8 @@ use std::collections::VecDeque;
 
 use crate::engine::traced_without_drop;
 use crate::engine::{
-    create_iter_result_object, Attribute, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData,
-    JsResult, Object, Trace, Value,
+    create_iter_result_object, Attribute, Class, ClassBuilder, Cx, Finalize, JsData, JsResult,
+    Object, Slot, Trace, Value,
 };
 
 use super::{
@@ -94,7 +94,7 @@ pub(crate) struct ReadableStreamBYOBReader {
     /// The `ReadableStreamGenericReader` slots.
     pub(crate) generic: GenericReaderSlots,
     /// <https://streams.spec.whatwg.org/#readablestreambyobreader-readintorequests>
-    read_into_requests: GcRefCell<VecDeque<ReadIntoRequest>>,
+    read_into_requests: Slot<VecDeque<ReadIntoRequest>>,
 }
 
 impl ReadableStreamBYOBReader {
@@ -102,7 +102,7 @@ impl ReadableStreamBYOBReader {
     fn new() -> Self {
         Self {
             generic: GenericReaderSlots::new(),
-            read_into_requests: GcRefCell::new(VecDeque::new()),
+            read_into_requests: Slot::new(VecDeque::new()),
         }
     }
 }

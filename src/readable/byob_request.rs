@@ -3,7 +3,7 @@
 //! <https://streams.spec.whatwg.org/#rs-byob-request-class>
 
 use crate::engine::{
-    Attribute, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsResult, Object, Trace, Value,
+    Attribute, Class, ClassBuilder, Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value,
 };
 
 use super::byte_controller::{
@@ -17,9 +17,9 @@ use crate::{engine, engine::webidl};
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct ReadableStreamBYOBRequest {
     /// <https://streams.spec.whatwg.org/#readablestreambyobrequest-controller>
-    controller: GcRefCell<Option<Object<ReadableByteStreamController>>>,
+    controller: Slot<Option<Object<ReadableByteStreamController>>>,
     /// <https://streams.spec.whatwg.org/#readablestreambyobrequest-view>
-    view: GcRefCell<Option<Object>>,
+    view: Slot<Option<Object>>,
 }
 
 /// "A new ReadableStreamBYOBRequest" with its [[controller]] and [[view]] set
@@ -31,8 +31,8 @@ pub(crate) fn new_request(
 ) -> JsResult<Object<ReadableStreamBYOBRequest>> {
     new_object(
         ReadableStreamBYOBRequest {
-            controller: GcRefCell::new(Some(controller)),
-            view: GcRefCell::new(Some(view)),
+            controller: Slot::new(Some(controller)),
+            view: Slot::new(Some(view)),
         },
         ctx,
     )

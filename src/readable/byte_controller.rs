@@ -11,8 +11,8 @@ use std::{cell::Cell, collections::VecDeque};
 
 use crate::engine::traced_without_drop;
 use crate::engine::{
-    Attribute, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsArrayBuffer, JsData, JsError,
-    JsResult, Object, Trace, TypedArrayKind, Value,
+    Attribute, Class, ClassBuilder, Cx, Finalize, JsArrayBuffer, JsData, JsError, JsResult, Object,
+    Slot, Trace, TypedArrayKind, Value,
 };
 
 use super::{
@@ -159,21 +159,21 @@ pub(crate) struct ReadableByteStreamController {
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-autoallocatechunksize>
     auto_allocate_chunk_size: Cell<Option<u64>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-byobrequest>
-    byob_request: GcRefCell<Option<Object<ReadableStreamBYOBRequest>>>,
+    byob_request: Slot<Option<Object<ReadableStreamBYOBRequest>>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-cancelalgorithm>
-    cancel_algorithm: GcRefCell<Option<ByteCancelAlgorithm>>,
+    cancel_algorithm: Slot<Option<ByteCancelAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-closerequested>
     close_requested: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pullagain>
     pull_again: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pullalgorithm>
-    pull_algorithm: GcRefCell<Option<BytePullAlgorithm>>,
+    pull_algorithm: Slot<Option<BytePullAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pulling>
     pulling: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pendingpullintos>
-    pending_pull_intos: GcRefCell<VecDeque<PullIntoDescriptor>>,
+    pending_pull_intos: Slot<VecDeque<PullIntoDescriptor>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-queue>
-    queue: GcRefCell<VecDeque<QueueEntry>>,
+    queue: Slot<VecDeque<QueueEntry>>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-queuetotalsize>
     queue_total_size: Cell<u64>,
     /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-started>
@@ -195,14 +195,14 @@ pub(crate) fn new_controller(
     new_object(
         ReadableByteStreamController {
             auto_allocate_chunk_size: Cell::new(None),
-            byob_request: GcRefCell::new(None),
-            cancel_algorithm: GcRefCell::new(None),
+            byob_request: Slot::new(None),
+            cancel_algorithm: Slot::new(None),
             close_requested: Cell::new(false),
             pull_again: Cell::new(false),
-            pull_algorithm: GcRefCell::new(None),
+            pull_algorithm: Slot::new(None),
             pulling: Cell::new(false),
-            pending_pull_intos: GcRefCell::new(VecDeque::new()),
-            queue: GcRefCell::new(VecDeque::new()),
+            pending_pull_intos: Slot::new(VecDeque::new()),
+            queue: Slot::new(VecDeque::new()),
             queue_total_size: Cell::new(0),
             started: Cell::new(false),
             strategy_hwm: Cell::new(0.0),

@@ -6,8 +6,8 @@
 use std::cell::Cell;
 
 use crate::engine::{
-    traced_without_drop, webidl, Cx, Finalize, Gc, GcRefCell, JsArray, JsData, JsPromise, JsResult,
-    Object, Trace, Value,
+    traced_without_drop, webidl, Cx, Finalize, JsArray, JsData, JsPromise, JsResult, Object,
+    Shared, Slot, Trace, Value,
 };
 
 use super::{
@@ -41,16 +41,16 @@ use crate::engine::{self, PromiseCapability};
 #[derive(Debug, Trace, Finalize)]
 pub(crate) struct ByteTeeState {
     stream: Object<ReadableStream>,
-    reader: GcRefCell<ReaderRef>,
+    reader: Slot<ReaderRef>,
     reading: Cell<bool>,
     read_again_for_branch1: Cell<bool>,
     read_again_for_branch2: Cell<bool>,
     canceled1: Cell<bool>,
     canceled2: Cell<bool>,
-    reason1: GcRefCell<Value>,
-    reason2: GcRefCell<Value>,
-    branch1: GcRefCell<Option<Object<ReadableStream>>>,
-    branch2: GcRefCell<Option<Object<ReadableStream>>>,
+    reason1: Slot<Value>,
+    reason2: Slot<Value>,
+    branch1: Slot<Option<Object<ReadableStream>>>,
+    branch2: Slot<Option<Object<ReadableStream>>>,
     cancel_promise: PromiseCapability,
 }
 
@@ -108,18 +108,18 @@ pub(crate) fn readable_byte_stream_tee(
     // 4–12. reading, readAgainForBranch1, readAgainForBranch2, canceled1, canceled2 = false;
     //       reason1, reason2, branch1, branch2 = undefined.
     // 13. Let cancelPromise be a new promise.
-    let state = Gc::new(ByteTeeState {
+    let state = Shared::new(ByteTeeState {
         stream: stream.clone(),
-        reader: GcRefCell::new(ReaderRef::Default(reader)),
+        reader: Slot::new(ReaderRef::Default(reader)),
         reading: Cell::new(false),
         read_again_for_branch1: Cell::new(false),
         read_again_for_branch2: Cell::new(false),
         canceled1: Cell::new(false),
         canceled2: Cell::new(false),
-        reason1: GcRefCell::new(Value::undefined()),
-        reason2: GcRefCell::new(Value::undefined()),
-        branch1: GcRefCell::new(None),
-        branch2: GcRefCell::new(None),
+        reason1: Slot::new(Value::undefined()),
+        reason2: Slot::new(Value::undefined()),
+        branch1: Slot::new(None),
+        branch2: Slot::new(None),
         cancel_promise: PromiseCapability::new(ctx),
     });
     // 14. forwardReaderError: see `forward_reader_error`.
@@ -154,7 +154,7 @@ pub(crate) fn readable_byte_stream_tee(
 
 /// ReadableByteStreamTee's forwardReaderError, given `this_reader`.
 fn forward_reader_error(
-    state: &Gc<ByteTeeState>,
+    state: &Shared<ByteTeeState>,
     this_reader: ReaderRef,
     ctx: &mut Cx,
 ) -> JsResult<()> {
@@ -199,7 +199,7 @@ fn same_reader(a: &ReaderRef, b: &ReaderRef) -> bool {
 }
 
 /// ReadableByteStreamTee's pullWithDefaultReader.
-fn pull_with_default_reader(state: &Gc<ByteTeeState>, ctx: &mut Cx) -> JsResult<()> {
+fn pull_with_default_reader(state: &Shared<ByteTeeState>, ctx: &mut Cx) -> JsResult<()> {
     // 1. If reader implements ReadableStreamBYOBReader,
     if let ReaderRef::Byob(reader) = state.reader() {
         // 1.1. Assert: reader.[[readIntoRequests]] is empty.
@@ -224,14 +224,14 @@ fn pull_with_default_reader(state: &Gc<ByteTeeState>, ctx: &mut Cx) -> JsResult<
 /// or cancel2Algorithm.
 #[derive(Trace, Finalize, JsData)]
 struct ByteTeeBranch {
-    state: Gc<ByteTeeState>,
+    state: Shared<ByteTeeState>,
     #[unsafe_ignore_trace]
     branch: Branch,
 }
 
 impl ByteTeeBranch {
     /// The algorithms of `branch`, as the native source the branch stream is made with.
-    fn source(state: &Gc<ByteTeeState>, branch: Branch, ctx: &mut Cx) -> NativeSource {
+    fn source(state: &Shared<ByteTeeState>, branch: Branch, ctx: &mut Cx) -> NativeSource {
         let this = ByteTeeBranch {
             state: state.clone(),
             branch,
@@ -239,7 +239,7 @@ impl ByteTeeBranch {
         NativeSource::new(&webidl::internal_object(this, ctx))
     }
 
-    fn parts(this: &Object<Self>) -> (Gc<ByteTeeState>, Branch) {
+    fn parts(this: &Object<Self>) -> (Shared<ByteTeeState>, Branch) {
         let this = this.borrow();
         (this.data().state.clone(), this.data().branch)
     }
@@ -262,7 +262,7 @@ impl NativeUnderlyingSource for ByteTeeBranch {
 traced_without_drop! {
 /// pullWithDefaultReader's read request.
 #[derive(Debug)]
-struct ByteTeeRead(Gc<ByteTeeState>);
+struct ByteTeeRead(Shared<ByteTeeState>);
 }
 
 impl ReadRequestSteps for ByteTeeRead {
@@ -282,7 +282,7 @@ impl ReadRequestSteps for ByteTeeRead {
 traced_without_drop! {
 /// pullWithBYOBReader's read-into request (`true`: forBranch2).
 #[derive(Debug)]
-struct ByteTeeReadInto(Gc<ByteTeeState>, #[unsafe_ignore_trace] bool);
+struct ByteTeeReadInto(Shared<ByteTeeState>, #[unsafe_ignore_trace] bool);
 }
 
 impl ReadIntoRequestSteps for ByteTeeReadInto {
@@ -300,7 +300,7 @@ impl ReadIntoRequestSteps for ByteTeeReadInto {
 }
 
 /// The chunk steps of pullWithDefaultReader's read request, given `chunk`.
-fn default_chunk_steps(state: Gc<ByteTeeState>, chunk: Value, ctx: &mut Cx) {
+fn default_chunk_steps(state: Shared<ByteTeeState>, chunk: Value, ctx: &mut Cx) {
     // 1. Queue a microtask to perform the following steps:
     engine::queue_microtask(ctx, move |ctx| {
         // 1.1. Set readAgainForBranch1 to false.
@@ -353,7 +353,7 @@ fn default_chunk_steps(state: Gc<ByteTeeState>, chunk: Value, ctx: &mut Cx) {
 
 /// The cloneResult abrupt-completion steps shared by both read paths.
 fn clone_failed(
-    state: &Gc<ByteTeeState>,
+    state: &Shared<ByteTeeState>,
     first: Branch,
     second: Branch,
     e: Value,
@@ -376,7 +376,7 @@ fn clone_failed(
 
 /// "If readAgainForBranch1 is true, perform pull1Algorithm. Otherwise, if readAgainForBranch2
 /// is true, perform pull2Algorithm."
-fn read_again(state: &Gc<ByteTeeState>, ctx: &mut Cx) -> JsResult<()> {
+fn read_again(state: &Shared<ByteTeeState>, ctx: &mut Cx) -> JsResult<()> {
     if state.read_again_for_branch1.get() {
         pull_algorithm(state, Branch::One, ctx).map(drop)
     } else if state.read_again_for_branch2.get() {
@@ -387,7 +387,7 @@ fn read_again(state: &Gc<ByteTeeState>, ctx: &mut Cx) -> JsResult<()> {
 }
 
 /// The close steps of pullWithDefaultReader's read request.
-fn default_close_steps(state: &Gc<ByteTeeState>, ctx: &mut Cx) -> JsResult<()> {
+fn default_close_steps(state: &Shared<ByteTeeState>, ctx: &mut Cx) -> JsResult<()> {
     // 1. Set reading to false.
     state.reading.set(false);
     // 2. If canceled1 is false, perform ! ReadableByteStreamControllerClose(branch1.[[controller]]).
@@ -420,14 +420,14 @@ fn default_close_steps(state: &Gc<ByteTeeState>, ctx: &mut Cx) -> JsResult<()> {
 }
 
 /// The error steps of both read requests: set reading to false.
-fn error_steps(state: &Gc<ByteTeeState>) {
+fn error_steps(state: &Shared<ByteTeeState>) {
     // 1. Set reading to false.
     state.reading.set(false);
 }
 
 /// ReadableByteStreamTee's pullWithBYOBReader, given `view` and `for_branch2`.
 fn pull_with_byob_reader(
-    state: &Gc<ByteTeeState>,
+    state: &Shared<ByteTeeState>,
     view: Object,
     for_branch2: bool,
     ctx: &mut Cx,
@@ -461,7 +461,7 @@ fn pull_with_byob_reader(
 }
 
 /// The chunk steps of pullWithBYOBReader's read-into request, given `chunk`.
-fn byob_chunk_steps(state: Gc<ByteTeeState>, for_branch2: bool, chunk: Value, ctx: &mut Cx) {
+fn byob_chunk_steps(state: Shared<ByteTeeState>, for_branch2: bool, chunk: Value, ctx: &mut Cx) {
     // 1. Queue a microtask to perform the following steps:
     engine::queue_microtask(ctx, move |ctx| {
         let (byob_branch, other_branch) = branches(for_branch2);
@@ -522,7 +522,7 @@ fn byob_chunk_steps(state: Gc<ByteTeeState>, for_branch2: bool, chunk: Value, ct
 
 /// The close steps of pullWithBYOBReader's read-into request, given `chunk`.
 fn byob_close_steps(
-    state: &Gc<ByteTeeState>,
+    state: &Shared<ByteTeeState>,
     for_branch2: bool,
     chunk: Value,
     ctx: &mut Cx,
@@ -584,7 +584,7 @@ fn byob_close_steps(
 
 /// ReadableByteStreamTee's pull1Algorithm and pull2Algorithm.
 fn pull_algorithm(
-    state: &Gc<ByteTeeState>,
+    state: &Shared<ByteTeeState>,
     branch: Branch,
     ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
@@ -619,7 +619,7 @@ fn pull_algorithm(
 
 /// ReadableByteStreamTee's cancel1Algorithm and cancel2Algorithm, given `reason`.
 fn cancel_algorithm(
-    state: &Gc<ByteTeeState>,
+    state: &Shared<ByteTeeState>,
     branch: Branch,
     reason: Value,
     ctx: &mut Cx,

@@ -6,8 +6,8 @@ use std::cell::Cell;
 
 use crate::engine::traced_without_drop;
 use crate::engine::{
-    Attribute, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsError, JsResult, Object,
-    Trace, Value,
+    Attribute, Class, ClassBuilder, Cx, Finalize, JsData, JsError, JsResult, Object, Slot, Trace,
+    Value,
 };
 
 use super::{
@@ -100,24 +100,24 @@ impl CancelAlgorithm {
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct ReadableStreamDefaultController {
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-cancelalgorithm>
-    cancel_algorithm: GcRefCell<Option<CancelAlgorithm>>,
+    cancel_algorithm: Slot<Option<CancelAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-closerequested>
     close_requested: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pullagain>
     pull_again: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pullalgorithm>
-    pull_algorithm: GcRefCell<Option<PullAlgorithm>>,
+    pull_algorithm: Slot<Option<PullAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pulling>
     pulling: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queue> and
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queuetotalsize>
-    queue: GcRefCell<QueueWithSizes<Value>>,
+    queue: Slot<QueueWithSizes<Value>>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-started>
     started: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-strategyhwm>
     strategy_hwm: Cell<f64>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-strategysizealgorithm>
-    strategy_size_algorithm: GcRefCell<Option<SizeAlgorithm>>,
+    strategy_size_algorithm: Slot<Option<SizeAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-stream>
     stream: Object<ReadableStream>,
 }
@@ -132,15 +132,15 @@ pub(crate) fn new_controller(
 ) -> JsResult<Controller> {
     new_object(
         ReadableStreamDefaultController {
-            cancel_algorithm: GcRefCell::new(None),
+            cancel_algorithm: Slot::new(None),
             close_requested: Cell::new(false),
             pull_again: Cell::new(false),
-            pull_algorithm: GcRefCell::new(None),
+            pull_algorithm: Slot::new(None),
             pulling: Cell::new(false),
-            queue: GcRefCell::new(QueueWithSizes::default()),
+            queue: Slot::new(QueueWithSizes::default()),
             started: Cell::new(false),
             strategy_hwm: Cell::new(1.0),
-            strategy_size_algorithm: GcRefCell::new(None),
+            strategy_size_algorithm: Slot::new(None),
             stream: stream.clone(),
         },
         ctx,

@@ -6,8 +6,8 @@ use std::collections::VecDeque;
 
 use crate::engine::traced_without_drop;
 use crate::engine::{
-    create_iter_result_object, Attribute, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData,
-    JsResult, Object, Trace, Value,
+    create_iter_result_object, Attribute, Class, ClassBuilder, Cx, Finalize, JsData, JsResult,
+    Object, Slot, Trace, Value,
 };
 
 use super::{
@@ -102,7 +102,7 @@ pub(crate) struct ReadableStreamDefaultReader {
     /// The `ReadableStreamGenericReader` slots.
     pub(crate) generic: GenericReaderSlots,
     /// <https://streams.spec.whatwg.org/#readablestreamdefaultreader-readrequests>
-    read_requests: GcRefCell<VecDeque<ReadRequest>>,
+    read_requests: Slot<VecDeque<ReadRequest>>,
 }
 
 impl ReadableStreamDefaultReader {
@@ -110,7 +110,7 @@ impl ReadableStreamDefaultReader {
     pub(crate) fn new() -> Self {
         Self {
             generic: GenericReaderSlots::new(),
-            read_requests: GcRefCell::new(VecDeque::new()),
+            read_requests: Slot::new(VecDeque::new()),
         }
     }
 }

@@ -5,8 +5,8 @@
 
 use crate::engine::traced_without_drop;
 use crate::engine::{
-    create_iter_result_object, js_string, webidl, Cx, Finalize, Gc, GcRefCell, JsData, JsError,
-    JsPromise, JsResult, JsSymbol, Object, PropertyKey, Trace, Value,
+    create_iter_result_object, js_string, webidl, Cx, Finalize, JsData, JsError, JsPromise,
+    JsResult, JsSymbol, Object, PropertyKey, Shared, Slot, Trace, Value,
 };
 
 use super::{
@@ -38,7 +38,7 @@ enum AsyncIteratorRecord {
 /// The variables ReadableStreamFromIterable's algorithms close over.
 #[derive(Debug, Trace, Finalize)]
 pub(crate) struct FromState {
-    stream: GcRefCell<Option<Object<ReadableStream>>>,
+    stream: Slot<Option<Object<ReadableStream>>>,
     iterator: AsyncIteratorRecord,
 }
 
@@ -150,8 +150,8 @@ pub(crate) fn readable_stream_from_iterable(
     let sequence = to_async_sequence(&async_iterable, ctx)?;
     // 2. Let iterator be the result of opening an async sequence asyncIterable.
     let iterator = open_async_sequence(&sequence, ctx)?;
-    let state = Gc::new(FromState {
-        stream: GcRefCell::new(None),
+    let state = Shared::new(FromState {
+        stream: Slot::new(None),
         iterator,
     });
     // 3. Let startAlgorithm be an algorithm that returns undefined.
@@ -185,7 +185,7 @@ enum NextValue {
 /// The stream's underlying source: ReadableStreamFromIterable's pullAlgorithm and
 /// cancelAlgorithm.
 #[derive(Trace, Finalize, JsData)]
-struct FromSource(Gc<FromState>);
+struct FromSource(Shared<FromState>);
 
 impl NativeUnderlyingSource for FromSource {
     fn pull(this: &Object<Self>, _: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
@@ -200,7 +200,7 @@ impl NativeUnderlyingSource for FromSource {
 }
 
 /// ReadableStreamFromIterable's pullAlgorithm.
-fn pull_algorithm(state: &Gc<FromState>, ctx: &mut Cx) -> JsResult<PromiseResult> {
+fn pull_algorithm(state: &Shared<FromState>, ctx: &mut Cx) -> JsResult<PromiseResult> {
     // 1. Let nextPromise be the result of getting the next value of iterator
     //    (<https://webidl.spec.whatwg.org/#async-iterator-get-next-value>):
     //    nextResult = IteratorNext(iteratorRecord); abrupt -> a promise rejected with it;
@@ -309,7 +309,7 @@ fn reject_adopted(adopted: &InternalPromise, reason: Value, ctx: &mut Cx) -> JsR
 
 /// ReadableStreamFromIterable's pullAlgorithm, step 2.
 fn react_to_next_promise(
-    state: &Gc<FromState>,
+    state: &Shared<FromState>,
     next_promise: PromiseResult,
     ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
@@ -346,7 +346,7 @@ fn react_to_next_promise(
 /// reaction runs one microtask later; an object has its `then` read, and a thenable is adopted
 /// (its `then` called in a later job) before the reaction sees the value it settles with.
 fn settle_next_promise(
-    state: Gc<FromState>,
+    state: Shared<FromState>,
     pull_promise: InternalPromise,
     outcome: NextValue,
     ctx: &mut Cx,
@@ -395,7 +395,7 @@ fn next_value_from_iter_result(iter_result: &Value, ctx: &mut Cx) -> JsResult<Ne
 
 /// ReadableStreamFromIterable's pullAlgorithm step 2: the reaction to nextPromise.
 fn finish_pull(
-    state: &Gc<FromState>,
+    state: &Shared<FromState>,
     pull_promise: &InternalPromise,
     outcome: NextValue,
     ctx: &mut Cx,
@@ -427,7 +427,11 @@ fn finish_pull(
 
 /// ReadableStreamFromIterable's cancelAlgorithm, given `reason`: "close an async iterator"
 /// (<https://webidl.spec.whatwg.org/#async-iterator-close>).
-fn cancel_algorithm(state: &Gc<FromState>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+fn cancel_algorithm(
+    state: &Shared<FromState>,
+    reason: Value,
+    ctx: &mut Cx,
+) -> JsResult<PromiseResult> {
     let return_result = match &state.iterator {
         AsyncIteratorRecord::Async { iterator, .. } => {
             let iterator_value: Value = iterator.clone().into();

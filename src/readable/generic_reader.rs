@@ -3,7 +3,7 @@
 //!
 //! <https://streams.spec.whatwg.org/#generic-reader-mixin>
 
-use crate::engine::{webidl, Cx, Finalize, GcRefCell, JsResult, Object, Trace, Value};
+use crate::engine::{webidl, Cx, Finalize, JsResult, Object, Slot, Trace, Value};
 
 use super::{
     readable_stream_controller_release_steps,
@@ -16,17 +16,17 @@ use crate::engine::{self, PromiseCapability};
 #[derive(Debug, Trace, Finalize)]
 pub(crate) struct GenericReaderSlots {
     /// <https://streams.spec.whatwg.org/#readablestreamgenericreader-closedpromise>
-    closed_promise: GcRefCell<Option<PromiseCapability>>,
+    closed_promise: Slot<Option<PromiseCapability>>,
     /// <https://streams.spec.whatwg.org/#readablestreamgenericreader-stream>
-    stream: GcRefCell<Option<Object<ReadableStream>>>,
+    stream: Slot<Option<Object<ReadableStream>>>,
 }
 
 impl GenericReaderSlots {
     /// Slots before ReadableStreamReaderGenericInitialize.
     pub(crate) fn new() -> Self {
         Self {
-            closed_promise: GcRefCell::new(None),
-            stream: GcRefCell::new(None),
+            closed_promise: Slot::new(None),
+            stream: Slot::new(None),
         }
     }
 

@@ -24,8 +24,8 @@ use std::{cell::Cell, collections::VecDeque};
 
 use crate::engine::{internal_promise::InternalPromise, traced_without_drop};
 use crate::engine::{
-    upon_settlement, Cx, Finalize, Gc, GcRefCell, JsData, JsPromise, JsResult, Object,
-    PromiseResult, Trace, Value,
+    upon_settlement, Cx, Finalize, JsData, JsPromise, JsResult, Object, PromiseResult, Shared,
+    Slot, Trace, Value,
 };
 
 use super::{
@@ -252,17 +252,17 @@ pub(crate) struct PipeState {
     /// promise.
     promise: PromiseCapability,
     /// The promise of the step's read (resolveRead / rejectRead), while a read is outstanding.
-    read: GcRefCell<Option<InternalPromise>>,
+    read: Slot<Option<InternalPromise>>,
     /// The pipe's own read call is running: chunk steps that run now are not inside the
     /// source's `controller.enqueue()`.
     reading_synchronously: Cell<bool>,
     /// The last write: fulfilled one microtask after its write request settles (the shutdown
     /// steps wait for it).
-    current_write: GcRefCell<InternalPromise>,
+    current_write: Slot<InternalPromise>,
     /// Chunks read but not yet written: each arrived inside the source's `enqueue()` and waits
     /// for its microtask (see [`chunk_steps`]). A shutdown writes them at once, or drops them
     /// where the spec writes nothing more.
-    unwritten: GcRefCell<VecDeque<Value>>,
+    unwritten: Slot<VecDeque<Value>>,
 }
 
 type Pipe = Object<PipeState>;
@@ -313,10 +313,10 @@ pub(crate) fn readable_stream_pipe_to(
             abort_algorithm: Cell::new(None),
             shutting_down: Cell::new(false),
             promise: promise.clone(),
-            read: GcRefCell::new(None),
+            read: Slot::new(None),
             reading_synchronously: Cell::new(false),
-            current_write: GcRefCell::new(InternalPromise::fulfilled(Value::undefined())),
-            unwritten: GcRefCell::new(VecDeque::new()),
+            current_write: Slot::new(InternalPromise::fulfilled(Value::undefined())),
+            unwritten: Slot::new(VecDeque::new()),
         },
         ctx,
     );
@@ -861,7 +861,7 @@ fn wait_for_all(promises: Vec<JsPromise>, ctx: &mut Cx) -> JsResult<PromiseResul
         engine::queue_microtask(ctx, move |ctx| r.resolve(Value::undefined(), ctx));
         return Ok(PromiseResult::Internal(result));
     }
-    let state = Gc::new(WaitForAll {
+    let state = Shared::new(WaitForAll {
         remaining: Cell::new(total),
         rejected: Cell::new(false),
         result: result.clone(),

@@ -6,8 +6,8 @@
 use std::cell::Cell;
 
 use crate::engine::{
-    js_string, Attribute, Class, ClassBuilder, Cx, Finalize, GcRefCell, JsArray, JsData, JsResult,
-    Object, Trace, Value,
+    js_string, Attribute, Class, ClassBuilder, Cx, Finalize, JsArray, JsData, JsResult, Object,
+    Slot, Trace, Value,
 };
 
 use super::{
@@ -42,30 +42,30 @@ pub(crate) enum StreamState {
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct ReadableStream {
     /// <https://streams.spec.whatwg.org/#readablestream-controller>
-    controller: GcRefCell<Option<ControllerRef>>,
+    controller: Slot<Option<ControllerRef>>,
     /// <https://streams.spec.whatwg.org/#readablestream-detached>
     pub(crate) detached: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestream-disturbed>
     disturbed: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#readablestream-reader>
-    reader: GcRefCell<Option<ReaderRef>>,
+    reader: Slot<Option<ReaderRef>>,
     /// <https://streams.spec.whatwg.org/#readablestream-state>
     #[unsafe_ignore_trace]
     state: Cell<StreamState>,
     /// <https://streams.spec.whatwg.org/#readablestream-storederror>
-    stored_error: GcRefCell<Value>,
+    stored_error: Slot<Value>,
 }
 
 impl ReadableStream {
     /// A stream whose slots are not yet initialized (InitializeReadableStream sets them).
     pub(crate) fn new_uninitialized() -> Self {
         Self {
-            controller: GcRefCell::new(None),
+            controller: Slot::new(None),
             detached: Cell::new(false),
             disturbed: Cell::new(false),
-            reader: GcRefCell::new(None),
+            reader: Slot::new(None),
             state: Cell::new(StreamState::Readable),
-            stored_error: GcRefCell::new(Value::undefined()),
+            stored_error: Slot::new(Value::undefined()),
         }
     }
 }

@@ -6,8 +6,8 @@
 use std::cell::Cell;
 
 use crate::engine::{
-    traced_without_drop, webidl, Cx, Finalize, Gc, GcRefCell, JsArray, JsData, JsPromise, JsResult,
-    Object, Trace, Value,
+    traced_without_drop, webidl, Cx, Finalize, JsArray, JsData, JsPromise, JsResult, Object,
+    Shared, Slot, Trace, Value,
 };
 
 use super::{
@@ -47,10 +47,10 @@ pub(crate) struct TeeState {
     read_again: Cell<bool>,
     canceled1: Cell<bool>,
     canceled2: Cell<bool>,
-    reason1: GcRefCell<Value>,
-    reason2: GcRefCell<Value>,
-    branch1: GcRefCell<Option<Object<ReadableStream>>>,
-    branch2: GcRefCell<Option<Object<ReadableStream>>>,
+    reason1: Slot<Value>,
+    reason2: Slot<Value>,
+    branch1: Slot<Option<Object<ReadableStream>>>,
+    branch2: Slot<Option<Object<ReadableStream>>>,
     cancel_promise: PromiseCapability,
     clone_for_branch2: bool,
 }
@@ -78,17 +78,17 @@ pub(crate) fn readable_stream_default_tee(
     // 4–11. reading, readAgain, canceled1, canceled2 = false; reason1, reason2, branch1,
     //       branch2 = undefined.
     // 12. Let cancelPromise be a new promise.
-    let state = Gc::new(TeeState {
+    let state = Shared::new(TeeState {
         stream: stream.clone(),
         reader: reader.clone(),
         reading: Cell::new(false),
         read_again: Cell::new(false),
         canceled1: Cell::new(false),
         canceled2: Cell::new(false),
-        reason1: GcRefCell::new(Value::undefined()),
-        reason2: GcRefCell::new(Value::undefined()),
-        branch1: GcRefCell::new(None),
-        branch2: GcRefCell::new(None),
+        reason1: Slot::new(Value::undefined()),
+        reason2: Slot::new(Value::undefined()),
+        branch1: Slot::new(None),
+        branch2: Slot::new(None),
         cancel_promise: PromiseCapability::new(ctx),
         clone_for_branch2,
     });
@@ -148,14 +148,14 @@ pub(crate) fn readable_stream_default_tee(
 /// cancel2Algorithm.
 #[derive(Trace, Finalize, JsData)]
 struct TeeBranch {
-    state: Gc<TeeState>,
+    state: Shared<TeeState>,
     #[unsafe_ignore_trace]
     branch: Branch,
 }
 
 impl TeeBranch {
     /// The algorithms of `branch`, as the native source the branch stream is made with.
-    fn source(state: &Gc<TeeState>, branch: Branch, ctx: &mut Cx) -> NativeSource {
+    fn source(state: &Shared<TeeState>, branch: Branch, ctx: &mut Cx) -> NativeSource {
         let this = TeeBranch {
             state: state.clone(),
             branch,
@@ -184,7 +184,7 @@ impl NativeUnderlyingSource for TeeBranch {
 traced_without_drop! {
 /// The read request of the pullAlgorithm.
 #[derive(Debug)]
-struct TeeRead(Gc<TeeState>);
+struct TeeRead(Shared<TeeState>);
 }
 
 impl ReadRequestSteps for TeeRead {
@@ -201,7 +201,7 @@ impl ReadRequestSteps for TeeRead {
 }
 
 /// ReadableStreamDefaultTee's pullAlgorithm.
-fn pull_algorithm(state: &Gc<TeeState>, ctx: &mut Cx) -> JsResult<PromiseResult> {
+fn pull_algorithm(state: &Shared<TeeState>, ctx: &mut Cx) -> JsResult<PromiseResult> {
     // 1. If reading is true,
     if state.reading.get() {
         // 1.1. Set readAgain to true.
@@ -220,7 +220,7 @@ fn pull_algorithm(state: &Gc<TeeState>, ctx: &mut Cx) -> JsResult<PromiseResult>
 }
 
 /// The tee read request's chunk steps, given `chunk`.
-fn chunk_steps(state: Gc<TeeState>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+fn chunk_steps(state: Shared<TeeState>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
     // 1. Queue a microtask to perform the following steps:
     engine::queue_microtask(ctx, move |ctx| {
         // 1.1. Set readAgain to false.
@@ -295,7 +295,7 @@ fn enqueue_ignoring_size_errors(
 }
 
 /// The tee read request's close steps.
-fn close_steps(state: &Gc<TeeState>, ctx: &mut Cx) -> JsResult<()> {
+fn close_steps(state: &Shared<TeeState>, ctx: &mut Cx) -> JsResult<()> {
     // 1. Set reading to false.
     state.reading.set(false);
     // 2. If canceled1 is false, perform ! ReadableStreamDefaultControllerClose(branch1.[[controller]]).
@@ -318,14 +318,14 @@ fn close_steps(state: &Gc<TeeState>, ctx: &mut Cx) -> JsResult<()> {
 }
 
 /// The tee read request's error steps.
-fn error_steps(state: &Gc<TeeState>) {
+fn error_steps(state: &Shared<TeeState>) {
     // 1. Set reading to false.
     state.reading.set(false);
 }
 
 /// ReadableStreamDefaultTee's cancel1Algorithm and cancel2Algorithm, given `reason`.
 fn cancel_algorithm(
-    state: &Gc<TeeState>,
+    state: &Shared<TeeState>,
     branch: Branch,
     reason: Value,
     ctx: &mut Cx,

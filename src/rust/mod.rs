@@ -252,21 +252,21 @@ pub fn uint8_array(bytes: &[u8], ctx: &mut Cx) -> Result<Value, StreamError> {
 
 /// A Rust object shared between a stream's algorithm slots (pull and cancel, write, close and
 /// abort, ...). It holds no JS value the collector must trace (see the module docs).
-pub(crate) struct Shared<T: ?Sized>(Rc<RefCell<T>>);
+pub(crate) struct Callbacks<T: ?Sized>(Rc<RefCell<T>>);
 
-impl<T: ?Sized> Clone for Shared<T> {
+impl<T: ?Sized> Clone for Callbacks<T> {
     fn clone(&self) -> Self {
         Self(Rc::clone(&self.0))
     }
 }
 
-impl<T: ?Sized> fmt::Debug for Shared<T> {
+impl<T: ?Sized> fmt::Debug for Callbacks<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Shared(Rust callback)")
+        f.write_str("Callbacks(Rust callback)")
     }
 }
 
-impl<T: ?Sized + 'static> Shared<T> {
+impl<T: ?Sized + 'static> Callbacks<T> {
     /// Performs one callback of the shared object as an algorithm returning a promise.
     ///
     /// The object is borrowed only while `f` runs. If it is already borrowed (`f` is a

@@ -9,11 +9,11 @@ use crate::writable::{
     WritableStreamDefaultController,
 };
 
-use super::{Completion, Shared, StreamError, Value};
+use super::{Callbacks, Completion, StreamError, Value};
 use crate::engine::PromiseResult;
 
 /// The shared Rust object behind a writable stream's write, close and abort algorithms.
-type RustSink = Shared<dyn Sink>;
+type RustSink = Callbacks<dyn Sink>;
 
 /// An underlying sink written in Rust ([`WritableStream::from_sink`]).
 ///
@@ -178,7 +178,7 @@ impl WritableStream {
                 "The high-water mark must be a non-negative number",
             ));
         }
-        let shared: RustSink = Shared(std::rc::Rc::new(std::cell::RefCell::new(sink)));
+        let shared: RustSink = Callbacks(std::rc::Rc::new(std::cell::RefCell::new(sink)));
         let sink = webidl::internal_object(SinkObject(shared), ctx);
         let stream = other_specs::new_writable_stream(ctx)
             .and_then(|stream| {

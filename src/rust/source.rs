@@ -25,14 +25,14 @@ use crate::readable::{
 use super::{
     sink::WritableStream,
     ticket::{ticket_for_promise, Ticket},
-    Completion, Shared, StreamError, Value,
+    Callbacks, Completion, StreamError, Value,
 };
 use crate::engine::PromiseResult;
 
 /// The shared Rust object behind a value stream's pull and cancel algorithms.
-type RustSource = Shared<dyn Source>;
+type RustSource = Callbacks<dyn Source>;
 /// The shared Rust object behind a byte stream's pull and cancel algorithms.
-type RustByteSource = Shared<dyn ByteSource>;
+type RustByteSource = Callbacks<dyn ByteSource>;
 
 /// An underlying source written in Rust, for a value stream ([`ReadableStream::from_source`]).
 ///
@@ -391,7 +391,7 @@ impl ReadableStream {
         ctx: &mut Cx,
     ) -> Result<Self, StreamError> {
         let hwm = check_high_water_mark(high_water_mark)?;
-        let shared: RustSource = Shared(std::rc::Rc::new(std::cell::RefCell::new(source)));
+        let shared: RustSource = Callbacks(std::rc::Rc::new(std::cell::RefCell::new(source)));
         let source = webidl::internal_object(SourceObject(shared), ctx);
         let stream = other_specs::set_up(
             Some(NativeSource::new(&source)),
@@ -446,7 +446,7 @@ impl ReadableStream {
                 "autoAllocateChunkSize must be greater than 0",
             ));
         }
-        let shared: RustByteSource = Shared(std::rc::Rc::new(std::cell::RefCell::new(source)));
+        let shared: RustByteSource = Callbacks(std::rc::Rc::new(std::cell::RefCell::new(source)));
         let source = webidl::internal_object(ByteSourceObject(shared), ctx);
         let stream = other_specs::set_up_with_byte_reading_support(
             Some(NativeSource::new(&source)),

@@ -10,11 +10,13 @@ use crate::transform::{
     stream::TransformSlots,
 };
 
-use super::{sink::WritableStream, source::ReadableStream, Completion, Shared, StreamError, Value};
+use super::{
+    sink::WritableStream, source::ReadableStream, Callbacks, Completion, StreamError, Value,
+};
 use crate::engine::PromiseResult;
 
 /// The shared Rust object behind a transform stream's transform, flush and cancel algorithms.
-type RustTransformer = Shared<dyn Transformer>;
+type RustTransformer = Callbacks<dyn Transformer>;
 
 /// A transformer written in Rust ([`TransformStream::from_transformer`]).
 ///
@@ -191,7 +193,7 @@ impl TransformStream {
     ) -> Result<Self, StreamError> {
         let js_err = |e, ctx: &mut Cx| StreamError::from_js_error(e, ctx);
         let shared: RustTransformer =
-            Shared(std::rc::Rc::new(std::cell::RefCell::new(transformer)));
+            Callbacks(std::rc::Rc::new(std::cell::RefCell::new(transformer)));
         let transformer = webidl::internal_object(TransformerObject(shared), ctx);
         let stream = new_transform_stream(ctx).map_err(|e| js_err(e, ctx))?;
         NativeTransform::new(&transformer)

@@ -16,8 +16,8 @@
 
 use crate::engine::internal_promise::InternalPromise;
 use crate::engine::{
-    self, upon_settlement, webidl, Cx, Finalize, GcRefCell, JsData, JsResult, Object,
-    PromiseResult, Trace, Value,
+    self, upon_settlement, webidl, Cx, Finalize, JsData, JsResult, Object, PromiseResult, Slot,
+    Trace, Value,
 };
 use crate::writable::stream::WritableSlots;
 
@@ -108,9 +108,9 @@ impl NativeUnderlyingSource for CrossRealmSource {
 #[derive(Trace, Finalize, JsData)]
 pub(crate) struct CrossRealmSink {
     port: Object,
-    controller: GcRefCell<Option<Object<WritableStreamDefaultController>>>,
+    controller: Slot<Option<Object<WritableStreamDefaultController>>>,
     /// backpressurePromise (`None` is undefined); never reaches script.
-    backpressure_promise: GcRefCell<Option<InternalPromise>>,
+    backpressure_promise: Slot<Option<InternalPromise>>,
 }
 
 impl std::fmt::Debug for CrossRealmSink {
@@ -429,8 +429,8 @@ pub(crate) fn set_up_cross_realm_transform_writable(
     let sink = webidl::internal_object(
         CrossRealmSink {
             port: port.clone(),
-            controller: GcRefCell::new(None),
-            backpressure_promise: GcRefCell::new(Some(InternalPromise::new())),
+            controller: Slot::new(None),
+            backpressure_promise: Slot::new(Some(InternalPromise::new())),
         },
         ctx,
     );

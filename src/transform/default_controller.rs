@@ -5,7 +5,7 @@
 
 use crate::engine::traced_without_drop;
 use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsError, JsResult, Object, Trace, Value,
+    Class, ClassBuilder, Cx, Finalize, JsData, JsError, JsResult, Object, Slot, Trace, Value,
 };
 use crate::writable::stream::WritableSlots;
 
@@ -211,15 +211,15 @@ impl CancelAlgorithm {
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct TransformStreamDefaultController {
     /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-cancelalgorithm>
-    cancel_algorithm: GcRefCell<Option<CancelAlgorithm>>,
+    cancel_algorithm: Slot<Option<CancelAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-finishpromise>
-    finish_promise: GcRefCell<Option<PromiseCapability>>,
+    finish_promise: Slot<Option<PromiseCapability>>,
     /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-flushalgorithm>
-    flush_algorithm: GcRefCell<Option<FlushAlgorithm>>,
+    flush_algorithm: Slot<Option<FlushAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-stream>
     stream: Stream,
     /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-transformalgorithm>
-    transform_algorithm: GcRefCell<Option<TransformAlgorithm>>,
+    transform_algorithm: Slot<Option<TransformAlgorithm>>,
 }
 
 /// controller.[[stream]].
@@ -309,11 +309,11 @@ pub(crate) fn set_up_transform_stream_default_controller(
     // 7. Set controller.[[cancelAlgorithm]] to cancelAlgorithm.
     let controller = new_object(
         TransformStreamDefaultController {
-            cancel_algorithm: GcRefCell::new(Some(cancel_algorithm)),
-            finish_promise: GcRefCell::new(None),
-            flush_algorithm: GcRefCell::new(Some(flush_algorithm)),
+            cancel_algorithm: Slot::new(Some(cancel_algorithm)),
+            finish_promise: Slot::new(None),
+            flush_algorithm: Slot::new(Some(flush_algorithm)),
             stream: stream.clone(),
-            transform_algorithm: GcRefCell::new(Some(transform_algorithm)),
+            transform_algorithm: Slot::new(Some(transform_algorithm)),
         },
         ctx,
     )?;

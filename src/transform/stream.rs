@@ -7,7 +7,7 @@ use crate::writable::stream::WritableSlots;
 use std::cell::Cell;
 
 use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsResult, Object, Trace, Value,
+    Class, ClassBuilder, Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value,
 };
 
 use super::default_controller::{
@@ -47,26 +47,26 @@ pub(crate) struct TransformStream {
     /// <https://streams.spec.whatwg.org/#transformstream-backpressure> (`None` is undefined).
     backpressure: Cell<Option<bool>>,
     /// <https://streams.spec.whatwg.org/#transformstream-backpressurechangepromise>
-    backpressure_change_promise: GcRefCell<Option<InternalPromise>>,
+    backpressure_change_promise: Slot<Option<InternalPromise>>,
     /// <https://streams.spec.whatwg.org/#transformstream-controller>
-    controller: GcRefCell<Option<Object<TransformStreamDefaultController>>>,
+    controller: Slot<Option<Object<TransformStreamDefaultController>>>,
     /// <https://streams.spec.whatwg.org/#transformstream-detached>
     pub(crate) detached: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#transformstream-readable>
-    readable: GcRefCell<Option<Object<ReadableStream>>>,
+    readable: Slot<Option<Object<ReadableStream>>>,
     /// <https://streams.spec.whatwg.org/#transformstream-writable>
-    writable: GcRefCell<Option<Object<WritableStream>>>,
+    writable: Slot<Option<Object<WritableStream>>>,
 }
 
 impl TransformStream {
     pub(crate) fn new_uninitialized() -> Self {
         Self {
             backpressure: Cell::new(None),
-            backpressure_change_promise: GcRefCell::new(None),
-            controller: GcRefCell::new(None),
+            backpressure_change_promise: Slot::new(None),
+            controller: Slot::new(None),
             detached: Cell::new(false),
-            readable: GcRefCell::new(None),
-            writable: GcRefCell::new(None),
+            readable: Slot::new(None),
+            writable: Slot::new(None),
         }
     }
 }

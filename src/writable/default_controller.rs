@@ -7,7 +7,7 @@ use crate::writable::stream::WritableSlots;
 use std::cell::Cell;
 
 use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsResult, Object, Trace, Value,
+    Class, ClassBuilder, Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value,
 };
 
 use super::{
@@ -202,25 +202,25 @@ impl AbortAlgorithm {
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct WritableStreamDefaultController {
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-abortalgorithm>
-    abort_algorithm: GcRefCell<Option<AbortAlgorithm>>,
+    abort_algorithm: Slot<Option<AbortAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-abortcontroller>:
     /// only its signal is observable, so the signal is what is kept.
     signal: Object,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-closealgorithm>
-    close_algorithm: GcRefCell<Option<CloseAlgorithm>>,
+    close_algorithm: Slot<Option<CloseAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-queue> and
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-queuetotalsize>
-    queue: GcRefCell<QueueWithSizes<QueueEntry>>,
+    queue: Slot<QueueWithSizes<QueueEntry>>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-started>
     started: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-strategyhwm>
     strategy_hwm: Cell<f64>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-strategysizealgorithm>
-    strategy_size_algorithm: GcRefCell<Option<SizeAlgorithm>>,
+    strategy_size_algorithm: Slot<Option<SizeAlgorithm>>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-stream>
     stream: Stream,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-writealgorithm>
-    write_algorithm: GcRefCell<Option<WriteAlgorithm>>,
+    write_algorithm: Slot<Option<WriteAlgorithm>>,
 }
 
 impl WritableStreamDefaultController {
@@ -336,15 +336,15 @@ pub(crate) fn set_up_writable_stream_default_controller(
     let signal = abort_signal::new_abort_signal(ctx)?;
     let controller = new_object(
         WritableStreamDefaultController {
-            abort_algorithm: GcRefCell::new(Some(abort_algorithm)),
+            abort_algorithm: Slot::new(Some(abort_algorithm)),
             signal,
-            close_algorithm: GcRefCell::new(Some(close_algorithm)),
-            queue: GcRefCell::new(QueueWithSizes::default()),
+            close_algorithm: Slot::new(Some(close_algorithm)),
+            queue: Slot::new(QueueWithSizes::default()),
             started: Cell::new(false),
             strategy_hwm: Cell::new(high_water_mark),
-            strategy_size_algorithm: GcRefCell::new(Some(size_algorithm)),
+            strategy_size_algorithm: Slot::new(Some(size_algorithm)),
             stream: stream.clone(),
-            write_algorithm: GcRefCell::new(Some(write_algorithm)),
+            write_algorithm: Slot::new(Some(write_algorithm)),
         },
         ctx,
     )?;

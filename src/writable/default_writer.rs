@@ -4,7 +4,7 @@
 
 use crate::engine::internal_promise::InternalPromise;
 use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsPromise, JsResult, Object, Trace, Value,
+    Class, ClassBuilder, Cx, Finalize, JsData, JsPromise, JsResult, Object, Slot, Trace, Value,
 };
 use crate::writable::stream::WritableSlots;
 
@@ -33,13 +33,13 @@ pub(crate) type Writer = Object<WritableStreamDefaultWriter>;
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct WritableStreamDefaultWriter {
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-closedpromise>
-    closed_promise: GcRefCell<Option<PromiseCapability>>,
+    closed_promise: Slot<Option<PromiseCapability>>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-readypromise>
-    ready_promise: GcRefCell<Option<NewPromise>>,
+    ready_promise: Slot<Option<NewPromise>>,
     /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-stream>
-    stream: GcRefCell<Option<Stream>>,
+    stream: Slot<Option<Stream>>,
     /// The constructor's converted argument, kept until the object exists.
-    constructor_stream: GcRefCell<Option<Stream>>,
+    constructor_stream: Slot<Option<Stream>>,
     /// Owned by a pipe, which reacts to the ready promises from Rust: new pending ready
     /// promises are internal promises ([`NewPromise::Internal`]).
     #[unsafe_ignore_trace]
@@ -49,10 +49,10 @@ pub(crate) struct WritableStreamDefaultWriter {
 impl WritableStreamDefaultWriter {
     fn empty() -> Self {
         Self {
-            closed_promise: GcRefCell::new(None),
-            ready_promise: GcRefCell::new(None),
-            stream: GcRefCell::new(None),
-            constructor_stream: GcRefCell::new(None),
+            closed_promise: Slot::new(None),
+            ready_promise: Slot::new(None),
+            stream: Slot::new(None),
+            constructor_stream: Slot::new(None),
             reacted_to_from_rust: std::cell::Cell::new(false),
         }
     }

@@ -9,7 +9,7 @@
 //! - `default_controller`: the controller interface, the sink algorithms and the abstract
 //!   operations of "Default controllers".
 //!
-//! Slots live in the objects' native data as `Cell`/`GcRefCell` fields; every access is a short
+//! Slots live in the objects' native data as `Cell`/`Slot` fields; every access is a short
 //! borrow that ends before any call into JavaScript (sink callbacks, the size algorithm, promise
 //! resolution, abort algorithms). Objects are handled as typed `JsObject<T>` handles, so slot
 //! access needs no downcast that could fail.

@@ -5,7 +5,7 @@
 use std::{cell::Cell, collections::VecDeque};
 
 use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, GcRefCell, JsData, JsPromise, JsResult, Object, Trace, Value,
+    Class, ClassBuilder, Cx, Finalize, JsData, JsPromise, JsResult, Object, Slot, Trace, Value,
 };
 
 use super::{
@@ -52,29 +52,29 @@ pub(crate) struct WritableStream {
     /// <https://streams.spec.whatwg.org/#writablestream-backpressure>
     pub(crate) backpressure: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#writablestream-closerequest>
-    pub(crate) close_request: GcRefCell<Option<PromiseCapability>>,
+    pub(crate) close_request: Slot<Option<PromiseCapability>>,
     /// <https://streams.spec.whatwg.org/#writablestream-controller>
-    pub(crate) controller: GcRefCell<Option<Controller>>,
+    pub(crate) controller: Slot<Option<Controller>>,
     /// <https://streams.spec.whatwg.org/#writablestream-detached>
     pub(crate) detached: Cell<bool>,
     /// <https://streams.spec.whatwg.org/#writablestream-inflightwriterequest>
-    pub(crate) in_flight_write_request: GcRefCell<Option<WriteRequest>>,
+    pub(crate) in_flight_write_request: Slot<Option<WriteRequest>>,
     /// <https://streams.spec.whatwg.org/#writablestream-inflightcloserequest>
-    pub(crate) in_flight_close_request: GcRefCell<Option<PromiseCapability>>,
+    pub(crate) in_flight_close_request: Slot<Option<PromiseCapability>>,
     /// <https://streams.spec.whatwg.org/#writablestream-pendingabortrequest>
-    pub(crate) pending_abort_request: GcRefCell<Option<PendingAbortRequest>>,
+    pub(crate) pending_abort_request: Slot<Option<PendingAbortRequest>>,
     /// <https://streams.spec.whatwg.org/#writablestream-state>
     #[unsafe_ignore_trace]
     pub(crate) state: Cell<WritableState>,
     /// <https://streams.spec.whatwg.org/#writablestream-storederror>
-    pub(crate) stored_error: GcRefCell<Value>,
+    pub(crate) stored_error: Slot<Value>,
     /// <https://streams.spec.whatwg.org/#writablestream-writer>
-    pub(crate) writer: GcRefCell<Option<Writer>>,
+    pub(crate) writer: Slot<Option<Writer>>,
     /// <https://streams.spec.whatwg.org/#writablestream-writerequests>
-    pub(crate) write_requests: GcRefCell<VecDeque<WriteRequest>>,
+    pub(crate) write_requests: Slot<VecDeque<WriteRequest>>,
     /// The converted constructor arguments, between the argument conversion (before the object
     /// exists) and the set-up of the controller (which needs the object).
-    constructor_arguments: GcRefCell<Option<ConstructorArguments>>,
+    constructor_arguments: Slot<Option<ConstructorArguments>>,
 }
 
 /// What the constructor converted, kept until the object exists.
@@ -97,17 +97,17 @@ impl WritableStream {
         // 4. Set stream.[[backpressure]] to false.
         Self {
             backpressure: Cell::new(false),
-            close_request: GcRefCell::new(None),
-            controller: GcRefCell::new(None),
+            close_request: Slot::new(None),
+            controller: Slot::new(None),
             detached: Cell::new(false),
-            in_flight_write_request: GcRefCell::new(None),
-            in_flight_close_request: GcRefCell::new(None),
-            pending_abort_request: GcRefCell::new(None),
+            in_flight_write_request: Slot::new(None),
+            in_flight_close_request: Slot::new(None),
+            pending_abort_request: Slot::new(None),
             state: Cell::new(WritableState::Writable),
-            stored_error: GcRefCell::new(Value::undefined()),
-            writer: GcRefCell::new(None),
-            write_requests: GcRefCell::new(VecDeque::new()),
-            constructor_arguments: GcRefCell::new(None),
+            stored_error: Slot::new(Value::undefined()),
+            writer: Slot::new(None),
+            write_requests: Slot::new(VecDeque::new()),
+            constructor_arguments: Slot::new(None),
         }
     }
 }
