@@ -131,6 +131,104 @@ fn engine_api_size() {
     );
 }
 
+/// The engine API as a list: per file of `src/engine/`, every public declaration (functions
+/// with their signatures, types, traits, constants, modules, re-exports) and every `impl`
+/// header with the public methods inside it, whitespace collapsed. The snapshot
+/// (`tests/snapshots/engine_boundary__engine_api.snap`) makes every change to the port
+/// surface a reviewed diff: `cargo insta review`, or `INSTA_UPDATE=always cargo test --test
+/// engine_boundary` and read the diff.
+#[test]
+fn engine_api_snapshot() {
+    let dir = src().join("engine");
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    let mut out = String::new();
+    for path in &files {
+        let text = fs::read_to_string(path).expect("a readable file");
+        let relative = path.strip_prefix(src()).expect("under src/");
+        out.push_str(&format!("# src/{}\n", relative.display()));
+        for item in api_items(&text) {
+            out.push_str(&item);
+            out.push('\n');
+        }
+    }
+    insta::assert_snapshot!("engine_api", out);
+}
+
+/// The public declarations of one file (see [`engine_api_snapshot`]).
+fn api_items(text: &str) -> Vec<String> {
+    let mut items: Vec<String> = Vec::new();
+    let mut lines = text.lines().peekable();
+    let mut in_impl = false;
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("mod tests") || trimmed.starts_with("#[cfg(test)]") {
+            break; // the unit tests at the end of a file are not API
+        }
+        let indent = line.len() - trimmed.len();
+        let public = trimmed.starts_with("pub ") || trimmed.starts_with("pub(crate) ");
+        let impl_header =
+            indent == 0 && (trimmed.starts_with("impl") || trimmed.starts_with("unsafe impl"));
+        if indent == 0 && trimmed == "}" {
+            in_impl = false;
+        }
+        if !(public && (indent == 0 || in_impl)) && !impl_header {
+            continue;
+        }
+        // The declaration runs to its first `{` or `;` (a signature may span lines).
+        let mut declaration = trimmed.to_owned();
+        while !declaration.contains('{') && !declaration.ends_with(';') {
+            match lines.next() {
+                Some(next) => {
+                    declaration.push(' ');
+                    declaration.push_str(next.trim());
+                }
+                None => break,
+            }
+        }
+        let single_line_body = declaration.contains('{') && declaration.trim_end().ends_with('}');
+        let head = declaration
+            .split('{')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .trim_end_matches(';')
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .replace("( ", "(")
+            .replace(", )", ")")
+            .replace(", >", ">");
+        if impl_header {
+            in_impl = !single_line_body;
+            items.push(head);
+        } else if in_impl && indent > 0 {
+            items.push(format!("    {head}"));
+        } else if trimmed.starts_with("pub use") || trimmed.starts_with("pub(crate) use") {
+            items.push(declaration.split_whitespace().collect::<Vec<_>>().join(" "));
+        } else {
+            items.push(head);
+        }
+    }
+    // An inherent impl is listed with its public methods; one without any is not API.
+    let inherent_impl = |item: &String| {
+        (item.starts_with("impl") || item.starts_with("unsafe impl")) && !item.contains(" for ")
+    };
+    let keep: Vec<bool> = (0..items.len())
+        .map(|i| {
+            !inherent_impl(&items[i])
+                || items
+                    .get(i + 1)
+                    .is_some_and(|next| next.starts_with("    "))
+        })
+        .collect();
+    items
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(item, keep)| keep.then_some(item))
+        .collect()
+}
+
 /// The names a line of a `pub use` tree adds (identifiers followed by `,`, `}` or `;`).
 fn count_leaves(line: &str) -> usize {
     let line = line
