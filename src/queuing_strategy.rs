@@ -4,9 +4,7 @@
 //! <https://streams.spec.whatwg.org/#qs>
 
 use crate::engine;
-use crate::engine::{
-    js_string, Class, ClassBuilder, Cx, Finalize, JsData, JsResult, Object, Trace, Value,
-};
+use crate::engine::{js_string, Cx, Finalize, JsData, JsResult, Object, Trace, Value};
 
 use crate::engine::webidl;
 
@@ -147,26 +145,23 @@ pub(crate) struct ByteLengthQueuingStrategy {
     high_water_mark: f64,
 }
 
-impl Class for ByteLengthQueuingStrategy {
-    const NAME: &'static str = "ByteLengthQueuingStrategy";
+impl webidl::ClassInterface for ByteLengthQueuingStrategy {
     const LENGTH: usize = 1;
-    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         b.attribute("highWaterMark", blqs_high_water_mark, None);
         b.attribute("size", blqs_size, None);
-        Ok(())
     }
 
     /// <https://streams.spec.whatwg.org/#blqs-constructor>
-    fn data_constructor(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
+    fn construct(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
         // 1. Set this.[[highWaterMark]] to init["highWaterMark"].
         Ok(Self {
             high_water_mark: queuing_strategy_init(args, ctx)?,
         })
     }
 }
+
+webidl::interface!(ByteLengthQueuingStrategy, "ByteLengthQueuingStrategy");
 
 /// <https://streams.spec.whatwg.org/#blqs-high-water-mark>
 fn blqs_high_water_mark(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
@@ -188,26 +183,23 @@ pub(crate) struct CountQueuingStrategy {
     high_water_mark: f64,
 }
 
-impl Class for CountQueuingStrategy {
-    const NAME: &'static str = "CountQueuingStrategy";
+impl webidl::ClassInterface for CountQueuingStrategy {
     const LENGTH: usize = 1;
-    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         b.attribute("highWaterMark", cqs_high_water_mark, None);
         b.attribute("size", cqs_size, None);
-        Ok(())
     }
 
     /// <https://streams.spec.whatwg.org/#cqs-constructor>
-    fn data_constructor(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
+    fn construct(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
         // 1. Set this.[[highWaterMark]] to init["highWaterMark"].
         Ok(Self {
             high_water_mark: queuing_strategy_init(args, ctx)?,
         })
     }
 }
+
+webidl::interface!(CountQueuingStrategy, "CountQueuingStrategy");
 
 /// <https://streams.spec.whatwg.org/#cqs-high-water-mark>
 fn cqs_high_water_mark(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {

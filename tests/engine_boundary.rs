@@ -160,24 +160,43 @@ fn api_items(text: &str) -> Vec<String> {
     let mut items: Vec<String> = Vec::new();
     let mut lines = text.lines().peekable();
     let mut in_impl = false;
+    let mut in_trait = false;
     while let Some(line) = lines.next() {
         let trimmed = line.trim_start();
-        if trimmed.starts_with("mod tests") || trimmed.starts_with("#[cfg(test)]") {
+        if trimmed.starts_with("mod tests") {
             break; // the unit tests at the end of a file are not API
+        }
+        if trimmed.starts_with("#[cfg(test)]") {
+            lines.next(); // an item only the unit tests see is not API
+            continue;
         }
         let indent = line.len() - trimmed.len();
         let public = trimmed.starts_with("pub ") || trimmed.starts_with("pub(crate) ");
+        if indent == 0 && public && trimmed.contains(" trait ") {
+            in_trait = true;
+        }
+        if in_trait && indent == 4 && (trimmed.starts_with("fn ") || trimmed.starts_with("const "))
+        {
+            // A trait's items are API: collected as a public item of the trait's block.
+        } else if in_trait && indent == 0 && trimmed == "}" {
+            in_trait = false;
+        }
+        let trait_item = in_trait
+            && indent == 4
+            && (trimmed.starts_with("fn ") || trimmed.starts_with("const "));
         let impl_header =
             indent == 0 && (trimmed.starts_with("impl") || trimmed.starts_with("unsafe impl"));
         if indent == 0 && trimmed == "}" {
             in_impl = false;
         }
-        if !(public && (indent == 0 || in_impl)) && !impl_header {
+        if !(public && (indent == 0 || in_impl)) && !impl_header && !trait_item {
             continue;
         }
-        // The declaration runs to its first `{` or `;` (a signature may span lines).
+        // The declaration runs to its first `{` or `;` (a signature may span lines); a `use`
+        // tree runs to its `;`.
+        let is_use = trimmed.starts_with("pub use") || trimmed.starts_with("pub(crate) use");
         let mut declaration = trimmed.to_owned();
-        while !declaration.contains('{') && !declaration.ends_with(';') {
+        while (is_use || !declaration.contains('{')) && !declaration.ends_with(';') {
             match lines.next() {
                 Some(next) => {
                     declaration.push(' ');
@@ -202,10 +221,11 @@ fn api_items(text: &str) -> Vec<String> {
         if impl_header {
             in_impl = !single_line_body;
             items.push(head);
-        } else if in_impl && indent > 0 {
+        } else if (in_impl || trait_item) && indent > 0 {
             items.push(format!("    {head}"));
-        } else if trimmed.starts_with("pub use") || trimmed.starts_with("pub(crate) use") {
-            items.push(declaration.split_whitespace().collect::<Vec<_>>().join(" "));
+        } else if is_use {
+            let tree = declaration.split_whitespace().collect::<Vec<_>>().join(" ");
+            items.push(tree.replace("{ ", "{").replace(", }", "}"));
         } else {
             items.push(head);
         }

@@ -13,9 +13,7 @@ pub(crate) mod codec;
 pub(crate) mod error;
 
 use crate::engine;
-use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value,
-};
+use crate::engine::{Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value};
 use std::cell::RefCell;
 
 use crate::{
@@ -88,22 +86,17 @@ impl std::fmt::Debug for CompressionStream {
     }
 }
 
-impl Class for CompressionStream {
-    const NAME: &'static str = "CompressionStream";
+impl webidl::ClassInterface for CompressionStream {
     const LENGTH: usize = 1;
-    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
-        define_generic_transform_stream::<Self>(&mut b);
-        Ok(())
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
+        define_generic_transform_stream::<Self>(b);
     }
 
     /// <https://compression.spec.whatwg.org/#dom-compressionstream-compressionstream>,
     /// steps 1–2.
-    fn data_constructor(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
+    fn construct(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
         // 1. If format is unsupported in CompressionStream, then throw a TypeError.
-        let format = compression_format(args, Self::NAME, ctx)?;
+        let format = compression_format(args, <Self as webidl::Interface>::NAME, ctx)?;
         // 2. Set this's format to format.
         Ok(Self {
             context: RefCell::new(Compressor::new(format)),
@@ -113,7 +106,7 @@ impl Class for CompressionStream {
 
     /// <https://compression.spec.whatwg.org/#dom-compressionstream-compressionstream>,
     /// steps 3–6.
-    fn object_constructor(this: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
+    fn constructed(this: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
         // 3. Let transformAlgorithm be an algorithm which takes a chunk argument and runs the
         //    compress and enqueue a chunk algorithm with this and chunk.
         // 4. Let flushAlgorithm be an algorithm which takes no argument and runs the compress
@@ -126,6 +119,8 @@ impl Class for CompressionStream {
         NativeTransform::new(this).set_up(&transform, ctx)
     }
 }
+
+webidl::interface!(CompressionStream, "CompressionStream");
 
 native_transform_stream!(CompressionStream, slot: transform, transform: compress_and_enqueue_a_chunk, flush: compress_flush_and_enqueue);
 
@@ -183,22 +178,17 @@ impl std::fmt::Debug for DecompressionStream {
     }
 }
 
-impl Class for DecompressionStream {
-    const NAME: &'static str = "DecompressionStream";
+impl webidl::ClassInterface for DecompressionStream {
     const LENGTH: usize = 1;
-    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
-        define_generic_transform_stream::<Self>(&mut b);
-        Ok(())
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
+        define_generic_transform_stream::<Self>(b);
     }
 
     /// <https://compression.spec.whatwg.org/#dom-decompressionstream-decompressionstream>,
     /// steps 1–2.
-    fn data_constructor(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
+    fn construct(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
         // 1. If format is unsupported in DecompressionStream, then throw a TypeError.
-        let format = compression_format(args, Self::NAME, ctx)?;
+        let format = compression_format(args, <Self as webidl::Interface>::NAME, ctx)?;
         // 2. Set this's format to format.
         Ok(Self {
             context: RefCell::new(Decompressor::new(format)),
@@ -208,7 +198,7 @@ impl Class for DecompressionStream {
 
     /// <https://compression.spec.whatwg.org/#dom-decompressionstream-decompressionstream>,
     /// steps 3–6.
-    fn object_constructor(this: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
+    fn constructed(this: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
         // 3. Let transformAlgorithm be an algorithm which takes a chunk argument and runs the
         //    decompress and enqueue a chunk algorithm with this and chunk.
         // 4. Let flushAlgorithm be an algorithm which takes no argument and runs the
@@ -221,6 +211,8 @@ impl Class for DecompressionStream {
         NativeTransform::new(this).set_up(&transform, ctx)
     }
 }
+
+webidl::interface!(DecompressionStream, "DecompressionStream");
 
 native_transform_stream!(DecompressionStream, slot: transform, transform: decompress_and_enqueue_a_chunk, flush: decompress_flush_and_enqueue);
 

@@ -4,9 +4,7 @@ use crate::engine;
 use std::cell::{Cell, RefCell};
 use std::fmt;
 
-use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, JsData, JsResult, JsString, Object, Slot, Trace, Value,
-};
+use crate::engine::{Cx, Finalize, JsData, JsResult, JsString, Object, Slot, Trace, Value};
 use encoding_rs::{CoderResult, Decoder, DecoderResult, Encoding};
 
 use crate::{
@@ -55,24 +53,19 @@ impl fmt::Debug for TextDecoderStream {
     }
 }
 
-impl Class for TextDecoderStream {
-    const NAME: &'static str = "TextDecoderStream";
+impl webidl::ClassInterface for TextDecoderStream {
     const LENGTH: usize = 0;
-    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         // TextDecoderCommon
         b.attribute("encoding", get_encoding, None);
         b.attribute("fatal", get_fatal, None);
         b.attribute("ignoreBOM", get_ignore_bom, None);
-        define_generic_transform_stream::<Self>(&mut b);
-        Ok(())
+        define_generic_transform_stream::<Self>(b);
     }
 
     /// <https://encoding.spec.whatwg.org/#dom-textdecoderstream>, steps 1–6 (the transform is
     /// set up by `object_constructor`, which has the new object).
-    fn data_constructor(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
+    fn construct(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
         // WebIDL: `optional DOMString label = "utf-8"`, then
         // `optional TextDecoderOptions options = {}` (members `fatal`, `ignoreBOM`, both
         // `boolean` defaulting to false, read in lexicographic order).
@@ -118,7 +111,7 @@ impl Class for TextDecoderStream {
     }
 
     /// <https://encoding.spec.whatwg.org/#dom-textdecoderstream>, steps 7–9.
-    fn object_constructor(this: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
+    fn constructed(this: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
         // 7. Let transformAlgorithm be an algorithm which takes a chunk argument and runs the
         //    decode and enqueue a chunk algorithm with this and chunk.
         // 8. Let flushAlgorithm be an algorithm which takes no arguments and runs the flush and
@@ -131,6 +124,8 @@ impl Class for TextDecoderStream {
         NativeTransform::new(this).set_up(&transform, ctx)
     }
 }
+
+webidl::interface!(TextDecoderStream, "TextDecoderStream");
 
 /// <https://encoding.spec.whatwg.org/#dom-textdecoder-encoding>
 fn get_encoding(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {

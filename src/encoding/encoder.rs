@@ -2,9 +2,7 @@
 
 use std::cell::Cell;
 
-use crate::engine::{
-    js_string, Class, ClassBuilder, Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value,
-};
+use crate::engine::{js_string, Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value};
 
 use crate::{
     engine::new_uint8_array,
@@ -31,21 +29,16 @@ pub(crate) struct TextEncoderStream {
     transform: Slot<Option<Object<TransformStream>>>,
 }
 
-impl Class for TextEncoderStream {
-    const NAME: &'static str = "TextEncoderStream";
+impl webidl::ClassInterface for TextEncoderStream {
     const LENGTH: usize = 0;
-    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         // TextEncoderCommon
         b.attribute("encoding", get_encoding, None);
-        define_generic_transform_stream::<Self>(&mut b);
-        Ok(())
+        define_generic_transform_stream::<Self>(b);
     }
 
     /// <https://encoding.spec.whatwg.org/#dom-textencoderstream>, step 1.
-    fn data_constructor(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
+    fn construct(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
         // 1. Set this's encoder to an instance of the UTF-8 encoder.
         Ok(Self {
             pending_high_surrogate: Cell::new(None),
@@ -54,7 +47,7 @@ impl Class for TextEncoderStream {
     }
 
     /// <https://encoding.spec.whatwg.org/#dom-textencoderstream>, the remaining steps.
-    fn object_constructor(this: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
+    fn constructed(this: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
         // 2. Let transformAlgorithm be an algorithm which takes a chunk argument and runs the
         //    encode and enqueue a chunk algorithm with this and chunk.
         // 3. Let flushAlgorithm be an algorithm which runs the encode and flush algorithm with
@@ -67,6 +60,8 @@ impl Class for TextEncoderStream {
         NativeTransform::new(this).set_up(&transform, ctx)
     }
 }
+
+webidl::interface!(TextEncoderStream, "TextEncoderStream");
 
 /// <https://encoding.spec.whatwg.org/#dom-textencoder-encoding>
 fn get_encoding(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {

@@ -27,12 +27,11 @@ pub type Cx = boa_engine::Context;
 pub use boa_engine::Source;
 pub use boa_engine::{
     builtins::{iterable::create_iter_result_object, typed_array::TypedArrayKind},
-    class::{Class, ClassBuilder},
     context::intrinsics::StandardConstructor,
     js_string,
     native_function::NativeFunctionPointer,
     object::builtins::{JsArray, JsArrayBuffer, JsFunction, JsPromise},
-    property::{Attribute, PropertyDescriptor, PropertyKey},
+    property::{PropertyDescriptor, PropertyKey},
     JsData, JsError, JsResult, JsString, JsSymbol, NativeObject,
 };
 pub use boa_gc::{Finalize, Trace};

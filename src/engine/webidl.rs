@@ -31,9 +31,70 @@ pub trait Interface: NativeObject {
     const NAME: &'static str;
 }
 
-impl<T: Class> Interface for T {
-    const NAME: &'static str = <T as Class>::NAME;
+/// An interface whose objects script creates with `new` (or whose constructor throws), which
+/// the engine registers as a global class: the length of its constructor, its members, and its
+/// constructor steps. [`interface!`](crate::engine::webidl::interface) declares a type's
+/// interface name and registers it with the engine.
+pub trait ClassInterface: Interface + Sized {
+    /// The constructor's `length`.
+    const LENGTH: usize;
+
+    /// Defines the members on the interface prototype object (and the interface object).
+    fn members(b: &mut InterfaceBuilder<'_, '_>);
+
+    /// The constructor steps that come before the object exists: its native data, from the
+    /// arguments (`new_target` is NewTarget).
+    fn construct(new_target: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Self>;
+
+    /// The constructor steps that need the object itself (none by default).
+    fn constructed(this: &JsObject<Self>, args: &[JsValue], ctx: &mut Context) -> JsResult<()> {
+        let _ = (this, args, ctx);
+        Ok(())
+    }
 }
+
+/// `interface!(Type, "Name")`: `Type`'s objects implement the WebIDL interface `Name`, which
+/// `Type`'s [`ClassInterface`] describes; on Boa, this is where it becomes a `Class` (with
+/// WebIDL's interface object attributes).
+macro_rules! interface {
+    ($ty:ty, $name:literal) => {
+        impl $crate::engine::webidl::Interface for $ty {
+            const NAME: &'static str = $name;
+        }
+
+        impl ::boa_engine::class::Class for $ty {
+            const NAME: &'static str = $name;
+            const LENGTH: usize = <$ty as $crate::engine::webidl::ClassInterface>::LENGTH;
+            const ATTRIBUTES: ::boa_engine::property::Attribute =
+                $crate::engine::webidl::INTERFACE_OBJECT;
+
+            fn init(
+                class: &mut ::boa_engine::class::ClassBuilder<'_>,
+            ) -> ::boa_engine::JsResult<()> {
+                let mut b = $crate::engine::webidl::InterfaceBuilder::class::<Self>(class);
+                <$ty as $crate::engine::webidl::ClassInterface>::members(&mut b);
+                Ok(())
+            }
+
+            fn data_constructor(
+                new_target: &::boa_engine::JsValue,
+                args: &[::boa_engine::JsValue],
+                ctx: &mut ::boa_engine::Context,
+            ) -> ::boa_engine::JsResult<Self> {
+                <$ty as $crate::engine::webidl::ClassInterface>::construct(new_target, args, ctx)
+            }
+
+            fn object_constructor(
+                this: &::boa_engine::JsObject<Self>,
+                args: &[::boa_engine::JsValue],
+                ctx: &mut ::boa_engine::Context,
+            ) -> ::boa_engine::JsResult<()> {
+                <$ty as $crate::engine::webidl::ClassInterface>::constructed(this, args, ctx)
+            }
+        }
+    };
+}
+pub(crate) use interface;
 
 /// The brand check every operation and attribute of interface `T` starts with
 /// (<https://webidl.spec.whatwg.org/#dfn-create-operation-function>, "If thisValue does not

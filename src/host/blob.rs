@@ -9,7 +9,7 @@
 use std::rc::Rc;
 
 use boa_engine::{
-    class::{Class, ClassBuilder},
+    class::Class,
     job::GenericJob,
     js_string,
     object::builtins::{AlignedVec, JsArrayBuffer},
@@ -45,13 +45,9 @@ impl Blob {
     }
 }
 
-impl Class for Blob {
-    const NAME: &'static str = "Blob";
+impl webidl::ClassInterface for Blob {
     const LENGTH: usize = 0;
-    const ATTRIBUTES: boa_engine::property::Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         b.attribute("size", blob_size, None);
         b.attribute("type", blob_type, None);
         b.operation("slice", 0, blob_slice);
@@ -59,11 +55,10 @@ impl Class for Blob {
         b.promise_operation("text", 0, blob_text);
         b.promise_operation("arrayBuffer", 0, blob_array_buffer);
         b.promise_operation("bytes", 0, blob_bytes);
-        Ok(())
     }
 
     /// <https://w3c.github.io/FileAPI/#constructorBlob>
-    fn data_constructor(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Self> {
+    fn construct(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Self> {
         // Argument conversions, in order: `optional sequence<BlobPart> blobParts`, then
         // `optional BlobPropertyBag options = {}`.
         let parts = match args.first() {
@@ -113,6 +108,8 @@ impl Class for Blob {
         Ok(Blob::new(bytes, normalize_type(&mime_type)))
     }
 }
+
+webidl::interface!(Blob, "Blob");
 
 /// One converted `BlobPart` (`(BufferSource or Blob or USVString)`). A buffer source keeps its
 /// object: its bytes are copied when the parts are processed.

@@ -7,8 +7,7 @@ use std::collections::VecDeque;
 
 use crate::engine::traced_without_drop;
 use crate::engine::{
-    create_iter_result_object, Attribute, Class, ClassBuilder, Cx, Finalize, JsData, JsResult,
-    Object, Slot, Trace, Value,
+    create_iter_result_object, Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value,
 };
 
 use super::{
@@ -124,32 +123,29 @@ pub(crate) fn num_read_into_requests(reader: &Reader) -> usize {
     reader.borrow().data().read_into_requests.borrow().len()
 }
 
-impl Class for ReadableStreamBYOBReader {
-    const NAME: &'static str = "ReadableStreamBYOBReader";
+impl webidl::ClassInterface for ReadableStreamBYOBReader {
     const LENGTH: usize = 1;
-    const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         b.promise_operation("read", 1, read);
         b.operation("releaseLock", 0, release_lock);
-        define_generic_reader::<Self>(&mut b);
-        Ok(())
+        define_generic_reader::<Self>(b);
     }
 
-    fn data_constructor(_: &Value, args: &[Value], _: &mut Cx) -> JsResult<Self> {
+    fn construct(_: &Value, args: &[Value], _: &mut Cx) -> JsResult<Self> {
         // WebIDL conversion of the `ReadableStream stream` argument.
-        stream_argument(args, Self::NAME)?;
+        stream_argument(args, <Self as webidl::Interface>::NAME)?;
         Ok(Self::new())
     }
 
     /// <https://streams.spec.whatwg.org/#byob-reader-constructor>
-    fn object_constructor(this: &Object<Self>, args: &[Value], ctx: &mut Cx) -> JsResult<()> {
-        let stream = stream_argument(args, Self::NAME)?;
+    fn constructed(this: &Object<Self>, args: &[Value], ctx: &mut Cx) -> JsResult<()> {
+        let stream = stream_argument(args, <Self as webidl::Interface>::NAME)?;
         // 1. Perform ? SetUpReadableStreamBYOBReader(this, stream).
         set_up_readable_stream_byob_reader(this, &stream, ctx)
     }
 }
+
+webidl::interface!(ReadableStreamBYOBReader, "ReadableStreamBYOBReader");
 
 impl GenericReader for ReadableStreamBYOBReader {
     fn generic(&self) -> &GenericReaderSlots {

@@ -2,9 +2,7 @@
 //!
 //! <https://streams.spec.whatwg.org/#rs-byob-request-class>
 
-use crate::engine::{
-    Attribute, Class, ClassBuilder, Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value,
-};
+use crate::engine::{Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value};
 
 use super::byte_controller::{
     readable_byte_stream_controller_respond, readable_byte_stream_controller_respond_with_new_view,
@@ -51,23 +49,22 @@ pub(crate) fn view(request: &Object<ReadableStreamBYOBRequest>) -> Option<Object
     request.borrow().data().view.borrow().clone()
 }
 
-impl Class for ReadableStreamBYOBRequest {
-    const NAME: &'static str = "ReadableStreamBYOBRequest";
+impl webidl::ClassInterface for ReadableStreamBYOBRequest {
     const LENGTH: usize = 0;
-    const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         b.attribute("view", get_view, None);
         b.operation("respond", 1, respond);
         b.operation("respondWithNewView", 1, respond_with_new_view);
-        Ok(())
     }
 
-    fn data_constructor(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
-        Err(webidl::illegal_constructor(Self::NAME))
+    fn construct(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
+        Err(webidl::illegal_constructor(
+            <Self as webidl::Interface>::NAME,
+        ))
     }
 }
+
+webidl::interface!(ReadableStreamBYOBRequest, "ReadableStreamBYOBRequest");
 
 /// <https://streams.spec.whatwg.org/#rs-byob-request-view>
 fn get_view(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {

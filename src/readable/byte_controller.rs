@@ -11,8 +11,8 @@ use std::{cell::Cell, collections::VecDeque};
 
 use crate::engine::traced_without_drop;
 use crate::engine::{
-    Attribute, Class, ClassBuilder, Cx, Finalize, JsArrayBuffer, JsData, JsError, JsResult, Object,
-    Slot, Trace, TypedArrayKind, Value,
+    Cx, Finalize, JsArrayBuffer, JsData, JsError, JsResult, Object, Slot, Trace, TypedArrayKind,
+    Value,
 };
 
 use super::{
@@ -285,25 +285,24 @@ fn set_byob_request(controller: &Controller, request: Option<Object<ReadableStre
     *controller.borrow().data().byob_request.borrow_mut() = request;
 }
 
-impl Class for ReadableByteStreamController {
-    const NAME: &'static str = "ReadableByteStreamController";
+impl webidl::ClassInterface for ReadableByteStreamController {
     const LENGTH: usize = 0;
-    const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         b.attribute("byobRequest", get_byob_request, None);
         b.attribute("desiredSize", desired_size, None);
         b.operation("close", 0, close);
         b.operation("enqueue", 1, enqueue);
         b.operation("error", 0, error);
-        Ok(())
     }
 
-    fn data_constructor(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
-        Err(webidl::illegal_constructor(Self::NAME))
+    fn construct(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
+        Err(webidl::illegal_constructor(
+            <Self as webidl::Interface>::NAME,
+        ))
     }
 }
+
+webidl::interface!(ReadableByteStreamController, "ReadableByteStreamController");
 
 /// <https://streams.spec.whatwg.org/#rbs-controller-byob-request>
 fn get_byob_request(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {

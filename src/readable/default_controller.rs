@@ -5,10 +5,7 @@
 use std::cell::Cell;
 
 use crate::engine::traced_without_drop;
-use crate::engine::{
-    Attribute, Class, ClassBuilder, Cx, Finalize, JsData, JsError, JsResult, Object, Slot, Trace,
-    Value,
-};
+use crate::engine::{Cx, Finalize, JsData, JsError, JsResult, Object, Slot, Trace, Value};
 
 use super::{
     stream::{
@@ -151,24 +148,26 @@ fn stream_of(controller: &Controller) -> Object<ReadableStream> {
     controller.borrow().data().stream.clone()
 }
 
-impl Class for ReadableStreamDefaultController {
-    const NAME: &'static str = "ReadableStreamDefaultController";
+impl webidl::ClassInterface for ReadableStreamDefaultController {
     const LENGTH: usize = 0;
-    const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         b.attribute("desiredSize", desired_size, None);
         b.operation("close", 0, close);
         b.operation("enqueue", 0, enqueue);
         b.operation("error", 0, error);
-        Ok(())
     }
 
-    fn data_constructor(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
-        Err(webidl::illegal_constructor(Self::NAME))
+    fn construct(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
+        Err(webidl::illegal_constructor(
+            <Self as webidl::Interface>::NAME,
+        ))
     }
 }
+
+webidl::interface!(
+    ReadableStreamDefaultController,
+    "ReadableStreamDefaultController"
+);
 
 /// <https://streams.spec.whatwg.org/#rs-default-controller-desired-size>
 fn desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {

@@ -6,8 +6,7 @@ use std::collections::VecDeque;
 
 use crate::engine::traced_without_drop;
 use crate::engine::{
-    create_iter_result_object, Attribute, Class, ClassBuilder, Cx, Finalize, JsData, JsResult,
-    Object, Slot, Trace, Value,
+    create_iter_result_object, Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value,
 };
 
 use super::{
@@ -151,32 +150,29 @@ pub(crate) fn reader_stream(reader: &Reader) -> Option<Object<ReadableStream>> {
     reader.borrow().data().generic.stream()
 }
 
-impl Class for ReadableStreamDefaultReader {
-    const NAME: &'static str = "ReadableStreamDefaultReader";
+impl webidl::ClassInterface for ReadableStreamDefaultReader {
     const LENGTH: usize = 1;
-    const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         b.promise_operation("read", 0, read);
         b.operation("releaseLock", 0, release_lock);
-        define_generic_reader::<Self>(&mut b);
-        Ok(())
+        define_generic_reader::<Self>(b);
     }
 
-    fn data_constructor(_: &Value, args: &[Value], _: &mut Cx) -> JsResult<Self> {
+    fn construct(_: &Value, args: &[Value], _: &mut Cx) -> JsResult<Self> {
         // WebIDL conversion of the `ReadableStream stream` argument.
-        stream_argument(args, Self::NAME)?;
+        stream_argument(args, <Self as webidl::Interface>::NAME)?;
         Ok(Self::new())
     }
 
     /// <https://streams.spec.whatwg.org/#default-reader-constructor>
-    fn object_constructor(this: &Object<Self>, args: &[Value], ctx: &mut Cx) -> JsResult<()> {
-        let stream = stream_argument(args, Self::NAME)?;
+    fn constructed(this: &Object<Self>, args: &[Value], ctx: &mut Cx) -> JsResult<()> {
+        let stream = stream_argument(args, <Self as webidl::Interface>::NAME)?;
         // 1. Perform ? SetUpReadableStreamDefaultReader(this, stream).
         set_up_readable_stream_default_reader(this, &stream, ctx)
     }
 }
+
+webidl::interface!(ReadableStreamDefaultReader, "ReadableStreamDefaultReader");
 
 impl GenericReader for ReadableStreamDefaultReader {
     fn generic(&self) -> &GenericReaderSlots {

@@ -6,8 +6,7 @@
 use std::cell::Cell;
 
 use crate::engine::{
-    js_string, Attribute, Class, ClassBuilder, Cx, Finalize, JsArray, JsData, JsResult, Object,
-    Slot, Trace, Value,
+    js_string, Cx, Finalize, JsArray, JsData, JsResult, Object, Slot, Trace, Value,
 };
 
 use super::{
@@ -142,13 +141,9 @@ pub(crate) fn as_stream(value: &Value) -> Option<Object<ReadableStream>> {
         .and_then(|o| o.clone().downcast::<ReadableStream>().ok())
 }
 
-impl Class for ReadableStream {
-    const NAME: &'static str = "ReadableStream";
+impl webidl::ClassInterface for ReadableStream {
     const LENGTH: usize = 0;
-    const ATTRIBUTES: Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         b.static_operation("from", 1, rs_from);
         b.attribute("locked", rs_locked, None);
         b.promise_operation("cancel", 0, rs_cancel);
@@ -157,15 +152,14 @@ impl Class for ReadableStream {
         b.promise_operation("pipeTo", 1, pipe::rs_pipe_to);
         b.operation("tee", 0, rs_tee);
         b.async_iterable(0, rs_values);
-        Ok(())
     }
 
-    fn data_constructor(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
+    fn construct(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
         Ok(Self::new_uninitialized())
     }
 
     /// <https://streams.spec.whatwg.org/#rs-constructor>
-    fn object_constructor(this: &Object<Self>, args: &[Value], ctx: &mut Cx) -> JsResult<()> {
+    fn constructed(this: &Object<Self>, args: &[Value], ctx: &mut Cx) -> JsResult<()> {
         // WebIDL argument conversion: `optional object underlyingSource`, then
         // `optional QueuingStrategy strategy = {}`.
         let underlying_source = args.first().cloned().unwrap_or_default();
@@ -223,6 +217,8 @@ impl Class for ReadableStream {
         )
     }
 }
+
+webidl::interface!(ReadableStream, "ReadableStream");
 
 /// The `UnderlyingSource` dictionary, converted:
 /// <https://streams.spec.whatwg.org/#dictdef-underlyingsource>.

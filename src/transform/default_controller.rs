@@ -4,9 +4,7 @@
 //! <https://streams.spec.whatwg.org/#ts-default-controller-class>
 
 use crate::engine::traced_without_drop;
-use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, JsData, JsError, JsResult, Object, Slot, Trace, Value,
-};
+use crate::engine::{Cx, Finalize, JsData, JsError, JsResult, Object, Slot, Trace, Value};
 use crate::writable::stream::WritableSlots;
 
 use super::other_specs::NativeTransform;
@@ -235,24 +233,26 @@ fn set_finish_promise(controller: &Controller, promise: PromiseCapability) {
     *controller.borrow().data().finish_promise.borrow_mut() = Some(promise);
 }
 
-impl Class for TransformStreamDefaultController {
-    const NAME: &'static str = "TransformStreamDefaultController";
+impl webidl::ClassInterface for TransformStreamDefaultController {
     const LENGTH: usize = 0;
-    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         b.attribute("desiredSize", desired_size, None);
         b.operation("enqueue", 0, enqueue);
         b.operation("error", 0, error);
         b.operation("terminate", 0, terminate);
-        Ok(())
     }
 
-    fn data_constructor(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
-        Err(webidl::illegal_constructor(Self::NAME))
+    fn construct(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
+        Err(webidl::illegal_constructor(
+            <Self as webidl::Interface>::NAME,
+        ))
     }
 }
+
+webidl::interface!(
+    TransformStreamDefaultController,
+    "TransformStreamDefaultController"
+);
 
 /// <https://streams.spec.whatwg.org/#ts-default-controller-desired-size>
 fn desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {

@@ -6,9 +6,7 @@ use crate::engine;
 use crate::writable::stream::WritableSlots;
 use std::cell::Cell;
 
-use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value,
-};
+use crate::engine::{Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value};
 
 use super::default_controller::{
     set_up_transform_stream_default_controller_from_transformer,
@@ -131,24 +129,19 @@ pub(crate) fn readable_controller(
         .and_then(|c: ControllerRef| c.as_default())
 }
 
-impl Class for TransformStream {
-    const NAME: &'static str = "TransformStream";
+impl webidl::ClassInterface for TransformStream {
     const LENGTH: usize = 0;
-    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         b.attribute("readable", ts_readable, None);
         b.attribute("writable", ts_writable, None);
-        Ok(())
     }
 
-    fn data_constructor(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
+    fn construct(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
         Ok(Self::new_uninitialized())
     }
 
     /// <https://streams.spec.whatwg.org/#ts-constructor>
-    fn object_constructor(this: &Object<Self>, args: &[Value], ctx: &mut Cx) -> JsResult<()> {
+    fn constructed(this: &Object<Self>, args: &[Value], ctx: &mut Cx) -> JsResult<()> {
         // WebIDL argument conversion: `optional object transformer`, then
         // `optional QueuingStrategy writableStrategy = {}`, then
         // `optional QueuingStrategy readableStrategy = {}`.
@@ -229,6 +222,8 @@ impl Class for TransformStream {
         }
     }
 }
+
+webidl::interface!(TransformStream, "TransformStream");
 
 /// <https://streams.spec.whatwg.org/#ts-readable>
 fn ts_readable(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {

@@ -6,9 +6,7 @@
 use crate::writable::stream::WritableSlots;
 use std::cell::Cell;
 
-use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value,
-};
+use crate::engine::{Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value};
 
 use super::{
     abort_signal,
@@ -246,22 +244,24 @@ pub(crate) fn started(controller: &Controller) -> bool {
     controller.borrow().data().started.get()
 }
 
-impl Class for WritableStreamDefaultController {
-    const NAME: &'static str = "WritableStreamDefaultController";
+impl webidl::ClassInterface for WritableStreamDefaultController {
     const LENGTH: usize = 0;
-    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         b.attribute("signal", controller_signal, None);
         b.operation("error", 0, controller_error);
-        Ok(())
     }
 
-    fn data_constructor(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
-        Err(webidl::illegal_constructor(Self::NAME))
+    fn construct(_: &Value, _: &[Value], _: &mut Cx) -> JsResult<Self> {
+        Err(webidl::illegal_constructor(
+            <Self as webidl::Interface>::NAME,
+        ))
     }
 }
+
+webidl::interface!(
+    WritableStreamDefaultController,
+    "WritableStreamDefaultController"
+);
 
 /// <https://streams.spec.whatwg.org/#ws-default-controller-signal>
 fn controller_signal(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {

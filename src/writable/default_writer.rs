@@ -3,9 +3,7 @@
 //! <https://streams.spec.whatwg.org/#default-writer-class>
 
 use crate::engine::internal_promise::InternalPromise;
-use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, JsData, JsPromise, JsResult, Object, Slot, Trace, Value,
-};
+use crate::engine::{Cx, Finalize, JsData, JsPromise, JsResult, Object, Slot, Trace, Value};
 use crate::writable::stream::WritableSlots;
 
 use super::{
@@ -117,13 +115,9 @@ fn rejected_handled_promise(reason: Value, ctx: &mut Cx) -> JsResult<PromiseCapa
     Ok(promise)
 }
 
-impl Class for WritableStreamDefaultWriter {
-    const NAME: &'static str = "WritableStreamDefaultWriter";
+impl webidl::ClassInterface for WritableStreamDefaultWriter {
     const LENGTH: usize = 1;
-    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         b.promise_attribute("closed", writer_closed);
         b.attribute("desiredSize", writer_desired_size, None);
         b.promise_attribute("ready", writer_ready);
@@ -131,11 +125,10 @@ impl Class for WritableStreamDefaultWriter {
         b.promise_operation("close", 0, writer_close);
         b.operation("releaseLock", 0, writer_release_lock);
         b.promise_operation("write", 0, writer_write);
-        Ok(())
     }
 
     /// <https://streams.spec.whatwg.org/#default-writer-constructor>: the argument conversion.
-    fn data_constructor(_: &Value, args: &[Value], _: &mut Cx) -> JsResult<Self> {
+    fn construct(_: &Value, args: &[Value], _: &mut Cx) -> JsResult<Self> {
         let stream = args
             .first()
             .and_then(Value::as_object)
@@ -150,7 +143,7 @@ impl Class for WritableStreamDefaultWriter {
         Ok(writer)
     }
 
-    fn object_constructor(instance: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
+    fn constructed(instance: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
         let stream = instance
             .borrow()
             .data()
@@ -165,6 +158,8 @@ impl Class for WritableStreamDefaultWriter {
         }
     }
 }
+
+webidl::interface!(WritableStreamDefaultWriter, "WritableStreamDefaultWriter");
 
 /// <https://streams.spec.whatwg.org/#default-writer-closed>
 fn writer_closed(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {

@@ -4,9 +4,7 @@
 
 use std::{cell::Cell, collections::VecDeque};
 
-use crate::engine::{
-    Class, ClassBuilder, Cx, Finalize, JsData, JsPromise, JsResult, Object, Slot, Trace, Value,
-};
+use crate::engine::{Cx, Finalize, JsData, JsPromise, JsResult, Object, Slot, Trace, Value};
 
 use super::{
     abort_signal,
@@ -145,23 +143,18 @@ impl WritableSlots for Stream {
     }
 }
 
-impl Class for WritableStream {
-    const NAME: &'static str = "WritableStream";
+impl webidl::ClassInterface for WritableStream {
     const LENGTH: usize = 0;
-    const ATTRIBUTES: crate::engine::Attribute = webidl::INTERFACE_OBJECT;
-
-    fn init(class: &mut ClassBuilder<'_>) -> JsResult<()> {
-        let mut b = webidl::InterfaceBuilder::class::<Self>(class);
+    fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         b.attribute("locked", ws_locked, None);
         b.promise_operation("abort", 0, ws_abort);
         b.promise_operation("close", 0, ws_close);
         b.operation("getWriter", 0, ws_get_writer);
-        Ok(())
     }
 
     /// <https://streams.spec.whatwg.org/#ws-constructor>, up to the set-up of the controller
-    /// (which [`Class::object_constructor`] performs once the object exists).
-    fn data_constructor(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
+    /// (which [`webidl::ClassInterface::constructed`] performs once the object exists).
+    fn construct(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
         // IDL argument conversion: `optional object underlyingSink`, then
         // `optional QueuingStrategy strategy = {}`.
         let underlying_sink = args.first().cloned().unwrap_or_default();
@@ -195,7 +188,7 @@ impl Class for WritableStream {
         Ok(stream)
     }
 
-    fn object_constructor(instance: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
+    fn constructed(instance: &Object<Self>, _: &[Value], ctx: &mut Cx) -> JsResult<()> {
         let arguments = instance
             .borrow()
             .data()
@@ -217,6 +210,8 @@ impl Class for WritableStream {
         )
     }
 }
+
+webidl::interface!(WritableStream, "WritableStream");
 
 /// <https://streams.spec.whatwg.org/#ws-locked>
 fn ws_locked(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
