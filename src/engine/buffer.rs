@@ -87,7 +87,7 @@ impl ViewRecord {
 /// without `[AllowShared]`): anything else, and views on a `SharedArrayBuffer`, are TypeErrors.
 ///
 /// The slots are read through the built-in getters' internals, which run no script.
-pub fn array_buffer_view(value: &JsValue, what: &str, ctx: &mut Context) -> JsResult<ViewRecord> {
+pub fn array_buffer_view(value: &Value, what: &str, ctx: &mut Cx) -> JsResult<ViewRecord> {
     let error = |message: &str| -> JsError {
         JsNativeError::typ()
             .with_message(format!("{what} {message}"))
@@ -163,7 +163,7 @@ pub fn can_transfer_array_buffer(buffer: &JsArrayBuffer) -> bool {
 /// <https://streams.spec.whatwg.org/#transfer-array-buffer>
 ///
 /// Zero-copy: the data block moves to the new buffer.
-pub fn transfer_array_buffer(buffer: &JsArrayBuffer, ctx: &mut Context) -> JsResult<JsArrayBuffer> {
+pub fn transfer_array_buffer(buffer: &JsArrayBuffer, ctx: &mut Cx) -> JsResult<JsArrayBuffer> {
     // 1. Assert: ! IsDetachedBuffer(O) is false.
     // 2. Let arrayBufferData be O.[[ArrayBufferData]].
     // 3. Let arrayBufferByteLength be O.[[ArrayBufferByteLength]].
@@ -181,7 +181,7 @@ pub fn clone_array_buffer(
     buffer: &JsArrayBuffer,
     byte_offset: u64,
     byte_length: u64,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<JsArrayBuffer> {
     let block = {
         let Some(data) = buffer.data() else {
@@ -202,7 +202,7 @@ pub fn clone_array_buffer(
 }
 
 /// <https://streams.spec.whatwg.org/#abstract-opdef-cloneasuint8array>
-pub fn clone_as_uint8_array(view: &ViewRecord, ctx: &mut Context) -> JsResult<JsObject> {
+pub fn clone_as_uint8_array(view: &ViewRecord, ctx: &mut Cx) -> JsResult<Object> {
     // 1. Assert: O is an Object.
     // 2. Assert: O has an [[ViewedArrayBuffer]] internal slot.
     // 3. Assert: ! IsDetachedBuffer(O.[[ViewedArrayBuffer]]) is false.
@@ -228,8 +228,8 @@ pub fn construct_view(
     buffer: &JsArrayBuffer,
     byte_offset: u64,
     length: u64,
-    ctx: &mut Context,
-) -> JsResult<JsObject> {
+    ctx: &mut Cx,
+) -> JsResult<Object> {
     let constructor = kind.constructor(ctx);
     let buffer: JsObject = buffer.clone().into();
     // Offsets and lengths come from existing buffers, so they are far below 2^53.
@@ -292,7 +292,7 @@ pub fn copy_data_block_bytes(
 }
 
 /// `Construct(%ArrayBuffer%, « byteLength »)`: a RangeError when it cannot be allocated.
-pub fn new_array_buffer(byte_length: u64, ctx: &mut Context) -> JsResult<JsArrayBuffer> {
+pub fn new_array_buffer(byte_length: u64, ctx: &mut Cx) -> JsResult<JsArrayBuffer> {
     let length = usize::try_from(byte_length).map_err(|_| {
         JsError::from(JsNativeError::range().with_message("Array buffer allocation failed"))
     })?;
@@ -379,10 +379,10 @@ impl Backing {
 /// `SharedArrayBuffer` (or a view on one) unless `allow_shared`, and a resizable `ArrayBuffer`
 /// (or a view on one): `[AllowResizable]` is not given.
 pub fn buffer_source_copy(
-    value: &JsValue,
+    value: &Value,
     allow_shared: bool,
     what: &str,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<Vec<u8>> {
     let (backing, offset, len) = buffer_source_range(value, allow_shared, what, ctx)?;
     Ok(backing.copy(offset, len))
@@ -391,10 +391,10 @@ pub fn buffer_source_copy(
 /// Converts `value` to an IDL `BufferSource` like [`buffer_source_copy`], throwing the same
 /// TypeErrors, without copying the bytes (for a conversion whose bytes are read later).
 pub fn check_buffer_source(
-    value: &JsValue,
+    value: &Value,
     allow_shared: bool,
     what: &str,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     buffer_source_range(value, allow_shared, what, ctx).map(drop)
 }
@@ -402,7 +402,7 @@ pub fn check_buffer_source(
 /// Whether `value` is an object with an `[[ArrayBufferData]]` slot (an `ArrayBuffer` or a
 /// `SharedArrayBuffer`) or an `ArrayBufferView` (a typed array or a `DataView`): the objects
 /// that a union conversion sends to its buffer source member. Runs no script.
-pub fn is_buffer_source_object(value: &JsValue) -> bool {
+pub fn is_buffer_source_object(value: &Value) -> bool {
     let Some(object) = value.as_object() else {
         return false;
     };
@@ -477,7 +477,7 @@ fn typed_array_range(object: &JsObject, buffer_length: usize) -> (usize, usize) 
 }
 
 /// A new `Uint8Array` of the current realm wrapping a new `ArrayBuffer` that holds `bytes`.
-pub fn new_uint8_array(bytes: &[u8], ctx: &mut Context) -> JsResult<JsValue> {
+pub fn new_uint8_array(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
     let block = AlignedVec::from_slice(0, bytes);
     let buffer = JsArrayBuffer::from_byte_block(block, ctx)?;
     let array = JsUint8Array::from_array_buffer(buffer, ctx)?;
@@ -489,8 +489,8 @@ pub fn new_uint8_array(bytes: &[u8], ctx: &mut Context) -> JsResult<JsValue> {
 /// `None` when `value` is not a buffer source. `f` runs while the buffer's data is borrowed: it
 /// must not run script (it gets no context).
 pub fn with_buffer_source_bytes<R>(
-    value: &JsValue,
-    ctx: &mut Context,
+    value: &Value,
+    ctx: &mut Cx,
     f: impl FnOnce(&[u8]) -> R,
 ) -> Option<R> {
     let (backing, offset, len) = buffer_source_range(value, true, "The chunk", ctx).ok()?;
@@ -508,7 +508,7 @@ pub fn with_buffer_source_bytes<R>(
 }
 
 /// The byte length of a buffer source, `None` for anything else. Runs no script.
-pub fn buffer_source_byte_length(value: &JsValue, ctx: &mut Context) -> Option<usize> {
+pub fn buffer_source_byte_length(value: &Value, ctx: &mut Cx) -> Option<usize> {
     buffer_source_range(value, true, "The chunk", ctx)
         .ok()
         .map(|(_, _, len)| len)

@@ -1,15 +1,10 @@
 //! Calls into JavaScript.
 
-use boa_engine::{Context, JsValue};
+use super::{Cx, Object, Value};
 use boa_engine::{JsNativeError, JsResult};
 
 /// Calls a JS function value with `this` and arguments.
-pub fn call(
-    function: &JsValue,
-    this: &JsValue,
-    args: &[JsValue],
-    ctx: &mut Context,
-) -> JsResult<JsValue> {
+pub fn call(function: &Value, this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     match function.as_callable() {
         Some(f) => f.call(this, args, ctx),
         None => Err(JsNativeError::typ()
@@ -20,10 +15,10 @@ pub fn call(
 
 /// Calls a callable object (its [[Call]]): a user callback, iterator method or getter.
 pub fn call_object(
-    function: &boa_engine::JsObject,
-    this: &JsValue,
-    args: &[JsValue],
-    ctx: &mut Context,
-) -> JsResult<JsValue> {
+    function: &Object,
+    this: &Value,
+    args: &[Value],
+    ctx: &mut Cx,
+) -> JsResult<Value> {
     function.call(this, args, ctx)
 }

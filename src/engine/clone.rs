@@ -4,6 +4,7 @@
 //!
 //! <https://html.spec.whatwg.org/multipage/structured-data.html#structuredserializeinternal>
 
+use super::{Cx, Object, Value};
 use boa_engine::{
     builtins::{
         array_buffer::ArrayBuffer, dataview::DataView, error::Error, object::OrdinaryObject,
@@ -39,7 +40,7 @@ pub enum Primitive {
 }
 
 /// The primitive `value` is, or `None` for an object.
-pub fn primitive(value: &JsValue) -> Option<Primitive> {
+pub fn primitive(value: &Value) -> Option<Primitive> {
     Some(match value.variant() {
         JsVariant::Undefined => Primitive::Undefined,
         JsVariant::Null => Primitive::Null,
@@ -54,7 +55,7 @@ pub fn primitive(value: &JsValue) -> Option<Primitive> {
 }
 
 /// The value of a primitive (a BigInt that does not parse is 0n; the serializer wrote it).
-pub fn primitive_value(primitive: &Primitive) -> JsValue {
+pub fn primitive_value(primitive: &Primitive) -> Value {
     match primitive {
         Primitive::Undefined | Primitive::Symbol => JsValue::undefined(),
         Primitive::Null => JsValue::null(),
@@ -154,7 +155,7 @@ fn regexp_flags(regexp: &JsRegExp, ctx: &mut Context) -> JsResult<String> {
 }
 
 /// Classifies `object` by its internal slots. Runs no script (slot reads only).
-pub fn object_kind(object: &JsObject, ctx: &mut Context) -> JsResult<ObjectKind> {
+pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
     if let Some(b) = object.downcast_ref::<bool>() {
         return Ok(ObjectKind::Boolean(*b));
     }
@@ -257,7 +258,7 @@ pub fn object_kind(object: &JsObject, ctx: &mut Context) -> JsResult<ObjectKind>
 }
 
 /// A copy of `[[MapData]]`'s entries (no script runs).
-pub fn map_entries(object: &JsObject) -> JsResult<Vec<(JsValue, JsValue)>> {
+pub fn map_entries(object: &Object) -> JsResult<Vec<(Value, Value)>> {
     let mut entries = Vec::new();
     if let Ok(map) = JsMap::from_object(object.clone()) {
         map.for_each_native(|k, v| {
@@ -269,7 +270,7 @@ pub fn map_entries(object: &JsObject) -> JsResult<Vec<(JsValue, JsValue)>> {
 }
 
 /// A copy of `[[SetData]]`'s entries (no script runs).
-pub fn set_entries(object: &JsObject) -> JsResult<Vec<JsValue>> {
+pub fn set_entries(object: &Object) -> JsResult<Vec<Value>> {
     let mut entries = Vec::new();
     if let Ok(set) = JsSet::from_object(object.clone()) {
         set.for_each_native(|v| {
@@ -282,7 +283,7 @@ pub fn set_entries(object: &JsObject) -> JsResult<Vec<JsValue>> {
 
 /// `! EnumerableOwnProperties(object, key)` for an ordinary or Array object (their
 /// [[OwnPropertyKeys]] and [[GetOwnProperty]] run no script): the string keys, in order.
-pub fn enumerable_own_keys(object: &JsObject, ctx: &mut Context) -> JsResult<Vec<PropertyKey>> {
+pub fn enumerable_own_keys(object: &Object, ctx: &mut Cx) -> JsResult<Vec<PropertyKey>> {
     let keys = object.own_property_keys(ctx)?;
     let borrowed = object.borrow();
     let properties = borrowed.properties();
@@ -298,7 +299,7 @@ pub fn enumerable_own_keys(object: &JsObject, ctx: &mut Context) -> JsResult<Vec
 }
 
 /// `! OrdinaryGetOwnProperty(array, "length").[[Value]]`.
-pub fn array_length(object: &JsObject, ctx: &mut Context) -> JsResult<u32> {
+pub fn array_length(object: &Object, ctx: &mut Cx) -> JsResult<u32> {
     match JsArray::from_object(object.clone()) {
         Ok(array) => Ok(u32::try_from(array.length(ctx)?).unwrap_or(u32::MAX)),
         Err(_) => Ok(0),
@@ -306,7 +307,7 @@ pub fn array_length(object: &JsObject, ctx: &mut Context) -> JsResult<u32> {
 }
 
 /// `! value.[[GetOwnProperty]]("message")`, if it is a data property: its value.
-pub fn own_data_property(object: &JsObject, key: &PropertyKey) -> Option<JsValue> {
+pub fn own_data_property(object: &Object, key: &PropertyKey) -> Option<Value> {
     let borrowed = object.borrow();
     let desc = borrowed.properties().get(key)?;
     if desc.is_data_descriptor() {
@@ -335,19 +336,19 @@ pub fn property_key_string(key: &PropertyKey) -> JsString {
 // ---------------------------------------------------------------------------------------------
 
 /// A new Boolean, Number, BigInt or String object wrapping `value` (ToObject).
-pub fn new_primitive_wrapper(value: &Primitive, ctx: &mut Context) -> JsResult<JsObject> {
+pub fn new_primitive_wrapper(value: &Primitive, ctx: &mut Cx) -> JsResult<Object> {
     primitive_value(value).to_object(ctx)
 }
 
 /// A new `Date` with the given time value.
-pub fn new_date(time: f64, ctx: &mut Context) -> JsResult<JsObject> {
+pub fn new_date(time: f64, ctx: &mut Cx) -> JsResult<Object> {
     let date = JsDate::new(ctx);
     date.set_time(time, ctx)?;
     Ok(date.into())
 }
 
 /// A new `RegExp` from a source and flags that came from one.
-pub fn new_regexp(source: JsString, flags: &str, ctx: &mut Context) -> JsResult<JsObject> {
+pub fn new_regexp(source: JsString, flags: &str, ctx: &mut Cx) -> JsResult<Object> {
     let regexp = JsRegExp::new(
         JsValue::from(source),
         JsValue::from(JsString::from(flags)),
@@ -357,17 +358,17 @@ pub fn new_regexp(source: JsString, flags: &str, ctx: &mut Context) -> JsResult<
 }
 
 /// A new `ArrayBuffer` whose data block is `bytes` (moved, not copied).
-pub fn new_array_buffer_from(bytes: ByteBlock, ctx: &mut Context) -> JsResult<JsObject> {
+pub fn new_array_buffer_from(bytes: ByteBlock, ctx: &mut Cx) -> JsResult<Object> {
     Ok(JsArrayBuffer::from_byte_block(bytes.0, ctx)?.into())
 }
 
 /// A new `Map`.
-pub fn new_map(ctx: &mut Context) -> JsObject {
+pub fn new_map(ctx: &mut Cx) -> Object {
     JsMap::new(ctx).into()
 }
 
 /// Appends an entry to a new map's [[MapData]] (the intrinsic `set`, no lookup).
-pub fn map_append(map: &JsObject, key: JsValue, value: JsValue, ctx: &mut Context) -> JsResult<()> {
+pub fn map_append(map: &Object, key: Value, value: Value, ctx: &mut Cx) -> JsResult<()> {
     if let Ok(map) = JsMap::from_object(map.clone()) {
         map.set(key, value, ctx)?;
     }
@@ -375,12 +376,12 @@ pub fn map_append(map: &JsObject, key: JsValue, value: JsValue, ctx: &mut Contex
 }
 
 /// A new `Set`.
-pub fn new_set(ctx: &mut Context) -> JsObject {
+pub fn new_set(ctx: &mut Cx) -> Object {
     JsSet::new(ctx).into()
 }
 
 /// Appends a value to a new set's [[SetData]] (the intrinsic `add`, no lookup).
-pub fn set_append(set: &JsObject, value: JsValue, ctx: &mut Context) -> JsResult<()> {
+pub fn set_append(set: &Object, value: Value, ctx: &mut Cx) -> JsResult<()> {
     if let Ok(set) = JsSet::from_object(set.clone()) {
         set.add(value, ctx)?;
     }
@@ -400,7 +401,7 @@ pub const ERROR_NAMES: [&str; 7] = [
 
 /// A new error object of the named type (one of [`ERROR_NAMES`]), with an own `message` data
 /// property unless `message` is `None`.
-pub fn new_error(name: &str, message: Option<JsString>, ctx: &mut Context) -> JsResult<JsObject> {
+pub fn new_error(name: &str, message: Option<JsString>, ctx: &mut Cx) -> JsResult<Object> {
     let c = ctx.intrinsics().constructors();
     let constructor = match name {
         "EvalError" => c.eval_error(),
@@ -417,14 +418,14 @@ pub fn new_error(name: &str, message: Option<JsString>, ctx: &mut Context) -> Js
 }
 
 /// `! ArrayCreate(length)`.
-pub fn new_array(length: u32, ctx: &mut Context) -> JsResult<JsObject> {
+pub fn new_array(length: u32, ctx: &mut Cx) -> JsResult<Object> {
     let array: JsObject = JsArray::new(ctx)?.into();
     array.set(boa_engine::js_string!("length"), length, true, ctx)?;
     Ok(array)
 }
 
 /// `! OrdinaryObjectCreate(%Object.prototype%)`.
-pub fn new_plain_object(ctx: &mut Context) -> JsObject {
+pub fn new_plain_object(ctx: &mut Cx) -> Object {
     JsObject::with_object_proto(ctx.intrinsics())
 }
 
@@ -455,7 +456,7 @@ pub fn detach_array_buffer(buffer: &JsArrayBuffer) -> JsResult<ByteBlock> {
 }
 
 /// The `ArrayBuffer` an object is, if it is one.
-pub fn as_array_buffer(object: &JsObject) -> Option<JsArrayBuffer> {
+pub fn as_array_buffer(object: &Object) -> Option<JsArrayBuffer> {
     if object.is::<ArrayBuffer>() {
         JsArrayBuffer::from_object(object.clone()).ok()
     } else {
@@ -464,12 +465,12 @@ pub fn as_array_buffer(object: &JsObject) -> Option<JsArrayBuffer> {
 }
 
 /// Whether `object` is a `SharedArrayBuffer`.
-pub fn is_shared_array_buffer(object: &JsObject) -> bool {
+pub fn is_shared_array_buffer(object: &Object) -> bool {
     JsSharedArrayBuffer::from_object(object.clone()).is_ok()
 }
 
 /// A new frozen Array of `values` (a WebIDL `FrozenArray<T>` value).
-pub fn frozen_array(values: Vec<JsValue>, ctx: &mut Context) -> JsResult<JsObject> {
+pub fn frozen_array(values: Vec<Value>, ctx: &mut Cx) -> JsResult<Object> {
     let array: JsObject = JsArray::from_iter(values, ctx).into();
     array.set_integrity_level(boa_engine::object::IntegrityLevel::Frozen, ctx)?;
     Ok(array)

@@ -1,25 +1,25 @@
 //! Errors: thrown values and the spec's TypeError / RangeError objects.
 
-use boa_engine::{Context, JsValue};
+use super::{Cx, Value};
 use boa_engine::{JsError, JsNativeError, JsResult};
 
 /// Turns a thrown error into the JS value script would catch.
 ///
 /// Uncatchable engine errors (runtime limits, engine panics) stay errors: they must propagate,
 /// never be handed to script as a rejection reason.
-pub fn thrown_value(error: JsError, ctx: &mut Context) -> JsResult<JsValue> {
+pub fn thrown_value(error: JsError, ctx: &mut Cx) -> JsResult<Value> {
     error.into_opaque(ctx)
 }
 
 /// A TypeError object, as the spec's "a TypeError".
-pub fn type_error(message: &str, ctx: &mut Context) -> JsValue {
+pub fn type_error(message: &str, ctx: &mut Cx) -> Value {
     JsError::from(JsNativeError::typ().with_message(message.to_owned()))
         .into_opaque(ctx)
         .unwrap_or_default()
 }
 
 /// A RangeError object, as the spec's "a RangeError".
-pub fn range_error(message: &str, ctx: &mut Context) -> JsValue {
+pub fn range_error(message: &str, ctx: &mut Cx) -> Value {
     JsError::from(JsNativeError::range().with_message(message.to_owned()))
         .into_opaque(ctx)
         .unwrap_or_default()
@@ -37,7 +37,7 @@ pub fn throw_range_error(message: impl Into<String>) -> JsError {
 
 /// The string form of a thrown value or rejection reason: `ToString(value)` (for an `Error`,
 /// `"TypeError: message"`), or Boa's display form when `ToString` throws (e.g. a symbol).
-pub fn value_message(value: &JsValue, ctx: &mut Context) -> String {
+pub fn value_message(value: &Value, ctx: &mut Cx) -> String {
     match value.to_string(ctx) {
         Ok(string) => string.to_std_string_escaped(),
         Err(_) => value.display().to_string(),

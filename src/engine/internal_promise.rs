@@ -13,9 +13,9 @@
 //! with resolving functions (only then are JS functions created); another internal promise is
 //! adopted the same way, minus the unobservable `then` lookup.
 
+use super::{Cx, Object, Value};
 use boa_engine::{
-    native_function::NativeFunction, object::FunctionObjectBuilder, Context, JsObject, JsResult,
-    JsValue,
+    native_function::NativeFunction, object::FunctionObjectBuilder, Context, JsResult, JsValue,
 };
 use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
@@ -79,7 +79,7 @@ fn queue_reaction(
 
 impl InternalPromise {
     /// The outcome once settled: `Ok(value)` fulfilled, `Err(reason)` rejected.
-    pub(crate) fn outcome(&self) -> Option<Result<JsValue, JsValue>> {
+    pub(crate) fn outcome(&self) -> Option<Result<Value, Value>> {
         match &*self.0.borrow() {
             State::Pending { .. } => None,
             State::Fulfilled(value) => Some(Ok(value.clone())),
@@ -93,7 +93,7 @@ impl InternalPromise {
     }
 
     /// "A promise resolved with" a non-object `value`.
-    pub(crate) fn fulfilled(value: JsValue) -> Self {
+    pub(crate) fn fulfilled(value: Value) -> Self {
         Self(Gc::new(GcRefCell::new(State::Fulfilled(value))))
     }
 
@@ -111,7 +111,7 @@ impl InternalPromise {
         data: T,
         on_fulfilled: ReactionStep<T>,
         on_rejected: ReactionStep<T>,
-        ctx: &mut Context,
+        ctx: &mut Cx,
     ) {
         let reaction: Box<dyn Reaction> = Box::new(Steps {
             data,
@@ -163,7 +163,7 @@ impl InternalPromise {
     }
 
     /// [=Resolve=] the promise with `value`.
-    pub(crate) fn resolve(&self, value: JsValue, ctx: &mut Context) -> JsResult<()> {
+    pub(crate) fn resolve(&self, value: Value, ctx: &mut Cx) -> JsResult<()> {
         if !self.begin_resolve() {
             return Ok(());
         }
@@ -199,12 +199,7 @@ impl InternalPromise {
     /// The body of NewPromiseResolveThenableJob(this promise, `thenable`, `then`): calls `then`
     /// on `thenable` with a fresh pair of resolving functions sharing one [[AlreadyResolved]]
     /// (the promise has begun resolving already).
-    pub(crate) fn thenable_job(
-        &self,
-        thenable: JsValue,
-        then: JsObject,
-        ctx: &mut Context,
-    ) -> JsResult<()> {
+    pub(crate) fn thenable_job(&self, thenable: Value, then: Object, ctx: &mut Cx) -> JsResult<()> {
         let promise = self;
         let already_resolved = Gc::new(GcRefCell::new(false));
         let realm = ctx.realm().clone();
@@ -243,7 +238,7 @@ impl InternalPromise {
     /// [=Resolve=] the promise with another internal promise: adopted as a promise with the
     /// intrinsic `then` would be (one job to call `then`, then the inner promise's reaction),
     /// without an observable lookup.
-    pub(crate) fn resolve_with_internal(&self, inner: InternalPromise, ctx: &mut Context) {
+    pub(crate) fn resolve_with_internal(&self, inner: InternalPromise, ctx: &mut Cx) {
         if !self.begin_resolve() {
             return;
         }
@@ -266,7 +261,7 @@ impl InternalPromise {
     }
 
     /// [=Reject=] the promise with `reason`.
-    pub(crate) fn reject(&self, reason: JsValue, ctx: &mut Context) {
+    pub(crate) fn reject(&self, reason: Value, ctx: &mut Cx) {
         if self.begin_resolve() {
             self.settle(Err(reason), ctx);
         }

@@ -42,7 +42,7 @@ impl std::fmt::Debug for PromiseCapability {
 
 impl PromiseCapability {
     /// <https://webidl.spec.whatwg.org/#a-new-promise>
-    pub fn new(ctx: &mut Context) -> Self {
+    pub fn new(ctx: &mut Cx) -> Self {
         let (promise, resolvers) = JsPromise::new_pending(ctx);
         Self { promise, resolvers }
     }
@@ -53,7 +53,7 @@ impl PromiseCapability {
         data: T,
         on_fulfilled: ReactionStep<T>,
         on_rejected: ReactionStep<T>,
-        ctx: &mut Context,
+        ctx: &mut Cx,
     ) -> JsResult<()> {
         react(&self.promise, data, on_fulfilled, on_rejected, ctx)
     }
@@ -67,7 +67,7 @@ impl PromiseCapability {
     ///
     /// Resolving with an object performs `Get(value, "then")`, as the spec requires; internal
     /// steps therefore never resolve with an object that script could have decorated.
-    pub fn resolve(&self, value: JsValue, ctx: &mut Context) -> JsResult<()> {
+    pub fn resolve(&self, value: Value, ctx: &mut Cx) -> JsResult<()> {
         let result = self
             .resolvers
             .resolve
@@ -78,7 +78,7 @@ impl PromiseCapability {
     }
 
     /// <https://webidl.spec.whatwg.org/#reject>
-    pub fn reject(&self, reason: JsValue, ctx: &mut Context) -> JsResult<()> {
+    pub fn reject(&self, reason: Value, ctx: &mut Cx) -> JsResult<()> {
         let result = self
             .resolvers
             .reject
@@ -95,14 +95,14 @@ impl PromiseCapability {
 }
 
 /// <https://webidl.spec.whatwg.org/#a-promise-resolved-with>
-pub fn promise_resolved_with(value: JsValue, ctx: &mut Context) -> JsResult<JsPromise> {
+pub fn promise_resolved_with(value: Value, ctx: &mut Cx) -> JsResult<JsPromise> {
     let cap = PromiseCapability::new(ctx);
     cap.resolve(value, ctx)?;
     Ok(cap.promise.clone())
 }
 
 /// <https://webidl.spec.whatwg.org/#a-promise-rejected-with>
-pub fn promise_rejected_with(reason: JsValue, ctx: &mut Context) -> JsResult<JsPromise> {
+pub fn promise_rejected_with(reason: Value, ctx: &mut Cx) -> JsResult<JsPromise> {
     let cap = PromiseCapability::new(ctx);
     cap.reject(reason, ctx)?;
     Ok(cap.promise.clone())
@@ -187,7 +187,7 @@ fn then_unobservably(
 /// so the promise goes into a per-context weak set instead; the host's rejection tracker
 /// consults it ([`is_marked_as_handled`]) before it reports a rejection as unhandled. Nothing
 /// script can observe happens here.
-pub fn mark_as_handled(promise: &JsPromise, ctx: &mut Context) -> JsResult<()> {
+pub fn mark_as_handled(promise: &JsPromise, ctx: &mut Cx) -> JsResult<()> {
     if let PromiseState::Fulfilled(_) = promise.state() {
         // A fulfilled promise can never be reported as unhandled.
         return Ok(());
@@ -200,7 +200,7 @@ pub fn mark_as_handled(promise: &JsPromise, ctx: &mut Context) -> JsResult<()> {
 /// Whether the streams layer marked `promise` as handled ("mark as handled"), or reacted to it
 /// (PerformPromiseThen sets `[[PromiseIsHandled]]` too). A host that reports unhandled
 /// rejections skips these promises.
-pub fn is_marked_as_handled(promise: &JsObject, ctx: &mut Context) -> bool {
+pub fn is_marked_as_handled(promise: &Object, ctx: &mut Cx) -> bool {
     let Some(state) = ctx.get_data::<PromiseBookkeeping>() else {
         return false;
     };
@@ -210,7 +210,7 @@ pub fn is_marked_as_handled(promise: &JsObject, ctx: &mut Context) -> bool {
 
 /// A reaction step run when a promise settles: it gets the captured data and the value or
 /// reason. Errors it returns are reported by the job queue like any uncaught job error.
-pub type ReactionStep<T> = fn(&T, JsValue, &mut Context) -> JsResult<()>;
+pub type ReactionStep<T> = fn(&T, super::Value, &mut super::Cx) -> JsResult<()>;
 
 /// <https://webidl.spec.whatwg.org/#upon-fulfillment> and
 /// <https://webidl.spec.whatwg.org/#upon-rejection>: react to `promise` from Rust, with
@@ -234,7 +234,7 @@ pub fn react<T: Trace + 'static>(
     data: T,
     on_fulfilled: ReactionStep<T>,
     on_rejected: ReactionStep<T>,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     match promise.state() {
         PromiseState::Fulfilled(value) => {
@@ -292,7 +292,7 @@ pub fn react<T: Trace + 'static>(
 
 /// Queues the deferred reactions ([`react`]) whose promises have settled, in the order they
 /// were made. Cheap when there are none; the host calls it after every microtask.
-pub fn run_deferred_reactions(ctx: &mut Context) {
+pub fn run_deferred_reactions(ctx: &mut Cx) {
     // The common case, nothing deferred on this thread: no lookup at all.
     if DEFERRED.with(Cell::get) == 0 {
         return;
@@ -342,7 +342,7 @@ struct PromiseIntrinsics {
 }
 
 /// Remembers [`PromiseIntrinsics`] for the current realm (from `register`, before script runs).
-pub fn remember_promise_intrinsics(ctx: &mut Context) {
+pub fn remember_promise_intrinsics(ctx: &mut Cx) {
     let promise = ctx.intrinsics().constructors().promise().clone();
     let then = promise
         .prototype()
@@ -371,7 +371,7 @@ pub fn remember_promise_intrinsics(ctx: &mut Context) {
 /// the original. Only own properties are read, without running JavaScript. Where this holds,
 /// such a promise can be a Rust [`InternalPromise`] and the thenable job a Rust reaction, with
 /// the same jobs in the same order.
-pub fn fresh_promise_then_is_intrinsic(ctx: &mut Context) -> bool {
+pub fn fresh_promise_then_is_intrinsic(ctx: &mut Cx) -> bool {
     let proto = ctx.intrinsics().constructors().promise().prototype();
     let realm = ctx.realm().clone();
     let host_defined = realm.host_defined();
@@ -397,7 +397,7 @@ fn same_object(a: Option<&JsValue>, b: &JsValue) -> bool {
 
 /// `%Promise.prototype%.then` as it was when the streams were registered in the realm: the
 /// `then` that a resolution reads from a promise [`untouched_promise`] vouched for.
-pub fn original_promise_then(ctx: &mut Context) -> Option<JsObject> {
+pub fn original_promise_then(ctx: &mut Cx) -> Option<Object> {
     let realm = ctx.realm().clone();
     let host_defined = realm.host_defined();
     host_defined
@@ -411,7 +411,7 @@ pub fn original_promise_then(ctx: &mut Context) -> Option<JsObject> {
 /// `constructor` and %Promise.prototype% as its prototype, whose `constructor` is a data
 /// property holding %Promise%, whose `@@species` getter is the original. Script can change
 /// any of these between the resolution that read `then` and the job, so the job asks again.
-pub fn species_lookup_is_intrinsic(promise: Option<&JsPromise>, ctx: &mut Context) -> bool {
+pub fn species_lookup_is_intrinsic(promise: Option<&JsPromise>, ctx: &mut Cx) -> bool {
     let intrinsic = ctx.intrinsics().constructors().promise().clone();
     let proto = intrinsic.prototype();
     if let Some(promise) = promise {
@@ -452,7 +452,7 @@ pub fn species_lookup_is_intrinsic(promise: Option<&JsPromise>, ctx: &mut Contex
 /// no object), then, for an object, its `@@species`. A throw is the `then` call's throw. What
 /// they return does not change the adoption: the Rust promise stands for `p` and is adopted as
 /// with %Promise% (an approximation only where script makes them return another constructor).
-pub fn species_lookups_of_fresh_promise(ctx: &mut Context) -> JsResult<()> {
+pub fn species_lookups_of_fresh_promise(ctx: &mut Cx) -> JsResult<()> {
     let proto = ctx.intrinsics().constructors().promise().prototype();
     let c = proto.get(js_string!("constructor"), ctx)?;
     if let Some(c) = c.as_object() {
@@ -466,7 +466,7 @@ pub fn species_lookups_of_fresh_promise(ctx: &mut Context) -> JsResult<()> {
 }
 
 /// IsPromise(value) (<https://tc39.es/ecma262/#sec-ispromise>).
-pub fn is_promise(value: &JsValue) -> bool {
+pub fn is_promise(value: &Value) -> bool {
     value
         .as_object()
         .is_some_and(|o| o.is::<boa_engine::builtins::promise::Promise>())
@@ -477,7 +477,7 @@ pub fn is_promise(value: &JsValue) -> bool {
 /// [`fresh_promise_then_is_intrinsic`] holds. Its `then` is then the original, called (in the
 /// thenable job) on a promise whose SpeciesConstructor is %Promise%: the adoption is
 /// PerformPromiseThen(value, resolve, reject), which a Rust reaction ([`react`]) can stand for.
-pub fn untouched_promise(value: &JsValue, ctx: &mut Context) -> Option<JsPromise> {
+pub fn untouched_promise(value: &Value, ctx: &mut Cx) -> Option<JsPromise> {
     let object = value.as_object()?;
     let promise = JsPromise::from_object(object.clone()).ok()?;
     let proto = ctx.intrinsics().constructors().promise().prototype();

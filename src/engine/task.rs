@@ -2,22 +2,23 @@
 //! layer keeps per realm or per agent; tasks queued in a given realm (HTML's "queue a global
 //! task" on the event loop of a port's relevant global object) and timer tasks; the clock.
 
-use boa_engine::{job::GenericJob, Context, JsResult, JsValue};
+use super::{Cx, Object};
+use boa_engine::{job::GenericJob, JsResult, JsValue};
 
 /// A realm (its intrinsics and global object).
 pub type Realm = boa_engine::realm::Realm;
 
 /// The current realm.
-pub fn current_realm(ctx: &Context) -> Realm {
+pub fn current_realm(ctx: &Cx) -> Realm {
     ctx.realm().clone()
 }
 
 /// Queues a task on the host's event loop that runs Rust code in `realm`. Values captured by the
 /// closure are GC roots until it runs.
 pub fn queue_task_in(
-    ctx: &mut Context,
+    ctx: &mut Cx,
     realm: Realm,
-    job: impl FnOnce(&mut Context) -> JsResult<()> + 'static,
+    job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static,
 ) {
     ctx.enqueue_job(
         GenericJob::new(move |ctx| job(ctx).map(|()| JsValue::undefined()), realm).into(),
@@ -27,9 +28,9 @@ pub fn queue_task_in(
 /// Queues a timer task: `job` runs in the current realm once `milliseconds` have passed (HTML's
 /// timer task source; the host's event loop orders it among the other tasks).
 pub fn queue_timer(
-    ctx: &mut Context,
+    ctx: &mut Cx,
     milliseconds: u64,
-    job: impl FnOnce(&mut Context) -> JsResult<()> + 'static,
+    job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static,
 ) {
     let job = boa_engine::job::NativeJob::with_realm(
         move |ctx| job(ctx).map(|()| JsValue::undefined()),
@@ -39,42 +40,42 @@ pub fn queue_timer(
 }
 
 /// The current realm's global object.
-pub fn global_object(ctx: &Context) -> boa_engine::JsObject {
+pub fn global_object(ctx: &Cx) -> Object {
     ctx.global_object()
 }
 
 /// Stores `data` with the current realm (one value per type; a second one replaces the first):
 /// what a layer keeps per realm, its interface objects and prototypes.
-pub fn set_realm_data<T: boa_engine::NativeObject>(ctx: &Context, data: T) {
+pub fn set_realm_data<T: boa_engine::NativeObject>(ctx: &Cx, data: T) {
     ctx.realm().host_defined_mut().insert(data);
 }
 
 /// Runs `f` on the current realm's data of type `T`, if it has one (a short borrow: `f` must
 /// not call into JavaScript).
 pub fn with_realm_data<T: boa_engine::NativeObject, R>(
-    ctx: &Context,
+    ctx: &Cx,
     f: impl FnOnce(&T) -> R,
 ) -> Option<R> {
     ctx.realm().host_defined().get::<T>().map(f)
 }
 
 /// Stores `data` with the agent (the context: one per thread; one value per type).
-pub fn set_agent_data<T: std::any::Any>(ctx: &mut Context, data: T) {
+pub fn set_agent_data<T: std::any::Any>(ctx: &mut Cx, data: T) {
     ctx.insert_data(data);
 }
 
 /// The agent's data of type `T`, if it has one.
-pub fn agent_data<T: std::any::Any>(ctx: &Context) -> Option<&T> {
+pub fn agent_data<T: std::any::Any>(ctx: &Cx) -> Option<&T> {
     ctx.get_data::<T>()
 }
 
 /// The current realm's %Error.prototype%.
-pub fn error_prototype(ctx: &Context) -> boa_engine::JsObject {
+pub fn error_prototype(ctx: &Cx) -> Object {
     ctx.intrinsics().constructors().error().prototype()
 }
 
 /// The engine clock's reading, in nanoseconds since an origin that stays fixed for the agent
 /// (the clock behind HR-Time's monotonic clock).
-pub fn clock_nanos(ctx: &Context) -> u128 {
+pub fn clock_nanos(ctx: &Cx) -> u128 {
     ctx.clock().now().nanos_since_epoch()
 }

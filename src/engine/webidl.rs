@@ -7,6 +7,7 @@
 //! interface as a global class (the streams interfaces, from `Class::init`) or the interface
 //! object is built directly because it inherits from another interface (the DOM ones).
 
+use super::{Cx, Object, Value};
 use boa_engine::{
     class::{Class, ClassBuilder},
     context::intrinsics::StandardConstructor,
@@ -16,7 +17,7 @@ use boa_engine::{
     property::{Attribute, PropertyDescriptor, PropertyKey},
     realm::Realm,
     symbol::JsSymbol,
-    Context, JsError, JsResult, JsString, JsValue, NativeObject,
+    JsError, JsResult, JsString, JsValue, NativeObject,
 };
 
 use crate::engine;
@@ -44,10 +45,10 @@ pub trait ClassInterface: Interface + Sized {
 
     /// The constructor steps that come before the object exists: its native data, from the
     /// arguments (`new_target` is NewTarget).
-    fn construct(new_target: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Self>;
+    fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self>;
 
     /// The constructor steps that need the object itself (none by default).
-    fn constructed(this: &JsObject<Self>, args: &[JsValue], ctx: &mut Context) -> JsResult<()> {
+    fn constructed(this: &Object<Self>, args: &[Value], ctx: &mut Cx) -> JsResult<()> {
         let _ = (this, args, ctx);
         Ok(())
     }
@@ -99,7 +100,7 @@ pub(crate) use interface;
 /// The brand check every operation and attribute of interface `T` starts with
 /// (<https://webidl.spec.whatwg.org/#dfn-create-operation-function>, "If thisValue does not
 /// implement the interface, throw a TypeError").
-pub fn this<T: Interface>(this: &JsValue) -> JsResult<JsObject<T>> {
+pub fn this<T: Interface>(this: &Value) -> JsResult<Object<T>> {
     this.as_object()
         .and_then(|o| o.clone().downcast::<T>().ok())
         .ok_or_else(|| does_not_implement(T::NAME))
@@ -109,10 +110,10 @@ pub fn this<T: Interface>(this: &JsValue) -> JsResult<JsObject<T>> {
 /// (an interface that others inherit from): `this` must be an object for which `implements`
 /// holds.
 pub fn this_implementing(
-    this: &JsValue,
+    this: &Value,
     interface: &str,
-    implements: impl FnOnce(&JsObject) -> bool,
-) -> JsResult<JsObject> {
+    implements: impl FnOnce(&Object) -> bool,
+) -> JsResult<Object> {
     match this.as_object() {
         Some(o) if implements(&o) => Ok(o),
         _ => Err(does_not_implement(interface)),
@@ -129,7 +130,7 @@ fn does_not_implement(interface: &str) -> JsError {
 /// An exception thrown by a promise-returning operation or attribute becomes a rejected promise
 /// (<https://webidl.spec.whatwg.org/#es-operations>, "If an exception was thrown ... and the
 /// return type is a promise type"). Uncatchable engine errors still propagate.
-pub fn rejected_promise(error: JsError, ctx: &mut Context) -> JsResult<JsValue> {
+pub fn rejected_promise(error: JsError, ctx: &mut Cx) -> JsResult<Value> {
     let reason = engine::thrown_value(error, ctx)?;
     Ok(engine::promise_rejected_with(reason, ctx)?.into())
 }
@@ -341,7 +342,7 @@ impl<'ctx> InterfaceObject<'ctx> {
     /// An interface object named `name` whose [[Call]] and [[Construct]] run `constructor`
     /// (its `this` is NewTarget, or `undefined` on [[Call]]), with the given `length`.
     pub fn new(
-        ctx: &'ctx mut Context,
+        ctx: &'ctx mut Cx,
         name: &'static str,
         length: usize,
         constructor: NativeFunctionPointer,
@@ -367,8 +368,8 @@ impl<'ctx> InterfaceObject<'ctx> {
     /// `ctor_parent` (default %Function.prototype%).
     pub fn build(
         mut self,
-        proto_parent: Option<JsObject>,
-        ctor_parent: Option<JsObject>,
+        proto_parent: Option<Object>,
+        ctor_parent: Option<Object>,
     ) -> StandardConstructor {
         if let Some(parent) = proto_parent {
             self.builder.inherit(parent);
@@ -391,7 +392,7 @@ fn operation_property(function: JsObject) -> PropertyDescriptor {
 
 /// Installs a class's interface object on the global, replacing an earlier registration of the
 /// same class, so that registering twice in a realm is harmless.
-pub fn register_interface<T: Class>(ctx: &mut Context) -> JsResult<()> {
+pub fn register_interface<T: Class>(ctx: &mut Cx) -> JsResult<()> {
     if ctx.has_global_class::<T>() {
         ctx.unregister_global_class::<T>()?;
     }
@@ -403,7 +404,7 @@ pub fn register_interface<T: Class>(ctx: &mut Context) -> JsResult<()> {
 pub fn define_global(
     name: &'static str,
     class: &StandardConstructor,
-    ctx: &mut Context,
+    ctx: &mut Cx,
 ) -> JsResult<()> {
     let global = ctx.global_object();
     global.define_property_or_throw(
@@ -420,12 +421,7 @@ pub fn define_global(
 
 /// A built-in function object (not a constructor) with the given `name` and `length`, for
 /// members outside an interface (a shared `[LegacyUnforgeable]` getter, a mixin's method).
-pub fn function(
-    ctx: &mut Context,
-    name: &str,
-    length: usize,
-    f: NativeFunctionPointer,
-) -> JsFunction {
+pub fn function(ctx: &mut Cx, name: &str, length: usize, f: NativeFunctionPointer) -> JsFunction {
     let realm = ctx.realm().clone();
     built_in_function(
         &realm,
@@ -455,7 +451,7 @@ fn built_in_function(
 // ---------------------------------------------------------------------------------------------
 
 /// The [[Call]] of an interface object was used without `new`.
-pub fn require_new(new_target: &JsValue, interface: &str) -> JsResult<()> {
+pub fn require_new(new_target: &Value, interface: &str) -> JsResult<()> {
     if new_target.is_undefined() {
         return Err(engine::throw_type_error(format!(
             "Failed to construct '{interface}': Please use the 'new' operator"
@@ -477,10 +473,10 @@ pub fn illegal_constructor(interface: &str) -> JsError {
 ///
 /// (GetFunctionRealm is not public in Boa; the fallback uses the current realm.)
 pub fn prototype_from_new_target(
-    new_target: &JsValue,
-    fallback: impl FnOnce(&mut Context) -> JsResult<JsObject>,
-    ctx: &mut Context,
-) -> JsResult<JsObject> {
+    new_target: &Value,
+    fallback: impl FnOnce(&mut Cx) -> JsResult<Object>,
+    ctx: &mut Cx,
+) -> JsResult<Object> {
     if let Some(new_target) = new_target.as_object() {
         if let Some(proto) = new_target.get(js_string!("prototype"), ctx)?.as_object() {
             return Ok(proto.clone());
@@ -491,7 +487,7 @@ pub fn prototype_from_new_target(
 
 /// <https://webidl.spec.whatwg.org/#dfn-overload-resolution-algorithm>: too few arguments.
 pub fn require_args(
-    args: &[JsValue],
+    args: &[Value],
     required: usize,
     interface: &str,
     member: &str,
@@ -507,7 +503,7 @@ pub fn require_args(
 }
 
 /// The `n`th argument, or `undefined`.
-pub fn arg(args: &[JsValue], n: usize) -> JsValue {
+pub fn arg(args: &[Value], n: usize) -> Value {
     args.get(n).cloned().unwrap_or_default()
 }
 
@@ -518,7 +514,7 @@ pub fn arg(args: &[JsValue], n: usize) -> JsValue {
 /// Converts a JS value to an IDL dictionary's backing object:
 /// <https://webidl.spec.whatwg.org/#es-dictionary>. `undefined` and `null` give an empty
 /// dictionary (`None`); any other non-object is a TypeError.
-pub fn dictionary(value: &JsValue, what: &str) -> JsResult<Option<JsObject>> {
+pub fn dictionary(value: &Value, what: &str) -> JsResult<Option<Object>> {
     if value.is_null_or_undefined() {
         return Ok(None);
     }
@@ -531,7 +527,7 @@ pub fn dictionary(value: &JsValue, what: &str) -> JsResult<Option<JsObject>> {
 }
 
 /// Reads one dictionary member (`Get`); `undefined` for an empty dictionary.
-pub fn member(dict: Option<&JsObject>, key: &str, ctx: &mut Context) -> JsResult<JsValue> {
+pub fn member(dict: Option<&Object>, key: &str, ctx: &mut Cx) -> JsResult<Value> {
     match dict {
         Some(o) => o.get(JsString::from(key), ctx),
         None => Ok(JsValue::undefined()),
@@ -539,12 +535,12 @@ pub fn member(dict: Option<&JsObject>, key: &str, ctx: &mut Context) -> JsResult
 }
 
 /// <https://webidl.spec.whatwg.org/#es-unrestricted-double>
-pub fn to_unrestricted_double(value: &JsValue, ctx: &mut Context) -> JsResult<f64> {
+pub fn to_unrestricted_double(value: &Value, ctx: &mut Cx) -> JsResult<f64> {
     value.to_number(ctx)
 }
 
 /// <https://webidl.spec.whatwg.org/#es-unsigned-long-long> with `[EnforceRange]`.
-pub fn to_enforced_u64(value: &JsValue, what: &str, ctx: &mut Context) -> JsResult<u64> {
+pub fn to_enforced_u64(value: &Value, what: &str, ctx: &mut Cx) -> JsResult<u64> {
     let x = value.to_number(ctx)?;
     if !x.is_finite() {
         return Err(engine::throw_type_error(format!(
@@ -561,7 +557,7 @@ pub fn to_enforced_u64(value: &JsValue, what: &str, ctx: &mut Context) -> JsResu
 
 /// A callback function dictionary member (<https://webidl.spec.whatwg.org/#es-callback-function>):
 /// absent when `undefined`, else it must be callable.
-pub fn callback(value: JsValue, what: &str) -> JsResult<Option<JsObject>> {
+pub fn callback(value: Value, what: &str) -> JsResult<Option<Object>> {
     if value.is_undefined() {
         return Ok(None);
     }
