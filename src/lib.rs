@@ -32,6 +32,10 @@ use boa_engine::{realm::Realm, Context, JsResult};
 
 pub use engine::is_marked_as_handled;
 
+/// A JavaScript object as the public `dom` API takes and returns it (the engine's handle;
+/// `From` converts it to and from Boa's `JsObject` and into a `JsValue`).
+pub use engine::Object;
+
 /// A debug counter: the JS objects the pipe steps (`pipeTo`, `pipeThrough`) have created on this
 /// thread. It grows per pipe, never per chunk; tests assert that.
 #[doc(hidden)]

@@ -111,7 +111,10 @@ pub(crate) fn is_signal_object(object: &Object) -> bool {
 
 /// Whether `value` is an `AbortSignal` object.
 pub fn is_abort_signal(value: &Value) -> bool {
-    value.as_object().is_some_and(|o| is_signal_object(&o))
+    value
+        .as_object()
+        .map(crate::engine::Object::from)
+        .is_some_and(|o| is_signal_object(&o))
 }
 
 /// Whether `signal` is aborted (false for objects that are not `AbortSignal`s).
@@ -341,8 +344,8 @@ pub(super) fn build_signal_interface(
         .operation("throwIfAborted", 0, throw_if_aborted)
         .attribute("onabort", get_onabort, Some(set_onabort));
     iface.build(
-        Some(event_target.prototype()),
-        Some(event_target.constructor()),
+        Some(event_target.prototype().into()),
+        Some(event_target.constructor().into()),
     )
 }
 
@@ -410,20 +413,20 @@ fn to_signal_sequence(value: &Value, ctx: &mut Cx) -> JsResult<Vec<Object>> {
     let not_sequence = || {
         engine::throw_type_error("Failed to execute 'any' on 'AbortSignal': The provided value cannot be converted to a sequence")
     };
-    let Some(object) = value.as_object() else {
+    let Some(object) = value.as_object().map(crate::engine::Object::from) else {
         return Err(not_sequence());
     };
     let method = object.get(JsSymbol::iterator(), ctx)?;
     if method.is_null_or_undefined() {
         return Err(not_sequence());
     }
-    let Some(method) = method.as_callable() else {
+    let Some(method) = method.as_callable().map(crate::engine::Object::from) else {
         return Err(engine::throw_type_error(
             "Symbol.iterator is not a function",
         ));
     };
     let iterator = crate::engine::call_object(&method, value, &[], ctx)?;
-    let Some(iterator) = iterator.as_object() else {
+    let Some(iterator) = iterator.as_object().map(crate::engine::Object::from) else {
         return Err(engine::throw_type_error(
             "Result of the Symbol.iterator method is not an object",
         ));
@@ -431,20 +434,20 @@ fn to_signal_sequence(value: &Value, ctx: &mut Cx) -> JsResult<Vec<Object>> {
     let next = iterator.get(js_string!("next"), ctx)?;
     let mut signals = Vec::new();
     loop {
-        let Some(next_fn) = next.as_callable() else {
+        let Some(next_fn) = next.as_callable().map(crate::engine::Object::from) else {
             return Err(engine::throw_type_error(
                 "The iterator's next method is not a function",
             ));
         };
         let result = crate::engine::call_object(&next_fn, &iterator.clone().into(), &[], ctx)?;
-        let Some(result) = result.as_object() else {
+        let Some(result) = result.as_object().map(crate::engine::Object::from) else {
             return Err(engine::throw_type_error("Iterator result is not an object"));
         };
         if result.get(js_string!("done"), ctx)?.to_boolean() {
             return Ok(signals);
         }
         let item = result.get(js_string!("value"), ctx)?;
-        match item.as_object().filter(is_signal_object) {
+        match item.as_object().map(crate::engine::Object::from).filter(is_signal_object) {
             Some(signal) => signals.push(signal),
             None => {
                 return Err(engine::throw_type_error(
@@ -485,7 +488,11 @@ fn set_onabort(this: &Value, args: &[Value], _: &mut Cx) -> JsResult<Value> {
     webidl::require_args(args, 1, SIGNAL, "onabort")?;
     let signal = this_signal(this)?;
     // EventHandler is a [LegacyTreatNonObjectAsNull] callback function: non-objects are null.
-    set_event_handler(&signal, js_string!("abort"), args[0].as_object());
+    set_event_handler(
+        &signal,
+        js_string!("abort"),
+        args[0].as_object().map(crate::engine::Object::from),
+    );
     Ok(Value::undefined())
 }
 

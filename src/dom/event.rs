@@ -115,7 +115,10 @@ pub(crate) fn with_event<R>(object: &Object, f: impl FnOnce(&Event) -> R) -> Opt
 
 /// Whether `value` is an `Event` object.
 pub fn is_event(value: &Value) -> bool {
-    value.as_object().is_some_and(|o| o.is::<Event>())
+    value
+        .as_object()
+        .map(crate::engine::Object::from)
+        .is_some_and(|o| o.is::<Event>())
 }
 
 /// The initial values of a new event.
@@ -258,7 +261,7 @@ pub(crate) fn convert_event_init(value: &Value, ctx: &mut Cx) -> JsResult<(bool,
     if value.is_null_or_undefined() {
         return Ok((false, false, false));
     }
-    let Some(dict) = value.as_object() else {
+    let Some(dict) = value.as_object().map(crate::engine::Object::from) else {
         return Err(engine::throw_type_error(
             "Failed to construct 'Event': The provided value is not of type 'EventInit'",
         ));

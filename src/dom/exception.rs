@@ -129,6 +129,7 @@ fn attach_stack(exception: &Object, ctx: &mut Cx) -> JsResult<()> {
         .error()
         .constructor()
         .construct(&[], None, ctx)?;
+    let getter = crate::engine::Object::from(getter);
     let stack = crate::engine::call_object(&getter, &error.into(), &[], ctx)?;
     if stack.is_string() {
         exception.insert_property(
@@ -146,14 +147,8 @@ fn attach_stack(exception: &Object, ctx: &mut Cx) -> JsResult<()> {
 /// The intrinsic `Error.prototype.stack` getter, if the engine has one.
 pub(super) fn error_stack_getter(ctx: &mut Cx) -> Option<JsFunction> {
     let proto = crate::engine::error_prototype(ctx);
-    let descriptor = proto
-        .borrow()
-        .properties()
-        .get(&js_string!("stack").into())?;
-    descriptor
-        .get()
-        .and_then(Value::as_object)
-        .and_then(JsFunction::from_object)
+    let getter = crate::engine::clone::own_accessor_getter(&proto, &js_string!("stack").into())?;
+    getter.as_object().and_then(JsFunction::from_object)
 }
 
 /// Creates a `DOMException` with the given message and name, using the current realm's
@@ -173,12 +168,15 @@ pub fn create_dom_exception(ctx: &mut Cx, message: &str, name: &str) -> JsResult
 
 /// Whether `value` is a `DOMException` object.
 pub fn is_dom_exception(value: &Value) -> bool {
-    value.as_object().is_some_and(|o| o.is::<DomException>())
+    value
+        .as_object()
+        .map(crate::engine::Object::from)
+        .is_some_and(|o| o.is::<DomException>())
 }
 
 /// The `name` of a `DOMException` object (read from its internal slot, not a property).
 pub fn dom_exception_name(value: &Value) -> Option<JsString> {
-    let object = value.as_object()?;
+    let object = value.as_object().map(crate::engine::Object::from)?;
     let name = object
         .downcast_ref::<DomException>()
         .map(|e| e.name.clone());
@@ -208,7 +206,7 @@ fn get_code(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
 
 /// The `message` of a `DOMException` object (read from its internal slot, not a property).
 pub(crate) fn dom_exception_message(value: &Value) -> Option<JsString> {
-    let object = value.as_object()?;
+    let object = value.as_object().map(crate::engine::Object::from)?;
     let message = object
         .downcast_ref::<DomException>()
         .map(|e| e.message.clone());

@@ -129,6 +129,7 @@ fn prototype(iface: Iface, ctx: &Cx) -> JsResult<Object> {
             Iface::AbortSignal => &r.abort_signal,
         }
         .prototype()
+        .into()
     })
 }
 

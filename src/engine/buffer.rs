@@ -239,7 +239,7 @@ pub fn construct_view(
         JsValue::from(byte_offset as f64),
         JsValue::from(length as f64),
     ];
-    constructor.construct(&args, None, ctx)
+    constructor.construct(&args, None, ctx).map(Object::from)
 }
 
 /// <https://streams.spec.whatwg.org/#abstract-opdef-cancopydatablockbytes>

@@ -171,25 +171,25 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
     if object.is::<boa_engine::JsSymbol>() {
         return Ok(ObjectKind::Symbol);
     }
-    if let Ok(date) = JsDate::from_object(object.clone()) {
+    if let Ok(date) = JsDate::from_object(object.js().clone()) {
         let time = date.get_time(ctx)?.as_number().unwrap_or(f64::NAN);
         return Ok(ObjectKind::Date(time));
     }
-    if let Ok(regexp) = JsRegExp::from_object(object.clone()) {
+    if let Ok(regexp) = JsRegExp::from_object(object.js().clone()) {
         let source = JsString::from(regexp.source(ctx)?.as_str());
         let flags = regexp_flags(&regexp, ctx)?;
         return Ok(ObjectKind::RegExp { source, flags });
     }
     if object.is::<ArrayBuffer>() {
-        return Ok(match JsArrayBuffer::from_object(object.clone()) {
+        return Ok(match JsArrayBuffer::from_object(object.js().clone()) {
             Ok(buffer) => ObjectKind::ArrayBuffer(buffer),
             Err(_) => ObjectKind::Other,
         });
     }
-    if JsSharedArrayBuffer::from_object(object.clone()).is_ok() {
+    if JsSharedArrayBuffer::from_object(object.js().clone()).is_ok() {
         return Ok(ObjectKind::SharedArrayBuffer);
     }
-    if let Ok(typed) = JsTypedArray::from_object(object.clone()) {
+    if let Ok(typed) = JsTypedArray::from_object(object.js().clone()) {
         let Some(kind) = typed.kind() else {
             return Ok(ObjectKind::Other);
         };
@@ -217,7 +217,7 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
         });
     }
     if object.is::<DataView>() {
-        let view = JsDataView::from_object(object.clone())?;
+        let view = JsDataView::from_object(object.js().clone())?;
         let buffer = match view
             .buffer(ctx)?
             .as_object()
@@ -236,10 +236,10 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
             array_length: byte_length,
         });
     }
-    if JsMap::from_object(object.clone()).is_ok() {
+    if JsMap::from_object(object.js().clone()).is_ok() {
         return Ok(ObjectKind::Map);
     }
-    if JsSet::from_object(object.clone()).is_ok() {
+    if JsSet::from_object(object.js().clone()).is_ok() {
         return Ok(ObjectKind::Set);
     }
     if object.is::<Error>() {
@@ -260,7 +260,7 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
 /// A copy of `[[MapData]]`'s entries (no script runs).
 pub fn map_entries(object: &Object) -> JsResult<Vec<(Value, Value)>> {
     let mut entries = Vec::new();
-    if let Ok(map) = JsMap::from_object(object.clone()) {
+    if let Ok(map) = JsMap::from_object(object.js().clone()) {
         map.for_each_native(|k, v| {
             entries.push((k, v));
             Ok(())
@@ -272,7 +272,7 @@ pub fn map_entries(object: &Object) -> JsResult<Vec<(Value, Value)>> {
 /// A copy of `[[SetData]]`'s entries (no script runs).
 pub fn set_entries(object: &Object) -> JsResult<Vec<Value>> {
     let mut entries = Vec::new();
-    if let Ok(set) = JsSet::from_object(object.clone()) {
+    if let Ok(set) = JsSet::from_object(object.js().clone()) {
         set.for_each_native(|v| {
             entries.push(v);
             Ok(())
@@ -285,7 +285,7 @@ pub fn set_entries(object: &Object) -> JsResult<Vec<Value>> {
 /// [[OwnPropertyKeys]] and [[GetOwnProperty]] run no script): the string keys, in order.
 pub fn enumerable_own_keys(object: &Object, ctx: &mut Cx) -> JsResult<Vec<PropertyKey>> {
     let keys = object.own_property_keys(ctx)?;
-    let borrowed = object.borrow();
+    let borrowed = object.js().borrow();
     let properties = borrowed.properties();
     Ok(keys
         .into_iter()
@@ -300,7 +300,7 @@ pub fn enumerable_own_keys(object: &Object, ctx: &mut Cx) -> JsResult<Vec<Proper
 
 /// `! OrdinaryGetOwnProperty(array, "length").[[Value]]`.
 pub fn array_length(object: &Object, ctx: &mut Cx) -> JsResult<u32> {
-    match JsArray::from_object(object.clone()) {
+    match JsArray::from_object(object.js().clone()) {
         Ok(array) => Ok(u32::try_from(array.length(ctx)?).unwrap_or(u32::MAX)),
         Err(_) => Ok(0),
     }
@@ -308,10 +308,21 @@ pub fn array_length(object: &Object, ctx: &mut Cx) -> JsResult<u32> {
 
 /// `! value.[[GetOwnProperty]]("message")`, if it is a data property: its value.
 pub fn own_data_property(object: &Object, key: &PropertyKey) -> Option<Value> {
-    let borrowed = object.borrow();
+    let borrowed = object.js().borrow();
     let desc = borrowed.properties().get(key)?;
     if desc.is_data_descriptor() {
         Some(desc.value().cloned().unwrap_or_default())
+    } else {
+        None
+    }
+}
+
+/// `! object.[[GetOwnProperty]](key)`, if it is an accessor property: its getter.
+pub fn own_accessor_getter(object: &Object, key: &PropertyKey) -> Option<Value> {
+    let borrowed = object.js().borrow();
+    let desc = borrowed.properties().get(key)?;
+    if desc.is_accessor_descriptor() {
+        desc.get().cloned()
     } else {
         None
     }
@@ -337,14 +348,14 @@ pub fn property_key_string(key: &PropertyKey) -> JsString {
 
 /// A new Boolean, Number, BigInt or String object wrapping `value` (ToObject).
 pub fn new_primitive_wrapper(value: &Primitive, ctx: &mut Cx) -> JsResult<Object> {
-    primitive_value(value).to_object(ctx)
+    primitive_value(value).to_object(ctx).map(Object::from)
 }
 
 /// A new `Date` with the given time value.
 pub fn new_date(time: f64, ctx: &mut Cx) -> JsResult<Object> {
     let date = JsDate::new(ctx);
     date.set_time(time, ctx)?;
-    Ok(date.into())
+    Ok(Object::from_js(date))
 }
 
 /// A new `RegExp` from a source and flags that came from one.
@@ -354,22 +365,24 @@ pub fn new_regexp(source: JsString, flags: &str, ctx: &mut Cx) -> JsResult<Objec
         JsValue::from(JsString::from(flags)),
         ctx,
     )?;
-    Ok(regexp.into())
+    Ok(Object::from_js(regexp))
 }
 
 /// A new `ArrayBuffer` whose data block is `bytes` (moved, not copied).
 pub fn new_array_buffer_from(bytes: ByteBlock, ctx: &mut Cx) -> JsResult<Object> {
-    Ok(JsArrayBuffer::from_byte_block(bytes.0, ctx)?.into())
+    Ok(Object::from_js(JsArrayBuffer::from_byte_block(
+        bytes.0, ctx,
+    )?))
 }
 
 /// A new `Map`.
 pub fn new_map(ctx: &mut Cx) -> Object {
-    JsMap::new(ctx).into()
+    Object::from_js(JsMap::new(ctx))
 }
 
 /// Appends an entry to a new map's [[MapData]] (the intrinsic `set`, no lookup).
 pub fn map_append(map: &Object, key: Value, value: Value, ctx: &mut Cx) -> JsResult<()> {
-    if let Ok(map) = JsMap::from_object(map.clone()) {
+    if let Ok(map) = JsMap::from_object(map.js().clone()) {
         map.set(key, value, ctx)?;
     }
     Ok(())
@@ -377,12 +390,12 @@ pub fn map_append(map: &Object, key: Value, value: Value, ctx: &mut Cx) -> JsRes
 
 /// A new `Set`.
 pub fn new_set(ctx: &mut Cx) -> Object {
-    JsSet::new(ctx).into()
+    Object::from_js(JsSet::new(ctx))
 }
 
 /// Appends a value to a new set's [[SetData]] (the intrinsic `add`, no lookup).
 pub fn set_append(set: &Object, value: Value, ctx: &mut Cx) -> JsResult<()> {
-    if let Ok(set) = JsSet::from_object(set.clone()) {
+    if let Ok(set) = JsSet::from_object(set.js().clone()) {
         set.add(value, ctx)?;
     }
     Ok(())
@@ -414,19 +427,19 @@ pub fn new_error(name: &str, message: Option<JsString>, ctx: &mut Cx) -> JsResul
     }
     .constructor();
     let args: Vec<JsValue> = message.map(JsValue::from).into_iter().collect();
-    constructor.construct(&args, None, ctx)
+    constructor.construct(&args, None, ctx).map(Object::from)
 }
 
 /// `! ArrayCreate(length)`.
 pub fn new_array(length: u32, ctx: &mut Cx) -> JsResult<Object> {
     let array: JsObject = JsArray::new(ctx)?.into();
     array.set(boa_engine::js_string!("length"), length, true, ctx)?;
-    Ok(array)
+    Ok(array.into())
 }
 
 /// `! OrdinaryObjectCreate(%Object.prototype%)`.
 pub fn new_plain_object(ctx: &mut Cx) -> Object {
-    JsObject::with_object_proto(ctx.intrinsics())
+    JsObject::with_object_proto(ctx.intrinsics()).into()
 }
 
 /// A data block: the bytes of an `ArrayBuffer`, owned (it can move to another thread).
@@ -458,7 +471,7 @@ pub fn detach_array_buffer(buffer: &JsArrayBuffer) -> JsResult<ByteBlock> {
 /// The `ArrayBuffer` an object is, if it is one.
 pub fn as_array_buffer(object: &Object) -> Option<JsArrayBuffer> {
     if object.is::<ArrayBuffer>() {
-        JsArrayBuffer::from_object(object.clone()).ok()
+        JsArrayBuffer::from_object(object.js().clone()).ok()
     } else {
         None
     }
@@ -466,12 +479,12 @@ pub fn as_array_buffer(object: &Object) -> Option<JsArrayBuffer> {
 
 /// Whether `object` is a `SharedArrayBuffer`.
 pub fn is_shared_array_buffer(object: &Object) -> bool {
-    JsSharedArrayBuffer::from_object(object.clone()).is_ok()
+    JsSharedArrayBuffer::from_object(object.js().clone()).is_ok()
 }
 
 /// A new frozen Array of `values` (a WebIDL `FrozenArray<T>` value).
 pub fn frozen_array(values: Vec<Value>, ctx: &mut Cx) -> JsResult<Object> {
     let array: JsObject = JsArray::from_iter(values, ctx).into();
     array.set_integrity_level(boa_engine::object::IntegrityLevel::Frozen, ctx)?;
-    Ok(array)
+    Ok(array.into())
 }

@@ -190,7 +190,7 @@ impl InternalPromise {
             return Ok(());
         };
         // NewPromiseResolveThenableJob(promise, resolution, thenJobCallback).
-        let (this, then) = (value.clone(), then.clone());
+        let (this, then) = (value.clone(), Object::from(then.clone()));
         let promise = self.clone();
         engine::queue_microtask(ctx, move |ctx| promise.thenable_job(this, then, ctx));
         Ok(())

@@ -17,8 +17,6 @@ pub(crate) mod webidl;
 
 /// A JavaScript value.
 pub type Value = boa_engine::JsValue;
-/// A JavaScript object; `Object<T>` is one whose native data is a `T`.
-pub type Object<T = boa_engine::object::ErasedObjectData> = boa_engine::JsObject<T>;
 /// The execution context every operation runs in (realm, job queue, intrinsics).
 pub type Cx = boa_engine::Context;
 
@@ -53,6 +51,7 @@ mod call;
 pub mod clone;
 mod error;
 mod job;
+mod object;
 mod promise;
 mod promise_result;
 mod slot;
@@ -62,6 +61,7 @@ pub use buffer::*;
 pub use call::*;
 pub use error::*;
 pub use job::*;
+pub use object::Object;
 pub use promise::*;
 pub(crate) use promise_result::*;
 pub use slot::{Shared, Slot};

@@ -403,6 +403,7 @@ pub fn original_promise_then(ctx: &mut Cx) -> Option<Object> {
     host_defined
         .get::<PromiseIntrinsics>()
         .and_then(|original| original.then.as_object())
+        .map(Object::from)
 }
 
 /// Whether SpeciesConstructor(p, %Promise%), as the original `then` performs it when a

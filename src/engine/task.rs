@@ -41,7 +41,7 @@ pub fn queue_timer(
 
 /// The current realm's global object.
 pub fn global_object(ctx: &Cx) -> Object {
-    ctx.global_object()
+    ctx.global_object().into()
 }
 
 /// Stores `data` with the current realm (one value per type; a second one replaces the first):
@@ -71,7 +71,7 @@ pub fn agent_data<T: std::any::Any>(ctx: &Cx) -> Option<&T> {
 
 /// The current realm's %Error.prototype%.
 pub fn error_prototype(ctx: &Cx) -> Object {
-    ctx.intrinsics().constructors().error().prototype()
+    ctx.intrinsics().constructors().error().prototype().into()
 }
 
 /// The engine clock's reading, in nanoseconds since an origin that stays fixed for the agent

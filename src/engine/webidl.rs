@@ -90,7 +90,8 @@ macro_rules! interface {
                 args: &[::boa_engine::JsValue],
                 ctx: &mut ::boa_engine::Context,
             ) -> ::boa_engine::JsResult<()> {
-                <$ty as $crate::engine::webidl::ClassInterface>::constructed(this, args, ctx)
+                let this = $crate::engine::Object::from(this.clone());
+                <$ty as $crate::engine::webidl::ClassInterface>::constructed(&this, args, ctx)
             }
         }
     };
@@ -103,6 +104,7 @@ pub(crate) use interface;
 pub fn this<T: Interface>(this: &Value) -> JsResult<Object<T>> {
     this.as_object()
         .and_then(|o| o.clone().downcast::<T>().ok())
+        .map(Object::from)
         .ok_or_else(|| does_not_implement(T::NAME))
 }
 
@@ -115,7 +117,7 @@ pub fn this_implementing(
     implements: impl FnOnce(&Object) -> bool,
 ) -> JsResult<Object> {
     match this.as_object() {
-        Some(o) if implements(&o) => Ok(o),
+        Some(o) if implements(&Object::from(o.clone())) => Ok(o.into()),
         _ => Err(does_not_implement(interface)),
     }
 }
@@ -372,10 +374,10 @@ impl<'ctx> InterfaceObject<'ctx> {
         ctor_parent: Option<Object>,
     ) -> StandardConstructor {
         if let Some(parent) = proto_parent {
-            self.builder.inherit(parent);
+            self.builder.inherit(JsObject::from(parent));
         }
         if let Some(parent) = ctor_parent {
-            self.builder.custom_prototype(parent);
+            self.builder.custom_prototype(JsObject::from(parent));
         }
         self.builder.build()
     }
@@ -479,7 +481,7 @@ pub fn prototype_from_new_target(
 ) -> JsResult<Object> {
     if let Some(new_target) = new_target.as_object() {
         if let Some(proto) = new_target.get(js_string!("prototype"), ctx)?.as_object() {
-            return Ok(proto.clone());
+            return Ok(proto.clone().into());
         }
     }
     fallback(ctx)
@@ -519,7 +521,7 @@ pub fn dictionary(value: &Value, what: &str) -> JsResult<Option<Object>> {
         return Ok(None);
     }
     match value.as_object() {
-        Some(o) => Ok(Some(o.clone())),
+        Some(o) => Ok(Some(o.clone().into())),
         None => Err(engine::throw_type_error(format!(
             "{what} must be an object"
         ))),
@@ -562,7 +564,7 @@ pub fn callback(value: Value, what: &str) -> JsResult<Option<Object>> {
         return Ok(None);
     }
     match value.as_callable() {
-        Some(f) => Ok(Some(f.clone())),
+        Some(f) => Ok(Some(f.clone().into())),
         None => Err(engine::throw_type_error(format!(
             "{what} must be a function"
         ))),
@@ -578,7 +580,7 @@ pub(crate) fn new_object<T: Class>(data: T, ctx: &mut super::Cx) -> JsResult<sup
             engine::throw_type_error(format!("{} is not registered in this realm", T::NAME))
         })?
         .prototype();
-    Ok(super::Object::new(ctx.root_shape(), prototype, data))
+    Ok(JsObject::new(ctx.root_shape(), prototype, data).into())
 }
 
 /// An object no script can reach, holding `data`: the record a spec algorithm keeps in its
@@ -599,7 +601,7 @@ pub(crate) fn object_with_prototype<T: super::NativeObject>(
     data: T,
     ctx: &super::Cx,
 ) -> super::Object<T> {
-    super::Object::new(ctx.root_shape(), prototype, data)
+    JsObject::new(ctx.root_shape(), prototype.map(JsObject::from), data).into()
 }
 
 /// `object` as the `Object<T>` it was made as: the object a native algorithm or handler holds

@@ -14,7 +14,7 @@ use boa_engine::{
     js_string,
     object::builtins::{AlignedVec, JsArrayBuffer},
     symbol::JsSymbol,
-    Context, JsData, JsNativeError, JsObject, JsResult, JsString, JsValue,
+    Context, JsData, JsNativeError, JsResult, JsString, JsValue,
 };
 use boa_gc::{Finalize, Trace};
 
@@ -339,7 +339,10 @@ fn blob_stream(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsV
 }
 
 /// <https://w3c.github.io/FileAPI/#blob-get-stream>
-fn get_stream(bytes: Rc<[u8]>, ctx: &mut Context) -> JsResult<JsObject<ReadableStream>> {
+fn get_stream(
+    bytes: Rc<[u8]>,
+    ctx: &mut Context,
+) -> JsResult<crate::engine::Object<ReadableStream>> {
     // 1. Let stream be a new ReadableStream created in blob's relevant Realm.
     // 2. Set up stream with byte reading support.
     let stream = other_specs::set_up_with_byte_reading_support(None, 0.0, None, ctx)?;
@@ -369,7 +372,7 @@ fn get_stream(bytes: Rc<[u8]>, ctx: &mut Context) -> JsResult<JsObject<ReadableS
 
 /// A chunk's task in <https://w3c.github.io/FileAPI/#blob-get-stream>.
 fn enqueue_chunk(
-    stream: &JsObject<ReadableStream>,
+    stream: &crate::engine::Object<ReadableStream>,
     bytes: &[u8],
     ctx: &mut Context,
 ) -> JsResult<JsValue> {
@@ -395,7 +398,10 @@ fn enqueue_chunk(
 /// bytes are all enqueued. ReadableByteStreamControllerClose returns early once the stream is
 /// no longer readable, and errors the stream (then throws) if a BYOB request is partly filled
 /// with a partial element: the stream is errored either way, so a throw is dropped.
-fn close_stream(stream: &JsObject<ReadableStream>, ctx: &mut Context) -> JsResult<JsValue> {
+fn close_stream(
+    stream: &crate::engine::Object<ReadableStream>,
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
     let _ = other_specs::close(stream, ctx);
     Ok(JsValue::undefined())
 }

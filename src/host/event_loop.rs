@@ -244,7 +244,7 @@ impl EventLoop {
         list.sort_unstable_by_key(|(seq, _)| *seq);
         for (_, promise) in list {
             // [[PromiseIsHandled]] set by the streams layer (mark as handled).
-            if crate::engine::is_marked_as_handled(&promise.clone().upcast(), ctx) {
+            if crate::engine::is_marked_as_handled(&promise.clone().upcast().into(), ctx) {
                 continue;
             }
             let Ok(promise) = JsPromise::from_object(promise.upcast()) else {
@@ -436,7 +436,8 @@ impl HostHooks for EventLoop {
     /// Every global object is an `EventTarget` (as window and worker global scopes are), with
     /// %Object.prototype% as its prototype until the host makes it a window.
     fn create_global_object(&self, intrinsics: &Intrinsics) -> JsObject {
-        crate::dom::new_event_target_global(intrinsics.constructors().object().prototype())
+        crate::dom::new_event_target_global(intrinsics.constructors().object().prototype().into())
+            .into()
     }
 
     /// <https://html.spec.whatwg.org/multipage/webappapis.html#the-hostpromiserejectiontracker-implementation>

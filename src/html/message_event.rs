@@ -29,7 +29,10 @@ pub(super) fn build_interface(event: &StandardConstructor, ctx: &mut Cx) -> Stan
         .attribute("lastEventId", get_last_event_id, None)
         .attribute("source", get_source, None)
         .attribute("ports", get_ports, None);
-    iface.build(Some(event.prototype()), Some(event.constructor()))
+    iface.build(
+        Some(event.prototype().into()),
+        Some(event.constructor().into()),
+    )
 }
 
 /// A trusted `MessageEvent` in the current realm, as "fire an event named `event_type` ... using
@@ -84,7 +87,7 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
     // MessageEventInit : EventInit: the inherited members first, then data, lastEventId,
     // origin, ports, source (lexicographic order).
     let (bubbles, cancelable, composed) = dom::convert_event_init(&init, ctx)?;
-    let dict = init.as_object();
+    let dict = init.as_object().map(crate::engine::Object::from);
     let member = |name: &str, ctx: &mut Cx| -> JsResult<Value> {
         match &dict {
             Some(d) => d.get(JsString::from(name), ctx),
@@ -120,7 +123,7 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
     let source =
         match member("source", ctx)? {
             v if v.is_null_or_undefined() => None,
-            v => match v.as_object() {
+            v => match v.as_object().map(crate::engine::Object::from) {
                 Some(o) if super::message_port::is_message_port(&o) || dom::is_event_target(&v) => {
                     Some(o)
                 }

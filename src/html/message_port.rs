@@ -421,7 +421,11 @@ fn fire_message(port: &Object, message: SerializedWithTransfer, ctx: &mut Cx) ->
     let ports: Vec<Value> = record
         .transferred
         .into_iter()
-        .filter(|v| v.as_object().is_some_and(|o| is_message_port(&o)))
+        .filter(|v| {
+            v.as_object()
+                .map(crate::engine::Object::from)
+                .is_some_and(|o| is_message_port(&o))
+        })
         .collect();
     // 7.7. Fire an event named message at finalTargetPort, using MessageEvent, with the data
     //      attribute initialized to messageClone and the ports attribute initialized to newPorts.
@@ -492,8 +496,8 @@ pub(super) fn build_port_interface(
             Some(set_onmessageerror),
         );
     iface.build(
-        Some(event_target.prototype()),
-        Some(event_target.constructor()),
+        Some(event_target.prototype().into()),
+        Some(event_target.constructor().into()),
     )
 }
 
@@ -562,7 +566,11 @@ fn set_handler_attribute(
     webidl::require_args(args, 1, PORT, member)?;
     let port = this_port(this)?;
     // EventHandler is a [LegacyTreatNonObjectAsNull] callback function: non-objects are null.
-    dom::set_event_handler(&port, event_type, args[0].as_object());
+    dom::set_event_handler(
+        &port,
+        event_type,
+        args[0].as_object().map(crate::engine::Object::from),
+    );
     Ok(port)
 }
 

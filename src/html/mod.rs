@@ -103,6 +103,7 @@ fn prototype(iface: Iface, ctx: &Cx) -> JsResult<Object> {
             Iface::Event => &r.message_event,
         }
         .prototype()
+        .into()
     })
 }
 
@@ -121,13 +122,13 @@ fn sequence_with_method(
     ctx: &mut Cx,
 ) -> JsResult<Vec<Object>> {
     let iterator = crate::engine::call_object(method, &object.clone().into(), &[], ctx)?;
-    let Some(iterator) = iterator.as_object() else {
+    let Some(iterator) = iterator.as_object().map(crate::engine::Object::from) else {
         return Err(crate::engine::throw_type_error(format!(
             "{what}: the iterator is not an object"
         )));
     };
     let next = iterator.get(js_string!("next"), ctx)?;
-    let Some(next) = next.as_callable() else {
+    let Some(next) = next.as_callable().map(crate::engine::Object::from) else {
         return Err(crate::engine::throw_type_error(format!(
             "{what}: the iterator has no next()"
         )));
@@ -135,7 +136,7 @@ fn sequence_with_method(
     let mut items = Vec::new();
     loop {
         let result = crate::engine::call_object(&next, &iterator.clone().into(), &[], ctx)?;
-        let Some(result) = result.as_object() else {
+        let Some(result) = result.as_object().map(crate::engine::Object::from) else {
             return Err(crate::engine::throw_type_error(format!(
                 "{what}: an iterator result is not an object"
             )));
@@ -144,7 +145,7 @@ fn sequence_with_method(
             return Ok(items);
         }
         let item = result.get(js_string!("value"), ctx)?;
-        match item.as_object() {
+        match item.as_object().map(crate::engine::Object::from) {
             Some(item) => items.push(item),
             None => {
                 return Err(crate::engine::throw_type_error(format!(
@@ -161,13 +162,13 @@ pub(crate) fn sequence_of_objects(
     what: &str,
     ctx: &mut Cx,
 ) -> JsResult<Vec<Object>> {
-    let Some(object) = value.as_object() else {
+    let Some(object) = value.as_object().map(crate::engine::Object::from) else {
         return Err(crate::engine::throw_type_error(format!(
             "{what} is not iterable"
         )));
     };
     let method = object.get(JsSymbol::iterator(), ctx)?;
-    match method.as_callable() {
+    match method.as_callable().map(crate::engine::Object::from) {
         Some(method) => sequence_with_method(&object, &method, what, ctx),
         None => Err(crate::engine::throw_type_error(format!(
             "{what} is not iterable"
@@ -180,7 +181,7 @@ pub(crate) fn sequence_of_objects(
 /// `@@iterator` is not undefined is the sequence (converted here); anything else is the
 /// dictionary (`None`).
 pub(crate) fn transfer_argument(value: &Value, ctx: &mut Cx) -> JsResult<Option<Vec<Object>>> {
-    let Some(object) = value.as_object() else {
+    let Some(object) = value.as_object().map(crate::engine::Object::from) else {
         return Ok(None);
     };
     // GetMethod(V, @@iterator).
@@ -188,7 +189,7 @@ pub(crate) fn transfer_argument(value: &Value, ctx: &mut Cx) -> JsResult<Option<
     if method.is_null_or_undefined() {
         return Ok(None);
     }
-    let Some(method) = method.as_callable() else {
+    let Some(method) = method.as_callable().map(crate::engine::Object::from) else {
         return Err(crate::engine::throw_type_error(
             "@@iterator is not callable",
         ));
@@ -205,7 +206,7 @@ pub(crate) fn structured_serialize_options(
     if value.is_null_or_undefined() {
         return Ok(Vec::new());
     }
-    let Some(dict) = value.as_object() else {
+    let Some(dict) = value.as_object().map(crate::engine::Object::from) else {
         return Err(crate::engine::throw_type_error(format!(
             "Failed to execute 'postMessage' on '{interface}': the options are not an object"
         )));

@@ -97,7 +97,9 @@ fn set_onmessage(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     dom::set_event_handler(
         &window,
         js_string!("message"),
-        webidl::arg(args, 0).as_object(),
+        webidl::arg(args, 0)
+            .as_object()
+            .map(crate::engine::Object::from),
     );
     Ok(Value::undefined())
 }
@@ -115,7 +117,9 @@ fn set_onmessageerror(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
     dom::set_event_handler(
         &window,
         js_string!("messageerror"),
-        webidl::arg(args, 0).as_object(),
+        webidl::arg(args, 0)
+            .as_object()
+            .map(crate::engine::Object::from),
     );
     Ok(Value::undefined())
 }
@@ -175,7 +179,7 @@ fn post_message(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
             // WindowPostMessageOptions : StructuredSerializeOptions: transfer, then
             // targetOrigin (default "/").
             let transfer = structured_serialize_options(&second, "Window", ctx)?;
-            let target_origin = match second.as_object() {
+            let target_origin = match second.as_object().map(crate::engine::Object::from) {
                 Some(d) => match d.get(js_string!("targetOrigin"), ctx)? {
                     v if v.is_undefined() => js_string!("/"),
                     v => v.to_string(ctx)?,
@@ -281,7 +285,11 @@ fn window_post_message_steps(
         let ports: Vec<Value> = record
             .transferred
             .into_iter()
-            .filter(|v| v.as_object().is_some_and(|o| is_message_port(&o)))
+            .filter(|v| {
+                v.as_object()
+                    .map(crate::engine::Object::from)
+                    .is_some_and(|o| is_message_port(&o))
+            })
             .collect();
         // 8.7. Fire an event named message at targetWindow, using MessageEvent, with origin,
         //      source, data messageClone and ports newPorts.

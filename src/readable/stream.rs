@@ -138,6 +138,7 @@ pub(crate) fn stream_argument(args: &[Value], interface: &str) -> JsResult<Objec
 pub(crate) fn as_stream(value: &Value) -> Option<Object<ReadableStream>> {
     value
         .as_object()
+        .map(crate::engine::Object::from)
         .and_then(|o| o.clone().downcast::<ReadableStream>().ok())
 }
 

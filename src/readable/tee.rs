@@ -390,6 +390,7 @@ mod tests {
             .expect("rs")
             .as_object()
             .and_then(|o| o.downcast::<ReadableStream>().ok())
+            .map(crate::engine::Object::from)
             .expect("a ReadableStream");
         let (b1, b2) = readable_stream_default_tee(&stream, true, &mut ctx).expect("tee");
         let global = ctx.global_object();

@@ -96,6 +96,7 @@ fn perform_write(
 ) -> JsResult<PromiseResult> {
     let Some(controller) = controller
         .as_object()
+        .map(crate::engine::Object::from)
         .and_then(|o| o.clone().downcast::<WritableStreamDefaultController>().ok())
     else {
         return Ok(PromiseResult::undefined());
@@ -194,6 +195,7 @@ impl WritableStream {
     pub fn from_value(value: &Value) -> Option<Self> {
         value
             .as_object()
+            .map(crate::engine::Object::from)
             .and_then(|o| o.clone().downcast::<crate::writable::WritableStream>().ok())
             .map(Self)
     }

@@ -154,6 +154,7 @@ impl NativeUnderlyingSource for ByteSourceObject {
 fn perform_pull(source: &RustSource, controller: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
     let Some(controller) = controller
         .as_object()
+        .map(crate::engine::Object::from)
         .and_then(|o| o.clone().downcast::<ReadableStreamDefaultController>().ok())
     else {
         return Ok(PromiseResult::undefined());
@@ -175,6 +176,7 @@ fn perform_byte_pull(
 ) -> JsResult<PromiseResult> {
     let Some(controller) = controller
         .as_object()
+        .map(crate::engine::Object::from)
         .and_then(|o| o.clone().downcast::<ReadableByteStreamController>().ok())
     else {
         return Ok(PromiseResult::undefined());

@@ -843,6 +843,7 @@ mod tests {
             .expect("ws")
             .as_object()
             .and_then(|o| o.clone().downcast::<WritableStream>().ok())
+            .map(crate::engine::Object::from)
             .expect("a WritableStream");
         let (len, capacity) = requests_capacity(&stream);
         assert_eq!(len, 100_000);

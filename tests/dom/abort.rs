@@ -6,13 +6,13 @@ use crate::support::dom::{capture_reports, run_dom_actions};
 use crate::support::script::TestAction;
 use crate::support::{eval_string, global, text};
 use boa_engine::{
-    js_string, object::builtins::JsArray, property::Attribute, Context, JsObject, JsResult,
-    JsValue, Source,
+    js_string, object::builtins::JsArray, property::Attribute, Context, JsResult, JsValue, Source,
 };
 use boa_streams::dom::{
     add_abort_algorithm, is_abort_signal, new_abort_signal, remove_abort_algorithm, signal_abort,
     signal_is_aborted, signal_reason, AbortAlgorithmHandle,
 };
+use boa_streams::Object;
 
 #[test]
 fn interface_shapes() {
@@ -325,19 +325,19 @@ fn timeout() {
 
 // ----- Rust API -----
 
-fn log_step(data: &JsObject, ctx: &mut Context) -> JsResult<()> {
+fn log_step(data: &Object, ctx: &mut Context) -> JsResult<()> {
     // `data` is a JS array: record that the algorithm ran, and whether listeners already ran.
-    let array = JsArray::from_object(data.clone())?;
+    let array = JsArray::from_object(data.clone().into())?;
     array.push(js_string!("algorithm"), ctx)?;
     Ok(())
 }
 
 thread_local! {
-    static TO_REMOVE: RefCell<Option<(JsObject, AbortAlgorithmHandle)>> = const { RefCell::new(None) };
+    static TO_REMOVE: RefCell<Option<(Object, AbortAlgorithmHandle)>> = const { RefCell::new(None) };
 }
 
-fn removing_step(data: &JsObject, ctx: &mut Context) -> JsResult<()> {
-    let array = JsArray::from_object(data.clone())?;
+fn removing_step(data: &Object, ctx: &mut Context) -> JsResult<()> {
+    let array = JsArray::from_object(data.clone().into())?;
     array.push(js_string!("remover"), ctx)?;
     if let Some((signal, handle)) = TO_REMOVE.with(|t| t.borrow_mut().take()) {
         remove_abort_algorithm(&signal, handle);
@@ -348,16 +348,21 @@ fn removing_step(data: &JsObject, ctx: &mut Context) -> JsResult<()> {
 }
 
 /// The shared `log` array, which the abort algorithms of these tests push to.
-fn shared_log(ctx: &mut Context) -> JsObject {
+fn shared_log(ctx: &mut Context) -> Object {
     global(ctx, "log")
         .as_object()
         .expect("the shared log")
         .clone()
+        .into()
 }
 
 /// The global `sig`, the signal these tests made in Rust.
-fn sig(ctx: &mut Context) -> JsObject {
-    global(ctx, "sig").as_object().expect("the signal").clone()
+fn sig(ctx: &mut Context) -> Object {
+    global(ctx, "sig")
+        .as_object()
+        .expect("the signal")
+        .clone()
+        .into()
 }
 
 #[test]
@@ -422,7 +427,7 @@ fn rust_signal_abort_default_reason_and_dependents() {
         ),
         // Not a signal: everything is a no-op.
         TestAction::inspect_context(|ctx| {
-            let plain = JsObject::with_null_proto();
+            let plain = Object::with_null_proto();
             assert!(!signal_is_aborted(&plain));
             let h = add_abort_algorithm(&plain, plain.clone(), log_step);
             remove_abort_algorithm(&plain, h);
@@ -462,7 +467,7 @@ fn gc_with_pending_listeners_and_algorithms() {
     ]);
 }
 
-fn failing_step(_: &JsObject, _: &mut Context) -> JsResult<()> {
+fn failing_step(_: &Object, _: &mut Context) -> JsResult<()> {
     Err(boa_engine::JsNativeError::typ()
         .with_message("algorithm failed")
         .into())

@@ -302,8 +302,9 @@ fn listener_exceptions_are_reported() {
 
 #[test]
 fn rust_event_api() {
-    use boa_engine::{js_string, property::Attribute, JsObject, Source};
+    use boa_engine::{js_string, property::Attribute, Source};
     use boa_streams::dom::{create_event, dispatch_event, is_event, is_event_target};
+    use boa_streams::Object;
 
     run_dom_actions([
         TestAction::inspect_context(|ctx| {
@@ -313,15 +314,15 @@ fn rust_event_api() {
                      t.addEventListener('ready', e => got.push(e.type + ':' + e.isTrusted + ':' + e.cancelable)); t",
                 ))
                 .expect("target");
-            let target = target.as_object().expect("object");
+            let target: Object = target.as_object().expect("object").into();
             assert!(is_event_target(&target.clone().into()));
             let event = create_event(ctx, "ready").expect("event");
             assert!(is_event(&event.clone().into()));
             assert!(dispatch_event(&target, &event, ctx).expect("dispatch"));
             // The same event can be dispatched again once dispatch is over.
             assert!(dispatch_event(&target, &event, ctx).expect("dispatch"));
-            assert!(dispatch_event(&JsObject::with_null_proto(), &event, ctx).is_err());
-            assert!(dispatch_event(&target, &JsObject::with_null_proto(), ctx).is_err());
+            assert!(dispatch_event(&Object::with_null_proto(), &event, ctx).is_err());
+            assert!(dispatch_event(&target, &Object::with_null_proto(), ctx).is_err());
             ctx.register_global_property(js_string!("ev"), event, Attribute::all())
                 .expect("global");
         }),

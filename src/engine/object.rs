@@ -1,0 +1,198 @@
+//! [`Object`]: a JavaScript object as the spec layer holds it, `Object<T>` when its native data
+//! is a `T` (a platform object's slots, an algorithm's state). On Boa it is a
+//! `#[repr(transparent)]` newtype of `JsObject<T>` with `#[inline]` methods.
+//!
+//! Borrow rules: [`Object::borrow`] is a shared borrow of the object (its slots are `Slot`s,
+//! borrowed on their own), so it must not be held across a call into JavaScript that could
+//! need the object exclusively.
+//!
+//! AD-HOC (issue 20, in progress): `Object` still dereferences to Boa's `JsObject` for the
+//! operations that have no engine method yet (property access and definition, prototypes,
+//! callability); each one that gets its method leaves the `Deref`, which goes last.
+
+use std::ops::Deref;
+
+use boa_engine::{
+    object::{ErasedObjectData, JsObject, Ref},
+    JsValue, NativeObject,
+};
+use boa_gc::{custom_trace, Finalize, Trace};
+
+/// A JavaScript object; `Object<T>` is one whose native data is a `T`.
+#[repr(transparent)]
+pub struct Object<T: NativeObject = ErasedObjectData>(JsObject<T>);
+
+/// A shared borrow of an object, for reading its native data.
+pub struct ObjectRef<'a, T: NativeObject>(Ref<'a, boa_engine::object::Object<T>>);
+
+impl<T: NativeObject> ObjectRef<'_, T> {
+    /// The object's native data.
+    #[inline]
+    pub fn data(&self) -> &T {
+        self.0.data()
+    }
+}
+
+/// A shared borrow of an erased object's native data as a `T`.
+pub struct DataRef<'a, T: NativeObject>(Ref<'a, T>);
+
+impl<T: NativeObject> Deref for DataRef<'_, T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: NativeObject> Object<T> {
+    /// Borrows the object to read its native data (`object.borrow().data()`).
+    #[inline]
+    pub fn borrow(&self) -> ObjectRef<'_, T> {
+        ObjectRef(self.0.borrow())
+    }
+
+    /// The same object, its native data's type forgotten.
+    #[inline]
+    pub fn upcast(self) -> Object {
+        Object(self.0.upcast())
+    }
+
+    /// Whether `a` and `b` are the same object.
+    #[inline]
+    pub fn equals(a: &Self, b: &Self) -> bool {
+        JsObject::equals(&a.0, &b.0)
+    }
+
+    /// Boa's object (for the engine's own functions).
+    #[inline]
+    pub(crate) fn js(&self) -> &JsObject<T> {
+        &self.0
+    }
+}
+
+impl Object {
+    /// The object one of Boa's typed wrappers (`JsArrayBuffer`, `JsPromise`, ...) wraps.
+    #[inline]
+    pub(crate) fn from_js(object: impl Into<JsObject>) -> Object {
+        Object(object.into())
+    }
+
+    /// An ordinary object with `prototype` and the native data `data` (the object is erased:
+    /// `downcast` gives it its type back).
+    #[inline]
+    pub fn from_proto_and_data<U: NativeObject>(
+        prototype: impl Into<Option<Object>>,
+        data: U,
+    ) -> Object {
+        Object(JsObject::from_proto_and_data(
+            prototype.into().map(|p| p.0),
+            data,
+        ))
+    }
+
+    /// An ordinary object with a null prototype and no native data.
+    #[inline]
+    pub fn with_null_proto() -> Object {
+        Object(JsObject::with_null_proto())
+    }
+
+    /// The same object as an `Object<U>`, if its native data is a `U`.
+    #[inline]
+    pub fn downcast<U: NativeObject>(self) -> Result<Object<U>, Self> {
+        self.0.downcast::<U>().map(Object).map_err(Object)
+    }
+
+    /// Borrows the object's native data as a `U`, if it is one.
+    #[inline]
+    pub fn downcast_ref<U: NativeObject>(&self) -> Option<DataRef<'_, U>> {
+        self.0.downcast_ref::<U>().map(DataRef)
+    }
+
+    /// Whether the object's native data is a `U`.
+    #[inline]
+    pub fn is<U: NativeObject>(&self) -> bool {
+        self.0.is::<U>()
+    }
+}
+
+impl<T: NativeObject> Deref for Object<T> {
+    type Target = JsObject<T>;
+    #[inline]
+    fn deref(&self) -> &JsObject<T> {
+        &self.0
+    }
+}
+
+impl<T: NativeObject> Clone for Object<T> {
+    #[inline]
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<T: NativeObject> PartialEq for Object<T> {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl<T: NativeObject> Eq for Object<T> {}
+
+impl<T: NativeObject> std::hash::Hash for Object<T> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
+impl<T: NativeObject> std::fmt::Debug for Object<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<T: NativeObject> Finalize for Object<T> {}
+
+// SAFETY: the newtype traces exactly what its `JsObject` traces.
+unsafe impl<T: NativeObject> Trace for Object<T> {
+    custom_trace!(this, mark, mark(&this.0));
+}
+
+impl<T: NativeObject> From<JsObject<T>> for Object<T> {
+    #[inline]
+    fn from(object: JsObject<T>) -> Self {
+        Self(object)
+    }
+}
+
+impl<T: NativeObject> From<Object<T>> for JsObject<T> {
+    #[inline]
+    fn from(object: Object<T>) -> Self {
+        object.0
+    }
+}
+
+impl<T: NativeObject> From<Object<T>> for JsValue {
+    #[inline]
+    fn from(object: Object<T>) -> Self {
+        object.0.into()
+    }
+}
+
+/// The objects Boa's typed wrappers wrap.
+macro_rules! from_typed_wrapper {
+    ($($wrapper:ty),*) => {$(
+        impl From<$wrapper> for Object {
+            #[inline]
+            fn from(object: $wrapper) -> Self {
+                Object(object.into())
+            }
+        }
+    )*};
+}
+from_typed_wrapper!(
+    boa_engine::object::builtins::JsArrayBuffer,
+    boa_engine::object::builtins::JsFunction,
+    boa_engine::object::builtins::JsPromise,
+    boa_engine::object::builtins::JsArray
+);
