@@ -20,5 +20,5 @@ pub fn call_object(
     args: &[Value],
     ctx: &mut Cx,
 ) -> JsResult<Value> {
-    function.call(this, args, ctx)
+    function.js().call(this, args, ctx)
 }

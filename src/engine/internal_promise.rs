@@ -226,7 +226,10 @@ impl InternalPromise {
             .length(1)
             .build();
         let reject = FunctionObjectBuilder::new(&realm, reject).length(1).build();
-        if let Err(error) = then.call(&thenable, &[resolve.into(), reject.into()], ctx) {
+        if let Err(error) = then
+            .js()
+            .call(&thenable, &[resolve.into(), reject.into()], ctx)
+        {
             if !std::mem::replace(&mut *already_resolved.borrow_mut(), true) {
                 let reason = engine::thrown_value(error, ctx)?;
                 promise.settle(Err(reason), ctx);

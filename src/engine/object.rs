@@ -6,15 +6,15 @@
 //! borrowed on their own), so it must not be held across a call into JavaScript that could
 //! need the object exclusively.
 //!
-//! AD-HOC (issue 20, in progress): `Object` still dereferences to Boa's `JsObject` for the
-//! operations that have no engine method yet (property access and definition, prototypes,
-//! callability); each one that gets its method leaves the `Deref`, which goes last.
+//! Property access runs through the methods here (`get`, `define_property_or_throw`, ...):
+//! nothing of Boa's object is reachable through an `Object`.
 
 use std::ops::Deref;
 
 use boa_engine::{
     object::{ErasedObjectData, JsObject, Ref},
-    JsValue, NativeObject,
+    property::{PropertyDescriptor, PropertyKey},
+    Context, JsResult, JsValue, NativeObject,
 };
 use boa_gc::{custom_trace, Finalize, Trace};
 
@@ -71,6 +71,80 @@ impl<T: NativeObject> Object<T> {
 }
 
 impl Object {
+    /// `? Get(object, key)`: may run script (a getter, a proxy trap).
+    #[inline]
+    pub fn get(&self, key: impl Into<PropertyKey>, ctx: &mut Context) -> JsResult<JsValue> {
+        self.0.get(key, ctx)
+    }
+
+    /// `? DefinePropertyOrThrow(object, key, desc)`.
+    #[inline]
+    pub fn define_property_or_throw(
+        &self,
+        key: impl Into<PropertyKey>,
+        desc: impl Into<PropertyDescriptor>,
+        ctx: &mut Context,
+    ) -> JsResult<bool> {
+        self.0.define_property_or_throw(key, desc, ctx)
+    }
+
+    /// `? CreateDataPropertyOrThrow(object, key, value)`.
+    #[inline]
+    pub fn create_data_property_or_throw(
+        &self,
+        key: impl Into<PropertyKey>,
+        value: impl Into<JsValue>,
+        ctx: &mut Context,
+    ) -> JsResult<bool> {
+        self.0.create_data_property_or_throw(key, value, ctx)
+    }
+
+    /// `? HasOwnProperty(object, key)`.
+    #[inline]
+    pub fn has_own_property(
+        &self,
+        key: impl Into<PropertyKey>,
+        ctx: &mut Context,
+    ) -> JsResult<bool> {
+        self.0.has_own_property(key, ctx)
+    }
+
+    /// `? object.[[OwnPropertyKeys]]()`.
+    #[inline]
+    pub fn own_property_keys(&self, ctx: &mut Context) -> JsResult<Vec<PropertyKey>> {
+        self.0.own_property_keys(ctx)
+    }
+
+    /// Defines an own property directly, on an object the caller just made (no script runs,
+    /// no check): how built-in objects get their properties.
+    #[inline]
+    pub fn insert_property(
+        &self,
+        key: impl Into<PropertyKey>,
+        desc: impl Into<PropertyDescriptor>,
+    ) -> bool {
+        self.0.insert_property(key, desc)
+    }
+
+    /// Sets [[Prototype]] (an ordinary object's [[SetPrototypeOf]]; `false` if it may not
+    /// change).
+    #[inline]
+    pub fn set_prototype(&self, prototype: Option<Object>) -> bool {
+        self.0.set_prototype(prototype.map(|p| p.0))
+    }
+
+    /// IsCallable(object).
+    #[inline]
+    pub fn is_callable(&self) -> bool {
+        self.0.is_callable()
+    }
+
+    /// IsArray(object), for an object that is not a proxy.
+    #[inline]
+    pub fn is_array(&self) -> bool {
+        self.0.is_array()
+    }
+
     /// The object one of Boa's typed wrappers (`JsArrayBuffer`, `JsPromise`, ...) wraps.
     #[inline]
     pub(crate) fn from_js(object: impl Into<JsObject>) -> Object {
@@ -112,14 +186,6 @@ impl Object {
     #[inline]
     pub fn is<U: NativeObject>(&self) -> bool {
         self.0.is::<U>()
-    }
-}
-
-impl<T: NativeObject> Deref for Object<T> {
-    type Target = JsObject<T>;
-    #[inline]
-    fn deref(&self) -> &JsObject<T> {
-        &self.0
     }
 }
 

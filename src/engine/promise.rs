@@ -205,7 +205,7 @@ pub fn is_marked_as_handled(promise: &Object, ctx: &mut Cx) -> bool {
         return false;
     };
     let handled = state.handled.clone();
-    handled.has(promise, ctx).unwrap_or(false)
+    handled.has(promise.js(), ctx).unwrap_or(false)
 }
 
 /// A reaction step run when a promise settles: it gets the captured data and the value or

@@ -70,7 +70,7 @@ pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
         .iterator_prototypes()
         .async_iterator();
     let proto = Object::with_null_proto();
-    proto.set_prototype(Some(parent));
+    proto.set_prototype(Some(parent.into()));
     for (name, length, f) in [
         ("next", 0, next as crate::engine::NativeFunctionPointer),
         ("return", 1, return_),
