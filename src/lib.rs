@@ -14,10 +14,13 @@
 //! - the host (`host`): an HTML-ordered event loop and the globals that scripts and the Web
 //!   Platform Tests expect. The host is not part of the spec layer.
 
+// The engine first: its macros (`traced!`, `interface!`) are in scope in every module below.
+#[macro_use]
+mod engine;
+
 mod compression;
 pub mod dom;
 mod encoding;
-mod engine;
 pub mod host;
 mod html;
 mod queue;

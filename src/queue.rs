@@ -10,19 +10,21 @@
 use crate::engine;
 use std::collections::VecDeque;
 
-use crate::engine::{Cx, Finalize, JsResult, Trace};
+use crate::engine::{Cx, JsResult, Trace};
 
 /// Capacity below which the queue never shrinks.
 const MIN_CAPACITY: usize = 16;
 
-/// A container's [[queue]] and [[queueTotalSize]].
-#[derive(Debug, Trace, Finalize)]
-pub(crate) struct QueueWithSizes<T: Trace + 'static> {
-    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queue>
-    /// Each entry is a value-with-size: (value, size).
-    queue: VecDeque<(T, f64)>,
-    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queuetotalsize>
-    total_size: f64,
+traced! {
+    /// A container's [[queue]] and [[queueTotalSize]].
+    #[derive(Debug)]
+    pub(crate) struct QueueWithSizes<T: Trace + 'static> {
+        /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queue>
+        /// Each entry is a value-with-size: (value, size).
+        queue: VecDeque<(T, f64)>,
+        /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queuetotalsize>
+        total_size: f64,
+    }
 }
 
 impl<T: Trace + 'static> Default for QueueWithSizes<T> {

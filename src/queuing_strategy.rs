@@ -4,15 +4,17 @@
 //! <https://streams.spec.whatwg.org/#qs>
 
 use crate::engine;
-use crate::engine::{js_string, Cx, Finalize, JsData, JsResult, Object, Trace, Value};
+use crate::engine::{js_string, Cx, JsResult, Object, Value};
 
 use crate::engine::webidl;
 
-/// The `QueuingStrategy` dictionary, converted: <https://streams.spec.whatwg.org/#dictdef-queuingstrategy>.
-#[derive(Debug, Clone, Default, Trace, Finalize)]
-pub(crate) struct QueuingStrategy {
-    pub(crate) high_water_mark: Option<f64>,
-    pub(crate) size: Option<Object>,
+traced! {
+    /// The `QueuingStrategy` dictionary, converted: <https://streams.spec.whatwg.org/#dictdef-queuingstrategy>.
+    #[derive(Debug, Clone, Default)]
+    pub(crate) struct QueuingStrategy {
+        pub(crate) high_water_mark: Option<f64>,
+        pub(crate) size: Option<Object>,
+    }
 }
 
 impl QueuingStrategy {
@@ -35,13 +37,15 @@ impl QueuingStrategy {
     }
 }
 
-/// A size algorithm, as held in a controller's [[strategySizeAlgorithm]] slot.
-#[derive(Debug, Clone, Trace, Finalize)]
-pub(crate) enum SizeAlgorithm {
-    /// An algorithm that returns 1.
-    One,
-    /// Invoke the strategy's `size` callback.
-    Callback(Object),
+traced! {
+    /// A size algorithm, as held in a controller's [[strategySizeAlgorithm]] slot.
+    #[derive(Debug, Clone)]
+    pub(crate) enum SizeAlgorithm {
+        /// An algorithm that returns 1.
+        One,
+        /// Invoke the strategy's `size` callback.
+        Callback(Object),
+    }
 }
 
 impl SizeAlgorithm {
@@ -103,14 +107,17 @@ fn queuing_strategy_init(args: &[Value], ctx: &mut Cx) -> JsResult<f64> {
     webidl::to_unrestricted_double(&hwm, ctx)
 }
 
-/// The per-realm size functions: each getter returns the same function object for every
-/// instance in a realm (the spec's "relevant global object's … size function").
-#[derive(Debug, Trace, Finalize, JsData)]
-struct SizeFunctions {
-    /// <https://streams.spec.whatwg.org/#byte-length-queuing-strategy-size-function>
-    byte_length: Object,
-    /// <https://streams.spec.whatwg.org/#count-queuing-strategy-size-function>
-    count: Object,
+traced! {
+    data;
+    /// The per-realm size functions: each getter returns the same function object for every
+    /// instance in a realm (the spec's "relevant global object's … size function").
+    #[derive(Debug)]
+    struct SizeFunctions {
+        /// <https://streams.spec.whatwg.org/#byte-length-queuing-strategy-size-function>
+        byte_length: Object,
+        /// <https://streams.spec.whatwg.org/#count-queuing-strategy-size-function>
+        count: Object,
+    }
 }
 
 fn size_functions(ctx: &mut Cx) -> (Object, Object) {
@@ -138,11 +145,14 @@ fn size_functions(ctx: &mut Cx) -> (Object, Object) {
     (byte_length, count)
 }
 
-/// <https://streams.spec.whatwg.org/#blqs-class>
-#[derive(Debug, Trace, Finalize, JsData)]
-pub(crate) struct ByteLengthQueuingStrategy {
-    /// <https://streams.spec.whatwg.org/#bytelengthqueuingstrategy-highwatermark>
-    high_water_mark: f64,
+traced! {
+    data;
+    /// <https://streams.spec.whatwg.org/#blqs-class>
+    #[derive(Debug)]
+    pub(crate) struct ByteLengthQueuingStrategy {
+        /// <https://streams.spec.whatwg.org/#bytelengthqueuingstrategy-highwatermark>
+        high_water_mark: f64,
+    }
 }
 
 impl webidl::ClassInterface for ByteLengthQueuingStrategy {
@@ -176,11 +186,14 @@ fn blqs_size(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     Ok(size_functions(ctx).0.into())
 }
 
-/// <https://streams.spec.whatwg.org/#cqs-class>
-#[derive(Debug, Trace, Finalize, JsData)]
-pub(crate) struct CountQueuingStrategy {
-    /// <https://streams.spec.whatwg.org/#countqueuingstrategy-highwatermark>
-    high_water_mark: f64,
+traced! {
+    data;
+    /// <https://streams.spec.whatwg.org/#cqs-class>
+    #[derive(Debug)]
+    pub(crate) struct CountQueuingStrategy {
+        /// <https://streams.spec.whatwg.org/#countqueuingstrategy-highwatermark>
+        high_water_mark: f64,
+    }
 }
 
 impl webidl::ClassInterface for CountQueuingStrategy {

@@ -13,7 +13,7 @@ pub(crate) mod codec;
 pub(crate) mod error;
 
 use crate::engine;
-use crate::engine::{Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value};
+use crate::engine::{Cx, JsResult, Object, Slot, Value};
 use std::cell::RefCell;
 
 use crate::{
@@ -69,15 +69,17 @@ fn corrupt(message: &str) -> crate::engine::JsError {
     engine::throw_type_error(message.to_owned())
 }
 
-/// <https://compression.spec.whatwg.org/#compressionstream>
-#[derive(Trace, Finalize, JsData)]
-pub(crate) struct CompressionStream {
-    /// <https://compression.spec.whatwg.org/#compressionstream-format> with its
-    /// <https://compression.spec.whatwg.org/#compressionstream-context>. Holds no JS value.
-    #[unsafe_ignore_trace]
-    context: RefCell<Compressor>,
-    /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
-    transform: Slot<Option<Object<TransformStream>>>,
+traced! {
+    data;
+    /// <https://compression.spec.whatwg.org/#compressionstream>
+    pub(crate) struct CompressionStream {
+        /// <https://compression.spec.whatwg.org/#compressionstream-format> with its
+        /// <https://compression.spec.whatwg.org/#compressionstream-context>. Holds no JS value.
+        #[unsafe_ignore_trace]
+        context: RefCell<Compressor>,
+        /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
+        transform: Slot<Option<Object<TransformStream>>>,
+    }
 }
 
 impl std::fmt::Debug for CompressionStream {
@@ -160,15 +162,17 @@ pub(crate) fn compress_flush_and_enqueue(
     enqueue_bytes(&buffer, controller, ctx)
 }
 
-/// <https://compression.spec.whatwg.org/#decompressionstream>
-#[derive(Trace, Finalize, JsData)]
-pub(crate) struct DecompressionStream {
-    /// <https://compression.spec.whatwg.org/#decompressionstream-format> with its
-    /// <https://compression.spec.whatwg.org/#decompressionstream-context>. Holds no JS value.
-    #[unsafe_ignore_trace]
-    context: RefCell<Decompressor>,
-    /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
-    transform: Slot<Option<Object<TransformStream>>>,
+traced! {
+    data;
+    /// <https://compression.spec.whatwg.org/#decompressionstream>
+    pub(crate) struct DecompressionStream {
+        /// <https://compression.spec.whatwg.org/#decompressionstream-format> with its
+        /// <https://compression.spec.whatwg.org/#decompressionstream-context>. Holds no JS value.
+        #[unsafe_ignore_trace]
+        context: RefCell<Decompressor>,
+        /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
+        transform: Slot<Option<Object<TransformStream>>>,
+    }
 }
 
 impl std::fmt::Debug for DecompressionStream {

@@ -13,8 +13,7 @@ use std::{cell::Cell, collections::VecDeque};
 
 use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{
-    js_string, Cx, Finalize, JsData, JsError, JsResult, JsSymbol, Object, Shared, Slot,
-    StandardConstructor, Trace, Value,
+    js_string, Cx, JsError, JsResult, JsSymbol, Object, Shared, Slot, StandardConstructor, Value,
 };
 
 use super::{
@@ -36,20 +35,21 @@ pub type AbortAlgorithmStep = fn(&Object, &mut Cx) -> JsResult<()>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct AbortAlgorithmHandle(u64);
 
-/// The `AbortSignal`-specific internal state.
-#[derive(Trace, Finalize)]
-pub(crate) struct AbortSignalState {
-    /// <https://dom.spec.whatwg.org/#abortsignal-abort-reason>: undefined while not aborted.
-    reason: Slot<Value>,
-    /// <https://dom.spec.whatwg.org/#abortsignal-abort-algorithms>
-    algorithms: Slot<VecDeque<AlgorithmEntry>>,
-    next_algorithm_id: Cell<u64>,
-    /// <https://dom.spec.whatwg.org/#abortsignal-dependent>
-    dependent: Cell<bool>,
-    /// <https://dom.spec.whatwg.org/#abortsignal-source-signals>
-    source_signals: Slot<Vec<Object>>,
-    /// <https://dom.spec.whatwg.org/#abortsignal-dependent-signals>
-    dependent_signals: Slot<Vec<Object>>,
+traced! {
+    /// The `AbortSignal`-specific internal state.
+    pub(crate) struct AbortSignalState {
+        /// <https://dom.spec.whatwg.org/#abortsignal-abort-reason>: undefined while not aborted.
+        reason: Slot<Value>,
+        /// <https://dom.spec.whatwg.org/#abortsignal-abort-algorithms>
+        algorithms: Slot<VecDeque<AlgorithmEntry>>,
+        next_algorithm_id: Cell<u64>,
+        /// <https://dom.spec.whatwg.org/#abortsignal-dependent>
+        dependent: Cell<bool>,
+        /// <https://dom.spec.whatwg.org/#abortsignal-source-signals>
+        source_signals: Slot<Vec<Object>>,
+        /// <https://dom.spec.whatwg.org/#abortsignal-dependent-signals>
+        dependent_signals: Slot<Vec<Object>>,
+    }
 }
 
 impl AbortSignalState {
@@ -78,25 +78,27 @@ impl AbortSignalState {
     }
 }
 
-#[derive(Trace, Finalize)]
-struct AlgorithmEntry {
-    id: u64,
-    algorithm: Algorithm,
+traced! {
+    struct AlgorithmEntry {
+        id: u64,
+        algorithm: Algorithm,
+    }
 }
 
-#[derive(Trace, Finalize)]
-enum Algorithm {
-    /// An algorithm added from Rust.
-    Step {
-        data: Object,
-        #[unsafe_ignore_trace]
-        step: AbortAlgorithmStep,
-    },
-    /// Removes an event listener added with a `signal` option.
-    RemoveListener {
-        target: Object,
-        listener: Shared<Listener>,
-    },
+traced! {
+    enum Algorithm {
+        /// An algorithm added from Rust.
+        Step {
+            data: Object,
+            #[unsafe_ignore_trace]
+            step: AbortAlgorithmStep,
+        },
+        /// Removes an event listener added with a `signal` option.
+        RemoveListener {
+            target: Object,
+            listener: Shared<Listener>,
+        },
+    }
 }
 
 /// Runs `f` on the signal state of `object`, if it is an `AbortSignal` (a short borrow: `f`
@@ -498,10 +500,12 @@ fn set_onabort(this: &Value, args: &[Value], _: &mut Cx) -> JsResult<Value> {
 
 // ----- AbortController interface -----
 
-/// An `AbortController` object's internal state.
-#[derive(Trace, Finalize, JsData)]
-pub(crate) struct AbortController {
-    signal: Object,
+traced! {
+    data;
+    /// An `AbortController` object's internal state.
+    pub(crate) struct AbortController {
+        signal: Object,
+    }
 }
 
 pub(super) fn build_controller_interface(ctx: &mut Cx) -> StandardConstructor {

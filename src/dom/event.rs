@@ -5,8 +5,8 @@ use std::cell::Cell;
 
 use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{
-    js_string, Cx, Finalize, JsArray, JsData, JsFunction, JsResult, JsString, Object,
-    PropertyDescriptor, Slot, StandardConstructor, Trace, Value,
+    js_string, Cx, JsArray, JsFunction, JsResult, JsString, Object, PropertyDescriptor, Slot,
+    StandardConstructor, Value,
 };
 
 use super::{prototype, with_realm, Iface};
@@ -38,18 +38,20 @@ pub(crate) mod phase {
     pub(crate) const BUBBLING_PHASE: u16 = 3;
 }
 
-/// An `Event` object's internal state.
-#[derive(Trace, Finalize, JsData)]
-pub(crate) struct Event {
-    event_type: Slot<JsString>,
-    target: Slot<Option<Object>>,
-    current_target: Slot<Option<Object>>,
-    phase: Cell<u16>,
-    flags: Cell<u16>,
-    time_stamp: f64,
-    /// The slots of an interface of another specification that inherits from `Event` (HTML's
-    /// `MessageEvent`).
-    pub(crate) extension: Option<Box<dyn super::Extension>>,
+traced! {
+    data;
+    /// An `Event` object's internal state.
+    pub(crate) struct Event {
+        event_type: Slot<JsString>,
+        target: Slot<Option<Object>>,
+        current_target: Slot<Option<Object>>,
+        phase: Cell<u16>,
+        flags: Cell<u16>,
+        time_stamp: f64,
+        /// The slots of an interface of another specification that inherits from `Event` (HTML's
+        /// `MessageEvent`).
+        pub(crate) extension: Option<Box<dyn super::Extension>>,
+    }
 }
 
 impl Event {

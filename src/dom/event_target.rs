@@ -7,8 +7,7 @@ use std::cell::Cell;
 
 use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{
-    js_string, Cx, Finalize, JsData, JsResult, JsString, Object, Shared, Slot, StandardConstructor,
-    Trace, Value,
+    js_string, Cx, JsResult, JsString, Object, Shared, Slot, StandardConstructor, Value,
 };
 
 use super::{
@@ -20,18 +19,20 @@ use super::{
 
 const INTERFACE: &str = "EventTarget";
 
-/// An `EventTarget` object's internal state (also used by `AbortSignal` and `MessagePort`, which
-/// inherit from `EventTarget`: `signal` / `extension` is `Some` for those).
-#[derive(Trace, Finalize, JsData)]
-pub(crate) struct EventTarget {
-    /// <https://dom.spec.whatwg.org/#eventtarget-event-listener-list>
-    listeners: Slot<Vec<Shared<Listener>>>,
-    /// <https://html.spec.whatwg.org/#event-handler-map>
-    handlers: Slot<Vec<EventHandler>>,
-    pub(crate) signal: Option<AbortSignalState>,
-    /// The slots of an interface of another specification that inherits from `EventTarget`
-    /// (HTML's `MessagePort`).
-    pub(crate) extension: Option<Box<dyn super::Extension>>,
+traced! {
+    data;
+    /// An `EventTarget` object's internal state (also used by `AbortSignal` and `MessagePort`, which
+    /// inherit from `EventTarget`: `signal` / `extension` is `Some` for those).
+    pub(crate) struct EventTarget {
+        /// <https://dom.spec.whatwg.org/#eventtarget-event-listener-list>
+        listeners: Slot<Vec<Shared<Listener>>>,
+        /// <https://html.spec.whatwg.org/#event-handler-map>
+        handlers: Slot<Vec<EventHandler>>,
+        pub(crate) signal: Option<AbortSignalState>,
+        /// The slots of an interface of another specification that inherits from `EventTarget`
+        /// (HTML's `MessagePort`).
+        pub(crate) extension: Option<Box<dyn super::Extension>>,
+    }
 }
 
 impl EventTarget {
@@ -79,23 +80,25 @@ pub fn is_event_target(value: &Value) -> bool {
         .is_some_and(|o| o.is::<EventTarget>())
 }
 
-/// <https://dom.spec.whatwg.org/#concept-event-listener>
-#[derive(Trace, Finalize)]
-pub(crate) struct Listener {
-    event_type: JsString,
-    callback: ListenerCallback,
-    capture: bool,
-    passive: bool,
-    once: bool,
-    removed: Cell<bool>,
+traced! {
+    /// <https://dom.spec.whatwg.org/#concept-event-listener>
+    pub(crate) struct Listener {
+        event_type: JsString,
+        callback: ListenerCallback,
+        capture: bool,
+        passive: bool,
+        once: bool,
+        removed: Cell<bool>,
+    }
 }
 
-/// A listener's callback: a script object (`EventListener` callback interface), or the event
-/// handler processing algorithm of the target's event handler for the listener's type.
-#[derive(Trace, Finalize)]
-enum ListenerCallback {
-    Object(Object),
-    EventHandler,
+traced! {
+    /// A listener's callback: a script object (`EventListener` callback interface), or the event
+    /// handler processing algorithm of the target's event handler for the listener's type.
+    enum ListenerCallback {
+        Object(Object),
+        EventHandler,
+    }
 }
 
 impl ListenerCallback {
@@ -108,13 +111,14 @@ impl ListenerCallback {
     }
 }
 
-/// <https://html.spec.whatwg.org/#event-handlers>: keyed by the event type (the handler's name
-/// without `on`).
-#[derive(Trace, Finalize)]
-struct EventHandler {
-    event_type: JsString,
-    value: Option<Object>,
-    listener: Option<Shared<Listener>>,
+traced! {
+    /// <https://html.spec.whatwg.org/#event-handlers>: keyed by the event type (the handler's name
+    /// without `on`).
+    struct EventHandler {
+        event_type: JsString,
+        value: Option<Object>,
+        listener: Option<Shared<Listener>>,
+    }
 }
 
 pub(super) fn build_interface(ctx: &mut Cx) -> StandardConstructor {

@@ -2,19 +2,21 @@
 
 use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{
-    js_string, Cx, Finalize, JsData, JsFunction, JsResult, JsString, Object, PropertyDescriptor,
-    StandardConstructor, Trace, Value,
+    js_string, Cx, JsFunction, JsResult, JsString, Object, PropertyDescriptor, StandardConstructor,
+    Value,
 };
 
 use super::{prototype, with_realm, Iface};
 
 const INTERFACE: &str = "DOMException";
 
-/// A `DOMException`'s internal state: its name and message.
-#[derive(Trace, Finalize, JsData)]
-pub(crate) struct DomException {
-    name: JsString,
-    message: JsString,
+traced! {
+    data;
+    /// A `DOMException`'s internal state: its name and message.
+    pub(crate) struct DomException {
+        name: JsString,
+        message: JsString,
+    }
 }
 
 /// The legacy code constants: <https://webidl.spec.whatwg.org/#dfn-error-names-table>.

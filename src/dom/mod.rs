@@ -15,9 +15,7 @@ mod exception;
 
 use crate::engine;
 use crate::engine::webidl;
-use crate::engine::{
-    Cx, Finalize, JsData, JsError, JsFunction, JsResult, Object, StandardConstructor, Trace,
-};
+use crate::engine::{Cx, JsError, JsFunction, JsResult, Object, StandardConstructor};
 
 pub use abort::{
     add_abort_algorithm, is_abort_signal, new_abort_signal, remove_abort_algorithm, signal_abort,
@@ -91,21 +89,23 @@ pub fn register(ctx: &mut Cx) -> JsResult<()> {
     Ok(())
 }
 
-/// The per-realm state of the DOM interfaces: their interface objects and prototypes.
-#[derive(Trace, Finalize, JsData)]
-struct DomRealm {
-    dom_exception: StandardConstructor,
-    event: StandardConstructor,
-    event_target: StandardConstructor,
-    abort_controller: StandardConstructor,
-    abort_signal: StandardConstructor,
-    /// The getter of the `[LegacyUnforgeable]` `isTrusted` attribute, shared by all events.
-    is_trusted_getter: JsFunction,
-    /// The intrinsic `Error.prototype.stack` getter, used to give `DOMException`s a `stack`.
-    error_stack_getter: Option<JsFunction>,
-    /// The time origin that `Event.timeStamp` is relative to.
-    #[unsafe_ignore_trace]
-    time_origin: u128,
+traced! {
+    data;
+    /// The per-realm state of the DOM interfaces: their interface objects and prototypes.
+    struct DomRealm {
+        dom_exception: StandardConstructor,
+        event: StandardConstructor,
+        event_target: StandardConstructor,
+        abort_controller: StandardConstructor,
+        abort_signal: StandardConstructor,
+        /// The getter of the `[LegacyUnforgeable]` `isTrusted` attribute, shared by all events.
+        is_trusted_getter: JsFunction,
+        /// The intrinsic `Error.prototype.stack` getter, used to give `DOMException`s a `stack`.
+        error_stack_getter: Option<JsFunction>,
+        /// The time origin that `Event.timeStamp` is relative to.
+        #[unsafe_ignore_trace]
+        time_origin: u128,
+    }
 }
 
 /// Which interface of [`DomRealm`] to look up.

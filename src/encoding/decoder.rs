@@ -4,7 +4,7 @@ use crate::engine;
 use std::cell::{Cell, RefCell};
 use std::fmt;
 
-use crate::engine::{Cx, Finalize, JsData, JsResult, JsString, Object, Slot, Trace, Value};
+use crate::engine::{Cx, JsResult, JsString, Object, Slot, Value};
 use encoding_rs::{CoderResult, Decoder, DecoderResult, Encoding};
 
 use crate::{
@@ -20,26 +20,28 @@ use crate::{
     },
 };
 
-/// <https://encoding.spec.whatwg.org/#textdecoderstream>
-#[derive(Trace, Finalize, JsData)]
-pub(crate) struct TextDecoderStream {
-    /// <https://encoding.spec.whatwg.org/#textdecodercommon-encoding>
-    #[unsafe_ignore_trace]
-    encoding: &'static Encoding,
-    /// <https://encoding.spec.whatwg.org/#textdecodercommon-error-mode>: "fatal" or
-    /// "replacement".
-    fatal: bool,
-    /// <https://encoding.spec.whatwg.org/#textdecodercommon-ignore-bom>
-    ignore_bom: bool,
-    /// <https://encoding.spec.whatwg.org/#textdecodercommon-bom-seen>
-    bom_seen: Cell<bool>,
-    /// <https://encoding.spec.whatwg.org/#textdecodercommon-decoder>, with its
-    /// <https://encoding.spec.whatwg.org/#textdecodercommon-i-o-queue> (the bytes of a sequence
-    /// split between chunks wait inside the decoder). Holds no JS value.
-    #[unsafe_ignore_trace]
-    decoder: RefCell<Decoder>,
-    /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
-    transform: Slot<Option<Object<TransformStream>>>,
+traced! {
+    data;
+    /// <https://encoding.spec.whatwg.org/#textdecoderstream>
+    pub(crate) struct TextDecoderStream {
+        /// <https://encoding.spec.whatwg.org/#textdecodercommon-encoding>
+        #[unsafe_ignore_trace]
+        encoding: &'static Encoding,
+        /// <https://encoding.spec.whatwg.org/#textdecodercommon-error-mode>: "fatal" or
+        /// "replacement".
+        fatal: bool,
+        /// <https://encoding.spec.whatwg.org/#textdecodercommon-ignore-bom>
+        ignore_bom: bool,
+        /// <https://encoding.spec.whatwg.org/#textdecodercommon-bom-seen>
+        bom_seen: Cell<bool>,
+        /// <https://encoding.spec.whatwg.org/#textdecodercommon-decoder>, with its
+        /// <https://encoding.spec.whatwg.org/#textdecodercommon-i-o-queue> (the bytes of a sequence
+        /// split between chunks wait inside the decoder). Holds no JS value.
+        #[unsafe_ignore_trace]
+        decoder: RefCell<Decoder>,
+        /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
+        transform: Slot<Option<Object<TransformStream>>>,
+    }
 }
 
 impl fmt::Debug for TextDecoderStream {

@@ -2,7 +2,7 @@
 
 use std::cell::Cell;
 
-use crate::engine::{js_string, Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value};
+use crate::engine::{js_string, Cx, JsResult, Object, Slot, Value};
 
 use crate::{
     engine::new_uint8_array,
@@ -17,16 +17,19 @@ use crate::{
     },
 };
 
-/// <https://encoding.spec.whatwg.org/#textencoderstream>
-///
-/// Its encoder is always UTF-8's, which keeps no state: the only state is the pending high
-/// surrogate.
-#[derive(Debug, Trace, Finalize, JsData)]
-pub(crate) struct TextEncoderStream {
-    /// <https://encoding.spec.whatwg.org/#textencoderstream-pending-high-surrogate>
-    pending_high_surrogate: Cell<Option<u16>>,
-    /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
-    transform: Slot<Option<Object<TransformStream>>>,
+traced! {
+    data;
+    /// <https://encoding.spec.whatwg.org/#textencoderstream>
+    ///
+    /// Its encoder is always UTF-8's, which keeps no state: the only state is the pending high
+    /// surrogate.
+    #[derive(Debug)]
+    pub(crate) struct TextEncoderStream {
+        /// <https://encoding.spec.whatwg.org/#textencoderstream-pending-high-surrogate>
+        pending_high_surrogate: Cell<Option<u16>>,
+        /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
+        transform: Slot<Option<Object<TransformStream>>>,
+    }
 }
 
 impl webidl::ClassInterface for TextEncoderStream {

@@ -30,9 +30,25 @@ pub use boa_engine::{
     native_function::NativeFunctionPointer,
     object::builtins::{JsArray, JsArrayBuffer, JsFunction, JsPromise},
     property::{PropertyDescriptor, PropertyKey},
-    JsData, JsError, JsResult, JsString, JsSymbol, NativeObject,
+    JsError, JsResult, JsString, JsSymbol, NativeObject,
 };
 pub use boa_gc::{Finalize, Trace};
+
+/// Declares a traced type: `traced! { struct S { .. } }` (or an enum) makes `S`'s values
+/// traceable by the engine's garbage collector (it marks the JS values `S` holds; a field marked
+/// `#[unsafe_ignore_trace]` holds none); `traced! { data; struct S { .. } }` also makes `S`
+/// native object data, what an `Object<S>` holds. On Boa this is boa_gc's `Trace` and
+/// `Finalize` derives (and `JsData`), emitted here so the spec layer names none of them.
+macro_rules! traced {
+    (data; $($item:tt)*) => {
+        #[derive(::boa_gc::Trace, ::boa_gc::Finalize, ::boa_engine::JsData)]
+        $($item)*
+    };
+    ($($item:tt)*) => {
+        #[derive(::boa_gc::Trace, ::boa_gc::Finalize)]
+        $($item)*
+    };
+}
 
 /// Declares a traced type that is plain data: its `Trace` impl marks the JS values it holds,
 /// and it has no `Drop` impl, so values can be moved out of it (boa_gc's `unsafe_no_drop`;

@@ -2,22 +2,23 @@
 
 use crate::engine::clone;
 use crate::engine::webidl::{self, InterfaceObject};
-use crate::engine::{Cx, Finalize, JsResult, JsString, Object, StandardConstructor, Trace, Value};
+use crate::engine::{Cx, JsResult, JsString, Object, StandardConstructor, Value};
 
 use super::{prototype, sequence_of_objects, Iface};
 use crate::dom;
 
 const INTERFACE: &str = "MessageEvent";
 
-/// A `MessageEvent`'s attributes (kept in the event's slots).
-#[derive(Trace, Finalize)]
-pub(crate) struct MessageEventSlots {
-    data: Value,
-    origin: JsString,
-    last_event_id: JsString,
-    source: Option<Object>,
-    /// The `FrozenArray<MessagePort>` (the same array object on every get).
-    ports: Object,
+traced! {
+    /// A `MessageEvent`'s attributes (kept in the event's slots).
+    pub(crate) struct MessageEventSlots {
+        data: Value,
+        origin: JsString,
+        last_event_id: JsString,
+        source: Option<Object>,
+        /// The `FrozenArray<MessagePort>` (the same array object on every get).
+        ports: Object,
+    }
 }
 
 pub(super) fn build_interface(event: &StandardConstructor, ctx: &mut Cx) -> StandardConstructor {

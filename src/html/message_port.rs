@@ -22,8 +22,7 @@ use std::{
 
 use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{
-    js_string, Cx, Finalize, JsData, JsResult, JsString, Object, Realm, Slot, StandardConstructor,
-    Trace, Value,
+    js_string, Cx, JsResult, JsString, Object, Realm, Slot, StandardConstructor, Value,
 };
 
 use super::{
@@ -41,35 +40,38 @@ use crate::dom;
 const PORT: &str = "MessagePort";
 const CHANNEL: &str = "MessageChannel";
 
-/// A `MessagePort` object's slots.
-#[derive(Trace, Finalize)]
-pub(crate) struct PortSlots {
-    /// The port's core (queue and entanglement); `None` once the port is closed or shipped.
-    #[unsafe_ignore_trace]
-    core: RefCell<Option<Arc<PortCore>>>,
-    /// [[Detached]].
-    detached: Cell<bool>,
-    /// <https://html.spec.whatwg.org/multipage/web-messaging.html#has-been-shipped>
-    shipped: Cell<bool>,
-    /// The port's relevant realm (where its tasks run and its messages are deserialized).
-    realm: Realm,
-    /// The handlers another specification adds in place of script's listeners (the Streams
-    /// Standard's cross-realm transforms, whose ports script never sees).
-    handler: Slot<Option<PortHandler>>,
+traced! {
+    /// A `MessagePort` object's slots.
+    pub(crate) struct PortSlots {
+        /// The port's core (queue and entanglement); `None` once the port is closed or shipped.
+        #[unsafe_ignore_trace]
+        core: RefCell<Option<Arc<PortCore>>>,
+        /// [[Detached]].
+        detached: Cell<bool>,
+        /// <https://html.spec.whatwg.org/multipage/web-messaging.html#has-been-shipped>
+        shipped: Cell<bool>,
+        /// The port's relevant realm (where its tasks run and its messages are deserialized).
+        realm: Realm,
+        /// The handlers another specification adds in place of script's listeners (the Streams
+        /// Standard's cross-realm transforms, whose ports script never sees).
+        handler: Slot<Option<PortHandler>>,
+    }
 }
 
-/// Handlers another specification adds to a port's `message`, `messageerror` and `close`
-/// events: opaque data and two functions of it, so no event object is made per message.
-#[derive(Clone, Trace, Finalize)]
-pub(crate) struct PortHandler {
-    data: Object,
-    /// The `message` event's handler (and the `messageerror` event's, which it runs when the
-    /// data cannot be deserialized), given the data, the port and the message.
-    #[unsafe_ignore_trace]
-    on_message: fn(&Object, &Object, SerializedWithTransfer, &mut Cx) -> JsResult<()>,
-    /// The `close` event's handler, given the data.
-    #[unsafe_ignore_trace]
-    on_close: fn(&Object, &mut Cx) -> JsResult<()>,
+traced! {
+    /// Handlers another specification adds to a port's `message`, `messageerror` and `close`
+    /// events: opaque data and two functions of it, so no event object is made per message.
+    #[derive(Clone)]
+    pub(crate) struct PortHandler {
+        data: Object,
+        /// The `message` event's handler (and the `messageerror` event's, which it runs when the
+        /// data cannot be deserialized), given the data, the port and the message.
+        #[unsafe_ignore_trace]
+        on_message: fn(&Object, &Object, SerializedWithTransfer, &mut Cx) -> JsResult<()>,
+        /// The `close` event's handler, given the data.
+        #[unsafe_ignore_trace]
+        on_close: fn(&Object, &mut Cx) -> JsResult<()>,
+    }
 }
 
 impl PortHandler {
@@ -607,11 +609,13 @@ fn set_onclose(this: &Value, args: &[Value], _: &mut Cx) -> JsResult<Value> {
 // The MessageChannel interface
 // ---------------------------------------------------------------------------------------------
 
-/// A `MessageChannel` object's slots.
-#[derive(Trace, Finalize, JsData)]
-pub(crate) struct MessageChannel {
-    port1: Object,
-    port2: Object,
+traced! {
+    data;
+    /// A `MessageChannel` object's slots.
+    pub(crate) struct MessageChannel {
+        port1: Object,
+        port2: Object,
+    }
 }
 
 pub(super) fn build_channel_interface(ctx: &mut Cx) -> StandardConstructor {

@@ -25,8 +25,8 @@ use std::sync::Arc;
 
 use crate::engine::webidl;
 use crate::engine::{
-    js_string, Cx, Finalize, JsData, JsError, JsResult, JsSymbol, Object, PropertyDescriptor,
-    StandardConstructor, Trace, Value,
+    js_string, Cx, JsError, JsResult, JsSymbol, Object, PropertyDescriptor, StandardConstructor,
+    Value,
 };
 
 pub use port::{live_port_queues, Agent, PortCore};
@@ -71,12 +71,14 @@ pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
     Ok(())
 }
 
-/// The per-realm interface objects.
-#[derive(Trace, Finalize, JsData)]
-struct HtmlRealm {
-    message_channel: StandardConstructor,
-    message_port: StandardConstructor,
-    message_event: StandardConstructor,
+traced! {
+    data;
+    /// The per-realm interface objects.
+    struct HtmlRealm {
+        message_channel: StandardConstructor,
+        message_port: StandardConstructor,
+        message_event: StandardConstructor,
+    }
 }
 
 #[derive(Clone, Copy)]

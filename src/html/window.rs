@@ -8,9 +8,7 @@
 //! always goes to the window it was posted on.
 
 use crate::engine::webidl;
-use crate::engine::{
-    js_string, Cx, Finalize, JsData, JsResult, JsString, Object, PropertyDescriptor, Trace, Value,
-};
+use crate::engine::{js_string, Cx, JsResult, JsString, Object, PropertyDescriptor, Value};
 
 use super::{
     message_event, message_port::is_message_port, serialize, structured_serialize_options,
@@ -18,9 +16,11 @@ use super::{
 };
 use crate::dom;
 
-/// The window's origin, as `MessageEvent.origin` reports it.
-#[derive(Trace, Finalize, JsData)]
-struct WindowOrigin(String);
+traced! {
+    data;
+    /// The window's origin, as `MessageEvent.origin` reports it.
+    struct WindowOrigin(String);
+}
 
 /// Makes the current realm's global object a window: its prototype becomes
 /// `EventTarget.prototype`, and it gets `window`, `postMessage`, `onmessage` and

@@ -7,8 +7,8 @@
 use std::cell::Cell;
 
 use crate::engine::{
-    create_iter_result_object, js_string, Cx, Finalize, JsData, JsPromise, JsResult, JsSymbol,
-    Object, PropertyDescriptor, Slot, Trace, Value,
+    create_iter_result_object, js_string, Cx, JsPromise, JsResult, JsSymbol, Object,
+    PropertyDescriptor, Slot, Value,
 };
 
 use super::{
@@ -23,22 +23,25 @@ use super::{
 use crate::engine::{upon_settlement, PromiseResult};
 use crate::{engine, engine::webidl, engine::PromiseCapability};
 
-/// A default asynchronous iterator object for `ReadableStream`.
-#[derive(Debug, Trace, Finalize, JsData)]
-pub(crate) struct ReadableStreamAsyncIterator {
-    /// <https://streams.spec.whatwg.org/#readablestream-async-iterator-reader>
-    reader: Object<ReadableStreamDefaultReader>,
-    /// <https://streams.spec.whatwg.org/#readablestream-async-iterator-prevent-cancel>
-    prevent_cancel: bool,
-    /// WebIDL's ongoing promise.
-    ongoing_promise: Slot<Option<JsPromise>>,
-    /// WebIDL's is finished.
-    is_finished: Cell<bool>,
-    /// Set while "get the next iteration result" runs ReadableStreamDefaultReaderRead: the
-    /// read request's steps that run inside it settle the spec's promise, and the reaction to
-    /// it waits here until the read has returned (see [`get_the_next_iteration_result`]).
-    reading: Cell<bool>,
-    settled_in_read: Slot<Option<(NextOutcome, PromiseResult, PromiseCapability)>>,
+traced! {
+    data;
+    /// A default asynchronous iterator object for `ReadableStream`.
+    #[derive(Debug)]
+    pub(crate) struct ReadableStreamAsyncIterator {
+        /// <https://streams.spec.whatwg.org/#readablestream-async-iterator-reader>
+        reader: Object<ReadableStreamDefaultReader>,
+        /// <https://streams.spec.whatwg.org/#readablestream-async-iterator-prevent-cancel>
+        prevent_cancel: bool,
+        /// WebIDL's ongoing promise.
+        ongoing_promise: Slot<Option<JsPromise>>,
+        /// WebIDL's is finished.
+        is_finished: Cell<bool>,
+        /// Set while "get the next iteration result" runs ReadableStreamDefaultReaderRead: the
+        /// read request's steps that run inside it settle the spec's promise, and the reaction to
+        /// it waits here until the read has returned (see [`get_the_next_iteration_result`]).
+        reading: Cell<bool>,
+        settled_in_read: Slot<Option<(NextOutcome, PromiseResult, PromiseCapability)>>,
+    }
 }
 
 engine::traced_without_drop! {
@@ -58,9 +61,12 @@ impl webidl::Interface for ReadableStreamAsyncIterator {
 
 type Iter = Object<ReadableStreamAsyncIterator>;
 
-/// The per-realm asynchronous iterator prototype object.
-#[derive(Debug, Trace, Finalize, JsData)]
-struct AsyncIteratorPrototype(Object);
+traced! {
+    data;
+    /// The per-realm asynchronous iterator prototype object.
+    #[derive(Debug)]
+    struct AsyncIteratorPrototype(Object);
+}
 
 /// Creates the realm's `ReadableStream` async iterator prototype.
 pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {

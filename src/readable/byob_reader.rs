@@ -5,10 +5,7 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::traced_without_drop;
-use crate::engine::{
-    create_iter_result_object, Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value,
-};
+use crate::engine::{create_iter_result_object, Cx, JsResult, Object, Slot, Trace, Value};
 
 use super::{
     byte_controller::readable_byte_stream_controller_pull_into,
@@ -87,13 +84,16 @@ impl ReadIntoRequest {
     }
 }
 
-/// <https://streams.spec.whatwg.org/#readablestreambyobreader>
-#[derive(Debug, Trace, Finalize, JsData)]
-pub(crate) struct ReadableStreamBYOBReader {
-    /// The `ReadableStreamGenericReader` slots.
-    pub(crate) generic: GenericReaderSlots,
-    /// <https://streams.spec.whatwg.org/#readablestreambyobreader-readintorequests>
-    read_into_requests: Slot<VecDeque<ReadIntoRequest>>,
+traced! {
+    data;
+    /// <https://streams.spec.whatwg.org/#readablestreambyobreader>
+    #[derive(Debug)]
+    pub(crate) struct ReadableStreamBYOBReader {
+        /// The `ReadableStreamGenericReader` slots.
+        pub(crate) generic: GenericReaderSlots,
+        /// <https://streams.spec.whatwg.org/#readablestreambyobreader-readintorequests>
+        read_into_requests: Slot<VecDeque<ReadIntoRequest>>,
+    }
 }
 
 impl ReadableStreamBYOBReader {

@@ -2,7 +2,7 @@
 //!
 //! <https://streams.spec.whatwg.org/#rs-byob-request-class>
 
-use crate::engine::{Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value};
+use crate::engine::{Cx, JsResult, Object, Slot, Value};
 
 use super::byte_controller::{
     readable_byte_stream_controller_respond, readable_byte_stream_controller_respond_with_new_view,
@@ -11,13 +11,16 @@ use super::byte_controller::{
 use crate::engine::webidl::new_object;
 use crate::{engine, engine::webidl};
 
-/// <https://streams.spec.whatwg.org/#readablestreambyobrequest>
-#[derive(Debug, Trace, Finalize, JsData)]
-pub(crate) struct ReadableStreamBYOBRequest {
-    /// <https://streams.spec.whatwg.org/#readablestreambyobrequest-controller>
-    controller: Slot<Option<Object<ReadableByteStreamController>>>,
-    /// <https://streams.spec.whatwg.org/#readablestreambyobrequest-view>
-    view: Slot<Option<Object>>,
+traced! {
+    data;
+    /// <https://streams.spec.whatwg.org/#readablestreambyobrequest>
+    #[derive(Debug)]
+    pub(crate) struct ReadableStreamBYOBRequest {
+        /// <https://streams.spec.whatwg.org/#readablestreambyobrequest-controller>
+        controller: Slot<Option<Object<ReadableByteStreamController>>>,
+        /// <https://streams.spec.whatwg.org/#readablestreambyobrequest-view>
+        view: Slot<Option<Object>>,
+    }
 }
 
 /// "A new ReadableStreamBYOBRequest" with its [[controller]] and [[view]] set

@@ -9,11 +9,7 @@
 
 use std::{cell::Cell, collections::VecDeque};
 
-use crate::engine::traced_without_drop;
-use crate::engine::{
-    Cx, Finalize, JsArrayBuffer, JsData, JsError, JsResult, Object, Slot, Trace, TypedArrayKind,
-    Value,
-};
+use crate::engine::{Cx, JsArrayBuffer, JsError, JsResult, Object, Slot, TypedArrayKind, Value};
 
 use super::{
     byob_reader::{
@@ -117,71 +113,78 @@ pub(crate) enum ReaderType {
     None,
 }
 
-/// <https://streams.spec.whatwg.org/#pull-into-descriptor>
-#[derive(Debug, Clone, Trace, Finalize)]
-pub(crate) struct PullIntoDescriptor {
-    /// <https://streams.spec.whatwg.org/#pull-into-descriptor-buffer>
-    pub(crate) buffer: JsArrayBuffer,
-    /// <https://streams.spec.whatwg.org/#pull-into-descriptor-buffer-byte-length>
-    buffer_byte_length: u64,
-    /// <https://streams.spec.whatwg.org/#pull-into-descriptor-byte-offset>
-    byte_offset: u64,
-    /// <https://streams.spec.whatwg.org/#pull-into-descriptor-byte-length>
-    byte_length: u64,
-    /// <https://streams.spec.whatwg.org/#pull-into-descriptor-bytes-filled>
-    bytes_filled: u64,
-    /// <https://streams.spec.whatwg.org/#pull-into-descriptor-minimum-fill>
-    minimum_fill: u64,
-    /// <https://streams.spec.whatwg.org/#pull-into-descriptor-element-size>
-    element_size: u64,
-    /// <https://streams.spec.whatwg.org/#pull-into-descriptor-view-constructor>
-    #[unsafe_ignore_trace]
-    view_constructor: ViewKind,
-    /// <https://streams.spec.whatwg.org/#pull-into-descriptor-reader-type>
-    #[unsafe_ignore_trace]
-    reader_type: ReaderType,
+traced! {
+    /// <https://streams.spec.whatwg.org/#pull-into-descriptor>
+    #[derive(Debug, Clone)]
+    pub(crate) struct PullIntoDescriptor {
+        /// <https://streams.spec.whatwg.org/#pull-into-descriptor-buffer>
+        pub(crate) buffer: JsArrayBuffer,
+        /// <https://streams.spec.whatwg.org/#pull-into-descriptor-buffer-byte-length>
+        buffer_byte_length: u64,
+        /// <https://streams.spec.whatwg.org/#pull-into-descriptor-byte-offset>
+        byte_offset: u64,
+        /// <https://streams.spec.whatwg.org/#pull-into-descriptor-byte-length>
+        byte_length: u64,
+        /// <https://streams.spec.whatwg.org/#pull-into-descriptor-bytes-filled>
+        bytes_filled: u64,
+        /// <https://streams.spec.whatwg.org/#pull-into-descriptor-minimum-fill>
+        minimum_fill: u64,
+        /// <https://streams.spec.whatwg.org/#pull-into-descriptor-element-size>
+        element_size: u64,
+        /// <https://streams.spec.whatwg.org/#pull-into-descriptor-view-constructor>
+        #[unsafe_ignore_trace]
+        view_constructor: ViewKind,
+        /// <https://streams.spec.whatwg.org/#pull-into-descriptor-reader-type>
+        #[unsafe_ignore_trace]
+        reader_type: ReaderType,
+    }
 }
 
-/// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry>
-#[derive(Debug, Clone, Trace, Finalize)]
-struct QueueEntry {
-    /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry-buffer>
-    buffer: JsArrayBuffer,
-    /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry-byte-offset>
-    byte_offset: u64,
-    /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry-byte-length>
-    byte_length: u64,
+traced! {
+    /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry>
+    #[derive(Debug, Clone)]
+    struct QueueEntry {
+        /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry-buffer>
+        buffer: JsArrayBuffer,
+        /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry-byte-offset>
+        byte_offset: u64,
+        /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry-byte-length>
+        byte_length: u64,
+    }
 }
 
-/// <https://streams.spec.whatwg.org/#readablebytestreamcontroller>
-#[derive(Debug, Trace, Finalize, JsData)]
-pub(crate) struct ReadableByteStreamController {
-    /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-autoallocatechunksize>
-    auto_allocate_chunk_size: Cell<Option<u64>>,
-    /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-byobrequest>
-    byob_request: Slot<Option<Object<ReadableStreamBYOBRequest>>>,
-    /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-cancelalgorithm>
-    cancel_algorithm: Slot<Option<ByteCancelAlgorithm>>,
-    /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-closerequested>
-    close_requested: Cell<bool>,
-    /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pullagain>
-    pull_again: Cell<bool>,
-    /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pullalgorithm>
-    pull_algorithm: Slot<Option<BytePullAlgorithm>>,
-    /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pulling>
-    pulling: Cell<bool>,
-    /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pendingpullintos>
-    pending_pull_intos: Slot<VecDeque<PullIntoDescriptor>>,
-    /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-queue>
-    queue: Slot<VecDeque<QueueEntry>>,
-    /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-queuetotalsize>
-    queue_total_size: Cell<u64>,
-    /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-started>
-    started: Cell<bool>,
-    /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-strategyhwm>
-    strategy_hwm: Cell<f64>,
-    /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-stream>
-    stream: Object<ReadableStream>,
+traced! {
+    data;
+    /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller>
+    #[derive(Debug)]
+    pub(crate) struct ReadableByteStreamController {
+        /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-autoallocatechunksize>
+        auto_allocate_chunk_size: Cell<Option<u64>>,
+        /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-byobrequest>
+        byob_request: Slot<Option<Object<ReadableStreamBYOBRequest>>>,
+        /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-cancelalgorithm>
+        cancel_algorithm: Slot<Option<ByteCancelAlgorithm>>,
+        /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-closerequested>
+        close_requested: Cell<bool>,
+        /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pullagain>
+        pull_again: Cell<bool>,
+        /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pullalgorithm>
+        pull_algorithm: Slot<Option<BytePullAlgorithm>>,
+        /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pulling>
+        pulling: Cell<bool>,
+        /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-pendingpullintos>
+        pending_pull_intos: Slot<VecDeque<PullIntoDescriptor>>,
+        /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-queue>
+        queue: Slot<VecDeque<QueueEntry>>,
+        /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-queuetotalsize>
+        queue_total_size: Cell<u64>,
+        /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-started>
+        started: Cell<bool>,
+        /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-strategyhwm>
+        strategy_hwm: Cell<f64>,
+        /// <https://streams.spec.whatwg.org/#readablebytestreamcontroller-stream>
+        stream: Object<ReadableStream>,
+    }
 }
 
 pub(crate) type Controller = Object<ReadableByteStreamController>;

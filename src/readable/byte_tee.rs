@@ -5,10 +5,7 @@
 
 use std::cell::Cell;
 
-use crate::engine::{
-    traced_without_drop, webidl, Cx, Finalize, JsArray, JsData, JsPromise, JsResult, Object,
-    Shared, Slot, Trace, Value,
-};
+use crate::engine::{webidl, Cx, JsArray, JsPromise, JsResult, Object, Shared, Slot, Value};
 
 use super::{
     byob_reader::{
@@ -37,21 +34,23 @@ use super::{
 use crate::engine::PromiseResult;
 use crate::engine::{self, PromiseCapability};
 
-/// The variables ReadableByteStreamTee's algorithms close over.
-#[derive(Debug, Trace, Finalize)]
-pub(crate) struct ByteTeeState {
-    stream: Object<ReadableStream>,
-    reader: Slot<ReaderRef>,
-    reading: Cell<bool>,
-    read_again_for_branch1: Cell<bool>,
-    read_again_for_branch2: Cell<bool>,
-    canceled1: Cell<bool>,
-    canceled2: Cell<bool>,
-    reason1: Slot<Value>,
-    reason2: Slot<Value>,
-    branch1: Slot<Option<Object<ReadableStream>>>,
-    branch2: Slot<Option<Object<ReadableStream>>>,
-    cancel_promise: PromiseCapability,
+traced! {
+    /// The variables ReadableByteStreamTee's algorithms close over.
+    #[derive(Debug)]
+    pub(crate) struct ByteTeeState {
+        stream: Object<ReadableStream>,
+        reader: Slot<ReaderRef>,
+        reading: Cell<bool>,
+        read_again_for_branch1: Cell<bool>,
+        read_again_for_branch2: Cell<bool>,
+        canceled1: Cell<bool>,
+        canceled2: Cell<bool>,
+        reason1: Slot<Value>,
+        reason2: Slot<Value>,
+        branch1: Slot<Option<Object<ReadableStream>>>,
+        branch2: Slot<Option<Object<ReadableStream>>>,
+        cancel_promise: PromiseCapability,
+    }
 }
 
 impl ByteTeeState {
@@ -220,13 +219,15 @@ fn pull_with_default_reader(state: &Shared<ByteTeeState>, ctx: &mut Cx) -> JsRes
     Ok(())
 }
 
-/// A branch's underlying byte source: pull1Algorithm or pull2Algorithm, and cancel1Algorithm
-/// or cancel2Algorithm.
-#[derive(Trace, Finalize, JsData)]
-struct ByteTeeBranch {
-    state: Shared<ByteTeeState>,
-    #[unsafe_ignore_trace]
-    branch: Branch,
+traced! {
+    data;
+    /// A branch's underlying byte source: pull1Algorithm or pull2Algorithm, and cancel1Algorithm
+    /// or cancel2Algorithm.
+    struct ByteTeeBranch {
+        state: Shared<ByteTeeState>,
+        #[unsafe_ignore_trace]
+        branch: Branch,
+    }
 }
 
 impl ByteTeeBranch {

@@ -4,8 +4,7 @@
 
 use std::cell::Cell;
 
-use crate::engine::traced_without_drop;
-use crate::engine::{Cx, Finalize, JsData, JsError, JsResult, Object, Slot, Trace, Value};
+use crate::engine::{Cx, JsError, JsResult, Object, Slot, Value};
 
 use super::{
     stream::{
@@ -93,30 +92,33 @@ impl CancelAlgorithm {
     }
 }
 
-/// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller>
-#[derive(Debug, Trace, Finalize, JsData)]
-pub(crate) struct ReadableStreamDefaultController {
-    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-cancelalgorithm>
-    cancel_algorithm: Slot<Option<CancelAlgorithm>>,
-    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-closerequested>
-    close_requested: Cell<bool>,
-    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pullagain>
-    pull_again: Cell<bool>,
-    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pullalgorithm>
-    pull_algorithm: Slot<Option<PullAlgorithm>>,
-    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pulling>
-    pulling: Cell<bool>,
-    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queue> and
-    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queuetotalsize>
-    queue: Slot<QueueWithSizes<Value>>,
-    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-started>
-    started: Cell<bool>,
-    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-strategyhwm>
-    strategy_hwm: Cell<f64>,
-    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-strategysizealgorithm>
-    strategy_size_algorithm: Slot<Option<SizeAlgorithm>>,
-    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-stream>
-    stream: Object<ReadableStream>,
+traced! {
+    data;
+    /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller>
+    #[derive(Debug)]
+    pub(crate) struct ReadableStreamDefaultController {
+        /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-cancelalgorithm>
+        cancel_algorithm: Slot<Option<CancelAlgorithm>>,
+        /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-closerequested>
+        close_requested: Cell<bool>,
+        /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pullagain>
+        pull_again: Cell<bool>,
+        /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pullalgorithm>
+        pull_algorithm: Slot<Option<PullAlgorithm>>,
+        /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-pulling>
+        pulling: Cell<bool>,
+        /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queue> and
+        /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queuetotalsize>
+        queue: Slot<QueueWithSizes<Value>>,
+        /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-started>
+        started: Cell<bool>,
+        /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-strategyhwm>
+        strategy_hwm: Cell<f64>,
+        /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-strategysizealgorithm>
+        strategy_size_algorithm: Slot<Option<SizeAlgorithm>>,
+        /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-stream>
+        stream: Object<ReadableStream>,
+    }
 }
 
 type Controller = Object<ReadableStreamDefaultController>;

@@ -4,10 +4,7 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::traced_without_drop;
-use crate::engine::{
-    create_iter_result_object, Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value,
-};
+use crate::engine::{create_iter_result_object, Cx, JsResult, Object, Slot, Trace, Value};
 
 use super::{
     async_iterator::{self, ReadableStreamAsyncIterator},
@@ -95,13 +92,16 @@ impl ReadRequest {
     }
 }
 
-/// <https://streams.spec.whatwg.org/#readablestreamdefaultreader>
-#[derive(Debug, Trace, Finalize, JsData)]
-pub(crate) struct ReadableStreamDefaultReader {
-    /// The `ReadableStreamGenericReader` slots.
-    pub(crate) generic: GenericReaderSlots,
-    /// <https://streams.spec.whatwg.org/#readablestreamdefaultreader-readrequests>
-    read_requests: Slot<VecDeque<ReadRequest>>,
+traced! {
+    data;
+    /// <https://streams.spec.whatwg.org/#readablestreamdefaultreader>
+    #[derive(Debug)]
+    pub(crate) struct ReadableStreamDefaultReader {
+        /// The `ReadableStreamGenericReader` slots.
+        pub(crate) generic: GenericReaderSlots,
+        /// <https://streams.spec.whatwg.org/#readablestreamdefaultreader-readrequests>
+        read_requests: Slot<VecDeque<ReadRequest>>,
+    }
 }
 
 impl ReadableStreamDefaultReader {

@@ -3,10 +3,9 @@
 //!
 //! <https://streams.spec.whatwg.org/#readable-stream-from-iterable>
 
-use crate::engine::traced_without_drop;
 use crate::engine::{
-    create_iter_result_object, js_string, webidl, Cx, Finalize, JsData, JsError, JsPromise,
-    JsResult, JsSymbol, Object, PropertyKey, Shared, Slot, Trace, Value,
+    create_iter_result_object, js_string, webidl, Cx, JsError, JsPromise, JsResult, JsSymbol,
+    Object, PropertyKey, Shared, Slot, Trace, Value,
 };
 
 use super::{
@@ -35,11 +34,13 @@ enum AsyncIteratorRecord {
 }
 }
 
-/// The variables ReadableStreamFromIterable's algorithms close over.
-#[derive(Debug, Trace, Finalize)]
-pub(crate) struct FromState {
-    stream: Slot<Option<Object<ReadableStream>>>,
-    iterator: AsyncIteratorRecord,
+traced! {
+    /// The variables ReadableStreamFromIterable's algorithms close over.
+    #[derive(Debug)]
+    pub(crate) struct FromState {
+        stream: Slot<Option<Object<ReadableStream>>>,
+        iterator: AsyncIteratorRecord,
+    }
 }
 
 impl FromState {
@@ -182,10 +183,12 @@ enum NextValue {
 }
 }
 
-/// The stream's underlying source: ReadableStreamFromIterable's pullAlgorithm and
-/// cancelAlgorithm.
-#[derive(Trace, Finalize, JsData)]
-struct FromSource(Shared<FromState>);
+traced! {
+    data;
+    /// The stream's underlying source: ReadableStreamFromIterable's pullAlgorithm and
+    /// cancelAlgorithm.
+    struct FromSource(Shared<FromState>);
+}
 
 impl NativeUnderlyingSource for FromSource {
     fn pull(this: &Object<Self>, _: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
@@ -573,14 +576,15 @@ fn iterator_close_on_throw(iterator: &Object, ctx: &mut Cx) -> JsResult<()> {
     Ok(())
 }
 
-/// Captured by the continuation's reactions: promiseCapability (a JS one, or a Rust promise
-/// where script cannot see it), the sync iterator, done and closeOnRejection.
-#[derive(Trace, Finalize)]
-struct Continuation<P: Trace + 'static> {
-    capability: P,
-    sync_iterator: Object,
-    done: bool,
-    close_on_rejection: bool,
+traced! {
+    /// Captured by the continuation's reactions: promiseCapability (a JS one, or a Rust promise
+    /// where script cannot see it), the sync iterator, done and closeOnRejection.
+    struct Continuation<P: Trace + 'static> {
+        capability: P,
+        sync_iterator: Object,
+        done: bool,
+        close_on_rejection: bool,
+    }
 }
 
 impl<P: Trace + 'static> Continuation<P> {

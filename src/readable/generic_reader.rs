@@ -3,7 +3,7 @@
 //!
 //! <https://streams.spec.whatwg.org/#generic-reader-mixin>
 
-use crate::engine::{webidl, Cx, Finalize, JsResult, Object, Slot, Trace, Value};
+use crate::engine::{webidl, Cx, JsResult, Object, Slot, Value};
 
 use super::{
     readable_stream_controller_release_steps,
@@ -12,13 +12,15 @@ use super::{
 };
 use crate::engine::{self, PromiseCapability};
 
-/// The mixin's internal slots.
-#[derive(Debug, Trace, Finalize)]
-pub(crate) struct GenericReaderSlots {
-    /// <https://streams.spec.whatwg.org/#readablestreamgenericreader-closedpromise>
-    closed_promise: Slot<Option<PromiseCapability>>,
-    /// <https://streams.spec.whatwg.org/#readablestreamgenericreader-stream>
-    stream: Slot<Option<Object<ReadableStream>>>,
+traced! {
+    /// The mixin's internal slots.
+    #[derive(Debug)]
+    pub(crate) struct GenericReaderSlots {
+        /// <https://streams.spec.whatwg.org/#readablestreamgenericreader-closedpromise>
+        closed_promise: Slot<Option<PromiseCapability>>,
+        /// <https://streams.spec.whatwg.org/#readablestreamgenericreader-stream>
+        stream: Slot<Option<Object<ReadableStream>>>,
+    }
 }
 
 impl GenericReaderSlots {

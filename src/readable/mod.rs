@@ -37,7 +37,7 @@ pub(crate) mod pipe;
 pub(crate) mod stream;
 pub(crate) mod tee;
 
-use crate::engine::{traced_without_drop, webidl};
+use crate::engine::webidl;
 use crate::engine::{Cx, JsResult, Object, PromiseResult, Value};
 
 pub(crate) use byob_reader::ReadableStreamBYOBReader;

@@ -7,9 +7,7 @@
 //! client's state and two functions of it), and its read request's steps are a
 //! [`ReadRequestSteps`] value.
 
-use crate::engine::{
-    self, traced_without_drop, webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Value,
-};
+use crate::engine::{self, webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Value};
 use crate::queuing_strategy::SizeAlgorithm;
 
 use super::{

@@ -22,10 +22,9 @@
 use crate::writable::stream::WritableSlots;
 use std::{cell::Cell, collections::VecDeque};
 
-use crate::engine::{internal_promise::InternalPromise, traced_without_drop};
+use crate::engine::internal_promise::InternalPromise;
 use crate::engine::{
-    upon_settlement, Cx, Finalize, JsData, JsPromise, JsResult, Object, PromiseResult, Shared,
-    Slot, Trace, Value,
+    upon_settlement, Cx, JsPromise, JsResult, Object, PromiseResult, Shared, Slot, Value,
 };
 
 use super::{
@@ -233,37 +232,40 @@ enum Action {
 }
 }
 
-/// The state of one ReadableStreamPipeTo: the locals of the algorithm and the progress of the
-/// "in parallel" part.
-#[derive(Debug, Trace, Finalize, JsData)]
-pub(crate) struct PipeState {
-    source: Object<ReadableStream>,
-    dest: Object<WritableStream>,
-    reader: Object<ReadableStreamDefaultReader>,
-    writer: Writer,
-    prevent_close: bool,
-    prevent_abort: bool,
-    prevent_cancel: bool,
-    signal: Option<Object>,
-    /// The abort algorithm added to `signal`.
-    #[unsafe_ignore_trace]
-    abort_algorithm: Cell<Option<AbortAlgorithmHandle>>,
-    /// shuttingDown.
-    shutting_down: Cell<bool>,
-    /// promise.
-    promise: PromiseCapability,
-    /// The promise of the step's read (resolveRead / rejectRead), while a read is outstanding.
-    read: Slot<Option<InternalPromise>>,
-    /// The pipe's own read call is running: chunk steps that run now are not inside the
-    /// source's `controller.enqueue()`.
-    reading_synchronously: Cell<bool>,
-    /// The last write: fulfilled one microtask after its write request settles (the shutdown
-    /// steps wait for it).
-    current_write: Slot<InternalPromise>,
-    /// Chunks read but not yet written: each arrived inside the source's `enqueue()` and waits
-    /// for its microtask (see [`chunk_steps`]). A shutdown writes them at once, or drops them
-    /// where the spec writes nothing more.
-    unwritten: Slot<VecDeque<Value>>,
+traced! {
+    data;
+    /// The state of one ReadableStreamPipeTo: the locals of the algorithm and the progress of the
+    /// "in parallel" part.
+    #[derive(Debug)]
+    pub(crate) struct PipeState {
+        source: Object<ReadableStream>,
+        dest: Object<WritableStream>,
+        reader: Object<ReadableStreamDefaultReader>,
+        writer: Writer,
+        prevent_close: bool,
+        prevent_abort: bool,
+        prevent_cancel: bool,
+        signal: Option<Object>,
+        /// The abort algorithm added to `signal`.
+        #[unsafe_ignore_trace]
+        abort_algorithm: Cell<Option<AbortAlgorithmHandle>>,
+        /// shuttingDown.
+        shutting_down: Cell<bool>,
+        /// promise.
+        promise: PromiseCapability,
+        /// The promise of the step's read (resolveRead / rejectRead), while a read is outstanding.
+        read: Slot<Option<InternalPromise>>,
+        /// The pipe's own read call is running: chunk steps that run now are not inside the
+        /// source's `controller.enqueue()`.
+        reading_synchronously: Cell<bool>,
+        /// The last write: fulfilled one microtask after its write request settles (the shutdown
+        /// steps wait for it).
+        current_write: Slot<InternalPromise>,
+        /// Chunks read but not yet written: each arrived inside the source's `enqueue()` and waits
+        /// for its microtask (see [`chunk_steps`]). A shutdown writes them at once, or drops them
+        /// where the spec writes nothing more.
+        unwritten: Slot<VecDeque<Value>>,
+    }
 }
 
 type Pipe = Object<PipeState>;
@@ -843,12 +845,13 @@ fn perform_action(pipe: &Pipe, action: Action, ctx: &mut Cx) -> JsResult<Promise
     Ok(PromiseResult::Promise(promise))
 }
 
-/// The shared state of <https://webidl.spec.whatwg.org/#wait-for-all>.
-#[derive(Trace, Finalize)]
-struct WaitForAll {
-    remaining: Cell<usize>,
-    rejected: Cell<bool>,
-    result: InternalPromise,
+traced! {
+    /// The shared state of <https://webidl.spec.whatwg.org/#wait-for-all>.
+    struct WaitForAll {
+        remaining: Cell<usize>,
+        rejected: Cell<bool>,
+        result: InternalPromise,
+    }
 }
 
 /// <https://webidl.spec.whatwg.org/#get-a-promise-to-wait-for-all>. The promise is internal

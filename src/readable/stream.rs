@@ -5,9 +5,7 @@
 
 use std::cell::Cell;
 
-use crate::engine::{
-    js_string, Cx, Finalize, JsArray, JsData, JsResult, Object, Slot, Trace, Value,
-};
+use crate::engine::{js_string, Cx, JsArray, JsResult, Object, Slot, Value};
 
 use super::{
     async_iterator, byob_reader, byte_controller, byte_tee,
@@ -37,22 +35,25 @@ pub(crate) enum StreamState {
     Errored,
 }
 
-/// <https://streams.spec.whatwg.org/#readablestream>
-#[derive(Debug, Trace, Finalize, JsData)]
-pub(crate) struct ReadableStream {
-    /// <https://streams.spec.whatwg.org/#readablestream-controller>
-    controller: Slot<Option<ControllerRef>>,
-    /// <https://streams.spec.whatwg.org/#readablestream-detached>
-    pub(crate) detached: Cell<bool>,
-    /// <https://streams.spec.whatwg.org/#readablestream-disturbed>
-    disturbed: Cell<bool>,
-    /// <https://streams.spec.whatwg.org/#readablestream-reader>
-    reader: Slot<Option<ReaderRef>>,
-    /// <https://streams.spec.whatwg.org/#readablestream-state>
-    #[unsafe_ignore_trace]
-    state: Cell<StreamState>,
-    /// <https://streams.spec.whatwg.org/#readablestream-storederror>
-    stored_error: Slot<Value>,
+traced! {
+    data;
+    /// <https://streams.spec.whatwg.org/#readablestream>
+    #[derive(Debug)]
+    pub(crate) struct ReadableStream {
+        /// <https://streams.spec.whatwg.org/#readablestream-controller>
+        controller: Slot<Option<ControllerRef>>,
+        /// <https://streams.spec.whatwg.org/#readablestream-detached>
+        pub(crate) detached: Cell<bool>,
+        /// <https://streams.spec.whatwg.org/#readablestream-disturbed>
+        disturbed: Cell<bool>,
+        /// <https://streams.spec.whatwg.org/#readablestream-reader>
+        reader: Slot<Option<ReaderRef>>,
+        /// <https://streams.spec.whatwg.org/#readablestream-state>
+        #[unsafe_ignore_trace]
+        state: Cell<StreamState>,
+        /// <https://streams.spec.whatwg.org/#readablestream-storederror>
+        stored_error: Slot<Value>,
+    }
 }
 
 impl ReadableStream {

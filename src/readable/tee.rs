@@ -5,10 +5,7 @@
 
 use std::cell::Cell;
 
-use crate::engine::{
-    traced_without_drop, webidl, Cx, Finalize, JsArray, JsData, JsPromise, JsResult, Object,
-    Shared, Slot, Trace, Value,
-};
+use crate::engine::{webidl, Cx, JsArray, JsPromise, JsResult, Object, Shared, Slot, Value};
 
 use super::{
     default_controller::{
@@ -38,21 +35,23 @@ pub(crate) enum Branch {
     Two,
 }
 
-/// The variables ReadableStreamDefaultTee's algorithms close over.
-#[derive(Debug, Trace, Finalize)]
-pub(crate) struct TeeState {
-    stream: Object<ReadableStream>,
-    reader: Object<ReadableStreamDefaultReader>,
-    reading: Cell<bool>,
-    read_again: Cell<bool>,
-    canceled1: Cell<bool>,
-    canceled2: Cell<bool>,
-    reason1: Slot<Value>,
-    reason2: Slot<Value>,
-    branch1: Slot<Option<Object<ReadableStream>>>,
-    branch2: Slot<Option<Object<ReadableStream>>>,
-    cancel_promise: PromiseCapability,
-    clone_for_branch2: bool,
+traced! {
+    /// The variables ReadableStreamDefaultTee's algorithms close over.
+    #[derive(Debug)]
+    pub(crate) struct TeeState {
+        stream: Object<ReadableStream>,
+        reader: Object<ReadableStreamDefaultReader>,
+        reading: Cell<bool>,
+        read_again: Cell<bool>,
+        canceled1: Cell<bool>,
+        canceled2: Cell<bool>,
+        reason1: Slot<Value>,
+        reason2: Slot<Value>,
+        branch1: Slot<Option<Object<ReadableStream>>>,
+        branch2: Slot<Option<Object<ReadableStream>>>,
+        cancel_promise: PromiseCapability,
+        clone_for_branch2: bool,
+    }
 }
 
 impl TeeState {
@@ -144,13 +143,15 @@ pub(crate) fn readable_stream_default_tee(
     Ok((branch1, branch2))
 }
 
-/// A branch's underlying source: the tee's pullAlgorithm and the branch's cancel1Algorithm or
-/// cancel2Algorithm.
-#[derive(Trace, Finalize, JsData)]
-struct TeeBranch {
-    state: Shared<TeeState>,
-    #[unsafe_ignore_trace]
-    branch: Branch,
+traced! {
+    data;
+    /// A branch's underlying source: the tee's pullAlgorithm and the branch's cancel1Algorithm or
+    /// cancel2Algorithm.
+    struct TeeBranch {
+        state: Shared<TeeState>,
+        #[unsafe_ignore_trace]
+        branch: Branch,
+    }
 }
 
 impl TeeBranch {

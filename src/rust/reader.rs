@@ -6,7 +6,7 @@ use std::{
     rc::{Rc, Weak},
 };
 
-use crate::engine::{self, traced_without_drop, Cx, JsResult, Object};
+use crate::engine::{self, Cx, JsResult, Object};
 use crate::readable::{
     default_reader::{readable_stream_default_reader_release, reader_stream},
     generic_reader::readable_stream_reader_generic_cancel,

@@ -1,6 +1,6 @@
 //! Writable streams from Rust sinks.
 
-use crate::engine::{webidl, Cx, Finalize, JsData, JsResult, Object, Trace};
+use crate::engine::{webidl, Cx, JsResult, Object};
 use crate::queuing_strategy::SizeAlgorithm;
 use crate::writable::{
     default_controller::{self, writable_stream_default_controller_error_if_needed},
@@ -60,10 +60,12 @@ pub trait Sink: 'static {
     }
 }
 
-/// A Rust sink as the writable stream's native underlying sink: an object no script can
-/// reach, holding the shared sink.
-#[derive(Trace, Finalize, JsData)]
-struct SinkObject(#[unsafe_ignore_trace] RustSink);
+traced! {
+    data;
+    /// A Rust sink as the writable stream's native underlying sink: an object no script can
+    /// reach, holding the shared sink.
+    struct SinkObject(#[unsafe_ignore_trace] RustSink);
+}
 
 impl NativeUnderlyingSink for SinkObject {
     fn write(

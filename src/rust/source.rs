@@ -1,6 +1,6 @@
 //! Readable streams from Rust sources, value and byte.
 
-use crate::engine::{self, webidl, Cx, Finalize, JsArrayBuffer, JsData, JsResult, Object, Trace};
+use crate::engine::{self, webidl, Cx, JsArrayBuffer, JsResult, Object};
 use crate::queuing_strategy::SizeAlgorithm;
 use crate::readable::{
     byte_controller::{
@@ -117,10 +117,12 @@ pub trait ByteSource: 'static {
     }
 }
 
-/// A Rust value source as the readable stream's native underlying source: an object no
-/// script can reach, holding the shared source.
-#[derive(Trace, Finalize, JsData)]
-struct SourceObject(#[unsafe_ignore_trace] RustSource);
+traced! {
+    data;
+    /// A Rust value source as the readable stream's native underlying source: an object no
+    /// script can reach, holding the shared source.
+    struct SourceObject(#[unsafe_ignore_trace] RustSource);
+}
 
 impl NativeUnderlyingSource for SourceObject {
     fn pull(this: &Object<Self>, controller: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
@@ -134,9 +136,11 @@ impl NativeUnderlyingSource for SourceObject {
     }
 }
 
-/// A Rust byte source as the readable byte stream's native underlying source.
-#[derive(Trace, Finalize, JsData)]
-struct ByteSourceObject(#[unsafe_ignore_trace] RustByteSource);
+traced! {
+    data;
+    /// A Rust byte source as the readable byte stream's native underlying source.
+    struct ByteSourceObject(#[unsafe_ignore_trace] RustByteSource);
+}
 
 impl NativeUnderlyingSource for ByteSourceObject {
     fn pull(this: &Object<Self>, controller: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {

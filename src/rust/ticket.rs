@@ -107,9 +107,10 @@ impl<T> Future for Ticket<T> {
     }
 }
 
-/// A settled-later callback held by a reaction (not traced: it holds roots only).
-#[derive(crate::engine::Trace, crate::engine::Finalize)]
-struct Notify(#[unsafe_ignore_trace] Rc<RefCell<Option<NotifyFn>>>);
+traced! {
+    /// A settled-later callback held by a reaction (not traced: it holds roots only).
+    struct Notify(#[unsafe_ignore_trace] Rc<RefCell<Option<NotifyFn>>>);
+}
 
 type NotifyFn = Box<dyn FnOnce(Result<crate::engine::Value, crate::engine::Value>)>;
 

@@ -1,6 +1,6 @@
 //! Transform streams from Rust transformers.
 
-use crate::engine::{webidl, Cx, Finalize, JsData, JsResult, Object, Trace};
+use crate::engine::{webidl, Cx, JsResult, Object};
 use crate::transform::{
     default_controller::{
         transform_stream_default_controller_enqueue, transform_stream_default_controller_error,
@@ -65,10 +65,12 @@ pub trait Transformer: 'static {
     }
 }
 
-/// A Rust transformer as the transform stream's native transformer: an object no script can
-/// reach, holding the shared transformer.
-#[derive(Trace, Finalize, JsData)]
-struct TransformerObject(#[unsafe_ignore_trace] RustTransformer);
+traced! {
+    data;
+    /// A Rust transformer as the transform stream's native transformer: an object no script can
+    /// reach, holding the shared transformer.
+    struct TransformerObject(#[unsafe_ignore_trace] RustTransformer);
+}
 
 impl NativeTransformer for TransformerObject {
     fn transform(

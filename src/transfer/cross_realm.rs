@@ -16,8 +16,7 @@
 
 use crate::engine::internal_promise::InternalPromise;
 use crate::engine::{
-    self, upon_settlement, webidl, Cx, Finalize, JsData, JsResult, Object, PromiseResult, Slot,
-    Trace, Value,
+    self, upon_settlement, webidl, Cx, JsResult, Object, PromiseResult, Slot, Value,
 };
 use crate::writable::stream::WritableSlots;
 
@@ -86,10 +85,12 @@ impl Side {
     }
 }
 
-/// The readable side's underlying source: its port.
-#[derive(Trace, Finalize, JsData)]
-pub(crate) struct CrossRealmSource {
-    port: Object,
+traced! {
+    data;
+    /// The readable side's underlying source: its port.
+    pub(crate) struct CrossRealmSource {
+        port: Object,
+    }
 }
 
 impl NativeUnderlyingSource for CrossRealmSource {
@@ -104,13 +105,15 @@ impl NativeUnderlyingSource for CrossRealmSource {
     }
 }
 
-/// The writable side's state: its port, controller and backpressurePromise.
-#[derive(Trace, Finalize, JsData)]
-pub(crate) struct CrossRealmSink {
-    port: Object,
-    controller: Slot<Option<Object<WritableStreamDefaultController>>>,
-    /// backpressurePromise (`None` is undefined); never reaches script.
-    backpressure_promise: Slot<Option<InternalPromise>>,
+traced! {
+    data;
+    /// The writable side's state: its port, controller and backpressurePromise.
+    pub(crate) struct CrossRealmSink {
+        port: Object,
+        controller: Slot<Option<Object<WritableStreamDefaultController>>>,
+        /// backpressurePromise (`None` is undefined); never reaches script.
+        backpressure_promise: Slot<Option<InternalPromise>>,
+    }
 }
 
 impl std::fmt::Debug for CrossRealmSink {

@@ -3,8 +3,7 @@
 //!
 //! <https://streams.spec.whatwg.org/#ts-default-controller-class>
 
-use crate::engine::traced_without_drop;
-use crate::engine::{Cx, Finalize, JsData, JsError, JsResult, Object, Slot, Trace, Value};
+use crate::engine::{Cx, JsError, JsResult, Object, Slot, Value};
 use crate::writable::stream::WritableSlots;
 
 use super::other_specs::NativeTransform;
@@ -205,19 +204,22 @@ impl CancelAlgorithm {
     }
 }
 
-/// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller>
-#[derive(Debug, Trace, Finalize, JsData)]
-pub(crate) struct TransformStreamDefaultController {
-    /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-cancelalgorithm>
-    cancel_algorithm: Slot<Option<CancelAlgorithm>>,
-    /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-finishpromise>
-    finish_promise: Slot<Option<PromiseCapability>>,
-    /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-flushalgorithm>
-    flush_algorithm: Slot<Option<FlushAlgorithm>>,
-    /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-stream>
-    stream: Stream,
-    /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-transformalgorithm>
-    transform_algorithm: Slot<Option<TransformAlgorithm>>,
+traced! {
+    data;
+    /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller>
+    #[derive(Debug)]
+    pub(crate) struct TransformStreamDefaultController {
+        /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-cancelalgorithm>
+        cancel_algorithm: Slot<Option<CancelAlgorithm>>,
+        /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-finishpromise>
+        finish_promise: Slot<Option<PromiseCapability>>,
+        /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-flushalgorithm>
+        flush_algorithm: Slot<Option<FlushAlgorithm>>,
+        /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-stream>
+        stream: Stream,
+        /// <https://streams.spec.whatwg.org/#transformstreamdefaultcontroller-transformalgorithm>
+        transform_algorithm: Slot<Option<TransformAlgorithm>>,
+    }
 }
 
 /// controller.[[stream]].

@@ -4,9 +4,7 @@
 //!
 //! <https://streams.spec.whatwg.org/#other-specs-ts>
 
-use crate::engine::{
-    traced_without_drop, webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Value,
-};
+use crate::engine::{webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Value};
 
 use super::{
     default_controller::{

@@ -6,7 +6,7 @@ use crate::engine;
 use crate::writable::stream::WritableSlots;
 use std::cell::Cell;
 
-use crate::engine::{Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value};
+use crate::engine::{Cx, JsResult, Object, Slot, Value};
 
 use super::default_controller::{
     set_up_transform_stream_default_controller_from_transformer,
@@ -39,21 +39,24 @@ use crate::{
 /// A typed handle on a `TransformStream` object.
 pub(crate) type Stream = Object<TransformStream>;
 
-/// <https://streams.spec.whatwg.org/#transformstream>
-#[derive(Debug, Trace, Finalize, JsData)]
-pub(crate) struct TransformStream {
-    /// <https://streams.spec.whatwg.org/#transformstream-backpressure> (`None` is undefined).
-    backpressure: Cell<Option<bool>>,
-    /// <https://streams.spec.whatwg.org/#transformstream-backpressurechangepromise>
-    backpressure_change_promise: Slot<Option<InternalPromise>>,
-    /// <https://streams.spec.whatwg.org/#transformstream-controller>
-    controller: Slot<Option<Object<TransformStreamDefaultController>>>,
-    /// <https://streams.spec.whatwg.org/#transformstream-detached>
-    pub(crate) detached: Cell<bool>,
-    /// <https://streams.spec.whatwg.org/#transformstream-readable>
-    readable: Slot<Option<Object<ReadableStream>>>,
-    /// <https://streams.spec.whatwg.org/#transformstream-writable>
-    writable: Slot<Option<Object<WritableStream>>>,
+traced! {
+    data;
+    /// <https://streams.spec.whatwg.org/#transformstream>
+    #[derive(Debug)]
+    pub(crate) struct TransformStream {
+        /// <https://streams.spec.whatwg.org/#transformstream-backpressure> (`None` is undefined).
+        backpressure: Cell<Option<bool>>,
+        /// <https://streams.spec.whatwg.org/#transformstream-backpressurechangepromise>
+        backpressure_change_promise: Slot<Option<InternalPromise>>,
+        /// <https://streams.spec.whatwg.org/#transformstream-controller>
+        controller: Slot<Option<Object<TransformStreamDefaultController>>>,
+        /// <https://streams.spec.whatwg.org/#transformstream-detached>
+        pub(crate) detached: Cell<bool>,
+        /// <https://streams.spec.whatwg.org/#transformstream-readable>
+        readable: Slot<Option<Object<ReadableStream>>>,
+        /// <https://streams.spec.whatwg.org/#transformstream-writable>
+        writable: Slot<Option<Object<WritableStream>>>,
+    }
 }
 
 impl TransformStream {

@@ -6,7 +6,7 @@
 use crate::writable::stream::WritableSlots;
 use std::cell::Cell;
 
-use crate::engine::{Cx, Finalize, JsData, JsResult, Object, Slot, Trace, Value};
+use crate::engine::{Cx, JsResult, Object, Slot, Value};
 
 use super::{
     abort_signal,
@@ -29,30 +29,34 @@ use crate::{engine, engine::webidl, queue::QueueWithSizes, queuing_strategy::Siz
 /// A typed handle on a `WritableStreamDefaultController` object.
 pub(crate) type Controller = Object<WritableStreamDefaultController>;
 
-/// An entry of the controller's [[queue]]: a chunk, or the
-/// [close sentinel](https://streams.spec.whatwg.org/#close-sentinel).
-#[derive(Debug, Clone, Trace, Finalize)]
-pub(crate) enum QueueEntry {
-    /// A chunk written by the producer.
-    Chunk(Value),
-    /// The close sentinel.
-    Close,
+traced! {
+    /// An entry of the controller's [[queue]]: a chunk, or the
+    /// [close sentinel](https://streams.spec.whatwg.org/#close-sentinel).
+    #[derive(Debug, Clone)]
+    pub(crate) enum QueueEntry {
+        /// A chunk written by the producer.
+        Chunk(Value),
+        /// The close sentinel.
+        Close,
+    }
 }
 
-/// The `UnderlyingSink` dictionary, converted, with the object it came from (the callback this
-/// value): <https://streams.spec.whatwg.org/#dictdef-underlyingsink>.
-#[derive(Debug, Clone, Trace, Finalize)]
-pub(crate) struct UnderlyingSink {
-    /// The original `underlyingSink` object (null when absent).
-    object: Value,
-    /// <https://streams.spec.whatwg.org/#dom-underlyingsink-abort>
-    abort: Option<Object>,
-    /// <https://streams.spec.whatwg.org/#dom-underlyingsink-close>
-    close: Option<Object>,
-    /// <https://streams.spec.whatwg.org/#dom-underlyingsink-start>
-    start: Option<Object>,
-    /// <https://streams.spec.whatwg.org/#dom-underlyingsink-write>
-    write: Option<Object>,
+traced! {
+    /// The `UnderlyingSink` dictionary, converted, with the object it came from (the callback this
+    /// value): <https://streams.spec.whatwg.org/#dictdef-underlyingsink>.
+    #[derive(Debug, Clone)]
+    pub(crate) struct UnderlyingSink {
+        /// The original `underlyingSink` object (null when absent).
+        object: Value,
+        /// <https://streams.spec.whatwg.org/#dom-underlyingsink-abort>
+        abort: Option<Object>,
+        /// <https://streams.spec.whatwg.org/#dom-underlyingsink-close>
+        close: Option<Object>,
+        /// <https://streams.spec.whatwg.org/#dom-underlyingsink-start>
+        start: Option<Object>,
+        /// <https://streams.spec.whatwg.org/#dom-underlyingsink-write>
+        write: Option<Object>,
+    }
 }
 
 impl UnderlyingSink {
@@ -84,58 +88,66 @@ impl UnderlyingSink {
     }
 }
 
-/// A controller's startAlgorithm, writable or readable (used once, during set-up; the
-/// readable controllers share this one, as writable is the lower of the two stream modules).
-#[derive(Debug, Clone, Trace, Finalize)]
-pub(crate) enum StartAlgorithm {
-    /// "An algorithm that returns undefined."
-    ReturnUndefined,
-    /// An algorithm that returns this value (TransformStream's startPromise).
-    Returns(Value),
-    /// Invoke the underlying sink's or source's `start` with « controller », exception
-    /// behavior "rethrow", callback this value the underlying sink or source.
-    Js {
-        /// The underlying sink or source.
-        underlying: Value,
-        /// Its `start` method.
-        start: Object,
-    },
+traced! {
+    /// A controller's startAlgorithm, writable or readable (used once, during set-up; the
+    /// readable controllers share this one, as writable is the lower of the two stream modules).
+    #[derive(Debug, Clone)]
+    pub(crate) enum StartAlgorithm {
+        /// "An algorithm that returns undefined."
+        ReturnUndefined,
+        /// An algorithm that returns this value (TransformStream's startPromise).
+        Returns(Value),
+        /// Invoke the underlying sink's or source's `start` with « controller », exception
+        /// behavior "rethrow", callback this value the underlying sink or source.
+        Js {
+            /// The underlying sink or source.
+            underlying: Value,
+            /// Its `start` method.
+            start: Object,
+        },
+    }
 }
 
-/// A controller's [[writeAlgorithm]].
-#[derive(Debug, Clone, Trace, Finalize)]
-pub(crate) enum WriteAlgorithm {
-    /// "An algorithm that returns a promise resolved with undefined."
-    ResolvedUndefined,
-    /// Invoke the underlying sink's `write` with « chunk, controller ».
-    Js { sink: Value, write: Object },
-    /// Another specification's writeAlgorithm (<https://streams.spec.whatwg.org/#writablestream-set-up>),
-    /// or TransformStream's sink algorithm.
-    Native(NativeSink),
+traced! {
+    /// A controller's [[writeAlgorithm]].
+    #[derive(Debug, Clone)]
+    pub(crate) enum WriteAlgorithm {
+        /// "An algorithm that returns a promise resolved with undefined."
+        ResolvedUndefined,
+        /// Invoke the underlying sink's `write` with « chunk, controller ».
+        Js { sink: Value, write: Object },
+        /// Another specification's writeAlgorithm (<https://streams.spec.whatwg.org/#writablestream-set-up>),
+        /// or TransformStream's sink algorithm.
+        Native(NativeSink),
+    }
 }
 
-/// A controller's [[closeAlgorithm]].
-#[derive(Debug, Clone, Trace, Finalize)]
-pub(crate) enum CloseAlgorithm {
-    /// "An algorithm that returns a promise resolved with undefined."
-    ResolvedUndefined,
-    /// Invoke the underlying sink's `close` with « ».
-    Js { sink: Value, close: Object },
-    /// Another specification's closeAlgorithm (<https://streams.spec.whatwg.org/#writablestream-set-up>),
-    /// or TransformStream's sink algorithm.
-    Native(NativeSink),
+traced! {
+    /// A controller's [[closeAlgorithm]].
+    #[derive(Debug, Clone)]
+    pub(crate) enum CloseAlgorithm {
+        /// "An algorithm that returns a promise resolved with undefined."
+        ResolvedUndefined,
+        /// Invoke the underlying sink's `close` with « ».
+        Js { sink: Value, close: Object },
+        /// Another specification's closeAlgorithm (<https://streams.spec.whatwg.org/#writablestream-set-up>),
+        /// or TransformStream's sink algorithm.
+        Native(NativeSink),
+    }
 }
 
-/// A controller's [[abortAlgorithm]].
-#[derive(Debug, Clone, Trace, Finalize)]
-pub(crate) enum AbortAlgorithm {
-    /// "An algorithm that returns a promise resolved with undefined."
-    ResolvedUndefined,
-    /// Invoke the underlying sink's `abort` with « reason ».
-    Js { sink: Value, abort: Object },
-    /// Another specification's abortAlgorithm (<https://streams.spec.whatwg.org/#writablestream-set-up>),
-    /// or TransformStream's sink algorithm.
-    Native(NativeSink),
+traced! {
+    /// A controller's [[abortAlgorithm]].
+    #[derive(Debug, Clone)]
+    pub(crate) enum AbortAlgorithm {
+        /// "An algorithm that returns a promise resolved with undefined."
+        ResolvedUndefined,
+        /// Invoke the underlying sink's `abort` with « reason ».
+        Js { sink: Value, abort: Object },
+        /// Another specification's abortAlgorithm (<https://streams.spec.whatwg.org/#writablestream-set-up>),
+        /// or TransformStream's sink algorithm.
+        Native(NativeSink),
+    }
 }
 
 impl StartAlgorithm {
@@ -196,29 +208,32 @@ impl AbortAlgorithm {
     }
 }
 
-/// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller>
-#[derive(Debug, Trace, Finalize, JsData)]
-pub(crate) struct WritableStreamDefaultController {
-    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-abortalgorithm>
-    abort_algorithm: Slot<Option<AbortAlgorithm>>,
-    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-abortcontroller>:
-    /// only its signal is observable, so the signal is what is kept.
-    signal: Object,
-    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-closealgorithm>
-    close_algorithm: Slot<Option<CloseAlgorithm>>,
-    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-queue> and
-    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-queuetotalsize>
-    queue: Slot<QueueWithSizes<QueueEntry>>,
-    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-started>
-    started: Cell<bool>,
-    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-strategyhwm>
-    strategy_hwm: Cell<f64>,
-    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-strategysizealgorithm>
-    strategy_size_algorithm: Slot<Option<SizeAlgorithm>>,
-    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-stream>
-    stream: Stream,
-    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-writealgorithm>
-    write_algorithm: Slot<Option<WriteAlgorithm>>,
+traced! {
+    data;
+    /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller>
+    #[derive(Debug)]
+    pub(crate) struct WritableStreamDefaultController {
+        /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-abortalgorithm>
+        abort_algorithm: Slot<Option<AbortAlgorithm>>,
+        /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-abortcontroller>:
+        /// only its signal is observable, so the signal is what is kept.
+        signal: Object,
+        /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-closealgorithm>
+        close_algorithm: Slot<Option<CloseAlgorithm>>,
+        /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-queue> and
+        /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-queuetotalsize>
+        queue: Slot<QueueWithSizes<QueueEntry>>,
+        /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-started>
+        started: Cell<bool>,
+        /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-strategyhwm>
+        strategy_hwm: Cell<f64>,
+        /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-strategysizealgorithm>
+        strategy_size_algorithm: Slot<Option<SizeAlgorithm>>,
+        /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-stream>
+        stream: Stream,
+        /// <https://streams.spec.whatwg.org/#writablestreamdefaultcontroller-writealgorithm>
+        write_algorithm: Slot<Option<WriteAlgorithm>>,
+    }
 }
 
 impl WritableStreamDefaultController {

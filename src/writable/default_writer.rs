@@ -3,7 +3,7 @@
 //! <https://streams.spec.whatwg.org/#default-writer-class>
 
 use crate::engine::internal_promise::InternalPromise;
-use crate::engine::{Cx, Finalize, JsData, JsPromise, JsResult, Object, Slot, Trace, Value};
+use crate::engine::{Cx, JsPromise, JsResult, Object, Slot, Value};
 use crate::writable::stream::WritableSlots;
 
 use super::{
@@ -27,21 +27,24 @@ use crate::{
 /// A typed handle on a `WritableStreamDefaultWriter` object.
 pub(crate) type Writer = Object<WritableStreamDefaultWriter>;
 
-/// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter>
-#[derive(Debug, Trace, Finalize, JsData)]
-pub(crate) struct WritableStreamDefaultWriter {
-    /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-closedpromise>
-    closed_promise: Slot<Option<PromiseCapability>>,
-    /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-readypromise>
-    ready_promise: Slot<Option<NewPromise>>,
-    /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-stream>
-    stream: Slot<Option<Stream>>,
-    /// The constructor's converted argument, kept until the object exists.
-    constructor_stream: Slot<Option<Stream>>,
-    /// Owned by a pipe, which reacts to the ready promises from Rust: new pending ready
-    /// promises are internal promises ([`NewPromise::Internal`]).
-    #[unsafe_ignore_trace]
-    reacted_to_from_rust: std::cell::Cell<bool>,
+traced! {
+    data;
+    /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter>
+    #[derive(Debug)]
+    pub(crate) struct WritableStreamDefaultWriter {
+        /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-closedpromise>
+        closed_promise: Slot<Option<PromiseCapability>>,
+        /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-readypromise>
+        ready_promise: Slot<Option<NewPromise>>,
+        /// <https://streams.spec.whatwg.org/#writablestreamdefaultwriter-stream>
+        stream: Slot<Option<Stream>>,
+        /// The constructor's converted argument, kept until the object exists.
+        constructor_stream: Slot<Option<Stream>>,
+        /// Owned by a pipe, which reacts to the ready promises from Rust: new pending ready
+        /// promises are internal promises ([`NewPromise::Internal`]).
+        #[unsafe_ignore_trace]
+        reacted_to_from_rust: std::cell::Cell<bool>,
+    }
 }
 
 impl WritableStreamDefaultWriter {

@@ -29,7 +29,7 @@ pub(crate) mod default_writer;
 pub(crate) mod other_specs;
 pub(crate) mod stream;
 
-use crate::engine::{Cx, Finalize, JsResult, Object, Trace, Value};
+use crate::engine::{Cx, JsResult, Object, Value};
 
 use crate::engine::PromiseCapability;
 
@@ -39,20 +39,22 @@ pub(crate) use default_controller::{
 pub(crate) use default_writer::WritableStreamDefaultWriter;
 pub(crate) use stream::WritableStream;
 
-/// An entry of a stream's [[writeRequests]] list (and of [[inFlightWriteRequest]]): what to
-/// settle once the underlying sink has processed the chunk.
-///
-/// The spec's write requests are promises; `writer.write()` hands that promise to script.
-/// Callers that do not need a JS promise per chunk (the pipe loop) use an internal one.
-#[derive(Debug, Trace, Finalize)]
-pub(crate) enum WriteRequest {
-    /// The promise returned by `writer.write()`.
-    Promise(PromiseCapability),
-    /// A write whose promise no script holds, and whose outcome only its caller looks at
-    /// (ReadableStreamPipeTo's): what the caller holds is the promise of a reaction to the
-    /// write's promise that fulfills, whatever the outcome, one microtask after the write
-    /// request settles.
-    Internal(crate::engine::internal_promise::InternalPromise),
+traced! {
+    /// An entry of a stream's [[writeRequests]] list (and of [[inFlightWriteRequest]]): what to
+    /// settle once the underlying sink has processed the chunk.
+    ///
+    /// The spec's write requests are promises; `writer.write()` hands that promise to script.
+    /// Callers that do not need a JS promise per chunk (the pipe loop) use an internal one.
+    #[derive(Debug)]
+    pub(crate) enum WriteRequest {
+        /// The promise returned by `writer.write()`.
+        Promise(PromiseCapability),
+        /// A write whose promise no script holds, and whose outcome only its caller looks at
+        /// (ReadableStreamPipeTo's): what the caller holds is the promise of a reaction to the
+        /// write's promise that fulfills, whatever the outcome, one microtask after the write
+        /// request settles.
+        Internal(crate::engine::internal_promise::InternalPromise),
+    }
 }
 
 impl WriteRequest {

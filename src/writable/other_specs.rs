@@ -4,9 +4,7 @@
 //! abort algorithms are a [`NativeSink`], an object holding the client's state and three
 //! functions of it.
 
-use crate::engine::{
-    traced_without_drop, webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Value,
-};
+use crate::engine::{webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Value};
 use crate::queuing_strategy::SizeAlgorithm;
 
 use super::{

@@ -4,7 +4,7 @@
 
 use std::{cell::Cell, collections::VecDeque};
 
-use crate::engine::{Cx, Finalize, JsData, JsPromise, JsResult, Object, Slot, Trace, Value};
+use crate::engine::{Cx, JsPromise, JsResult, Object, Slot, Value};
 
 use super::{
     abort_signal,
@@ -33,54 +33,61 @@ use crate::{
 /// A typed handle on a `WritableStream` object.
 pub(crate) type Stream = Object<WritableStream>;
 
-/// A pending abort request: <https://streams.spec.whatwg.org/#pending-abort-request>.
-#[derive(Debug, Clone, Trace, Finalize)]
-pub(crate) struct PendingAbortRequest {
-    /// <https://streams.spec.whatwg.org/#pending-abort-request-promise>
-    pub(crate) promise: PromiseCapability,
-    /// <https://streams.spec.whatwg.org/#pending-abort-request-reason>
-    pub(crate) reason: Value,
-    /// <https://streams.spec.whatwg.org/#pending-abort-request-was-already-erroring>
-    pub(crate) was_already_erroring: bool,
+traced! {
+    /// A pending abort request: <https://streams.spec.whatwg.org/#pending-abort-request>.
+    #[derive(Debug, Clone)]
+    pub(crate) struct PendingAbortRequest {
+        /// <https://streams.spec.whatwg.org/#pending-abort-request-promise>
+        pub(crate) promise: PromiseCapability,
+        /// <https://streams.spec.whatwg.org/#pending-abort-request-reason>
+        pub(crate) reason: Value,
+        /// <https://streams.spec.whatwg.org/#pending-abort-request-was-already-erroring>
+        pub(crate) was_already_erroring: bool,
+    }
 }
 
-/// <https://streams.spec.whatwg.org/#writablestream>
-#[derive(Debug, Trace, Finalize, JsData)]
-pub(crate) struct WritableStream {
-    /// <https://streams.spec.whatwg.org/#writablestream-backpressure>
-    pub(crate) backpressure: Cell<bool>,
-    /// <https://streams.spec.whatwg.org/#writablestream-closerequest>
-    pub(crate) close_request: Slot<Option<PromiseCapability>>,
-    /// <https://streams.spec.whatwg.org/#writablestream-controller>
-    pub(crate) controller: Slot<Option<Controller>>,
-    /// <https://streams.spec.whatwg.org/#writablestream-detached>
-    pub(crate) detached: Cell<bool>,
-    /// <https://streams.spec.whatwg.org/#writablestream-inflightwriterequest>
-    pub(crate) in_flight_write_request: Slot<Option<WriteRequest>>,
-    /// <https://streams.spec.whatwg.org/#writablestream-inflightcloserequest>
-    pub(crate) in_flight_close_request: Slot<Option<PromiseCapability>>,
-    /// <https://streams.spec.whatwg.org/#writablestream-pendingabortrequest>
-    pub(crate) pending_abort_request: Slot<Option<PendingAbortRequest>>,
-    /// <https://streams.spec.whatwg.org/#writablestream-state>
-    #[unsafe_ignore_trace]
-    pub(crate) state: Cell<WritableState>,
-    /// <https://streams.spec.whatwg.org/#writablestream-storederror>
-    pub(crate) stored_error: Slot<Value>,
-    /// <https://streams.spec.whatwg.org/#writablestream-writer>
-    pub(crate) writer: Slot<Option<Writer>>,
-    /// <https://streams.spec.whatwg.org/#writablestream-writerequests>
-    pub(crate) write_requests: Slot<VecDeque<WriteRequest>>,
-    /// The converted constructor arguments, between the argument conversion (before the object
-    /// exists) and the set-up of the controller (which needs the object).
-    constructor_arguments: Slot<Option<ConstructorArguments>>,
+traced! {
+    data;
+    /// <https://streams.spec.whatwg.org/#writablestream>
+    #[derive(Debug)]
+    pub(crate) struct WritableStream {
+        /// <https://streams.spec.whatwg.org/#writablestream-backpressure>
+        pub(crate) backpressure: Cell<bool>,
+        /// <https://streams.spec.whatwg.org/#writablestream-closerequest>
+        pub(crate) close_request: Slot<Option<PromiseCapability>>,
+        /// <https://streams.spec.whatwg.org/#writablestream-controller>
+        pub(crate) controller: Slot<Option<Controller>>,
+        /// <https://streams.spec.whatwg.org/#writablestream-detached>
+        pub(crate) detached: Cell<bool>,
+        /// <https://streams.spec.whatwg.org/#writablestream-inflightwriterequest>
+        pub(crate) in_flight_write_request: Slot<Option<WriteRequest>>,
+        /// <https://streams.spec.whatwg.org/#writablestream-inflightcloserequest>
+        pub(crate) in_flight_close_request: Slot<Option<PromiseCapability>>,
+        /// <https://streams.spec.whatwg.org/#writablestream-pendingabortrequest>
+        pub(crate) pending_abort_request: Slot<Option<PendingAbortRequest>>,
+        /// <https://streams.spec.whatwg.org/#writablestream-state>
+        #[unsafe_ignore_trace]
+        pub(crate) state: Cell<WritableState>,
+        /// <https://streams.spec.whatwg.org/#writablestream-storederror>
+        pub(crate) stored_error: Slot<Value>,
+        /// <https://streams.spec.whatwg.org/#writablestream-writer>
+        pub(crate) writer: Slot<Option<Writer>>,
+        /// <https://streams.spec.whatwg.org/#writablestream-writerequests>
+        pub(crate) write_requests: Slot<VecDeque<WriteRequest>>,
+        /// The converted constructor arguments, between the argument conversion (before the object
+        /// exists) and the set-up of the controller (which needs the object).
+        constructor_arguments: Slot<Option<ConstructorArguments>>,
+    }
 }
 
-/// What the constructor converted, kept until the object exists.
-#[derive(Debug, Trace, Finalize)]
-struct ConstructorArguments {
-    sink: UnderlyingSink,
-    high_water_mark: f64,
-    size_algorithm: SizeAlgorithm,
+traced! {
+    /// What the constructor converted, kept until the object exists.
+    #[derive(Debug)]
+    struct ConstructorArguments {
+        sink: UnderlyingSink,
+        high_water_mark: f64,
+        size_algorithm: SizeAlgorithm,
+    }
 }
 
 impl WritableStream {
@@ -457,11 +464,12 @@ pub(crate) fn writable_stream_deal_with_rejection(
     writable_stream_finish_erroring(stream, ctx)
 }
 
-/// The data an abort reaction needs: the stream and the abort request's promise.
-#[derive(Trace, Finalize)]
-struct AbortReaction {
-    stream: Stream,
-    promise: PromiseCapability,
+traced! {
+    /// The data an abort reaction needs: the stream and the abort request's promise.
+    struct AbortReaction {
+        stream: Stream,
+        promise: PromiseCapability,
+    }
 }
 
 /// <https://streams.spec.whatwg.org/#writable-stream-finish-erroring>
