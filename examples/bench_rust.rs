@@ -86,7 +86,7 @@ fn make_stream(
     let value = make
         .call(&JsValue::undefined(), &args, ctx)
         .expect("make()");
-    ReadableStream::from_value(&value).expect("a ReadableStream")
+    ReadableStream::from_value(&value.clone().into()).expect("a ReadableStream")
 }
 
 fn plain_iteration(

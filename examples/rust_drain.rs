@@ -27,7 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let js = host
         .eval_script(&mut ctx, "source.js", SCRIPT)
         .map_err(|e| e.to_string())?;
-    let stream = ReadableStream::from_value(&js).ok_or("not a ReadableStream")?;
+    let stream = ReadableStream::from_value(&js.clone().into()).ok_or("not a ReadableStream")?;
     let reader = stream.draining_reader(&mut ctx)?;
     let mut bytes = Vec::new();
     let mut reads = 0;
@@ -51,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let js = host
         .eval_script(&mut ctx, "source.js", SCRIPT)
         .map_err(|e| e.to_string())?;
-    let reader = ReadableStream::from_value(&js)
+    let reader = ReadableStream::from_value(&js.clone().into())
         .ok_or("not a ReadableStream")?
         .reader(&mut ctx)?;
     let (mut plain, mut reads) = (Vec::new(), 0);

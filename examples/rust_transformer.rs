@@ -5,7 +5,7 @@
 //! keeping a partial line across chunks and flushing it at the end. Script pipes a stream of
 //! arbitrarily cut text through it.
 
-use boa_engine::{JsError, JsResult, NativeFunction};
+use boa_engine::{JsError, JsResult, JsValue, NativeFunction};
 use boa_streams::host::{Host, HostOptions};
 use boa_streams::rust::{
     js_string, Completion, Context, StreamError, TransformController, TransformStream, Transformer,
@@ -49,10 +49,12 @@ impl Transformer for LineSplitter {
     }
 }
 
-fn line_splitter(_: &Value, _: &[Value], ctx: &mut Context) -> JsResult<Value> {
+/// A native function of Boa's: its values are Boa's `JsValue`s, which `boa_streams::rust::Value`
+/// converts to and from.
+fn line_splitter(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     TransformStream::from_transformer(LineSplitter::default(), ctx)
-        .map(|t| t.to_value())
-        .map_err(|e| JsError::from_opaque(e.into_js(ctx)))
+        .map(|t| t.to_value().into())
+        .map_err(|e| JsError::from_opaque(e.into_js(ctx).into()))
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -39,6 +39,10 @@ pub use engine::is_marked_as_handled;
 /// `From` converts it to and from Boa's `JsObject` and into a `JsValue`).
 pub use engine::Object;
 
+/// A JavaScript value as the library's API takes and returns it (the `dom` API, the Rust
+/// API); it converts to and from the engine's own (on Boa, `JsValue`).
+pub use engine::Value;
+
 /// A debug counter: the JS objects the pipe steps (`pipeTo`, `pipeThrough`) have created on this
 /// thread. It grows per pipe, never per chunk; tests assert that.
 #[doc(hidden)]

@@ -113,10 +113,7 @@ pub(crate) fn is_signal_object(object: &Object) -> bool {
 
 /// Whether `value` is an `AbortSignal` object.
 pub fn is_abort_signal(value: &Value) -> bool {
-    value
-        .as_object()
-        .map(crate::engine::Object::from)
-        .is_some_and(|o| is_signal_object(&o))
+    value.as_object().is_some_and(|o| is_signal_object(&o))
 }
 
 /// Whether `signal` is aborted (false for objects that are not `AbortSignal`s).
@@ -415,20 +412,20 @@ fn to_signal_sequence(value: &Value, ctx: &mut Cx) -> JsResult<Vec<Object>> {
     let not_sequence = || {
         engine::throw_type_error("Failed to execute 'any' on 'AbortSignal': The provided value cannot be converted to a sequence")
     };
-    let Some(object) = value.as_object().map(crate::engine::Object::from) else {
+    let Some(object) = value.as_object() else {
         return Err(not_sequence());
     };
     let method = object.get(JsSymbol::iterator(), ctx)?;
     if method.is_null_or_undefined() {
         return Err(not_sequence());
     }
-    let Some(method) = method.as_callable().map(crate::engine::Object::from) else {
+    let Some(method) = method.as_callable() else {
         return Err(engine::throw_type_error(
             "Symbol.iterator is not a function",
         ));
     };
     let iterator = crate::engine::call_object(&method, value, &[], ctx)?;
-    let Some(iterator) = iterator.as_object().map(crate::engine::Object::from) else {
+    let Some(iterator) = iterator.as_object() else {
         return Err(engine::throw_type_error(
             "Result of the Symbol.iterator method is not an object",
         ));
@@ -436,20 +433,20 @@ fn to_signal_sequence(value: &Value, ctx: &mut Cx) -> JsResult<Vec<Object>> {
     let next = iterator.get(js_string!("next"), ctx)?;
     let mut signals = Vec::new();
     loop {
-        let Some(next_fn) = next.as_callable().map(crate::engine::Object::from) else {
+        let Some(next_fn) = next.as_callable() else {
             return Err(engine::throw_type_error(
                 "The iterator's next method is not a function",
             ));
         };
         let result = crate::engine::call_object(&next_fn, &iterator.clone().into(), &[], ctx)?;
-        let Some(result) = result.as_object().map(crate::engine::Object::from) else {
+        let Some(result) = result.as_object() else {
             return Err(engine::throw_type_error("Iterator result is not an object"));
         };
         if result.get(js_string!("done"), ctx)?.to_boolean() {
             return Ok(signals);
         }
         let item = result.get(js_string!("value"), ctx)?;
-        match item.as_object().map(crate::engine::Object::from).filter(is_signal_object) {
+        match item.as_object().filter(is_signal_object) {
             Some(signal) => signals.push(signal),
             None => {
                 return Err(engine::throw_type_error(
@@ -477,7 +474,7 @@ fn throw_if_aborted(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     if reason.is_undefined() {
         Ok(Value::undefined())
     } else {
-        Err(JsError::from_opaque(reason))
+        Err(crate::engine::throw_value(reason))
     }
 }
 
@@ -490,11 +487,7 @@ fn set_onabort(this: &Value, args: &[Value], _: &mut Cx) -> JsResult<Value> {
     webidl::require_args(args, 1, SIGNAL, "onabort")?;
     let signal = this_signal(this)?;
     // EventHandler is a [LegacyTreatNonObjectAsNull] callback function: non-objects are null.
-    set_event_handler(
-        &signal,
-        js_string!("abort"),
-        args[0].as_object().map(crate::engine::Object::from),
-    );
+    set_event_handler(&signal, js_string!("abort"), args[0].as_object());
     Ok(Value::undefined())
 }
 

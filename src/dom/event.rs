@@ -5,7 +5,7 @@ use std::cell::Cell;
 
 use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{
-    js_string, Cx, JsArray, JsFunction, JsResult, JsString, Object, PropertyDescriptor, Slot,
+    js_string, Cx, JsFunction, JsResult, JsString, Object, PropertyDescriptor, Slot,
     StandardConstructor, Value,
 };
 
@@ -117,10 +117,7 @@ pub(crate) fn with_event<R>(object: &Object, f: impl FnOnce(&Event) -> R) -> Opt
 
 /// Whether `value` is an `Event` object.
 pub fn is_event(value: &Value) -> bool {
-    value
-        .as_object()
-        .map(crate::engine::Object::from)
-        .is_some_and(|o| o.is::<Event>())
+    value.as_object().is_some_and(|o| o.is::<Event>())
 }
 
 /// The initial values of a new event.
@@ -263,7 +260,7 @@ pub(crate) fn convert_event_init(value: &Value, ctx: &mut Cx) -> JsResult<(bool,
     if value.is_null_or_undefined() {
         return Ok((false, false, false));
     }
-    let Some(dict) = value.as_object().map(crate::engine::Object::from) else {
+    let Some(dict) = value.as_object() else {
         return Err(engine::throw_type_error(
             "Failed to construct 'Event': The provided value is not of type 'EventInit'",
         ));
@@ -318,7 +315,7 @@ fn composed_path(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
             None
         }
     })?;
-    Ok(JsArray::from_iter(current.map(Value::from), ctx).into())
+    Ok(crate::engine::create_array_from_list(current.map(Value::from), ctx).into())
 }
 
 fn get_event_phase(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {

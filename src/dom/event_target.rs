@@ -74,10 +74,7 @@ pub(crate) fn with_target<R>(object: &Object, f: impl FnOnce(&EventTarget) -> R)
 
 /// Whether `value` is an `EventTarget` object (including `AbortSignal`s).
 pub fn is_event_target(value: &Value) -> bool {
-    value
-        .as_object()
-        .map(crate::engine::Object::from)
-        .is_some_and(|o| o.is::<EventTarget>())
+    value.as_object().is_some_and(|o| o.is::<EventTarget>())
 }
 
 traced! {
@@ -161,15 +158,11 @@ fn convert_callback(value: &Value, member: &str) -> JsResult<Option<Object>> {
     if value.is_null_or_undefined() {
         return Ok(None);
     }
-    value
-        .as_object()
-        .map(crate::engine::Object::from)
-        .map(Some)
-        .ok_or_else(|| {
-            engine::throw_type_error(format!(
+    value.as_object().map(Some).ok_or_else(|| {
+        engine::throw_type_error(format!(
             "Failed to execute '{member}' on 'EventTarget': parameter 2 is not of type 'Object'"
         ))
-        })
+    })
 }
 
 /// <https://dom.spec.whatwg.org/#concept-flatten-options>, for
@@ -178,7 +171,7 @@ fn flatten_options(options: &Value, ctx: &mut Cx) -> JsResult<bool> {
     if options.is_null_or_undefined() {
         return Ok(false);
     }
-    match options.as_object().map(crate::engine::Object::from) {
+    match options.as_object() {
         Some(dict) => Ok(dict.get(js_string!("capture"), ctx)?.to_boolean()),
         None => Ok(options.to_boolean()),
     }
@@ -205,7 +198,7 @@ fn flatten_more_options(options: &Value, ctx: &mut Cx) -> JsResult<FlatOptions> 
     if options.is_null_or_undefined() {
         return Ok(flat);
     }
-    let Some(dict) = options.as_object().map(crate::engine::Object::from) else {
+    let Some(dict) = options.as_object() else {
         flat.capture = options.to_boolean();
         return Ok(flat);
     };
@@ -217,7 +210,7 @@ fn flatten_more_options(options: &Value, ctx: &mut Cx) -> JsResult<FlatOptions> 
     }
     let signal = dict.get(js_string!("signal"), ctx)?;
     if !signal.is_undefined() {
-        match signal.as_object().map(crate::engine::Object::from).filter(abort::is_signal_object) {
+        match signal.as_object().filter(abort::is_signal_object) {
             Some(signal) => flat.signal = Some(signal),
             None => {
                 return Err(engine::throw_type_error(
@@ -319,7 +312,6 @@ fn dispatch_event_op(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Val
     webidl::require_args(args, 1, INTERFACE, "dispatchEvent")?;
     let Some(event) = args[0]
         .as_object()
-        .map(crate::engine::Object::from)
         .filter(|o| o.is::<super::event::Event>())
     else {
         return Err(engine::throw_type_error(
@@ -377,7 +369,7 @@ fn invalid_state_error(ctx: &mut Cx) -> JsResult<crate::engine::JsError> {
         "The event is already being dispatched or was not initialized",
         "InvalidStateError",
     )?;
-    Ok(crate::engine::JsError::from_opaque(exception.into()))
+    Ok(crate::engine::throw_value(exception.into()))
 }
 
 /// <https://dom.spec.whatwg.org/#concept-event-dispatch> for a target without parent: the path
@@ -487,9 +479,7 @@ fn call_listener(
                 crate::engine::call_object(callback, &target.clone().into(), &args, ctx)?;
             } else {
                 let handle_event = callback.get(js_string!("handleEvent"), ctx)?;
-                let Some(handle_event) =
-                    handle_event.as_callable().map(crate::engine::Object::from)
-                else {
+                let Some(handle_event) = handle_event.as_callable() else {
                     return Err(engine::throw_type_error(
                         "The listener's handleEvent property is not callable",
                     ));

@@ -2,8 +2,7 @@
 
 use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{
-    js_string, Cx, JsFunction, JsResult, JsString, Object, PropertyDescriptor, StandardConstructor,
-    Value,
+    js_string, Cx, JsResult, JsString, Object, PropertyDescriptor, StandardConstructor, Value,
 };
 
 use super::{prototype, with_realm, Iface};
@@ -125,13 +124,7 @@ fn attach_stack(exception: &Object, ctx: &mut Cx) -> JsResult<()> {
     let Some(getter) = with_realm(ctx, |r| r.error_stack_getter.clone())? else {
         return Ok(());
     };
-    let error = ctx
-        .intrinsics()
-        .constructors()
-        .error()
-        .constructor()
-        .construct(&[], None, ctx)?;
-    let getter = crate::engine::Object::from(getter);
+    let error = crate::engine::new_error_object(ctx)?;
     let stack = crate::engine::call_object(&getter, &error.into(), &[], ctx)?;
     if stack.is_string() {
         exception.insert_property(
@@ -147,10 +140,10 @@ fn attach_stack(exception: &Object, ctx: &mut Cx) -> JsResult<()> {
 }
 
 /// The intrinsic `Error.prototype.stack` getter, if the engine has one.
-pub(super) fn error_stack_getter(ctx: &mut Cx) -> Option<JsFunction> {
+pub(super) fn error_stack_getter(ctx: &mut Cx) -> Option<Object> {
     let proto = crate::engine::error_prototype(ctx);
     let getter = crate::engine::clone::own_accessor_getter(&proto, &js_string!("stack").into())?;
-    getter.as_object().and_then(JsFunction::from_object)
+    getter.as_callable()
 }
 
 /// Creates a `DOMException` with the given message and name, using the current realm's
@@ -170,15 +163,12 @@ pub fn create_dom_exception(ctx: &mut Cx, message: &str, name: &str) -> JsResult
 
 /// Whether `value` is a `DOMException` object.
 pub fn is_dom_exception(value: &Value) -> bool {
-    value
-        .as_object()
-        .map(crate::engine::Object::from)
-        .is_some_and(|o| o.is::<DomException>())
+    value.as_object().is_some_and(|o| o.is::<DomException>())
 }
 
 /// The `name` of a `DOMException` object (read from its internal slot, not a property).
 pub fn dom_exception_name(value: &Value) -> Option<JsString> {
-    let object = value.as_object().map(crate::engine::Object::from)?;
+    let object = value.as_object()?;
     let name = object
         .downcast_ref::<DomException>()
         .map(|e| e.name.clone());
@@ -208,7 +198,7 @@ fn get_code(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
 
 /// The `message` of a `DOMException` object (read from its internal slot, not a property).
 pub(crate) fn dom_exception_message(value: &Value) -> Option<JsString> {
-    let object = value.as_object().map(crate::engine::Object::from)?;
+    let object = value.as_object()?;
     let message = object
         .downcast_ref::<DomException>()
         .map(|e| e.message.clone());

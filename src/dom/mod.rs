@@ -101,7 +101,7 @@ traced! {
         /// The getter of the `[LegacyUnforgeable]` `isTrusted` attribute, shared by all events.
         is_trusted_getter: JsFunction,
         /// The intrinsic `Error.prototype.stack` getter, used to give `DOMException`s a `stack`.
-        error_stack_getter: Option<JsFunction>,
+        error_stack_getter: Option<Object>,
         /// The time origin that `Event.timeStamp` is relative to.
         #[unsafe_ignore_trace]
         time_origin: u128,

@@ -93,7 +93,7 @@ pub fn array_buffer_view(value: &Value, what: &str, ctx: &mut Cx) -> JsResult<Vi
             .with_message(format!("{what} {message}"))
             .into()
     };
-    let Some(object) = value.as_object() else {
+    let Some(object) = value.js().as_object() else {
         return Err(error("must be an ArrayBufferView"));
     };
     let (kind, buffer) = if let Ok(typed) = JsTypedArray::from_object(object.clone()) {
@@ -384,7 +384,7 @@ pub fn buffer_source_copy(
     what: &str,
     ctx: &mut Cx,
 ) -> JsResult<Vec<u8>> {
-    let (backing, offset, len) = buffer_source_range(value, allow_shared, what, ctx)?;
+    let (backing, offset, len) = buffer_source_range(value.js(), allow_shared, what, ctx)?;
     Ok(backing.copy(offset, len))
 }
 
@@ -396,13 +396,14 @@ pub fn check_buffer_source(
     what: &str,
     ctx: &mut Cx,
 ) -> JsResult<()> {
-    buffer_source_range(value, allow_shared, what, ctx).map(drop)
+    buffer_source_range(value.js(), allow_shared, what, ctx).map(drop)
 }
 
 /// Whether `value` is an object with an `[[ArrayBufferData]]` slot (an `ArrayBuffer` or a
 /// `SharedArrayBuffer`) or an `ArrayBufferView` (a typed array or a `DataView`): the objects
 /// that a union conversion sends to its buffer source member. Runs no script.
 pub fn is_buffer_source_object(value: &Value) -> bool {
+    let value = value.js();
     let Some(object) = value.as_object() else {
         return false;
     };
@@ -493,7 +494,7 @@ pub fn with_buffer_source_bytes<R>(
     ctx: &mut Cx,
     f: impl FnOnce(&[u8]) -> R,
 ) -> Option<R> {
-    let (backing, offset, len) = buffer_source_range(value, true, "The chunk", ctx).ok()?;
+    let (backing, offset, len) = buffer_source_range(value.js(), true, "The chunk", ctx).ok()?;
     let end = offset.saturating_add(len);
     match backing {
         Backing::Buffer(b) => match b.data() {
@@ -509,7 +510,7 @@ pub fn with_buffer_source_bytes<R>(
 
 /// The byte length of a buffer source, `None` for anything else. Runs no script.
 pub fn buffer_source_byte_length(value: &Value, ctx: &mut Cx) -> Option<usize> {
-    buffer_source_range(value, true, "The chunk", ctx)
+    buffer_source_range(value.js(), true, "The chunk", ctx)
         .ok()
         .map(|(_, _, len)| len)
 }

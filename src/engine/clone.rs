@@ -41,7 +41,7 @@ pub enum Primitive {
 
 /// The primitive `value` is, or `None` for an object.
 pub fn primitive(value: &Value) -> Option<Primitive> {
-    Some(match value.variant() {
+    Some(match value.js().variant() {
         JsVariant::Undefined => Primitive::Undefined,
         JsVariant::Null => Primitive::Null,
         JsVariant::Boolean(b) => Primitive::Boolean(b),
@@ -57,14 +57,14 @@ pub fn primitive(value: &Value) -> Option<Primitive> {
 /// The value of a primitive (a BigInt that does not parse is 0n; the serializer wrote it).
 pub fn primitive_value(primitive: &Primitive) -> Value {
     match primitive {
-        Primitive::Undefined | Primitive::Symbol => JsValue::undefined(),
-        Primitive::Null => JsValue::null(),
-        Primitive::Boolean(b) => JsValue::from(*b),
-        Primitive::Number(n) => JsValue::from(*n),
-        Primitive::BigInt(digits) => {
-            JsValue::from(JsBigInt::from_string(digits).unwrap_or_else(JsBigInt::zero))
-        }
-        Primitive::String(s) => JsValue::from(s.clone()),
+        Primitive::Undefined | Primitive::Symbol => Value::undefined(),
+        Primitive::Null => Value::null(),
+        Primitive::Boolean(b) => Value::from(*b),
+        Primitive::Number(n) => Value::from(*n),
+        Primitive::BigInt(digits) => Value::from(JsValue::from(
+            JsBigInt::from_string(digits).unwrap_or_else(JsBigInt::zero),
+        )),
+        Primitive::String(s) => Value::from(s.clone()),
     }
 }
 
@@ -262,7 +262,7 @@ pub fn map_entries(object: &Object) -> JsResult<Vec<(Value, Value)>> {
     let mut entries = Vec::new();
     if let Ok(map) = JsMap::from_object(object.js().clone()) {
         map.for_each_native(|k, v| {
-            entries.push((k, v));
+            entries.push((k.into(), v.into()));
             Ok(())
         })?;
     }
@@ -274,7 +274,7 @@ pub fn set_entries(object: &Object) -> JsResult<Vec<Value>> {
     let mut entries = Vec::new();
     if let Ok(set) = JsSet::from_object(object.js().clone()) {
         set.for_each_native(|v| {
-            entries.push(v);
+            entries.push(v.into());
             Ok(())
         })?;
     }
@@ -311,7 +311,7 @@ pub fn own_data_property(object: &Object, key: &PropertyKey) -> Option<Value> {
     let borrowed = object.js().borrow();
     let desc = borrowed.properties().get(key)?;
     if desc.is_data_descriptor() {
-        Some(desc.value().cloned().unwrap_or_default())
+        Some(desc.value().cloned().unwrap_or_default().into())
     } else {
         None
     }
@@ -322,7 +322,7 @@ pub fn own_accessor_getter(object: &Object, key: &PropertyKey) -> Option<Value> 
     let borrowed = object.js().borrow();
     let desc = borrowed.properties().get(key)?;
     if desc.is_accessor_descriptor() {
-        desc.get().cloned()
+        desc.get().cloned().map(Value::from)
     } else {
         None
     }
@@ -348,7 +348,7 @@ pub fn property_key_string(key: &PropertyKey) -> JsString {
 
 /// A new Boolean, Number, BigInt or String object wrapping `value` (ToObject).
 pub fn new_primitive_wrapper(value: &Primitive, ctx: &mut Cx) -> JsResult<Object> {
-    primitive_value(value).to_object(ctx).map(Object::from)
+    primitive_value(value).to_object(ctx)
 }
 
 /// A new `Date` with the given time value.
@@ -484,7 +484,7 @@ pub fn is_shared_array_buffer(object: &Object) -> bool {
 
 /// A new frozen Array of `values` (a WebIDL `FrozenArray<T>` value).
 pub fn frozen_array(values: Vec<Value>, ctx: &mut Cx) -> JsResult<Object> {
-    let array: JsObject = JsArray::from_iter(values, ctx).into();
+    let array: JsObject = JsArray::from_iter(values.into_iter().map(Value::into_js), ctx).into();
     array.set_integrity_level(boa_engine::object::IntegrityLevel::Frozen, ctx)?;
     Ok(array.into())
 }

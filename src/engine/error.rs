@@ -8,13 +8,14 @@ use boa_engine::{JsError, JsNativeError, JsResult};
 /// Uncatchable engine errors (runtime limits, engine panics) stay errors: they must propagate,
 /// never be handed to script as a rejection reason.
 pub fn thrown_value(error: JsError, ctx: &mut Cx) -> JsResult<Value> {
-    error.into_opaque(ctx)
+    error.into_opaque(ctx).map(Value::from)
 }
 
 /// A TypeError object, as the spec's "a TypeError".
 pub fn type_error(message: &str, ctx: &mut Cx) -> Value {
     JsError::from(JsNativeError::typ().with_message(message.to_owned()))
         .into_opaque(ctx)
+        .map(Value::from)
         .unwrap_or_default()
 }
 
@@ -22,6 +23,7 @@ pub fn type_error(message: &str, ctx: &mut Cx) -> Value {
 pub fn range_error(message: &str, ctx: &mut Cx) -> Value {
     JsError::from(JsNativeError::range().with_message(message.to_owned()))
         .into_opaque(ctx)
+        .map(Value::from)
         .unwrap_or_default()
 }
 
@@ -40,6 +42,12 @@ pub fn throw_range_error(message: impl Into<String>) -> JsError {
 pub fn value_message(value: &Value, ctx: &mut Cx) -> String {
     match value.to_string(ctx) {
         Ok(string) => string.to_std_string_escaped(),
-        Err(_) => value.display().to_string(),
+        Err(_) => value.to_string_for_display(),
     }
+}
+
+/// A throw completion whose value is `value` (what `throw value` does): how a spec step
+/// rethrows an exception it caught, or throws a stored error.
+pub fn throw_value(value: Value) -> JsError {
+    JsError::from_opaque(value.into_js())
 }

@@ -15,7 +15,7 @@
 
 use super::{Cx, Object, Value};
 use boa_engine::{
-    native_function::NativeFunction, object::FunctionObjectBuilder, Context, JsResult, JsValue,
+    native_function::NativeFunction, object::FunctionObjectBuilder, Context, JsResult,
 };
 use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
@@ -40,14 +40,14 @@ enum State {
         resolved: bool,
         reactions: Vec<Box<dyn Reaction>>,
     },
-    Fulfilled(JsValue),
-    Rejected(JsValue),
+    Fulfilled(Value),
+    Rejected(Value),
 }
 }
 
 /// A pending reaction, type-erased but traced.
 trait Reaction: Trace {
-    fn run(self: Box<Self>, outcome: Result<JsValue, JsValue>, ctx: &mut Context) -> JsResult<()>;
+    fn run(self: Box<Self>, outcome: Result<Value, Value>, ctx: &mut Context) -> JsResult<()>;
 }
 
 #[derive(Trace, Finalize)]
@@ -60,7 +60,7 @@ struct Steps<T: Trace + 'static> {
 }
 
 impl<T: Trace + 'static> Reaction for Steps<T> {
-    fn run(self: Box<Self>, outcome: Result<JsValue, JsValue>, ctx: &mut Context) -> JsResult<()> {
+    fn run(self: Box<Self>, outcome: Result<Value, Value>, ctx: &mut Context) -> JsResult<()> {
         match outcome {
             Ok(value) => (self.on_fulfilled)(&self.data, value, ctx),
             Err(reason) => (self.on_rejected)(&self.data, reason, ctx),
@@ -69,11 +69,7 @@ impl<T: Trace + 'static> Reaction for Steps<T> {
 }
 
 /// Queues the job that runs `reaction` with `outcome` (a PromiseReactionJob).
-fn queue_reaction(
-    reaction: Box<dyn Reaction>,
-    outcome: Result<JsValue, JsValue>,
-    ctx: &mut Context,
-) {
+fn queue_reaction(reaction: Box<dyn Reaction>, outcome: Result<Value, Value>, ctx: &mut Context) {
     engine::queue_microtask(ctx, move |ctx| reaction.run(outcome, ctx));
 }
 
@@ -133,7 +129,7 @@ impl InternalPromise {
     }
 
     /// Settles the promise (FulfillPromise / RejectPromise) and queues its reactions.
-    fn settle(&self, outcome: Result<JsValue, JsValue>, ctx: &mut Context) {
+    fn settle(&self, outcome: Result<Value, Value>, ctx: &mut Context) {
         let settled = match &outcome {
             Ok(value) => State::Fulfilled(value.clone()),
             Err(reason) => State::Rejected(reason.clone()),
@@ -171,7 +167,7 @@ impl InternalPromise {
     }
 
     /// The promise resolve functions' steps after the [[AlreadyResolved]] check.
-    fn resolution_steps(&self, value: JsValue, ctx: &mut Context) -> JsResult<()> {
+    fn resolution_steps(&self, value: Value, ctx: &mut Context) -> JsResult<()> {
         let Some(object) = value.as_object() else {
             self.settle(Ok(value), ctx);
             return Ok(());
@@ -190,7 +186,7 @@ impl InternalPromise {
             return Ok(());
         };
         // NewPromiseResolveThenableJob(promise, resolution, thenJobCallback).
-        let (this, then) = (value.clone(), Object::from(then.clone()));
+        let (this, then) = (value.clone(), then.clone());
         let promise = self.clone();
         engine::queue_microtask(ctx, move |ctx| promise.thenable_job(this, then, ctx));
         Ok(())
@@ -206,19 +202,20 @@ impl InternalPromise {
         let resolve = NativeFunction::from_copy_closure_with_captures(
             |_, args, (promise, already_resolved): &(InternalPromise, Gc<GcRefCell<bool>>), ctx| {
                 if !std::mem::replace(&mut *already_resolved.borrow_mut(), true) {
-                    let value = args.first().cloned().unwrap_or_default();
+                    let value = Value::from(args.first().cloned().unwrap_or_default());
                     promise.resolution_steps(value, ctx)?;
                 }
-                Ok(JsValue::undefined())
+                Ok(boa_engine::JsValue::undefined())
             },
             (promise.clone(), already_resolved.clone()),
         );
         let reject = NativeFunction::from_copy_closure_with_captures(
             |_, args, (promise, already_resolved): &(InternalPromise, Gc<GcRefCell<bool>>), ctx| {
                 if !std::mem::replace(&mut *already_resolved.borrow_mut(), true) {
-                    promise.settle(Err(args.first().cloned().unwrap_or_default()), ctx);
+                    let reason = args.first().cloned().unwrap_or_default();
+                    promise.settle(Err(reason.into()), ctx);
                 }
-                Ok(JsValue::undefined())
+                Ok(boa_engine::JsValue::undefined())
             },
             (promise.clone(), already_resolved.clone()),
         );
@@ -226,10 +223,7 @@ impl InternalPromise {
             .length(1)
             .build();
         let reject = FunctionObjectBuilder::new(&realm, reject).length(1).build();
-        if let Err(error) = then
-            .js()
-            .call(&thenable, &[resolve.into(), reject.into()], ctx)
-        {
+        if let Err(error) = then.call(&thenable, &[resolve.into(), reject.into()], ctx) {
             if !std::mem::replace(&mut *already_resolved.borrow_mut(), true) {
                 let reason = engine::thrown_value(error, ctx)?;
                 promise.settle(Err(reason), ctx);
@@ -286,10 +280,11 @@ mod tests {
     }
 
     fn push(ctx: &mut Context, entry: &str) {
-        let log = ctx
-            .global_object()
-            .get(js_string!("log"), ctx)
-            .expect("log");
+        let log = Value::from(
+            ctx.global_object()
+                .get(js_string!("log"), ctx)
+                .expect("log"),
+        );
         let push = log
             .as_object()
             .expect("array")
@@ -317,10 +312,10 @@ mod tests {
             &mut ctx,
         );
         internal
-            .resolve(JsValue::undefined(), &mut ctx)
+            .resolve(Value::undefined(), &mut ctx)
             .expect("resolve");
         // Settled twice: ignored.
-        internal.reject(JsValue::undefined(), &mut ctx);
+        internal.reject(Value::undefined(), &mut ctx);
         ctx.eval(Source::from_bytes("js.then(() => log.push('js2'));"))
             .expect("script");
         ctx.run_jobs().expect("jobs");
@@ -347,7 +342,9 @@ mod tests {
             |(), _, _| Ok(()),
             &mut ctx,
         );
-        internal.resolve(thenable, &mut ctx).expect("resolve");
+        internal
+            .resolve(thenable.into(), &mut ctx)
+            .expect("resolve");
         push(&mut ctx, "sync");
         ctx.run_jobs().expect("jobs");
         assert_eq!(log(&mut ctx), "sync then fulfilled:v");

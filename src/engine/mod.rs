@@ -15,8 +15,8 @@ pub(crate) mod webidl;
 // Boa-specific. Static re-exports and type aliases only: no runtime cost.
 // ---------------------------------------------------------------------------------------------
 
-/// A JavaScript value.
-pub type Value = boa_engine::JsValue;
+/// A function's native behaviour: `this`, the arguments, the context.
+pub type NativeFunctionPointer = fn(&Value, &[Value], &mut Cx) -> JsResult<Value>;
 /// The execution context every operation runs in (realm, job queue, intrinsics).
 pub type Cx = boa_engine::Context;
 
@@ -24,11 +24,10 @@ pub type Cx = boa_engine::Context;
 #[cfg(test)]
 pub use boa_engine::Source;
 pub use boa_engine::{
-    builtins::{iterable::create_iter_result_object, typed_array::TypedArrayKind},
+    builtins::typed_array::TypedArrayKind,
     context::intrinsics::StandardConstructor,
     js_string,
-    native_function::NativeFunctionPointer,
-    object::builtins::{JsArray, JsArrayBuffer, JsFunction, JsPromise},
+    object::builtins::{JsArrayBuffer, JsFunction, JsPromise},
     property::{PropertyDescriptor, PropertyKey},
     JsError, JsResult, JsString, JsSymbol, NativeObject,
 };
@@ -72,6 +71,7 @@ mod promise;
 mod promise_result;
 mod slot;
 mod task;
+mod value;
 
 pub use buffer::*;
 pub use call::*;
@@ -82,3 +82,4 @@ pub use promise::*;
 pub(crate) use promise_result::*;
 pub use slot::{Shared, Slot};
 pub use task::*;
+pub use value::Value;

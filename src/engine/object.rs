@@ -14,9 +14,11 @@ use std::ops::Deref;
 use boa_engine::{
     object::{ErasedObjectData, JsObject, Ref},
     property::{PropertyDescriptor, PropertyKey},
-    Context, JsResult, JsValue, NativeObject,
+    Context, JsResult, NativeObject,
 };
 use boa_gc::{custom_trace, Finalize, Trace};
+
+use super::Value;
 
 /// A JavaScript object; `Object<T>` is one whose native data is a `T`.
 #[repr(transparent)]
@@ -73,8 +75,8 @@ impl<T: NativeObject> Object<T> {
 impl Object {
     /// `? Get(object, key)`: may run script (a getter, a proxy trap).
     #[inline]
-    pub fn get(&self, key: impl Into<PropertyKey>, ctx: &mut Context) -> JsResult<JsValue> {
-        self.0.get(key, ctx)
+    pub fn get(&self, key: impl Into<PropertyKey>, ctx: &mut Context) -> JsResult<Value> {
+        self.0.get(key, ctx).map(Value::from)
     }
 
     /// `? DefinePropertyOrThrow(object, key, desc)`.
@@ -93,10 +95,11 @@ impl Object {
     pub fn create_data_property_or_throw(
         &self,
         key: impl Into<PropertyKey>,
-        value: impl Into<JsValue>,
+        value: impl Into<Value>,
         ctx: &mut Context,
     ) -> JsResult<bool> {
-        self.0.create_data_property_or_throw(key, value, ctx)
+        self.0
+            .create_data_property_or_throw(key, value.into().into_js(), ctx)
     }
 
     /// `? HasOwnProperty(object, key)`.
@@ -131,6 +134,14 @@ impl Object {
     #[inline]
     pub fn set_prototype(&self, prototype: Option<Object>) -> bool {
         self.0.set_prototype(prototype.map(|p| p.0))
+    }
+
+    /// `? Call(object, this, args)`: the object's [[Call]] (a TypeError if it has none).
+    #[inline]
+    pub fn call(&self, this: &Value, args: &[Value], ctx: &mut Context) -> JsResult<Value> {
+        self.0
+            .call(this.js(), Value::as_js_slice(args), ctx)
+            .map(Value::from)
     }
 
     /// IsCallable(object).
@@ -235,13 +246,6 @@ impl<T: NativeObject> From<Object<T>> for JsObject<T> {
     #[inline]
     fn from(object: Object<T>) -> Self {
         object.0
-    }
-}
-
-impl<T: NativeObject> From<Object<T>> for JsValue {
-    #[inline]
-    fn from(object: Object<T>) -> Self {
-        object.0.into()
     }
 }
 

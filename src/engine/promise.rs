@@ -71,7 +71,7 @@ impl PromiseCapability {
         let result = self
             .resolvers
             .resolve
-            .call(&JsValue::undefined(), &[value], ctx)
+            .call(&JsValue::undefined(), &[value.into_js()], ctx)
             .map(drop);
         run_deferred_reactions(ctx);
         result
@@ -82,7 +82,7 @@ impl PromiseCapability {
         let result = self
             .resolvers
             .reject
-            .call(&JsValue::undefined(), &[reason], ctx)
+            .call(&JsValue::undefined(), &[reason.into_js()], ctx)
             .map(drop);
         run_deferred_reactions(ctx);
         result
@@ -133,8 +133,8 @@ trait ErasedReaction: Trace {
 impl<T: Trace + 'static> ErasedReaction for Reaction<T> {
     fn run(self: Box<Self>, outcome: Result<JsValue, JsValue>, ctx: &mut Context) -> JsResult<()> {
         match outcome {
-            Ok(value) => (self.on_fulfilled)(&self.data, value, ctx),
-            Err(reason) => (self.on_rejected)(&self.data, reason, ctx),
+            Ok(value) => (self.on_fulfilled)(&self.data, value.into(), ctx),
+            Err(reason) => (self.on_rejected)(&self.data, reason.into(), ctx),
         }
     }
 }
@@ -238,12 +238,12 @@ pub fn react<T: Trace + 'static>(
 ) -> JsResult<()> {
     match promise.state() {
         PromiseState::Fulfilled(value) => {
-            queue_microtask(ctx, move |ctx| on_fulfilled(&data, value, ctx));
+            queue_microtask(ctx, move |ctx| on_fulfilled(&data, value.into(), ctx));
             return Ok(());
         }
         PromiseState::Rejected(reason) => {
             mark_as_handled(promise, ctx)?;
-            queue_microtask(ctx, move |ctx| on_rejected(&data, reason, ctx));
+            queue_microtask(ctx, move |ctx| on_rejected(&data, reason.into(), ctx));
             return Ok(());
         }
         PromiseState::Pending => {}
@@ -272,14 +272,14 @@ pub fn react<T: Trace + 'static>(
     });
     let fulfilled = NativeFunction::from_copy_closure_with_captures(
         |_, args, reaction: &boa_gc::Gc<Reaction<T>>, ctx| {
-            let value = args.first().cloned().unwrap_or_default();
+            let value = args.first().cloned().unwrap_or_default().into();
             (reaction.on_fulfilled)(&reaction.data, value, ctx).map(|()| JsValue::undefined())
         },
         data.clone(),
     );
     let rejected = NativeFunction::from_copy_closure_with_captures(
         |_, args, reaction: &boa_gc::Gc<Reaction<T>>, ctx| {
-            let reason = args.first().cloned().unwrap_or_default();
+            let reason = args.first().cloned().unwrap_or_default().into();
             (reaction.on_rejected)(&reaction.data, reason, ctx).map(|()| JsValue::undefined())
         },
         data,
@@ -479,7 +479,7 @@ pub fn is_promise(value: &Value) -> bool {
 /// thenable job) on a promise whose SpeciesConstructor is %Promise%: the adoption is
 /// PerformPromiseThen(value, resolve, reject), which a Rust reaction ([`react`]) can stand for.
 pub fn untouched_promise(value: &Value, ctx: &mut Cx) -> Option<JsPromise> {
-    let object = value.as_object()?;
+    let object = value.js().as_object()?;
     let promise = JsPromise::from_object(object.clone()).ok()?;
     let proto = ctx.intrinsics().constructors().promise().prototype();
     let untouched = {

@@ -74,6 +74,17 @@ pub fn error_prototype(ctx: &Cx) -> Object {
     ctx.intrinsics().constructors().error().prototype().into()
 }
 
+/// A new %Error% instance of the current realm, as `Construct(%Error%)` makes it (no
+/// argument, no user-visible lookup): what a platform exception takes its `stack` from.
+pub fn new_error_object(ctx: &mut Cx) -> JsResult<Object> {
+    ctx.intrinsics()
+        .constructors()
+        .error()
+        .constructor()
+        .construct(&[], None, ctx)
+        .map(Object::from)
+}
+
 /// The engine clock's reading, in nanoseconds since an origin that stays fixed for the agent
 /// (the clock behind HR-Time's monotonic clock).
 pub fn clock_nanos(ctx: &Cx) -> u128 {

@@ -7,12 +7,12 @@
 //! interface as a global class (the streams interfaces, from `Class::init`) or the interface
 //! object is built directly because it inherits from another interface (the DOM ones).
 
-use super::{Cx, Object, Value};
+use super::{Cx, NativeFunctionPointer, Object, Value};
 use boa_engine::{
     class::{Class, ClassBuilder},
     context::intrinsics::StandardConstructor,
     js_string,
-    native_function::{NativeFunction, NativeFunctionPointer},
+    native_function::NativeFunction,
     object::{builtins::JsFunction, ConstructorBuilder, FunctionObjectBuilder, JsObject},
     property::{Attribute, PropertyDescriptor, PropertyKey},
     realm::Realm,
@@ -82,7 +82,11 @@ macro_rules! interface {
                 args: &[::boa_engine::JsValue],
                 ctx: &mut ::boa_engine::Context,
             ) -> ::boa_engine::JsResult<Self> {
-                <$ty as $crate::engine::webidl::ClassInterface>::construct(new_target, args, ctx)
+                <$ty as $crate::engine::webidl::ClassInterface>::construct(
+                    $crate::engine::Value::from_js_ref(new_target),
+                    $crate::engine::Value::from_js_slice(args),
+                    ctx,
+                )
             }
 
             fn object_constructor(
@@ -91,7 +95,11 @@ macro_rules! interface {
                 ctx: &mut ::boa_engine::Context,
             ) -> ::boa_engine::JsResult<()> {
                 let this = $crate::engine::Object::from(this.clone());
-                <$ty as $crate::engine::webidl::ClassInterface>::constructed(&this, args, ctx)
+                <$ty as $crate::engine::webidl::ClassInterface>::constructed(
+                    &this,
+                    $crate::engine::Value::from_js_slice(args),
+                    ctx,
+                )
             }
         }
     };
@@ -104,7 +112,6 @@ pub(crate) use interface;
 pub fn this<T: Interface>(this: &Value) -> JsResult<Object<T>> {
     this.as_object()
         .and_then(|o| o.clone().downcast::<T>().ok())
-        .map(Object::from)
         .ok_or_else(|| does_not_implement(T::NAME))
 }
 
@@ -117,7 +124,7 @@ pub fn this_implementing(
     implements: impl FnOnce(&Object) -> bool,
 ) -> JsResult<Object> {
     match this.as_object() {
-        Some(o) if implements(&Object::from(o.clone())) => Ok(o.into()),
+        Some(o) if implements(&o.clone()) => Ok(o),
         _ => Err(does_not_implement(interface)),
     }
 }
@@ -140,9 +147,19 @@ pub fn rejected_promise(error: JsError, ctx: &mut Cx) -> JsResult<Value> {
 /// The behaviour of a promise-returning member: `f`'s thrown exception becomes a rejected
 /// promise.
 fn returning_promise(f: NativeFunctionPointer) -> NativeFunction {
-    NativeFunction::from_copy_closure(move |this, args, ctx| match f(this, args, ctx) {
-        Ok(value) => Ok(value),
-        Err(error) => rejected_promise(error, ctx),
+    NativeFunction::from_copy_closure(move |this, args, ctx| {
+        match f(Value::from_js_ref(this), Value::from_js_slice(args), ctx) {
+            Ok(value) => Ok(value.into_js()),
+            Err(error) => rejected_promise(error, ctx).map(Value::into_js),
+        }
+    })
+}
+
+/// A function's native behaviour as Boa's: the engine's `this` and arguments are Boa's under
+/// another name (`#[repr(transparent)]`), so this only re-types them.
+pub(crate) fn native(f: NativeFunctionPointer) -> NativeFunction {
+    NativeFunction::from_copy_closure(move |this, args, ctx| {
+        f(Value::from_js_ref(this), Value::from_js_slice(args), ctx).map(Value::into_js)
     })
 }
 
@@ -211,7 +228,7 @@ impl<'b, 'ctx> InterfaceBuilder<'b, 'ctx> {
     /// <https://webidl.spec.whatwg.org/#es-operations>: a regular operation on the prototype
     /// (writable, enumerable, configurable).
     pub fn operation(&mut self, name: &str, length: usize, f: NativeFunctionPointer) -> &mut Self {
-        self.operation_with(name, length, NativeFunction::from_fn_ptr(f))
+        self.operation_with(name, length, native(f))
     }
 
     /// A regular operation whose return type is a promise type: an exception it throws is
@@ -235,11 +252,7 @@ impl<'b, 'ctx> InterfaceBuilder<'b, 'ctx> {
     /// `async_iterable` declaration, which is also the prototype's `@@asyncIterator` (the same
     /// function object; `@@asyncIterator` is not enumerable).
     pub fn async_iterable(&mut self, length: usize, values: NativeFunctionPointer) -> &mut Self {
-        let function = self.function(
-            JsString::from("values"),
-            length,
-            NativeFunction::from_fn_ptr(values),
-        );
+        let function = self.function(JsString::from("values"), length, native(values));
         self.define(
             JsString::from("values"),
             operation_property(function.clone()),
@@ -260,7 +273,7 @@ impl<'b, 'ctx> InterfaceBuilder<'b, 'ctx> {
         length: usize,
         f: NativeFunctionPointer,
     ) -> &mut Self {
-        let function = self.function(JsString::from(name), length, NativeFunction::from_fn_ptr(f));
+        let function = self.function(JsString::from(name), length, native(f));
         self.define_static(JsString::from(name), operation_property(function));
         self
     }
@@ -274,7 +287,7 @@ impl<'b, 'ctx> InterfaceBuilder<'b, 'ctx> {
         getter: NativeFunctionPointer,
         setter: Option<NativeFunctionPointer>,
     ) -> &mut Self {
-        self.attribute_with(name, NativeFunction::from_fn_ptr(getter), setter)
+        self.attribute_with(name, native(getter), setter)
     }
 
     /// A read-only attribute whose type is a promise type: an exception its getter throws is
@@ -290,13 +303,8 @@ impl<'b, 'ctx> InterfaceBuilder<'b, 'ctx> {
         setter: Option<NativeFunctionPointer>,
     ) -> &mut Self {
         let get = self.function(JsString::from(format!("get {name}")), 0, getter);
-        let set = setter.map(|s| {
-            self.function(
-                JsString::from(format!("set {name}")),
-                1,
-                NativeFunction::from_fn_ptr(s),
-            )
-        });
+        let set =
+            setter.map(|s| self.function(JsString::from(format!("set {name}")), 1, native(s)));
         let desc = PropertyDescriptor::builder()
             .get(get)
             .set(set.map_or_else(JsValue::undefined, JsValue::from))
@@ -350,7 +358,7 @@ impl<'ctx> InterfaceObject<'ctx> {
         constructor: NativeFunctionPointer,
     ) -> Self {
         let realm = ctx.realm().clone();
-        let mut builder = ConstructorBuilder::new(ctx, NativeFunction::from_fn_ptr(constructor));
+        let mut builder = ConstructorBuilder::new(ctx, native(constructor));
         builder.name(name).length(length);
         let mut interface = Self { builder, realm };
         interface.members().define_to_string_tag(name);
@@ -425,12 +433,7 @@ pub fn define_global(
 /// members outside an interface (a shared `[LegacyUnforgeable]` getter, a mixin's method).
 pub fn function(ctx: &mut Cx, name: &str, length: usize, f: NativeFunctionPointer) -> JsFunction {
     let realm = ctx.realm().clone();
-    built_in_function(
-        &realm,
-        JsString::from(name),
-        length,
-        NativeFunction::from_fn_ptr(f),
-    )
+    built_in_function(&realm, JsString::from(name), length, native(f))
 }
 
 /// <https://webidl.spec.whatwg.org/#dfn-create-operation-function>'s function object: a
@@ -481,7 +484,7 @@ pub fn prototype_from_new_target(
 ) -> JsResult<Object> {
     if let Some(new_target) = new_target.as_object() {
         if let Some(proto) = new_target.get(js_string!("prototype"), ctx)?.as_object() {
-            return Ok(proto.clone().into());
+            return Ok(proto.clone());
         }
     }
     fallback(ctx)
@@ -521,7 +524,7 @@ pub fn dictionary(value: &Value, what: &str) -> JsResult<Option<Object>> {
         return Ok(None);
     }
     match value.as_object() {
-        Some(o) => Ok(Some(o.clone().into())),
+        Some(o) => Ok(Some(o.clone())),
         None => Err(engine::throw_type_error(format!(
             "{what} must be an object"
         ))),
@@ -532,7 +535,7 @@ pub fn dictionary(value: &Value, what: &str) -> JsResult<Option<Object>> {
 pub fn member(dict: Option<&Object>, key: &str, ctx: &mut Cx) -> JsResult<Value> {
     match dict {
         Some(o) => o.get(JsString::from(key), ctx),
-        None => Ok(JsValue::undefined()),
+        None => Ok(Value::undefined()),
     }
 }
 
@@ -564,7 +567,7 @@ pub fn callback(value: Value, what: &str) -> JsResult<Option<Object>> {
         return Ok(None);
     }
     match value.as_callable() {
-        Some(f) => Ok(Some(f.clone().into())),
+        Some(f) => Ok(Some(f.clone())),
         None => Err(engine::throw_type_error(format!(
             "{what} must be a function"
         ))),

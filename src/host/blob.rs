@@ -10,17 +10,16 @@ use std::rc::Rc;
 
 use boa_engine::{
     class::Class,
-    job::GenericJob,
     js_string,
     object::builtins::{AlignedVec, JsArrayBuffer},
     symbol::JsSymbol,
-    Context, JsData, JsNativeError, JsResult, JsString, JsValue,
+    Context, JsData, JsNativeError, JsResult, JsString,
 };
 use boa_gc::{Finalize, Trace};
 
 use crate::{
     engine::webidl,
-    engine::{self, PromiseCapability},
+    engine::{self, PromiseCapability, Value},
     readable::{other_specs, ReadableStream},
 };
 
@@ -58,7 +57,7 @@ impl webidl::ClassInterface for Blob {
     }
 
     /// <https://w3c.github.io/FileAPI/#constructorBlob>
-    fn construct(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<Self> {
+    fn construct(_: &Value, args: &[Value], ctx: &mut Context) -> JsResult<Self> {
         // Argument conversions, in order: `optional sequence<BlobPart> blobParts`, then
         // `optional BlobPropertyBag options = {}`.
         let parts = match args.first() {
@@ -114,14 +113,14 @@ webidl::interface!(Blob, "Blob");
 /// One converted `BlobPart` (`(BufferSource or Blob or USVString)`). A buffer source keeps its
 /// object: its bytes are copied when the parts are processed.
 enum BlobPart {
-    Buffer(JsValue),
+    Buffer(Value),
     Blob(Rc<[u8]>),
     Text(String),
 }
 
 /// Converts `value` to an IDL `sequence<BlobPart>`
 /// (<https://webidl.spec.whatwg.org/#js-sequence>), converting each element as it is taken.
-fn blob_parts(value: &JsValue, ctx: &mut Context) -> JsResult<Vec<BlobPart>> {
+fn blob_parts(value: &Value, ctx: &mut Context) -> JsResult<Vec<BlobPart>> {
     let not_a_sequence = || -> boa_engine::JsError {
         JsNativeError::typ()
             .with_message("The Blob parts must be an iterable object")
@@ -149,7 +148,7 @@ fn blob_parts(value: &JsValue, ctx: &mut Context) -> JsResult<Vec<BlobPart>> {
             .into());
     };
     let next = iterator.get(js_string!("next"), ctx)?;
-    let this = JsValue::from(iterator.clone());
+    let this = Value::from(iterator.clone());
     let mut parts = Vec::new();
     loop {
         let result = engine::call(&next, &this, &[], ctx)?;
@@ -169,7 +168,7 @@ fn blob_parts(value: &JsValue, ctx: &mut Context) -> JsResult<Vec<BlobPart>> {
 /// Converts one element to the union `(BufferSource or Blob or USVString)`
 /// (<https://webidl.spec.whatwg.org/#es-union>): a `Blob`, then a buffer source (a
 /// `SharedArrayBuffer` or a resizable buffer is a TypeError), else a string.
-fn blob_part(item: JsValue, ctx: &mut Context) -> JsResult<BlobPart> {
+fn blob_part(item: Value, ctx: &mut Context) -> JsResult<BlobPart> {
     if let Some(blob) = item
         .as_object()
         .and_then(|o| o.downcast_ref::<Blob>().map(|b| b.bytes.clone()))
@@ -250,7 +249,7 @@ fn normalize_type(t: &str) -> String {
 }
 
 /// The brand check, and a copy of the blob's data (no borrow is kept).
-fn this_blob(this: &JsValue) -> JsResult<(Rc<[u8]>, Rc<str>)> {
+fn this_blob(this: &Value) -> JsResult<(Rc<[u8]>, Rc<str>)> {
     let object = webidl::this::<Blob>(this)?;
     let blob = object.borrow();
     let blob = blob.data();
@@ -258,21 +257,21 @@ fn this_blob(this: &JsValue) -> JsResult<(Rc<[u8]>, Rc<str>)> {
 }
 
 /// <https://w3c.github.io/FileAPI/#dfn-size>
-fn blob_size(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn blob_size(this: &Value, _: &[Value], _: &mut Context) -> JsResult<Value> {
     let (bytes, _) = this_blob(this)?;
     // unsigned long long: a byte length is far below 2^53.
-    Ok(JsValue::from(bytes.len() as f64))
+    Ok(Value::from(bytes.len() as f64))
 }
 
 /// <https://w3c.github.io/FileAPI/#dfn-type>
-fn blob_type(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn blob_type(this: &Value, _: &[Value], _: &mut Context) -> JsResult<Value> {
     let (_, mime_type) = this_blob(this)?;
     Ok(JsString::from(&*mime_type).into())
 }
 
 /// An optional `[Clamp] long long` argument (<https://webidl.spec.whatwg.org/#es-long-long>);
 /// `None` when missing or `undefined`.
-fn optional_clamped_long_long(value: Option<&JsValue>, ctx: &mut Context) -> JsResult<Option<f64>> {
+fn optional_clamped_long_long(value: Option<&Value>, ctx: &mut Context) -> JsResult<Option<f64>> {
     let Some(value) = value.filter(|v| !v.is_undefined()) else {
         return Ok(None);
     };
@@ -287,7 +286,7 @@ fn optional_clamped_long_long(value: Option<&JsValue>, ctx: &mut Context) -> JsR
 }
 
 /// <https://w3c.github.io/FileAPI/#dfn-slice>
-fn blob_slice(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn blob_slice(this: &Value, args: &[Value], ctx: &mut Context) -> JsResult<Value> {
     let (bytes, _) = this_blob(this)?;
     // Argument conversions, in order: `start`, `end`, `optional DOMString contentType`.
     let start = optional_clamped_long_long(args.first(), ctx)?;
@@ -333,7 +332,7 @@ fn blob_slice(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<J
 }
 
 /// <https://w3c.github.io/FileAPI/#stream-method-algo>: the result of getting a stream of this.
-fn blob_stream(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn blob_stream(this: &Value, _: &[Value], ctx: &mut Context) -> JsResult<Value> {
     let (bytes, _) = this_blob(this)?;
     Ok(get_stream(bytes, ctx)?.upcast().into())
 }
@@ -357,15 +356,15 @@ fn get_stream(
     while start < bytes.len() {
         let end = bytes.len().min(start + STREAM_CHUNK_SIZE);
         let (stream, bytes) = (stream.clone(), bytes.clone());
-        let task = move |ctx: &mut Context| enqueue_chunk(&stream, &bytes[start..end], ctx);
-        ctx.enqueue_job(GenericJob::new(task, realm.clone()).into());
+        engine::queue_task_in(ctx, realm.clone(), move |ctx| {
+            enqueue_chunk(&stream, &bytes[start..end], ctx)
+        });
         start = end;
     }
     // AD-HOC: once every chunk is enqueued, the stream is closed (the spec leaves this step
     // out; every implementation closes the stream at the end of the blob).
     let closing = stream.clone();
-    let task = move |ctx: &mut Context| close_stream(&closing, ctx);
-    ctx.enqueue_job(GenericJob::new(task, realm).into());
+    engine::queue_task_in(ctx, realm, move |ctx| close_stream(&closing, ctx));
     // 4. Return stream.
     Ok(stream)
 }
@@ -375,7 +374,7 @@ fn enqueue_chunk(
     stream: &crate::engine::Object<ReadableStream>,
     bytes: &[u8],
     ctx: &mut Context,
-) -> JsResult<JsValue> {
+) -> JsResult<()> {
     // 1. If bytes is failure, then error stream with a failure reason and abort these steps.
     //    (Reading from memory cannot fail.)
     // 2. Let chunk be a new Uint8Array wrapping an ArrayBuffer containing bytes. If creating
@@ -386,24 +385,21 @@ fn enqueue_chunk(
         Err(error) => {
             let reason = engine::thrown_value(error, ctx)?;
             other_specs::error(stream, reason, ctx)?;
-            return Ok(JsValue::undefined());
+            return Ok(());
         }
     };
     // 3. Enqueue chunk in stream. (It does nothing once the stream is canceled or errored.)
     other_specs::enqueue(stream, chunk, ctx)?;
-    Ok(JsValue::undefined())
+    Ok(())
 }
 
 /// Closes the stream (<https://streams.spec.whatwg.org/#readablestream-close>) once the blob's
 /// bytes are all enqueued. ReadableByteStreamControllerClose returns early once the stream is
 /// no longer readable, and errors the stream (then throws) if a BYOB request is partly filled
 /// with a partial element: the stream is errored either way, so a throw is dropped.
-fn close_stream(
-    stream: &crate::engine::Object<ReadableStream>,
-    ctx: &mut Context,
-) -> JsResult<JsValue> {
+fn close_stream(stream: &crate::engine::Object<ReadableStream>, ctx: &mut Context) -> JsResult<()> {
     let _ = other_specs::close(stream, ctx);
-    Ok(JsValue::undefined())
+    Ok(())
 }
 
 /// What a read method's promise is fulfilled with.
@@ -417,18 +413,18 @@ enum ReadAs {
 /// `text()`, `arrayBuffer()`, `bytes()`: a promise fulfilled, in a later task (as after
 /// reading all bytes of the blob's stream), with the bytes converted. A failed brand check is
 /// a rejected promise (the member is registered as promise-returning).
-fn read_blob(this: &JsValue, read_as: ReadAs, ctx: &mut Context) -> JsResult<JsValue> {
+fn read_blob(this: &Value, read_as: ReadAs, ctx: &mut Context) -> JsResult<Value> {
     let (bytes, _) = this_blob(this)?;
     let promise = PromiseCapability::new(ctx);
     let result = promise.promise().clone();
-    let settle = move |ctx: &mut Context| -> JsResult<JsValue> {
+    let settle = move |ctx: &mut Context| -> JsResult<()> {
         let value = match read_as {
             // UTF-8 decode: a leading BOM is dropped, invalid sequences become U+FFFD.
             ReadAs::Text => {
                 let text = String::from_utf8_lossy(&bytes);
                 Ok(JsString::from(text.strip_prefix('\u{FEFF}').unwrap_or(&text)).into())
             }
-            ReadAs::ArrayBuffer => array_buffer(&bytes, ctx).map(JsValue::from),
+            ReadAs::ArrayBuffer => array_buffer(&bytes, ctx).map(Value::from),
             ReadAs::Bytes => engine::new_uint8_array(&bytes, ctx),
         };
         match value {
@@ -438,10 +434,10 @@ fn read_blob(this: &JsValue, read_as: ReadAs, ctx: &mut Context) -> JsResult<JsV
                 promise.reject(reason, ctx)?;
             }
         }
-        Ok(JsValue::undefined())
+        Ok(())
     };
     let realm = ctx.realm().clone();
-    ctx.enqueue_job(GenericJob::new(settle, realm).into());
+    engine::queue_task_in(ctx, realm, settle);
     Ok(result.into())
 }
 
@@ -451,17 +447,17 @@ fn array_buffer(bytes: &[u8], ctx: &mut Context) -> JsResult<JsArrayBuffer> {
 }
 
 /// <https://w3c.github.io/FileAPI/#text-method-algo>
-fn blob_text(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn blob_text(this: &Value, _: &[Value], ctx: &mut Context) -> JsResult<Value> {
     read_blob(this, ReadAs::Text, ctx)
 }
 
 /// <https://w3c.github.io/FileAPI/#arraybuffer-method-algo>
-fn blob_array_buffer(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn blob_array_buffer(this: &Value, _: &[Value], ctx: &mut Context) -> JsResult<Value> {
     read_blob(this, ReadAs::ArrayBuffer, ctx)
 }
 
 /// <https://w3c.github.io/FileAPI/#bytes-method-algo>
-fn blob_bytes(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn blob_bytes(this: &Value, _: &[Value], ctx: &mut Context) -> JsResult<Value> {
     read_blob(this, ReadAs::Bytes, ctx)
 }
 

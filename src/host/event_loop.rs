@@ -251,7 +251,7 @@ impl EventLoop {
                 continue;
             };
             if let PromiseState::Rejected(reason) = promise.state() {
-                let message = crate::engine::value_message(&reason, ctx);
+                let message = crate::engine::value_message(&reason.into(), ctx);
                 self.report(HostReport::UnhandledRejection(message));
             }
         }
@@ -467,7 +467,7 @@ impl HostHooks for EventLoop {
 pub(crate) fn error_message(error: JsError, ctx: &mut Context) -> String {
     let fallback = error.to_string();
     match error.into_opaque(ctx) {
-        Ok(value) => crate::engine::value_message(&value, ctx),
+        Ok(value) => crate::engine::value_message(&value.into(), ctx),
         Err(_) => fallback,
     }
 }

@@ -142,7 +142,8 @@ fn get_random_values(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResu
             "TypeMismatchError",
         )?);
     }
-    let view = crate::engine::array_buffer_view(&array, "getRandomValues: the array", ctx)?;
+    let view =
+        crate::engine::array_buffer_view(&array.clone().into(), "getRandomValues: the array", ctx)?;
     if view.byte_length > 65536 {
         return Err(dom_error(
             ctx,
@@ -227,7 +228,7 @@ fn fetch(
         Ok(url) => url.to_std_string_escaped(),
         Err(error) => {
             let reason = error.into_opaque(ctx)?;
-            return Ok(promise_rejected_with(reason, ctx)?.into());
+            return Ok(promise_rejected_with(reason.into(), ctx)?.into());
         }
     };
     let outcome = match &config.root {
@@ -437,10 +438,10 @@ fn consume(
             .into()),
     };
     let promise = match result {
-        Ok(value) => promise_resolved_with(value, ctx)?,
+        Ok(value) => promise_resolved_with(value.into(), ctx)?,
         Err(error) => {
             let reason = error.into_opaque(ctx)?;
-            promise_rejected_with(reason, ctx)?
+            promise_rejected_with(reason.into(), ctx)?
         }
     };
     Ok(promise.into())

@@ -88,7 +88,7 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
     // MessageEventInit : EventInit: the inherited members first, then data, lastEventId,
     // origin, ports, source (lexicographic order).
     let (bubbles, cancelable, composed) = dom::convert_event_init(&init, ctx)?;
-    let dict = init.as_object().map(crate::engine::Object::from);
+    let dict = init.as_object();
     let member = |name: &str, ctx: &mut Cx| -> JsResult<Value> {
         match &dict {
             Some(d) => d.get(JsString::from(name), ctx),
@@ -124,7 +124,7 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
     let source =
         match member("source", ctx)? {
             v if v.is_null_or_undefined() => None,
-            v => match v.as_object().map(crate::engine::Object::from) {
+            v => match v.as_object() {
                 Some(o) if super::message_port::is_message_port(&o) || dom::is_event_target(&v) => {
                     Some(o)
                 }

@@ -423,11 +423,7 @@ fn fire_message(port: &Object, message: SerializedWithTransfer, ctx: &mut Cx) ->
     let ports: Vec<Value> = record
         .transferred
         .into_iter()
-        .filter(|v| {
-            v.as_object()
-                .map(crate::engine::Object::from)
-                .is_some_and(|o| is_message_port(&o))
-        })
+        .filter(|v| v.as_object().is_some_and(|o| is_message_port(&o)))
         .collect();
     // 7.7. Fire an event named message at finalTargetPort, using MessageEvent, with the data
     //      attribute initialized to messageClone and the ports attribute initialized to newPorts.
@@ -568,11 +564,7 @@ fn set_handler_attribute(
     webidl::require_args(args, 1, PORT, member)?;
     let port = this_port(this)?;
     // EventHandler is a [LegacyTreatNonObjectAsNull] callback function: non-objects are null.
-    dom::set_event_handler(
-        &port,
-        event_type,
-        args[0].as_object().map(crate::engine::Object::from),
-    );
+    dom::set_event_handler(&port, event_type, args[0].as_object());
     Ok(port)
 }
 

@@ -112,7 +112,7 @@ fn prototype(iface: Iface, ctx: &Cx) -> JsResult<Object> {
 /// A "DataCloneError" `DOMException` in the current realm, as a thrown error.
 pub(crate) fn data_clone_error(ctx: &mut Cx, message: &str) -> JsResult<JsError> {
     let exception = crate::dom::create_dom_exception(ctx, message, "DataCloneError")?;
-    Ok(JsError::from_opaque(exception.into()))
+    Ok(crate::engine::throw_value(exception.into()))
 }
 
 /// Converts `value` to a WebIDL `sequence<object>` by iterating it with `method`
@@ -124,13 +124,13 @@ fn sequence_with_method(
     ctx: &mut Cx,
 ) -> JsResult<Vec<Object>> {
     let iterator = crate::engine::call_object(method, &object.clone().into(), &[], ctx)?;
-    let Some(iterator) = iterator.as_object().map(crate::engine::Object::from) else {
+    let Some(iterator) = iterator.as_object() else {
         return Err(crate::engine::throw_type_error(format!(
             "{what}: the iterator is not an object"
         )));
     };
     let next = iterator.get(js_string!("next"), ctx)?;
-    let Some(next) = next.as_callable().map(crate::engine::Object::from) else {
+    let Some(next) = next.as_callable() else {
         return Err(crate::engine::throw_type_error(format!(
             "{what}: the iterator has no next()"
         )));
@@ -138,7 +138,7 @@ fn sequence_with_method(
     let mut items = Vec::new();
     loop {
         let result = crate::engine::call_object(&next, &iterator.clone().into(), &[], ctx)?;
-        let Some(result) = result.as_object().map(crate::engine::Object::from) else {
+        let Some(result) = result.as_object() else {
             return Err(crate::engine::throw_type_error(format!(
                 "{what}: an iterator result is not an object"
             )));
@@ -147,7 +147,7 @@ fn sequence_with_method(
             return Ok(items);
         }
         let item = result.get(js_string!("value"), ctx)?;
-        match item.as_object().map(crate::engine::Object::from) {
+        match item.as_object() {
             Some(item) => items.push(item),
             None => {
                 return Err(crate::engine::throw_type_error(format!(
@@ -164,13 +164,13 @@ pub(crate) fn sequence_of_objects(
     what: &str,
     ctx: &mut Cx,
 ) -> JsResult<Vec<Object>> {
-    let Some(object) = value.as_object().map(crate::engine::Object::from) else {
+    let Some(object) = value.as_object() else {
         return Err(crate::engine::throw_type_error(format!(
             "{what} is not iterable"
         )));
     };
     let method = object.get(JsSymbol::iterator(), ctx)?;
-    match method.as_callable().map(crate::engine::Object::from) {
+    match method.as_callable() {
         Some(method) => sequence_with_method(&object, &method, what, ctx),
         None => Err(crate::engine::throw_type_error(format!(
             "{what} is not iterable"
@@ -183,7 +183,7 @@ pub(crate) fn sequence_of_objects(
 /// `@@iterator` is not undefined is the sequence (converted here); anything else is the
 /// dictionary (`None`).
 pub(crate) fn transfer_argument(value: &Value, ctx: &mut Cx) -> JsResult<Option<Vec<Object>>> {
-    let Some(object) = value.as_object().map(crate::engine::Object::from) else {
+    let Some(object) = value.as_object() else {
         return Ok(None);
     };
     // GetMethod(V, @@iterator).
@@ -191,7 +191,7 @@ pub(crate) fn transfer_argument(value: &Value, ctx: &mut Cx) -> JsResult<Option<
     if method.is_null_or_undefined() {
         return Ok(None);
     }
-    let Some(method) = method.as_callable().map(crate::engine::Object::from) else {
+    let Some(method) = method.as_callable() else {
         return Err(crate::engine::throw_type_error(
             "@@iterator is not callable",
         ));
@@ -208,7 +208,7 @@ pub(crate) fn structured_serialize_options(
     if value.is_null_or_undefined() {
         return Ok(Vec::new());
     }
-    let Some(dict) = value.as_object().map(crate::engine::Object::from) else {
+    let Some(dict) = value.as_object() else {
         return Err(crate::engine::throw_type_error(format!(
             "Failed to execute 'postMessage' on '{interface}': the options are not an object"
         )));

@@ -217,7 +217,7 @@ impl Serializer {
         // 3. If value is undefined, null, a Boolean, a Number, a BigInt, or a String, return
         //    { [[Type]]: "primitive", [[Value]]: value }.
         // 4. If value is a Symbol, then throw a "DataCloneError" DOMException.
-        let Some(object) = value.as_object().map(crate::engine::Object::from) else {
+        let Some(object) = value.as_object() else {
             return Ok(match clone::primitive(value) {
                 Some(Primitive::Undefined) | None => Record::Undefined,
                 Some(Primitive::Null) => Record::Null,
@@ -442,7 +442,6 @@ fn describe(object: &Object, value: &Value) -> &'static str {
         "a function"
     } else if value
         .as_object()
-        .map(crate::engine::Object::from)
         .is_some_and(|o| message_port::is_message_port(&o))
         || transferable(object).is_some()
     {
@@ -617,10 +616,7 @@ impl Deserializer {
                 // Let deserializedArrayBuffer be ? StructuredDeserialize(
                 //   serialized.[[ArrayBufferSerialized]], targetRealm, memory).
                 let buffer = self.deserialize(*buffer, ctx)?;
-                let Some(buffer) = buffer
-                    .as_object()
-                    .map(crate::engine::Object::from)
-                    .and_then(|b| clone::as_array_buffer(&b))
+                let Some(buffer) = buffer.as_object().and_then(|b| clone::as_array_buffer(&b))
                 else {
                     return Err(Self::malformed(ctx)?);
                 };

@@ -97,9 +97,7 @@ fn set_onmessage(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     dom::set_event_handler(
         &window,
         js_string!("message"),
-        webidl::arg(args, 0)
-            .as_object()
-            .map(crate::engine::Object::from),
+        webidl::arg(args, 0).as_object(),
     );
     Ok(Value::undefined())
 }
@@ -117,9 +115,7 @@ fn set_onmessageerror(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
     dom::set_event_handler(
         &window,
         js_string!("messageerror"),
-        webidl::arg(args, 0)
-            .as_object()
-            .map(crate::engine::Object::from),
+        webidl::arg(args, 0).as_object(),
     );
     Ok(Value::undefined())
 }
@@ -179,7 +175,7 @@ fn post_message(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
             // WindowPostMessageOptions : StructuredSerializeOptions: transfer, then
             // targetOrigin (default "/").
             let transfer = structured_serialize_options(&second, "Window", ctx)?;
-            let target_origin = match second.as_object().map(crate::engine::Object::from) {
+            let target_origin = match second.as_object() {
                 Some(d) => match d.get(js_string!("targetOrigin"), ctx)? {
                     v if v.is_undefined() => js_string!("/"),
                     v => v.to_string(ctx)?,
@@ -241,7 +237,7 @@ fn window_post_message_steps(
                     &format!("Invalid target origin '{other}' in a call to 'postMessage'"),
                     "SyntaxError",
                 )?;
-                return Err(crate::engine::JsError::from_opaque(exception.into()));
+                return Err(crate::engine::throw_value(exception.into()));
             }
         },
     };
@@ -285,11 +281,7 @@ fn window_post_message_steps(
         let ports: Vec<Value> = record
             .transferred
             .into_iter()
-            .filter(|v| {
-                v.as_object()
-                    .map(crate::engine::Object::from)
-                    .is_some_and(|o| is_message_port(&o))
-            })
+            .filter(|v| v.as_object().is_some_and(|o| is_message_port(&o)))
             .collect();
         // 8.7. Fire an event named message at targetWindow, using MessageEvent, with origin,
         //      source, data messageClone and ports newPorts.

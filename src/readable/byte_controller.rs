@@ -601,7 +601,7 @@ pub(crate) fn readable_byte_stream_controller_close(
             // 4.2.2. Perform ! ReadableByteStreamControllerError(controller, e).
             readable_byte_stream_controller_error(controller, e.clone(), ctx)?;
             // 4.2.3. Throw e.
-            return Err(JsError::from_opaque(e));
+            return Err(crate::engine::throw_value(e));
         }
     }
     // 5. Perform ! ReadableByteStreamControllerClearAlgorithms(controller).
@@ -827,7 +827,7 @@ pub(crate) fn readable_byte_stream_controller_enqueue_cloned_chunk_to_queue(
             // 2.1. Perform ! ReadableByteStreamControllerError(controller, cloneResult.[[Value]]).
             readable_byte_stream_controller_error(controller, e.clone(), ctx)?;
             // 2.2. Return cloneResult.
-            Err(JsError::from_opaque(e))
+            Err(crate::engine::throw_value(e))
         }
         // 3. Perform ! ReadableByteStreamControllerEnqueueChunkToQueue(controller,
         //    cloneResult.[[Value]], 0, byteLength).

@@ -4,7 +4,7 @@
 
 use std::cell::Cell;
 
-use crate::engine::{Cx, JsError, JsResult, Object, Slot, Value};
+use crate::engine::{Cx, JsResult, Object, Slot, Value};
 
 use super::{
     stream::{
@@ -454,7 +454,7 @@ pub(crate) fn readable_stream_default_controller_enqueue(
                 //        result.[[Value]]).
                 readable_stream_default_controller_error(controller, e.clone(), ctx)?;
                 // 4.2.2. Return result.
-                return Err(JsError::from_opaque(e));
+                return Err(crate::engine::throw_value(e));
             }
         };
         // 4.3. Let chunkSize be result.[[Value]].
@@ -471,7 +471,7 @@ pub(crate) fn readable_stream_default_controller_enqueue(
             //        enqueueResult.[[Value]]).
             readable_stream_default_controller_error(controller, e.clone(), ctx)?;
             // 4.5.2. Return enqueueResult.
-            return Err(JsError::from_opaque(e));
+            return Err(crate::engine::throw_value(e));
         }
     }
     // 5. Perform ! ReadableStreamDefaultControllerCallPullIfNeeded(controller).

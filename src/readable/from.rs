@@ -61,7 +61,7 @@ fn get_method(
     if func.is_null_or_undefined() {
         return Ok(None);
     }
-    match func.as_callable().map(crate::engine::Object::from) {
+    match func.as_callable() {
         Some(f) => Ok(Some(f.clone())),
         None => Err(engine::throw_type_error(
             "The iterator method is not callable",
@@ -76,7 +76,7 @@ fn get_iterator_from_method(
     ctx: &mut Cx,
 ) -> JsResult<(Object, Value)> {
     let iterator = crate::engine::call_object(method, &obj.clone().into(), &[], ctx)?;
-    let Some(iterator) = iterator.as_object().map(crate::engine::Object::from) else {
+    let Some(iterator) = iterator.as_object() else {
         return Err(engine::throw_type_error(
             "The iterator method did not return an object",
         ));
@@ -98,7 +98,7 @@ struct AsyncSequence {
 fn to_async_sequence(value: &Value, ctx: &mut Cx) -> JsResult<AsyncSequence> {
     // 1. If V is not an Object, then throw a TypeError. (A string is a primitive: since
     //    whatwg/streams 2999707 `ReadableStream.from('ab')` throws.)
-    let Some(object) = value.as_object().map(crate::engine::Object::from) else {
+    let Some(object) = value.as_object() else {
         return Err(engine::throw_type_error(
             "ReadableStream.from() needs an async iterable or iterable object",
         ));
@@ -381,7 +381,7 @@ fn settle_next_promise(
 /// Fulfillment steps of "get an async iterator next value", given iterResult.
 fn next_value_from_iter_result(iter_result: &Value, ctx: &mut Cx) -> JsResult<NextValue> {
     // 1. If iterResult is not an Object, throw a TypeError.
-    let Some(obj) = iter_result.as_object().map(crate::engine::Object::from) else {
+    let Some(obj) = iter_result.as_object() else {
         return Err(engine::throw_type_error(
             "The iterator result is not an object",
         ));
@@ -502,7 +502,7 @@ fn async_from_sync_iterator_next(
     // 5. Let result be Completion(IteratorNext(syncIteratorRecord)).
     // 6. IfAbruptRejectPromise(result, promiseCapability).
     let result = match engine::call(next, &sync_iterator.clone().into(), &[], ctx) {
-        Ok(v) => match v.as_object().map(crate::engine::Object::from) {
+        Ok(v) => match v.as_object() {
             Some(o) => o.clone(),
             None => {
                 let e = engine::throw_type_error("The iterator's next() did not return an object");
@@ -553,7 +553,7 @@ fn async_from_sync_iterator_return(
         }
     };
     // 10. If result is not an Object, then reject with a TypeError.
-    let Some(result) = result.as_object().map(crate::engine::Object::from) else {
+    let Some(result) = result.as_object() else {
         let e = engine::type_error("The iterator's return() did not return an object", ctx);
         capability.reject(e, ctx)?;
         return Ok(IteratorPromise::Value(capability.promise().clone().into()));

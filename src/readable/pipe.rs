@@ -101,7 +101,7 @@ impl StreamPipeOptions {
         let signal = if signal.is_undefined() {
             None
         } else if dom::is_abort_signal(&signal) {
-            signal.as_object().map(crate::engine::Object::from)
+            signal.as_object()
         } else {
             return Err(engine::throw_type_error(
                 "The pipe options' signal must be an AbortSignal",
@@ -119,7 +119,6 @@ impl StreamPipeOptions {
 fn as_writable(value: &Value) -> Option<Object<WritableStream>> {
     value
         .as_object()
-        .map(crate::engine::Object::from)
         .and_then(|o| o.clone().downcast::<WritableStream>().ok())
 }
 

@@ -5,7 +5,7 @@
 
 use std::cell::Cell;
 
-use crate::engine::{js_string, Cx, JsArray, JsResult, Object, Slot, Value};
+use crate::engine::{js_string, Cx, JsResult, Object, Slot, Value};
 
 use super::{
     async_iterator, byob_reader, byte_controller, byte_tee,
@@ -139,7 +139,6 @@ pub(crate) fn stream_argument(args: &[Value], interface: &str) -> JsResult<Objec
 pub(crate) fn as_stream(value: &Value) -> Option<Object<ReadableStream>> {
     value
         .as_object()
-        .map(crate::engine::Object::from)
         .and_then(|o| o.clone().downcast::<ReadableStream>().ok())
 }
 
@@ -347,7 +346,7 @@ fn rs_tee(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let stream = webidl::this::<ReadableStream>(this)?;
     // 1. Return ? ReadableStreamTee(this, false).
     let (branch1, branch2) = readable_stream_tee(&stream, false, ctx)?;
-    Ok(JsArray::from_iter(
+    Ok(crate::engine::create_array_from_list(
         [Value::from(branch1.upcast()), Value::from(branch2.upcast())],
         ctx,
     )

@@ -5,7 +5,7 @@
 
 use std::cell::Cell;
 
-use crate::engine::{webidl, Cx, JsArray, JsPromise, JsResult, Object, Shared, Slot, Value};
+use crate::engine::{webidl, Cx, JsPromise, JsResult, Object, Shared, Slot, Value};
 
 use super::{
     default_controller::{
@@ -352,7 +352,7 @@ fn cancel_algorithm(
         // 3.1. Let compositeReason be ! CreateArrayFromList(« reason1, reason2 »).
         let reason1 = state.reason1.borrow().clone();
         let reason2 = state.reason2.borrow().clone();
-        let composite_reason = JsArray::from_iter([reason1, reason2], ctx);
+        let composite_reason = crate::engine::create_array_from_list([reason1, reason2], ctx);
         // 3.2. Let cancelResult be ! ReadableStreamCancel(stream, compositeReason).
         let cancel_result = readable_stream_cancel(&state.stream, composite_reason.into(), ctx)?;
         // 3.3. Resolve cancelPromise with cancelResult.

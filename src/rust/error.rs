@@ -133,7 +133,7 @@ impl StreamError {
     /// use boa_streams::host::{Host, HostOptions};
     /// use boa_streams::rust::StreamError;
     /// let (host, mut ctx) = Host::new(HostOptions::default()).unwrap();
-    /// let thrown = host.eval_script(&mut ctx, "e.js", "new TypeError('bad chunk')").unwrap();
+    /// let thrown = host.eval_script(&mut ctx, "e.js", "new TypeError('bad chunk')").unwrap().into();
     /// assert_eq!(StreamError::Js(thrown).message(&mut ctx), "TypeError: bad chunk");
     /// ```
     pub fn message(&self, ctx: &mut Cx) -> String {

@@ -218,7 +218,7 @@ pub fn queue_task(ctx: &mut Cx, task: impl FnOnce(&mut Cx) -> Result<(), StreamE
     engine::queue_task(ctx, move |ctx| {
         task(ctx).map_err(|e| {
             let value = e.into_js(ctx);
-            crate::engine::JsError::from_opaque(value)
+            crate::engine::throw_value(value)
         })
     });
 }
@@ -230,7 +230,7 @@ pub fn queue_task(ctx: &mut Cx, task: impl FnOnce(&mut Cx) -> Result<(), StreamE
 /// ```
 /// use boa_streams::host::{Host, HostOptions};
 /// let (host, mut ctx) = Host::new(HostOptions::default()).unwrap();
-/// let chunk = host.eval_script(&mut ctx, "c.js", "new Uint8Array([1, 2, 3]).subarray(1)").unwrap();
+/// let chunk = host.eval_script(&mut ctx, "c.js", "new Uint8Array([1, 2, 3]).subarray(1)").unwrap().into();
 /// let sum = boa_streams::rust::with_chunk_bytes(&chunk, &mut ctx, |b| b.iter().sum::<u8>());
 /// assert_eq!(sum, Some(5));
 /// ```

@@ -137,7 +137,7 @@ fn release_reader(reader: &Object<ReadableStreamDefaultReader>, ctx: &mut Cx) {
 /// let (host, mut ctx) = Host::new(HostOptions::default()).unwrap();
 /// let js = host.eval_script(&mut ctx, "s.js", r#"
 ///     new ReadableStream({ start(c) { c.enqueue('a'); c.enqueue('b'); c.close(); } })
-/// "#).unwrap();
+/// "#).unwrap().into();
 /// let reader = ReadableStream::from_value(&js).unwrap().reader(&mut ctx).unwrap();
 /// let mut seen = Vec::new();
 /// while let Some(chunk) = reader.read(&mut ctx).wait(&host, &mut ctx).unwrap().unwrap() {
@@ -250,7 +250,7 @@ struct DrainInner {
 /// let js = host.eval_script(&mut ctx, "s.js", r#"
 ///     let i = 0;
 ///     new ReadableStream({ pull(c) { c.enqueue(new Uint8Array(64)); if (++i == 10) c.close(); } })
-/// "#).unwrap();
+/// "#).unwrap().into();
 /// let reader = ReadableStream::from_value(&js).unwrap().draining_reader(&mut ctx).unwrap();
 /// let drained = reader.read(1 << 20, &mut ctx).wait(&host, &mut ctx).unwrap().unwrap();
 /// assert_eq!(drained.chunks.len(), 10); // all ten in one read

@@ -98,7 +98,6 @@ fn perform_write(
 ) -> JsResult<PromiseResult> {
     let Some(controller) = controller
         .as_object()
-        .map(crate::engine::Object::from)
         .and_then(|o| o.clone().downcast::<WritableStreamDefaultController>().ok())
     else {
         return Ok(PromiseResult::undefined());
@@ -197,7 +196,6 @@ impl WritableStream {
     pub fn from_value(value: &Value) -> Option<Self> {
         value
             .as_object()
-            .map(crate::engine::Object::from)
             .and_then(|o| o.clone().downcast::<crate::writable::WritableStream>().ok())
             .map(Self)
     }

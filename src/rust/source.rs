@@ -158,7 +158,6 @@ impl NativeUnderlyingSource for ByteSourceObject {
 fn perform_pull(source: &RustSource, controller: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
     let Some(controller) = controller
         .as_object()
-        .map(crate::engine::Object::from)
         .and_then(|o| o.clone().downcast::<ReadableStreamDefaultController>().ok())
     else {
         return Ok(PromiseResult::undefined());
@@ -180,7 +179,6 @@ fn perform_byte_pull(
 ) -> JsResult<PromiseResult> {
     let Some(controller) = controller
         .as_object()
-        .map(crate::engine::Object::from)
         .and_then(|o| o.clone().downcast::<ReadableByteStreamController>().ok())
     else {
         return Ok(PromiseResult::undefined());
@@ -368,7 +366,7 @@ impl ByobRequest {
 /// use boa_streams::host::{Host, HostOptions};
 /// use boa_streams::rust::ReadableStream;
 /// let (host, mut ctx) = Host::new(HostOptions::default()).unwrap();
-/// let js = host.eval_script(&mut ctx, "s.js", "new ReadableStream()").unwrap();
+/// let js = host.eval_script(&mut ctx, "s.js", "new ReadableStream()").unwrap().into();
 /// let stream = ReadableStream::from_value(&js).unwrap();
 /// assert!(!stream.is_locked());
 /// assert!(ReadableStream::from_value(&boa_streams::rust::Value::from(1)).is_none());

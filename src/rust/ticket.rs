@@ -31,7 +31,7 @@ struct Inner<T> {
 /// use boa_streams::host::{Host, HostOptions};
 /// use boa_streams::rust::ReadableStream;
 /// let (host, mut ctx) = Host::new(HostOptions::default()).unwrap();
-/// let value = host.eval_script(&mut ctx, "s.js", "new ReadableStream({ pull(c) { c.enqueue(1) } })").unwrap();
+/// let value = host.eval_script(&mut ctx, "s.js", "new ReadableStream({ pull(c) { c.enqueue(1) } })").unwrap().into();
 /// let reader = ReadableStream::from_value(&value).unwrap().reader(&mut ctx).unwrap();
 /// let ticket = reader.read(&mut ctx);
 /// assert!(!ticket.is_ready()); // results come from a microtask

@@ -85,7 +85,6 @@ pub(crate) fn readable_stream_transfer_receiving_steps(
     let Some(port) = record
         .value
         .as_object()
-        .map(crate::engine::Object::from)
         .filter(message_port::is_message_port)
     else {
         return Err(data_clone_error(

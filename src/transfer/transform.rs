@@ -96,11 +96,9 @@ pub(crate) fn transform_stream_transfer_receiving_steps(
     let writable = structured_deserialize_with_transfer(writable, ctx)?.value;
     let readable = readable
         .as_object()
-        .map(crate::engine::Object::from)
         .and_then(|o| o.downcast::<ReadableStream>().ok());
     let writable = writable
         .as_object()
-        .map(crate::engine::Object::from)
         .and_then(|o| o.downcast::<WritableStream>().ok());
     let (Some(readable), Some(writable)) = (readable, writable) else {
         return Err(data_clone_error(

@@ -3,7 +3,7 @@
 //!
 //! <https://streams.spec.whatwg.org/#ts-default-controller-class>
 
-use crate::engine::{Cx, JsError, JsResult, Object, Slot, Value};
+use crate::engine::{Cx, JsResult, Object, Slot, Value};
 use crate::writable::stream::WritableSlots;
 
 use super::other_specs::NativeTransform;
@@ -429,7 +429,7 @@ pub(crate) fn transform_stream_default_controller_enqueue(
             .readable()
             .map(|r| r.stored_error())
             .unwrap_or_default();
-        return Err(JsError::from_opaque(stored));
+        return Err(crate::engine::throw_value(stored));
     }
     // 6. Let backpressure be ! ReadableStreamDefaultControllerHasBackpressure(readableController).
     let has_backpressure =

@@ -136,7 +136,6 @@ impl webidl::ClassInterface for WritableStreamDefaultWriter {
             .first()
             .and_then(Value::as_object)
             .and_then(|o| o.clone().downcast::<WritableStream>().ok())
-            .map(Object::from)
             .ok_or_else(|| {
                 engine::throw_type_error(
                     "WritableStreamDefaultWriter needs a WritableStream argument",

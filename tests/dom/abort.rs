@@ -6,7 +6,7 @@ use crate::support::dom::{capture_reports, run_dom_actions};
 use crate::support::script::TestAction;
 use crate::support::{eval_string, global, text};
 use boa_engine::{
-    js_string, object::builtins::JsArray, property::Attribute, Context, JsResult, JsValue, Source,
+    js_string, object::builtins::JsArray, property::Attribute, Context, JsResult, Source,
 };
 use boa_streams::dom::{
     add_abort_algorithm, is_abort_signal, new_abort_signal, remove_abort_algorithm, signal_abort,
@@ -371,7 +371,7 @@ fn rust_algorithms_run_before_listeners() {
         TestAction::inspect_context(|ctx| {
             let signal = new_abort_signal(ctx).expect("signal");
             assert!(is_abort_signal(&signal.clone().into()));
-            assert!(!is_abort_signal(&JsValue::undefined()));
+            assert!(!is_abort_signal(&boa_streams::Value::undefined()));
             assert!(!signal_is_aborted(&signal));
             assert!(signal_reason(&signal).is_undefined());
             ctx.register_global_property(js_string!("sig"), signal.clone(), Attribute::all())
@@ -396,7 +396,7 @@ fn rust_algorithms_run_before_listeners() {
         TestAction::inspect_context(|ctx| {
             let signal = sig(ctx);
             let _ = add_abort_algorithm(&signal, shared_log(ctx), log_step);
-            signal_abort(&signal, JsValue::undefined(), ctx).expect("abort again");
+            signal_abort(&signal, boa_streams::Value::undefined(), ctx).expect("abort again");
         }),
         TestAction::assert_log("remover,algorithm,listener:why"),
         TestAction::inspect_context(|ctx| {
@@ -419,7 +419,7 @@ fn rust_signal_abort_default_reason_and_dependents() {
         ),
         TestAction::inspect_context(|ctx| {
             let signal = sig(ctx);
-            signal_abort(&signal, JsValue::undefined(), ctx).expect("abort");
+            signal_abort(&signal, boa_streams::Value::undefined(), ctx).expect("abort");
         }),
         TestAction::assert_string(
             "[sig.reason instanceof DOMException, sig.reason.name, dep.aborted, seen.join()].join()",
@@ -431,7 +431,7 @@ fn rust_signal_abort_default_reason_and_dependents() {
             assert!(!signal_is_aborted(&plain));
             let h = add_abort_algorithm(&plain, plain.clone(), log_step);
             remove_abort_algorithm(&plain, h);
-            signal_abort(&plain, JsValue::undefined(), ctx).expect("no-op");
+            signal_abort(&plain, boa_streams::Value::undefined(), ctx).expect("no-op");
         }),
     ]);
 }
@@ -459,7 +459,7 @@ fn gc_with_pending_listeners_and_algorithms() {
             .expect("setup");
             drop(data);
             boa_engine::gc::force_collect();
-            signal_abort(&signal, JsValue::undefined(), ctx).expect("abort");
+            signal_abort(&signal, boa_streams::Value::undefined(), ctx).expect("abort");
             boa_engine::gc::force_collect();
         }),
         TestAction::assert_string("hits", "200"),
@@ -488,7 +488,7 @@ fn errors_from_algorithms_and_engine_limits() {
         TestAction::run("sig.addEventListener('abort', () => log.push('listener'));"),
         TestAction::inspect_context(|ctx| {
             let signal = sig(ctx);
-            let result = signal_abort(&signal, JsValue::undefined(), ctx);
+            let result = signal_abort(&signal, boa_streams::Value::undefined(), ctx);
             assert!(result.is_err(), "the algorithm's error is returned");
         }),
         TestAction::assert_log("algorithm,listener"),

@@ -55,8 +55,10 @@ pub fn eval_string(ctx: &mut Context, src: &str) -> String {
 }
 
 /// The string form of `value` (`ToString`, which must not throw).
-pub fn text(value: &JsValue, ctx: &mut Context) -> String {
+pub fn text(value: &(impl Clone + Into<JsValue>), ctx: &mut Context) -> String {
     value
+        .clone()
+        .into()
         .to_string(ctx)
         .expect("a string")
         .to_std_string_escaped()
@@ -76,7 +78,7 @@ pub fn global_string(ctx: &mut Context, name: &str) -> String {
 }
 
 /// Sets the global `name` to `value`.
-pub fn set_global(ctx: &mut Context, name: &str, value: JsValue) {
+pub fn set_global(ctx: &mut Context, name: &str, value: impl Into<JsValue>) {
     ctx.global_object()
         .set(js_string!(name), value, false, ctx)
         .expect("a global property");
