@@ -10,3 +10,5 @@
 
 pub mod http;
 pub mod infra;
+pub mod method;
+pub mod status;
