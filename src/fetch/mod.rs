@@ -8,7 +8,9 @@
 //! `Request`, `Response`, `FormData` and `URLSearchParams` interfaces will be built on it.
 //! Failure is `None` (or an error value), never a panic.
 
+pub mod headers;
 pub mod http;
 pub mod infra;
 pub mod method;
+pub mod mime;
 pub mod status;
