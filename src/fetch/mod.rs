@@ -14,3 +14,4 @@ pub mod infra;
 pub mod method;
 pub mod mime;
 pub mod status;
+pub mod urlencoded;
