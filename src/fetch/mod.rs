@@ -8,6 +8,7 @@
 //! `Request`, `Response`, `FormData` and `URLSearchParams` interfaces will be built on it.
 //! Failure is `None` (or an error value), never a panic.
 
+pub mod data_url;
 pub mod headers;
 pub mod http;
 pub mod infra;
