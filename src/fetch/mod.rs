@@ -14,5 +14,6 @@ pub mod http;
 pub mod infra;
 pub mod method;
 pub mod mime;
+pub mod multipart;
 pub mod status;
 pub mod urlencoded;
