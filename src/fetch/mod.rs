@@ -17,3 +17,6 @@ pub mod mime;
 pub mod multipart;
 pub mod status;
 pub mod urlencoded;
+
+#[cfg(test)]
+mod wpt_tests;
