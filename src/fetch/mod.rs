@@ -10,6 +10,7 @@
 
 pub mod data_url;
 pub mod headers;
+pub mod headers_object;
 pub mod http;
 pub mod infra;
 pub mod method;
