@@ -21,6 +21,10 @@ mod engine;
 mod compression;
 pub mod dom;
 mod encoding;
+// The engine-free data algorithms of Fetch, MIME Sniffing, URL and HTML forms (issue 22); the
+// Fetch layer's interfaces will be their first caller.
+#[allow(dead_code)]
+mod fetch;
 pub mod host;
 mod html;
 mod queue;
