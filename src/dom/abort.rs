@@ -343,8 +343,8 @@ pub(super) fn build_signal_interface(
         .operation("throwIfAborted", 0, throw_if_aborted)
         .attribute("onabort", get_onabort, Some(set_onabort));
     iface.build(
-        Some(event_target.prototype().into()),
-        Some(event_target.constructor().into()),
+        Some(event_target.prototype()),
+        Some(event_target.constructor()),
     )
 }
 

@@ -129,7 +129,6 @@ fn prototype(iface: Iface, ctx: &Cx) -> JsResult<Object> {
             Iface::AbortSignal => &r.abort_signal,
         }
         .prototype()
-        .into()
     })
 }
 

@@ -6,7 +6,9 @@ use boa_engine::{
     object::builtins::{AlignedVec, JsDataView, JsSharedArrayBuffer, JsTypedArray, JsUint8Array},
     Context, JsObject, JsValue,
 };
-use boa_engine::{object::builtins::JsArrayBuffer, JsError, JsNativeError, JsResult};
+use boa_engine::{
+    object::builtins::JsArrayBuffer as BoaArrayBuffer, JsError, JsNativeError, JsResult,
+};
 
 use super::*;
 
@@ -108,7 +110,7 @@ pub fn array_buffer_view(value: &Value, what: &str, ctx: &mut Cx) -> JsResult<Vi
     };
     let buffer = buffer
         .as_object()
-        .and_then(|b| JsArrayBuffer::from_object(b).ok())
+        .and_then(|b| BoaArrayBuffer::from_object(b).ok())
         .ok_or_else(|| error("must not be backed by a SharedArrayBuffer"))?;
     let (byte_offset, byte_length) = if buffer.data().is_none() {
         (0, 0)
@@ -132,7 +134,7 @@ pub fn array_buffer_view(value: &Value, what: &str, ctx: &mut Cx) -> JsResult<Vi
         }
     };
     Ok(ViewRecord {
-        buffer,
+        buffer: JsArrayBuffer(buffer),
         byte_offset,
         byte_length,
         kind,
@@ -141,12 +143,12 @@ pub fn array_buffer_view(value: &Value, what: &str, ctx: &mut Cx) -> JsResult<Vi
 
 /// `! IsDetachedBuffer(buffer)`.
 pub fn is_detached_buffer(buffer: &JsArrayBuffer) -> bool {
-    buffer.data().is_none()
+    buffer.0.data().is_none()
 }
 
 /// `[[ArrayBufferByteLength]]` (0 once detached).
 pub fn array_buffer_byte_length(buffer: &JsArrayBuffer) -> u64 {
-    buffer.byte_length() as u64
+    buffer.0.byte_length() as u64
 }
 
 /// <https://streams.spec.whatwg.org/#can-transfer-array-buffer>
@@ -168,11 +170,11 @@ pub fn transfer_array_buffer(buffer: &JsArrayBuffer, ctx: &mut Cx) -> JsResult<J
     // 2. Let arrayBufferData be O.[[ArrayBufferData]].
     // 3. Let arrayBufferByteLength be O.[[ArrayBufferByteLength]].
     // 4. Perform ? DetachArrayBuffer(O).
-    let data = buffer.detach(&JsValue::undefined())?;
+    let data = buffer.0.detach(&JsValue::undefined())?;
     // 5. Return a new ArrayBuffer object, created in the current Realm, whose
     //    [[ArrayBufferData]] internal slot value is arrayBufferData and whose
     //    [[ArrayBufferByteLength]] internal slot value is arrayBufferByteLength.
-    JsArrayBuffer::from_byte_block(data, ctx)
+    BoaArrayBuffer::from_byte_block(data, ctx).map(JsArrayBuffer)
 }
 
 /// CloneArrayBuffer(buffer, byteOffset, byteLength, %ArrayBuffer%)
@@ -184,7 +186,7 @@ pub fn clone_array_buffer(
     ctx: &mut Cx,
 ) -> JsResult<JsArrayBuffer> {
     let block = {
-        let Some(data) = buffer.data() else {
+        let Some(data) = buffer.0.data() else {
             return Err(JsNativeError::typ()
                 .with_message("Cannot clone a detached ArrayBuffer")
                 .into());
@@ -198,7 +200,7 @@ pub fn clone_array_buffer(
         };
         AlignedVec::from_slice(0, bytes)
     };
-    JsArrayBuffer::from_byte_block(block, ctx)
+    BoaArrayBuffer::from_byte_block(block, ctx).map(JsArrayBuffer)
 }
 
 /// <https://streams.spec.whatwg.org/#abstract-opdef-cloneasuint8array>
@@ -231,7 +233,7 @@ pub fn construct_view(
     ctx: &mut Cx,
 ) -> JsResult<Object> {
     let constructor = kind.constructor(ctx);
-    let buffer: JsObject = buffer.clone().into();
+    let buffer: JsObject = buffer.0.clone().into();
     // Offsets and lengths come from existing buffers, so they are far below 2^53.
     #[allow(clippy::cast_precision_loss)]
     let args = [
@@ -252,8 +254,8 @@ pub fn can_copy_data_block_bytes(
 ) -> bool {
     // 1–4. Assert: toBuffer and fromBuffer are objects with an [[ArrayBufferData]] slot.
     // 5. If toBuffer is fromBuffer, return false.
-    let to_object: JsObject = to_buffer.clone().into();
-    let from_object: JsObject = from_buffer.clone().into();
+    let to_object: JsObject = to_buffer.0.clone().into();
+    let from_object: JsObject = from_buffer.0.clone().into();
     if JsObject::equals(&to_object, &from_object) {
         return false;
     }
@@ -284,7 +286,7 @@ pub fn copy_data_block_bytes(
     }
     // The checks above bound every index by a live buffer length, which fits in usize.
     let (to_index, from_index, count) = (to_index as usize, from_index as usize, count as usize);
-    let (Some(mut to), Some(from)) = (to_buffer.data_mut(), from_buffer.data()) else {
+    let (Some(mut to), Some(from)) = (to_buffer.0.data_mut(), from_buffer.0.data()) else {
         return false;
     };
     to[to_index..to_index + count].copy_from_slice(&from[from_index..from_index + count]);
@@ -296,7 +298,7 @@ pub fn new_array_buffer(byte_length: u64, ctx: &mut Cx) -> JsResult<JsArrayBuffe
     let length = usize::try_from(byte_length).map_err(|_| {
         JsError::from(JsNativeError::range().with_message("Array buffer allocation failed"))
     })?;
-    JsArrayBuffer::new(length, ctx)
+    BoaArrayBuffer::new(length, ctx).map(JsArrayBuffer)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -308,7 +310,7 @@ pub fn new_array_buffer(byte_length: u64, ctx: &mut Cx) -> JsResult<JsArrayBuffe
 
 /// The bytes a view or buffer is backed by.
 enum Backing {
-    Buffer(JsArrayBuffer),
+    Buffer(BoaArrayBuffer),
     Shared(JsSharedArrayBuffer),
 }
 
@@ -316,7 +318,7 @@ impl Backing {
     /// The backing buffer object of a typed array or `DataView` (`[[ViewedArrayBuffer]]`).
     fn of(buffer: &JsValue) -> Option<Self> {
         let object = buffer.as_object()?;
-        if let Ok(buffer) = JsArrayBuffer::from_object(object.clone()) {
+        if let Ok(buffer) = BoaArrayBuffer::from_object(object.clone()) {
             return Some(Backing::Buffer(buffer));
         }
         JsSharedArrayBuffer::from_object(object.clone())
@@ -480,7 +482,7 @@ fn typed_array_range(object: &JsObject, buffer_length: usize) -> (usize, usize) 
 /// A new `Uint8Array` of the current realm wrapping a new `ArrayBuffer` that holds `bytes`.
 pub fn new_uint8_array(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
     let block = AlignedVec::from_slice(0, bytes);
-    let buffer = JsArrayBuffer::from_byte_block(block, ctx)?;
+    let buffer = BoaArrayBuffer::from_byte_block(block, ctx)?;
     let array = JsUint8Array::from_array_buffer(buffer, ctx)?;
     Ok(array.into())
 }
@@ -526,12 +528,12 @@ pub fn with_array_buffer_bytes_mut<R>(
 ) -> Option<R> {
     let offset = usize::try_from(offset).ok()?;
     let end = offset.checked_add(usize::try_from(len).ok()?)?;
-    let mut data = buffer.data_mut()?;
+    let mut data = buffer.0.data_mut()?;
     data.get_mut(offset..end).map(f)
 }
 
 /// Whether `a` and `b` are the same `ArrayBuffer` object.
 pub fn same_buffer(a: &JsArrayBuffer, b: &JsArrayBuffer) -> bool {
-    let (a, b): (JsObject, JsObject) = (a.clone().into(), b.clone().into());
+    let (a, b): (JsObject, JsObject) = (a.0.clone().into(), b.0.clone().into());
     JsObject::equals(&a, &b)
 }

@@ -4,15 +4,15 @@
 //!
 //! <https://html.spec.whatwg.org/multipage/structured-data.html#structuredserializeinternal>
 
-use super::{Cx, Object, Value};
+use super::{Cx, JsArrayBuffer, Object, Value};
 use boa_engine::{
     builtins::{
         array_buffer::ArrayBuffer, dataview::DataView, error::Error, object::OrdinaryObject,
         typed_array::TypedArray,
     },
     object::builtins::{
-        AlignedVec, JsArray, JsArrayBuffer, JsDataView, JsDate, JsMap, JsRegExp, JsSet,
-        JsSharedArrayBuffer, JsTypedArray,
+        AlignedVec, JsArray, JsArrayBuffer as BoaArrayBuffer, JsDataView, JsDate, JsMap, JsRegExp,
+        JsSet, JsSharedArrayBuffer, JsTypedArray,
     },
     property::PropertyKey,
     Context, JsBigInt, JsObject, JsResult, JsString, JsValue, JsVariant,
@@ -181,8 +181,8 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
         return Ok(ObjectKind::RegExp { source, flags });
     }
     if object.is::<ArrayBuffer>() {
-        return Ok(match JsArrayBuffer::from_object(object.js().clone()) {
-            Ok(buffer) => ObjectKind::ArrayBuffer(buffer),
+        return Ok(match BoaArrayBuffer::from_object(object.js().clone()) {
+            Ok(buffer) => ObjectKind::ArrayBuffer(JsArrayBuffer(buffer)),
             Err(_) => ObjectKind::Other,
         });
     }
@@ -196,13 +196,13 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
         let buffer = typed.buffer(ctx)?;
         let buffer = match buffer
             .as_object()
-            .and_then(|b| JsArrayBuffer::from_object(b).ok())
+            .and_then(|b| BoaArrayBuffer::from_object(b).ok())
         {
-            Some(b) => ViewedBuffer::Buffer(b),
+            Some(b) => ViewedBuffer::Buffer(JsArrayBuffer(b)),
             None => ViewedBuffer::Shared,
         };
         let buffer_length = match &buffer {
-            ViewedBuffer::Buffer(b) => b.byte_length(),
+            ViewedBuffer::Buffer(b) => b.0.byte_length(),
             ViewedBuffer::Shared => 0,
         };
         let (byte_offset, array_length) = match object.downcast_ref::<TypedArray>() {
@@ -221,9 +221,9 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
         let buffer = match view
             .buffer(ctx)?
             .as_object()
-            .and_then(|b| JsArrayBuffer::from_object(b).ok())
+            .and_then(|b| BoaArrayBuffer::from_object(b).ok())
         {
-            Some(b) => ViewedBuffer::Buffer(b),
+            Some(b) => ViewedBuffer::Buffer(JsArrayBuffer(b)),
             None => ViewedBuffer::Shared,
         };
         // The getters throw only for a detached or out-of-bounds view.
@@ -370,7 +370,7 @@ pub fn new_regexp(source: JsString, flags: &str, ctx: &mut Cx) -> JsResult<Objec
 
 /// A new `ArrayBuffer` whose data block is `bytes` (moved, not copied).
 pub fn new_array_buffer_from(bytes: ByteBlock, ctx: &mut Cx) -> JsResult<Object> {
-    Ok(Object::from_js(JsArrayBuffer::from_byte_block(
+    Ok(Object::from_js(BoaArrayBuffer::from_byte_block(
         bytes.0, ctx,
     )?))
 }
@@ -460,18 +460,20 @@ impl ByteBlock {
 
 /// A copy of the bytes of a buffer that is not detached.
 pub fn copy_buffer_bytes(buffer: &JsArrayBuffer) -> Option<ByteBlock> {
-    buffer.data().map(|data| ByteBlock::copy_of(&data))
+    buffer.0.data().map(|data| ByteBlock::copy_of(&data))
 }
 
 /// `? DetachArrayBuffer(buffer)`, returning its data block (no copy).
 pub fn detach_array_buffer(buffer: &JsArrayBuffer) -> JsResult<ByteBlock> {
-    Ok(ByteBlock(buffer.detach(&JsValue::undefined())?))
+    Ok(ByteBlock(buffer.0.detach(&JsValue::undefined())?))
 }
 
 /// The `ArrayBuffer` an object is, if it is one.
 pub fn as_array_buffer(object: &Object) -> Option<JsArrayBuffer> {
     if object.is::<ArrayBuffer>() {
-        JsArrayBuffer::from_object(object.js().clone()).ok()
+        BoaArrayBuffer::from_object(object.js().clone())
+            .ok()
+            .map(JsArrayBuffer)
     } else {
         None
     }

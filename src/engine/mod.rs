@@ -25,11 +25,9 @@ pub type Cx = boa_engine::Context;
 pub use boa_engine::Source;
 pub use boa_engine::{
     builtins::typed_array::TypedArrayKind,
-    context::intrinsics::StandardConstructor,
     js_string,
-    object::builtins::{JsArrayBuffer, JsFunction, JsPromise},
     property::{PropertyDescriptor, PropertyKey},
-    JsError, JsResult, JsString, JsSymbol, NativeObject,
+    JsError, JsResult, JsString, NativeObject,
 };
 pub use boa_gc::{Finalize, Trace};
 
@@ -65,6 +63,7 @@ mod buffer;
 mod call;
 pub mod clone;
 mod error;
+mod handle;
 mod job;
 mod object;
 mod promise;
@@ -76,6 +75,7 @@ mod value;
 pub use buffer::*;
 pub use call::*;
 pub use error::*;
+pub use handle::*;
 pub use job::*;
 pub use object::Object;
 pub use promise::*;

@@ -9,7 +9,7 @@ use boa_engine::{
 use boa_engine::{
     js_string,
     native_function::NativeFunction,
-    object::builtins::{JsFunction, JsPromise},
+    object::builtins::{JsFunction as BoaFunction, JsPromise as BoaPromise},
     object::FunctionObjectBuilder,
     JsResult,
 };
@@ -43,8 +43,11 @@ impl std::fmt::Debug for PromiseCapability {
 impl PromiseCapability {
     /// <https://webidl.spec.whatwg.org/#a-new-promise>
     pub fn new(ctx: &mut Cx) -> Self {
-        let (promise, resolvers) = JsPromise::new_pending(ctx);
-        Self { promise, resolvers }
+        let (promise, resolvers) = BoaPromise::new_pending(ctx);
+        Self {
+            promise: JsPromise(promise),
+            resolvers,
+        }
     }
 
     /// Upon fulfillment / upon rejection of this capability's promise ([`react`]).
@@ -90,7 +93,7 @@ impl PromiseCapability {
 
     /// Whether the promise is still pending.
     pub fn is_pending(&self) -> bool {
-        matches!(self.promise.state(), PromiseState::Pending)
+        matches!(self.promise.0.state(), PromiseState::Pending)
     }
 }
 
@@ -121,7 +124,7 @@ struct PromiseBookkeeping {
 
 /// A reaction held in Rust until its promise settles.
 struct DeferredReaction {
-    promise: JsPromise,
+    promise: BoaPromise,
     reaction: Box<dyn ErasedReaction>,
 }
 
@@ -156,7 +159,7 @@ fn bookkeeping(ctx: &mut Context) -> JsWeakSet {
 /// Whether `then` on `promise` can be made to perform no observable lookup: the promise is
 /// extensible (so its prototype can be taken away for the call) and has no own `constructor`
 /// property. Both checks are ordinary-object internal methods, which run no script.
-fn then_is_unobservable(promise: &JsPromise, ctx: &mut Context) -> JsResult<bool> {
+fn then_is_unobservable(promise: &BoaPromise, ctx: &mut Context) -> JsResult<bool> {
     let object: JsObject = promise.clone().into();
     Ok(object.is_extensible(ctx)? && !object.has_own_property(js_string!("constructor"), ctx)?)
 }
@@ -166,9 +169,9 @@ fn then_is_unobservable(promise: &JsPromise, ctx: &mut Context) -> JsResult<bool
 /// %Promise% (PerformPromiseThen itself is crate-private in Boa). Only for promises where
 /// [`then_is_unobservable`] holds.
 fn then_unobservably(
-    promise: &JsPromise,
-    on_fulfilled: Option<JsFunction>,
-    on_rejected: Option<JsFunction>,
+    promise: &BoaPromise,
+    on_fulfilled: Option<BoaFunction>,
+    on_rejected: Option<BoaFunction>,
     ctx: &mut Context,
 ) -> JsResult<()> {
     let object: JsObject = promise.clone().into();
@@ -188,6 +191,7 @@ fn then_unobservably(
 /// consults it ([`is_marked_as_handled`]) before it reports a rejection as unhandled. Nothing
 /// script can observe happens here.
 pub fn mark_as_handled(promise: &JsPromise, ctx: &mut Cx) -> JsResult<()> {
+    let promise = &promise.0;
     if let PromiseState::Fulfilled(_) = promise.state() {
         // A fulfilled promise can never be reported as unhandled.
         return Ok(());
@@ -236,13 +240,15 @@ pub fn react<T: Trace + 'static>(
     on_rejected: ReactionStep<T>,
     ctx: &mut Cx,
 ) -> JsResult<()> {
+    let handle = promise;
+    let promise = &promise.0;
     match promise.state() {
         PromiseState::Fulfilled(value) => {
             queue_microtask(ctx, move |ctx| on_fulfilled(&data, value.into(), ctx));
             return Ok(());
         }
         PromiseState::Rejected(reason) => {
-            mark_as_handled(promise, ctx)?;
+            mark_as_handled(handle, ctx)?;
             queue_microtask(ctx, move |ctx| on_rejected(&data, reason.into(), ctx));
             return Ok(());
         }
@@ -255,7 +261,7 @@ pub fn react<T: Trace + 'static>(
             on_rejected,
         });
         // Marking it as handled also creates the bookkeeping the reaction waits in.
-        mark_as_handled(promise, ctx)?;
+        mark_as_handled(handle, ctx)?;
         if let Some(state) = ctx.get_data::<PromiseBookkeeping>() {
             DEFERRED.with(|n| n.set(n.get() + 1));
             state.deferred.borrow_mut().push(DeferredReaction {
@@ -413,6 +419,7 @@ pub fn original_promise_then(ctx: &mut Cx) -> Option<Object> {
 /// property holding %Promise%, whose `@@species` getter is the original. Script can change
 /// any of these between the resolution that read `then` and the job, so the job asks again.
 pub fn species_lookup_is_intrinsic(promise: Option<&JsPromise>, ctx: &mut Cx) -> bool {
+    let promise = promise.map(|p| &p.0);
     let intrinsic = ctx.intrinsics().constructors().promise().clone();
     let proto = intrinsic.prototype();
     if let Some(promise) = promise {
@@ -480,7 +487,7 @@ pub fn is_promise(value: &Value) -> bool {
 /// PerformPromiseThen(value, resolve, reject), which a Rust reaction ([`react`]) can stand for.
 pub fn untouched_promise(value: &Value, ctx: &mut Cx) -> Option<JsPromise> {
     let object = value.js().as_object()?;
-    let promise = JsPromise::from_object(object.clone()).ok()?;
+    let promise = BoaPromise::from_object(object.clone()).ok()?;
     let proto = ctx.intrinsics().constructors().promise().prototype();
     let untouched = {
         let o = object.borrow();
@@ -490,5 +497,5 @@ pub fn untouched_promise(value: &Value, ctx: &mut Cx) -> Option<JsPromise> {
                 .contains_key(&js_string!("constructor").into())
             && o.prototype().is_some_and(|p| JsObject::equals(&p, &proto))
     };
-    (untouched && fresh_promise_then_is_intrinsic(ctx)).then_some(promise)
+    (untouched && fresh_promise_then_is_intrinsic(ctx)).then_some(JsPromise(promise))
 }

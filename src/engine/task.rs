@@ -2,15 +2,12 @@
 //! layer keeps per realm or per agent; tasks queued in a given realm (HTML's "queue a global
 //! task" on the event loop of a port's relevant global object) and timer tasks; the clock.
 
-use super::{Cx, Object};
+use super::{Cx, Object, Realm};
 use boa_engine::{job::GenericJob, JsResult, JsValue};
-
-/// A realm (its intrinsics and global object).
-pub type Realm = boa_engine::realm::Realm;
 
 /// The current realm.
 pub fn current_realm(ctx: &Cx) -> Realm {
-    ctx.realm().clone()
+    Realm(ctx.realm().clone())
 }
 
 /// Queues a task on the host's event loop that runs Rust code in `realm`. Values captured by the
@@ -21,7 +18,7 @@ pub fn queue_task_in(
     job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static,
 ) {
     ctx.enqueue_job(
-        GenericJob::new(move |ctx| job(ctx).map(|()| JsValue::undefined()), realm).into(),
+        GenericJob::new(move |ctx| job(ctx).map(|()| JsValue::undefined()), realm.0).into(),
     );
 }
 

@@ -10,10 +10,11 @@
 use super::{Cx, NativeFunctionPointer, Object, Value};
 use boa_engine::{
     class::{Class, ClassBuilder},
-    context::intrinsics::StandardConstructor,
     js_string,
     native_function::NativeFunction,
-    object::{builtins::JsFunction, ConstructorBuilder, FunctionObjectBuilder, JsObject},
+    object::{
+        builtins::JsFunction as BoaFunction, ConstructorBuilder, FunctionObjectBuilder, JsObject,
+    },
     property::{Attribute, PropertyDescriptor, PropertyKey},
     realm::Realm,
     symbol::JsSymbol,
@@ -380,14 +381,14 @@ impl<'ctx> InterfaceObject<'ctx> {
         mut self,
         proto_parent: Option<Object>,
         ctor_parent: Option<Object>,
-    ) -> StandardConstructor {
+    ) -> super::StandardConstructor {
         if let Some(parent) = proto_parent {
             self.builder.inherit(JsObject::from(parent));
         }
         if let Some(parent) = ctor_parent {
             self.builder.custom_prototype(JsObject::from(parent));
         }
-        self.builder.build()
+        super::StandardConstructor(self.builder.build())
     }
 }
 
@@ -413,14 +414,14 @@ pub fn register_interface<T: Class>(ctx: &mut Cx) -> JsResult<()> {
 /// object: { [[Writable]]: true, [[Enumerable]]: false, [[Configurable]]: true }.
 pub fn define_global(
     name: &'static str,
-    class: &StandardConstructor,
+    class: &super::StandardConstructor,
     ctx: &mut Cx,
 ) -> JsResult<()> {
     let global = ctx.global_object();
     global.define_property_or_throw(
         JsString::from(name),
         PropertyDescriptor::builder()
-            .value(class.constructor())
+            .value(class.0.constructor())
             .writable(true)
             .enumerable(false)
             .configurable(true),
@@ -431,9 +432,19 @@ pub fn define_global(
 
 /// A built-in function object (not a constructor) with the given `name` and `length`, for
 /// members outside an interface (a shared `[LegacyUnforgeable]` getter, a mixin's method).
-pub fn function(ctx: &mut Cx, name: &str, length: usize, f: NativeFunctionPointer) -> JsFunction {
+pub fn function(
+    ctx: &mut Cx,
+    name: &str,
+    length: usize,
+    f: NativeFunctionPointer,
+) -> super::JsFunction {
     let realm = ctx.realm().clone();
-    built_in_function(&realm, JsString::from(name), length, native(f))
+    super::JsFunction(built_in_function(
+        &realm,
+        JsString::from(name),
+        length,
+        native(f),
+    ))
 }
 
 /// <https://webidl.spec.whatwg.org/#dfn-create-operation-function>'s function object: a
@@ -443,7 +454,7 @@ fn built_in_function(
     name: JsString,
     length: usize,
     f: NativeFunction,
-) -> JsFunction {
+) -> BoaFunction {
     FunctionObjectBuilder::new(realm, f)
         .name(name)
         .length(length)

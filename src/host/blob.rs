@@ -351,7 +351,7 @@ fn get_stream(
     // 3.1.2. Queue a global task on the file reading task source to perform the steps of
     //          `enqueue_chunk`.
     //    (The bytes are in memory: every chunk's task is queued now, in order.)
-    let realm = ctx.realm().clone();
+    let realm = engine::current_realm(ctx);
     let mut start = 0;
     while start < bytes.len() {
         let end = bytes.len().min(start + STREAM_CHUNK_SIZE);
@@ -436,7 +436,7 @@ fn read_blob(this: &Value, read_as: ReadAs, ctx: &mut Context) -> JsResult<Value
         }
         Ok(())
     };
-    let realm = ctx.realm().clone();
+    let realm = engine::current_realm(ctx);
     engine::queue_task_in(ctx, realm, settle);
     Ok(result.into())
 }

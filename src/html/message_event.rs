@@ -30,10 +30,7 @@ pub(super) fn build_interface(event: &StandardConstructor, ctx: &mut Cx) -> Stan
         .attribute("lastEventId", get_last_event_id, None)
         .attribute("source", get_source, None)
         .attribute("ports", get_ports, None);
-    iface.build(
-        Some(event.prototype().into()),
-        Some(event.constructor().into()),
-    )
+    iface.build(Some(event.prototype()), Some(event.constructor()))
 }
 
 /// A trusted `MessageEvent` in the current realm, as "fire an event named `event_type` ... using

@@ -494,8 +494,8 @@ pub(super) fn build_port_interface(
             Some(set_onmessageerror),
         );
     iface.build(
-        Some(event_target.prototype().into()),
-        Some(event_target.constructor().into()),
+        Some(event_target.prototype()),
+        Some(event_target.constructor()),
     )
 }
 

@@ -105,7 +105,6 @@ fn prototype(iface: Iface, ctx: &Cx) -> JsResult<Object> {
             Iface::Event => &r.message_event,
         }
         .prototype()
-        .into()
     })
 }
 

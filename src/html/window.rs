@@ -33,7 +33,7 @@ pub(crate) fn install_window(origin: &str, ctx: &mut Cx) -> JsResult<()> {
         ));
     }
     let (_, event_target) = dom::event_interfaces(ctx)?;
-    global.set_prototype(Some(event_target.prototype().into()));
+    global.set_prototype(Some(event_target.prototype()));
     crate::engine::set_realm_data(ctx, WindowOrigin(origin.to_owned()));
 
     let getter = webidl::function(ctx, "get window", 0, get_window);
