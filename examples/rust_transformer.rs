@@ -60,7 +60,7 @@ fn line_splitter(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsVa
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (host, mut ctx) = Host::new(HostOptions::default()).map_err(|e| e.to_string())?;
     ctx.register_global_callable(
-        js_string("lineSplitter"),
+        js_string("lineSplitter").into(),
         0,
         NativeFunction::from_fn_ptr(line_splitter),
     )

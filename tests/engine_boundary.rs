@@ -81,6 +81,7 @@ fn engine_api_size() {
     let dir = src().join("engine");
     let mut files = Vec::new();
     rust_files(&dir, &mut files);
+    files.retain(|f| !f.ends_with("stub.rs"));
     let (mut items, mut code_lines, mut lines) = (0, 0, 0);
     for path in &files {
         let text = fs::read_to_string(path).expect("a readable file");
@@ -142,6 +143,8 @@ fn engine_api_snapshot() {
     let dir = src().join("engine");
     let mut files = Vec::new();
     rust_files(&dir, &mut files);
+    // The stub backend mirrors this API (the stub-backend check in CI proves it is enough).
+    files.retain(|f| !f.ends_with("stub.rs"));
     let mut out = String::new();
     for path in &files {
         let text = fs::read_to_string(path).expect("a readable file");

@@ -452,7 +452,7 @@ fn inner_invoke(
         let outcome = call_listener(target, event, listener, ctx);
         with_event(event, |e| e.unset(flags::IN_PASSIVE_LISTENER));
         if let Err(error) = outcome {
-            if error.as_engine().is_some() {
+            if error.is_uncatchable() {
                 return Err(error);
             }
             report_exception(ctx, error);

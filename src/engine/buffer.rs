@@ -6,9 +6,7 @@ use boa_engine::{
     object::builtins::{AlignedVec, JsDataView, JsSharedArrayBuffer, JsTypedArray, JsUint8Array},
     Context, JsObject, JsValue,
 };
-use boa_engine::{
-    object::builtins::JsArrayBuffer as BoaArrayBuffer, JsError, JsNativeError, JsResult,
-};
+use boa_engine::{object::builtins::JsArrayBuffer as BoaArrayBuffer, JsNativeError};
 
 use super::*;
 
@@ -16,73 +14,48 @@ use super::*;
 // Array buffers and views
 // ---------------------------------------------------------------------------------------------
 
-/// What kind of `ArrayBufferView` an object is: a typed array of some element type, or a
-/// `DataView`. It gives the element size and the view constructor of a pull-into descriptor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ViewKind {
-    /// A typed array (`[[TypedArrayName]]`).
-    Typed(TypedArrayKind),
-    /// A `DataView`.
-    DataView,
-}
-
-impl ViewKind {
-    /// The element size from "the typed array constructors table" (1 for `DataView`).
-    pub fn element_size(self) -> u64 {
-        match self {
-            ViewKind::DataView => 1,
-            ViewKind::Typed(kind) => match kind {
-                TypedArrayKind::Int8 | TypedArrayKind::Uint8 | TypedArrayKind::Uint8Clamped => 1,
-                TypedArrayKind::Int16 | TypedArrayKind::Uint16 | TypedArrayKind::Float16 => 2,
-                TypedArrayKind::Int32 | TypedArrayKind::Uint32 | TypedArrayKind::Float32 => 4,
-                TypedArrayKind::BigInt64 | TypedArrayKind::BigUint64 | TypedArrayKind::Float64 => 8,
-            },
-        }
-    }
-
-    /// The intrinsic constructor (`%Uint8Array%`, ..., `%DataView%`) of the current realm.
-    fn constructor(self, ctx: &Context) -> JsObject {
-        let c = ctx.intrinsics().constructors();
-        let standard = match self {
-            ViewKind::DataView => c.data_view(),
-            ViewKind::Typed(kind) => match kind {
-                TypedArrayKind::Int8 => c.typed_int8_array(),
-                TypedArrayKind::Uint8 => c.typed_uint8_array(),
-                TypedArrayKind::Uint8Clamped => c.typed_uint8clamped_array(),
-                TypedArrayKind::Int16 => c.typed_int16_array(),
-                TypedArrayKind::Uint16 => c.typed_uint16_array(),
-                TypedArrayKind::Int32 => c.typed_int32_array(),
-                TypedArrayKind::Uint32 => c.typed_uint32_array(),
-                TypedArrayKind::BigInt64 => c.typed_bigint64_array(),
-                TypedArrayKind::BigUint64 => c.typed_biguint64_array(),
-                TypedArrayKind::Float16 => c.typed_float16_array(),
-                TypedArrayKind::Float32 => c.typed_float32_array(),
-                TypedArrayKind::Float64 => c.typed_float64_array(),
-            },
-        };
-        standard.constructor()
+/// Boa's typed array kind as the engine's.
+pub(in crate::engine) fn typed_array_kind(
+    kind: boa_engine::builtins::typed_array::TypedArrayKind,
+) -> TypedArrayKind {
+    use boa_engine::builtins::typed_array::TypedArrayKind as Boa;
+    match kind {
+        Boa::Int8 => TypedArrayKind::Int8,
+        Boa::Uint8 => TypedArrayKind::Uint8,
+        Boa::Uint8Clamped => TypedArrayKind::Uint8Clamped,
+        Boa::Int16 => TypedArrayKind::Int16,
+        Boa::Uint16 => TypedArrayKind::Uint16,
+        Boa::Int32 => TypedArrayKind::Int32,
+        Boa::Uint32 => TypedArrayKind::Uint32,
+        Boa::BigInt64 => TypedArrayKind::BigInt64,
+        Boa::BigUint64 => TypedArrayKind::BigUint64,
+        Boa::Float16 => TypedArrayKind::Float16,
+        Boa::Float32 => TypedArrayKind::Float32,
+        Boa::Float64 => TypedArrayKind::Float64,
     }
 }
 
-/// The internal slots of an `ArrayBufferView` that the streams algorithms read, copied out of
-/// the view object (no getter runs, nothing observable happens).
-#[derive(Debug, Clone)]
-pub struct ViewRecord {
-    /// `[[ViewedArrayBuffer]]` (never a `SharedArrayBuffer`: see [`array_buffer_view`]).
-    pub buffer: JsArrayBuffer,
-    /// `[[ByteOffset]]` (0 when the buffer is detached).
-    pub byte_offset: u64,
-    /// `[[ByteLength]]` (0 when the buffer is detached or the view is out of bounds).
-    pub byte_length: u64,
-    /// `[[TypedArrayName]]`, or `DataView`.
-    pub kind: ViewKind,
-}
-
-impl ViewRecord {
-    /// `[[ArrayLength]]` of a typed array, `[[ByteLength]]` of a `DataView`.
-    pub fn element_length(&self) -> u64 {
-        self.byte_length / self.kind.element_size()
-    }
+/// The intrinsic view constructor (`%Uint8Array%`, ..., `%DataView%`) of the current realm.
+fn view_constructor(kind: ViewKind, ctx: &Context) -> JsObject {
+    let c = ctx.intrinsics().constructors();
+    let standard = match kind {
+        ViewKind::DataView => c.data_view(),
+        ViewKind::Typed(kind) => match kind {
+            TypedArrayKind::Int8 => c.typed_int8_array(),
+            TypedArrayKind::Uint8 => c.typed_uint8_array(),
+            TypedArrayKind::Uint8Clamped => c.typed_uint8clamped_array(),
+            TypedArrayKind::Int16 => c.typed_int16_array(),
+            TypedArrayKind::Uint16 => c.typed_uint16_array(),
+            TypedArrayKind::Int32 => c.typed_int32_array(),
+            TypedArrayKind::Uint32 => c.typed_uint32_array(),
+            TypedArrayKind::BigInt64 => c.typed_bigint64_array(),
+            TypedArrayKind::BigUint64 => c.typed_biguint64_array(),
+            TypedArrayKind::Float16 => c.typed_float16_array(),
+            TypedArrayKind::Float32 => c.typed_float32_array(),
+            TypedArrayKind::Float64 => c.typed_float64_array(),
+        },
+    };
+    standard.constructor()
 }
 
 /// Converts a JS value to an `ArrayBufferView` (<https://webidl.spec.whatwg.org/#ArrayBufferView>,
@@ -101,6 +74,7 @@ pub fn array_buffer_view(value: &Value, what: &str, ctx: &mut Cx) -> JsResult<Vi
     let (kind, buffer) = if let Ok(typed) = JsTypedArray::from_object(object.clone()) {
         let kind = typed
             .kind()
+            .map(typed_array_kind)
             .ok_or_else(|| error("must be an ArrayBufferView"))?;
         (ViewKind::Typed(kind), typed.buffer(ctx)?)
     } else if let Ok(view) = object.clone().downcast::<DataView>() {
@@ -174,7 +148,9 @@ pub fn transfer_array_buffer(buffer: &JsArrayBuffer, ctx: &mut Cx) -> JsResult<J
     // 5. Return a new ArrayBuffer object, created in the current Realm, whose
     //    [[ArrayBufferData]] internal slot value is arrayBufferData and whose
     //    [[ArrayBufferByteLength]] internal slot value is arrayBufferByteLength.
-    BoaArrayBuffer::from_byte_block(data, ctx).map(JsArrayBuffer)
+    BoaArrayBuffer::from_byte_block(data, ctx)
+        .map(JsArrayBuffer)
+        .map_err(JsError::from)
 }
 
 /// CloneArrayBuffer(buffer, byteOffset, byteLength, %ArrayBuffer%)
@@ -200,7 +176,9 @@ pub fn clone_array_buffer(
         };
         AlignedVec::from_slice(0, bytes)
     };
-    BoaArrayBuffer::from_byte_block(block, ctx).map(JsArrayBuffer)
+    BoaArrayBuffer::from_byte_block(block, ctx)
+        .map(JsArrayBuffer)
+        .map_err(JsError::from)
 }
 
 /// <https://streams.spec.whatwg.org/#abstract-opdef-cloneasuint8array>
@@ -232,7 +210,7 @@ pub fn construct_view(
     length: u64,
     ctx: &mut Cx,
 ) -> JsResult<Object> {
-    let constructor = kind.constructor(ctx);
+    let constructor = view_constructor(kind, ctx);
     let buffer: JsObject = buffer.0.clone().into();
     // Offsets and lengths come from existing buffers, so they are far below 2^53.
     #[allow(clippy::cast_precision_loss)]
@@ -241,7 +219,10 @@ pub fn construct_view(
         JsValue::from(byte_offset as f64),
         JsValue::from(length as f64),
     ];
-    constructor.construct(&args, None, ctx).map(Object::from)
+    constructor
+        .construct(&args, None, ctx)
+        .map(Object::from)
+        .map_err(JsError::from)
 }
 
 /// <https://streams.spec.whatwg.org/#abstract-opdef-cancopydatablockbytes>
@@ -298,7 +279,9 @@ pub fn new_array_buffer(byte_length: u64, ctx: &mut Cx) -> JsResult<JsArrayBuffe
     let length = usize::try_from(byte_length).map_err(|_| {
         JsError::from(JsNativeError::range().with_message("Array buffer allocation failed"))
     })?;
-    BoaArrayBuffer::new(length, ctx).map(JsArrayBuffer)
+    BoaArrayBuffer::new(length, ctx)
+        .map(JsArrayBuffer)
+        .map_err(JsError::from)
 }
 
 // ---------------------------------------------------------------------------------------------

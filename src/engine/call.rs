@@ -1,7 +1,8 @@
 //! Calls into JavaScript.
 
+use super::JsResult;
 use super::{Cx, Object, Value};
-use boa_engine::{JsNativeError, JsResult};
+use boa_engine::JsNativeError;
 
 /// Calls a JS function value with `this` and arguments.
 pub fn call(function: &Value, this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {

@@ -4,7 +4,7 @@
 //!
 //! <https://html.spec.whatwg.org/multipage/structured-data.html#structuredserializeinternal>
 
-use super::{Cx, JsArrayBuffer, Object, Value};
+use super::{Cx, JsArrayBuffer, JsError, JsResult, JsString, Object, PropertyKey, Value};
 use boa_engine::{
     builtins::{
         array_buffer::ArrayBuffer, dataview::DataView, error::Error, object::OrdinaryObject,
@@ -14,30 +14,12 @@ use boa_engine::{
         AlignedVec, JsArray, JsArrayBuffer as BoaArrayBuffer, JsDataView, JsDate, JsMap, JsRegExp,
         JsSet, JsSharedArrayBuffer, JsTypedArray,
     },
-    property::PropertyKey,
-    Context, JsBigInt, JsObject, JsResult, JsString, JsValue, JsVariant,
+    property::PropertyKey as BoaKey,
+    Context, JsBigInt, JsObject, JsString as BoaString, JsValue, JsVariant,
 };
 
+pub use super::kinds::{ObjectKind, Primitive, ViewedBuffer, ERROR_NAMES};
 use super::ViewKind;
-
-/// A primitive value, as structured serialization sees it.
-#[derive(Debug, Clone)]
-pub enum Primitive {
-    /// `undefined`.
-    Undefined,
-    /// `null`.
-    Null,
-    /// A Boolean.
-    Boolean(bool),
-    /// A Number.
-    Number(f64),
-    /// A BigInt, in decimal.
-    BigInt(String),
-    /// A String.
-    String(JsString),
-    /// A Symbol (never serializable).
-    Symbol,
-}
 
 /// The primitive `value` is, or `None` for an object.
 pub fn primitive(value: &Value) -> Option<Primitive> {
@@ -48,7 +30,7 @@ pub fn primitive(value: &Value) -> Option<Primitive> {
         JsVariant::Integer32(i) => Primitive::Number(f64::from(i)),
         JsVariant::Float64(f) => Primitive::Number(f),
         JsVariant::BigInt(b) => Primitive::BigInt(b.to_string_radix(10)),
-        JsVariant::String(s) => Primitive::String(s.clone()),
+        JsVariant::String(s) => Primitive::String(JsString(s.clone())),
         JsVariant::Symbol(_) => Primitive::Symbol,
         JsVariant::Object(_) => return None,
     })
@@ -68,74 +50,10 @@ pub fn primitive_value(primitive: &Primitive) -> Value {
     }
 }
 
-/// The `[[ViewedArrayBuffer]]` of a view.
-#[derive(Debug, Clone)]
-pub enum ViewedBuffer {
-    /// An `ArrayBuffer`.
-    Buffer(JsArrayBuffer),
-    /// A `SharedArrayBuffer`.
-    Shared,
-}
-
-/// Which of the internal slots HTML's StructuredSerializeInternal dispatches on an object has.
-#[derive(Debug, Clone)]
-pub enum ObjectKind {
-    /// `[[BooleanData]]`.
-    Boolean(bool),
-    /// `[[NumberData]]`.
-    Number(f64),
-    /// `[[BigIntData]]`, in decimal.
-    BigInt(String),
-    /// `[[StringData]]`.
-    String(JsString),
-    /// `[[SymbolData]]` (not serializable).
-    Symbol,
-    /// `[[DateValue]]`.
-    Date(f64),
-    /// `[[RegExpMatcher]]`: the source (as the `source` getter gives it, so that
-    /// `new RegExp(source, flags)` rebuilds it) and the flags, read from the slots.
-    RegExp {
-        /// The pattern.
-        source: JsString,
-        /// The flags, in canonical order.
-        flags: String,
-    },
-    /// `[[ArrayBufferData]]` of an `ArrayBuffer`.
-    ArrayBuffer(JsArrayBuffer),
-    /// `[[ArrayBufferData]]` of a `SharedArrayBuffer`.
-    SharedArrayBuffer,
-    /// `[[ViewedArrayBuffer]]`: a typed array or `DataView`.
-    View {
-        /// `[[TypedArrayName]]`, or `DataView`.
-        kind: ViewKind,
-        /// `[[ViewedArrayBuffer]]`.
-        buffer: ViewedBuffer,
-        /// `[[ByteOffset]]`.
-        byte_offset: u64,
-        /// `[[ArrayLength]]` (the byte length for a `DataView`).
-        array_length: u64,
-    },
-    /// `[[MapData]]`.
-    Map,
-    /// `[[SetData]]`.
-    Set,
-    /// `[[ErrorData]]`.
-    Error,
-    /// An Array exotic object.
-    Array,
-    /// Callable.
-    Callable,
-    /// An ordinary object with no internal slot beyond [[Prototype]] and [[Extensible]].
-    Ordinary,
-    /// Anything else: exotic objects (proxies), objects with other internal slots (promises,
-    /// weak maps, ...), and platform objects.
-    Other,
-}
-
 fn regexp_flags(regexp: &JsRegExp, ctx: &mut Context) -> JsResult<String> {
     // The individual flag getters read [[OriginalFlags]]; the `flags` getter would read
     // properties (observable).
-    type FlagGetter = fn(&JsRegExp, &mut Context) -> JsResult<bool>;
+    type FlagGetter = fn(&JsRegExp, &mut Context) -> boa_engine::JsResult<bool>;
     let mut flags = String::new();
     let checks: [(char, FlagGetter); 7] = [
         ('d', JsRegExp::has_indices),
@@ -165,8 +83,8 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
     if let Some(b) = object.downcast_ref::<JsBigInt>() {
         return Ok(ObjectKind::BigInt(b.to_string_radix(10)));
     }
-    if let Some(s) = object.downcast_ref::<JsString>() {
-        return Ok(ObjectKind::String(s.clone()));
+    if let Some(s) = object.downcast_ref::<BoaString>() {
+        return Ok(ObjectKind::String(JsString(s.clone())));
     }
     if object.is::<boa_engine::JsSymbol>() {
         return Ok(ObjectKind::Symbol);
@@ -210,7 +128,7 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
             None => (0, 0),
         };
         return Ok(ObjectKind::View {
-            kind: ViewKind::Typed(kind),
+            kind: ViewKind::Typed(super::buffer::typed_array_kind(kind)),
             buffer,
             byte_offset,
             array_length,
@@ -289,10 +207,10 @@ pub fn enumerable_own_keys(object: &Object, ctx: &mut Cx) -> JsResult<Vec<Proper
     let properties = borrowed.properties();
     Ok(keys
         .into_iter()
-        .filter(|key| !matches!(key, PropertyKey::Symbol(_)))
+        .filter(|key| !matches!(key.0, BoaKey::Symbol(_)))
         .filter(|key| {
             properties
-                .get(key)
+                .get(&key.0)
                 .is_some_and(|desc| desc.enumerable() == Some(true))
         })
         .collect())
@@ -309,7 +227,7 @@ pub fn array_length(object: &Object, ctx: &mut Cx) -> JsResult<u32> {
 /// `! value.[[GetOwnProperty]]("message")`, if it is a data property: its value.
 pub fn own_data_property(object: &Object, key: &PropertyKey) -> Option<Value> {
     let borrowed = object.js().borrow();
-    let desc = borrowed.properties().get(key)?;
+    let desc = borrowed.properties().get(&key.0)?;
     if desc.is_data_descriptor() {
         Some(desc.value().cloned().unwrap_or_default().into())
     } else {
@@ -320,7 +238,7 @@ pub fn own_data_property(object: &Object, key: &PropertyKey) -> Option<Value> {
 /// `! object.[[GetOwnProperty]](key)`, if it is an accessor property: its getter.
 pub fn own_accessor_getter(object: &Object, key: &PropertyKey) -> Option<Value> {
     let borrowed = object.js().borrow();
-    let desc = borrowed.properties().get(key)?;
+    let desc = borrowed.properties().get(&key.0)?;
     if desc.is_accessor_descriptor() {
         desc.get().cloned().map(Value::from)
     } else {
@@ -330,15 +248,15 @@ pub fn own_accessor_getter(object: &Object, key: &PropertyKey) -> Option<Value> 
 
 /// A property key from its string form (array indices become index keys).
 pub fn property_key(string: JsString) -> PropertyKey {
-    PropertyKey::from(string)
+    PropertyKey(BoaKey::from(string.0))
 }
 
 /// The string form of a property key.
 pub fn property_key_string(key: &PropertyKey) -> JsString {
-    match key {
-        PropertyKey::String(s) => s.clone(),
-        PropertyKey::Index(i) => JsString::from(i.get().to_string()),
-        PropertyKey::Symbol(_) => JsString::default(),
+    match &key.0 {
+        BoaKey::String(s) => JsString(s.clone()),
+        BoaKey::Index(i) => JsString::from(i.get().to_string()),
+        BoaKey::Symbol(_) => JsString::default(),
     }
 }
 
@@ -401,17 +319,6 @@ pub fn set_append(set: &Object, value: Value, ctx: &mut Cx) -> JsResult<()> {
     Ok(())
 }
 
-/// The error names HTML's serialization keeps (others become "Error").
-pub const ERROR_NAMES: [&str; 7] = [
-    "Error",
-    "EvalError",
-    "RangeError",
-    "ReferenceError",
-    "SyntaxError",
-    "TypeError",
-    "URIError",
-];
-
 /// A new error object of the named type (one of [`ERROR_NAMES`]), with an own `message` data
 /// property unless `message` is `None`.
 pub fn new_error(name: &str, message: Option<JsString>, ctx: &mut Cx) -> JsResult<Object> {
@@ -427,7 +334,10 @@ pub fn new_error(name: &str, message: Option<JsString>, ctx: &mut Cx) -> JsResul
     }
     .constructor();
     let args: Vec<JsValue> = message.map(JsValue::from).into_iter().collect();
-    constructor.construct(&args, None, ctx).map(Object::from)
+    constructor
+        .construct(&args, None, ctx)
+        .map(Object::from)
+        .map_err(JsError::from)
 }
 
 /// `! ArrayCreate(length)`.

@@ -1,19 +1,80 @@
 //! Errors: thrown values and the spec's TypeError / RangeError objects.
 
 use super::{Cx, Value};
-use boa_engine::{JsError, JsNativeError, JsResult};
+use boa_engine::JsNativeError;
+use boa_gc::{custom_trace, Finalize, Trace};
+
+/// An abrupt completion: a thrown JavaScript value, or an uncatchable engine error (a runtime
+/// limit) that must propagate without reaching script. On Boa a `#[repr(transparent)]` newtype
+/// of Boa's `JsError`.
+#[repr(transparent)]
+#[derive(Clone)]
+pub struct JsError(pub(in crate::engine) boa_engine::JsError);
+
+/// What an operation that can throw returns.
+pub type JsResult<T> = Result<T, JsError>;
+
+impl JsError {
+    /// Whether this is an uncatchable engine error (a runtime limit), which is never handed to
+    /// script as an exception or a rejection reason.
+    #[inline]
+    pub fn is_uncatchable(&self) -> bool {
+        self.0.as_engine().is_some()
+    }
+}
+
+impl std::fmt::Debug for JsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::fmt::Display for JsError {
+    /// The error as a message, without running script.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl Finalize for JsError {}
+
+// SAFETY: the newtype traces exactly what Boa's error traces.
+unsafe impl Trace for JsError {
+    custom_trace!(this, mark, mark(&this.0));
+}
+
+impl From<boa_engine::JsError> for JsError {
+    #[inline]
+    fn from(error: boa_engine::JsError) -> Self {
+        Self(error)
+    }
+}
+
+impl From<JsNativeError> for JsError {
+    #[inline]
+    fn from(error: JsNativeError) -> Self {
+        Self(error.into())
+    }
+}
+
+impl From<JsError> for boa_engine::JsError {
+    #[inline]
+    fn from(error: JsError) -> Self {
+        error.0
+    }
+}
 
 /// Turns a thrown error into the JS value script would catch.
 ///
 /// Uncatchable engine errors (runtime limits, engine panics) stay errors: they must propagate,
 /// never be handed to script as a rejection reason.
 pub fn thrown_value(error: JsError, ctx: &mut Cx) -> JsResult<Value> {
-    error.into_opaque(ctx).map(Value::from)
+    error.0.into_opaque(ctx).map(Value::from).map_err(JsError)
 }
 
 /// A TypeError object, as the spec's "a TypeError".
 pub fn type_error(message: &str, ctx: &mut Cx) -> Value {
-    JsError::from(JsNativeError::typ().with_message(message.to_owned()))
+    boa_engine::JsError::from(JsNativeError::typ().with_message(message.to_owned()))
         .into_opaque(ctx)
         .map(Value::from)
         .unwrap_or_default()
@@ -21,7 +82,7 @@ pub fn type_error(message: &str, ctx: &mut Cx) -> Value {
 
 /// A RangeError object, as the spec's "a RangeError".
 pub fn range_error(message: &str, ctx: &mut Cx) -> Value {
-    JsError::from(JsNativeError::range().with_message(message.to_owned()))
+    boa_engine::JsError::from(JsNativeError::range().with_message(message.to_owned()))
         .into_opaque(ctx)
         .map(Value::from)
         .unwrap_or_default()
@@ -49,5 +110,5 @@ pub fn value_message(value: &Value, ctx: &mut Cx) -> String {
 /// A throw completion whose value is `value` (what `throw value` does): how a spec step
 /// rethrows an exception it caught, or throws a stored error.
 pub fn throw_value(value: Value) -> JsError {
-    JsError::from_opaque(value.into_js())
+    JsError(boa_engine::JsError::from_opaque(value.into_js()))
 }

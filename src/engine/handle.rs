@@ -140,7 +140,9 @@ impl JsPromise {
     /// which reads a thenable's `then`).
     #[inline]
     pub fn resolve(value: Value, ctx: &mut super::Cx) -> super::JsResult<Self> {
-        boa_engine::object::builtins::JsPromise::resolve(value.into_js(), ctx).map(Self)
+        boa_engine::object::builtins::JsPromise::resolve(value.into_js(), ctx)
+            .map(Self)
+            .map_err(super::JsError::from)
     }
 }
 

@@ -13,10 +13,8 @@
 //! with resolving functions (only then are JS functions created); another internal promise is
 //! adopted the same way, minus the unobservable `then` lookup.
 
-use super::{Cx, Object, Value};
-use boa_engine::{
-    native_function::NativeFunction, object::FunctionObjectBuilder, Context, JsResult,
-};
+use super::{Cx, JsResult, Object, Value};
+use boa_engine::{native_function::NativeFunction, object::FunctionObjectBuilder, Context};
 use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
 use crate::engine::traced_without_drop;

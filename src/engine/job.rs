@@ -1,7 +1,7 @@
 //! The job queue: microtasks that run Rust code.
 
 use super::Cx;
-use boa_engine::JsResult;
+use super::JsResult;
 use boa_engine::{
     job::{Job, PromiseJob},
     JsValue,
@@ -11,7 +11,7 @@ use boa_engine::{
 /// closure are GC roots until it runs.
 pub fn queue_microtask(ctx: &mut Cx, job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static) {
     ctx.enqueue_job(Job::PromiseJob(PromiseJob::new(move |ctx| {
-        job(ctx).map(|()| JsValue::undefined())
+        job(ctx).map(|()| JsValue::undefined()).map_err(Into::into)
     })));
 }
 
@@ -20,7 +20,10 @@ pub fn queue_microtask(ctx: &mut Cx, job: impl FnOnce(&mut Cx) -> JsResult<()> +
 pub fn queue_task(ctx: &mut Cx, job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static) {
     let realm = ctx.realm().clone();
     ctx.enqueue_job(
-        boa_engine::job::GenericJob::new(move |ctx| job(ctx).map(|()| JsValue::undefined()), realm)
-            .into(),
+        boa_engine::job::GenericJob::new(
+            move |ctx| job(ctx).map(|()| JsValue::undefined()).map_err(Into::into),
+            realm,
+        )
+        .into(),
     );
 }

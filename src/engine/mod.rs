@@ -3,11 +3,19 @@
 //! pieces) uses only the names declared here, so a second engine is a second implementation
 //! of this module. See ARCHITECTURE.md, "The engine API".
 //!
+//! Two backends implement it: Boa (the `engine-boa` feature, the default) and a stub whose
+//! bodies are all `unimplemented!()` (`stub.rs`, without `engine-boa`), against which
+//! `cargo check --no-default-features --features engine-stub` proves that the spec layer
+//! reaches nothing of Boa's. `kinds.rs` and `promise_result.rs` are shared: they hold only
+//! the engine's own types.
+//!
 //! Everything here is written so that internal plumbing is unobservable from JavaScript: no
 //! lookup of `then`, `constructor` or `Symbol.species` that the spec does not itself perform,
 //! and no dependence on patched globals or prototypes.
 
+#[cfg(feature = "engine-boa")]
 pub(crate) mod internal_promise;
+#[cfg(feature = "engine-boa")]
 pub(crate) mod webidl;
 
 // ---------------------------------------------------------------------------------------------
@@ -16,26 +24,42 @@ pub(crate) mod webidl;
 // ---------------------------------------------------------------------------------------------
 
 /// A function's native behaviour: `this`, the arguments, the context.
+#[cfg(feature = "engine-boa")]
 pub type NativeFunctionPointer = fn(&Value, &[Value], &mut Cx) -> JsResult<Value>;
 /// The execution context every operation runs in (realm, job queue, intrinsics).
+#[cfg(feature = "engine-boa")]
 pub type Cx = boa_engine::Context;
 
 /// Script source text, for the unit tests that evaluate JavaScript.
-#[cfg(test)]
+#[cfg(all(test, feature = "engine-boa"))]
 pub use boa_engine::Source;
-pub use boa_engine::{
-    builtins::typed_array::TypedArrayKind,
-    js_string,
-    property::{PropertyDescriptor, PropertyKey},
-    JsError, JsResult, JsString, NativeObject,
-};
-pub use boa_gc::{Finalize, Trace};
+/// Traced by the engine's garbage collector: what a slot, a shared pointer or an object's
+/// native data holds. Declared with [`traced!`]; on Boa, boa_gc's `Trace`.
+#[cfg(feature = "engine-boa")]
+pub trait Trace: boa_gc::Trace {}
+#[cfg(feature = "engine-boa")]
+impl<T: boa_gc::Trace + ?Sized> Trace for T {}
+
+/// What the collector runs before it frees a traced value (nothing, for every type declared
+/// with [`traced!`]); on Boa, boa_gc's `Finalize`.
+#[cfg(feature = "engine-boa")]
+pub trait Finalize: boa_gc::Finalize {}
+#[cfg(feature = "engine-boa")]
+impl<T: boa_gc::Finalize + ?Sized> Finalize for T {}
+
+/// Native object data: what an `Object<T>` holds (declared with `traced! { data; .. }`); on
+/// Boa, a `NativeObject`.
+#[cfg(feature = "engine-boa")]
+pub trait NativeObject: boa_engine::NativeObject {}
+#[cfg(feature = "engine-boa")]
+impl<T: boa_engine::NativeObject> NativeObject for T {}
 
 /// Declares a traced type: `traced! { struct S { .. } }` (or an enum) makes `S`'s values
 /// traceable by the engine's garbage collector (it marks the JS values `S` holds; a field marked
 /// `#[unsafe_ignore_trace]` holds none); `traced! { data; struct S { .. } }` also makes `S`
 /// native object data, what an `Object<S>` holds. On Boa this is boa_gc's `Trace` and
 /// `Finalize` derives (and `JsData`), emitted here so the spec layer names none of them.
+#[cfg(feature = "engine-boa")]
 macro_rules! traced {
     (data; $($item:tt)*) => {
         #[derive(::boa_gc::Trace, ::boa_gc::Finalize, ::boa_engine::JsData)]
@@ -50,36 +74,123 @@ macro_rules! traced {
 /// Declares a traced type that is plain data: its `Trace` impl marks the JS values it holds,
 /// and it has no `Drop` impl, so values can be moved out of it (boa_gc's `unsafe_no_drop`;
 /// sound because `Finalize` does nothing for these types).
+#[cfg(feature = "engine-boa")]
 macro_rules! traced_without_drop {
     ($($item:tt)*) => {
-        #[derive($crate::engine::Trace, $crate::engine::Finalize)]
+        #[derive(::boa_gc::Trace, ::boa_gc::Finalize)]
         #[boa_gc(unsafe_no_drop)]
         $($item)*
     };
 }
+#[cfg(feature = "engine-boa")]
 pub(crate) use traced_without_drop;
 
+// The stub backend's `traced!`: the item without the attributes Boa's derives read.
+/// `traced! { .. }` / `traced! { data; .. }`: the item, without the tracing attributes the
+/// Boa backend's derives read.
+#[cfg(not(feature = "engine-boa"))]
+macro_rules! traced {
+    (data; $($item:tt)*) => { $crate::engine::strip_trace_attributes! { [] [] $($item)* } };
+    ($($item:tt)*) => { $crate::engine::strip_trace_attributes! { [] [] $($item)* } };
+}
+
+/// As `traced!`.
+#[cfg(not(feature = "engine-boa"))]
+macro_rules! traced_without_drop {
+    ($($item:tt)*) => { $crate::engine::strip_trace_attributes! { [] [] $($item)* } };
+}
+#[cfg(not(feature = "engine-boa"))]
+pub(crate) use traced_without_drop;
+
+/// Removes `#[unsafe_ignore_trace]` and `#[boa_gc(..)]` at any depth of an item: a token
+/// muncher with an explicit stack of the groups it is inside (`[out] [stack] input`).
+#[cfg(not(feature = "engine-boa"))]
+macro_rules! strip_trace_attributes {
+    ([$($o:tt)*] [$($s:tt)*] # [unsafe_ignore_trace] $($r:tt)*) => {
+        $crate::engine::strip_trace_attributes! { [$($o)*] [$($s)*] $($r)* }
+    };
+    ([$($o:tt)*] [$($s:tt)*] # [boa_gc $($a:tt)*] $($r:tt)*) => {
+        $crate::engine::strip_trace_attributes! { [$($o)*] [$($s)*] $($r)* }
+    };
+    ([$($o:tt)*] [$($s:tt)*] { $($g:tt)* } $($r:tt)*) => {
+        $crate::engine::strip_trace_attributes! { [] [[brace [$($o)*] [$($r)*]] $($s)*] $($g)* }
+    };
+    ([$($o:tt)*] [$($s:tt)*] ( $($g:tt)* ) $($r:tt)*) => {
+        $crate::engine::strip_trace_attributes! { [] [[paren [$($o)*] [$($r)*]] $($s)*] $($g)* }
+    };
+    ([$($o:tt)*] [$($s:tt)*] $t:tt $($r:tt)*) => {
+        $crate::engine::strip_trace_attributes! { [$($o)* $t] [$($s)*] $($r)* }
+    };
+    ([$($o:tt)*] [[brace [$($oo:tt)*] [$($or:tt)*]] $($s:tt)*]) => {
+        $crate::engine::strip_trace_attributes! { [$($oo)* { $($o)* }] [$($s)*] $($or)* }
+    };
+    ([$($o:tt)*] [[paren [$($oo:tt)*] [$($or:tt)*]] $($s:tt)*]) => {
+        $crate::engine::strip_trace_attributes! { [$($oo)* ( $($o)* )] [$($s)*] $($or)* }
+    };
+    ([$($o:tt)*] []) => { $($o)* };
+}
+#[cfg(not(feature = "engine-boa"))]
+pub(crate) use strip_trace_attributes;
+
+#[cfg(not(feature = "engine-boa"))]
+mod stub;
+#[cfg(not(feature = "engine-boa"))]
+pub use stub::*;
+
+#[cfg(feature = "engine-boa")]
 mod buffer;
+#[cfg(feature = "engine-boa")]
 mod call;
+#[cfg(feature = "engine-boa")]
 pub mod clone;
+#[cfg(feature = "engine-boa")]
 mod error;
+#[cfg(feature = "engine-boa")]
 mod handle;
+#[cfg(feature = "engine-boa")]
 mod job;
+mod kinds;
+#[cfg(feature = "engine-boa")]
 mod object;
+#[cfg(feature = "engine-boa")]
 mod promise;
 mod promise_result;
+#[cfg(feature = "engine-boa")]
+mod property;
+#[cfg(feature = "engine-boa")]
 mod slot;
+#[cfg(feature = "engine-boa")]
+mod string;
+#[cfg(feature = "engine-boa")]
 mod task;
+#[cfg(feature = "engine-boa")]
 mod value;
 
+#[cfg(feature = "engine-boa")]
 pub use buffer::*;
+#[cfg(feature = "engine-boa")]
 pub use call::*;
+#[cfg(feature = "engine-boa")]
 pub use error::*;
+#[cfg(feature = "engine-boa")]
 pub use handle::*;
+#[cfg(feature = "engine-boa")]
 pub use job::*;
+pub use kinds::{TypedArrayKind, ViewKind, ViewRecord};
+#[cfg(feature = "engine-boa")]
 pub use object::Object;
+#[cfg(feature = "engine-boa")]
 pub use promise::*;
 pub(crate) use promise_result::*;
+#[cfg(feature = "engine-boa")]
+pub use property::{PropertyDescriptor, PropertyKey};
+#[cfg(feature = "engine-boa")]
 pub use slot::{Shared, Slot};
+#[cfg(feature = "engine-boa")]
+pub(crate) use string::js_string;
+#[cfg(feature = "engine-boa")]
+pub use string::JsString;
+#[cfg(feature = "engine-boa")]
 pub use task::*;
+#[cfg(feature = "engine-boa")]
 pub use value::Value;

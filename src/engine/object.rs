@@ -13,12 +13,11 @@ use std::ops::Deref;
 
 use boa_engine::{
     object::{ErasedObjectData, JsObject, Ref},
-    property::{PropertyDescriptor, PropertyKey},
-    Context, JsResult, NativeObject,
+    Context, NativeObject,
 };
 use boa_gc::{custom_trace, Finalize, Trace};
 
-use super::Value;
+use super::{JsError, JsResult, PropertyDescriptor, PropertyKey, Value};
 
 /// A JavaScript object; `Object<T>` is one whose native data is a `T`.
 #[repr(transparent)]
@@ -76,7 +75,10 @@ impl Object {
     /// `? Get(object, key)`: may run script (a getter, a proxy trap).
     #[inline]
     pub fn get(&self, key: impl Into<PropertyKey>, ctx: &mut Context) -> JsResult<Value> {
-        self.0.get(key, ctx).map(Value::from)
+        self.0
+            .get(key.into().0, ctx)
+            .map(Value::from)
+            .map_err(JsError::from)
     }
 
     /// `? DefinePropertyOrThrow(object, key, desc)`.
@@ -87,7 +89,9 @@ impl Object {
         desc: impl Into<PropertyDescriptor>,
         ctx: &mut Context,
     ) -> JsResult<bool> {
-        self.0.define_property_or_throw(key, desc, ctx)
+        self.0
+            .define_property_or_throw(key.into().0, desc.into().0, ctx)
+            .map_err(JsError::from)
     }
 
     /// `? CreateDataPropertyOrThrow(object, key, value)`.
@@ -99,7 +103,8 @@ impl Object {
         ctx: &mut Context,
     ) -> JsResult<bool> {
         self.0
-            .create_data_property_or_throw(key, value.into().into_js(), ctx)
+            .create_data_property_or_throw(key.into().0, value.into().into_js(), ctx)
+            .map_err(JsError::from)
     }
 
     /// `? HasOwnProperty(object, key)`.
@@ -109,13 +114,18 @@ impl Object {
         key: impl Into<PropertyKey>,
         ctx: &mut Context,
     ) -> JsResult<bool> {
-        self.0.has_own_property(key, ctx)
+        self.0
+            .has_own_property(key.into().0, ctx)
+            .map_err(JsError::from)
     }
 
     /// `? object.[[OwnPropertyKeys]]()`.
     #[inline]
     pub fn own_property_keys(&self, ctx: &mut Context) -> JsResult<Vec<PropertyKey>> {
-        self.0.own_property_keys(ctx)
+        self.0
+            .own_property_keys(ctx)
+            .map(|keys| keys.into_iter().map(PropertyKey).collect())
+            .map_err(JsError::from)
     }
 
     /// Defines an own property directly, on an object the caller just made (no script runs,
@@ -126,7 +136,7 @@ impl Object {
         key: impl Into<PropertyKey>,
         desc: impl Into<PropertyDescriptor>,
     ) -> bool {
-        self.0.insert_property(key, desc)
+        self.0.insert_property(key.into().0, desc.into().0)
     }
 
     /// Sets [[Prototype]] (an ordinary object's [[SetPrototypeOf]]; `false` if it may not
@@ -142,6 +152,7 @@ impl Object {
         self.0
             .call(this.js(), Value::as_js_slice(args), ctx)
             .map(Value::from)
+            .map_err(JsError::from)
     }
 
     /// IsCallable(object).

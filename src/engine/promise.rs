@@ -11,7 +11,6 @@ use boa_engine::{
     native_function::NativeFunction,
     object::builtins::{JsFunction as BoaFunction, JsPromise as BoaPromise},
     object::FunctionObjectBuilder,
-    JsResult,
 };
 use boa_gc::{Finalize, Trace};
 use std::cell::{Cell, RefCell};
@@ -77,7 +76,7 @@ impl PromiseCapability {
             .call(&JsValue::undefined(), &[value.into_js()], ctx)
             .map(drop);
         run_deferred_reactions(ctx);
-        result
+        result.map_err(JsError::from)
     }
 
     /// <https://webidl.spec.whatwg.org/#reject>
@@ -88,7 +87,7 @@ impl PromiseCapability {
             .call(&JsValue::undefined(), &[reason.into_js()], ctx)
             .map(drop);
         run_deferred_reactions(ctx);
-        result
+        result.map_err(JsError::from)
     }
 
     /// Whether the promise is still pending.
@@ -181,7 +180,7 @@ fn then_unobservably(
     debug_assert!(removed, "then_unobservably on a non-extensible promise");
     let result = promise.then(on_fulfilled, on_rejected, ctx);
     object.set_prototype(proto);
-    result.map(drop)
+    result.map(drop).map_err(JsError::from)
 }
 
 /// <https://webidl.spec.whatwg.org/#mark-a-promise-as-handled>
@@ -198,7 +197,7 @@ pub fn mark_as_handled(promise: &JsPromise, ctx: &mut Cx) -> JsResult<()> {
     }
     let object: JsObject = promise.clone().into();
     let handled = bookkeeping(ctx);
-    handled.add(&object, ctx).map(drop)
+    handled.add(&object, ctx).map(drop).map_err(JsError::from)
 }
 
 /// Whether the streams layer marked `promise` as handled ("mark as handled"), or reacted to it
@@ -279,14 +278,18 @@ pub fn react<T: Trace + 'static>(
     let fulfilled = NativeFunction::from_copy_closure_with_captures(
         |_, args, reaction: &boa_gc::Gc<Reaction<T>>, ctx| {
             let value = args.first().cloned().unwrap_or_default().into();
-            (reaction.on_fulfilled)(&reaction.data, value, ctx).map(|()| JsValue::undefined())
+            (reaction.on_fulfilled)(&reaction.data, value, ctx)
+                .map(|()| JsValue::undefined())
+                .map_err(Into::into)
         },
         data.clone(),
     );
     let rejected = NativeFunction::from_copy_closure_with_captures(
         |_, args, reaction: &boa_gc::Gc<Reaction<T>>, ctx| {
             let reason = args.first().cloned().unwrap_or_default().into();
-            (reaction.on_rejected)(&reaction.data, reason, ctx).map(|()| JsValue::undefined())
+            (reaction.on_rejected)(&reaction.data, reason, ctx)
+                .map(|()| JsValue::undefined())
+                .map_err(Into::into)
         },
         data,
     );

@@ -2,8 +2,9 @@
 //! layer keeps per realm or per agent; tasks queued in a given realm (HTML's "queue a global
 //! task" on the event loop of a port's relevant global object) and timer tasks; the clock.
 
-use super::{Cx, Object, Realm};
-use boa_engine::{job::GenericJob, JsResult, JsValue};
+use super::JsResult;
+use super::{Cx, JsError, Object, Realm};
+use boa_engine::{job::GenericJob, JsValue};
 
 /// The current realm.
 pub fn current_realm(ctx: &Cx) -> Realm {
@@ -18,7 +19,11 @@ pub fn queue_task_in(
     job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static,
 ) {
     ctx.enqueue_job(
-        GenericJob::new(move |ctx| job(ctx).map(|()| JsValue::undefined()), realm.0).into(),
+        GenericJob::new(
+            move |ctx| job(ctx).map(|()| JsValue::undefined()).map_err(Into::into),
+            realm.0,
+        )
+        .into(),
     );
 }
 
@@ -30,7 +35,7 @@ pub fn queue_timer(
     job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static,
 ) {
     let job = boa_engine::job::NativeJob::with_realm(
-        move |ctx| job(ctx).map(|()| JsValue::undefined()),
+        move |ctx| job(ctx).map(|()| JsValue::undefined()).map_err(Into::into),
         ctx.realm().clone(),
     );
     ctx.enqueue_job(boa_engine::job::TimeoutJob::new(job, milliseconds).into());
@@ -71,6 +76,16 @@ pub fn error_prototype(ctx: &Cx) -> Object {
     ctx.intrinsics().constructors().error().prototype().into()
 }
 
+/// The current realm's %AsyncIteratorPrototype%.
+pub fn async_iterator_prototype(ctx: &Cx) -> Object {
+    Object::from(
+        ctx.intrinsics()
+            .objects()
+            .iterator_prototypes()
+            .async_iterator(),
+    )
+}
+
 /// A new %Error% instance of the current realm, as `Construct(%Error%)` makes it (no
 /// argument, no user-visible lookup): what a platform exception takes its `stack` from.
 pub fn new_error_object(ctx: &mut Cx) -> JsResult<Object> {
@@ -80,6 +95,7 @@ pub fn new_error_object(ctx: &mut Cx) -> JsResult<Object> {
         .constructor()
         .construct(&[], None, ctx)
         .map(Object::from)
+        .map_err(JsError::from)
 }
 
 /// The engine clock's reading, in nanoseconds since an origin that stays fixed for the agent

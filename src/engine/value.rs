@@ -6,13 +6,10 @@
 //! take a `Cx` (`to_string`, `to_number`, `to_object`) are the ECMAScript abstract operations
 //! of the same name and may run script (a `toString`, a `valueOf`, a `Symbol.toPrimitive`).
 
-use boa_engine::{
-    object::builtins::{JsArray, JsArrayBuffer, JsFunction, JsPromise},
-    Context, JsResult, JsString, JsSymbol, JsValue, NativeObject,
-};
+use boa_engine::{object::builtins::JsArray, Context, JsValue, NativeObject};
 use boa_gc::{custom_trace, Finalize, Trace};
 
-use super::Object;
+use super::{JsError, JsResult, JsString, Object};
 
 /// A JavaScript value.
 #[repr(transparent)]
@@ -83,7 +80,7 @@ impl Value {
     /// The string, if the value is one.
     #[inline]
     pub fn as_string(&self) -> Option<JsString> {
-        self.0.as_string()
+        self.0.as_string().map(JsString)
     }
 
     /// The boolean, if the value is one.
@@ -107,19 +104,22 @@ impl Value {
     /// `? ToString(value)`.
     #[inline]
     pub fn to_string(&self, ctx: &mut Context) -> JsResult<JsString> {
-        self.0.to_string(ctx)
+        self.0.to_string(ctx).map(JsString).map_err(JsError::from)
     }
 
     /// `? ToNumber(value)`.
     #[inline]
     pub fn to_number(&self, ctx: &mut Context) -> JsResult<f64> {
-        self.0.to_number(ctx)
+        self.0.to_number(ctx).map_err(JsError::from)
     }
 
     /// `? ToObject(value)`.
     #[inline]
     pub fn to_object(&self, ctx: &mut Context) -> JsResult<Object> {
-        self.0.to_object(ctx).map(Object::from)
+        self.0
+            .to_object(ctx)
+            .map(Object::from)
+            .map_err(JsError::from)
     }
 
     /// How the value prints in a message: not ToString, which may run script, but the
@@ -232,11 +232,11 @@ from_via_js_value!(
     u8,
     u16,
     (),
-    JsString,
-    JsSymbol,
     JsArray,
-    JsArrayBuffer,
-    JsFunction,
-    JsPromise,
+    boa_engine::JsString,
+    boa_engine::JsSymbol,
+    boa_engine::object::builtins::JsArrayBuffer,
+    boa_engine::object::builtins::JsFunction,
+    boa_engine::object::builtins::JsPromise,
     boa_engine::object::builtins::JsUint8Array
 );

@@ -7,7 +7,7 @@
 //! interface as a global class (the streams interfaces, from `Class::init`) or the interface
 //! object is built directly because it inherits from another interface (the DOM ones).
 
-use super::{Cx, NativeFunctionPointer, Object, Value};
+use super::{Cx, JsError, JsResult, NativeFunctionPointer, Object, Value};
 use boa_engine::{
     class::{Class, ClassBuilder},
     js_string,
@@ -18,7 +18,7 @@ use boa_engine::{
     property::{Attribute, PropertyDescriptor, PropertyKey},
     realm::Realm,
     symbol::JsSymbol,
-    JsError, JsResult, JsString, JsValue, NativeObject,
+    JsString, JsValue, NativeObject,
 };
 
 use crate::engine;
@@ -88,6 +88,7 @@ macro_rules! interface {
                     $crate::engine::Value::from_js_slice(args),
                     ctx,
                 )
+                .map_err(::std::convert::Into::into)
             }
 
             fn object_constructor(
@@ -101,6 +102,7 @@ macro_rules! interface {
                     $crate::engine::Value::from_js_slice(args),
                     ctx,
                 )
+                .map_err(::std::convert::Into::into)
             }
         }
     };
@@ -151,7 +153,9 @@ fn returning_promise(f: NativeFunctionPointer) -> NativeFunction {
     NativeFunction::from_copy_closure(move |this, args, ctx| {
         match f(Value::from_js_ref(this), Value::from_js_slice(args), ctx) {
             Ok(value) => Ok(value.into_js()),
-            Err(error) => rejected_promise(error, ctx).map(Value::into_js),
+            Err(error) => rejected_promise(error, ctx)
+                .map(Value::into_js)
+                .map_err(Into::into),
         }
     })
 }
@@ -160,7 +164,9 @@ fn returning_promise(f: NativeFunctionPointer) -> NativeFunction {
 /// another name (`#[repr(transparent)]`), so this only re-types them.
 pub(crate) fn native(f: NativeFunctionPointer) -> NativeFunction {
     NativeFunction::from_copy_closure(move |this, args, ctx| {
-        f(Value::from_js_ref(this), Value::from_js_slice(args), ctx).map(Value::into_js)
+        f(Value::from_js_ref(this), Value::from_js_slice(args), ctx)
+            .map(Value::into_js)
+            .map_err(Into::into)
     })
 }
 
@@ -407,7 +413,7 @@ pub fn register_interface<T: Class>(ctx: &mut Cx) -> JsResult<()> {
     if ctx.has_global_class::<T>() {
         ctx.unregister_global_class::<T>()?;
     }
-    ctx.register_global_class::<T>()
+    ctx.register_global_class::<T>().map_err(JsError::from)
 }
 
 /// Defines an interface object built with [`InterfaceBuilder::constructor`] on the global

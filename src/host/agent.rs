@@ -44,7 +44,9 @@ impl Host {
     /// A new `MessagePort` in the current realm of `ctx` for `port` (its queue starts disabled:
     /// `start()` it, or set `onmessage`).
     pub fn adopt_port(&self, ctx: &mut Context, port: PortHandle) -> JsResult<JsObject> {
-        crate::html::adopt_port(port.0, ctx).map(Into::into)
+        crate::html::adopt_port(port.0, ctx)
+            .map(Into::into)
+            .map_err(Into::into)
     }
 
     /// Starts a second agent on its own thread: a fresh host and context built with `options`,

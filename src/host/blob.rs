@@ -13,13 +13,13 @@ use boa_engine::{
     js_string,
     object::builtins::{AlignedVec, JsArrayBuffer},
     symbol::JsSymbol,
-    Context, JsData, JsNativeError, JsResult, JsString,
+    Context, JsData, JsNativeError, JsString,
 };
 use boa_gc::{Finalize, Trace};
 
 use crate::{
     engine::webidl,
-    engine::{self, PromiseCapability, Value},
+    engine::{self, JsResult, PromiseCapability, Value},
     readable::{other_specs, ReadableStream},
 };
 
@@ -121,7 +121,7 @@ enum BlobPart {
 /// Converts `value` to an IDL `sequence<BlobPart>`
 /// (<https://webidl.spec.whatwg.org/#js-sequence>), converting each element as it is taken.
 fn blob_parts(value: &Value, ctx: &mut Context) -> JsResult<Vec<BlobPart>> {
-    let not_a_sequence = || -> boa_engine::JsError {
+    let not_a_sequence = || -> engine::JsError {
         JsNativeError::typ()
             .with_message("The Blob parts must be an iterable object")
             .into()
@@ -443,7 +443,10 @@ fn read_blob(this: &Value, read_as: ReadAs, ctx: &mut Context) -> JsResult<Value
 
 /// A new `ArrayBuffer` holding a copy of `bytes` (a RangeError if it cannot be allocated).
 fn array_buffer(bytes: &[u8], ctx: &mut Context) -> JsResult<JsArrayBuffer> {
-    JsArrayBuffer::from_byte_block(AlignedVec::from_slice(0, bytes), ctx)
+    Ok(JsArrayBuffer::from_byte_block(
+        AlignedVec::from_slice(0, bytes),
+        ctx,
+    )?)
 }
 
 /// <https://w3c.github.io/FileAPI/#text-method-algo>

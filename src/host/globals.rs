@@ -79,7 +79,7 @@ pub(super) fn register_host_globals(
 
     super::performance::register(ctx)?;
     register_crypto(ctx)?;
-    super::blob::register(ctx)
+    Ok(super::blob::register(ctx)?)
 }
 
 /// `crypto.getRandomValues(array)` (<https://w3c.github.io/webcrypto/#Crypto-method-getRandomValues>),

@@ -410,7 +410,7 @@ fn fire_message(port: &Object, message: SerializedWithTransfer, ctx: &mut Cx) ->
     //      finalTargetPort, using MessageEvent, and then return.
     let record = match structured_deserialize_with_transfer(message, ctx) {
         Ok(record) => record,
-        Err(error) if error.as_engine().is_some() => return Err(error),
+        Err(error) if error.is_uncatchable() => return Err(error),
         Err(_) => {
             let event =
                 message_event::new_message_event(ctx, "messageerror", Value::null(), Vec::new())?;

@@ -262,7 +262,7 @@ fn window_post_message_steps(
         //      messageerror at targetWindow, using MessageEvent, with origin and source.
         let record = match serialize::structured_deserialize_with_transfer(serialized, ctx) {
             Ok(record) => record,
-            Err(error) if error.as_engine().is_some() => return Err(error),
+            Err(error) if error.is_uncatchable() => return Err(error),
             Err(_) => {
                 let event = message_event::new_message_event_from(
                     ctx,

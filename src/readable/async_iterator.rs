@@ -70,13 +70,9 @@ traced! {
 
 /// Creates the realm's `ReadableStream` async iterator prototype.
 pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
-    let parent = ctx
-        .intrinsics()
-        .objects()
-        .iterator_prototypes()
-        .async_iterator();
+    let parent = engine::async_iterator_prototype(ctx);
     let proto = Object::with_null_proto();
-    proto.set_prototype(Some(parent.into()));
+    proto.set_prototype(Some(parent));
     for (name, length, f) in [
         ("next", 0, next as crate::engine::NativeFunctionPointer),
         ("return", 1, return_),

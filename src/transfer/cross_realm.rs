@@ -246,7 +246,7 @@ fn handle_message(
 ) -> JsResult<()> {
     let unpacked = match unpack(message, ctx) {
         Ok(unpacked) => unpacked,
-        Err(error) if error.as_engine().is_some() => return Err(error),
+        Err(error) if error.is_uncatchable() => return Err(error),
         Err(_) => return handle_message_error(handler, port, ctx),
     };
     let Some((kind, value)) = unpacked else {

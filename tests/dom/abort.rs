@@ -5,14 +5,12 @@ use std::cell::RefCell;
 use crate::support::dom::{capture_reports, run_dom_actions};
 use crate::support::script::TestAction;
 use crate::support::{eval_string, global, text};
-use boa_engine::{
-    js_string, object::builtins::JsArray, property::Attribute, Context, JsResult, Source,
-};
+use boa_engine::{js_string, object::builtins::JsArray, property::Attribute, Context, Source};
 use boa_streams::dom::{
     add_abort_algorithm, is_abort_signal, new_abort_signal, remove_abort_algorithm, signal_abort,
     signal_is_aborted, signal_reason, AbortAlgorithmHandle,
 };
-use boa_streams::Object;
+use boa_streams::{JsResult, Object};
 
 #[test]
 fn interface_shapes() {

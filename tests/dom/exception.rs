@@ -2,7 +2,7 @@
 
 use crate::support::dom::run_dom_actions;
 use crate::support::script::{Fixture, TestAction, WEBIDL_SHAPES};
-use boa_engine::{js_string, property::Attribute, Context, Source};
+use boa_engine::{js_string, property::Attribute, Context, JsString, Source};
 
 #[test]
 fn interface_object_shape() {
@@ -119,7 +119,7 @@ fn rust_constructor() {
                 .expect("create");
             assert!(boa_streams::dom::is_dom_exception(&e.clone().into()));
             assert_eq!(
-                boa_streams::dom::dom_exception_name(&e.clone().into()),
+                boa_streams::dom::dom_exception_name(&e.clone().into()).map(JsString::from),
                 Some(js_string!("TimeoutError"))
             );
             ctx.register_global_property(js_string!("fromRust"), e, Attribute::all())

@@ -20,7 +20,8 @@ thread_local! {
     static REPORTS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-fn record_report(ctx: &mut Context, error: boa_engine::JsError) {
+fn record_report(ctx: &mut Context, error: boa_streams::JsError) {
+    let error = boa_engine::JsError::from(error);
     let text = match error.into_opaque(ctx) {
         Ok(value) => value
             .to_string(ctx)

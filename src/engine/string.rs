@@ -1,0 +1,169 @@
+//! [`JsString`]: a JavaScript string (a sequence of UTF-16 code units). On Boa it is a
+//! `#[repr(transparent)]` newtype of Boa's `JsString` with `#[inline]` methods; cloning one is
+//! a reference-count increment, and `js_string!("literal")` makes a static one.
+
+use boa_gc::{empty_trace, Finalize, Trace};
+
+use super::Value;
+
+/// A JavaScript string.
+#[repr(transparent)]
+#[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JsString(pub(in crate::engine) boa_engine::JsString);
+
+/// `js_string!("text")`: a string from a literal (made at compile time on Boa);
+/// `js_string!(expr)`: a string from a `&str` or `String`; `js_string!()`: the empty string.
+macro_rules! js_string {
+    () => {
+        $crate::engine::JsString::default()
+    };
+    ($text:literal) => {
+        $crate::engine::JsString::from_boa(::boa_engine::js_string!($text))
+    };
+    ($text:expr) => {
+        $crate::engine::JsString::from($text)
+    };
+}
+pub(crate) use js_string;
+
+impl JsString {
+    /// Boa's string as the engine's (the `js_string!` macro's).
+    #[doc(hidden)]
+    #[inline]
+    pub fn from_boa(string: boa_engine::JsString) -> Self {
+        Self(string)
+    }
+
+    /// The string's code units.
+    #[inline]
+    pub fn iter(&self) -> impl Iterator<Item = u16> + '_ {
+        self.0.iter()
+    }
+
+    /// A copy of the string's code units.
+    #[inline]
+    pub fn to_vec(&self) -> Vec<u16> {
+        self.0.to_vec()
+    }
+
+    /// The number of code units.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the string is empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The string as Rust's, or an error if it holds a lone surrogate.
+    #[inline]
+    pub fn to_std_string(&self) -> Result<String, std::string::FromUtf16Error> {
+        self.0.to_std_string()
+    }
+
+    /// The string as Rust's, lone surrogates written as `\uXXXX` escapes (for messages).
+    #[inline]
+    pub fn to_std_string_escaped(&self) -> String {
+        self.0.to_std_string_escaped()
+    }
+
+    /// The string as Rust's, each lone surrogate replaced with U+FFFD (a USVString's
+    /// conversion, <https://webidl.spec.whatwg.org/#es-USVString>).
+    #[inline]
+    pub fn to_std_string_lossy(&self) -> String {
+        self.0.to_std_string_lossy()
+    }
+}
+
+impl std::fmt::Debug for JsString {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl Finalize for JsString {}
+
+// SAFETY: a string holds no GC pointer.
+unsafe impl Trace for JsString {
+    empty_trace!();
+}
+
+impl From<&str> for JsString {
+    #[inline]
+    fn from(text: &str) -> Self {
+        Self(boa_engine::JsString::from(text))
+    }
+}
+
+impl From<String> for JsString {
+    #[inline]
+    fn from(text: String) -> Self {
+        Self(boa_engine::JsString::from(text))
+    }
+}
+
+impl From<&String> for JsString {
+    #[inline]
+    fn from(text: &String) -> Self {
+        Self(boa_engine::JsString::from(text.as_str()))
+    }
+}
+
+impl From<&[u16]> for JsString {
+    #[inline]
+    fn from(units: &[u16]) -> Self {
+        Self(boa_engine::JsString::from(units))
+    }
+}
+
+impl PartialEq<str> for JsString {
+    #[inline]
+    fn eq(&self, other: &str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for JsString {
+    #[inline]
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == **other
+    }
+}
+
+impl From<boa_engine::JsString> for JsString {
+    #[inline]
+    fn from(string: boa_engine::JsString) -> Self {
+        Self(string)
+    }
+}
+
+impl From<JsString> for boa_engine::JsString {
+    #[inline]
+    fn from(string: JsString) -> Self {
+        string.0
+    }
+}
+
+impl From<JsString> for boa_engine::JsValue {
+    #[inline]
+    fn from(string: JsString) -> Self {
+        string.0.into()
+    }
+}
+
+impl From<JsString> for boa_engine::property::PropertyKey {
+    #[inline]
+    fn from(string: JsString) -> Self {
+        string.0.into()
+    }
+}
+
+impl From<JsString> for Value {
+    #[inline]
+    fn from(string: JsString) -> Self {
+        Value::from(boa_engine::JsValue::from(string.0))
+    }
+}
