@@ -124,7 +124,7 @@ fn attach_stack(exception: &Object, ctx: &mut Cx) -> JsResult<()> {
     let Some(getter) = with_realm(ctx, |r| r.error_stack_getter.clone())? else {
         return Ok(());
     };
-    let error = crate::engine::new_error_object(ctx)?;
+    let error = crate::engine::clone::new_error("Error", None, ctx)?;
     let stack = crate::engine::call_object(&getter, &error.into(), &[], ctx)?;
     if stack.is_string() {
         exception.insert_property(

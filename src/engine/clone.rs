@@ -396,7 +396,9 @@ pub fn is_shared_array_buffer(object: &Object) -> bool {
 
 /// A new frozen Array of `values` (a WebIDL `FrozenArray<T>` value).
 pub fn frozen_array(values: Vec<Value>, ctx: &mut Cx) -> JsResult<Object> {
-    let array: JsObject = JsArray::from_iter(values.into_iter().map(Value::into_js), ctx).into();
-    array.set_integrity_level(boa_engine::object::IntegrityLevel::Frozen, ctx)?;
-    Ok(array.into())
+    let array = super::create_array_from_list(values, ctx);
+    array
+        .js()
+        .set_integrity_level(boa_engine::object::IntegrityLevel::Frozen, ctx)?;
+    Ok(array)
 }

@@ -160,10 +160,3 @@ impl StandardConstructor {
     }
 }
 
-impl Realm {
-    /// Whether `a` and `b` are the same realm.
-    #[inline]
-    pub fn equals(a: &Self, b: &Self) -> bool {
-        a.0 == b.0
-    }
-}

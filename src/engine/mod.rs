@@ -13,46 +13,45 @@
 //! lookup of `then`, `constructor` or `Symbol.species` that the spec does not itself perform,
 //! and no dependence on patched globals or prototypes.
 
-#[cfg(feature = "engine-boa")]
-pub(crate) mod internal_promise;
-#[cfg(feature = "engine-boa")]
-pub(crate) mod webidl;
+/// Every item inside is the Boa backend's: compiled with the `engine-boa` feature only.
+macro_rules! boa_backend {
+    ($($item:item)*) => {$(
+        #[cfg(feature = "engine-boa")]
+        $item
+    )*};
+}
 
-// ---------------------------------------------------------------------------------------------
-// Names: the types and items the spec layer uses, under engine-neutral names where Boa's are
-// Boa-specific. Static re-exports and type aliases only: no runtime cost.
-// ---------------------------------------------------------------------------------------------
+boa_backend! {
+    pub(crate) mod internal_promise;
+    pub(crate) mod webidl;
 
-/// A function's native behaviour: `this`, the arguments, the context.
-#[cfg(feature = "engine-boa")]
-pub type NativeFunctionPointer = fn(&Value, &[Value], &mut Cx) -> JsResult<Value>;
-/// The execution context every operation runs in (realm, job queue, intrinsics).
-#[cfg(feature = "engine-boa")]
-pub type Cx = boa_engine::Context;
+    // The names every layer uses that are not types of the engine's own modules below: the
+    // native function signature, the context (the embedder's, an alias on Boa) and the traits
+    // of traced values.
 
-/// Script source text, for the unit tests that evaluate JavaScript.
-#[cfg(all(test, feature = "engine-boa"))]
-pub use boa_engine::Source;
-/// Traced by the engine's garbage collector: what a slot, a shared pointer or an object's
-/// native data holds. Declared with [`traced!`]; on Boa, boa_gc's `Trace`.
-#[cfg(feature = "engine-boa")]
-pub trait Trace: boa_gc::Trace {}
-#[cfg(feature = "engine-boa")]
-impl<T: boa_gc::Trace + ?Sized> Trace for T {}
+    /// A function's native behaviour: `this`, the arguments, the context.
+    pub type NativeFunctionPointer = fn(&Value, &[Value], &mut Cx) -> JsResult<Value>;
+    /// The execution context every operation runs in (realm, job queue, intrinsics).
+    pub type Cx = boa_engine::Context;
 
-/// What the collector runs before it frees a traced value (nothing, for every type declared
-/// with [`traced!`]); on Boa, boa_gc's `Finalize`.
-#[cfg(feature = "engine-boa")]
-pub trait Finalize: boa_gc::Finalize {}
-#[cfg(feature = "engine-boa")]
-impl<T: boa_gc::Finalize + ?Sized> Finalize for T {}
+    /// Script source text, for the unit tests that evaluate JavaScript.
+    #[cfg(test)]
+    pub use boa_engine::Source;
+    /// Traced by the engine's garbage collector: what a slot, a shared pointer or an object's
+    /// native data holds. Declared with [`traced!`]; on Boa, boa_gc's `Trace`.
+    pub trait Trace: boa_gc::Trace {}
+    impl<T: boa_gc::Trace + ?Sized> Trace for T {}
 
-/// Native object data: what an `Object<T>` holds (declared with `traced! { data; .. }`); on
-/// Boa, a `NativeObject`.
-#[cfg(feature = "engine-boa")]
-pub trait NativeObject: boa_engine::NativeObject {}
-#[cfg(feature = "engine-boa")]
-impl<T: boa_engine::NativeObject> NativeObject for T {}
+    /// What the collector runs before it frees a traced value (nothing, for every type declared
+    /// with [`traced!`]); on Boa, boa_gc's `Finalize`.
+    pub trait Finalize: boa_gc::Finalize {}
+    impl<T: boa_gc::Finalize + ?Sized> Finalize for T {}
+
+    /// Native object data: what an `Object<T>` holds (declared with `traced! { data; .. }`); on
+    /// Boa, a `NativeObject`.
+    pub trait NativeObject: boa_engine::NativeObject {}
+    impl<T: boa_engine::NativeObject> NativeObject for T {}
+}
 
 /// Declares a traced type: `traced! { struct S { .. } }` (or an enum) makes `S`'s values
 /// traceable by the engine's garbage collector (it marks the JS values `S` holds; a field marked
@@ -137,60 +136,42 @@ mod stub;
 #[cfg(not(feature = "engine-boa"))]
 pub use stub::*;
 
-#[cfg(feature = "engine-boa")]
-mod buffer;
-#[cfg(feature = "engine-boa")]
-mod call;
-#[cfg(feature = "engine-boa")]
-pub mod clone;
-#[cfg(feature = "engine-boa")]
-mod error;
-#[cfg(feature = "engine-boa")]
-mod handle;
-#[cfg(feature = "engine-boa")]
-mod job;
-mod kinds;
-#[cfg(feature = "engine-boa")]
-mod object;
-#[cfg(feature = "engine-boa")]
-mod promise;
-mod promise_result;
-#[cfg(feature = "engine-boa")]
-mod property;
-#[cfg(feature = "engine-boa")]
-mod slot;
-#[cfg(feature = "engine-boa")]
-mod string;
-#[cfg(feature = "engine-boa")]
-mod task;
-#[cfg(feature = "engine-boa")]
-mod value;
+boa_backend! {
+    mod buffer;
+    mod call;
+    pub mod clone;
+    mod error;
+    mod handle;
+    mod job;
+    mod object;
+    mod promise;
+    mod property;
+    mod slot;
+    mod string;
+    mod task;
+    mod value;
 
-#[cfg(feature = "engine-boa")]
-pub use buffer::*;
-#[cfg(feature = "engine-boa")]
-pub use call::*;
-#[cfg(feature = "engine-boa")]
-pub use error::*;
-#[cfg(feature = "engine-boa")]
-pub use handle::*;
-#[cfg(feature = "engine-boa")]
-pub use job::*;
-pub use kinds::{TypedArrayKind, ViewKind, ViewRecord};
-#[cfg(feature = "engine-boa")]
-pub use object::Object;
-#[cfg(feature = "engine-boa")]
-pub use promise::*;
-pub(crate) use promise_result::*;
-#[cfg(feature = "engine-boa")]
-pub use property::{PropertyDescriptor, PropertyKey};
-#[cfg(feature = "engine-boa")]
-pub use slot::{Shared, Slot};
+    pub use buffer::*;
+    pub use call::*;
+    pub use error::*;
+    pub use handle::*;
+    pub use job::*;
+    pub use object::Object;
+    pub use promise::*;
+    pub use property::{PropertyDescriptor, PropertyKey};
+    pub use slot::{Shared, Slot};
+    pub use string::JsString;
+    pub use task::*;
+    pub use value::Value;
+}
+
+// (Outside `boa_backend!`: a macro-expanded re-export of a macro is ambiguous beside the glob
+// imports of the backend's modules.)
 #[cfg(feature = "engine-boa")]
 pub(crate) use string::js_string;
-#[cfg(feature = "engine-boa")]
-pub use string::JsString;
-#[cfg(feature = "engine-boa")]
-pub use task::*;
-#[cfg(feature = "engine-boa")]
-pub use value::Value;
+
+// Shared by the backends: plain data and the promise vocabulary, made of the API's own types.
+mod kinds;
+mod promise_result;
+pub use kinds::{TypedArrayKind, ViewKind, ViewRecord};
+pub(crate) use promise_result::*;

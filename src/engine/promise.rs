@@ -7,7 +7,6 @@ use boa_engine::{
     Context, JsObject, JsValue,
 };
 use boa_engine::{
-    js_string,
     native_function::NativeFunction,
     object::builtins::{JsFunction as BoaFunction, JsPromise as BoaPromise},
     object::FunctionObjectBuilder,

@@ -536,11 +536,6 @@ impl StandardConstructor {
         unimplemented!()
     }
 }
-impl Realm {
-    pub fn equals(a: &Self, b: &Self) -> bool {
-        unimplemented!()
-    }
-}
 
 /// The stub of `src/engine/internal_promise.rs`.
 pub(crate) mod internal_promise {
@@ -874,9 +869,6 @@ pub fn error_prototype(ctx: &Cx) -> Object {
 pub fn async_iterator_prototype(ctx: &Cx) -> Object {
     unimplemented!()
 }
-pub fn new_error_object(ctx: &mut Cx) -> JsResult<Object> {
-    unimplemented!()
-}
 pub fn clock_nanos(ctx: &Cx) -> u128 {
     unimplemented!()
 }
@@ -890,9 +882,6 @@ impl Value {
         unimplemented!()
     }
     pub fn is_undefined(&self) -> bool {
-        unimplemented!()
-    }
-    pub fn is_null(&self) -> bool {
         unimplemented!()
     }
     pub fn is_null_or_undefined(&self) -> bool {

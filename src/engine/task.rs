@@ -3,7 +3,7 @@
 //! task" on the event loop of a port's relevant global object) and timer tasks; the clock.
 
 use super::JsResult;
-use super::{Cx, JsError, Object, Realm};
+use super::{Cx, Object, Realm};
 use boa_engine::{job::GenericJob, JsValue};
 
 /// The current realm.
@@ -84,18 +84,6 @@ pub fn async_iterator_prototype(ctx: &Cx) -> Object {
             .iterator_prototypes()
             .async_iterator(),
     )
-}
-
-/// A new %Error% instance of the current realm, as `Construct(%Error%)` makes it (no
-/// argument, no user-visible lookup): what a platform exception takes its `stack` from.
-pub fn new_error_object(ctx: &mut Cx) -> JsResult<Object> {
-    ctx.intrinsics()
-        .constructors()
-        .error()
-        .constructor()
-        .construct(&[], None, ctx)
-        .map(Object::from)
-        .map_err(JsError::from)
 }
 
 /// The engine clock's reading, in nanoseconds since an origin that stays fixed for the agent

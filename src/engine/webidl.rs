@@ -162,7 +162,7 @@ fn returning_promise(f: NativeFunctionPointer) -> NativeFunction {
 
 /// A function's native behaviour as Boa's: the engine's `this` and arguments are Boa's under
 /// another name (`#[repr(transparent)]`), so this only re-types them.
-pub(crate) fn native(f: NativeFunctionPointer) -> NativeFunction {
+fn native(f: NativeFunctionPointer) -> NativeFunction {
     NativeFunction::from_copy_closure(move |this, args, ctx| {
         f(Value::from_js_ref(this), Value::from_js_slice(args), ctx)
             .map(Value::into_js)
