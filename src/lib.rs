@@ -40,6 +40,8 @@ mod readable;
 pub mod rust;
 mod transfer;
 mod transform;
+// The URL Standard's API (`URL`, `URLSearchParams`) and its form-urlencoded algorithms.
+mod url;
 mod writable;
 
 #[cfg(feature = "engine-boa")]
@@ -98,7 +100,8 @@ impl boa_runtime::RuntimeExtension for StreamsExtension {
 
 /// Installs the streams globals, and the DOM and HTML interfaces they depend on
 /// (`DOMException`, `EventTarget`, `Event`, `AbortController`, `AbortSignal`, `MessageChannel`,
-/// `MessagePort`, `MessageEvent`, `structuredClone`), in the current realm.
+/// `MessagePort`, `MessageEvent`, `structuredClone`), and the URL Standard's `URL` and
+/// `URLSearchParams`, in the current realm.
 #[cfg(feature = "engine-boa")]
 pub fn register(ctx: &mut Context) -> BoaResult<()> {
     engine::remember_promise_intrinsics(ctx);
@@ -111,5 +114,6 @@ pub fn register(ctx: &mut Context) -> BoaResult<()> {
     transfer::register(ctx)?;
     encoding::register(ctx)?;
     compression::register(ctx)?;
+    url::register(ctx)?;
     Ok(())
 }

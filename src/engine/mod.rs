@@ -24,6 +24,9 @@ macro_rules! boa_backend {
 boa_backend! {
     pub(crate) mod internal_promise;
     pub(crate) mod webidl;
+    mod webidl_iterable;
+    mod webidl_sequences;
+    mod webidl_strings;
 
     // The names every layer uses that are not types of the engine's own modules below: the
     // native function signature, the context (the embedder's, an alias on Boa) and the traits

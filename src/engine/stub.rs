@@ -1126,4 +1126,39 @@ pub(crate) mod webidl {
     pub(crate) fn downcast<T: NativeObject>(object: &Object) -> JsResult<Object<T>> {
         unimplemented!()
     }
+
+    // The stub of `src/engine/webidl_strings.rs`.
+    pub fn to_usv_string(value: &Value, ctx: &mut Cx) -> JsResult<JsString> {
+        unimplemented!()
+    }
+
+    // The stub of `src/engine/webidl_sequences.rs`.
+    pub fn iterator_method(object: &Object, ctx: &mut Cx) -> JsResult<Option<Object>> {
+        unimplemented!()
+    }
+    pub fn usv_string_sequences_from_iterable(
+        iterable: &Object,
+        method: &Object,
+        ctx: &mut Cx,
+    ) -> JsResult<Vec<Vec<JsString>>> {
+        unimplemented!()
+    }
+    pub fn to_usv_string_record(
+        value: &Value,
+        ctx: &mut Cx,
+    ) -> JsResult<Vec<(JsString, JsString)>> {
+        unimplemented!()
+    }
+
+    // The stub of `src/engine/webidl_iterable.rs`.
+    /// An interface with a pair iterator.
+    pub trait PairIterable: ClassInterface {
+        /// The pair at `index` of the current list of value pairs to iterate over.
+        fn value_pair(this: &Object<Self>, index: usize) -> Option<(Value, Value)>;
+    }
+    impl<'b, 'ctx> InterfaceBuilder<'b, 'ctx> {
+        pub fn pair_iterable<T: PairIterable>(&mut self) -> &mut Self {
+            unimplemented!()
+        }
+    }
 }

@@ -23,6 +23,12 @@ use boa_engine::{
 
 use crate::engine;
 
+pub use super::webidl_iterable::PairIterable;
+pub use super::webidl_sequences::{
+    iterator_method, to_usv_string_record, usv_string_sequences_from_iterable,
+};
+pub use super::webidl_strings::to_usv_string;
+
 // ---------------------------------------------------------------------------------------------
 // Interfaces and the brand check
 // ---------------------------------------------------------------------------------------------
@@ -179,7 +185,7 @@ fn native(f: NativeFunctionPointer) -> NativeFunction {
 pub const INTERFACE_OBJECT: Attribute = Attribute::WRITABLE.union(Attribute::CONFIGURABLE);
 
 /// What an [`Interface`] builder defines its members on.
-enum Target<'b, 'ctx> {
+pub(super) enum Target<'b, 'ctx> {
     /// A class Boa registers as a global (`Class::init`).
     Class(&'b mut ClassBuilder<'ctx>),
     /// An interface object built directly.
@@ -190,7 +196,7 @@ enum Target<'b, 'ctx> {
 /// with the property shapes of <https://webidl.spec.whatwg.org/#es-interfaces>, and its
 /// `@@toStringTag`.
 pub struct InterfaceBuilder<'b, 'ctx> {
-    target: Target<'b, 'ctx>,
+    pub(super) target: Target<'b, 'ctx>,
     realm: Realm,
 }
 
@@ -206,7 +212,11 @@ impl<'b, 'ctx> InterfaceBuilder<'b, 'ctx> {
         builder
     }
 
-    fn define(&mut self, key: impl Into<PropertyKey>, desc: impl Into<PropertyDescriptor>) {
+    pub(super) fn define(
+        &mut self,
+        key: impl Into<PropertyKey>,
+        desc: impl Into<PropertyDescriptor>,
+    ) {
         match &mut self.target {
             Target::Class(c) => {
                 c.property_descriptor(key, desc);
@@ -228,7 +238,7 @@ impl<'b, 'ctx> InterfaceBuilder<'b, 'ctx> {
         }
     }
 
-    fn function(&self, name: JsString, length: usize, f: NativeFunction) -> JsObject {
+    pub(super) fn function(&self, name: JsString, length: usize, f: NativeFunction) -> JsObject {
         built_in_function(&self.realm, name, length, f).into()
     }
 

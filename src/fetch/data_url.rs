@@ -2,7 +2,7 @@
 
 use super::infra::forgiving_base64_decode;
 use super::mime::{parse_a_mime_type, MimeType};
-use super::urlencoded::percent_decode_string;
+use crate::url::urlencoded::percent_decode_string;
 
 /// A [`data:` URL struct](https://fetch.spec.whatwg.org/#data-url-struct): a MIME type and a
 /// body.

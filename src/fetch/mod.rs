@@ -1,11 +1,11 @@
 //! The engine-free groundwork of the Fetch layer: the data algorithms of the Fetch Standard
 //! (headers, statuses, methods, the `data:` URL processor, `formData()`'s parsing), the MIME
-//! Sniffing Standard (MIME type records), the URL Standard (percent-encoding and
-//! application/x-www-form-urlencoded), Infra (forgiving-base64) and HTML (the
-//! multipart/form-data encoding algorithm), as plain Rust over bytes and strings.
+//! Sniffing Standard (MIME type records), Infra (forgiving-base64) and HTML (the
+//! multipart/form-data encoding algorithm), as plain Rust over bytes and strings. The URL
+//! Standard's percent-encoding and application/x-www-form-urlencoded are `crate::url`'s.
 //!
-//! Nothing here names the JavaScript engine or another module of this crate; the `Headers`,
-//! `Request`, `Response`, `FormData` and `URLSearchParams` interfaces will be built on it.
+//! Nothing here names the JavaScript engine; the `Headers`,
+//! `Request`, `Response` and `FormData` interfaces will be built on it.
 //! Failure is `None` (or an error value), never a panic.
 
 pub mod data_url;
@@ -17,7 +17,6 @@ pub mod method;
 pub mod mime;
 pub mod multipart;
 pub mod status;
-pub mod urlencoded;
 
 #[cfg(test)]
 mod wpt_tests;
@@ -26,7 +25,8 @@ mod wpt_tests;
 mod no_panic_tests {
     //! Every parser on many random inputs made of the bytes they treat specially: none panics.
 
-    use super::{data_url, headers, headers_object, infra, mime, multipart, urlencoded};
+    use super::{data_url, headers, headers_object, infra, mime, multipart};
+    use crate::url::urlencoded;
 
     /// A deterministic xorshift generator.
     struct Rng(u64);

@@ -18,7 +18,7 @@ use std::fmt;
 use super::http::{is_http_tab_or_space_byte, is_token, trim_bytes};
 use super::infra::{isomorphic_decode, isomorphic_encode};
 use super::mime::MimeType;
-use super::urlencoded::application_x_www_form_urlencoded_parser;
+use crate::url::urlencoded::application_x_www_form_urlencoded_parser;
 
 /// A file entry's value: the parts of a `File` the encoding uses.
 #[derive(Debug, Clone, PartialEq, Eq)]

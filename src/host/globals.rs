@@ -30,11 +30,24 @@ pub(super) fn register_runtime(console_to_stderr: bool, ctx: &mut Context) -> Js
     }
 }
 
-/// `self`, `gc()`, `fetch()`, `performance` and `Blob`.
+/// `self`, `gc()`, `fetch()`, `performance` and `Blob`; with a `location`, the global's
+/// `location`.
 pub(super) fn register_host_globals(
     fetch_root: Option<PathBuf>,
+    location: Option<&str>,
     ctx: &mut Context,
 ) -> JsResult<()> {
+    let base = match location {
+        Some(location) => {
+            let base = ::url::Url::parse(location).map_err(|error| {
+                JsNativeError::typ().with_message(format!("invalid location {location:?}: {error}"))
+            })?;
+            register_location(&base, ctx)?;
+            Some(Rc::new(base))
+        }
+        None => None,
+    };
+
     // `self`: the global object (HTML's `self` is the WindowProxy / WorkerGlobalScope itself).
     let global = ctx.global_object();
     ctx.register_global_property(
@@ -64,6 +77,7 @@ pub(super) fn register_host_globals(
         .ok_or_else(|| JsNativeError::typ().with_message("JSON.parse is not callable"))?;
     let config = FetchConfig {
         root: fetch_root.map(Rc::new),
+        base,
         json_parse,
     };
     let fetch = FunctionObjectBuilder::new(
@@ -80,6 +94,47 @@ pub(super) fn register_host_globals(
     super::performance::register(ctx)?;
     register_crypto(ctx)?;
     Ok(super::blob::register(ctx)?)
+}
+
+/// `location`: a stand-in for HTML's `Location` object, with the components of the document's
+/// URL (`href`, `origin`, `protocol`, `host`, `hostname`, `port`, `pathname`, `search`, `hash`,
+/// read-only data properties) and `toString()`; the base URL that `fetch` resolves against.
+fn register_location(url: &::url::Url, ctx: &mut Context) -> JsResult<()> {
+    use ::url::quirks;
+    let href = JsString::from(quirks::href(url));
+    let to_string = FunctionObjectBuilder::new(
+        ctx.realm(),
+        NativeFunction::from_copy_closure_with_captures(
+            |_, _, href: &JsString, _| Ok(href.clone().into()),
+            href.clone(),
+        ),
+    )
+    .name(js_string!("toString"))
+    .length(0)
+    .constructor(false)
+    .build();
+    let read_only = Attribute::ENUMERABLE;
+    let mut location = ObjectInitializer::new(ctx);
+    location.property(js_string!("href"), href, read_only);
+    for (name, value) in [
+        ("origin", quirks::origin(url)),
+        ("protocol", quirks::protocol(url).to_owned()),
+        ("host", quirks::host(url).to_owned()),
+        ("hostname", quirks::hostname(url).to_owned()),
+        ("port", quirks::port(url).to_owned()),
+        ("pathname", quirks::pathname(url).to_owned()),
+        ("search", quirks::search(url).to_owned()),
+        ("hash", quirks::hash(url).to_owned()),
+    ] {
+        location.property(JsString::from(name), JsString::from(value), read_only);
+    }
+    location.property(js_string!("toString"), to_string, Attribute::all());
+    let location = location.build();
+    ctx.register_global_property(
+        js_string!("location"),
+        location,
+        Attribute::WRITABLE | Attribute::CONFIGURABLE,
+    )
 }
 
 /// `crypto.getRandomValues(array)` (<https://w3c.github.io/webcrypto/#Crypto-method-getRandomValues>),
@@ -198,11 +253,14 @@ impl Logger for StderrLogger {
     }
 }
 
-/// What `fetch` needs: the folder it serves, and the original `JSON.parse`.
+/// What `fetch` needs: the folder it serves, the base URL it resolves against (the global's
+/// `location`, if it has one), and the original `JSON.parse`.
 #[derive(Clone, Trace, Finalize)]
 struct FetchConfig {
     #[unsafe_ignore_trace]
     root: Option<Rc<PathBuf>>,
+    #[unsafe_ignore_trace]
+    base: Option<Rc<::url::Url>>,
     json_parse: JsFunction,
 }
 
@@ -230,6 +288,14 @@ fn fetch(
             let reason = error.into_opaque(ctx)?;
             return Ok(promise_rejected_with(reason.into(), ctx)?.into());
         }
+    };
+    // With a location, a relative URL is resolved against it (the document's base URL).
+    let url = match &config.base {
+        Some(base) => match ::url::Url::options().base_url(Some(base)).parse(&url) {
+            Ok(resolved) => resolved.into(),
+            Err(_) => url,
+        },
+        None => url,
     };
     let outcome = match &config.root {
         None => Err("fetch is not available: this host has no fetch root".to_owned()),
@@ -461,7 +527,18 @@ fn body_json(_: &JsValue, _: &[JsValue], body: &Gc<Body>, ctx: &mut Context) -> 
     let json_parse = body.json_parse.clone();
     consume(
         body,
-        |bytes, ctx| json_parse.call(&JsValue::undefined(), &[utf8_decode(&bytes).into()], ctx),
+        |bytes, ctx| {
+            let text = utf8_decode(&bytes);
+            let result = json_parse.call(&JsValue::undefined(), &[text.clone().into()], ctx);
+            // AD-HOC: Boa 0.22's JSON.parse rejects a lone surrogate escape (`"\ud800"`),
+            // which ECMAScript accepts; such a body is parsed by the host's own strict parser.
+            match result {
+                Err(error) if super::json::has_surrogate_escape(&text.to_std_string_lossy()) => {
+                    super::json::parse(&text.to_std_string_lossy(), ctx).unwrap_or(Err(error))
+                }
+                result => result,
+            }
+        },
         ctx,
     )
 }

@@ -19,6 +19,7 @@ mod agent;
 mod blob;
 mod event_loop;
 mod globals;
+mod json;
 mod performance;
 
 use std::{fmt, path::Path, path::PathBuf, rc::Rc, time::Instant};
@@ -67,6 +68,11 @@ pub struct HostOptions {
     /// (for the WPT runner's `.window.js` files). The window's origin is the `fetch` origin
     /// (`http://web-platform.test:8000`).
     pub window: bool,
+    /// The document's URL: the global gets a `location` object with its components (`href`,
+    /// `search`, ...), and `fetch` resolves relative URLs against it (the WPT runner sets it
+    /// to the test file's URL under `http://web-platform.test:8000`). Without it, there is no
+    /// `location` and `fetch` resolves against the server root.
+    pub location: Option<String>,
 }
 
 /// Something the host reports instead of throwing: an error thrown by a job or timer callback,
@@ -246,7 +252,7 @@ impl Host {
 fn install_globals(options: &HostOptions, ctx: &mut Context) -> JsResult<()> {
     globals::register_runtime(options.console_to_stderr, ctx)?;
     crate::register(ctx)?;
-    globals::register_host_globals(options.fetch_root.clone(), ctx)?;
+    globals::register_host_globals(options.fetch_root.clone(), options.location.as_deref(), ctx)?;
     if options.window {
         crate::html::window::install_window(globals::FETCH_ORIGIN, ctx)?;
     }

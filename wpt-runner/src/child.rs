@@ -265,10 +265,19 @@ pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
     };
     let meta = parse_meta(&source);
     let window = crate::meta::is_window_test(&file.to_string_lossy());
+    // The document's URL, which relative URLs (`fetch("resources/x.json")`) resolve against.
+    let location = file.strip_prefix(root).ok().map(|relative| {
+        let path: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        format!("http://web-platform.test:8000/{}", path.join("/"))
+    });
     let options = HostOptions {
         fetch_root: Some(root.to_path_buf()),
         console_to_stderr: true,
         window,
+        location,
     };
     let (host, mut ctx) = match Host::new(options) {
         Ok(x) => x,
