@@ -213,8 +213,29 @@ fn set_href(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 /// <https://url.spec.whatwg.org/#dom-url-origin>: the serialization of this's URL's origin.
 fn origin(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     let this = webidl::this::<Url>(this)?;
-    let origin = quirks::origin(&this.borrow().data().url.borrow());
+    let origin = url_origin(&this.borrow().data().url.borrow());
     Ok(JsString::from(origin).into())
+}
+
+/// <https://url.spec.whatwg.org/#concept-url-origin>, serialized (an opaque origin is "null").
+fn url_origin(url: &UrlRecord) -> String {
+    // The scheme's cases: "blob" here; "ftp", "http", "https", "ws", "wss" (a tuple origin),
+    // "file" and the others (an opaque origin) as the url crate computes them.
+    if url.scheme() != "blob" {
+        return quirks::origin(url);
+    }
+    // 1. If url's blob URL entry is non-null, then return its environment's origin (no blob
+    //    URL store here: every entry is null).
+    // 2. Let pathURL be the result of parsing the result of URL path serializing url.
+    // 3. If pathURL is failure, then return a new opaque origin.
+    // 4. If pathURL's scheme is "http", "https", or "file", then return pathURL's origin.
+    // 5. Return a new opaque origin.
+    match UrlRecord::parse(url.path()) {
+        Ok(path_url) if matches!(path_url.scheme(), "http" | "https" | "file") => {
+            url_origin(&path_url)
+        }
+        _ => "null".to_owned(),
+    }
 }
 
 /// <https://url.spec.whatwg.org/#dom-url-protocol>: this's URL's scheme, followed by ":".

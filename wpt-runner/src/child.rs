@@ -322,6 +322,17 @@ pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
         }
     }
     if essential_error.is_none() {
+        // wptserve's `.any.js` wrappers define `self.GLOBAL`, which tests read to tell the
+        // kind of global they run in: a window for `.window.js` files, otherwise a global
+        // that is not a window (no `document`), as a dedicated worker's is.
+        let global = format!(
+            "self.GLOBAL = {{ isWindow: () => {window}, isWorker: () => {}, \
+             isShadowRealm: () => false }};",
+            !window
+        );
+        if let Err(m) = evaluate(&mut ctx, None, &global) {
+            essential_error = Some(format!("the GLOBAL stand-in threw: {m}"));
+        }
         let prelude = if window {
             WINDOW_PRELUDE
         } else {
