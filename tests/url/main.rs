@@ -266,6 +266,12 @@ fn host_location_is_the_base_for_fetch() {
         r#"["\ud83d", "\uDE00x", 1.5e1]"#,
     )
     .unwrap();
+    std::fs::write(
+        root.join("dir/resources/nested.json"),
+        r#" {"a": {"b": [true, false, null, -0.5e-1, "\n\u00e9\/"]}, "c": "\udfff", "a": 2} "#,
+    )
+    .unwrap();
+    std::fs::write(root.join("dir/resources/bad.json"), r#"["\ud800",]"#).unwrap();
     Fixture::host_with(HostOptions {
         fetch_root: Some(root.clone()),
         location: Some("http://web-platform.test:8000/dir/test.any.js?x=1".into()),
@@ -290,6 +296,18 @@ fn host_location_is_the_base_for_fetch() {
                     v[1].charCodeAt(0).toString(16), v[2]].join();
             "#,
             "http://web-platform.test:8000/dir/resources/data.json,3,1,d83d,de00,15",
+        ),
+        // The fallback parser is JSON.parse's grammar: nesting, escapes, numbers, a repeated
+        // key keeping its first place with the last value; a syntax error still rejects.
+        TestAction::assert_async(
+            r#"
+            const v = await (await fetch('resources/nested.json')).json();
+            const bad = await (await fetch('resources/bad.json')).json().then(
+                () => 'parsed', e => e.name);
+            return [JSON.stringify(Object.keys(v)), v.a, v.c.charCodeAt(0).toString(16),
+                    v.c.length, bad].join(' ');
+            "#,
+            r#"["a","c"] 2 dfff 1 SyntaxError"#,
         ),
     ]);
     let _ = std::fs::remove_dir_all(root);
