@@ -27,8 +27,8 @@ mod engine;
 mod compression;
 pub mod dom;
 mod encoding;
-// The engine-free data algorithms of Fetch, MIME Sniffing, URL and HTML forms (issue 22); the
-// Fetch layer's interfaces will be their first caller.
+// The engine-free data algorithms of Fetch, MIME Sniffing and HTML forms (issue 22); the Fetch
+// layer's interfaces will be their first caller.
 #[allow(dead_code)]
 mod fetch;
 #[cfg(feature = "engine-boa")]
