@@ -312,3 +312,24 @@ fn host_location_is_the_base_for_fetch() {
     ]);
     let _ = std::fs::remove_dir_all(root);
 }
+
+#[test]
+fn a_url_and_its_query_object_are_collected() {
+    run_test_actions([
+        TestAction::run(
+            r#"
+        globalThis.refs = [];
+        (() => {
+          for (let i = 0; i < 50; i++) {
+            const u = new URL('http://h/?a=' + i);
+            const p = u.searchParams;
+            const it = p.entries();
+            it.next();
+            refs.push(new WeakRef(u), new WeakRef(p), new WeakRef(it));
+          }
+        })();
+        "#,
+        ),
+        TestAction::assert_collected("URL objects survived a collection"),
+    ]);
+}
