@@ -27,9 +27,8 @@ mod engine;
 mod compression;
 pub mod dom;
 mod encoding;
-// The engine-free data algorithms of Fetch, MIME Sniffing, URL and HTML forms (issue 22); the
-// Fetch layer's interfaces will be their first caller.
-#[allow(dead_code)]
+// The Fetch layer (issue 22): the engine-free data algorithms of Fetch, MIME Sniffing, URL and
+// HTML forms, and the interfaces built on them.
 mod fetch;
 #[cfg(feature = "engine-boa")]
 pub mod host;
@@ -46,6 +45,10 @@ mod writable;
 use boa_engine::{realm::Realm, Context, JsResult as BoaResult};
 
 pub use engine::is_marked_as_handled;
+
+/// `fetch()`'s embedder side: the [`Fetcher`](fetcher::Fetcher) trait that maps requests to
+/// responses whose bodies Rust feeds chunk by chunk.
+pub use fetch::fetcher;
 
 /// A JavaScript object as the public `dom` API takes and returns it (the engine's handle;
 /// `From` converts it to and from Boa's `JsObject` and into a `JsValue`).
@@ -111,5 +114,6 @@ pub fn register(ctx: &mut Context) -> BoaResult<()> {
     transfer::register(ctx)?;
     encoding::register(ctx)?;
     compression::register(ctx)?;
+    fetch::register(ctx)?;
     Ok(())
 }

@@ -493,6 +493,20 @@ pub fn with_buffer_source_bytes<R>(
     }
 }
 
+/// Runs `f` on the bytes of a `Uint8Array` (of any realm; a view on a `SharedArrayBuffer` is
+/// copied first). `None` when `value` is not a `Uint8Array` object (a `Uint8ClampedArray` is
+/// not one). Runs no script; `f` must not run script either.
+pub fn uint8_array_bytes<R>(value: &Value, ctx: &mut Cx, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+    let object = value.js().as_object()?;
+    let is_uint8 = object.downcast_ref::<TypedArray>().is_some_and(|typed| {
+        typed_array_kind(typed.kind()) == TypedArrayKind::Uint8
+    });
+    if !is_uint8 {
+        return None;
+    }
+    with_buffer_source_bytes(value, ctx, f)
+}
+
 /// The byte length of a buffer source, `None` for anything else. Runs no script.
 pub fn buffer_source_byte_length(value: &Value, ctx: &mut Cx) -> Option<usize> {
     buffer_source_range(value.js(), true, "The chunk", ctx)

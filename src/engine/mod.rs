@@ -143,6 +143,7 @@ boa_backend! {
     mod error;
     mod handle;
     mod job;
+    mod json;
     mod object;
     mod promise;
     mod property;
@@ -156,6 +157,7 @@ boa_backend! {
     pub use error::*;
     pub use handle::*;
     pub use job::*;
+    pub use json::*;
     pub use object::Object;
     pub use promise::*;
     pub use property::{PropertyDescriptor, PropertyKey};

@@ -54,11 +54,16 @@ pub fn json_string(s: &str) -> String {
 }
 
 /// How to build a host.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct HostOptions {
-    /// Root folder that `fetch('/path')` serves files from (the WPT root for the runner).
-    /// Without it, `fetch` rejects with a `TypeError`.
+    /// Root folder that `fetch('/path')` serves files from (the WPT root for the runner):
+    /// `http:` and `https:` URLs map to files under it, whatever their host. Ignored when
+    /// [`HostOptions::fetcher`] is given.
     pub fetch_root: Option<PathBuf>,
+    /// The fetcher behind `fetch()` for URLs other than `data:` and `blob:` (see
+    /// [`crate::fetcher`]). Without it and without [`HostOptions::fetch_root`], such a
+    /// `fetch()` rejects with a `TypeError`: no network by default.
+    pub fetcher: Option<crate::fetcher::SharedFetcher>,
     /// Send every `console` message to stderr. By default (boa_runtime's `DefaultLogger`),
     /// `console.error` goes to stderr and the other methods to stdout.
     pub console_to_stderr: bool,
@@ -67,6 +72,17 @@ pub struct HostOptions {
     /// (for the WPT runner's `.window.js` files). The window's origin is the `fetch` origin
     /// (`http://web-platform.test:8000`).
     pub window: bool,
+}
+
+impl fmt::Debug for HostOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HostOptions")
+            .field("fetch_root", &self.fetch_root)
+            .field("fetcher", &self.fetcher.as_ref().map(|_| ".."))
+            .field("console_to_stderr", &self.console_to_stderr)
+            .field("window", &self.window)
+            .finish()
+    }
 }
 
 /// Something the host reports instead of throwing: an error thrown by a job or timer callback,
@@ -246,7 +262,20 @@ impl Host {
 fn install_globals(options: &HostOptions, ctx: &mut Context) -> JsResult<()> {
     globals::register_runtime(options.console_to_stderr, ctx)?;
     crate::register(ctx)?;
-    globals::register_host_globals(options.fetch_root.clone(), ctx)?;
+    globals::register_host_globals(ctx)?;
+    // The document's base URL for relative URLs (wptserve's origin), and the fetcher.
+    crate::fetch::urls::set_api_base_url(&format!("{}/", globals::FETCH_ORIGIN), ctx);
+    let fetcher: Option<crate::fetcher::SharedFetcher> =
+        match (&options.fetcher, &options.fetch_root) {
+            (Some(fetcher), _) => Some(fetcher.clone()),
+            (None, Some(root)) => Some(std::sync::Arc::new(globals::FileFetcher {
+                root: root.clone(),
+            })),
+            (None, None) => None,
+        };
+    if let Some(fetcher) = fetcher {
+        crate::fetcher::set_fetcher(fetcher, ctx);
+    }
     if options.window {
         crate::html::window::install_window(globals::FETCH_ORIGIN, ctx)?;
     }

@@ -269,6 +269,7 @@ pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
         fetch_root: Some(root.to_path_buf()),
         console_to_stderr: true,
         window,
+        ..HostOptions::default()
     };
     let (host, mut ctx) = match Host::new(options) {
         Ok(x) => x,
