@@ -1,4 +1,4 @@
-//! Runs the Web Platform Tests for streams (and encoding streams, compression) against
+//! Runs the Web Platform Tests for streams (and encoding, compression) against
 //! boa_streams, one child process per test file, and compares the results with
 //! `wpt-runner/expectations.txt`. See `--help`.
 
