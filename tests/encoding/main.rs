@@ -270,3 +270,16 @@ fn the_streams_still_decode_with_the_shared_code() {
         r#"utf-16le:["A"]"#,
     )]);
 }
+
+#[test]
+fn registered_by_boa_streams_register_alone() {
+    // A streams context has no boa_runtime: `boa_streams::register` installs both.
+    Fixture::streams().run([TestAction::check(
+        r"
+        eq(new TextEncoder().encode('\u00e9').length, 2, 'TextEncoder');
+        eq(new TextDecoder('big5').decode(new Uint8Array([0xA4, 0x40])), '\u4E00', 'TextDecoder');
+        eq(Object.getOwnPropertyDescriptor(globalThis, 'TextDecoder').enumerable, false, 'global not enumerable');
+        eq(Object.getOwnPropertyDescriptor(globalThis, 'TextDecoder').writable, true, 'global writable');
+        ",
+    )]);
+}
