@@ -101,7 +101,8 @@ impl boa_runtime::RuntimeExtension for StreamsExtension {
 
 /// Installs the streams globals, and the DOM and HTML interfaces they depend on
 /// (`DOMException`, `EventTarget`, `Event`, `AbortController`, `AbortSignal`, `MessageChannel`,
-/// `MessagePort`, `MessageEvent`, `structuredClone`), in the current realm.
+/// `MessagePort`, `MessageEvent`, `structuredClone`), and the Encoding Standard's
+/// `TextEncoder` and `TextDecoder` (replacing any installed before), in the current realm.
 #[cfg(feature = "engine-boa")]
 pub fn register(ctx: &mut Context) -> BoaResult<()> {
     engine::remember_promise_intrinsics(ctx);

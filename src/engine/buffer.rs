@@ -292,7 +292,7 @@ pub fn new_array_buffer(byte_length: u64, ctx: &mut Cx) -> JsResult<JsArrayBuffe
 // internals: no getter runs, nothing a script could patch is consulted.
 
 /// The bytes a view or buffer is backed by.
-enum Backing {
+pub(super) enum Backing {
     Buffer(BoaArrayBuffer),
     Shared(JsSharedArrayBuffer),
 }
@@ -398,7 +398,7 @@ pub fn is_buffer_source_object(value: &Value) -> bool {
 }
 
 /// The backing buffer and the byte range of a buffer source, after the conversion's checks.
-fn buffer_source_range(
+pub(super) fn buffer_source_range(
     value: &JsValue,
     allow_shared: bool,
     what: &str,

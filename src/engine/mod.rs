@@ -24,6 +24,7 @@ macro_rules! boa_backend {
 boa_backend! {
     pub(crate) mod internal_promise;
     pub(crate) mod webidl;
+    mod webidl_strings;
 
     // The names every layer uses that are not types of the engine's own modules below: the
     // native function signature, the context (the embedder's, an alias on Boa) and the traits
@@ -139,6 +140,7 @@ pub use stub::*;
 boa_backend! {
     mod buffer;
     mod call;
+    mod encoding;
     pub mod clone;
     mod error;
     mod handle;
@@ -154,6 +156,7 @@ boa_backend! {
 
     pub use buffer::*;
     pub use call::*;
+    pub use encoding::*;
     pub use error::*;
     pub use handle::*;
     pub use job::*;

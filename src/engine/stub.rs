@@ -379,6 +379,14 @@ pub fn with_array_buffer_bytes_mut<R>(
 pub fn same_buffer(a: &JsArrayBuffer, b: &JsArrayBuffer) -> bool {
     unimplemented!()
 }
+pub fn with_uint8_array_bytes_mut<R>(
+    value: &Value,
+    what: &str,
+    ctx: &mut Cx,
+    f: impl FnOnce(&mut [u8]) -> (R, usize),
+) -> JsResult<R> {
+    unimplemented!()
+}
 
 // The stub of `src/engine/call.rs`.
 pub fn call(function: &Value, this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
@@ -1133,6 +1141,9 @@ pub(crate) mod webidl {
         unimplemented!()
     }
     pub fn callback(value: Value, what: &str) -> JsResult<Option<Object>> {
+        unimplemented!()
+    }
+    pub fn to_usv_string(value: &Value, ctx: &mut Cx) -> JsResult<JsString> {
         unimplemented!()
     }
     pub(crate) fn new_object<T: ClassInterface>(data: T, ctx: &mut Cx) -> JsResult<Object<T>> {

@@ -136,7 +136,8 @@ impl Host {
     /// Globals, in installation order: boa_runtime's (`console`, `setTimeout`, `setInterval`,
     /// `clearTimeout`, `clearInterval`, `queueMicrotask`, `TextEncoder`, `TextDecoder`, `atob`,
     /// `btoa`), the streams, DOM and HTML interfaces (`MessageChannel`, `MessagePort`,
-    /// `MessageEvent`, and a `structuredClone` that replaces boa_runtime's), then `self`,
+    /// `MessageEvent`, a `structuredClone`, `TextEncoder` and `TextDecoder` that replace
+    /// boa_runtime's), then `self`,
     /// `gc()`, `fetch()`, `performance`, `crypto.getRandomValues` and `Blob`; with
     /// [`HostOptions::window`], `window`, `postMessage` and `onmessage`.
     ///

@@ -236,6 +236,45 @@ fn evaluate(ctx: &mut Context, path: Option<&Path>, source: &str) -> Result<(), 
     result.map(|_| ()).map_err(|e| error_message(e, ctx))
 }
 
+/// `self.location`: the test's URL as the WPT server would serve it
+/// (`http://web-platform.test:8000/<path under the root>`, no query, no fragment), as a
+/// `WorkerLocation`-like plain object. `/common/subset-tests.js` reads `location.search` (empty:
+/// the runner runs a file's `// META: variant=` subsets as one file), and testharness names an
+/// untitled test after `location.pathname`'s file name, as in a browser. Evaluated after
+/// testharness.js and the window stand-in.
+fn location_prelude(root: &Path, file: &Path) -> String {
+    let relative = file.strip_prefix(root).unwrap_or(file);
+    let path: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    // A JS string literal: every character but ASCII letters, digits, `/`, `.`, `-` and `_`
+    // as a `\u{..}` escape.
+    let pathname: String = format!("/{}", path.join("/"))
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "/.-_".contains(c) {
+                c.to_string()
+            } else {
+                format!("\\u{{{:x}}}", u32::from(c))
+            }
+        })
+        .collect();
+    let pathname = format!("'{pathname}'");
+    format!(
+        r#"(() => {{
+  const origin = 'http://web-platform.test:8000';
+  const pathname = {pathname};
+  const href = origin + pathname;
+  globalThis.location = {{
+    href, origin, protocol: 'http:', host: 'web-platform.test:8000',
+    hostname: 'web-platform.test', port: '8000', pathname, search: '', hash: '',
+    toString() {{ return href; }},
+  }};
+}})();"#
+    )
+}
+
 fn print_reports(host: &Host) {
     for report in host.take_reports() {
         match report {
@@ -321,6 +360,11 @@ pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
         };
         if let Err(m) = evaluate(&mut ctx, None, prelude) {
             essential_error = Some(format!("the window stand-in threw: {m}"));
+        }
+    }
+    if essential_error.is_none() {
+        if let Err(m) = evaluate(&mut ctx, None, &location_prelude(root, file)) {
+            essential_error = Some(format!("the location stand-in threw: {m}"));
         }
     }
     if let Some(message) = essential_error {
