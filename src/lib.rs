@@ -27,9 +27,8 @@ mod engine;
 mod compression;
 pub mod dom;
 mod encoding;
-// The engine-free data algorithms of Fetch, MIME Sniffing and HTML forms (issue 22); the Fetch
-// layer's interfaces will be their first caller.
-#[allow(dead_code)]
+// The Fetch layer (issue 22): the engine-free data algorithms of Fetch, MIME Sniffing and HTML
+// forms, and the interfaces built on them.
 mod fetch;
 #[cfg(feature = "engine-boa")]
 pub mod host;
@@ -48,6 +47,10 @@ mod writable;
 use boa_engine::{realm::Realm, Context, JsResult as BoaResult};
 
 pub use engine::is_marked_as_handled;
+
+/// `fetch()`'s embedder side: the [`Fetcher`](fetcher::Fetcher) trait that maps requests to
+/// responses whose bodies Rust feeds chunk by chunk.
+pub use fetch::fetcher;
 
 /// A JavaScript object as the public `dom` API takes and returns it (the engine's handle;
 /// `From` converts it to and from Boa's `JsObject` and into a `JsValue`).
@@ -100,8 +103,10 @@ impl boa_runtime::RuntimeExtension for StreamsExtension {
 
 /// Installs the streams globals, and the DOM and HTML interfaces they depend on
 /// (`DOMException`, `EventTarget`, `Event`, `AbortController`, `AbortSignal`, `MessageChannel`,
-/// `MessagePort`, `MessageEvent`, `structuredClone`), and the URL Standard's `URL` and
-/// `URLSearchParams`, in the current realm.
+/// `MessagePort`, `MessageEvent`, `structuredClone`), the Encoding Standard's `TextEncoder` and
+/// `TextDecoder` (replacing any installed before), the URL Standard's `URL` and
+/// `URLSearchParams`, and the Fetch Standard's `Headers`, `Request`, `Response` and `fetch`,
+/// in the current realm.
 #[cfg(feature = "engine-boa")]
 pub fn register(ctx: &mut Context) -> BoaResult<()> {
     engine::remember_promise_intrinsics(ctx);
@@ -115,5 +120,6 @@ pub fn register(ctx: &mut Context) -> BoaResult<()> {
     encoding::register(ctx)?;
     compression::register(ctx)?;
     url::register(ctx)?;
+    fetch::register(ctx)?;
     Ok(())
 }

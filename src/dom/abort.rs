@@ -282,7 +282,7 @@ fn run_abort_steps(signal: &Object, ctx: &mut Cx) -> JsResult<()> {
 }
 
 /// <https://dom.spec.whatwg.org/#create-a-dependent-abort-signal>
-fn create_dependent_signal(signals: &[Object], ctx: &mut Cx) -> JsResult<Object> {
+pub fn create_dependent_signal(signals: &[Object], ctx: &mut Cx) -> JsResult<Object> {
     // 1. Let resultSignal be a new AbortSignal.
     let result = new_abort_signal(ctx)?;
     // 2. If any signal is aborted, take its reason and return.

@@ -18,8 +18,9 @@ use crate::engine::webidl;
 use crate::engine::{Cx, JsError, JsFunction, JsResult, Object, StandardConstructor};
 
 pub use abort::{
-    add_abort_algorithm, is_abort_signal, new_abort_signal, remove_abort_algorithm, signal_abort,
-    signal_is_aborted, signal_reason, AbortAlgorithmHandle, AbortAlgorithmStep,
+    add_abort_algorithm, create_dependent_signal, is_abort_signal, new_abort_signal,
+    remove_abort_algorithm, signal_abort, signal_is_aborted, signal_reason, AbortAlgorithmHandle,
+    AbortAlgorithmStep,
 };
 pub(crate) use event::{convert_event_init, new_event_object_with, with_event, EventInit};
 pub use event::{create_event, is_event};

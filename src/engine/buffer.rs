@@ -292,7 +292,7 @@ pub fn new_array_buffer(byte_length: u64, ctx: &mut Cx) -> JsResult<JsArrayBuffe
 // internals: no getter runs, nothing a script could patch is consulted.
 
 /// The bytes a view or buffer is backed by.
-enum Backing {
+pub(super) enum Backing {
     Buffer(BoaArrayBuffer),
     Shared(JsSharedArrayBuffer),
 }
@@ -398,7 +398,7 @@ pub fn is_buffer_source_object(value: &Value) -> bool {
 }
 
 /// The backing buffer and the byte range of a buffer source, after the conversion's checks.
-fn buffer_source_range(
+pub(super) fn buffer_source_range(
     value: &JsValue,
     allow_shared: bool,
     what: &str,
@@ -491,6 +491,20 @@ pub fn with_buffer_source_bytes<R>(
             all.get(offset..end).map(f)
         }
     }
+}
+
+/// Runs `f` on the bytes of a `Uint8Array` (of any realm; a view on a `SharedArrayBuffer` is
+/// copied first). `None` when `value` is not a `Uint8Array` object (a `Uint8ClampedArray` is
+/// not one). Runs no script; `f` must not run script either.
+pub fn uint8_array_bytes<R>(value: &Value, ctx: &mut Cx, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+    let object = value.js().as_object()?;
+    let is_uint8 = object.downcast_ref::<TypedArray>().is_some_and(|typed| {
+        typed_array_kind(typed.kind()) == TypedArrayKind::Uint8
+    });
+    if !is_uint8 {
+        return None;
+    }
+    with_buffer_source_bytes(value, ctx, f)
 }
 
 /// The byte length of a buffer source, `None` for anything else. Runs no script.

@@ -142,10 +142,13 @@ pub use stub::*;
 boa_backend! {
     mod buffer;
     mod call;
+    mod encoding;
     pub mod clone;
     mod error;
     mod handle;
     mod job;
+    mod json;
+    mod json_fallback;
     mod object;
     mod promise;
     mod property;
@@ -156,9 +159,11 @@ boa_backend! {
 
     pub use buffer::*;
     pub use call::*;
+    pub use encoding::*;
     pub use error::*;
     pub use handle::*;
     pub use job::*;
+    pub use json::*;
     pub use object::Object;
     pub use promise::*;
     pub use property::{PropertyDescriptor, PropertyKey};

@@ -128,6 +128,33 @@ impl Object {
             .map_err(JsError::from)
     }
 
+    /// `? object.[[GetOwnProperty]](key)`, reduced to what a WebIDL record conversion reads:
+    /// `None` when there is no such own property, else whether it is enumerable. A proxy's
+    /// `getOwnPropertyDescriptor` trap runs.
+    pub fn own_property_enumerable(
+        &self,
+        key: impl Into<PropertyKey>,
+        ctx: &mut Context,
+    ) -> JsResult<Option<bool>> {
+        let key: boa_engine::JsValue = key.into().0.into();
+        let desc = boa_engine::builtins::object::OrdinaryObject::get_own_property_descriptor(
+            &boa_engine::JsValue::undefined(),
+            &[self.0.clone().into(), key],
+            ctx,
+        )
+        .map_err(JsError::from)?;
+        match desc.as_object() {
+            // FromPropertyDescriptor made a fresh ordinary object: reading its own data
+            // property runs no script.
+            Some(desc) => Ok(Some(
+                desc.get(boa_engine::js_string!("enumerable"), ctx)
+                    .map_err(JsError::from)?
+                    .to_boolean(),
+            )),
+            None => Ok(None),
+        }
+    }
+
     /// Defines an own property directly, on an object the caller just made (no script runs,
     /// no check): how built-in objects get their properties.
     #[inline]

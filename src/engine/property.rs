@@ -132,3 +132,12 @@ impl From<PropertyDescriptor> for boa_engine::property::PropertyDescriptor {
         desc.0
     }
 }
+
+/// A key as the value it is (a string or a symbol; an index as its string), for a conversion
+/// that reads it (a WebIDL record's key).
+impl From<PropertyKey> for Value {
+    #[inline]
+    fn from(key: PropertyKey) -> Self {
+        boa_engine::JsValue::from(key.0).into()
+    }
+}

@@ -177,6 +177,12 @@ handles!(
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PropertyKey(());
 
+impl From<PropertyKey> for Value {
+    fn from(key: PropertyKey) -> Self {
+        unimplemented!()
+    }
+}
+
 /// A property descriptor.
 #[derive(Clone, Debug, Default)]
 pub struct PropertyDescriptor(());
@@ -349,6 +355,9 @@ pub fn is_buffer_source_object(value: &Value) -> bool {
 pub fn new_uint8_array(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
     unimplemented!()
 }
+pub fn uint8_array_bytes<R>(value: &Value, ctx: &mut Cx, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+    unimplemented!()
+}
 pub fn with_buffer_source_bytes<R>(
     value: &Value,
     ctx: &mut Cx,
@@ -368,6 +377,14 @@ pub fn with_array_buffer_bytes_mut<R>(
     unimplemented!()
 }
 pub fn same_buffer(a: &JsArrayBuffer, b: &JsArrayBuffer) -> bool {
+    unimplemented!()
+}
+pub fn with_uint8_array_bytes_mut<R>(
+    value: &Value,
+    what: &str,
+    ctx: &mut Cx,
+    f: impl FnOnce(&mut [u8]) -> (R, usize),
+) -> JsResult<R> {
     unimplemented!()
 }
 
@@ -637,6 +654,13 @@ impl Object {
     pub fn has_own_property(&self, key: impl Into<PropertyKey>, ctx: &mut Cx) -> JsResult<bool> {
         unimplemented!()
     }
+    pub fn own_property_enumerable(
+        &self,
+        key: impl Into<PropertyKey>,
+        ctx: &mut Cx,
+    ) -> JsResult<Option<bool>> {
+        unimplemented!()
+    }
     pub fn own_property_keys(&self, ctx: &mut Cx) -> JsResult<Vec<PropertyKey>> {
         unimplemented!()
     }
@@ -884,6 +908,9 @@ impl Value {
     pub fn is_undefined(&self) -> bool {
         unimplemented!()
     }
+    pub fn is_null(&self) -> bool {
+        unimplemented!()
+    }
     pub fn is_null_or_undefined(&self) -> bool {
         unimplemented!()
     }
@@ -930,6 +957,12 @@ impl Value {
 
 /// The stub of `src/engine/webidl.rs`.
 pub(crate) mod webidl {
+    pub(crate) fn construct_interface<T: ClassInterface>(
+        args: &[Value],
+        ctx: &mut Cx,
+    ) -> JsResult<Object<T>> {
+        unimplemented!()
+    }
     use super::*;
     /// A WebIDL interface implemented by objects whose native data is `Self`.
     pub trait Interface: NativeObject {
@@ -1110,6 +1143,9 @@ pub(crate) mod webidl {
     pub fn callback(value: Value, what: &str) -> JsResult<Option<Object>> {
         unimplemented!()
     }
+    pub fn to_usv_string(value: &Value, ctx: &mut Cx) -> JsResult<JsString> {
+        unimplemented!()
+    }
     pub(crate) fn new_object<T: ClassInterface>(data: T, ctx: &mut Cx) -> JsResult<Object<T>> {
         unimplemented!()
     }
@@ -1124,11 +1160,6 @@ pub(crate) mod webidl {
         unimplemented!()
     }
     pub(crate) fn downcast<T: NativeObject>(object: &Object) -> JsResult<Object<T>> {
-        unimplemented!()
-    }
-
-    // The stub of `src/engine/webidl_strings.rs`.
-    pub fn to_usv_string(value: &Value, ctx: &mut Cx) -> JsResult<JsString> {
         unimplemented!()
     }
 
@@ -1161,4 +1192,14 @@ pub(crate) mod webidl {
             unimplemented!()
         }
     }
+}
+
+pub fn remember_json_intrinsics(ctx: &mut Cx) {
+    unimplemented!()
+}
+pub fn json_parse(text: JsString, ctx: &mut Cx) -> JsResult<Value> {
+    unimplemented!()
+}
+pub fn json_stringify(value: Value, ctx: &mut Cx) -> JsResult<Option<JsString>> {
+    unimplemented!()
 }

@@ -35,6 +35,12 @@ impl Value {
         self.0.is_undefined()
     }
 
+    /// Whether the value is `null`.
+    #[inline]
+    pub fn is_null(&self) -> bool {
+        self.0.is_null()
+    }
+
     /// Whether the value is `undefined` or `null`.
     #[inline]
     pub fn is_null_or_undefined(&self) -> bool {

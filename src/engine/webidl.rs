@@ -613,6 +613,27 @@ pub(crate) fn new_object<T: Class>(data: T, ctx: &mut super::Cx) -> JsResult<sup
     Ok(JsObject::new(ctx.root_shape(), prototype, data).into())
 }
 
+/// Invokes the initial value of `T`'s interface object (the current realm's) as a constructor
+/// with `args`: what "invoking the initial value of `Request` as constructor" does (the
+/// constructor's steps run, no `new.target` but the interface itself).
+pub(crate) fn construct_interface<T: Class>(
+    args: &[Value],
+    ctx: &mut super::Cx,
+) -> JsResult<super::Object<T>> {
+    let constructor = ctx
+        .get_global_class::<T>()
+        .ok_or_else(|| {
+            engine::throw_type_error(format!("{} is not registered in this realm", T::NAME))
+        })?
+        .constructor();
+    let args: Vec<JsValue> = args.iter().cloned().map(Into::into).collect();
+    let object = constructor.construct(&args, None, ctx)?;
+    object
+        .downcast::<T>()
+        .map(Into::into)
+        .map_err(|_| engine::throw_type_error(format!("{} did not construct one", T::NAME)))
+}
+
 /// An object no script can reach, holding `data`: the record a spec algorithm keeps in its
 /// closures (a pipe's state, another specification's underlying source or sink), when the
 /// stream slots that hold it need a traced handle to it.

@@ -1,25 +1,26 @@
-//! WebIDL's string conversions beyond `DOMString` (which is `Value::to_string`):
-//! <https://webidl.spec.whatwg.org/#es-USVString>.
+//! WebIDL's string conversions beyond `DOMString` (which is `Value::to_string`).
 
 use super::{Cx, JsResult, JsString, Value};
 
 /// <https://webidl.spec.whatwg.org/#es-USVString>: ToString, then every lone surrogate
-/// replaced by U+FFFD (the string's scalar values).
+/// (a code unit of U+D800 to U+DFFF that is not half of a pair) becomes U+FFFD
+/// (<https://webidl.spec.whatwg.org/#dfn-obtain-unicode>). May run script (ToString).
 pub fn to_usv_string(value: &Value, ctx: &mut Cx) -> JsResult<JsString> {
     // 1. Let string be the result of converting V to a DOMString.
     let string = value.to_string(ctx)?;
     // 2. Return an IDL USVString value that is the result of converting string to a sequence
     //    of scalar values.
-    let units = string.to_vec();
-    if !units.iter().any(|&u| (0xD800..=0xDFFF).contains(&u)) {
+    let well_formed = char::decode_utf16(string.iter()).all(|c| c.is_ok());
+    if well_formed {
         return Ok(string);
     }
-    let scalars: Vec<u16> = char::decode_utf16(units.iter().copied())
+    let units: Vec<u16> = char::decode_utf16(string.iter())
         .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
         .flat_map(|c| {
-            let mut buffer = [0u16; 2];
-            c.encode_utf16(&mut buffer).to_vec()
+            let mut buf = [0u16; 2];
+            let len = c.encode_utf16(&mut buf).len();
+            buf.into_iter().take(len)
         })
         .collect();
-    Ok(JsString::from(scalars.as_slice()))
+    Ok(JsString::from(&units[..]))
 }

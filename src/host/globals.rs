@@ -1,22 +1,19 @@
-//! The host globals: boa_runtime's web APIs, `self`, `gc()`, and a file-serving `fetch()`.
+//! The host globals: boa_runtime's web APIs, `self`, `gc()`, and the file-serving fetcher
+//! behind `fetch()`.
 
-use std::{cell::RefCell, io::Write, path::PathBuf, rc::Rc};
+use std::{io::Write, path::PathBuf};
 
 use boa_engine::{
-    job::GenericJob,
     js_string,
     native_function::NativeFunction,
-    object::{
-        builtins::{AlignedVec, JsArrayBuffer, JsFunction, JsPromise, JsUint8Array},
-        FunctionObjectBuilder, ObjectInitializer,
-    },
+    object::{FunctionObjectBuilder, ObjectInitializer},
     property::Attribute,
-    Context, JsNativeError, JsObject, JsResult, JsString, JsValue,
+    Context, JsNativeError, JsResult, JsString, JsValue,
 };
-use boa_gc::{Finalize, Gc, Trace};
+use boa_gc::{Finalize, Trace};
 use boa_runtime::{extensions::ConsoleExtension, ConsoleState, Logger};
 
-use crate::engine::{promise_rejected_with, promise_resolved_with};
+use crate::fetch::fetcher::{FetchRequest, FetchResponse, Fetcher, IoBodyReader, ResponseBody};
 
 /// The origin that `Response.url` reports (wptserve's default host and port).
 pub(super) const FETCH_ORIGIN: &str = "http://web-platform.test:8000";
@@ -30,24 +27,8 @@ pub(super) fn register_runtime(console_to_stderr: bool, ctx: &mut Context) -> Js
     }
 }
 
-/// `self`, `gc()`, `fetch()`, `performance` and `Blob`; with a `location`, the global's
-/// `location`.
-pub(super) fn register_host_globals(
-    fetch_root: Option<PathBuf>,
-    location: Option<&str>,
-    ctx: &mut Context,
-) -> JsResult<()> {
-    let base = match location {
-        Some(location) => {
-            let base = ::url::Url::parse(location).map_err(|error| {
-                JsNativeError::typ().with_message(format!("invalid location {location:?}: {error}"))
-            })?;
-            register_location(&base, ctx)?;
-            Some(Rc::new(base))
-        }
-        None => None,
-    };
-
+/// `self`, `gc()`, `performance`, `crypto` and `Blob`.
+pub(super) fn register_host_globals(ctx: &mut Context) -> JsResult<()> {
     // `self`: the global object (HTML's `self` is the WindowProxy / WorkerGlobalScope itself).
     let global = ctx.global_object();
     ctx.register_global_property(
@@ -66,42 +47,21 @@ pub(super) fn register_host_globals(
         }),
     )?;
 
-    // `fetch()`. JSON.parse is captured now, before any script can replace it.
-    let json_parse = ctx
-        .intrinsics()
-        .objects()
-        .json()
-        .get(js_string!("parse"), ctx)?
-        .as_object()
-        .and_then(JsFunction::from_object)
-        .ok_or_else(|| JsNativeError::typ().with_message("JSON.parse is not callable"))?;
-    let config = FetchConfig {
-        root: fetch_root.map(Rc::new),
-        base,
-        json_parse,
-    };
-    let fetch = FunctionObjectBuilder::new(
-        ctx.realm(),
-        NativeFunction::from_copy_closure_with_captures(fetch, config),
-    )
-    .name(js_string!("fetch"))
-    .length(1)
-    .constructor(false)
-    .build();
-    // A WebIDL operation of WindowOrWorkerGlobalScope: writable, enumerable, configurable.
-    ctx.register_global_property(js_string!("fetch"), fetch, Attribute::all())?;
-
     super::performance::register(ctx)?;
     register_crypto(ctx)?;
     Ok(super::blob::register(ctx)?)
 }
 
-/// `location`: a stand-in for HTML's `Location` object, with the components of the document's
-/// URL (`href`, `origin`, `protocol`, `host`, `hostname`, `port`, `pathname`, `search`, `hash`,
-/// read-only data properties) and `toString()`; the base URL that `fetch` resolves against.
-fn register_location(url: &::url::Url, ctx: &mut Context) -> JsResult<()> {
+/// `location`: a stand-in for HTML's `Location` object (`WorkerLocation`-like), with the
+/// components of the document's URL (`href`, `origin`, `protocol`, `host`, `hostname`, `port`,
+/// `pathname`, `search`, `hash`: read-only data properties) and `toString()`. `location` must
+/// be an absolute URL.
+pub(super) fn register_location(location: &str, ctx: &mut Context) -> JsResult<()> {
     use ::url::quirks;
-    let href = JsString::from(quirks::href(url));
+    let url = ::url::Url::parse(location).map_err(|error| {
+        JsNativeError::typ().with_message(format!("invalid location {location:?}: {error}"))
+    })?;
+    let href = JsString::from(quirks::href(&url));
     let to_string = FunctionObjectBuilder::new(
         ctx.realm(),
         NativeFunction::from_copy_closure_with_captures(
@@ -114,25 +74,25 @@ fn register_location(url: &::url::Url, ctx: &mut Context) -> JsResult<()> {
     .constructor(false)
     .build();
     let read_only = Attribute::ENUMERABLE;
-    let mut location = ObjectInitializer::new(ctx);
-    location.property(js_string!("href"), href, read_only);
+    let mut object = ObjectInitializer::new(ctx);
+    object.property(js_string!("href"), href, read_only);
     for (name, value) in [
-        ("origin", quirks::origin(url)),
-        ("protocol", quirks::protocol(url).to_owned()),
-        ("host", quirks::host(url).to_owned()),
-        ("hostname", quirks::hostname(url).to_owned()),
-        ("port", quirks::port(url).to_owned()),
-        ("pathname", quirks::pathname(url).to_owned()),
-        ("search", quirks::search(url).to_owned()),
-        ("hash", quirks::hash(url).to_owned()),
+        ("origin", quirks::origin(&url)),
+        ("protocol", quirks::protocol(&url).to_owned()),
+        ("host", quirks::host(&url).to_owned()),
+        ("hostname", quirks::hostname(&url).to_owned()),
+        ("port", quirks::port(&url).to_owned()),
+        ("pathname", quirks::pathname(&url).to_owned()),
+        ("search", quirks::search(&url).to_owned()),
+        ("hash", quirks::hash(&url).to_owned()),
     ] {
-        location.property(JsString::from(name), JsString::from(value), read_only);
+        object.property(JsString::from(name), JsString::from(value), read_only);
     }
-    location.property(js_string!("toString"), to_string, Attribute::all());
-    let location = location.build();
+    object.property(js_string!("toString"), to_string, Attribute::all());
+    let object = object.build();
     ctx.register_global_property(
         js_string!("location"),
-        location,
+        object,
         Attribute::WRITABLE | Attribute::CONFIGURABLE,
     )
 }
@@ -253,105 +213,36 @@ impl Logger for StderrLogger {
     }
 }
 
-/// What `fetch` needs: the folder it serves, the base URL it resolves against (the global's
-/// `location`, if it has one), and the original `JSON.parse`.
-#[derive(Clone, Trace, Finalize)]
-struct FetchConfig {
-    #[unsafe_ignore_trace]
-    root: Option<Rc<PathBuf>>,
-    #[unsafe_ignore_trace]
-    base: Option<Rc<::url::Url>>,
-    json_parse: JsFunction,
+/// The host's fetcher for the WPT root: serves `<root>/<path>` for `http:`/`https:` URLs the
+/// way wptserve serves the WPT root (any host; the path decides), a 404 for a missing file.
+/// The body is read 64 KiB at a time as the response's stream pulls.
+#[derive(Debug)]
+pub(super) struct FileFetcher {
+    pub(super) root: PathBuf,
 }
 
-/// A fetched file (or a 404).
-struct Fetched {
-    status: u16,
-    url: String,
-    body: Vec<u8>,
-}
-
-/// `fetch(input)`: serves `<root>/<path>` the way wptserve serves the WPT root. The promise
-/// settles in a later task, like a network fetch: fulfilled with a minimal `Response`-like
-/// object (status 200, or 404 for a missing file), rejected with a `TypeError` for a bad URL,
-/// an unreadable file, or a host without a fetch root.
-fn fetch(
-    _: &JsValue,
-    args: &[JsValue],
-    config: &FetchConfig,
-    ctx: &mut Context,
-) -> JsResult<JsValue> {
-    let input = args.first().cloned().unwrap_or_default();
-    let url = match input.to_string(ctx) {
-        Ok(url) => url.to_std_string_escaped(),
-        Err(error) => {
-            let reason = error.into_opaque(ctx)?;
-            return Ok(promise_rejected_with(reason.into(), ctx)?.into());
-        }
-    };
-    // With a location, a relative URL is resolved against it (the document's base URL).
-    let url = match &config.base {
-        Some(base) => match ::url::Url::options().base_url(Some(base)).parse(&url) {
-            Ok(resolved) => resolved.into(),
-            Err(_) => url,
-        },
-        None => url,
-    };
-    let outcome = match &config.root {
-        None => Err("fetch is not available: this host has no fetch root".to_owned()),
-        Some(root) => read_file(root, &url),
-    };
-
-    let (promise, resolvers) = JsPromise::new_pending(ctx);
-    let json_parse = config.json_parse.clone();
-    let settle = move |ctx: &mut Context| -> JsResult<JsValue> {
-        match outcome {
-            Ok(fetched) => {
-                let response = make_response(fetched, json_parse, ctx);
-                resolvers
-                    .resolve
-                    .call(&JsValue::undefined(), &[response.into()], ctx)
-            }
-            Err(message) => {
-                let error = JsNativeError::typ()
-                    .with_message(format!("fetch failed: {message}"))
-                    .into_opaque(ctx);
-                resolvers
-                    .reject
-                    .call(&JsValue::undefined(), &[error.into()], ctx)
-            }
-        }
-    };
-    let realm = ctx.realm().clone();
-    ctx.enqueue_job(GenericJob::new(settle, realm).into());
-    Ok(promise.into())
-}
-
-/// Maps `url` to a file under `root` and reads it. A missing file (or a folder) is a 404.
-fn read_file(root: &std::path::Path, url: &str) -> Result<Fetched, String> {
-    let (path, query, segments) = resolve_url_path(url)?;
-    let url = format!("{FETCH_ORIGIN}{path}{query}");
-    let mut file = root.to_path_buf();
-    file.extend(&segments);
-    if !file.is_file() {
-        return Ok(Fetched {
+impl Fetcher for FileFetcher {
+    fn fetch(&self, request: &FetchRequest) -> Result<FetchResponse, String> {
+        let (path, _, segments) = resolve_url_path(&request.url)?;
+        let mut file = self.root.clone();
+        file.extend(&segments);
+        let not_found = || FetchResponse {
             status: 404,
-            url,
-            body: b"404 Not Found".to_vec(),
-        });
-    }
-    match std::fs::read(&file) {
-        Ok(body) => Ok(Fetched {
-            status: 200,
-            url,
-            body,
-        }),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Fetched {
-            status: 404,
-            url,
-            body: b"404 Not Found".to_vec(),
-        }),
-        Err(error) => Err(format!("cannot read {path}: {error}")),
+            status_text: "Not Found".to_owned(),
+            headers: Vec::new(),
+            url: None,
+            body: ResponseBody::Bytes(b"404 Not Found".to_vec()),
+        };
+        if !file.is_file() {
+            return Ok(not_found());
+        }
+        match std::fs::File::open(&file) {
+            Ok(handle) => Ok(FetchResponse::ok(ResponseBody::Reader(Box::new(
+                IoBodyReader::new(handle, 64 * 1024),
+            )))),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(not_found()),
+            Err(error) => Err(format!("cannot read {path}: {error}")),
+        }
     }
 }
 
@@ -441,134 +332,6 @@ fn percent_decode(segment: &str) -> Option<String> {
         }
     }
     String::from_utf8(decoded).ok()
-}
-
-/// The body of a response: consumed by the first `text()` / `json()` / `arrayBuffer()` /
-/// `bytes()` call.
-#[derive(Trace, Finalize)]
-struct Body {
-    #[unsafe_ignore_trace]
-    bytes: RefCell<Option<Vec<u8>>>,
-    json_parse: JsFunction,
-}
-
-impl Body {
-    fn take(&self) -> Option<Vec<u8>> {
-        self.bytes.borrow_mut().take()
-    }
-}
-
-/// A minimal `Response`: `ok`, `status`, `statusText`, `url`, `redirected`, `type`, and the
-/// body methods `text()`, `json()`, `arrayBuffer()`, `bytes()` (each returning a promise).
-fn make_response(fetched: Fetched, json_parse: JsFunction, ctx: &mut Context) -> JsObject {
-    let Fetched { status, url, body } = fetched;
-    let body = Gc::new(Body {
-        bytes: RefCell::new(Some(body)),
-        json_parse,
-    });
-    let status_text = if status == 200 { "OK" } else { "Not Found" };
-    let data = Attribute::all();
-    let method = |f: fn(&JsValue, &[JsValue], &Gc<Body>, &mut Context) -> JsResult<JsValue>| {
-        NativeFunction::from_copy_closure_with_captures(f, body.clone())
-    };
-    let (text, json, array_buffer, bytes) = (
-        method(body_text),
-        method(body_json),
-        method(body_array_buffer),
-        method(body_bytes),
-    );
-    ObjectInitializer::new(ctx)
-        .property(js_string!("ok"), status == 200, data)
-        .property(js_string!("status"), status, data)
-        .property(js_string!("statusText"), JsString::from(status_text), data)
-        .property(js_string!("url"), JsString::from(url.as_str()), data)
-        .property(js_string!("redirected"), false, data)
-        .property(js_string!("type"), js_string!("basic"), data)
-        .function(text, js_string!("text"), 0)
-        .function(json, js_string!("json"), 0)
-        .function(array_buffer, js_string!("arrayBuffer"), 0)
-        .function(bytes, js_string!("bytes"), 0)
-        .build()
-}
-
-/// Settles a body method's promise: the body, converted, or a `TypeError` if already used.
-fn consume(
-    body: &Body,
-    convert: impl FnOnce(Vec<u8>, &mut Context) -> JsResult<JsValue>,
-    ctx: &mut Context,
-) -> JsResult<JsValue> {
-    let result = match body.take() {
-        Some(bytes) => convert(bytes, ctx),
-        None => Err(JsNativeError::typ()
-            .with_message("the response body was already used")
-            .into()),
-    };
-    let promise = match result {
-        Ok(value) => promise_resolved_with(value.into(), ctx)?,
-        Err(error) => {
-            let reason = error.into_opaque(ctx)?;
-            promise_rejected_with(reason.into(), ctx)?
-        }
-    };
-    Ok(promise.into())
-}
-
-/// UTF-8 decode (replacing invalid sequences), without a leading BOM.
-fn utf8_decode(bytes: &[u8]) -> JsString {
-    let text = String::from_utf8_lossy(bytes);
-    JsString::from(text.strip_prefix('\u{FEFF}').unwrap_or(&text))
-}
-
-fn body_text(_: &JsValue, _: &[JsValue], body: &Gc<Body>, ctx: &mut Context) -> JsResult<JsValue> {
-    consume(body, |bytes, _| Ok(utf8_decode(&bytes).into()), ctx)
-}
-
-fn body_json(_: &JsValue, _: &[JsValue], body: &Gc<Body>, ctx: &mut Context) -> JsResult<JsValue> {
-    let json_parse = body.json_parse.clone();
-    consume(
-        body,
-        |bytes, ctx| {
-            let text = utf8_decode(&bytes);
-            let result = json_parse.call(&JsValue::undefined(), &[text.clone().into()], ctx);
-            // AD-HOC: Boa 0.22's JSON.parse rejects a lone surrogate escape (`"\ud800"`),
-            // which ECMAScript accepts; such a body is parsed by the host's own strict parser.
-            match result {
-                Err(error) if super::json::has_surrogate_escape(&text.to_std_string_lossy()) => {
-                    super::json::parse(&text.to_std_string_lossy(), ctx).unwrap_or(Err(error))
-                }
-                result => result,
-            }
-        },
-        ctx,
-    )
-}
-
-fn body_array_buffer(
-    _: &JsValue,
-    _: &[JsValue],
-    body: &Gc<Body>,
-    ctx: &mut Context,
-) -> JsResult<JsValue> {
-    consume(
-        body,
-        |bytes, ctx| Ok(array_buffer(&bytes, ctx)?.into()),
-        ctx,
-    )
-}
-
-fn body_bytes(_: &JsValue, _: &[JsValue], body: &Gc<Body>, ctx: &mut Context) -> JsResult<JsValue> {
-    consume(
-        body,
-        |bytes, ctx| {
-            let buffer = array_buffer(&bytes, ctx)?;
-            Ok(JsUint8Array::from_array_buffer(buffer, ctx)?.into())
-        },
-        ctx,
-    )
-}
-
-fn array_buffer(bytes: &[u8], ctx: &mut Context) -> JsResult<JsArrayBuffer> {
-    JsArrayBuffer::from_byte_block(AlignedVec::from_slice(0, bytes), ctx)
 }
 
 #[cfg(test)]

@@ -19,12 +19,13 @@ mod agent;
 mod blob;
 mod event_loop;
 mod globals;
-mod json;
 mod performance;
 
 use std::{fmt, path::Path, path::PathBuf, rc::Rc, time::Instant};
 
-use boa_engine::{context::ContextBuilder, Context, JsError, JsResult, JsValue, Source};
+use boa_engine::{
+    context::ContextBuilder, Context, JsError, JsNativeError, JsResult, JsValue, Source,
+};
 
 use event_loop::EventLoop;
 
@@ -55,11 +56,16 @@ pub fn json_string(s: &str) -> String {
 }
 
 /// How to build a host.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct HostOptions {
-    /// Root folder that `fetch('/path')` serves files from (the WPT root for the runner).
-    /// Without it, `fetch` rejects with a `TypeError`.
+    /// Root folder that `fetch('/path')` serves files from (the WPT root for the runner):
+    /// `http:` and `https:` URLs map to files under it, whatever their host. Ignored when
+    /// [`HostOptions::fetcher`] is given.
     pub fetch_root: Option<PathBuf>,
+    /// The fetcher behind `fetch()` for URLs other than `data:` and `blob:` (see
+    /// [`crate::fetcher`]). Without it and without [`HostOptions::fetch_root`], such a
+    /// `fetch()` rejects with a `TypeError`: no network by default.
+    pub fetcher: Option<crate::fetcher::SharedFetcher>,
     /// Send every `console` message to stderr. By default (boa_runtime's `DefaultLogger`),
     /// `console.error` goes to stderr and the other methods to stdout.
     pub console_to_stderr: bool,
@@ -69,10 +75,23 @@ pub struct HostOptions {
     /// (`http://web-platform.test:8000`).
     pub window: bool,
     /// The document's URL: the global gets a `location` object with its components (`href`,
-    /// `search`, ...), and `fetch` resolves relative URLs against it (the WPT runner sets it
-    /// to the test file's URL under `http://web-platform.test:8000`). Without it, there is no
-    /// `location` and `fetch` resolves against the server root.
+    /// `search`, ...), and it is the API base URL that `fetch()`, `Request` and
+    /// `Response.redirect()` resolve relative URLs against (the WPT runner sets it to the test
+    /// file's URL under `http://web-platform.test:8000`). Without it, there is no `location`
+    /// and the base URL is `http://web-platform.test:8000/`.
     pub location: Option<String>,
+}
+
+impl fmt::Debug for HostOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HostOptions")
+            .field("fetch_root", &self.fetch_root)
+            .field("fetcher", &self.fetcher.as_ref().map(|_| ".."))
+            .field("console_to_stderr", &self.console_to_stderr)
+            .field("window", &self.window)
+            .field("location", &self.location)
+            .finish()
+    }
 }
 
 /// Something the host reports instead of throwing: an error thrown by a job or timer callback,
@@ -126,7 +145,8 @@ impl Host {
     /// Globals, in installation order: boa_runtime's (`console`, `setTimeout`, `setInterval`,
     /// `clearTimeout`, `clearInterval`, `queueMicrotask`, `TextEncoder`, `TextDecoder`, `atob`,
     /// `btoa`), the streams, DOM and HTML interfaces (`MessageChannel`, `MessagePort`,
-    /// `MessageEvent`, and a `structuredClone` that replaces boa_runtime's), then `self`,
+    /// `MessageEvent`, a `structuredClone`, `TextEncoder` and `TextDecoder` that replace
+    /// boa_runtime's), then `self`,
     /// `gc()`, `fetch()`, `performance`, `crypto.getRandomValues` and `Blob`; with
     /// [`HostOptions::window`], `window`, `postMessage` and `onmessage`.
     ///
@@ -252,7 +272,33 @@ impl Host {
 fn install_globals(options: &HostOptions, ctx: &mut Context) -> JsResult<()> {
     globals::register_runtime(options.console_to_stderr, ctx)?;
     crate::register(ctx)?;
-    globals::register_host_globals(options.fetch_root.clone(), options.location.as_deref(), ctx)?;
+    globals::register_host_globals(ctx)?;
+    // The document's base URL for relative URLs (the location, or wptserve's origin), and the
+    // fetcher.
+    match &options.location {
+        Some(location) => {
+            if !crate::fetch::urls::set_api_base_url(location, ctx) {
+                return Err(JsNativeError::typ()
+                    .with_message(format!("the host's location {location:?} is not a URL"))
+                    .into());
+            }
+            globals::register_location(location, ctx)?;
+        }
+        None => {
+            crate::fetch::urls::set_api_base_url(&format!("{}/", globals::FETCH_ORIGIN), ctx);
+        }
+    }
+    let fetcher: Option<crate::fetcher::SharedFetcher> =
+        match (&options.fetcher, &options.fetch_root) {
+            (Some(fetcher), _) => Some(fetcher.clone()),
+            (None, Some(root)) => Some(std::sync::Arc::new(globals::FileFetcher {
+                root: root.clone(),
+            })),
+            (None, None) => None,
+        };
+    if let Some(fetcher) = fetcher {
+        crate::fetcher::set_fetcher(fetcher, ctx);
+    }
     if options.window {
         crate::html::window::install_window(globals::FETCH_ORIGIN, ctx)?;
     }

@@ -7,7 +7,9 @@
 //! client's state and two functions of it), and its read request's steps are a
 //! [`ReadRequestSteps`] value.
 
-use crate::engine::{self, webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Value};
+use crate::engine::{
+    self, webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Shared, Slot, Value,
+};
 use crate::queuing_strategy::SizeAlgorithm;
 
 use super::{
@@ -275,4 +277,159 @@ pub(crate) fn read_a_chunk(
     ctx: &mut Cx,
 ) -> JsResult<()> {
     readable_stream_default_reader_read(reader, ReadRequest::Steps(steps), ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#readablestream-get-a-reader>: ?
+/// AcquireReadableStreamDefaultReader(stream) (a `TypeError` if the stream is locked).
+pub(crate) fn get_a_reader(
+    stream: &Object<ReadableStream>,
+    ctx: &mut Cx,
+) -> JsResult<Object<ReadableStreamDefaultReader>> {
+    super::stream::acquire_readable_stream_default_reader(stream, ctx)
+}
+
+/// The success and failure steps of "read all bytes": they run once, and each takes the steps.
+pub(crate) trait ReadAllBytesSteps: crate::engine::Trace + std::fmt::Debug {
+    /// The successSteps, given the bytes read.
+    fn success_steps(self: Box<Self>, bytes: Vec<u8>, ctx: &mut Cx) -> JsResult<()>;
+    /// The failureSteps, given the error.
+    fn failure_steps(self: Box<Self>, e: Value, ctx: &mut Cx) -> JsResult<()>;
+}
+
+traced! {
+/// The state of one "read all bytes": the reader, the bytes so far, the caller's steps, and
+/// the trampoline that keeps the read-loop's recursion off the Rust stack.
+#[derive(Debug)]
+struct ReadAllBytes {
+    reader: Object<ReadableStreamDefaultReader>,
+    #[unsafe_ignore_trace]
+    bytes: std::cell::RefCell<Vec<u8>>,
+    steps: Slot<Option<Box<dyn ReadAllBytesSteps>>>,
+    /// A read is in progress on the Rust stack (inside [`read_loop`]'s call).
+    #[unsafe_ignore_trace]
+    reading: std::cell::Cell<bool>,
+    /// A chunk arrived synchronously during that read: the loop reads again.
+    #[unsafe_ignore_trace]
+    again: std::cell::Cell<bool>,
+}
+}
+
+traced_without_drop! {
+/// The read request of the read-loop.
+#[derive(Debug)]
+struct ReadLoopRequest(Shared<ReadAllBytes>);
+}
+
+impl ReadRequestSteps for ReadLoopRequest {
+    fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+        let state = self.0;
+        // 1. If chunk is not a Uint8Array object, call failureSteps with a TypeError and abort
+        //    these steps.
+        let is_uint8_array = engine::uint8_array_bytes(&chunk, ctx, |bytes| {
+            state.bytes.borrow_mut().extend_from_slice(bytes);
+        });
+        if is_uint8_array.is_none() {
+            let error = engine::type_error("The chunk read is not a Uint8Array", ctx);
+            return match state.steps.borrow_mut().take() {
+                Some(steps) => steps.failure_steps(error, ctx),
+                None => Ok(()),
+            };
+        }
+        // 2. Append the bytes represented by chunk to bytes (done above).
+        // 3. Read-loop given reader, bytes, successSteps, and failureSteps.
+        //    (A chunk delivered while the loop's own read is on the stack only flags it: the
+        //    loop reads again when that read returns, so the recursion is a loop.)
+        if state.reading.get() {
+            state.again.set(true);
+            Ok(())
+        } else {
+            read_loop(&state, ctx)
+        }
+    }
+
+    fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
+        // 1. Call successSteps with bytes.
+        let bytes = std::mem::take(&mut *self.0.bytes.borrow_mut());
+        let steps = self.0.steps.borrow_mut().take();
+        match steps {
+            Some(steps) => steps.success_steps(bytes, ctx),
+            None => Ok(()),
+        }
+    }
+
+    fn error_steps(self: Box<Self>, e: Value, ctx: &mut Cx) -> JsResult<()> {
+        // 1. Call failureSteps with e.
+        let steps = self.0.steps.borrow_mut().take();
+        match steps {
+            Some(steps) => steps.failure_steps(e, ctx),
+            None => Ok(()),
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readablestreamdefaultreader-read-all-bytes>
+pub(crate) fn read_all_bytes(
+    reader: &Object<ReadableStreamDefaultReader>,
+    steps: Box<dyn ReadAllBytesSteps>,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    // Read-loop given reader, a new byte sequence, successSteps, and failureSteps.
+    let state = Shared::new(ReadAllBytes {
+        reader: reader.clone(),
+        bytes: std::cell::RefCell::new(Vec::new()),
+        steps: Slot::new(Some(steps)),
+        reading: std::cell::Cell::new(false),
+        again: std::cell::Cell::new(false),
+    });
+    read_loop(&state, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#read-loop>, as a loop: each turn performs !
+/// ReadableStreamDefaultReaderRead(reader, readRequest); a chunk that arrives during that call
+/// asks for another turn instead of recursing.
+fn read_loop(state: &Shared<ReadAllBytes>, ctx: &mut Cx) -> JsResult<()> {
+    loop {
+        state.again.set(false);
+        state.reading.set(true);
+        let request = ReadRequest::Steps(Box::new(ReadLoopRequest(state.clone())));
+        let result = readable_stream_default_reader_read(&state.reader, request, ctx);
+        state.reading.set(false);
+        result?;
+        if !state.again.get() {
+            return Ok(());
+        }
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readablestream-cancel>: ! ReadableStreamCancel(stream,
+/// reason), a promise.
+pub(crate) fn cancel(
+    stream: &Object<ReadableStream>,
+    reason: Value,
+    ctx: &mut Cx,
+) -> JsResult<engine::JsPromise> {
+    super::stream::readable_stream_cancel(stream, reason, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#readablestream-tee>: ? ReadableStreamTee(stream, true).
+pub(crate) fn tee(
+    stream: &Object<ReadableStream>,
+    ctx: &mut Cx,
+) -> JsResult<(Object<ReadableStream>, Object<ReadableStream>)> {
+    super::stream::readable_stream_tee(stream, true, ctx)
+}
+
+/// <https://streams.spec.whatwg.org/#readablestream-readable>
+pub(crate) fn is_readable(stream: &Object<ReadableStream>) -> bool {
+    stream.state() == super::stream::StreamState::Readable
+}
+
+/// <https://streams.spec.whatwg.org/#readablestream-locked>
+pub(crate) fn is_locked(stream: &Object<ReadableStream>) -> bool {
+    super::stream::is_readable_stream_locked(stream)
+}
+
+/// <https://streams.spec.whatwg.org/#is-readable-stream-disturbed>
+pub(crate) fn is_disturbed(stream: &Object<ReadableStream>) -> bool {
+    stream.disturbed()
 }

@@ -5,6 +5,7 @@
 //! <https://streams.spec.whatwg.org/#other-specs-ts>
 
 use crate::engine::{webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Value};
+use crate::readable::ReadableStream;
 
 use super::{
     default_controller::{
@@ -248,4 +249,48 @@ fn generic_transform_stream_writable<T: GenericTransformStream>(
         .and_then(|t| t.writable())
         .map(|w| w.upcast().into())
         .unwrap_or_default())
+}
+
+/// <https://streams.spec.whatwg.org/#create-an-identity-transformstream>
+pub(crate) fn create_an_identity_transform_stream(ctx: &mut Cx) -> JsResult<Stream> {
+    // 1. Let transform be a new TransformStream.
+    let transform = new_transform_stream(ctx)?;
+    // 2. Set up transform with transformAlgorithm set to an algorithm which, given chunk,
+    //    enqueues chunk in transform.
+    set_up_transform_stream(
+        &transform,
+        TransformAlgorithm::Identity,
+        FlushAlgorithm::ResolvedUndefined,
+        CancelAlgorithm::ResolvedUndefined,
+        ctx,
+    )?;
+    // 3. Return transform.
+    Ok(transform)
+}
+
+/// <https://streams.spec.whatwg.org/#readablestream-create-a-proxy>: a new `ReadableStream`
+/// that pulls from `stream`, which becomes locked and disturbed at once. (It lives here, not
+/// in `readable`, because it is made of a transform stream.)
+pub(crate) fn create_a_proxy(
+    stream: &Object<ReadableStream>,
+    ctx: &mut Cx,
+) -> JsResult<Object<ReadableStream>> {
+    // 1. Let identityTransform be the result of creating an identity TransformStream.
+    let identity = create_an_identity_transform_stream(ctx)?;
+    let (Some(readable), Some(writable)) = (identity.readable(), identity.writable()) else {
+        return Err(crate::engine::throw_type_error(
+            "The identity transform stream has no sides",
+        ));
+    };
+    // 2. Return the result of stream piped through identityTransform:
+    //    1.–3. (asserts; signalArg is undefined)
+    //    4. Let promise be ! ReadableStreamPipeTo(readable, transform.[[writable]], false,
+    //       false, false, signalArg).
+    let promise = crate::readable::pipe::readable_stream_pipe_to(
+        stream, &writable, false, false, false, None, ctx,
+    )?;
+    //    5. Set promise.[[PromiseIsHandled]] to true.
+    crate::engine::mark_as_handled(&promise, ctx)?;
+    //    6. Return transform.[[readable]].
+    Ok(readable)
 }

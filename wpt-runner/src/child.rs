@@ -265,7 +265,10 @@ pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
     };
     let meta = parse_meta(&source);
     let window = crate::meta::is_window_test(&file.to_string_lossy());
-    // The document's URL, which relative URLs (`fetch("resources/x.json")`) resolve against.
+    // The document's URL, as the WPT server would serve the file (no query, no fragment): the
+    // host makes it `self.location` (subset-tests.js reads `location.search`, empty: a file's
+    // `// META: variant=` subsets run as one file; testharness names an untitled test after
+    // `location.pathname`) and the base URL of `fetch("resources/x.json")`.
     let location = file.strip_prefix(root).ok().map(|relative| {
         let path: Vec<String> = relative
             .components()
@@ -278,6 +281,7 @@ pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
         console_to_stderr: true,
         window,
         location,
+        ..HostOptions::default()
     };
     let (host, mut ctx) = match Host::new(options) {
         Ok(x) => x,

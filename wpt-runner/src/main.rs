@@ -1,4 +1,4 @@
-//! Runs the Web Platform Tests for streams (and encoding streams, compression) against
+//! Runs the Web Platform Tests for streams (and encoding, compression) against
 //! boa_streams, one child process per test file, and compares the results with
 //! `wpt-runner/expectations.txt`. See `--help`.
 
@@ -21,7 +21,7 @@ use expectations::{compare, Expectations, TODO_REASON};
 const USAGE: &str = "\
 Usage: cargo run -p wpt-runner [-- OPTIONS] [PREFIX...]
 
-Runs every *.any.js and *.window.js file under streams/, encoding/streams/, compression/ and url/ of
+Runs every *.any.js and *.window.js file under streams/, encoding/, compression/ and url/ of
 the WPT root (or only those under the given PREFIXes: folders or files, relative to the WPT
 root), each in a fresh Boa context in its own process, and compares the results with the
 expectations. A .window.js file gets a window-like global (window, postMessage to itself) and a

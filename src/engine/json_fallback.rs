@@ -1,7 +1,7 @@
-//! A strict JSON parser (RFC 8259, as ECMAScript's `JSON.parse` reads it, without a reviver)
-//! producing JS values: the host's `Response.json()` falls back to it when Boa 0.22's
-//! `JSON.parse` rejects a string with a lone surrogate escape (`JSON.parse('"\\ud83d"')` is a
-//! SyntaxError in Boa 0.22; ECMAScript makes it a one-code-unit string). WPT's
+//! A strict JSON parser (ECMAScript's `JSON.parse` grammar, without a reviver) producing JS
+//! values: `json_parse` falls back to it when Boa 0.22's `JSON.parse` rejects a text with a
+//! lone surrogate escape (`JSON.parse('"\\ud83d"')` is a SyntaxError in Boa 0.22, "unexpected
+//! end of hex escape"; ECMAScript makes it a one-code-unit string). WPT's
 //! `url/resources/urltestdata-javascript-only.json` has such escapes.
 
 use boa_engine::{object::builtins::JsArray, Context, JsObject, JsResult, JsString, JsValue};
@@ -15,10 +15,10 @@ pub(super) fn has_surrogate_escape(text: &str) -> bool {
     })
 }
 
-/// Parses `text`; `None` if it is not JSON.
-pub(super) fn parse(text: &str, ctx: &mut Context) -> Option<JsResult<JsValue>> {
+/// Parses `text` (UTF-16 code units); `None` if it is not JSON.
+pub(super) fn parse(text: &[u16], ctx: &mut Context) -> Option<JsResult<JsValue>> {
     let mut parser = Parser {
-        units: text.encode_utf16().collect(),
+        units: text.to_vec(),
         at: 0,
     };
     parser.skip_whitespace();

@@ -1,0 +1,301 @@
+//! What `TextDecoder` and `TextDecoderStream` share: the label lookup, the constructor steps
+//! and slots of `TextDecoderCommon`, running a decoder over bytes, and "serialize I/O queue"
+//! with its BOM handling.
+
+use std::cell::{Cell, RefCell};
+
+use crate::engine::{self, webidl, Cx, JsResult, JsString, Value};
+use encoding_rs::{CoderResult, Decoder, DecoderResult, Encoding};
+
+/// <https://encoding.spec.whatwg.org/#concept-encoding-get>
+///
+/// encoding_rs's `for_label` is this algorithm over the label's bytes: it removes leading and
+/// trailing ASCII whitespace, matches ASCII case-insensitively, and knows every label of the
+/// table. A label that is not ASCII (or not even scalar values) matches nothing.
+pub(crate) fn get_an_encoding(label: &JsString) -> Option<&'static Encoding> {
+    // 1. Remove any leading and trailing ASCII whitespace from label.
+    // 2. If label is an ASCII case-insensitive match for any of the labels listed in the
+    //    table below, then return the corresponding encoding; otherwise return failure.
+    let label = label.to_std_string().ok()?;
+    Encoding::for_label(label.as_bytes())
+}
+
+/// <https://encoding.spec.whatwg.org/#textdecodercommon>: the slots `TextDecoder` and
+/// `TextDecoderStream` share. Holds no JS value.
+pub(crate) struct TextDecoderCommon {
+    /// <https://encoding.spec.whatwg.org/#textdecodercommon-encoding>
+    pub(crate) encoding: &'static Encoding,
+    /// <https://encoding.spec.whatwg.org/#textdecodercommon-error-mode>: "fatal" when true,
+    /// "replacement" otherwise.
+    pub(crate) fatal: bool,
+    /// <https://encoding.spec.whatwg.org/#textdecodercommon-ignore-bom>
+    pub(crate) ignore_bom: bool,
+    /// <https://encoding.spec.whatwg.org/#textdecodercommon-bom-seen>
+    pub(crate) bom_seen: Cell<bool>,
+    /// <https://encoding.spec.whatwg.org/#textdecodercommon-decoder>; the bytes of a sequence
+    /// split between inputs wait inside it (part of the
+    /// <https://encoding.spec.whatwg.org/#textdecodercommon-i-o-queue>).
+    pub(crate) decoder: RefCell<Decoder>,
+}
+
+impl std::fmt::Debug for TextDecoderCommon {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TextDecoderCommon")
+            .field("encoding", &self.encoding.name())
+            .field("fatal", &self.fatal)
+            .field("ignore_bom", &self.ignore_bom)
+            .field("bom_seen", &self.bom_seen.get())
+            .finish_non_exhaustive()
+    }
+}
+
+impl TextDecoderCommon {
+    /// The WebIDL conversions of `(optional DOMString label = "utf-8",
+    /// optional TextDecoderOptions options = {})` and the steps the constructors of
+    /// <https://encoding.spec.whatwg.org/#dom-textdecoder> and
+    /// <https://encoding.spec.whatwg.org/#dom-textdecoderstream> share (1–5, and 6 of the
+    /// stream's: a new decoder).
+    pub(crate) fn construct(args: &[Value], ctx: &mut Cx) -> JsResult<Self> {
+        // `label`: undefined is the default "utf-8"; anything else is ToString'd.
+        let label = match args.first() {
+            Some(v) if !v.is_undefined() => Some(v.to_string(ctx)?),
+            _ => None,
+        };
+        // `options`: the dictionary's members in lexicographic order, `fatal` then
+        // `ignoreBOM`, both booleans defaulting to false.
+        let options = webidl::arg(args, 1);
+        let dict = webidl::dictionary(&options, "The options")?;
+        let fatal = webidl::member(dict.as_ref(), "fatal", ctx)?.to_boolean();
+        let ignore_bom = webidl::member(dict.as_ref(), "ignoreBOM", ctx)?.to_boolean();
+        // 1. Let encoding be the result of getting an encoding from label.
+        let encoding = match label {
+            None => Some(encoding_rs::UTF_8),
+            Some(label) => get_an_encoding(&label),
+        };
+        // 2. If encoding is failure or replacement, then throw a RangeError.
+        let encoding = match encoding {
+            Some(e) if e != encoding_rs::REPLACEMENT => e,
+            _ => {
+                return Err(engine::throw_range_error(
+                    "The encoding label is not supported",
+                ))
+            }
+        };
+        // 3. Set this's encoding to encoding.
+        // 4. If options["fatal"] is true, then set this's error mode to "fatal".
+        // 5. Set this's ignore BOM to options["ignoreBOM"].
+        // (TextDecoderStream 6. Set this's decoder to a new instance of this's encoding's
+        // decoder; TextDecoder makes a new one in decode() too.)
+        Ok(Self {
+            encoding,
+            fatal,
+            ignore_bom,
+            bom_seen: Cell::new(false),
+            decoder: RefCell::new(encoding.new_decoder_without_bom_handling()),
+        })
+    }
+
+    /// <https://encoding.spec.whatwg.org/#dom-textdecoder-encoding>: this's encoding's name,
+    /// in ASCII lowercase.
+    pub(crate) fn encoding_name(&self) -> Value {
+        let name = self.encoding.name().to_ascii_lowercase();
+        JsString::from(name.as_str()).into()
+    }
+
+    /// A new instance of the encoding's decoder, and BOM seen false (a decode() that is not a
+    /// continuation).
+    pub(crate) fn reset(&self) {
+        *self.decoder.borrow_mut() = self.encoding.new_decoder_without_bom_handling();
+        self.bom_seen.set(false);
+    }
+
+    /// Processes `input`, then end-of-queue when `last`, with this's decoder and error mode
+    /// (<https://encoding.spec.whatwg.org/#concept-encoding-process>).
+    pub(crate) fn process(&self, input: &[u8], last: bool) -> Result<Vec<u16>, DecodeError> {
+        run_decoder(&mut self.decoder.borrow_mut(), self.fatal, input, last)
+    }
+
+    /// <https://encoding.spec.whatwg.org/#concept-td-serialize>: the code units of `output`,
+    /// without a leading BOM when the encoding is UTF-8 or UTF-16 and ignore BOM is false,
+    /// for the first scalar value this decoder outputs.
+    pub(crate) fn serialize_io_queue(&self, mut output: Vec<u16>) -> Vec<u16> {
+        // 1. Let output be the empty string.
+        // 2. While true: read item from ioQueue; at end-of-queue return output.
+        // 2.3. If decoder's encoding is UTF-8 or UTF-16BE/LE, and decoder's ignore BOM and BOM
+        //      seen are false, then:
+        let bom_encoding = self.encoding == encoding_rs::UTF_8
+            || self.encoding == encoding_rs::UTF_16BE
+            || self.encoding == encoding_rs::UTF_16LE;
+        if bom_encoding && !self.ignore_bom && !self.bom_seen.get() && !output.is_empty() {
+            // 2.3.1. Set decoder's BOM seen to true.
+            self.bom_seen.set(true);
+            // 2.3.2. If item is U+FEFF BOM, then continue.
+            if output.first() == Some(&0xFEFF) {
+                output.remove(0);
+            }
+        }
+        // 2.4. Append item to output.
+        output
+    }
+
+    /// The TypeError of a decoder error in "fatal" mode.
+    pub(crate) fn error(&self, at_end: bool) -> engine::JsError {
+        if at_end {
+            engine::throw_type_error(format!(
+                "The input ends in an incomplete {} sequence",
+                self.encoding.name()
+            ))
+        } else {
+            engine::throw_type_error(format!("The input is not valid {}", self.encoding.name()))
+        }
+    }
+}
+
+/// The decoder's error: <https://encoding.spec.whatwg.org/#error> in error mode "fatal".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DecodeError {
+    /// How many bytes of the input the decoder had taken when it hit the error; the rest are
+    /// still in the I/O queue.
+    pub(crate) consumed: usize,
+}
+
+/// Runs `decoder` over `input` (then over end-of-queue when `last`), giving the code units of
+/// the scalar values it outputs. In "replacement" error mode errors become U+FFFD; in "fatal"
+/// mode the first one is returned. Bytes of an unfinished sequence stay in the decoder.
+pub(crate) fn run_decoder(
+    decoder: &mut Decoder,
+    fatal: bool,
+    input: &[u8],
+    last: bool,
+) -> Result<Vec<u16>, DecodeError> {
+    let mut output: Vec<u16> = Vec::new();
+    let mut consumed = 0;
+    loop {
+        let src = input.get(consumed..).unwrap_or_default();
+        // Room for everything the input can give, and at least for one U+FFFD.
+        let room = decoder
+            .max_utf16_buffer_length(src.len())
+            .unwrap_or(1 << 20)
+            .max(4);
+        let start = output.len();
+        output.resize(start + room, 0);
+        let dst = &mut output[start..];
+        let (done, read, written) = if fatal {
+            let (result, read, written) =
+                decoder.decode_to_utf16_without_replacement(src, dst, last);
+            match result {
+                DecoderResult::Malformed(_, _) => {
+                    return Err(DecodeError {
+                        consumed: consumed + read,
+                    })
+                }
+                DecoderResult::InputEmpty => (true, read, written),
+                DecoderResult::OutputFull => (false, read, written),
+            }
+        } else {
+            let (result, read, written, _) = decoder.decode_to_utf16(src, dst, last);
+            (result == CoderResult::InputEmpty, read, written)
+        };
+        output.truncate(start + written);
+        consumed += read;
+        if done {
+            return Ok(output);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(
+        encoding: &'static Encoding,
+        fatal: bool,
+        chunks: &[&[u8]],
+    ) -> Result<Vec<String>, DecodeError> {
+        let mut decoder = encoding.new_decoder_without_bom_handling();
+        let mut out = Vec::new();
+        for chunk in chunks {
+            out.push(String::from_utf16_lossy(&run_decoder(
+                &mut decoder,
+                fatal,
+                chunk,
+                false,
+            )?));
+        }
+        out.push(String::from_utf16_lossy(&run_decoder(
+            &mut decoder,
+            fatal,
+            &[],
+            true,
+        )?));
+        Ok(out)
+    }
+
+    #[test]
+    fn multi_byte_sequences_split_between_chunks() {
+        let utf8 = encoding_rs::UTF_8;
+        assert_eq!(
+            decode(
+                utf8,
+                true,
+                &[&[0x49, 0xF0], &[0x9F, 0x92], &[], &[0x99, 0x21]]
+            ),
+            Ok(vec![
+                "I".into(),
+                "".into(),
+                "".into(),
+                "\u{1F499}!".into(),
+                "".into()
+            ])
+        );
+        assert_eq!(
+            decode(encoding_rs::SHIFT_JIS, false, &[&[0x90], &[0x85]]),
+            Ok(vec!["".into(), "\u{6C34}".into(), "".into()])
+        );
+        assert_eq!(
+            decode(
+                encoding_rs::UTF_16BE,
+                false,
+                &[&[0xD8], &[0x3D, 0xDC], &[0x99]]
+            ),
+            Ok(vec!["".into(), "".into(), "\u{1F499}".into(), "".into()])
+        );
+    }
+
+    #[test]
+    fn errors_in_each_mode() {
+        let utf8 = encoding_rs::UTF_8;
+        // Replacement: an invalid byte, and a sequence cut by the end, become U+FFFD.
+        assert_eq!(
+            decode(utf8, false, &[&[0x61, 0xFF], &[0xE2, 0x82]]),
+            Ok(vec!["a\u{FFFD}".into(), "".into(), "\u{FFFD}".into()])
+        );
+        // Fatal: both are errors; the bytes after the error are not consumed.
+        assert_eq!(
+            decode(utf8, true, &[&[0x61, 0xFF, 0x62]]),
+            Err(DecodeError { consumed: 2 })
+        );
+        assert_eq!(
+            decode(utf8, true, &[&[0xE2, 0x82]]),
+            Err(DecodeError { consumed: 0 })
+        );
+        // A large chunk of invalid bytes in replacement mode.
+        let out = decode(utf8, false, &[&[0xFF; 10_000]]).expect("replacement mode");
+        assert_eq!(out[0].chars().count(), 10_000);
+    }
+
+    #[test]
+    fn labels() {
+        let get = |l: &str| get_an_encoding(&JsString::from(l)).map(Encoding::name);
+        assert_eq!(get(" \t\n\x0C\rUTF8 "), Some("UTF-8"));
+        assert_eq!(get("unicode-1-1-utf-8"), Some("UTF-8"));
+        assert_eq!(get("utf-16"), Some("UTF-16LE"));
+        assert_eq!(get("big5-hkscs"), Some("Big5"));
+        assert_eq!(get("x-user-defined"), Some("x-user-defined"));
+        assert_eq!(get("iso-2022-kr"), Some("replacement"));
+        assert_eq!(get("\u{0B}utf-8"), None);
+        assert_eq!(get("utf-8\u{A0}"), None);
+        assert_eq!(get("\u{212A}oi8-r"), None);
+    }
+}

@@ -1,0 +1,357 @@
+//! Bodies (<https://fetch.spec.whatwg.org/#bodies>) and the `Body` interface mixin
+//! (<https://fetch.spec.whatwg.org/#body-mixin>): extracting a body from a `BodyInit`, "fully
+//! read", "consume body", and "clone" through the tee. A body's bytes always flow through its
+//! `ReadableStream`, set up on the Streams Standard's "other specifications" API.
+
+use std::rc::Rc;
+
+use crate::engine::{
+    self, clone::ByteBlock, webidl, Cx, JsResult, JsString, Object, PromiseCapability, Slot, Value,
+};
+use crate::readable::{
+    other_specs::{self, ReadAllBytesSteps},
+    stream::as_stream,
+    ReadableStream,
+};
+
+use super::mime::{self, MimeType};
+
+traced! {
+    /// <https://fetch.spec.whatwg.org/#concept-body>
+    #[derive(Debug, Clone)]
+    pub(crate) struct Body {
+        /// The stream (a `ReadableStream` object).
+        pub(crate) stream: Object<ReadableStream>,
+        /// The source: the bytes, where the body was made from bytes (null for a stream).
+        #[unsafe_ignore_trace]
+        pub(crate) source: Option<Rc<[u8]>>,
+        /// The length (null when unknown).
+        #[unsafe_ignore_trace]
+        pub(crate) length: Option<u64>,
+    }
+}
+
+/// A `BodyInit` value, converted (<https://fetch.spec.whatwg.org/#bodyinit-unions>).
+pub(crate) enum BodyInit {
+    Stream(Object<ReadableStream>),
+    /// A `BufferSource`'s bytes (copied at conversion: "get a copy of the bytes held by the
+    /// buffer source").
+    Bytes(Vec<u8>),
+    /// A scalar value string.
+    Text(String),
+}
+
+/// Converts a JS value to `BodyInit` (<https://webidl.spec.whatwg.org/#es-union>): an object
+/// that implements one of the union's interfaces, then a buffer source, then `USVString`.
+pub(crate) fn to_body_init(value: &Value, ctx: &mut Cx) -> JsResult<BodyInit> {
+    if let Some(stream) = as_stream(value) {
+        return Ok(BodyInit::Stream(stream));
+    }
+    if let Some(bytes) = engine::with_buffer_source_bytes(value, ctx, <[u8]>::to_vec) {
+        return Ok(BodyInit::Bytes(bytes));
+    }
+    let text = value.to_string(ctx)?;
+    Ok(BodyInit::Text(String::from_utf16_lossy(&text.to_vec())))
+}
+
+/// A new `ReadableStream` set up with byte reading support that holds `bytes` and is closed:
+/// the "in parallel" action of "extract" for a byte sequence, run at once (all the bytes are
+/// available).
+pub(crate) fn byte_stream_of(bytes: &[u8], ctx: &mut Cx) -> JsResult<Object<ReadableStream>> {
+    let stream = other_specs::set_up_with_byte_reading_support(None, 0.0, None, ctx)?;
+    if !bytes.is_empty() {
+        let chunk = engine::new_uint8_array(bytes, ctx)?;
+        other_specs::enqueue(&stream, chunk, ctx)?;
+    }
+    other_specs::close(&stream, ctx)?;
+    Ok(stream)
+}
+
+/// <https://fetch.spec.whatwg.org/#concept-bodyinit-extract> (keepalive false): the body and
+/// its Content-Type.
+pub(crate) fn extract(object: BodyInit, ctx: &mut Cx) -> JsResult<(Body, Option<Vec<u8>>)> {
+    // 1.–3. The stream: object itself, or a new one set up with byte reading support.
+    // 5. Let action be null. 6. Let source be null. 7. Let length be null. 8. Let type be null.
+    // 9. Switch on object:
+    let (source, type_): (Rc<[u8]>, Option<&[u8]>) = match object {
+        // ReadableStream:
+        BodyInit::Stream(stream) => {
+            // 2. If keepalive is true, then throw a TypeError. (Never here.)
+            // 3. If object is disturbed or locked, then throw a TypeError.
+            if other_specs::is_disturbed(&stream) || other_specs::is_locked(&stream) {
+                return Err(engine::throw_type_error(
+                    "The body stream is disturbed or locked",
+                ));
+            }
+            // 12. Let body be a body whose stream is stream, source is source, and length is
+            //     length. 13. Return (body, type).
+            let body = Body {
+                stream,
+                source: None,
+                length: None,
+            };
+            return Ok((body, None));
+        }
+        // BufferSource: set source to a copy of the bytes held by object.
+        BodyInit::Bytes(bytes) => (bytes.into(), None),
+        // scalar value string: set source to the UTF-8 encoding of object; set type to
+        // `text/plain;charset=UTF-8`.
+        BodyInit::Text(text) => (
+            text.into_bytes().into(),
+            Some(b"text/plain;charset=UTF-8".as_slice()),
+        ),
+    };
+    let body = body_from_bytes(source, ctx)?;
+    Ok((body, type_.map(<[u8]>::to_vec)))
+}
+
+/// "Extract" steps 10–13 for a byte sequence `source`: action returns source, length is its
+/// length, and the action's bytes are enqueued into the new stream, which then closes.
+pub(crate) fn body_from_bytes(source: Rc<[u8]>, ctx: &mut Cx) -> JsResult<Body> {
+    // 10. If source is a byte sequence, then set action to a step that returns source and
+    //     length to source's length.
+    // 11. If action is non-null, then run these steps in parallel: enqueue the bytes
+    //     (one Uint8Array, all being available) into stream, then close stream.
+    let stream = byte_stream_of(&source, ctx)?;
+    Ok(Body {
+        stream,
+        length: Some(source.len() as u64),
+        source: Some(source),
+    })
+}
+
+/// <https://fetch.spec.whatwg.org/#concept-body-clone>: tees the stream; `body` keeps the first
+/// branch, the clone gets the second.
+pub(crate) fn clone_body(body: &mut Body, ctx: &mut Cx) -> JsResult<Body> {
+    // 1. Let « out1, out2 » be the result of teeing body's stream.
+    let (out1, out2) = other_specs::tee(&body.stream, ctx)?;
+    // 2. Set body's stream to out1.
+    body.stream = out1;
+    // 3. Return a body whose stream is out2 and other members are copied from body.
+    Ok(Body {
+        stream: out2,
+        source: body.source.clone(),
+        length: body.length,
+    })
+}
+
+/// An object that includes the `Body` mixin (`Request`, `Response`): its body slot and how it
+/// gets its MIME type.
+pub(crate) trait BodyMixin: webidl::Interface + Sized {
+    /// The object's body (its request's or response's), if non-null.
+    fn body(this: &Object<Self>) -> Option<Body>;
+    /// <https://fetch.spec.whatwg.org/#concept-body-mime-type>
+    #[allow(dead_code)] // blob() and formData() read it (they come with the File API's Blob)
+    fn mime_type(this: &Object<Self>) -> Option<MimeType>;
+}
+
+/// Defines the `Body` mixin's members on `T`'s prototype.
+pub(crate) fn define_body_mixin<T: BodyMixin + 'static>(b: &mut webidl::InterfaceBuilder<'_, '_>) {
+    b.attribute("body", get_body::<T>, None);
+    b.attribute("bodyUsed", get_body_used::<T>, None);
+    b.promise_operation("arrayBuffer", 0, array_buffer::<T>);
+    b.promise_operation("bytes", 0, bytes::<T>);
+    b.promise_operation("json", 0, json::<T>);
+    b.promise_operation("text", 0, text::<T>);
+}
+
+/// <https://fetch.spec.whatwg.org/#dom-body-body>
+fn get_body<T: BodyMixin + 'static>(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
+    let this = webidl::this::<T>(this)?;
+    // The getter steps are to return null if this's body is null; otherwise this's body's
+    // stream.
+    Ok(T::body(&this).map_or_else(Value::null, |body| body.stream.clone().into()))
+}
+
+/// <https://fetch.spec.whatwg.org/#dom-body-bodyused>
+fn get_body_used<T: BodyMixin + 'static>(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
+    let this = webidl::this::<T>(this)?;
+    // The getter steps are to return true if this's body is non-null and this's body's stream
+    // is disturbed; otherwise false.
+    Ok(is_body_used(T::body(&this).as_ref()).into())
+}
+
+/// The `bodyUsed` condition: the body is non-null and its stream is disturbed.
+pub(crate) fn is_body_used(body: Option<&Body>) -> bool {
+    body.is_some_and(|body| other_specs::is_disturbed(&body.stream))
+}
+
+/// <https://fetch.spec.whatwg.org/#body-unusable>
+pub(crate) fn is_unusable(body: Option<&Body>) -> bool {
+    // An object including the Body interface mixin is said to be unusable if its body is
+    // non-null and its body's stream is disturbed or locked.
+    body.is_some_and(|body| {
+        other_specs::is_disturbed(&body.stream) || other_specs::is_locked(&body.stream)
+    })
+}
+
+/// What "consume body" converts the bytes to.
+#[derive(Debug, Clone, Copy)]
+enum Convert {
+    ArrayBuffer,
+    Bytes,
+    Json,
+    Text,
+}
+
+impl Convert {
+    fn run(self, bytes: Vec<u8>, ctx: &mut Cx) -> JsResult<Value> {
+        match self {
+            Convert::ArrayBuffer => {
+                Ok(engine::clone::new_array_buffer_from(ByteBlock::copy_of(&bytes), ctx)?.into())
+            }
+            Convert::Bytes => engine::new_uint8_array(&bytes, ctx),
+            Convert::Json => parse_json_from_bytes(&bytes, ctx),
+            Convert::Text => Ok(utf8_decode(&bytes).into()),
+        }
+    }
+}
+
+/// <https://encoding.spec.whatwg.org/#utf-8-decode>: a leading BOM is dropped, invalid
+/// sequences become U+FFFD.
+pub(crate) fn utf8_decode(bytes: &[u8]) -> JsString {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    JsString::from(String::from_utf8_lossy(bytes).as_ref())
+}
+
+/// <https://infra.spec.whatwg.org/#parse-json-bytes-to-a-javascript-value>
+pub(crate) fn parse_json_from_bytes(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
+    // 1. Let string be the result of running UTF-8 decode on bytes.
+    let string = utf8_decode(bytes);
+    // 2. Return ? Call(%JSON.parse%, undefined, « string »).
+    engine::json_parse(string, ctx)
+}
+
+traced! {
+    /// The successSteps and errorSteps of "consume body", run from "fully read"'s tasks.
+    #[derive(Debug)]
+    struct ConsumeSteps {
+        promise: PromiseCapability,
+        #[unsafe_ignore_trace]
+        convert: Convert,
+    }
+}
+
+impl ConsumeSteps {
+    /// "consume body" step 4: the successSteps given a byte sequence data.
+    fn success(self, data: Vec<u8>, ctx: &mut Cx) -> JsResult<()> {
+        // 4.1. Let value be the result of running convertBytesToJSValue with data. If that
+        //      threw an exception e, then run errorSteps with e and return.
+        match self.convert.run(data, ctx) {
+            // 4.2. Resolve promise with value.
+            Ok(value) => self.promise.resolve(value, ctx),
+            Err(e) => {
+                let e = engine::thrown_value(e, ctx)?;
+                self.error(e, ctx)
+            }
+        }
+    }
+
+    /// "consume body" step 3: the errorSteps given error: reject promise with error.
+    fn error(self, e: Value, ctx: &mut Cx) -> JsResult<()> {
+        self.promise.reject(e, ctx)
+    }
+}
+
+traced! {
+    /// "Fully read"'s successSteps and errorSteps: each queues a task that runs processBody or
+    /// processBodyError.
+    #[derive(Debug)]
+    struct FullyRead(Slot<Option<ConsumeSteps>>);
+}
+
+impl ReadAllBytesSteps for FullyRead {
+    fn success_steps(self: Box<Self>, bytes: Vec<u8>, ctx: &mut Cx) -> JsResult<()> {
+        // 2. Let successSteps given a byte sequence bytes be to queue a fetch task to run
+        //    processBody given bytes, with taskDestination.
+        if let Some(steps) = self.0.borrow_mut().take() {
+            engine::queue_task(ctx, move |ctx| steps.success(bytes, ctx));
+        }
+        Ok(())
+    }
+
+    fn failure_steps(self: Box<Self>, e: Value, ctx: &mut Cx) -> JsResult<()> {
+        // 3. Let errorSteps optionally given an exception exception be to queue a fetch task
+        //    to run processBodyError given exception, with taskDestination.
+        if let Some(steps) = self.0.borrow_mut().take() {
+            engine::queue_task(ctx, move |ctx| steps.error(e, ctx));
+        }
+        Ok(())
+    }
+}
+
+/// <https://fetch.spec.whatwg.org/#body-fully-read>, with processBody and processBodyError
+/// being "consume body"'s steps.
+fn fully_read(body: &Body, steps: ConsumeSteps, ctx: &mut Cx) -> JsResult<()> {
+    // 4. Let reader be the result of getting a reader for body's stream. If that threw an
+    //    exception, then run errorSteps with that exception and return.
+    let reader = match other_specs::get_a_reader(&body.stream, ctx) {
+        Ok(reader) => reader,
+        Err(e) => {
+            let e = engine::thrown_value(e, ctx)?;
+            engine::queue_task(ctx, move |ctx| steps.error(e, ctx));
+            return Ok(());
+        }
+    };
+    // 5. Read all bytes from reader, given successSteps and errorSteps.
+    other_specs::read_all_bytes(&reader, Box::new(FullyRead(Slot::new(Some(steps)))), ctx)
+}
+
+/// <https://fetch.spec.whatwg.org/#concept-body-consume-body>
+fn consume_body(body: Option<Body>, convert: Convert, ctx: &mut Cx) -> JsResult<Value> {
+    // 1. If object is unusable, then return a promise rejected with a TypeError.
+    if is_unusable(body.as_ref()) {
+        return Err(engine::throw_type_error(
+            "The body has already been used (its stream is disturbed or locked)",
+        ));
+    }
+    // 2. Let promise be a new promise.
+    let promise = PromiseCapability::new(ctx);
+    let steps = ConsumeSteps {
+        promise: promise.clone(),
+        convert,
+    };
+    match body {
+        // 5. If object's body is null, then run successSteps with an empty byte sequence.
+        None => steps.success(Vec::new(), ctx)?,
+        // 6. Otherwise, fully read object's body given successSteps, errorSteps, and
+        //    object's relevant global object.
+        Some(body) => fully_read(&body, steps, ctx)?,
+    }
+    // 7. Return promise.
+    Ok(promise.promise().clone().into())
+}
+
+/// <https://fetch.spec.whatwg.org/#dom-body-arraybuffer>
+fn array_buffer<T: BodyMixin + 'static>(
+    this: &Value,
+    _: &[Value],
+    ctx: &mut Cx,
+) -> JsResult<Value> {
+    let this = webidl::this::<T>(this)?;
+    consume_body(T::body(&this), Convert::ArrayBuffer, ctx)
+}
+
+/// <https://fetch.spec.whatwg.org/#dom-body-bytes>
+fn bytes<T: BodyMixin + 'static>(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    let this = webidl::this::<T>(this)?;
+    consume_body(T::body(&this), Convert::Bytes, ctx)
+}
+
+/// <https://fetch.spec.whatwg.org/#dom-body-json>
+fn json<T: BodyMixin + 'static>(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    let this = webidl::this::<T>(this)?;
+    consume_body(T::body(&this), Convert::Json, ctx)
+}
+
+/// <https://fetch.spec.whatwg.org/#dom-body-text>
+fn text<T: BodyMixin + 'static>(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    let this = webidl::this::<T>(this)?;
+    consume_body(T::body(&this), Convert::Text, ctx)
+}
+
+/// The MIME type of a header list, for [`BodyMixin::mime_type`].
+#[allow(dead_code)] // blob() and formData() read it (they come with the File API's Blob)
+pub(crate) fn mime_type_of(headers: &super::headers::HeaderList) -> Option<MimeType> {
+    mime::extract_a_mime_type(headers)
+}

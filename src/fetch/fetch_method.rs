@@ -1,0 +1,393 @@
+//! The `fetch()` method (<https://fetch.spec.whatwg.org/#fetch-method>) over the embedder's
+//! [`Fetcher`](super::fetcher::Fetcher), with `data:` URLs handled here. The response body's
+//! stream pulls from the fetcher's [`BodyReader`](super::fetcher::BodyReader) one chunk at a
+//! time (see `fetcher.rs`).
+
+use std::cell::{Cell, RefCell};
+
+use crate::dom;
+use crate::engine::{
+    self, webidl, Cx, JsResult, Object, PromiseCapability, PromiseResult, Slot, Value,
+};
+use crate::readable::{
+    other_specs::{self, NativeSource, NativeUnderlyingSource, ReadAllBytesSteps},
+    ReadableStream,
+};
+
+use super::{
+    body::{self, Body},
+    data_url::data_url_processor,
+    fetcher::{BodyReader, FetchRequest, FetchResponse, ResponseBody, SharedFetcher},
+    headers_object::Guard,
+    mime::serialize_a_mime_type,
+    request::{request_parts, Request, RequestRecord},
+    response::{create_response, Response, ResponseRecord, ResponseType},
+};
+
+traced! {
+    data;
+    /// The current realm's fetcher.
+    struct RealmFetcher(#[unsafe_ignore_trace] SharedFetcher);
+}
+
+/// Sets the current realm's fetcher.
+pub(crate) fn set_fetcher(fetcher: SharedFetcher, ctx: &mut Cx) {
+    engine::set_realm_data(ctx, RealmFetcher(fetcher));
+}
+
+traced! {
+    data;
+    /// One `fetch()` call: its promise, the request's body, the response object once there is
+    /// one, and whether the call was aborted.
+    struct FetchCall {
+        promise: PromiseCapability,
+        request_body: Option<Body>,
+        response_object: Slot<Option<Object<Response>>>,
+        /// The response body's source, whose reader an abort drops.
+        body_source: Slot<Option<Object<FetchBodySource>>>,
+        #[unsafe_ignore_trace]
+        locally_aborted: Cell<bool>,
+        signal: Object,
+    }
+}
+
+/// `fetch(input, init)` (<https://fetch.spec.whatwg.org/#dom-global-fetch>).
+pub(crate) fn fetch(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    // 1. Let p be a new promise.
+    let p = PromiseCapability::new(ctx);
+    // 2. Let requestObject be the result of invoking the initial value of Request as
+    //    constructor with input and init as arguments. If this throws an exception, reject p
+    //    with it and return p.
+    let request_object = match new_request(args, ctx) {
+        Ok(object) => object,
+        Err(e) => {
+            let e = engine::thrown_value(e, ctx)?;
+            p.reject(e, ctx)?;
+            return Ok(p.promise().clone().into());
+        }
+    };
+    // 3. Let request be requestObject's request.
+    let (request, request_body, signal) = request_parts(&request_object);
+    let Some(signal) = signal else {
+        return Err(engine::throw_type_error("fetch: the request has no signal"));
+    };
+    let call = webidl::internal_object(
+        FetchCall {
+            promise: p.clone(),
+            request_body: request_body.clone(),
+            response_object: Slot::new(None),
+            body_source: Slot::new(None),
+            locally_aborted: Cell::new(false),
+            signal: signal.clone(),
+        },
+        ctx,
+    );
+    // 4. If requestObject's signal is aborted, then: abort the fetch() call with p, request,
+    //    null, and requestObject's signal's abort reason; return p.
+    if dom::signal_is_aborted(&signal) {
+        abort_the_fetch_call(&call, dom::signal_reason(&signal), ctx)?;
+        return Ok(p.promise().clone().into());
+    }
+    // 12.–13. relevantRealm; locallyAborted is false.
+    // 15. Add the following abort steps to requestObject's signal: set locallyAborted to true;
+    //     abort controller with the abort reason; abort the fetch() call with p, request,
+    //     responseObject, and requestObject's signal's abort reason.
+    dom::add_abort_algorithm(&signal, call.clone().upcast(), abort_steps);
+    // 16. Set controller to the result of calling fetch given request and processResponse.
+    start_fetch(call, request, request_body, ctx)?;
+    // 17. Return p.
+    Ok(p.promise().clone().into())
+}
+
+/// Invokes the initial value of `Request` as constructor with `input` and `init`.
+fn new_request(args: &[Value], ctx: &mut Cx) -> JsResult<Object<Request>> {
+    webidl::require_args(args, 1, "Window", "fetch")?;
+    webidl::construct_interface::<Request>(args, ctx)
+}
+
+/// Step 15's abort steps.
+fn abort_steps(call: &Object, ctx: &mut Cx) -> JsResult<()> {
+    let Some(call) = call.clone().downcast::<FetchCall>().ok() else {
+        return Ok(());
+    };
+    // 15.1. Set locallyAborted to true.
+    call.borrow().data().locally_aborted.set(true);
+    // 15.2. Abort controller with requestObject's signal's abort reason (the body reader is
+    //       dropped, so nothing more is read).
+    if let Some(source) = call.borrow().data().body_source.borrow().clone() {
+        source.borrow().data().reader.borrow_mut().take();
+    }
+    // 15.3. Abort the fetch() call with p, request, responseObject, and requestObject's
+    //       signal's abort reason.
+    let reason = dom::signal_reason(&call.borrow().data().signal.clone());
+    abort_the_fetch_call(&call, reason, ctx)
+}
+
+/// <https://fetch.spec.whatwg.org/#abort-fetch>
+fn abort_the_fetch_call(call: &Object<FetchCall>, error: Value, ctx: &mut Cx) -> JsResult<()> {
+    let promise = call.borrow().data().promise.clone();
+    let request_body = call.borrow().data().request_body.clone();
+    let response_object = call.borrow().data().response_object.borrow().clone();
+    // 1. Reject promise with error. (This is a no-op if promise has already fulfilled.)
+    if promise.is_pending() {
+        promise.reject(error.clone(), ctx)?;
+    }
+    // 2. If request's body is non-null and is readable, then cancel request's body with error.
+    if let Some(body) = request_body {
+        if other_specs::is_readable(&body.stream) {
+            let cancel = other_specs::cancel(&body.stream, error.clone(), ctx)?;
+            engine::mark_as_handled(&cancel, ctx)?;
+        }
+    }
+    // 3. If responseObject is null, then return.
+    let Some(response_object) = response_object else {
+        return Ok(());
+    };
+    // 4. Let response be responseObject's response.
+    // 5. If response's body is non-null and is readable, then error response's body with error.
+    if let Some(body) = <Response as body::BodyMixin>::body(&response_object) {
+        if other_specs::is_readable(&body.stream) {
+            other_specs::error(&body.stream, error, ctx)?;
+        }
+    }
+    Ok(())
+}
+
+traced! {
+    /// "Fully read" of the request body before the fetcher is called.
+    #[derive(Debug)]
+    struct RequestBodyRead {
+        call: Object<FetchCall>,
+        #[unsafe_ignore_trace]
+        request: RefCell<Option<FetchRequest>>,
+    }
+}
+
+impl ReadAllBytesSteps for RequestBodyRead {
+    fn success_steps(self: Box<Self>, bytes: Vec<u8>, ctx: &mut Cx) -> JsResult<()> {
+        let Some(mut request) = self.request.borrow_mut().take() else {
+            return Ok(());
+        };
+        request.body = Some(bytes);
+        let call = self.call.clone();
+        engine::queue_task(ctx, move |ctx| fetch_in_task(&call, request, ctx));
+        Ok(())
+    }
+
+    fn failure_steps(self: Box<Self>, e: Value, ctx: &mut Cx) -> JsResult<()> {
+        let promise = self.call.borrow().data().promise.clone();
+        if promise.is_pending() {
+            promise.reject(e, ctx)?;
+        }
+        Ok(())
+    }
+}
+
+/// The request as the fetcher sees it (without its body).
+fn fetch_request(request: &RequestRecord) -> FetchRequest {
+    FetchRequest {
+        method: String::from_utf8_lossy(&request.method).into_owned(),
+        url: request.url().to_owned(),
+        headers: request.headers.borrow().header_list.headers().to_vec(),
+        body: None,
+    }
+}
+
+/// <https://fetch.spec.whatwg.org/#concept-fetch>, as this host does it: the request body is
+/// read first; then, in a task, the response is made (a `data:` URL here, anything else by
+/// the fetcher).
+fn start_fetch(
+    call: Object<FetchCall>,
+    request: RequestRecord,
+    request_body: Option<Body>,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    let fetch_request = fetch_request(&request);
+    match request_body {
+        Some(body) => {
+            let reader = match other_specs::get_a_reader(&body.stream, ctx) {
+                Ok(reader) => reader,
+                Err(e) => {
+                    let e = engine::thrown_value(e, ctx)?;
+                    return call.borrow().data().promise.reject(e, ctx);
+                }
+            };
+            let steps = RequestBodyRead {
+                call,
+                request: RefCell::new(Some(fetch_request)),
+            };
+            other_specs::read_all_bytes(&reader, Box::new(steps), ctx)
+        }
+        None => {
+            engine::queue_task(ctx, move |ctx| fetch_in_task(&call, fetch_request, ctx));
+            Ok(())
+        }
+    }
+}
+
+/// The task that makes the response and runs processResponse.
+fn fetch_in_task(call: &Object<FetchCall>, request: FetchRequest, ctx: &mut Cx) -> JsResult<()> {
+    if call.borrow().data().locally_aborted.get() {
+        return Ok(());
+    }
+    let outcome = scheme_fetch(&request, ctx);
+    process_response(call, &request, outcome, ctx)
+}
+
+/// <https://fetch.spec.whatwg.org/#scheme-fetch>: `data:` here; everything else goes to the
+/// realm's fetcher (none: a network error).
+fn scheme_fetch(request: &FetchRequest, ctx: &mut Cx) -> Result<FetchResponse, String> {
+    let scheme = request
+        .url
+        .split(':')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if scheme == "data" {
+        // 1. Let dataURLStruct be the result of running the data: URL processor on request's
+        //    current URL. 2. If dataURLStruct is failure, then return a network error.
+        let data = data_url_processor(&request.url)
+            .ok_or_else(|| format!("'{}' is not a valid data: URL", request.url))?;
+        // 3. Let mimeType be dataURLStruct's MIME type, serialized.
+        let mime_type = serialize_a_mime_type(&data.mime_type);
+        // 4. Return a new response whose status message is `OK`, header list is
+        //    « (`Content-Type`, mimeType) », and body is dataURLStruct's body as a body.
+        let mut response = FetchResponse::ok(ResponseBody::Bytes(data.body));
+        response
+            .headers
+            .push((b"Content-Type".to_vec(), mime_type.into_bytes()));
+        return Ok(response);
+    }
+    let fetcher = engine::with_realm_data(ctx, |f: &RealmFetcher| f.0.clone());
+    match fetcher {
+        Some(fetcher) => fetcher.fetch(request),
+        None => Err(format!(
+            "no fetcher serves '{}' (this host has no network)",
+            request.url
+        )),
+    }
+}
+
+/// fetch()'s processResponse, given the response (or a network error).
+fn process_response(
+    call: &Object<FetchCall>,
+    request: &FetchRequest,
+    outcome: Result<FetchResponse, String>,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    let promise = call.borrow().data().promise.clone();
+    // 1. If locallyAborted is true, then abort these steps.
+    if call.borrow().data().locally_aborted.get() || !promise.is_pending() {
+        return Ok(());
+    }
+    // 3. If response is a network error, then reject p with a TypeError and abort these
+    //    steps.
+    let response = match outcome {
+        Ok(response) => response,
+        Err(message) => {
+            let error = engine::type_error(&format!("fetch failed: {message}"), ctx);
+            return promise.reject(error, ctx);
+        }
+    };
+    // 4. Set responseObject to the result of creating a Response object, given response,
+    //    "immutable", and relevantRealm.
+    let mut record = ResponseRecord::new(Guard::Immutable);
+    record.type_ = ResponseType::Basic;
+    record.url_list = vec![request.url.clone()];
+    if let Some(url) = response.url {
+        record.url_list.push(url);
+    }
+    record.status = response.status;
+    record.status_message = response.status_text.into_bytes();
+    record.headers.borrow_mut().header_list = response.headers.into();
+    let source = match response.body {
+        ResponseBody::None => None,
+        ResponseBody::Bytes(bytes) => {
+            record.body = Some(body::body_from_bytes(bytes.into(), ctx)?);
+            None
+        }
+        ResponseBody::Reader(reader) => {
+            let (body, source) = reader_body(reader, ctx)?;
+            record.body = Some(body);
+            Some(source)
+        }
+    };
+    let response_object = create_response(record, ctx)?;
+    *call.borrow().data().response_object.borrow_mut() = Some(response_object.clone());
+    *call.borrow().data().body_source.borrow_mut() = source;
+    // 5. Resolve p with responseObject.
+    promise.resolve(response_object.into(), ctx)
+}
+
+traced! {
+    data;
+    /// The underlying source of a fetched body: the fetcher's reader, pulled one chunk at a
+    /// time.
+    struct FetchBodySource {
+        stream: Slot<Option<Object<ReadableStream>>>,
+        #[unsafe_ignore_trace]
+        reader: RefCell<Option<Box<dyn BodyReader>>>,
+    }
+}
+
+impl NativeUnderlyingSource for FetchBodySource {
+    fn pull(this: &Object<Self>, _: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let Some(stream) = this.borrow().data().stream.borrow().clone() else {
+            return Ok(PromiseResult::undefined());
+        };
+        // Take the reader out while it reads, so nothing holds a borrow of the object.
+        let reader = this.borrow().data().reader.borrow_mut().take();
+        let Some(mut reader) = reader else {
+            return Ok(PromiseResult::undefined());
+        };
+        match reader.read_chunk() {
+            Ok(Some(chunk)) => {
+                *this.borrow().data().reader.borrow_mut() = Some(reader);
+                let chunk = engine::new_uint8_array(&chunk, ctx)?;
+                other_specs::enqueue(&stream, chunk, ctx)?;
+            }
+            Ok(None) => other_specs::close(&stream, ctx)?,
+            Err(message) => {
+                let error =
+                    engine::type_error(&format!("fetch: reading the body failed: {message}"), ctx);
+                other_specs::error(&stream, error, ctx)?;
+            }
+        }
+        Ok(PromiseResult::undefined())
+    }
+
+    fn cancel(this: &Object<Self>, _: Value, _: &mut Cx) -> JsResult<PromiseResult> {
+        // Canceling drops the reader (closing the file or connection).
+        this.borrow().data().reader.borrow_mut().take();
+        Ok(PromiseResult::undefined())
+    }
+}
+
+/// A body whose stream (a byte stream, high-water mark 0) pulls from `reader`.
+fn reader_body(
+    reader: Box<dyn BodyReader>,
+    ctx: &mut Cx,
+) -> JsResult<(Body, Object<FetchBodySource>)> {
+    let source = webidl::internal_object(
+        FetchBodySource {
+            stream: Slot::new(None),
+            reader: RefCell::new(Some(reader)),
+        },
+        ctx,
+    );
+    let stream = other_specs::set_up_with_byte_reading_support(
+        Some(NativeSource::new(&source)),
+        0.0,
+        None,
+        ctx,
+    )?;
+    *source.borrow().data().stream.borrow_mut() = Some(stream.clone());
+    Ok((
+        Body {
+            stream,
+            source: None,
+            length: None,
+        },
+        source,
+    ))
+}
