@@ -31,6 +31,7 @@ mod encoding;
 // Fetch layer's interfaces will be their first caller.
 #[allow(dead_code)]
 mod fetch;
+pub mod file;
 #[cfg(feature = "engine-boa")]
 pub mod host;
 mod html;
@@ -98,7 +99,8 @@ impl boa_runtime::RuntimeExtension for StreamsExtension {
 
 /// Installs the streams globals, and the DOM and HTML interfaces they depend on
 /// (`DOMException`, `EventTarget`, `Event`, `AbortController`, `AbortSignal`, `MessageChannel`,
-/// `MessagePort`, `MessageEvent`, `structuredClone`), in the current realm.
+/// `MessagePort`, `MessageEvent`, `structuredClone`), and the File API's `Blob`, `File`,
+/// `FileReader` and `ProgressEvent`, in the current realm.
 #[cfg(feature = "engine-boa")]
 pub fn register(ctx: &mut Context) -> BoaResult<()> {
     engine::remember_promise_intrinsics(ctx);
@@ -111,5 +113,6 @@ pub fn register(ctx: &mut Context) -> BoaResult<()> {
     transfer::register(ctx)?;
     encoding::register(ctx)?;
     compression::register(ctx)?;
+    file::register(ctx)?;
     Ok(())
 }

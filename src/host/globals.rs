@@ -30,7 +30,7 @@ pub(super) fn register_runtime(console_to_stderr: bool, ctx: &mut Context) -> Js
     }
 }
 
-/// `self`, `gc()`, `fetch()`, `performance` and `Blob`.
+/// `self`, `gc()`, `fetch()`, `performance`, `crypto`, `atob` and `btoa`.
 pub(super) fn register_host_globals(
     fetch_root: Option<PathBuf>,
     ctx: &mut Context,
@@ -79,7 +79,9 @@ pub(super) fn register_host_globals(
 
     super::performance::register(ctx)?;
     register_crypto(ctx)?;
-    Ok(super::blob::register(ctx)?)
+    super::base64::register(ctx)?;
+    crate::file::set_blob_url_origin(ctx, FETCH_ORIGIN);
+    Ok(())
 }
 
 /// `crypto.getRandomValues(array)` (<https://w3c.github.io/webcrypto/#Crypto-method-getRandomValues>),
