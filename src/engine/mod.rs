@@ -139,6 +139,7 @@ pub use stub::*;
 boa_backend! {
     mod buffer;
     mod call;
+    mod callback;
     pub mod clone;
     mod error;
     mod handle;
@@ -153,6 +154,7 @@ boa_backend! {
 
     pub use buffer::*;
     pub use call::*;
+    pub use callback::*;
     pub use error::*;
     pub use handle::*;
     pub use job::*;

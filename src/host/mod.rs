@@ -245,6 +245,12 @@ impl Host {
 
 /// Installs the globals of a host realm in the current realm.
 fn install_globals(options: &HostOptions, ctx: &mut Context) -> JsResult<()> {
+    // The checkpoint that follows a callback run from a task ("clean up after running script").
+    crate::engine::set_microtask_checkpoint(ctx, |ctx| {
+        if let Some(host) = Host::from_context(ctx) {
+            host.perform_microtask_checkpoint(ctx);
+        }
+    });
     globals::register_runtime(options.console_to_stderr, ctx)?;
     crate::register(ctx)?;
     globals::register_host_globals(options.fetch_root.clone(), ctx)?;

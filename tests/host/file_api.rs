@@ -355,3 +355,29 @@ fn atob_and_btoa_throw_invalid_character_errors() {
          |true:InvalidCharacterError|true:InvalidCharacterError|false:TypeError",
     );
 }
+
+#[test]
+fn microtasks_run_after_each_listener_called_from_a_task() {
+    assert_async(
+        r"
+        // From a task (the reader's load task fires load, then loadend): a microtask queued by
+        // a listener runs before the next listener and the next event.
+        const order = [];
+        await new Promise((resolve) => {
+            const fr = new FileReader();
+            fr.addEventListener('load', () => { order.push('load1'); queueMicrotask(() => order.push('micro')); });
+            fr.addEventListener('load', () => order.push('load2'));
+            fr.onloadend = () => { order.push('loadend'); resolve(); };
+            fr.readAsText(new Blob(['x']));
+        });
+        // From script (dispatchEvent), the stack is not empty: the microtask waits.
+        const target = new EventTarget();
+        target.addEventListener('e', () => { order.push('a'); queueMicrotask(() => order.push('m')); });
+        target.addEventListener('e', () => order.push('b'));
+        target.dispatchEvent(new Event('e'));
+        await null;
+        return order.join(',');
+    ",
+        "load1,micro,load2,loadend,a,b,m",
+    );
+}
