@@ -42,9 +42,13 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
     let (bubbles, cancelable, composed) = dom::convert_event_init(&init, ctx)?;
     let dict = webidl::dictionary(&init, "The ProgressEvent init")?;
     let length_computable = webidl::member(dict.as_ref(), "lengthComputable", ctx)?.to_boolean();
-    // `unsigned long long loaded = 0`, `unsigned long long total = 0` (XHR).
-    let loaded = unsigned_long_long(&webidl::member(dict.as_ref(), "loaded", ctx)?, ctx)?;
-    let total = unsigned_long_long(&webidl::member(dict.as_ref(), "total", ctx)?, ctx)?;
+    // `double loaded = 0`, `double total = 0` (doubles since whatwg/xhr#394).
+    let loaded = double_member(
+        &webidl::member(dict.as_ref(), "loaded", ctx)?,
+        "loaded",
+        ctx,
+    )?;
+    let total = double_member(&webidl::member(dict.as_ref(), "total", ctx)?, "total", ctx)?;
     let proto = webidl::prototype_from_new_target(
         new_target,
         |ctx| prototype(Iface::ProgressEvent, ctx),
@@ -70,23 +74,19 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
     Ok(event.into())
 }
 
-/// <https://webidl.spec.whatwg.org/#es-unsigned-long-long> (no extended attribute), as a
-/// Number; `undefined` is the default 0.
-fn unsigned_long_long(value: &Value, ctx: &mut Cx) -> JsResult<f64> {
+/// A `double` dictionary member with default 0 (<https://webidl.spec.whatwg.org/#es-double>):
+/// ToNumber, and a TypeError for NaN or an infinity.
+fn double_member(value: &Value, member: &str, ctx: &mut Cx) -> JsResult<f64> {
     if value.is_undefined() {
         return Ok(0.0);
     }
     let x = value.to_number(ctx)?;
     if !x.is_finite() {
-        return Ok(0.0);
+        return Err(crate::engine::throw_type_error(format!(
+            "Failed to construct 'ProgressEvent': member {member} is not a finite number"
+        )));
     }
-    let x = x.trunc();
-    let two_64 = 18_446_744_073_709_551_616.0_f64;
-    let mut m = x % two_64;
-    if m < 0.0 {
-        m += two_64;
-    }
-    Ok(if m == 0.0 { 0.0 } else { m })
+    Ok(x)
 }
 
 /// <https://w3c.github.io/FileAPI/#fire-a-progress-event>: a trusted `ProgressEvent` named `e`

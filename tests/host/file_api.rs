@@ -147,10 +147,11 @@ fn file_reader_handlers_are_event_handler_attributes() {
                                            e.lengthComputable].join(','));
             fr.readAsArrayBuffer(new Blob(['a']));
         });
-        const pe = new ProgressEvent('x', { loaded: 2, total: 5, lengthComputable: true });
+        const pe = new ProgressEvent('x', { loaded: 2, total: 5.5, lengthComputable: true });
+        throws(TypeError, () => new ProgressEvent('x', { loaded: NaN }), 'loaded is a restricted double');
         return [got, pe.loaded, pe.total, pe.lengthComputable, pe instanceof Event].join('|');
     ",
-        "true,loadend,true,true|2|5|true|true",
+        "true,loadend,true,true|2|5.5|true|true",
     );
 }
 
