@@ -81,11 +81,8 @@ fn random_uuid() -> String {
     )
 }
 
-/// <https://w3c.github.io/FileAPI/#unicodeBlobURL> ("generate a new blob URL") then
-/// <https://w3c.github.io/FileAPI/#add-an-entry> ("add an entry to the blob URL store"):
-/// the new URL, `blob:<origin>/<uuid>`.
-pub fn create_object_url(bytes: Arc<[u8]>, mime_type: String, origin: &str) -> String {
-    // generate a new blob URL:
+/// <https://w3c.github.io/FileAPI/#unicodeBlobURL>: a new blob URL, `blob:<origin>/<uuid>`.
+fn generate_a_new_blob_url(origin: &str) -> String {
     // 1. Let result be the empty string.
     // 2. Append the string "blob:" to result.
     // 3. Let settings be the current settings object.
@@ -96,15 +93,19 @@ pub fn create_object_url(bytes: Arc<[u8]>, mime_type: String, origin: &str) -> S
     // 8. Append U+0024 SOLIDUS (/) to result.
     // 9. Generate a UUID [RFC4122] as a string and append it to result.
     // 10. Return result.
-    // add an entry:
+    format!("blob:{origin}/{}", random_uuid())
+}
+
+/// <https://w3c.github.io/FileAPI/#add-an-entry>: adds an entry for a blob (its bytes and
+/// type) made in an environment of `origin` to the blob URL store, and returns its new URL.
+fn add_an_entry(bytes: Arc<[u8]>, mime_type: String, origin: &str) -> String {
     // 1. Let store be the user agent's blob URL store.
-    // 2. Let url be the result of generating a new blob URL.
-    // 3. Let entry be a new blob URL entry consisting of object and the current settings
-    //    object.
-    // 4. Set store[url] to entry.
-    // 5. Return url.
     loop {
-        let url = format!("blob:{origin}/{}", random_uuid());
+        // 2. Let url be the result of generating a new blob URL.
+        let url = generate_a_new_blob_url(origin);
+        // 3. Let entry be a new blob URL entry consisting of object and the current settings
+        //    object.
+        // 4. Set store[url] to entry. (A UUID that is already there is drawn again.)
         let added = with_store(|store| {
             if store.contains_key(&url) {
                 return false;
@@ -117,24 +118,36 @@ pub fn create_object_url(bytes: Arc<[u8]>, mime_type: String, origin: &str) -> S
             store.insert(url.clone(), entry);
             true
         });
+        // 5. Return url.
         if added {
             return url;
         }
     }
 }
 
-/// <https://w3c.github.io/FileAPI/#removeTheEntry>: removes the entry of `url` (without a
-/// fragment), if any, when its origin is `origin`. Returns whether one was removed.
+/// Adds a blob (its bytes and type) made in an environment of `origin` to the blob URL
+/// store: its new `blob:` URL (what `URL.createObjectURL` returns).
+pub fn create_object_url(bytes: Arc<[u8]>, mime_type: String, origin: &str) -> String {
+    add_an_entry(bytes, mime_type, origin)
+}
+
+/// Removes the entry of `url` (its fragment ignored), if any, when it was made in an
+/// environment of `origin` (what `URL.revokeObjectURL` does). Returns whether one was removed.
 pub fn revoke_object_url(url: &str, origin: &str) -> bool {
-    // 1. Let store be the user agent's blob URL store.
-    // 2. Let url string be the result of serializing url (without its fragment).
-    let url = url.split_once('#').map_or(url, |(u, _)| u);
     // revokeObjectURL 3. If url's origin is not same origin with the current settings
-    //    object's origin, return. 4. Remove an entry from the Blob URL Store for url.
-    with_store(|store| match store.get(url) {
-        Some(entry) if entry.origin == origin => store.remove(url).is_some(),
-        _ => false,
-    })
+    // object's origin, return.
+    let same_origin = resolve_blob_url(url).is_some_and(|entry| entry.origin == origin);
+    // 4. Remove an entry from the Blob URL Store for url.
+    same_origin && remove_an_entry(url)
+}
+
+/// <https://w3c.github.io/FileAPI/#removeTheEntry>: whether an entry was removed.
+fn remove_an_entry(url: &str) -> bool {
+    // 1. Let store be the user agent's blob URL store.
+    // 2. Let url string be the result of serializing url (with its fragment: a URL with one
+    //    names no entry).
+    // 3. Remove store[url string].
+    with_store(|store| store.remove(url).is_some())
 }
 
 /// <https://w3c.github.io/FileAPI/#blob-url-resolve>: the entry of a `blob:` URL (its

@@ -285,6 +285,10 @@ fn the_blob_url_store_resolves_until_revoked() {
     assert_eq!(&*entry.bytes, b"bytes");
     assert_eq!(entry.mime_type, "text/plain");
     assert!(!revoke_object_url(&url, "https://b.test"), "another origin");
+    assert!(
+        !revoke_object_url(&format!("{url}#f"), "https://a.test"),
+        "with a fragment"
+    );
     assert!(resolve_blob_url(&url).is_some());
     assert!(revoke_object_url(&url, "https://a.test"));
     assert!(resolve_blob_url(&url).is_none());
