@@ -30,6 +30,7 @@ mod encoding;
 // The Fetch layer (issue 22): the engine-free data algorithms of Fetch, MIME Sniffing, URL and
 // HTML forms, and the interfaces built on them.
 mod fetch;
+pub mod file;
 #[cfg(feature = "engine-boa")]
 pub mod host;
 mod html;
@@ -101,8 +102,10 @@ impl boa_runtime::RuntimeExtension for StreamsExtension {
 
 /// Installs the streams globals, and the DOM and HTML interfaces they depend on
 /// (`DOMException`, `EventTarget`, `Event`, `AbortController`, `AbortSignal`, `MessageChannel`,
-/// `MessagePort`, `MessageEvent`, `structuredClone`), and the Encoding Standard's
-/// `TextEncoder` and `TextDecoder` (replacing any installed before), in the current realm.
+/// `MessagePort`, `MessageEvent`, `structuredClone`), the Encoding Standard's `TextEncoder` and
+/// `TextDecoder` (replacing any installed before), the File API's `Blob`, `File`, `FileReader`
+/// and `ProgressEvent`, and the Fetch Standard's `Headers`, `Request`, `Response` and `fetch()`,
+/// in the current realm.
 #[cfg(feature = "engine-boa")]
 pub fn register(ctx: &mut Context) -> BoaResult<()> {
     engine::remember_promise_intrinsics(ctx);
@@ -115,6 +118,7 @@ pub fn register(ctx: &mut Context) -> BoaResult<()> {
     transfer::register(ctx)?;
     encoding::register(ctx)?;
     compression::register(ctx)?;
+    file::register(ctx)?;
     fetch::register(ctx)?;
     Ok(())
 }
