@@ -30,6 +30,7 @@ mod encoding;
 // The Fetch layer (issue 22): the engine-free data algorithms of Fetch, MIME Sniffing and HTML
 // forms, and the interfaces built on them.
 mod fetch;
+pub mod file;
 #[cfg(feature = "engine-boa")]
 pub mod host;
 mod html;
@@ -105,7 +106,8 @@ impl boa_runtime::RuntimeExtension for StreamsExtension {
 /// (`DOMException`, `EventTarget`, `Event`, `AbortController`, `AbortSignal`, `MessageChannel`,
 /// `MessagePort`, `MessageEvent`, `structuredClone`), the Encoding Standard's `TextEncoder` and
 /// `TextDecoder` (replacing any installed before), the URL Standard's `URL` and
-/// `URLSearchParams`, and the Fetch Standard's `Headers`, `Request`, `Response` and `fetch`,
+/// `URLSearchParams`, the File API's `Blob`, `File`, `FileReader` and `ProgressEvent`, and the
+/// Fetch Standard's `Headers`, `Request`, `Response` and `fetch()`,
 /// in the current realm.
 #[cfg(feature = "engine-boa")]
 pub fn register(ctx: &mut Context) -> BoaResult<()> {
@@ -120,6 +122,7 @@ pub fn register(ctx: &mut Context) -> BoaResult<()> {
     encoding::register(ctx)?;
     compression::register(ctx)?;
     url::register(ctx)?;
+    file::register(ctx)?;
     fetch::register(ctx)?;
     Ok(())
 }

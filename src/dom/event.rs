@@ -91,7 +91,7 @@ impl Event {
     }
 
     /// <https://dom.spec.whatwg.org/#concept-event-initialize>
-    fn initialize(&self, event_type: JsString, bubbles: bool, cancelable: bool) {
+    pub(super) fn initialize(&self, event_type: JsString, bubbles: bool, cancelable: bool) {
         use flags::*;
         let mut f = self.flags.get() | INITIALIZED;
         f &= !(STOP_PROPAGATION | STOP_IMMEDIATE_PROPAGATION | CANCELED | TRUSTED);

@@ -450,6 +450,9 @@ fn inner_invoke(
             with_event(event, |e| e.set(flags::IN_PASSIVE_LISTENER));
         }
         let outcome = call_listener(target, event, listener, ctx);
+        // Calling a user object's operation ends with "clean up after running script": a
+        // microtask checkpoint once no script is running (a dispatch from a task).
+        engine::clean_up_after_running_script(ctx);
         with_event(event, |e| e.unset(flags::IN_PASSIVE_LISTENER));
         if let Err(error) = outcome {
             if error.is_uncatchable() {

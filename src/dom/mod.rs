@@ -1,5 +1,5 @@
 //! DOM interfaces that the Streams Standard depends on: `DOMException` (WebIDL),
-//! `Event`/`EventTarget` (as far as `AbortSignal` needs: no tree, so dispatch is at-target only)
+//! `Event`/`EventTarget` (and `CustomEvent`) (as far as `AbortSignal` needs: no tree, so dispatch is at-target only)
 //! and `AbortController`/`AbortSignal` (<https://dom.spec.whatwg.org/#aborting-ongoing-activities>).
 //!
 //! Rust API for the other layers:
@@ -9,6 +9,7 @@
 //! - [`set_error_reporter`] / [`report_exception`]: where exceptions thrown by event listeners go.
 
 mod abort;
+mod custom_event;
 mod event;
 mod event_target;
 mod exception;
@@ -52,7 +53,7 @@ pub(crate) fn extension_of<T: 'static>(slot: &Option<Box<dyn Extension>>) -> Opt
 }
 pub use exception::{create_dom_exception, dom_exception_name, is_dom_exception};
 
-/// Installs `DOMException`, `Event`, `EventTarget`, `AbortController` and `AbortSignal` on the
+/// Installs `DOMException`, `Event`, `CustomEvent`, `EventTarget`, `AbortController` and `AbortSignal` on the
 /// global object of the current realm, replacing any existing globals of those names.
 pub fn register(ctx: &mut Cx) -> JsResult<()> {
     let time_origin = engine::clock_nanos(ctx);
@@ -73,6 +74,7 @@ pub fn register(ctx: &mut Cx) -> JsResult<()> {
     ] {
         webidl::define_global(name, class, ctx)?;
     }
+    custom_event::register(&event, ctx)?;
 
     engine::set_realm_data(
         ctx,

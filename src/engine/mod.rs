@@ -142,6 +142,7 @@ pub use stub::*;
 boa_backend! {
     mod buffer;
     mod call;
+    mod callback;
     mod encoding;
     pub mod clone;
     mod error;
@@ -159,6 +160,7 @@ boa_backend! {
 
     pub use buffer::*;
     pub use call::*;
+    pub use callback::*;
     pub use encoding::*;
     pub use error::*;
     pub use handle::*;

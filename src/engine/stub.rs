@@ -602,6 +602,14 @@ pub(crate) mod internal_promise {
     }
 }
 
+// The stub of `src/engine/callback.rs`.
+pub fn set_microtask_checkpoint(ctx: &mut Cx, checkpoint: fn(&mut Cx)) {
+    unimplemented!()
+}
+pub fn clean_up_after_running_script(ctx: &mut Cx) {
+    unimplemented!()
+}
+
 // The stub of `src/engine/job.rs`.
 pub fn queue_microtask(ctx: &mut Cx, job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static) {
     unimplemented!()

@@ -3,7 +3,7 @@
 //! read", "consume body", and "clone" through the tee. A body's bytes always flow through its
 //! `ReadableStream`, set up on the Streams Standard's "other specifications" API.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::engine::{
     self, clone::ByteBlock, webidl, Cx, JsResult, JsString, Object, PromiseCapability, Slot, Value,
@@ -24,7 +24,7 @@ traced! {
         pub(crate) stream: Object<ReadableStream>,
         /// The source: the bytes, where the body was made from bytes (null for a stream).
         #[unsafe_ignore_trace]
-        pub(crate) source: Option<Rc<[u8]>>,
+        pub(crate) source: Option<Arc<[u8]>>,
         /// The length (null when unknown).
         #[unsafe_ignore_trace]
         pub(crate) length: Option<u64>,
@@ -34,6 +34,8 @@ traced! {
 /// A `BodyInit` value, converted (<https://fetch.spec.whatwg.org/#bodyinit-unions>).
 pub(crate) enum BodyInit {
     Stream(Object<ReadableStream>),
+    /// A `Blob` (or `File`).
+    Blob(Object),
     /// A `BufferSource`'s bytes (copied at conversion: "get a copy of the bytes held by the
     /// buffer source").
     Bytes(Vec<u8>),
@@ -46,6 +48,11 @@ pub(crate) enum BodyInit {
 pub(crate) fn to_body_init(value: &Value, ctx: &mut Cx) -> JsResult<BodyInit> {
     if let Some(stream) = as_stream(value) {
         return Ok(BodyInit::Stream(stream));
+    }
+    if let Some(object) = value.as_object() {
+        if crate::file::blob_data(&object).is_some() {
+            return Ok(BodyInit::Blob(object));
+        }
     }
     if let Some(bytes) = engine::with_buffer_source_bytes(value, ctx, <[u8]>::to_vec) {
         return Ok(BodyInit::Bytes(bytes));
@@ -73,7 +80,7 @@ pub(crate) fn extract(object: BodyInit, ctx: &mut Cx) -> JsResult<(Body, Option<
     // 1.–3. The stream: object itself, or a new one set up with byte reading support.
     // 5. Let action be null. 6. Let source be null. 7. Let length be null. 8. Let type be null.
     // 9. Switch on object:
-    let (source, type_): (Rc<[u8]>, Option<&[u8]>) = match object {
+    let (source, type_): (Arc<[u8]>, Option<&[u8]>) = match object {
         // ReadableStream:
         BodyInit::Stream(stream) => {
             // 2. If keepalive is true, then throw a TypeError. (Never here.)
@@ -92,6 +99,23 @@ pub(crate) fn extract(object: BodyInit, ctx: &mut Cx) -> JsResult<(Body, Option<
             };
             return Ok((body, None));
         }
+        // Blob: set source to object; set length to object's size; if object's type
+        // attribute is not the empty byte sequence, set type to its value. (The stream is
+        // object's get stream, step 2.)
+        BodyInit::Blob(object) => {
+            let Some((bytes, type_)) = crate::file::blob_data(&object) else {
+                return Err(engine::throw_type_error("The body is not a Blob"));
+            };
+            let stream = as_stream(&crate::file::blob_stream(&object, ctx)?)
+                .ok_or_else(|| engine::throw_type_error("Blob.stream() gave no stream"))?;
+            let body = Body {
+                stream,
+                length: Some(bytes.len() as u64),
+                source: Some(bytes),
+            };
+            let type_ = (!type_.is_empty()).then(|| type_.into_bytes());
+            return Ok((body, type_));
+        }
         // BufferSource: set source to a copy of the bytes held by object.
         BodyInit::Bytes(bytes) => (bytes.into(), None),
         // scalar value string: set source to the UTF-8 encoding of object; set type to
@@ -107,7 +131,7 @@ pub(crate) fn extract(object: BodyInit, ctx: &mut Cx) -> JsResult<(Body, Option<
 
 /// "Extract" steps 10–13 for a byte sequence `source`: action returns source, length is its
 /// length, and the action's bytes are enqueued into the new stream, which then closes.
-pub(crate) fn body_from_bytes(source: Rc<[u8]>, ctx: &mut Cx) -> JsResult<Body> {
+pub(crate) fn body_from_bytes(source: Arc<[u8]>, ctx: &mut Cx) -> JsResult<Body> {
     // 10. If source is a byte sequence, then set action to a step that returns source and
     //     length to source's length.
     // 11. If action is non-null, then run these steps in parallel: enqueue the bytes
@@ -141,7 +165,6 @@ pub(crate) trait BodyMixin: webidl::Interface + Sized {
     /// The object's body (its request's or response's), if non-null.
     fn body(this: &Object<Self>) -> Option<Body>;
     /// <https://fetch.spec.whatwg.org/#concept-body-mime-type>
-    #[allow(dead_code)] // blob() and formData() read it (they come with the File API's Blob)
     fn mime_type(this: &Object<Self>) -> Option<MimeType>;
 }
 
@@ -150,6 +173,7 @@ pub(crate) fn define_body_mixin<T: BodyMixin + 'static>(b: &mut webidl::Interfac
     b.attribute("body", get_body::<T>, None);
     b.attribute("bodyUsed", get_body_used::<T>, None);
     b.promise_operation("arrayBuffer", 0, array_buffer::<T>);
+    b.promise_operation("blob", 0, blob::<T>);
     b.promise_operation("bytes", 0, bytes::<T>);
     b.promise_operation("json", 0, json::<T>);
     b.promise_operation("text", 0, text::<T>);
@@ -189,14 +213,40 @@ pub(crate) fn is_unusable(body: Option<&Body>) -> bool {
 #[derive(Debug, Clone, Copy)]
 enum Convert {
     ArrayBuffer,
+    Blob,
     Bytes,
     Json,
     Text,
 }
 
+/// How "consume body" reads its object's MIME type when it converts (the object's type, erased).
+type MimeTypeOf = fn(&Object) -> Option<MimeType>;
+
+fn mime_type_of_object<T: BodyMixin>(object: &Object) -> Option<MimeType> {
+    object
+        .clone()
+        .downcast::<T>()
+        .ok()
+        .and_then(|o| T::mime_type(&o))
+}
+
 impl Convert {
-    fn run(self, bytes: Vec<u8>, ctx: &mut Cx) -> JsResult<Value> {
+    fn run(
+        self,
+        bytes: Vec<u8>,
+        owner: &Object,
+        mime: MimeTypeOf,
+        ctx: &mut Cx,
+    ) -> JsResult<Value> {
         match self {
+            // Return a Blob whose contents are bytes and whose type attribute is this's MIME
+            // type (serialized; the empty string when it is failure).
+            Convert::Blob => {
+                let type_ = mime(owner)
+                    .map(|m| mime::serialize_a_mime_type(&m))
+                    .unwrap_or_default();
+                Ok(crate::file::new_blob(bytes.into(), type_, ctx)?.into())
+            }
             Convert::ArrayBuffer => {
                 Ok(engine::clone::new_array_buffer_from(ByteBlock::copy_of(&bytes), ctx)?.into())
             }
@@ -229,6 +279,10 @@ traced! {
         promise: PromiseCapability,
         #[unsafe_ignore_trace]
         convert: Convert,
+        /// The object whose body is consumed (its MIME type is read at conversion).
+        owner: Object,
+        #[unsafe_ignore_trace]
+        mime: MimeTypeOf,
     }
 }
 
@@ -237,7 +291,7 @@ impl ConsumeSteps {
     fn success(self, data: Vec<u8>, ctx: &mut Cx) -> JsResult<()> {
         // 4.1. Let value be the result of running convertBytesToJSValue with data. If that
         //      threw an exception e, then run errorSteps with e and return.
-        match self.convert.run(data, ctx) {
+        match self.convert.run(data, &self.owner, self.mime, ctx) {
             // 4.2. Resolve promise with value.
             Ok(value) => self.promise.resolve(value, ctx),
             Err(e) => {
@@ -298,7 +352,12 @@ fn fully_read(body: &Body, steps: ConsumeSteps, ctx: &mut Cx) -> JsResult<()> {
 }
 
 /// <https://fetch.spec.whatwg.org/#concept-body-consume-body>
-fn consume_body(body: Option<Body>, convert: Convert, ctx: &mut Cx) -> JsResult<Value> {
+fn consume_body<T: BodyMixin + 'static>(
+    this: &Object<T>,
+    convert: Convert,
+    ctx: &mut Cx,
+) -> JsResult<Value> {
+    let body = T::body(this);
     // 1. If object is unusable, then return a promise rejected with a TypeError.
     if is_unusable(body.as_ref()) {
         return Err(engine::throw_type_error(
@@ -310,6 +369,8 @@ fn consume_body(body: Option<Body>, convert: Convert, ctx: &mut Cx) -> JsResult<
     let steps = ConsumeSteps {
         promise: promise.clone(),
         convert,
+        owner: this.clone().upcast(),
+        mime: mime_type_of_object::<T>,
     };
     match body {
         // 5. If object's body is null, then run successSteps with an empty byte sequence.
@@ -329,29 +390,34 @@ fn array_buffer<T: BodyMixin + 'static>(
     ctx: &mut Cx,
 ) -> JsResult<Value> {
     let this = webidl::this::<T>(this)?;
-    consume_body(T::body(&this), Convert::ArrayBuffer, ctx)
+    consume_body(&this, Convert::ArrayBuffer, ctx)
+}
+
+/// <https://fetch.spec.whatwg.org/#dom-body-blob>
+fn blob<T: BodyMixin + 'static>(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    let this = webidl::this::<T>(this)?;
+    consume_body(&this, Convert::Blob, ctx)
 }
 
 /// <https://fetch.spec.whatwg.org/#dom-body-bytes>
 fn bytes<T: BodyMixin + 'static>(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let this = webidl::this::<T>(this)?;
-    consume_body(T::body(&this), Convert::Bytes, ctx)
+    consume_body(&this, Convert::Bytes, ctx)
 }
 
 /// <https://fetch.spec.whatwg.org/#dom-body-json>
 fn json<T: BodyMixin + 'static>(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let this = webidl::this::<T>(this)?;
-    consume_body(T::body(&this), Convert::Json, ctx)
+    consume_body(&this, Convert::Json, ctx)
 }
 
 /// <https://fetch.spec.whatwg.org/#dom-body-text>
 fn text<T: BodyMixin + 'static>(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let this = webidl::this::<T>(this)?;
-    consume_body(T::body(&this), Convert::Text, ctx)
+    consume_body(&this, Convert::Text, ctx)
 }
 
 /// The MIME type of a header list, for [`BodyMixin::mime_type`].
-#[allow(dead_code)] // blob() and formData() read it (they come with the File API's Blob)
 pub(crate) fn mime_type_of(headers: &super::headers::HeaderList) -> Option<MimeType> {
     mime::extract_a_mime_type(headers)
 }

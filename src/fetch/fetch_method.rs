@@ -18,6 +18,7 @@ use super::{
     body::{self, Body},
     data_url::data_url_processor,
     fetcher::{BodyReader, FetchRequest, FetchResponse, ResponseBody, SharedFetcher},
+    headers::parse_a_single_range_header_value,
     headers_object::Guard,
     mime::serialize_a_mime_type,
     request::{request_parts, Request, RequestRecord},
@@ -258,6 +259,9 @@ fn scheme_fetch(request: &FetchRequest, ctx: &mut Cx) -> Result<FetchResponse, S
             .push((b"Content-Type".to_vec(), mime_type.into_bytes()));
         return Ok(response);
     }
+    if scheme == "blob" {
+        return blob_scheme_fetch(request);
+    }
     let fetcher = engine::with_realm_data(ctx, |f: &RealmFetcher| f.0.clone());
     match fetcher {
         Some(fetcher) => fetcher.fetch(request),
@@ -266,6 +270,99 @@ fn scheme_fetch(request: &FetchRequest, ctx: &mut Cx) -> Result<FetchResponse, S
             request.url
         )),
     }
+}
+
+/// <https://fetch.spec.whatwg.org/#scheme-fetch>, "blob".
+fn blob_scheme_fetch(request: &FetchRequest) -> Result<FetchResponse, String> {
+    // 1. Let blobURLEntry be request's current URL's blob URL entry.
+    let entry = crate::file::resolve_blob_url(&request.url);
+    // 2. If request's method is not `GET` or blobURLEntry is null, then return a network
+    //    error.
+    let Some(entry) = entry.filter(|_| request.method == "GET") else {
+        return Err(format!(
+            "'{}' is not a blob URL this agent can fetch",
+            request.url
+        ));
+    };
+    // 5. Let response be a new response. 6. Let fullLength be blob's size.
+    let full_length = entry.bytes.len() as u64;
+    // 8. Let type be blob's type.
+    let type_ = entry.mime_type.into_bytes();
+    let range = request
+        .headers
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(b"Range"))
+        .map(|(_, value)| value.clone());
+    // 9. If request's header list does not contain `Range`:
+    let Some(range) = range else {
+        // 9.1. Let bodyWithType be the result of safely extracting blob.
+        // 9.2. Set response's status message to `OK`. 9.3. Set response's body to
+        //      bodyWithType's body. 9.4. Set response's header list to « (`Content-Length`,
+        //      serializedFullLength), (`Content-Type`, type) ».
+        let mut response = FetchResponse::ok(ResponseBody::Bytes(entry.bytes.to_vec()));
+        response.headers = vec![
+            (
+                b"Content-Length".to_vec(),
+                full_length.to_string().into_bytes(),
+            ),
+            (b"Content-Type".to_vec(), type_),
+        ];
+        return Ok(response);
+    };
+    // 10. Otherwise:
+    // 10.1. Set response's range-requested flag.
+    // 10.2.–10.3. Let rangeValue be the result of parsing a single range header value given
+    //      rangeHeader and true. If rangeValue is failure, then return a network error.
+    let range = parse_a_single_range_header_value(&range, true)
+        .ok_or_else(|| "the Range header is not a single byte range".to_owned())?;
+    // 10.4. Let (rangeStart, rangeEnd) be rangeValue.
+    let (start, end) = match (range.start, range.end) {
+        // 10.5. If rangeStart is null: set rangeStart to fullLength − rangeEnd; set rangeEnd
+        //       to rangeStart + rangeEnd − 1.
+        (None, Some(suffix)) => {
+            let start = full_length.saturating_sub(suffix);
+            (start, (start + suffix.min(full_length)).saturating_sub(1))
+        }
+        // 10.6. Otherwise: if rangeStart is greater than or equal to fullLength, return a
+        //       network error; if rangeEnd is null or rangeEnd is greater than or equal to
+        //       fullLength, set rangeEnd to fullLength − 1.
+        (Some(start), end) => {
+            if start >= full_length {
+                return Err("the Range starts past the end of the blob".to_owned());
+            }
+            let end = end.filter(|&e| e < full_length).unwrap_or(full_length - 1);
+            (start, end)
+        }
+        (None, None) => return Err("the Range header is empty".to_owned()),
+    };
+    // 10.7. Let slicedBlob be the result of invoking slice blob given blob, rangeStart,
+    //       rangeEnd + 1, and type. 10.8. Let slicedBodyWithType be the result of safely
+    //       extracting slicedBlob. 10.9. Set response's body to slicedBodyWithType's body.
+    let sliced = entry
+        .bytes
+        .get(start as usize..=end as usize)
+        .unwrap_or_default()
+        .to_vec();
+    // 10.10.–10.12. serializedSlicedLength, contentRange.
+    let content_range = format!("bytes {start}-{end}/{full_length}");
+    // 10.13. Set response's status to 206. 10.14. Set response's status message to
+    //        `Partial Content`. 10.15. Set response's header list to « (`Content-Length`,
+    //        serializedSlicedLength), (`Content-Type`, type), (`Content-Range`,
+    //        contentRange) ».
+    Ok(FetchResponse {
+        status: 206,
+        status_text: "Partial Content".to_owned(),
+        headers: vec![
+            (
+                b"Content-Length".to_vec(),
+                sliced.len().to_string().into_bytes(),
+            ),
+            (b"Content-Type".to_vec(), type_),
+            (b"Content-Range".to_vec(), content_range.into_bytes()),
+        ],
+        url: None,
+        body: ResponseBody::Bytes(sliced),
+    })
 }
 
 /// fetch()'s processResponse, given the response (or a network error).

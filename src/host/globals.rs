@@ -27,7 +27,7 @@ pub(super) fn register_runtime(console_to_stderr: bool, ctx: &mut Context) -> Js
     }
 }
 
-/// `self`, `gc()`, `performance`, `crypto` and `Blob`.
+/// `self`, `gc()`, `performance`, `crypto`, `atob` and `btoa`.
 pub(super) fn register_host_globals(ctx: &mut Context) -> JsResult<()> {
     // `self`: the global object (HTML's `self` is the WindowProxy / WorkerGlobalScope itself).
     let global = ctx.global_object();
@@ -49,7 +49,9 @@ pub(super) fn register_host_globals(ctx: &mut Context) -> JsResult<()> {
 
     super::performance::register(ctx)?;
     register_crypto(ctx)?;
-    Ok(super::blob::register(ctx)?)
+    super::base64::register(ctx)?;
+    crate::file::set_blob_url_origin(ctx, FETCH_ORIGIN);
+    Ok(())
 }
 
 /// `location`: a stand-in for HTML's `Location` object (`WorkerLocation`-like), with the

@@ -1,5 +1,5 @@
 //! The host environment: an HTML-ordered event loop, and the globals that scripts and the Web
-//! Platform Tests expect (`self`, `console`, timers, `fetch`, `gc`, `Blob`, ...); agents on other
+//! Platform Tests expect (`self`, `console`, timers, `fetch`, `gc`, `atob`, ...); agents on other
 //! threads connected by `MessagePort`s, and second realms. Not part of the spec layer: the
 //! streams code never depends on it.
 //!
@@ -16,7 +16,7 @@
 //! ```
 
 mod agent;
-mod blob;
+mod base64;
 mod event_loop;
 mod globals;
 mod performance;
@@ -146,8 +146,8 @@ impl Host {
     /// `clearTimeout`, `clearInterval`, `queueMicrotask`, `TextEncoder`, `TextDecoder`, `atob`,
     /// `btoa`), the streams, DOM and HTML interfaces (`MessageChannel`, `MessagePort`,
     /// `MessageEvent`, a `structuredClone`, `TextEncoder` and `TextDecoder` that replace
-    /// boa_runtime's), then `self`,
-    /// `gc()`, `fetch()`, `performance`, `crypto.getRandomValues` and `Blob`; with
+    /// boa_runtime's), then `self`, `gc()`, `fetch()`, `performance`,
+    /// `crypto.getRandomValues`, and `atob`/`btoa` that replace boa_runtime's; with
     /// [`HostOptions::window`], `window`, `postMessage` and `onmessage`.
     ///
     /// The context is one agent: its `MessagePort`s can be entangled with ports of agents on
@@ -270,6 +270,12 @@ impl Host {
 
 /// Installs the globals of a host realm in the current realm.
 fn install_globals(options: &HostOptions, ctx: &mut Context) -> JsResult<()> {
+    // The checkpoint that follows a callback run from a task ("clean up after running script").
+    crate::engine::set_microtask_checkpoint(ctx, |ctx| {
+        if let Some(host) = Host::from_context(ctx) {
+            host.perform_microtask_checkpoint(ctx);
+        }
+    });
     globals::register_runtime(options.console_to_stderr, ctx)?;
     crate::register(ctx)?;
     globals::register_host_globals(ctx)?;

@@ -65,6 +65,62 @@ pub(crate) enum Record {
         properties: Vec<(Vec<u16>, Record)>,
     },
     Object(Vec<(Vec<u16>, Record)>),
+    /// A serializable platform object of another standard: its interface and what its
+    /// serialization steps left.
+    Platform(PlatformRecord),
+}
+
+/// What a [`SerializableInterface`]'s serialization steps leave: plain `Send` data only its
+/// deserialization steps read.
+pub(crate) struct PlatformRecord {
+    interface: &'static SerializableInterface,
+    data: Box<dyn std::any::Any + Send>,
+}
+
+impl std::fmt::Debug for PlatformRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PlatformRecord({})", self.interface.name)
+    }
+}
+
+/// A serializable interface of another standard (HTML's `[Serializable]` platform objects
+/// other than `DOMException`: the File API's `Blob` and `File`). HTML knows them only through
+/// this table: [`register_serializable`] adds one.
+pub(crate) struct SerializableInterface {
+    /// The interface's name.
+    pub(crate) name: &'static str,
+    /// Whether an object implements the interface.
+    pub(crate) implements: fn(&Object) -> bool,
+    /// The serialization steps, given the object (forStorage false): the serialized data.
+    pub(crate) serialization_steps: fn(&Object, &mut Cx) -> JsResult<Box<dyn std::any::Any + Send>>,
+    /// The deserialization steps: a new object of the interface in the current realm, made
+    /// from the serialized data.
+    pub(crate) deserialization_steps:
+        fn(Box<dyn std::any::Any + Send>, &mut Cx) -> JsResult<Object>,
+}
+
+/// The serializable interfaces of other standards, in the order they were registered.
+static SERIALIZABLE_INTERFACES: RwLock<Vec<&'static SerializableInterface>> =
+    RwLock::new(Vec::new());
+
+/// Makes `interface` serializable (once; registering it again does nothing).
+pub(crate) fn register_serializable(interface: &'static SerializableInterface) {
+    let mut interfaces = SERIALIZABLE_INTERFACES
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !interfaces.iter().any(|i| std::ptr::eq(*i, interface)) {
+        interfaces.push(interface);
+    }
+}
+
+/// The registered serializable interface `object` implements.
+fn serializable_interface(object: &Object) -> Option<&'static SerializableInterface> {
+    SERIALIZABLE_INTERFACES
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .copied()
+        .find(|interface| (interface.implements)(object))
 }
 
 /// A transfer data holder: what a transferred object's transfer steps leave for its
@@ -247,6 +303,13 @@ impl Serializer {
                 name: units(&name),
                 message: units(&message),
             });
+        }
+        // 18. Otherwise, if value is a platform object that is a serializable object: its
+        //     serialization steps, given value, serialized, and forStorage.
+        if let Some(interface) = serializable_interface(&object) {
+            let data = (interface.serialization_steps)(&object, ctx)?;
+            self.remember(&object);
+            return Ok(Record::Platform(PlatformRecord { interface, data }));
         }
         let kind = clone::object_kind(&object, ctx)?;
         let record = match kind {
@@ -660,6 +723,11 @@ impl Deserializer {
                 self.remember(&object);
                 self.deserialize_properties(&object, properties, ctx)?;
                 return Ok(object.into());
+            }
+            // Otherwise, if serialized.[[Type]] names a serializable interface: a new instance
+            // in targetRealm, then its deserialization steps.
+            Record::Platform(PlatformRecord { interface, data }) => {
+                (interface.deserialization_steps)(data, ctx)?
             }
         };
         // Set memory[serialized] to value.

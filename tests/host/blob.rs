@@ -1,4 +1,4 @@
-//! The host's `Blob` (File API): construction, `slice()`, `type`, `stream()`, the read methods, and the
+//! The File API's `Blob` (`src/file/`): construction, `slice()`, `type`, `stream()`, the read methods, and the
 //! WebIDL shapes and brand checks.
 
 use crate::support::script::{run_host_actions, TestAction};

@@ -4,6 +4,7 @@
 mod support;
 
 mod blob;
+mod file_api;
 
 use std::time::{Duration, Instant};
 
