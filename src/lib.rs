@@ -121,7 +121,14 @@ pub fn register(ctx: &mut Context) -> BoaResult<()> {
     transfer::register(ctx)?;
     encoding::register(ctx)?;
     compression::register(ctx)?;
-    url::register(ctx)?;
+    // The File API's `partial interface URL`: the blob URL store's static operations.
+    url::register(
+        ctx,
+        &[
+            ("createObjectURL", 1, file::create_object_url_operation),
+            ("revokeObjectURL", 1, file::revoke_object_url_operation),
+        ],
+    )?;
     file::register(ctx)?;
     fetch::register(ctx)?;
     Ok(())

@@ -25,6 +25,7 @@ boa_backend! {
     pub(crate) mod internal_promise;
     pub(crate) mod webidl;
     mod webidl_iterable;
+    mod webidl_partial;
     mod webidl_sequences;
     mod webidl_strings;
 

@@ -1171,6 +1171,16 @@ pub(crate) mod webidl {
         unimplemented!()
     }
 
+    // The stub of `src/engine/webidl_partial.rs`.
+    pub fn define_static_operation<T: ClassInterface>(
+        name: &str,
+        length: usize,
+        f: NativeFunctionPointer,
+        ctx: &mut Cx,
+    ) -> JsResult<()> {
+        unimplemented!()
+    }
+
     // The stub of `src/engine/webidl_sequences.rs`.
     pub fn iterator_method(object: &Object, ctx: &mut Cx) -> JsResult<Option<Object>> {
         unimplemented!()

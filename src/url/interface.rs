@@ -224,8 +224,9 @@ fn url_origin(url: &UrlRecord) -> String {
     if url.scheme() != "blob" {
         return quirks::origin(url);
     }
-    // 1. If url's blob URL entry is non-null, then return its environment's origin (no blob
-    //    URL store here: every entry is null).
+    // 1. If url's blob URL entry is non-null, then return its environment's origin. (The blob
+    //    URL store is the File API's, a layer above; a URL its `createObjectURL` made carries
+    //    that origin in its path, which the steps below read.)
     // 2. Let pathURL be the result of parsing the result of URL path serializing url.
     // 3. If pathURL is failure, then return a new opaque origin.
     // 4. If pathURL's scheme is "http", "https", or "file", then return pathURL's origin.

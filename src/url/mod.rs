@@ -17,11 +17,19 @@ pub mod urlencoded;
 pub(crate) use interface::Url;
 pub(crate) use search_params::UrlSearchParams;
 
-use crate::engine::{webidl, Cx, JsResult};
+use crate::engine::{webidl, Cx, JsResult, NativeFunctionPointer};
 
-/// Installs `URL` and `URLSearchParams` in the current realm.
-pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
+/// A static operation another specification adds to `URL` (a `partial interface URL`): its
+/// name, length and steps.
+pub(crate) type PartialStatic = (&'static str, usize, NativeFunctionPointer);
+
+/// Installs `URL` (with the static operations other specifications add to it, such as the File
+/// API's `createObjectURL` and `revokeObjectURL`) and `URLSearchParams` in the current realm.
+pub(crate) fn register(ctx: &mut Cx, partial_statics: &[PartialStatic]) -> JsResult<()> {
     webidl::register_interface::<Url>(ctx)?;
+    for &(name, length, steps) in partial_statics {
+        webidl::define_static_operation::<Url>(name, length, steps, ctx)?;
+    }
     webidl::register_interface::<UrlSearchParams>(ctx)?;
     Ok(())
 }

@@ -25,6 +25,8 @@ fn shapes_follow_webidl() {
         operationShape(U, 'toString', 0);
         operationShape(URL, 'parse', 1);
         operationShape(URL, 'canParse', 1);
+        operationShape(URL, 'createObjectURL', 1);
+        operationShape(URL, 'revokeObjectURL', 1);
         eq(U[Symbol.toStringTag], 'URL', 'URL tag');
         accessorShape(P, 'size', false);
         for (const [n, l] of [['append', 2], ['delete', 1], ['get', 1], ['getAll', 1], ['has', 1],
@@ -332,4 +334,19 @@ fn a_url_and_its_query_object_are_collected() {
         ),
         TestAction::assert_collected("URL objects survived a collection"),
     ]);
+}
+
+#[test]
+fn the_file_apis_partial_url_interface() {
+    run_test_actions([TestAction::check(
+        r#"
+        const url = URL.createObjectURL(new Blob(['x']));
+        ok(url.startsWith('blob:'), 'a blob: URL');
+        const parsed = new URL(url);
+        eq(parsed.protocol, 'blob:', 'it parses');
+        eq(parsed.origin, url.slice(5, url.lastIndexOf('/')), 'its origin is its path\'s');
+        eq(URL.revokeObjectURL(url), undefined, 'revoke');
+        throws(TypeError, () => URL.createObjectURL('x'), 'not a Blob');
+        "#,
+    )]);
 }
