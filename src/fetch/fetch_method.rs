@@ -397,7 +397,17 @@ fn process_response(
     record.status = response.status;
     record.status_message = response.status_text.into_bytes();
     record.headers.borrow_mut().header_list = response.headers.into();
-    let source = match response.body {
+    // Main fetch: if request's method is `HEAD` or `CONNECT`, or internalResponse's status is
+    // a null body status, set internalResponse's body to null and disregard any enqueuing
+    // toward it.
+    let null_body = matches!(request.method.as_str(), "HEAD" | "CONNECT")
+        || super::status::is_null_body_status(record.status);
+    let body = if null_body {
+        ResponseBody::None
+    } else {
+        response.body
+    };
+    let source = match body {
         ResponseBody::None => None,
         ResponseBody::Bytes(bytes) => {
             record.body = Some(body::body_from_bytes(bytes.into(), ctx)?);

@@ -35,8 +35,7 @@ impl webidl::ClassInterface for HeadersInterface {
         b.operation("getSetCookie", 0, get_set_cookie);
         b.operation("has", 1, has);
         b.operation("set", 2, set);
-        // TODO(merge): the pair iterable, on the engine's pair-iterable support (url-api).
-        let _ = pairs_to_iterate;
+        b.pair_iterable::<Self>();
     }
 
     /// <https://fetch.spec.whatwg.org/#dom-headers>
@@ -164,18 +163,15 @@ fn set(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     Ok(Value::undefined())
 }
 
-/// <https://fetch.spec.whatwg.org/#concept-headers-iterate>: the value pairs to iterate over,
-/// computed afresh at each step of an iterator.
-fn pairs_to_iterate(this: &Object, _: &mut Cx) -> Vec<(Value, Value)> {
-    let Some(headers) = this
-        .downcast_ref::<HeadersInterface>()
-        .map(|h| h.headers.clone())
-    else {
-        return Vec::new();
-    };
-    let pairs = headers.borrow().value_pairs_to_iterate_over();
-    pairs
-        .iter()
-        .map(|(name, value)| (byte_string_value(name), byte_string_value(value)))
-        .collect()
+impl webidl::PairIterable for HeadersInterface {
+    /// <https://fetch.spec.whatwg.org/#concept-headers-iterate>: the value pairs to iterate
+    /// over are the header list sorted and combined, computed afresh at each step (the list
+    /// may change between steps).
+    fn value_pair(this: &Object<Self>, index: usize) -> Option<(Value, Value)> {
+        let headers = this.borrow().data().headers.clone();
+        let pairs = headers.borrow().value_pairs_to_iterate_over();
+        pairs
+            .get(index)
+            .map(|(name, value)| (byte_string_value(name), byte_string_value(value)))
+    }
 }

@@ -15,6 +15,7 @@ pub(crate) mod body;
 pub mod data_url;
 pub(crate) mod fetch_method;
 pub mod fetcher;
+pub(crate) mod form_data;
 #[allow(dead_code)] // the data algorithms: not all have a caller yet
 pub mod headers;
 pub(crate) mod headers_interface;
@@ -39,9 +40,10 @@ pub(crate) mod urls;
 
 use crate::engine::{webidl, Cx, JsResult};
 
-/// Installs `Headers`, `Request` and `Response` in the current realm.
+/// Installs `FormData`, `Headers`, `Request`, `Response` and `fetch()` in the current realm.
 pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
     crate::engine::remember_json_intrinsics(ctx);
+    webidl::register_interface::<form_data::FormData>(ctx)?;
     webidl::register_interface::<headers_interface::HeadersInterface>(ctx)?;
     webidl::register_interface::<request::Request>(ctx)?;
     webidl::register_interface::<response::Response>(ctx)?;

@@ -194,8 +194,7 @@ impl webidl::ClassInterface for Response {
 
     fn members(b: &mut webidl::InterfaceBuilder<'_, '_>) {
         b.static_operation("error", 0, response_error);
-        // TODO(merge): `redirect`, on the URL parser (url-api).
-        let _ = response_redirect;
+        b.static_operation("redirect", 1, response_redirect);
         b.static_operation("json", 1, response_json);
         b.attribute("type", get_type, None);
         b.attribute("url", get_url, None);
@@ -269,16 +268,16 @@ fn response_error(_: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 /// <https://fetch.spec.whatwg.org/#dom-response-redirect>
 fn response_redirect(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     webidl::require_args(args, 1, "Response", "redirect")?;
-    let url = webidl::arg(args, 0).to_string(ctx)?;
+    let url = webidl::to_usv_string(&webidl::arg(args, 0), ctx)?;
     let status = match args.get(1) {
         Some(v) if !v.is_undefined() => to_unsigned_short(v, ctx)?,
         _ => 302,
     };
     // 1. Let parsedURL be the result of parsing url with current settings object's API base
     //    URL. 2. If parsedURL is failure, then throw a TypeError.
-    let parsed: String = Some(url.to_std_string_lossy())
-        .filter(|_| false)
-        .ok_or_else(|| engine::throw_type_error("Response.redirect: the URL is not valid"))?;
+    let parsed: String = super::urls::parse_url(&url.to_std_string_lossy(), ctx)
+        .ok_or_else(|| engine::throw_type_error("Response.redirect: the URL is not valid"))?
+        .into();
     // 3. If status is not a redirect status, then throw a RangeError.
     if !super::status::is_redirect_status(status) {
         return Err(engine::throw_range_error(format!(

@@ -54,6 +54,14 @@ pub(super) fn blob_data(object: &Object) -> Option<(Arc<[u8]>, String)> {
     Some((blob.bytes.clone(), blob.mime_type.to_string()))
 }
 
+/// The name and `lastModified` of `object`, if it is a `File`.
+pub(super) fn file_data(object: &Object) -> Option<(Vec<u16>, i64)> {
+    let blob = object.downcast_ref::<Blob>()?;
+    blob.file
+        .as_ref()
+        .map(|f| (f.name.clone(), f.last_modified))
+}
+
 /// A new `Blob` (or `File`, with `file`) of the current realm.
 pub(super) fn new_blob_object(
     bytes: Arc<[u8]>,
@@ -179,7 +187,7 @@ fn construct_file(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<
 }
 
 /// The current time in milliseconds since the Unix epoch.
-fn now_millis(_: &Cx) -> i64 {
+pub(super) fn now_millis(_: &Cx) -> i64 {
     match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
         Ok(elapsed) => i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX),
         Err(before) => -i64::try_from(before.duration().as_millis()).unwrap_or(i64::MAX),

@@ -101,6 +101,24 @@ pub fn blob_data(object: &Object) -> Option<(Arc<[u8]>, String)> {
     blob::blob_data(object)
 }
 
+/// A `File`'s `name` (UTF-16 code units) and `lastModified`, if `object` is a `File`.
+pub fn file_data(object: &Object) -> Option<(Vec<u16>, i64)> {
+    blob::file_data(object)
+}
+
+/// A new `File` of the current realm holding `bytes`, with `mime_type` as its `type`, `name`
+/// (UTF-16 code units) and `last_modified` (milliseconds since the epoch; `None` is now).
+pub fn new_file(
+    bytes: Arc<[u8]>,
+    mime_type: String,
+    name: Vec<u16>,
+    last_modified: Option<i64>,
+    ctx: &mut Cx,
+) -> JsResult<Object> {
+    let last_modified = last_modified.unwrap_or_else(|| blob::now_millis(ctx));
+    blob::new_blob_object(bytes, mime_type, Some((name, last_modified)), ctx)
+}
+
 /// A new `Blob` of the current realm holding `bytes`, with `mime_type` as its `type` (taken
 /// as given: the caller normalizes it).
 pub fn new_blob(bytes: Arc<[u8]>, mime_type: String, ctx: &mut Cx) -> JsResult<Object> {

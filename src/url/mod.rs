@@ -15,7 +15,7 @@ mod search_params;
 pub mod urlencoded;
 
 pub(crate) use interface::Url;
-pub(crate) use search_params::UrlSearchParams;
+pub(crate) use search_params::{serialized_list as serialized_search_params, UrlSearchParams};
 
 use crate::engine::{webidl, Cx, JsResult, NativeFunctionPointer};
 

@@ -358,3 +358,12 @@ fn to_string(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
         application_x_www_form_urlencoded_serializer(&this.borrow().data().list.borrow());
     Ok(JsString::from(serialized).into())
 }
+
+/// The serialization of `value`'s list, if it is a `URLSearchParams` (what a body made from one
+/// holds: <https://fetch.spec.whatwg.org/#concept-bodyinit-extract>).
+pub(crate) fn serialized_list(value: &Value) -> Option<String> {
+    let object = value.as_object()?.downcast::<UrlSearchParams>().ok()?;
+    let serialized =
+        application_x_www_form_urlencoded_serializer(&object.borrow().data().list.borrow());
+    Some(serialized)
+}

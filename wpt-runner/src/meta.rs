@@ -6,7 +6,14 @@ use std::{
 };
 
 /// Folders run when no prefix is given (those that exist under the WPT root).
-pub const DEFAULT_PREFIXES: &[&str] = &["streams", "encoding", "compression", "FileAPI", "url"];
+pub const DEFAULT_PREFIXES: &[&str] = &[
+    "streams",
+    "encoding",
+    "compression",
+    "FileAPI",
+    "url",
+    "fetch",
+];
 
 /// What the `// META:` lines of a test file ask for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

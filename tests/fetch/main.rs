@@ -1,0 +1,390 @@
+//! The Fetch layer on the host: bodies consumed through their streams, `Response` and
+//! `Request`, `clone()` through the tee, `FormData` bodies, and `fetch()` over a Rust
+//! [`Fetcher`] whose body is pulled chunk by chunk (backpressure, abort).
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use std::{
+    io::Read,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc, Mutex,
+    },
+};
+
+use boa_streams::fetcher::{
+    BodyReader, FetchRequest, FetchResponse, Fetcher, IoBodyReader, ResponseBody,
+};
+use boa_streams::host::HostOptions;
+use support::script::{Fixture, TestAction, WEBIDL_SHAPES};
+
+fn host() -> Fixture {
+    Fixture::host().with(WEBIDL_SHAPES)
+}
+
+#[test]
+fn the_issue_checks() {
+    host().run([
+        TestAction::assert_async(
+            "return await new Response(new Blob(['abc']).stream()).text();",
+            "abc",
+        ),
+        TestAction::assert_string("String(({}) instanceof File)", "false"),
+        TestAction::assert_async(
+            "return await new Response(new Blob(['a', 'bc'], { type: 'text/x' })).blob().then(b => b.type + ':' + b.size);",
+            "text/x:3",
+        ),
+    ]);
+}
+
+#[test]
+fn bodies_are_read_once_through_their_streams() {
+    host().run([TestAction::assert_async(
+        r"
+        const out = [];
+        const r = new Response('h\u00e9');
+        out.push(r.headers.get('content-type'), r.bodyUsed, r.body instanceof ReadableStream);
+        out.push(await r.text(), r.bodyUsed);
+        try { await r.text(); } catch (e) { out.push(e.name); }
+        const locked = new Response('x');
+        locked.body.getReader();
+        try { await locked.arrayBuffer(); } catch (e) { out.push('locked ' + e.name); }
+        const rs = new ReadableStream({ start(c) { c.enqueue(new Uint8Array([1, 2])); c.enqueue(new Uint8Array([3])); c.close(); } });
+        out.push(Array.from(await new Response(rs).bytes()).join('+'));
+        const bad = new ReadableStream({ start(c) { c.enqueue('not bytes'); c.close(); } });
+        try { await new Response(bad).text(); } catch (e) { out.push('chunk ' + e.name); }
+        out.push(JSON.stringify(await Response.json({ a: [1] }).json()));
+        out.push(String(new Response(null).body), await new Response().text() === '');
+        return out.join('|');
+        ",
+        "text/plain;charset=UTF-8|false|true|h\u{e9}|true|TypeError|locked TypeError|1+2+3|chunk TypeError|{\"a\":[1]}|null|true",
+    )]);
+}
+
+#[test]
+fn a_disturbed_or_locked_stream_is_no_body() {
+    host().run([TestAction::assert_async(
+        r"
+        const out = [];
+        const rs = new ReadableStream();
+        rs.getReader();
+        try { new Response(rs); } catch (e) { out.push(e.name); }
+        const rs2 = new ReadableStream({ start(c) { c.close(); } });
+        await rs2.getReader().read();
+        try { new Request('https://x.test/', { method: 'POST', body: rs2, duplex: 'half' }); } catch (e) { out.push(e.name); }
+        try { new Request('https://x.test/', { method: 'POST', body: new ReadableStream() }); } catch (e) { out.push('no duplex ' + e.name); }
+        try { new Request('https://x.test/', { body: 'x' }); } catch (e) { out.push('GET ' + e.name); }
+        return out.join('|');
+        ",
+        "TypeError|TypeError|no duplex TypeError|GET TypeError",
+    )]);
+}
+
+#[test]
+fn clone_tees_the_body() {
+    host().run([TestAction::assert_async(
+        r"
+        const r = new Response(new ReadableStream({ start(c) { c.enqueue(new Uint8Array([104, 105])); c.close(); } }), { status: 201, statusText: 'Made', headers: { 'X-A': '1' } });
+        const c = r.clone();
+        c.headers.set('X-A', '2');
+        const texts = await Promise.all([r.text(), c.text()]);
+        const req = new Request('https://example.test/p?q#f', { method: 'post', body: 'data', headers: [['X-B', 'y']] });
+        const rc = req.clone();
+        return [c.status, c.statusText, r.headers.get('x-a'), c.headers.get('x-a'), texts.join(),
+                req.method, req.url, rc.headers.get('x-b'), await rc.text(), await req.text(),
+                rc.signal !== req.signal].join('|');
+        ",
+        "201|Made|1|2|hi,hi|POST|https://example.test/p?q#f|y|data|data|true",
+    )]);
+}
+
+#[test]
+fn response_statics_and_errors() {
+    host().run([TestAction::check(
+        r"
+        const e = Response.error();
+        eq(e.type, 'error', 'type');
+        eq(e.status, 0, 'status');
+        throws(TypeError, () => e.headers.set('a', 'b'), 'immutable headers');
+        throws(RangeError, () => new Response('', { status: 600 }), 'status range');
+        throws(TypeError, () => new Response('x', { status: 204 }), 'null body status');
+        throws(TypeError, () => new Response('', { statusText: '\n' }), 'reason phrase');
+        throws(TypeError, () => Response.json(undefined), 'undefined JSON');
+        eq(Response.json({}, { status: 202 }).status, 202, 'json status');
+        eq(Response.json(1).headers.get('content-type'), 'application/json', 'json type');
+        eq(Object.prototype.toString.call(new Response()), '[object Response]', 'tag');
+        accessorShape(Response.prototype, 'body', false);
+        operationShape(Response.prototype, 'text', 0);
+        operationShape(Request.prototype, 'clone', 0);
+        eq(Response.redirect('/x', 301).headers.get('location'), 'http://web-platform.test:8000/x', 'redirect');
+        throws(RangeError, () => Response.redirect('/x', 200), 'redirect status');
+        const h = new Headers([['b', '2'], ['A', '1'], ['a', '3']]);
+        eq([...h].join(';'), 'a,1, 3;b,2', 'sorted and combined');
+        throws(TypeError, () => Object.getOwnPropertyDescriptor(Response.prototype, 'status').get.call({}), 'brand check');
+        Response.prototype.text.call({}).catch(e => { globalThis.rejectedWith = e.name; });
+        ",
+    )]);
+}
+
+#[test]
+fn promise_operations_reject_on_a_bad_this() {
+    host().run([
+        TestAction::run(
+            "Response.prototype.text.call({}).catch(e => { globalThis.rejectedWith = e.name; });",
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_string("rejectedWith", "TypeError"),
+    ]);
+}
+
+#[test]
+fn form_data_round_trips_through_a_body() {
+    host().run([TestAction::assert_async(
+        r"
+        const fd = new FormData();
+        fd.append('a', '1');
+        fd.append('f', new Blob(['xyz'], { type: 'text/plain' }), 'x.txt');
+        fd.append('a', '2');
+        const r = new Response(fd);
+        const type = r.headers.get('content-type');
+        const back = await r.formData();
+        const f = back.get('f');
+        const params = await new Response('b=1&b=2&c=%20').formData().catch(e => e.name);
+        return [type.startsWith('multipart/form-data; boundary='), back.getAll('a').join(),
+                f instanceof File, f.name, f.type, await f.text(), [...back.keys()].join(),
+                params].join('|');
+        ",
+        "true|1,2|true|x.txt|text/plain|xyz|a,f,a|TypeError",
+    )]);
+}
+
+/// A fetcher that serves `/data`, counting what its body reader has handed out.
+struct CountingFetcher {
+    length: u64,
+    handed_out: Arc<AtomicU64>,
+    requests: Arc<Mutex<Vec<FetchRequest>>>,
+}
+
+struct CountingReader {
+    left: u64,
+    handed_out: Arc<AtomicU64>,
+}
+
+impl BodyReader for CountingReader {
+    fn read_chunk(&mut self) -> Result<Option<Vec<u8>>, String> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        let n = self.left.min(64 * 1024);
+        self.left -= n;
+        self.handed_out.fetch_add(n, Ordering::SeqCst);
+        Ok(Some(vec![7; n as usize]))
+    }
+}
+
+impl Fetcher for CountingFetcher {
+    fn fetch(&self, request: &FetchRequest) -> Result<FetchResponse, String> {
+        self.requests
+            .lock()
+            .map_err(|e| e.to_string())?
+            .push(request.clone());
+        if !request.url.ends_with("/data") {
+            return Err("not found".to_owned());
+        }
+        let mut response = FetchResponse::ok(ResponseBody::Reader(Box::new(CountingReader {
+            left: self.length,
+            handed_out: self.handed_out.clone(),
+        })));
+        response.headers.push((
+            b"Content-Type".to_vec(),
+            b"application/octet-stream".to_vec(),
+        ));
+        Ok(response)
+    }
+}
+
+fn counting_host(length: u64) -> (Fixture, Arc<AtomicU64>, Arc<Mutex<Vec<FetchRequest>>>) {
+    let handed_out = Arc::new(AtomicU64::new(0));
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let fetcher = CountingFetcher {
+        length,
+        handed_out: handed_out.clone(),
+        requests: requests.clone(),
+    };
+    let fixture = Fixture::host_with(HostOptions {
+        fetcher: Some(Arc::new(fetcher)),
+        ..HostOptions::default()
+    });
+    (fixture, handed_out, requests)
+}
+
+#[test]
+fn a_fetched_body_is_pulled_only_as_it_is_read() {
+    let (mut fixture, handed_out, requests) = counting_host(10 * 64 * 1024);
+    let handed = handed_out.clone();
+    fixture.run([
+        TestAction::run(
+            r"
+            var reader, response;
+            fetch('https://example.test/data', { method: 'POST', body: 'up', headers: { 'X-Up': '1' } })
+                .then(r => { response = r; reader = r.body.getReader(); });
+            ",
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_string(
+            "[response.status, response.ok, response.url, response.headers.get('content-type')].join()",
+            "200,true,https://example.test/data,application/octet-stream",
+        ),
+        // Nothing was read before a read asked for it (the high-water mark is 0).
+        TestAction::inspect(move |_| assert_eq!(handed.load(Ordering::SeqCst), 0)),
+        TestAction::run("var got = 0; reader.read().then(r => { got += r.value.length; });"),
+        TestAction::run_to_idle(),
+        TestAction::assert_string("String(got)", "65536"),
+    ]);
+    assert_eq!(handed_out.load(Ordering::SeqCst), 64 * 1024);
+    let requests = requests.lock().unwrap();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].method, "POST");
+    assert_eq!(requests[0].body.as_deref(), Some(&b"up"[..]));
+    assert!(requests[0]
+        .headers
+        .iter()
+        .any(|(n, v)| n == b"X-Up" && v == b"1"));
+}
+
+#[test]
+fn abort_errors_the_body_and_stops_reading() {
+    let (mut fixture, handed_out, _) = counting_host(100 * 64 * 1024);
+    fixture.run([
+        TestAction::run(
+            r"
+            var controller = new AbortController(), outcome = [];
+            fetch('https://example.test/data', { signal: controller.signal }).then(async r => {
+                const reader = r.body.getReader();
+                await reader.read();
+                controller.abort();
+                try { await reader.read(); outcome.push('read'); } catch (e) { outcome.push(e.name); }
+            });
+            const early = new AbortController();
+            early.abort();
+            fetch('https://example.test/data', { signal: early.signal }).catch(e => outcome.push('early ' + e.name));
+            fetch('https://example.test/missing').catch(e => outcome.push('network ' + e.name));
+            fetch('data:text/plain;base64,aGk=').then(async r => outcome.push(r.headers.get('content-type') + ' ' + await r.text()));
+            ",
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_string(
+            "outcome.sort().join('|')",
+            "AbortError|early AbortError|network TypeError|text/plain hi",
+        ),
+    ]);
+    // One chunk was read before the abort, and none after.
+    assert_eq!(handed_out.load(Ordering::SeqCst), 64 * 1024);
+}
+
+/// Pseudo-random bytes (xorshift): incompressible, so the gzip stream is as long as the data.
+struct Noise {
+    state: u64,
+    left: u64,
+}
+
+impl Read for Noise {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = (buf.len() as u64).min(self.left) as usize;
+        for byte in &mut buf[..n] {
+            self.state ^= self.state << 13;
+            self.state ^= self.state >> 7;
+            self.state ^= self.state << 17;
+            *byte = self.state as u8;
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+/// Serves a gzip body compressed on the fly from [`Noise`], recording how far the reader ran.
+struct GzipFetcher {
+    length: u64,
+    handed_out: Arc<AtomicU64>,
+}
+
+struct Tracked<R> {
+    inner: R,
+    handed_out: Arc<AtomicU64>,
+}
+
+impl<R: BodyReader> BodyReader for Tracked<R> {
+    fn read_chunk(&mut self) -> Result<Option<Vec<u8>>, String> {
+        let chunk = self.inner.read_chunk()?;
+        if let Some(chunk) = &chunk {
+            self.handed_out
+                .fetch_add(chunk.len() as u64, Ordering::SeqCst);
+        }
+        Ok(chunk)
+    }
+}
+
+impl Fetcher for GzipFetcher {
+    fn fetch(&self, _: &FetchRequest) -> Result<FetchResponse, String> {
+        let noise = Noise {
+            state: 0x9E37_79B9_7F4A_7C15,
+            left: self.length,
+        };
+        let gzip = flate2::read::GzEncoder::new(noise, flate2::Compression::fast());
+        Ok(FetchResponse::ok(ResponseBody::Reader(Box::new(Tracked {
+            inner: IoBodyReader::new(gzip, 64 * 1024),
+            handed_out: self.handed_out.clone(),
+        }))))
+    }
+}
+
+/// What the gzip test's reader has handed out (read by a host function, which cannot capture).
+static GZIP_HANDED_OUT: std::sync::LazyLock<Arc<AtomicU64>> =
+    std::sync::LazyLock::new(|| Arc::new(AtomicU64::new(0)));
+
+#[test]
+fn a_gzip_body_streams_through_decompression_with_bounded_read_ahead() {
+    const LENGTH: u64 = 8 * 1024 * 1024;
+    let handed_out = GZIP_HANDED_OUT.clone();
+    let mut fixture = Fixture::host_with(HostOptions {
+        fetcher: Some(Arc::new(GzipFetcher {
+            length: LENGTH,
+            handed_out: handed_out.clone(),
+        })),
+        ..HostOptions::default()
+    });
+    // The JS side records, at each chunk it reads, how far the fetcher's reader has run ahead
+    // of the decompressed bytes consumed (through a host function reading the counter).
+    fixture.run([
+        TestAction::inspect_context(move |ctx| {
+            use boa_engine::{js_string, native_function::NativeFunction, JsValue};
+            let f = NativeFunction::from_fn_ptr(|_, _, _| {
+                Ok(JsValue::from(GZIP_HANDED_OUT.load(Ordering::SeqCst) as f64))
+            });
+            ctx.register_global_builtin_callable(js_string!("handedOut"), 0, f)
+                .unwrap();
+        }),
+        TestAction::run(
+            r"
+            var total = 0, maxAhead = 0, done = false;
+            fetch('https://example.test/big.gz').then(async r => {
+                const reader = r.body.pipeThrough(new DecompressionStream('gzip')).getReader();
+                for (;;) {
+                    const { value, done: end } = await reader.read();
+                    if (end) break;
+                    total += value.length;
+                    maxAhead = Math.max(maxAhead, handedOut() - total);
+                }
+                done = true;
+            });
+            ",
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_string("String(done)", "true"),
+        TestAction::assert_string("String(total)", LENGTH.to_string()),
+        // Read-ahead stays within a few chunks (the pipe's and the transform's queues), never
+        // the whole body.
+        TestAction::assert("maxAhead <= 4 * 65536"),
+    ]);
+}
