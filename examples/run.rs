@@ -7,10 +7,14 @@
 //! The files are evaluated in order (each followed by a microtask checkpoint), then the event
 //! loop runs until nothing is left. `fetch('/x')` serves files from the current directory.
 //! Uncaught errors and unhandled promise rejections are printed to stderr; the exit status is 1
-//! if a file threw, a job threw, or a rejection went unhandled, 2 on a usage or I/O error.
+//! if a file threw, a job threw, a rejection went unhandled, or a file's completion value is a
+//! promise still pending once nothing is left to run (unsettled top-level work: work that can
+//! never finish, which a Boa 0.22 bug makes of an engine error after an `await`, see
+//! ENGINE_BUGS.md), and 2 on a usage or I/O error.
 
 use std::process::ExitCode;
 
+use boa_engine::{builtins::promise::PromiseState, object::builtins::JsPromise};
 use boa_streams::host::{error_message, Host, HostOptions};
 
 fn main() -> ExitCode {
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
     };
 
     let mut failed = false;
+    let mut completions = Vec::new();
     for file in &files {
         let source = match std::fs::read_to_string(file) {
             Ok(source) => source,
@@ -48,9 +53,12 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        if let Err(error) = host.eval_script(&mut ctx, file, &source) {
-            eprintln!("Uncaught {} (in {file})", error_message(error, &mut ctx));
-            failed = true;
+        match host.eval_script(&mut ctx, file, &source) {
+            Ok(value) => completions.push((file, value)),
+            Err(error) => {
+                eprintln!("Uncaught {} (in {file})", error_message(error, &mut ctx));
+                failed = true;
+            }
         }
         // Report what the checkpoint after this file found, in order.
         for report in host.take_reports() {
@@ -63,6 +71,22 @@ fn main() -> ExitCode {
     for report in host.take_reports() {
         eprintln!("{report}");
         failed = true;
+    }
+    // Unsettled top-level work: a file whose completion value is a promise that is still
+    // pending although the event loop has nothing left to run can never finish.
+    for (file, value) in completions {
+        let pending = value
+            .as_object()
+            .and_then(|o| JsPromise::from_object(o.clone()).ok())
+            .is_some_and(|p| matches!(p.state(), PromiseState::Pending));
+        if pending {
+            eprintln!(
+                "Unsettled: the promise {file} evaluated to is still pending, and nothing is left \
+                 to run (an engine error after an await ends work this way in Boa 0.22: \
+                 ENGINE_BUGS.md)"
+            );
+            failed = true;
+        }
     }
 
     if failed {

@@ -545,3 +545,26 @@ fn performance_now_is_monotonic_and_measures_elapsed_time() {
         .expect("a number");
     assert!(now <= started.elapsed().as_secs_f64() * 1000.0 + 1.0);
 }
+
+/// ENGINE_BUGS.md, 1 and 2: the host's stack size limit lets a loop catch far more exceptions
+/// than Boa 0.22's default (about 1,460), before and after an `await`.
+#[test]
+fn many_caught_exceptions_fit_in_the_hosts_stack_limit() {
+    run_host_actions([
+        TestAction::run(
+            r"
+            function t(d) { if (d > 1) return t(d - 1); throw new RangeError('x'); }
+            var caught = 0, after = 'pending';
+            for (let i = 0; i < 20000; i++) { try { t(1); } catch (e) { caught++; } }
+            (async () => {
+                await 0;
+                let n = 0;
+                for (let i = 0; i < 20000; i++) { try { t(1); } catch (e) { n++; } }
+                return n;
+            })().then(n => { after = n; });
+            ",
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_string("caught + ' ' + after", "20000 20000"),
+    ]);
+}

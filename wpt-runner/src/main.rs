@@ -21,11 +21,12 @@ use expectations::{compare, Expectations, TODO_REASON};
 const USAGE: &str = "\
 Usage: cargo run -p wpt-runner [-- OPTIONS] [PREFIX...]
 
-Runs every *.any.js and *.window.js file under streams/, encoding/, compression/ and url/ of
-the WPT root (or only those under the given PREFIXes: folders or files, relative to the WPT
-root), each in a fresh Boa context in its own process, and compares the results with the
-expectations. A .window.js file gets a window-like global (window, postMessage to itself) and a
-document stand-in whose iframes are realms; files that need more are skipped with the reason.
+Runs every *.any.js and *.window.js file under streams/, encoding/, compression/, FileAPI/,
+url/ and fetch/ of the WPT root (or only those under the given PREFIXes: folders or files,
+relative to the WPT root), each in a fresh Boa context in its own process, and compares the
+results with the expectations. A .window.js file gets a window-like global (window,
+postMessage to itself) and a document stand-in whose iframes are realms; files that need more
+are skipped with the reason.
 
 The WPT root is $WPT_ROOT, or ../shared/wpt relative to the current folder.
 
