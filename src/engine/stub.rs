@@ -1172,6 +1172,14 @@ pub(crate) mod webidl {
     }
 
     // The stub of `src/engine/webidl_partial.rs`.
+    pub fn define_global_operation(
+        name: &str,
+        length: usize,
+        f: NativeFunctionPointer,
+        ctx: &mut Cx,
+    ) -> JsResult<()> {
+        unimplemented!()
+    }
     pub fn define_static_operation<T: ClassInterface>(
         name: &str,
         length: usize,
@@ -1183,6 +1191,14 @@ pub(crate) mod webidl {
 
     // The stub of `src/engine/webidl_sequences.rs`.
     pub fn iterator_method(object: &Object, ctx: &mut Cx) -> JsResult<Option<Object>> {
+        unimplemented!()
+    }
+    pub fn create_sequence_from_iterable<T>(
+        iterable: &Object,
+        method: &Object,
+        convert: impl FnMut(&Value, &mut Cx) -> JsResult<T>,
+        ctx: &mut Cx,
+    ) -> JsResult<Vec<T>> {
         unimplemented!()
     }
     pub fn usv_string_sequences_from_iterable(

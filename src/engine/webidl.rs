@@ -24,9 +24,10 @@ use boa_engine::{
 use crate::engine;
 
 pub use super::webidl_iterable::PairIterable;
-pub use super::webidl_partial::define_static_operation;
+pub use super::webidl_partial::{define_global_operation, define_static_operation};
 pub use super::webidl_sequences::{
-    iterator_method, to_usv_string_record, usv_string_sequences_from_iterable,
+    create_sequence_from_iterable, iterator_method, to_usv_string_record,
+    usv_string_sequences_from_iterable,
 };
 pub use super::webidl_strings::to_usv_string;
 

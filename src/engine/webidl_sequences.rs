@@ -27,7 +27,7 @@ pub fn iterator_method(object: &Object, ctx: &mut Cx) -> JsResult<Option<Object>
 /// <https://webidl.spec.whatwg.org/#create-sequence-from-iterable>: the values of an iterable,
 /// each converted by `convert` (no iterator is closed when a conversion throws: WebIDL closes
 /// none).
-fn create_sequence_from_iterable<T>(
+pub fn create_sequence_from_iterable<T>(
     iterable: &Object,
     method: &Object,
     mut convert: impl FnMut(&Value, &mut Cx) -> JsResult<T>,

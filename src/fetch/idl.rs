@@ -2,7 +2,7 @@
 //! (`sequence<sequence<ByteString>> or record<ByteString, ByteString>`), and the iterable
 //! protocol steps they use.
 
-use crate::engine::{self, js_string, Cx, JsResult, JsString, JsSymbol, Object, Value};
+use crate::engine::{self, webidl, Cx, JsResult, JsString, Object, Value};
 
 /// <https://webidl.spec.whatwg.org/#es-ByteString>
 pub(crate) fn to_byte_string(value: &Value, ctx: &mut Cx) -> JsResult<Vec<u8>> {
@@ -22,58 +22,6 @@ pub(crate) fn byte_string_from(x: &JsString) -> JsResult<Vec<u8>> {
         .ok_or_else(|| {
             engine::throw_type_error("The string is not a ByteString (a code unit is above 0xFF)")
         })
-}
-
-/// GetMethod(V, P) (<https://tc39.es/ecma262/#sec-getmethod>): undefined and null are absent;
-/// anything else must be callable.
-pub(crate) fn get_method(object: &Object, key: JsSymbol, ctx: &mut Cx) -> JsResult<Option<Object>> {
-    let func = object.get(key, ctx)?;
-    if func.is_null_or_undefined() {
-        return Ok(None);
-    }
-    match func.as_callable() {
-        Some(f) => Ok(Some(f.clone())),
-        None => Err(engine::throw_type_error(
-            "The @@iterator method is not callable",
-        )),
-    }
-}
-
-/// <https://webidl.spec.whatwg.org/#create-sequence-from-iterable>, with each value converted
-/// by `convert` as it is read.
-pub(crate) fn sequence_from_iterable<T>(
-    iterable: &Object,
-    method: &Object,
-    ctx: &mut Cx,
-    mut convert: impl FnMut(Value, &mut Cx) -> JsResult<T>,
-) -> JsResult<Vec<T>> {
-    // 1. Let iteratorRecord be ? GetIteratorFromMethod(iterable, method).
-    let iterator = engine::call_object(method, &iterable.clone().into(), &[], ctx)?;
-    let Some(iterator) = iterator.as_object() else {
-        return Err(engine::throw_type_error("The iterator is not an object"));
-    };
-    let next = iterator.get(js_string!("next"), ctx)?;
-    // 2. Initialize i to be 0.
-    let mut out = Vec::new();
-    // 3. Repeat
-    loop {
-        // 3.1. Let next be ? IteratorStepValue(iteratorRecord).
-        let result = engine::call(&next, &iterator.clone().into(), &[], ctx)?;
-        let Some(result) = result.as_object() else {
-            return Err(engine::throw_type_error(
-                "The iterator result is not an object",
-            ));
-        };
-        // 3.2. If next is done, then return an IDL sequence value of type sequence<T> of
-        //      length i, where the value of the element at index j is Sj.
-        if result.get(js_string!("done"), ctx)?.to_boolean() {
-            return Ok(out);
-        }
-        let value = result.get(js_string!("value"), ctx)?;
-        // 3.3. Initialize Si to the result of converting next to an IDL value of type T.
-        out.push(convert(value, ctx)?);
-        // 3.4. Set i to i + 1.
-    }
 }
 
 /// A `HeadersInit` value: the pairs of a sequence (each checked for size by "fill") or the
@@ -103,23 +51,28 @@ pub(crate) fn to_headers_init(value: &Value, ctx: &mut Cx) -> JsResult<HeadersIn
         ));
     };
     // 12.1. Let method be ? GetMethod(V, %Symbol.iterator%).
-    if let Some(method) = get_method(&object, JsSymbol::iterator(), ctx)? {
+    if let Some(method) = webidl::iterator_method(&object, ctx)? {
         // 12.2. If method is not undefined, return the result of creating a sequence of that
         //       type from V and method.
-        let items = sequence_from_iterable(&object, &method, ctx, |item, ctx| {
-            // Each item: sequence<ByteString>.
-            let Some(item_object) = item.as_object() else {
-                return Err(engine::throw_type_error(
-                    "A header init item must be a sequence",
-                ));
-            };
-            let Some(method) = get_method(&item_object, JsSymbol::iterator(), ctx)? else {
-                return Err(engine::throw_type_error(
-                    "A header init item must be iterable",
-                ));
-            };
-            sequence_from_iterable(&item_object, &method, ctx, |v, ctx| to_byte_string(&v, ctx))
-        })?;
+        let items = webidl::create_sequence_from_iterable(
+            &object,
+            &method,
+            |item, ctx| {
+                // Each item: sequence<ByteString>.
+                let Some(item_object) = item.as_object() else {
+                    return Err(engine::throw_type_error(
+                        "A header init item must be a sequence",
+                    ));
+                };
+                let Some(method) = webidl::iterator_method(&item_object, ctx)? else {
+                    return Err(engine::throw_type_error(
+                        "A header init item must be iterable",
+                    ));
+                };
+                webidl::create_sequence_from_iterable(&item_object, &method, to_byte_string, ctx)
+            },
+            ctx,
+        )?;
         return Ok(HeadersInit::Sequence(items));
     }
     // Otherwise the record (<https://webidl.spec.whatwg.org/#es-record>).

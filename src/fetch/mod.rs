@@ -49,16 +49,7 @@ pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
     webidl::register_interface::<response::Response>(ctx)?;
     // `fetch(input, init)`: a WebIDL operation of WindowOrWorkerGlobalScope (writable,
     // enumerable, configurable), replacing any earlier one.
-    let function = webidl::function(ctx, "fetch", 1, fetch_method::fetch);
-    crate::engine::global_object(ctx).define_property_or_throw(
-        crate::engine::js_string!("fetch"),
-        crate::engine::PropertyDescriptor::builder()
-            .value(function)
-            .writable(true)
-            .enumerable(true)
-            .configurable(true),
-        ctx,
-    )?;
+    webidl::define_global_operation("fetch", 1, fetch_method::fetch, ctx)?;
     Ok(())
 }
 

@@ -3,7 +3,7 @@
 //! string), over Infra's forgiving-base64 in `crate::fetch::infra`.
 
 use crate::engine::webidl;
-use crate::engine::{self, Cx, JsError, JsResult, JsString, PropertyDescriptor, Value};
+use crate::engine::{self, Cx, JsError, JsResult, JsString, Value};
 use crate::fetch::infra::{forgiving_base64_decode, forgiving_base64_encode};
 
 /// Installs `atob` and `btoa` on the global object, replacing any earlier ones.
@@ -12,17 +12,8 @@ pub(super) fn register(ctx: &mut Cx) -> JsResult<()> {
         ("atob", atob as engine::NativeFunctionPointer),
         ("btoa", btoa),
     ] {
-        let function = webidl::function(ctx, name, 1, f);
-        // Operations of WindowOrWorkerGlobalScope: writable, enumerable, configurable.
-        engine::global_object(ctx).define_property_or_throw(
-            JsString::from(name),
-            PropertyDescriptor::builder()
-                .value(function)
-                .writable(true)
-                .enumerable(true)
-                .configurable(true),
-            ctx,
-        )?;
+        // Operations of WindowOrWorkerGlobalScope.
+        webidl::define_global_operation(name, 1, f, ctx)?;
     }
     Ok(())
 }

@@ -25,8 +25,7 @@ use std::sync::Arc;
 
 use crate::engine::webidl;
 use crate::engine::{
-    js_string, Cx, JsError, JsResult, JsSymbol, Object, PropertyDescriptor, StandardConstructor,
-    Value,
+    js_string, Cx, JsError, JsResult, JsSymbol, Object, StandardConstructor, Value,
 };
 
 pub use port::{live_port_queues, Agent, PortCore};
@@ -58,16 +57,7 @@ pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
     );
     // `structuredClone(value, options)`: a WebIDL operation of WindowOrWorkerGlobalScope
     // (writable, enumerable, configurable), replacing any earlier one.
-    let function = webidl::function(ctx, "structuredClone", 1, structured_clone_operation);
-    crate::engine::global_object(ctx).define_property_or_throw(
-        js_string!("structuredClone"),
-        PropertyDescriptor::builder()
-            .value(function)
-            .writable(true)
-            .enumerable(true)
-            .configurable(true),
-        ctx,
-    )?;
+    webidl::define_global_operation("structuredClone", 1, structured_clone_operation, ctx)?;
     Ok(())
 }
 
