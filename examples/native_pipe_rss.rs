@@ -1,0 +1,139 @@
+//! Peak memory of a native pipe: `pipeTo` from a Rust byte source that makes its bytes as it is
+//! pulled (64 KiB auto-allocated requests) to a Rust sink that only counts them. Neither end
+//! holds the data, so what the process's peak resident memory grows by is what the pipe holds
+//! in flight (and what the garbage collector has not freed yet).
+//!
+//! ```text
+//! cargo run --release --example native_pipe_rss -- [MiB ...]     (default: 64 256)
+//! ```
+//!
+//! Each size runs in a fresh process (the example re-runs itself), so each peak is its own.
+
+use std::{process::ExitCode, time::Instant};
+
+use boa_streams::host::{Host, HostOptions};
+use boa_streams::rust::{
+    with_chunk_bytes, ByteController, ByteSource, Completion, Context, ReadableStream, Sink,
+    StreamError, Value, WritableController, WritableStream,
+};
+
+const CHUNK: usize = 64 * 1024;
+
+/// Fills each BYOB request with a byte pattern until `left` bytes were made.
+struct Generated {
+    left: usize,
+}
+
+impl ByteSource for Generated {
+    fn pull(&mut self, c: &ByteController, ctx: &mut Context) -> Result<Completion, StreamError> {
+        if self.left == 0 {
+            c.close(ctx)?;
+            return Ok(Completion::Ready);
+        }
+        if let Some(request) = c.byob_request() {
+            let left = self.left;
+            let n = request
+                .fill(|buf| {
+                    let n = buf.len().min(left);
+                    for (i, b) in buf[..n].iter_mut().enumerate() {
+                        *b = i as u8;
+                    }
+                    n
+                })
+                .unwrap_or(0);
+            self.left -= n;
+            request.respond(n, ctx)?;
+        }
+        Ok(Completion::Ready)
+    }
+}
+
+/// Counts the bytes written.
+struct Counting(std::rc::Rc<std::cell::Cell<usize>>);
+
+impl Sink for Counting {
+    fn write(
+        &mut self,
+        chunk: Value,
+        _: &WritableController,
+        ctx: &mut Context,
+    ) -> Result<Completion, StreamError> {
+        let n = with_chunk_bytes(&chunk, ctx, <[u8]>::len)
+            .ok_or_else(|| StreamError::type_error("bytes only"))?;
+        self.0.set(self.0.get() + n);
+        Ok(Completion::Ready)
+    }
+}
+
+/// The process's peak resident set size in KiB (`VmHWM`).
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn run_one(mib: usize) -> Result<(), String> {
+    let (host, mut ctx) = Host::new(HostOptions::default()).map_err(|e| e.to_string())?;
+    let before = peak_rss_kib();
+    let length = mib * 1024 * 1024;
+    let count = std::rc::Rc::new(std::cell::Cell::new(0));
+    let start = Instant::now();
+    let source =
+        ReadableStream::from_byte_source(Generated { left: length }, 0.0, Some(CHUNK), &mut ctx)
+            .map_err(|e| e.to_string())?;
+    let sink = WritableStream::from_sink(Counting(count.clone()), 1.0, &mut ctx)
+        .map_err(|e| e.to_string())?;
+    source
+        .pipe_to(&sink, &mut ctx)
+        .wait(&host, &mut ctx)
+        .ok_or("the pipe did not settle")?
+        .map_err(|e| e.to_string())?;
+    let elapsed = start.elapsed();
+    let after = peak_rss_kib();
+    if count.get() != length {
+        return Err(format!("piped {} of {length} bytes", count.get()));
+    }
+    match (before, after) {
+        (Some(b), Some(a)) => println!(
+            "{mib} MiB in {CHUNK}-byte chunks: {:.2} s; peak RSS {:.1} MiB before, {:.1} MiB after (growth {:.1} MiB)",
+            elapsed.as_secs_f64(),
+            b as f64 / 1024.0,
+            a as f64 / 1024.0,
+            a.saturating_sub(b) as f64 / 1024.0
+        ),
+        _ => println!("{mib} MiB: {:.2} s; peak RSS not reported here", elapsed.as_secs_f64()),
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, mib] = args.as_slice() {
+        if flag == "--one" {
+            return match mib.parse().map_err(|e| format!("{e}")).and_then(run_one) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("{e}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+    }
+    let sizes: Vec<String> = if args.is_empty() {
+        vec!["64".into(), "256".into()]
+    } else {
+        args
+    };
+    let Ok(me) = std::env::current_exe() else {
+        return ExitCode::FAILURE;
+    };
+    for mib in sizes {
+        let status = std::process::Command::new(&me)
+            .args(["--one", &mib])
+            .status();
+        if !status.is_ok_and(|s| s.success()) {
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
