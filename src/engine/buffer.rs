@@ -2,7 +2,11 @@
 //! view construction per kind, byte copies, new `Uint8Array`s.
 
 use boa_engine::{
-    builtins::{array_buffer::ArrayBuffer, dataview::DataView, typed_array::TypedArray},
+    builtins::{
+        array_buffer::{ArrayBuffer, SharedArrayBuffer},
+        dataview::DataView,
+        typed_array::TypedArray,
+    },
     object::builtins::{AlignedVec, JsDataView, JsSharedArrayBuffer, JsTypedArray, JsUint8Array},
     Context, JsObject, JsValue,
 };
@@ -301,12 +305,18 @@ impl Backing {
     /// The backing buffer object of a typed array or `DataView` (`[[ViewedArrayBuffer]]`).
     fn of(buffer: &JsValue) -> Option<Self> {
         let object = buffer.as_object()?;
-        if let Ok(buffer) = BoaArrayBuffer::from_object(object.clone()) {
-            return Some(Backing::Buffer(buffer));
+        // Tested with `is` first: a failed `from_object` builds (and drops) an error.
+        if object.is::<ArrayBuffer>() {
+            return BoaArrayBuffer::from_object(object.clone())
+                .ok()
+                .map(Backing::Buffer);
         }
-        JsSharedArrayBuffer::from_object(object.clone())
-            .ok()
-            .map(Backing::Shared)
+        if object.is::<SharedArrayBuffer>() {
+            return JsSharedArrayBuffer::from_object(object.clone())
+                .ok()
+                .map(Backing::Shared);
+        }
+        None
     }
 
     fn is_shared(&self) -> bool {
@@ -509,7 +519,16 @@ pub fn uint8_array_bytes<R>(value: &Value, ctx: &mut Cx, f: impl FnOnce(&[u8]) -
 
 /// The byte length of a buffer source, `None` for anything else. Runs no script.
 pub fn buffer_source_byte_length(value: &Value, ctx: &mut Cx) -> Option<usize> {
-    buffer_source_range(value.js(), true, "The chunk", ctx)
+    let js = value.js();
+    let object = js.as_object()?;
+    // A typed array (the usual chunk), without the conversion's checks and errors: its byte
+    // length given its buffer's current length (0 once detached or out of bounds).
+    if let Ok(typed) = JsTypedArray::from_object(object.clone()) {
+        let buffer_length = Backing::of(&typed.buffer(ctx).ok()?)?.byte_length();
+        let data = object.downcast_ref::<TypedArray>()?;
+        return usize::try_from(data.byte_length(buffer_length)).ok();
+    }
+    buffer_source_range(js, true, "The chunk", ctx)
         .ok()
         .map(|(_, _, len)| len)
 }
