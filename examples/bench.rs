@@ -1145,11 +1145,20 @@ fn main() -> ExitCode {
     }
     for (s, row) in scenarios.iter().zip(&rows) {
         if let Some(r) = ratio(&row[2], &row[0]) {
-            mark(
-                &mut targets,
-                format!("`{}`: polyfill / native = {r:.1}× (≥ 10×)", s.key),
-                r >= 10.0,
-            );
+            // The target is dropped where the polyfill itself costs less than 10× the floor
+            // (the user-visible JS work alone): a native stream at the floor could not reach
+            // it (issue 23), so it is not counted as a miss.
+            match ratio(&row[2], &row[1]) {
+                Some(polyfill_over_floor) if polyfill_over_floor < 10.0 => targets.push(format!(
+                    "| `{}`: polyfill / native = {r:.1}× (≥ 10×) | dropped: the polyfill costs {polyfill_over_floor:.1}× the floor, under 10× |",
+                    s.key
+                )),
+                _ => mark(
+                    &mut targets,
+                    format!("`{}`: polyfill / native = {r:.1}× (≥ 10×)", s.key),
+                    r >= 10.0,
+                ),
+            }
         }
     }
     let time_ratio = |a: &str, b: &str, engine: usize| -> Option<f64> {
