@@ -4,7 +4,7 @@
 use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{self, Cx, JsResult, Object, Slot, StandardConstructor, Value};
 
-use super::event::{flags, new_event_object_with, with_event, EventInit};
+use super::event::{flags, new_event_object_with, with_event};
 
 const INTERFACE: &str = "CustomEvent";
 
@@ -49,7 +49,7 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
     let event_type = args[0].to_string(ctx)?;
     let init = webidl::arg(args, 1);
     // CustomEventInit : EventInit: the inherited members first, then `any detail = null`.
-    let (bubbles, cancelable, composed) = super::convert_event_init(&init, ctx)?;
+    let event_init = super::convert_event_init(&init, ctx)?;
     let dict = webidl::dictionary(&init, "The CustomEvent init")?;
     let detail = webidl::member(dict.as_ref(), "detail", ctx)?;
     let detail = if detail.is_undefined() {
@@ -61,18 +61,7 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
     let slots = CustomEventSlots {
         detail: Slot::new(detail),
     };
-    let event = new_event_object_with(
-        proto,
-        event_type,
-        &EventInit {
-            bubbles,
-            cancelable,
-            composed,
-            trusted: false,
-        },
-        Some(Box::new(slots)),
-        ctx,
-    )?;
+    let event = new_event_object_with(proto, event_type, &event_init, Some(Box::new(slots)), ctx)?;
     Ok(event.into())
 }
 

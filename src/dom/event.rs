@@ -243,22 +243,22 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
     webidl::require_new(new_target, INTERFACE)?;
     webidl::require_args(args, 1, INTERFACE, "constructor")?;
     let event_type = args[0].to_string(ctx)?;
-    let (bubbles, cancelable, composed) = convert_event_init(&webidl::arg(args, 1), ctx)?;
+    let init = convert_event_init(&webidl::arg(args, 1), ctx)?;
     let proto =
         webidl::prototype_from_new_target(new_target, |ctx| prototype(Iface::Event, ctx), ctx)?;
-    let init = EventInit {
+    Ok(new_event_object(proto, event_type, &init, ctx)?.into())
+}
+
+/// Converts an `EventInit` dictionary: members in lexicographic order.
+pub(crate) fn convert_event_init(value: &Value, ctx: &mut Cx) -> JsResult<EventInit> {
+    let untrusted = |bubbles, cancelable, composed| EventInit {
         bubbles,
         cancelable,
         composed,
         trusted: false,
     };
-    Ok(new_event_object(proto, event_type, &init, ctx)?.into())
-}
-
-/// Converts an `EventInit` dictionary: members in lexicographic order.
-pub(crate) fn convert_event_init(value: &Value, ctx: &mut Cx) -> JsResult<(bool, bool, bool)> {
     if value.is_null_or_undefined() {
-        return Ok((false, false, false));
+        return Ok(untrusted(false, false, false));
     }
     let Some(dict) = value.as_object() else {
         return Err(engine::throw_type_error(
@@ -268,7 +268,7 @@ pub(crate) fn convert_event_init(value: &Value, ctx: &mut Cx) -> JsResult<(bool,
     let bubbles = dict.get(js_string!("bubbles"), ctx)?.to_boolean();
     let cancelable = dict.get(js_string!("cancelable"), ctx)?.to_boolean();
     let composed = dict.get(js_string!("composed"), ctx)?.to_boolean();
-    Ok((bubbles, cancelable, composed))
+    Ok(untrusted(bubbles, cancelable, composed))
 }
 
 /// The brand check, then `f` on this's event data (a short borrow: `f` must not call into JS).

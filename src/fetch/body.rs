@@ -461,8 +461,3 @@ fn text<T: BodyMixin + 'static>(this: &Value, _: &[Value], ctx: &mut Cx) -> JsRe
     let this = webidl::this::<T>(this)?;
     consume_body(&this, Convert::Text, ctx)
 }
-
-/// The MIME type of a header list, for [`BodyMixin::mime_type`].
-pub(crate) fn mime_type_of(headers: &super::headers::HeaderList) -> Option<MimeType> {
-    mime::extract_a_mime_type(headers)
-}

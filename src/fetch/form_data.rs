@@ -8,13 +8,6 @@ use crate::engine::{self, webidl, Cx, JsResult, JsString, Object, Slot, Value};
 
 use super::multipart::{self, Entry, EntryValue};
 
-/// An entry's value: a scalar value string or a `File` object.
-#[derive(Debug, Clone)]
-pub(crate) enum FormValue {
-    String(JsString),
-    File(Object),
-}
-
 traced! {
     /// <https://xhr.spec.whatwg.org/#concept-formdata-entry>
     #[derive(Debug, Clone)]
@@ -26,7 +19,8 @@ traced! {
 }
 
 traced! {
-    /// A traced [`FormValue`].
+    /// An entry's value: a scalar value string or a `File` object (a `Blob` given to
+    /// [`create_an_entry`], before it makes the `File`).
     #[derive(Debug, Clone)]
     pub(crate) enum FormEntryValue {
         String(#[unsafe_ignore_trace] JsString),
@@ -161,18 +155,19 @@ pub(crate) fn as_form_data(value: &Value) -> Option<Object<FormData>> {
 /// of that name.
 fn create_an_entry(
     name: JsString,
-    value: FormValue,
+    value: FormEntryValue,
     filename: Option<JsString>,
     ctx: &mut Cx,
 ) -> JsResult<FormEntry> {
     // 1. Set name to the result of converting name into a scalar value string. (Done: the
     //    argument is a USVString.)
-    let value = match value {
+    let value = match &value {
         // 2. If value is a string, then set value to the result of converting value into a
         //    scalar value string.
-        FormValue::String(s) => FormEntryValue::String(s),
+        FormEntryValue::String(_) => value,
         // 3. Otherwise:
-        FormValue::File(blob) => {
+        FormEntryValue::File(blob) => {
+            let blob = blob.clone();
             let (bytes, type_) = crate::file::blob_data(&blob)
                 .ok_or_else(|| engine::throw_type_error("FormData: the value is not a Blob"))?;
             let file = crate::file::file_data(&blob);
@@ -228,10 +223,10 @@ fn entry_arguments(args: &[Value], member: &str, ctx: &mut Cx) -> JsResult<FormE
         let blob = value
             .as_object()
             .ok_or_else(|| engine::throw_type_error("not a Blob"))?;
-        create_an_entry(name, FormValue::File(blob), filename, ctx)
+        create_an_entry(name, FormEntryValue::File(blob), filename, ctx)
     } else {
         let value = webidl::to_usv_string(&value, ctx)?;
-        create_an_entry(name, FormValue::String(value), None, ctx)
+        create_an_entry(name, FormEntryValue::String(value), None, ctx)
     }
 }
 

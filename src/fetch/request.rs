@@ -208,7 +208,7 @@ impl BodyMixin for Request {
     fn mime_type(this: &Object<Self>) -> Option<MimeType> {
         let headers = this.borrow().data().request.borrow().headers.clone();
         let headers = headers.borrow();
-        body::mime_type_of(&headers.header_list)
+        super::mime::extract_a_mime_type(&headers.header_list)
     }
 }
 

@@ -96,7 +96,7 @@ impl BodyMixin for Response {
     fn mime_type(this: &Object<Self>) -> Option<MimeType> {
         let headers = this.borrow().data().response.borrow().headers.clone();
         let headers = headers.borrow();
-        body::mime_type_of(&headers.header_list)
+        super::mime::extract_a_mime_type(&headers.header_list)
     }
 }
 

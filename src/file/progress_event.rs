@@ -39,7 +39,7 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
     let init = webidl::arg(args, 1);
     // ProgressEventInit : EventInit: the inherited members first, then lengthComputable,
     // loaded, total (lexicographic order).
-    let (bubbles, cancelable, composed) = dom::convert_event_init(&init, ctx)?;
+    let event_init = dom::convert_event_init(&init, ctx)?;
     let dict = webidl::dictionary(&init, "The ProgressEvent init")?;
     let length_computable = webidl::member(dict.as_ref(), "lengthComputable", ctx)?.to_boolean();
     // `double loaded = 0`, `double total = 0` (doubles since whatwg/xhr#394).
@@ -59,18 +59,8 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
         loaded,
         total,
     };
-    let event = dom::new_event_object_with(
-        proto,
-        event_type,
-        &dom::EventInit {
-            bubbles,
-            cancelable,
-            composed,
-            trusted: false,
-        },
-        Some(Box::new(slots)),
-        ctx,
-    )?;
+    let event =
+        dom::new_event_object_with(proto, event_type, &event_init, Some(Box::new(slots)), ctx)?;
     Ok(event.into())
 }
 

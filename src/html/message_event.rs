@@ -84,7 +84,7 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
     let init = webidl::arg(args, 1);
     // MessageEventInit : EventInit: the inherited members first, then data, lastEventId,
     // origin, ports, source (lexicographic order).
-    let (bubbles, cancelable, composed) = dom::convert_event_init(&init, ctx)?;
+    let event_init = dom::convert_event_init(&init, ctx)?;
     let dict = init.as_object();
     let member = |name: &str, ctx: &mut Cx| -> JsResult<Value> {
         match &dict {
@@ -140,18 +140,8 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
         source,
         ports,
     };
-    let event = dom::new_event_object_with(
-        proto,
-        event_type,
-        &dom::EventInit {
-            bubbles,
-            cancelable,
-            composed,
-            trusted: false,
-        },
-        Some(Box::new(slots)),
-        ctx,
-    )?;
+    let event =
+        dom::new_event_object_with(proto, event_type, &event_init, Some(Box::new(slots)), ctx)?;
     Ok(event.into())
 }
 
