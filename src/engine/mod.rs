@@ -88,26 +88,57 @@ macro_rules! traced_without_drop {
 #[cfg(feature = "engine-boa")]
 pub(crate) use traced_without_drop;
 
+// The QuickJS backend's `traced!`: the `Trace` derive of `boa_streams_derive`.
+#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
+macro_rules! traced {
+    (data; $($item:tt)*) => {
+        #[derive(::boa_streams_derive::Trace)]
+        $($item)*
+    };
+    ($($item:tt)*) => {
+        #[derive(::boa_streams_derive::Trace)]
+        $($item)*
+    };
+}
+
+/// As `traced!` (QuickJS frees nothing in a `Finalize`, so values move out freely).
+#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
+macro_rules! traced_without_drop {
+    ($($item:tt)*) => {
+        #[derive(::boa_streams_derive::Trace)]
+        $($item)*
+    };
+}
+#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
+pub(crate) use traced_without_drop;
+
+#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
+mod quickjs;
+#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
+pub(crate) use quickjs::js_string;
+#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
+pub use quickjs::*;
+
 // The stub backend's `traced!`: the item without the attributes Boa's derives read.
 /// `traced! { .. }` / `traced! { data; .. }`: the item, without the tracing attributes the
 /// Boa backend's derives read.
-#[cfg(not(feature = "engine-boa"))]
+#[cfg(not(any(feature = "engine-boa", feature = "engine-quickjs")))]
 macro_rules! traced {
     (data; $($item:tt)*) => { $crate::engine::strip_trace_attributes! { [] [] $($item)* } };
     ($($item:tt)*) => { $crate::engine::strip_trace_attributes! { [] [] $($item)* } };
 }
 
 /// As `traced!`.
-#[cfg(not(feature = "engine-boa"))]
+#[cfg(not(any(feature = "engine-boa", feature = "engine-quickjs")))]
 macro_rules! traced_without_drop {
     ($($item:tt)*) => { $crate::engine::strip_trace_attributes! { [] [] $($item)* } };
 }
-#[cfg(not(feature = "engine-boa"))]
+#[cfg(not(any(feature = "engine-boa", feature = "engine-quickjs")))]
 pub(crate) use traced_without_drop;
 
 /// Removes `#[unsafe_ignore_trace]` and `#[boa_gc(..)]` at any depth of an item: a token
 /// muncher with an explicit stack of the groups it is inside (`[out] [stack] input`).
-#[cfg(not(feature = "engine-boa"))]
+#[cfg(not(any(feature = "engine-boa", feature = "engine-quickjs")))]
 macro_rules! strip_trace_attributes {
     ([$($o:tt)*] [$($s:tt)*] # [unsafe_ignore_trace] $($r:tt)*) => {
         $crate::engine::strip_trace_attributes! { [$($o)*] [$($s)*] $($r)* }
@@ -132,12 +163,12 @@ macro_rules! strip_trace_attributes {
     };
     ([$($o:tt)*] []) => { $($o)* };
 }
-#[cfg(not(feature = "engine-boa"))]
+#[cfg(not(any(feature = "engine-boa", feature = "engine-quickjs")))]
 pub(crate) use strip_trace_attributes;
 
-#[cfg(not(feature = "engine-boa"))]
+#[cfg(not(any(feature = "engine-boa", feature = "engine-quickjs")))]
 mod stub;
-#[cfg(not(feature = "engine-boa"))]
+#[cfg(not(any(feature = "engine-boa", feature = "engine-quickjs")))]
 pub use stub::*;
 
 boa_backend! {

@@ -1,0 +1,57 @@
+//! The QuickJS backend of the engine API (the `engine-quickjs` feature, without `engine-boa`):
+//! quickjs-ng through rquickjs's raw bindings (`rquickjs-sys`). The same items as the Boa
+//! backend and the stub (`../stub.rs` is the checklist), with the same observable semantics.
+//!
+//! How it maps the API onto QuickJS:
+//! - **Values** own one reference count of a `JSValue` (a `Value` is `Clone` by
+//!   `JS_DupValueRT`, and frees its reference on drop). A `Value` carries its runtime, so one
+//!   thread may hold several runtimes.
+//! - **Native data** (`Object<T>`) lives in objects of one class of ours whose opaque is a
+//!   boxed `dyn` value; its `gc_mark` hook traces the data (the `Trace` derive), so the cycle
+//!   collector sees every JS value native data holds. A [`Shared`] is such an object too,
+//!   never an `Rc`: QuickJS's cycle collector must see each reference exactly once.
+//! - **Functions** made from Rust are objects of a second class of ours with a `call` hook; a
+//!   closure's captured data is traced the same way.
+//! - **Strings** are Rust-owned UTF-16 ([`JsString`]), converted at the boundary.
+//! - **The context** ([`Cx`]) is a handle on a `JSContext` (a realm); the agent's state (its
+//!   data, tasks, timers, class ids) hangs off the `JSRuntime`'s opaque, a realm's off the
+//!   context's. The innermost entered context is also kept in a thread-local, for the API's
+//!   few operations that take no context (`Object::from_proto_and_data`, `Shared::new`).
+
+mod core;
+pub(crate) use self::core::*;
+pub use self::core::{Cx, Finalize, Marker, NativeObject, Trace};
+
+mod call;
+mod error;
+mod object;
+mod string;
+mod task;
+mod value;
+
+mod buffer;
+mod callback;
+pub mod clone;
+mod encoding;
+pub(crate) mod internal_promise;
+mod job;
+mod json;
+mod promise;
+pub(crate) mod webidl;
+
+pub use buffer::*;
+pub use call::*;
+pub use callback::*;
+pub use encoding::*;
+pub use error::*;
+pub use job::*;
+pub use json::*;
+pub use object::*;
+pub use promise::*;
+pub(crate) use string::js_string;
+pub use string::*;
+pub use task::*;
+pub use value::Value;
+
+/// A function's native behaviour: `this`, the arguments, the context.
+pub type NativeFunctionPointer = fn(&Value, &[Value], &mut Cx) -> JsResult<Value>;

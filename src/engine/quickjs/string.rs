@@ -1,0 +1,266 @@
+//! [`JsString`] (Rust-owned UTF-16), [`PropertyKey`] and [`JsSymbol`].
+
+use std::rc::Rc;
+
+use super::core::{current_ctx, q, realm_of, Marker, Trace};
+use super::{Cx, Value};
+
+/// A JavaScript string: UTF-16 code units, owned by Rust (converted to a QuickJS string when
+/// it becomes a [`Value`]).
+#[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JsString(Rc<[u16]>);
+
+/// `js_string!`: a string from a literal or an expression, or the empty string.
+macro_rules! js_string {
+    () => {
+        $crate::engine::JsString::default()
+    };
+    ($text:expr) => {
+        $crate::engine::JsString::from($text)
+    };
+}
+pub(crate) use js_string;
+
+impl JsString {
+    /// The contents of a string value (empty outside any context).
+    pub(crate) fn from_string_value(value: &Value) -> Self {
+        let ctx = current_ctx();
+        if ctx.is_null() {
+            return Self::default();
+        }
+        let mut len: q::size_t = 0;
+        // SAFETY: a live context and string value; the buffer is freed below.
+        unsafe {
+            let ptr = q::JS_ToCStringLenUTF16(ctx, &mut len, value.raw());
+            if ptr.is_null() {
+                let _ = q::JS_GetException(ctx);
+                return Self::default();
+            }
+            let units = std::slice::from_raw_parts(ptr, len as usize);
+            let string = Self(Rc::from(units));
+            q::JS_FreeCStringUTF16(ctx, ptr);
+            string
+        }
+    }
+
+    /// The string as a QuickJS value of `cx`.
+    pub(crate) fn to_value_in(&self, cx: &mut Cx) -> Value {
+        // SAFETY: a live context; the units are valid for their length.
+        let raw = unsafe { q::JS_NewStringUTF16(cx.raw(), self.0.as_ptr(), self.0.len() as _) };
+        super::core::check(cx, raw).unwrap_or_default()
+    }
+
+    /// The code units.
+    pub fn iter(&self) -> impl Iterator<Item = u16> + '_ {
+        self.0.iter().copied()
+    }
+
+    /// The code units, copied.
+    pub fn to_vec(&self) -> Vec<u16> {
+        self.0.to_vec()
+    }
+
+    /// The code units, borrowed.
+    pub(crate) fn units(&self) -> &[u16] {
+        &self.0
+    }
+
+    /// The length in code units.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the string is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The string as Rust's, if it is well-formed UTF-16.
+    pub fn to_std_string(&self) -> Result<String, std::string::FromUtf16Error> {
+        String::from_utf16(&self.0)
+    }
+
+    /// The string as Rust's, lone surrogates escaped as `\uXXXX`.
+    pub fn to_std_string_escaped(&self) -> String {
+        let mut out = String::with_capacity(self.0.len());
+        for unit in char::decode_utf16(self.0.iter().copied()) {
+            match unit {
+                Ok(c) => out.push(c),
+                Err(e) => out.push_str(&format!("\\u{:04X}", e.unpaired_surrogate())),
+            }
+        }
+        out
+    }
+
+    /// The string as Rust's, lone surrogates replaced by U+FFFD.
+    pub fn to_std_string_lossy(&self) -> String {
+        String::from_utf16_lossy(&self.0)
+    }
+}
+
+impl std::fmt::Debug for JsString {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.to_std_string_escaped())
+    }
+}
+
+impl Trace for JsString {
+    #[inline]
+    fn trace(&self, _: &mut Marker) {}
+}
+
+impl From<&str> for JsString {
+    fn from(s: &str) -> Self {
+        Self(s.encode_utf16().collect())
+    }
+}
+impl From<String> for JsString {
+    fn from(s: String) -> Self {
+        Self::from(s.as_str())
+    }
+}
+impl From<&String> for JsString {
+    fn from(s: &String) -> Self {
+        Self::from(s.as_str())
+    }
+}
+impl From<&[u16]> for JsString {
+    fn from(units: &[u16]) -> Self {
+        Self(Rc::from(units))
+    }
+}
+impl PartialEq<str> for JsString {
+    fn eq(&self, other: &str) -> bool {
+        self.0.iter().copied().eq(other.encode_utf16())
+    }
+}
+impl PartialEq<&str> for JsString {
+    fn eq(&self, other: &&str) -> bool {
+        *self == **other
+    }
+}
+impl From<JsString> for Value {
+    /// A string value in the current context.
+    fn from(s: JsString) -> Self {
+        let ctx = current_ctx();
+        if ctx.is_null() {
+            return Value::undefined();
+        }
+        // SAFETY: the current context is live; the temporary handle restores it on drop.
+        let mut cx = unsafe { Cx::enter(ctx) };
+        s.to_value_in(&mut cx)
+    }
+}
+
+/// Number::toString for display purposes (integers without a fraction).
+pub(crate) fn number_to_string(n: f64) -> String {
+    if n.is_nan() {
+        "NaN".into()
+    } else if n.is_infinite() {
+        if n > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else if n == n.trunc() && n.abs() < 1e21 {
+        format!("{n:.0}")
+    } else {
+        format!("{n}")
+    }
+}
+
+/// A symbol.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct JsSymbol(pub(crate) Value);
+
+impl JsSymbol {
+    fn well_known(name: &str) -> Self {
+        let ctx = current_ctx();
+        if ctx.is_null() {
+            return Self(Value::undefined());
+        }
+        Self(realm_of(ctx).intrinsic(name))
+    }
+
+    /// `Symbol.iterator`.
+    pub fn iterator() -> Self {
+        Self::well_known("Symbol.iterator")
+    }
+
+    /// `Symbol.asyncIterator`.
+    pub fn async_iterator() -> Self {
+        Self::well_known("Symbol.asyncIterator")
+    }
+
+    /// `Symbol.toStringTag`.
+    pub fn to_string_tag() -> Self {
+        Self::well_known("Symbol.toStringTag")
+    }
+}
+
+impl Trace for JsSymbol {
+    fn trace(&self, m: &mut Marker) {
+        self.0.trace(m);
+    }
+}
+
+impl From<JsSymbol> for Value {
+    fn from(s: JsSymbol) -> Self {
+        s.0
+    }
+}
+
+/// A property key: a string or a symbol.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PropertyKey {
+    /// A string key (array indices included).
+    String(JsString),
+    /// A symbol key.
+    Symbol(JsSymbol),
+}
+
+impl PropertyKey {
+    /// The key as a value (a string or a symbol) of `cx`.
+    pub(crate) fn to_value(&self, cx: &mut Cx) -> Value {
+        match self {
+            Self::String(s) => s.to_value_in(cx),
+            Self::Symbol(s) => s.0.clone(),
+        }
+    }
+
+    /// A key from a string or symbol value.
+    pub(crate) fn from_value(value: &Value) -> Self {
+        match value.as_string() {
+            Some(s) => Self::String(s),
+            None => Self::Symbol(JsSymbol(value.clone())),
+        }
+    }
+}
+
+impl Trace for PropertyKey {
+    fn trace(&self, m: &mut Marker) {
+        if let Self::Symbol(s) = self {
+            s.trace(m);
+        }
+    }
+}
+
+impl From<JsString> for PropertyKey {
+    fn from(s: JsString) -> Self {
+        Self::String(s)
+    }
+}
+impl From<&str> for PropertyKey {
+    fn from(s: &str) -> Self {
+        Self::String(JsString::from(s))
+    }
+}
+impl From<JsSymbol> for PropertyKey {
+    fn from(s: JsSymbol) -> Self {
+        Self::Symbol(s)
+    }
+}
+impl From<PropertyKey> for Value {
+    fn from(key: PropertyKey) -> Self {
+        match key {
+            PropertyKey::String(s) => Value::from(s),
+            PropertyKey::Symbol(s) => s.0,
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! Realms and agents: the current realm, its global object, %Error.prototype% and the data a
+//! layer keeps per realm or per agent; tasks queued in a given realm and timer tasks (the
+//! host's event loop drains the agent's queues); the clock.
+
+use super::core::{q, Task, Timer};
+use super::{Cx, JsResult, NativeObject, Object, Realm, Value};
+
+/// The current realm.
+pub fn current_realm(ctx: &Cx) -> Realm {
+    Realm::of(ctx.raw())
+}
+
+/// Queues a task on the host's event loop that runs Rust code in `realm`. Values captured by
+/// the closure are roots until it runs.
+pub fn queue_task_in(
+    ctx: &mut Cx,
+    realm: Realm,
+    job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static,
+) {
+    ctx.agent().tasks.borrow_mut().push_back(Task {
+        realm,
+        job: Box::new(job),
+    });
+}
+
+/// Queues a timer task: `job` runs in the current realm once `milliseconds` have passed.
+pub fn queue_timer(
+    ctx: &mut Cx,
+    milliseconds: u64,
+    job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static,
+) {
+    let due = clock_nanos(ctx) + u128::from(milliseconds) * 1_000_000;
+    let agent = ctx.agent();
+    let sequence = agent.timer_sequence.get();
+    agent.timer_sequence.set(sequence + 1);
+    agent.timers.borrow_mut().push(Timer {
+        due,
+        sequence,
+        task: Task {
+            realm: Realm::of(ctx.raw()),
+            job: Box::new(job),
+        },
+    });
+}
+
+/// The current realm's global object.
+pub fn global_object(ctx: &Cx) -> Object {
+    // SAFETY: a live context; the global object reference is ours.
+    let raw = unsafe { q::JS_GetGlobalObject(ctx.raw()) };
+    Object::from_value_unchecked(Value::from_raw(ctx.rt(), raw))
+}
+
+/// Stores `data` with the current realm (one value per type; a second one replaces the
+/// first). Values it holds are roots until the realm ends.
+pub fn set_realm_data<T: NativeObject>(ctx: &Cx, data: T) {
+    ctx.realm_state().set_data(data);
+}
+
+/// Runs `f` on the current realm's data of type `T`, if it has one (a short borrow: `f` must
+/// not call into JavaScript).
+pub fn with_realm_data<T: NativeObject, R>(ctx: &Cx, f: impl FnOnce(&T) -> R) -> Option<R> {
+    ctx.realm_state().with_data(f)
+}
+
+/// Stores `data` with the agent (one value per type).
+pub fn set_agent_data<T: std::any::Any>(ctx: &mut Cx, data: T) {
+    ctx.agent().set_data(data);
+}
+
+/// The agent's data of type `T`, if it has one.
+pub fn agent_data<T: std::any::Any>(ctx: &Cx) -> Option<&T> {
+    ctx.agent().data::<T>()
+}
+
+/// The current realm's %Error.prototype%.
+pub fn error_prototype(ctx: &Cx) -> Object {
+    intrinsic_object(ctx, "Error.prototype")
+}
+
+/// The current realm's %AsyncIteratorPrototype%.
+pub fn async_iterator_prototype(ctx: &Cx) -> Object {
+    intrinsic_object(ctx, "AsyncIteratorPrototype")
+}
+
+/// A captured intrinsic object of the current realm.
+pub(crate) fn intrinsic_object(ctx: &Cx, name: &str) -> Object {
+    let value = ctx.realm_state().intrinsic(name);
+    Object::from_value_unchecked(value)
+}
+
+/// The clock's reading in nanoseconds since the agent started (monotonic).
+pub fn clock_nanos(ctx: &Cx) -> u128 {
+    ctx.agent().origin.elapsed().as_nanos()
+}

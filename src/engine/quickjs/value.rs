@@ -1,0 +1,371 @@
+//! [`Value`]: one reference to a QuickJS `JSValue`, with its runtime.
+
+use super::core::{check, q, Marker, Trace, NULL, UNDEFINED};
+use super::{Cx, JsResult, JsString, NativeObject, Object};
+
+/// A JavaScript value.
+pub struct Value {
+    raw: q::JSValue,
+    /// The runtime that frees the value (null for values without a reference count).
+    rt: *mut q::JSRuntime,
+}
+
+impl Value {
+    /// Takes ownership of one reference to `raw`, a value of `rt`.
+    #[inline]
+    pub(crate) fn from_raw(rt: *mut q::JSRuntime, raw: q::JSValue) -> Self {
+        // SAFETY: reading the tag of a value.
+        let counted = unsafe { q::JS_VALUE_HAS_REF_COUNT(raw) };
+        Self {
+            raw,
+            rt: if counted { rt } else { std::ptr::null_mut() },
+        }
+    }
+
+    /// A new reference to a borrowed `raw` (an argument, a field of a struct QuickJS owns).
+    #[inline]
+    pub(crate) fn dup_raw(rt: *mut q::JSRuntime, raw: q::JSValue) -> Self {
+        // SAFETY: `raw` is live; the new reference is ours.
+        Self::from_raw(rt, unsafe { q::JS_DupValueRT(rt, raw) })
+    }
+
+    /// The value, borrowed.
+    #[inline]
+    pub(crate) fn raw(&self) -> q::JSValue {
+        self.raw
+    }
+
+    /// The runtime (null for a value without a reference count).
+    #[inline]
+    pub(crate) fn runtime(&self) -> *mut q::JSRuntime {
+        self.rt
+    }
+
+    /// Gives up the reference to the caller.
+    #[inline]
+    pub(crate) fn into_raw(self) -> q::JSValue {
+        let raw = self.raw;
+        std::mem::forget(self);
+        raw
+    }
+
+    #[inline]
+    fn tag(&self) -> i32 {
+        // SAFETY: reading the tag.
+        unsafe { q::JS_VALUE_GET_NORM_TAG(self.raw) }
+    }
+
+    /// `undefined`.
+    pub const fn undefined() -> Self {
+        Self {
+            raw: UNDEFINED,
+            rt: std::ptr::null_mut(),
+        }
+    }
+
+    /// `null`.
+    pub const fn null() -> Self {
+        Self {
+            raw: NULL,
+            rt: std::ptr::null_mut(),
+        }
+    }
+
+    /// Whether the value is `undefined`.
+    pub fn is_undefined(&self) -> bool {
+        self.tag() == q::JS_TAG_UNDEFINED
+    }
+
+    /// Whether the value is `null`.
+    pub fn is_null(&self) -> bool {
+        self.tag() == q::JS_TAG_NULL
+    }
+
+    /// Whether the value is `null` or `undefined`.
+    pub fn is_null_or_undefined(&self) -> bool {
+        self.is_null() || self.is_undefined()
+    }
+
+    /// Whether the value is an object.
+    pub fn is_object(&self) -> bool {
+        self.tag() == q::JS_TAG_OBJECT
+    }
+
+    /// The value as an object.
+    pub fn as_object(&self) -> Option<Object> {
+        self.is_object()
+            .then(|| Object::from_value_unchecked(self.clone()))
+    }
+
+    /// The value as a callable object.
+    pub fn as_callable(&self) -> Option<Object> {
+        self.as_object().filter(Object::is_callable)
+    }
+
+    /// Whether the value is a callable object.
+    pub fn is_callable(&self) -> bool {
+        self.as_object().is_some_and(|o| o.is_callable())
+    }
+
+    /// Whether the value is a string.
+    pub fn is_string(&self) -> bool {
+        self.tag() == q::JS_TAG_STRING
+    }
+
+    /// The value as a string.
+    pub fn as_string(&self) -> Option<JsString> {
+        self.is_string().then(|| JsString::from_string_value(self))
+    }
+
+    /// The value as a boolean.
+    pub fn as_boolean(&self) -> Option<bool> {
+        // SAFETY: reading a bool value.
+        (self.tag() == q::JS_TAG_BOOL).then(|| unsafe { q::JS_VALUE_GET_BOOL(self.raw) })
+    }
+
+    /// The value as a number.
+    pub fn as_number(&self) -> Option<f64> {
+        // SAFETY: reading a number value.
+        unsafe {
+            match self.tag() {
+                q::JS_TAG_INT => Some(f64::from(q::JS_VALUE_GET_INT(self.raw))),
+                q::JS_TAG_FLOAT64 => Some(q::JS_VALUE_GET_FLOAT64(self.raw)),
+                _ => None,
+            }
+        }
+    }
+
+    /// ToBoolean.
+    pub fn to_boolean(&self) -> bool {
+        match self.tag() {
+            q::JS_TAG_UNDEFINED | q::JS_TAG_NULL => false,
+            q::JS_TAG_BOOL => self.as_boolean().unwrap_or(false),
+            q::JS_TAG_INT | q::JS_TAG_FLOAT64 => {
+                let n = self.as_number().unwrap_or(0.0);
+                n != 0.0 && !n.is_nan()
+            }
+            q::JS_TAG_STRING => !JsString::from_string_value(self).is_empty(),
+            q::JS_TAG_OBJECT | q::JS_TAG_SYMBOL => true,
+            // BigInt: 0n is false. Ask the engine (any context of the runtime will do).
+            _ => {
+                let ctx = super::core::current_ctx();
+                // SAFETY: a live context, when any.
+                !ctx.is_null() && unsafe { q::JS_ToBool(ctx, self.raw) } > 0
+            }
+        }
+    }
+
+    /// ToString.
+    pub fn to_string(&self, ctx: &mut Cx) -> JsResult<JsString> {
+        if self.is_string() {
+            return Ok(JsString::from_string_value(self));
+        }
+        // SAFETY: a live context and value.
+        let raw = unsafe { q::JS_ToString(ctx.raw(), self.raw) };
+        let string = check(ctx, raw)?;
+        Ok(JsString::from_string_value(&string))
+    }
+
+    /// ToNumber.
+    pub fn to_number(&self, ctx: &mut Cx) -> JsResult<f64> {
+        if let Some(n) = self.as_number() {
+            return Ok(n);
+        }
+        let mut out = 0.0;
+        // SAFETY: a live context and value.
+        let status = unsafe { q::JS_ToFloat64(ctx.raw(), &mut out, self.raw) };
+        super::core::check_status(ctx, status)?;
+        Ok(out)
+    }
+
+    /// ToObject.
+    pub fn to_object(&self, ctx: &mut Cx) -> JsResult<Object> {
+        if let Some(o) = self.as_object() {
+            return Ok(o);
+        }
+        // SAFETY: a live context and value.
+        let raw = unsafe { q::JS_ToObject(ctx.raw(), self.raw) };
+        Ok(Object::from_value_unchecked(check(ctx, raw)?))
+    }
+
+    /// A display string for messages and logs (no script runs).
+    pub fn to_string_for_display(&self) -> String {
+        match self.tag() {
+            q::JS_TAG_UNDEFINED => "undefined".into(),
+            q::JS_TAG_NULL => "null".into(),
+            q::JS_TAG_BOOL => self.as_boolean().unwrap_or(false).to_string(),
+            q::JS_TAG_INT | q::JS_TAG_FLOAT64 => {
+                super::string::number_to_string(self.as_number().unwrap_or(f64::NAN))
+            }
+            q::JS_TAG_STRING => format!(
+                "\"{}\"",
+                JsString::from_string_value(self).to_std_string_escaped()
+            ),
+            q::JS_TAG_SYMBOL => "Symbol()".into(),
+            q::JS_TAG_OBJECT => {
+                if self.is_callable() {
+                    "[function]".into()
+                } else {
+                    "[object]".into()
+                }
+            }
+            _ => "[value]".into(),
+        }
+    }
+}
+
+impl Clone for Value {
+    #[inline]
+    fn clone(&self) -> Self {
+        if self.rt.is_null() {
+            Self {
+                raw: self.raw,
+                rt: self.rt,
+            }
+        } else {
+            Self::dup_raw(self.rt, self.raw)
+        }
+    }
+}
+
+impl Drop for Value {
+    #[inline]
+    fn drop(&mut self) {
+        if !self.rt.is_null() {
+            // SAFETY: we own one reference of a value of `rt`.
+            unsafe { q::JS_FreeValueRT(self.rt, self.raw) }
+        }
+    }
+}
+
+impl Default for Value {
+    fn default() -> Self {
+        Self::undefined()
+    }
+}
+
+impl PartialEq for Value {
+    /// SameValue for primitives (strings by content), identity for objects and symbols.
+    fn eq(&self, other: &Self) -> bool {
+        let (a, b) = (self.tag(), other.tag());
+        match (a, b) {
+            (q::JS_TAG_STRING, q::JS_TAG_STRING) => {
+                JsString::from_string_value(self) == JsString::from_string_value(other)
+            }
+            (q::JS_TAG_INT | q::JS_TAG_FLOAT64, q::JS_TAG_INT | q::JS_TAG_FLOAT64) => {
+                let (x, y) = (
+                    self.as_number().unwrap_or(0.0),
+                    other.as_number().unwrap_or(0.0),
+                );
+                x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+            }
+            (q::JS_TAG_OBJECT, q::JS_TAG_OBJECT) | (q::JS_TAG_SYMBOL, q::JS_TAG_SYMBOL) => {
+                // SAFETY: reading pointers.
+                unsafe { q::JS_VALUE_GET_PTR(self.raw) == q::JS_VALUE_GET_PTR(other.raw) }
+            }
+            (q::JS_TAG_BOOL, q::JS_TAG_BOOL) => self.as_boolean() == other.as_boolean(),
+            _ if a != b => false,
+            _ => {
+                let ctx = super::core::current_ctx();
+                // SAFETY: a live context, when any.
+                !ctx.is_null() && unsafe { q::JS_IsSameValue(ctx, self.raw, other.raw) }
+            }
+        }
+    }
+}
+impl Eq for Value {}
+
+impl std::hash::Hash for Value {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let tag = self.tag();
+        tag.hash(state);
+        match tag {
+            q::JS_TAG_STRING => JsString::from_string_value(self).hash(state),
+            q::JS_TAG_INT | q::JS_TAG_FLOAT64 => {
+                let n = self.as_number().unwrap_or(0.0);
+                if n.is_nan() {
+                    f64::NAN.to_bits()
+                } else {
+                    n.to_bits()
+                }
+                .hash(state);
+            }
+            q::JS_TAG_OBJECT | q::JS_TAG_SYMBOL => {
+                // SAFETY: reading a pointer.
+                (unsafe { q::JS_VALUE_GET_PTR(self.raw) } as usize).hash(state);
+            }
+            q::JS_TAG_BOOL => self.as_boolean().hash(state),
+            _ => {}
+        }
+    }
+}
+
+impl std::fmt::Debug for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_string_for_display())
+    }
+}
+
+impl Trace for Value {
+    #[inline]
+    fn trace(&self, marker: &mut Marker) {
+        if !self.rt.is_null() {
+            marker.mark(self.raw);
+        }
+    }
+}
+
+// Conversions from Rust primitives.
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Self::from_raw(
+            std::ptr::null_mut(),
+            q::JS_MKVAL(q::JS_TAG_BOOL, i32::from(b)),
+        )
+    }
+}
+impl From<f64> for Value {
+    fn from(n: f64) -> Self {
+        Self::from_raw(std::ptr::null_mut(), q::JS_NewFloat64(n))
+    }
+}
+impl From<i32> for Value {
+    fn from(n: i32) -> Self {
+        Self::from_raw(std::ptr::null_mut(), q::JS_MKVAL(q::JS_TAG_INT, n))
+    }
+}
+macro_rules! from_number {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Value {
+            #[allow(clippy::cast_precision_loss, clippy::cast_lossless)]
+            fn from(n: $t) -> Self {
+                if let Ok(i) = i32::try_from(n) {
+                    Self::from(i)
+                } else {
+                    Self::from(n as f64)
+                }
+            }
+        }
+    )*};
+}
+from_number!(u32, u64, usize);
+impl From<u8> for Value {
+    fn from(n: u8) -> Self {
+        Self::from(i32::from(n))
+    }
+}
+impl From<u16> for Value {
+    fn from(n: u16) -> Self {
+        Self::from(i32::from(n))
+    }
+}
+impl From<()> for Value {
+    fn from((): ()) -> Self {
+        Self::undefined()
+    }
+}
+impl<T: NativeObject> From<Object<T>> for Value {
+    fn from(o: Object<T>) -> Self {
+        o.into_value()
+    }
+}
