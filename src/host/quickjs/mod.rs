@@ -19,6 +19,10 @@ use std::time::{Duration, Instant};
 use crate::engine::quickjs_host as qh;
 use crate::engine::{Cx, JsError, JsResult, Value};
 
+#[path = "../text.rs"]
+mod text;
+pub use text::json_string;
+
 /// The context handle the host's API takes (on QuickJS, a handle on the main realm).
 pub type Context = Cx;
 
@@ -30,6 +34,10 @@ pub struct HostOptions {
     /// Send every `console` message to stderr (by default `console.error` and `console.warn`
     /// go to stderr, the others to stdout).
     pub console_to_stderr: bool,
+    /// A window-like global (not yet on QuickJS: ignored).
+    pub window: bool,
+    /// The document's URL: the base URL of `fetch()`, `Request` and `Response.redirect()`.
+    pub location: Option<String>,
 }
 
 /// Something the host reports instead of throwing.
@@ -115,6 +123,15 @@ impl Host {
         });
         install_globals(&mut ctx)?;
         crate::register(&mut ctx)?;
+        let base = options
+            .location
+            .clone()
+            .unwrap_or_else(|| "http://web-platform.test:8000/".to_owned());
+        if !crate::fetch::urls::set_api_base_url(&base, &mut ctx) {
+            return Err(crate::engine::throw_type_error(format!(
+                "the host's location {base:?} is not a URL"
+            )));
+        }
         Ok((host, ctx))
     }
 
@@ -189,6 +206,53 @@ impl Host {
     /// Takes the reports gathered so far.
     pub fn take_reports(&self) -> Vec<HostReport> {
         std::mem::take(&mut *self.state.reports.borrow_mut())
+    }
+
+    /// Evaluates a classic script in the current realm, without the microtask checkpoint
+    /// [`Host::eval_script`] performs (for a harness that loads several scripts in one task).
+    pub fn evaluate(
+        &self,
+        ctx: &mut Context,
+        path: Option<&std::path::Path>,
+        source: &str,
+    ) -> JsResult<Value> {
+        let name = path.map_or_else(|| "<script>".to_owned(), |p| p.display().to_string());
+        qh::eval_script(ctx, &name, source)
+    }
+
+    /// Defines a function on the current realm's global object (writable, enumerable and
+    /// configurable, as a WebIDL operation of the global).
+    pub fn define_global_function(
+        &self,
+        ctx: &mut Context,
+        name: &str,
+        length: usize,
+        f: crate::NativeFunctionPointer,
+    ) -> JsResult<()> {
+        let function = qh::function(ctx, name, length, f);
+        let global = crate::engine::global_object(ctx);
+        global.define_property_or_throw(
+            name,
+            crate::engine::PropertyDescriptor::builder()
+                .value(function)
+                .writable(true)
+                .enumerable(true)
+                .configurable(true),
+            ctx,
+        )?;
+        Ok(())
+    }
+
+    /// The global object of a new realm of this agent (not yet on QuickJS: a TypeError).
+    pub fn new_realm_global(&self, _ctx: &mut Context) -> JsResult<Value> {
+        Err(crate::engine::throw_type_error(
+            "a second realm is not yet supported on QuickJS",
+        ))
+    }
+
+    /// The value an error throws, if it is not an uncatchable engine error.
+    pub fn thrown_value(&self, error: JsError, ctx: &mut Context) -> Option<Value> {
+        crate::engine::thrown_value(error, ctx).ok()
     }
 
     /// Whether `value` is a promise that is still pending.
