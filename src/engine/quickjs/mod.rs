@@ -24,6 +24,7 @@ pub use self::core::{Cx, Finalize, Marker, NativeObject, Trace};
 
 mod call;
 mod error;
+pub(crate) mod host;
 mod object;
 mod string;
 mod task;
@@ -38,6 +39,9 @@ mod job;
 mod json;
 mod promise;
 pub(crate) mod webidl;
+
+#[cfg(test)]
+mod tests;
 
 pub use buffer::*;
 pub use call::*;
