@@ -38,6 +38,8 @@ mod job;
 mod json;
 mod promise;
 pub(crate) mod webidl;
+mod webidl_iterable;
+mod webidl_sequences;
 
 pub use buffer::*;
 pub use call::*;
