@@ -33,6 +33,10 @@ mod fetch;
 pub mod file;
 #[cfg(feature = "engine-boa")]
 pub mod host;
+/// The embedding on QuickJS (issue 21): a runtime, its event loop and the host globals.
+#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
+#[path = "host/quickjs/mod.rs"]
+pub mod host;
 mod html;
 mod queue;
 mod queuing_strategy;
@@ -111,6 +115,18 @@ impl boa_runtime::RuntimeExtension for StreamsExtension {
 /// in the current realm.
 #[cfg(feature = "engine-boa")]
 pub fn register(ctx: &mut Context) -> BoaResult<()> {
+    register_in(ctx).map_err(Into::into)
+}
+
+/// Installs the streams globals and the interfaces they depend on, in the current realm (see
+/// the Boa backend's `register`).
+#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
+pub fn register(ctx: &mut engine::Cx) -> JsResult<()> {
+    register_in(ctx)
+}
+
+#[cfg(any(feature = "engine-boa", feature = "engine-quickjs"))]
+fn register_in(ctx: &mut engine::Cx) -> JsResult<()> {
     engine::remember_promise_intrinsics(ctx);
     dom::register(ctx)?;
     html::register(ctx)?;

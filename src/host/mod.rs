@@ -277,6 +277,19 @@ impl Host {
     pub fn take_reports(&self) -> Vec<HostReport> {
         self.event_loop.take_reports()
     }
+
+    /// Whether `value` is a promise that is still pending.
+    pub fn is_pending_promise(&self, value: &JsValue) -> bool {
+        value
+            .as_object()
+            .and_then(|o| boa_engine::object::builtins::JsPromise::from_object(o.clone()).ok())
+            .is_some_and(|p| {
+                matches!(
+                    p.state(),
+                    boa_engine::builtins::promise::PromiseState::Pending
+                )
+            })
+    }
 }
 
 /// Installs the globals of a host realm in the current realm.

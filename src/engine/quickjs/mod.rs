@@ -24,6 +24,7 @@ pub use self::core::{Cx, Finalize, Marker, NativeObject, Trace};
 
 mod call;
 mod error;
+pub(crate) mod host;
 mod object;
 mod string;
 mod task;
@@ -40,6 +41,9 @@ mod promise;
 pub(crate) mod webidl;
 mod webidl_iterable;
 mod webidl_sequences;
+
+#[cfg(test)]
+mod tests;
 
 pub use buffer::*;
 pub use call::*;
