@@ -44,6 +44,8 @@ mod webidl_sequences;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod webidl_tests;
 
 pub use buffer::*;
 pub use call::*;
