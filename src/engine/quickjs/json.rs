@@ -1,13 +1,25 @@
-//! PENDING (issue 21): the stub bodies, to be replaced by the QuickJS implementation.
-#![allow(unused_variables, clippy::needless_pass_by_value)]
+//! `%JSON.parse%` and `%JSON.stringify%` as the realm had them before script ran (captured with
+//! the realm's intrinsics, see `buffer::INTRINSICS`): what the Fetch Standard's "parse JSON
+//! from bytes" and "serialize a JavaScript value to JSON bytes" call, so a patched `JSON`
+//! never changes what a body does.
+
+use super::buffer::call_intrinsic;
 use super::*;
 
+/// Remembers the current realm's `JSON.parse` and `JSON.stringify`: nothing to do on QuickJS,
+/// where every realm captures them when it is set up, before any script runs.
 pub fn remember_json_intrinsics(ctx: &mut Cx) {
-    unimplemented!()
+    let _ = ctx;
 }
+
+/// `? Call(%JSON.parse%, undefined, « text »)`: a `SyntaxError` for text that is not JSON.
 pub fn json_parse(text: JsString, ctx: &mut Cx) -> JsResult<Value> {
-    unimplemented!()
+    let text = text.to_value_in(ctx);
+    call_intrinsic(ctx, "JSON.parse", &Value::undefined(), &[text])
 }
+
+/// `? Call(%JSON.stringify%, undefined, « value »)`: `None` when the result is `undefined`.
 pub fn json_stringify(value: Value, ctx: &mut Cx) -> JsResult<Option<JsString>> {
-    unimplemented!()
+    let result = call_intrinsic(ctx, "JSON.stringify", &Value::undefined(), &[value])?;
+    Ok(result.as_string())
 }

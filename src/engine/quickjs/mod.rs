@@ -39,9 +39,13 @@ mod job;
 mod json;
 mod promise;
 pub(crate) mod webidl;
+mod webidl_iterable;
+mod webidl_sequences;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod webidl_tests;
 
 pub use buffer::*;
 pub use call::*;
