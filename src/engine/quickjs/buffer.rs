@@ -456,9 +456,7 @@ pub fn clone_array_buffer(
     }
     // SAFETY: `start + count <= len` bytes of the live buffer's block; no script runs before
     // the copy.
-    let raw = unsafe {
-        q::JS_NewArrayBufferCopy(ctx.raw(), data.add(start), count as q::size_t)
-    };
+    let raw = unsafe { q::JS_NewArrayBufferCopy(ctx.raw(), data.add(start), count as q::size_t) };
     let value = check(ctx, raw)?;
     Ok(JsArrayBuffer(Object::from_value_unchecked(value)))
 }
@@ -583,8 +581,7 @@ pub fn new_array_buffer(byte_length: u64, ctx: &mut Cx) -> JsResult<JsArrayBuffe
     };
     // SAFETY: a live context; with a null source, JS_NewArrayBufferCopy allocates a zeroed
     // block and copies nothing.
-    let raw =
-        unsafe { q::JS_NewArrayBufferCopy(ctx.raw(), std::ptr::null(), length as q::size_t) };
+    let raw = unsafe { q::JS_NewArrayBufferCopy(ctx.raw(), std::ptr::null(), length as q::size_t) };
     let value = check(ctx, raw)?;
     Ok(JsArrayBuffer(Object::from_value_unchecked(value)))
 }

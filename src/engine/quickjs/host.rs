@@ -44,6 +44,11 @@ impl Runtime {
         // lives until `drop`.
         unsafe {
             let rt = q::JS_NewRuntime();
+            // A debugging aid: `BOA_STREAMS_QUICKJS_DUMP_LEAKS=1` lists the objects left when
+            // the runtime is freed (before QuickJS's assertion that none is).
+            if std::env::var_os("BOA_STREAMS_QUICKJS_DUMP_LEAKS").is_some() {
+                q::JS_SetDumpFlags(rt, 0x4000);
+            }
             Agent::install(rt);
             let tracker = Box::into_raw(Box::new(tracker));
             q::JS_SetHostPromiseRejectionTracker(rt, Some(track_rejection), tracker.cast());
