@@ -69,6 +69,9 @@ pub use engine::Value;
 /// own; on Boa, `JsString`).
 pub use engine::JsString;
 
+/// A native function as the host defines it on a global (`this`, the arguments, the context).
+pub use engine::NativeFunctionPointer;
+
 /// A thrown exception or an uncatchable engine error, as the library's API returns it (it
 /// converts to and from the engine's own; on Boa, `JsError`), and the result type of an
 /// operation that can throw.

@@ -19,6 +19,14 @@ use std::time::{Duration, Instant};
 use crate::engine::quickjs_host as qh;
 use crate::engine::{Cx, JsError, JsResult, Value};
 
+#[path = "../base64.rs"]
+mod base64;
+#[path = "../file_fetcher.rs"]
+mod file_fetcher;
+#[path = "../text.rs"]
+mod text;
+pub use text::json_string;
+
 /// The context handle the host's API takes (on QuickJS, a handle on the main realm).
 pub type Context = Cx;
 
@@ -30,6 +38,10 @@ pub struct HostOptions {
     /// Send every `console` message to stderr (by default `console.error` and `console.warn`
     /// go to stderr, the others to stdout).
     pub console_to_stderr: bool,
+    /// A window-like global (not yet on QuickJS: ignored).
+    pub window: bool,
+    /// The document's URL: the base URL of `fetch()`, `Request` and `Response.redirect()`.
+    pub location: Option<String>,
 }
 
 /// Something the host reports instead of throwing.
@@ -78,11 +90,16 @@ struct HostState {
     console_to_stderr: bool,
 }
 
-/// A runtime's host: owns the runtime, the main realm and the event loop.
+/// A runtime's host: owns the runtime, its realms and the event loop.
 pub struct Host {
-    runtime: qh::Runtime,
+    // Dropped first: the state holds values of the runtime.
     state: Rc<HostState>,
+    runtime: qh::Runtime,
+    options: HostOptions,
 }
+
+/// The origin that `Response.url` reports (wptserve's default host and port).
+const FETCH_ORIGIN: &str = "http://web-platform.test:8000";
 
 impl fmt::Debug for Host {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -108,13 +125,16 @@ impl Host {
             }
         }))?;
         let mut ctx = runtime.main_context();
-        let host = Host { runtime, state };
+        let host = Host {
+            runtime,
+            state,
+            options,
+        };
         crate::engine::set_agent_data(&mut ctx, HostLink(Rc::downgrade(&host.state)));
         crate::engine::set_microtask_checkpoint(&mut ctx, |ctx| {
             perform_checkpoint(ctx);
         });
-        install_globals(&mut ctx)?;
-        crate::register(&mut ctx)?;
+        install_realm(&host.options, &mut ctx)?;
         Ok((host, ctx))
     }
 
@@ -191,6 +211,55 @@ impl Host {
         std::mem::take(&mut *self.state.reports.borrow_mut())
     }
 
+    /// Evaluates a classic script in the current realm, without the microtask checkpoint
+    /// [`Host::eval_script`] performs (for a harness that loads several scripts in one task).
+    pub fn evaluate(
+        &self,
+        ctx: &mut Context,
+        path: Option<&std::path::Path>,
+        source: &str,
+    ) -> JsResult<Value> {
+        let name = path.map_or_else(|| "<script>".to_owned(), |p| p.display().to_string());
+        qh::eval_script(ctx, &name, source)
+    }
+
+    /// Defines a function on the current realm's global object (writable, enumerable and
+    /// configurable, as a WebIDL operation of the global).
+    pub fn define_global_function(
+        &self,
+        ctx: &mut Context,
+        name: &str,
+        length: usize,
+        f: crate::NativeFunctionPointer,
+    ) -> JsResult<()> {
+        let function = qh::function(ctx, name, length, f);
+        let global = crate::engine::global_object(ctx);
+        global.define_property_or_throw(
+            name,
+            crate::engine::PropertyDescriptor::builder()
+                .value(function)
+                .writable(true)
+                .enumerable(true)
+                .configurable(true),
+            ctx,
+        )?;
+        Ok(())
+    }
+
+    /// The global object of a new realm of this agent, with the same globals as the first.
+    pub fn new_realm_global(&self, ctx: &mut Context) -> JsResult<Value> {
+        let realm = self.runtime.new_realm()?;
+        ctx.in_realm(realm.0, |ctx| {
+            install_realm(&self.options, ctx)?;
+            Ok(crate::engine::global_object(ctx).into())
+        })
+    }
+
+    /// The value an error throws, if it is not an uncatchable engine error.
+    pub fn thrown_value(&self, error: JsError, ctx: &mut Context) -> Option<Value> {
+        crate::engine::thrown_value(error, ctx).ok()
+    }
+
     /// Whether `value` is a promise that is still pending.
     pub fn is_pending_promise(&self, value: &Value) -> bool {
         qh::is_pending_promise(value)
@@ -233,6 +302,72 @@ pub fn error_message(error: JsError, ctx: &mut Context) -> String {
         Ok(value) => crate::engine::value_message(&value, ctx),
         Err(error) => format!("{error}"),
     }
+}
+
+/// Installs a host realm's globals in the current realm: the host globals, the streams
+/// globals (`crate::register`), `atob`/`btoa` (replacing QuickJS's, whose errors are not this
+/// realm's `DOMException`), the base URL and `location`, and the fetcher.
+fn install_realm(options: &HostOptions, ctx: &mut Cx) -> JsResult<()> {
+    install_globals(ctx)?;
+    crate::register(ctx)?;
+    base64::register(ctx)?;
+    crate::file::set_blob_url_origin(ctx, FETCH_ORIGIN);
+    let base = options
+        .location
+        .clone()
+        .unwrap_or_else(|| format!("{FETCH_ORIGIN}/"));
+    if !crate::fetch::urls::set_api_base_url(&base, ctx) {
+        return Err(crate::engine::throw_type_error(format!(
+            "the host's location {base:?} is not a URL"
+        )));
+    }
+    if let Some(location) = &options.location {
+        install_location(location, ctx)?;
+    }
+    if let Some(root) = &options.fetch_root {
+        crate::fetcher::set_fetcher(
+            std::sync::Arc::new(file_fetcher::FileFetcher { root: root.clone() }),
+            ctx,
+        );
+    }
+    Ok(())
+}
+
+/// `location`: a stand-in for HTML's `Location` object, with the components of the document's
+/// URL as read-only data properties and `toString()` (as the Boa host's).
+fn install_location(location: &str, ctx: &mut Cx) -> JsResult<()> {
+    use ::url::quirks;
+    let url = ::url::Url::parse(location).map_err(|error| {
+        crate::engine::throw_type_error(format!("invalid location {location:?}: {error}"))
+    })?;
+    let object = crate::engine::clone::new_plain_object(ctx);
+    let href = crate::engine::JsString::from(quirks::href(&url));
+    for (name, value) in [
+        ("href", quirks::href(&url).to_owned()),
+        ("origin", quirks::origin(&url)),
+        ("protocol", quirks::protocol(&url).to_owned()),
+        ("host", quirks::host(&url).to_owned()),
+        ("hostname", quirks::hostname(&url).to_owned()),
+        ("port", quirks::port(&url).to_owned()),
+        ("pathname", quirks::pathname(&url).to_owned()),
+        ("search", quirks::search(&url).to_owned()),
+        ("hash", quirks::hash(&url).to_owned()),
+    ] {
+        object.define_property_or_throw(
+            name,
+            crate::engine::PropertyDescriptor::builder()
+                .value(crate::engine::JsString::from(value))
+                .writable(false)
+                .enumerable(true)
+                .configurable(false),
+            ctx,
+        )?;
+    }
+    let to_string = qh::string_function(ctx, "toString", href);
+    object.define_property_or_throw("toString", method(to_string), ctx)?;
+    let global = crate::engine::global_object(ctx);
+    global.define_property_or_throw("location", method(object.into()), ctx)?;
+    Ok(())
 }
 
 /// The host globals: `self`, `console`, timers, `queueMicrotask`, `gc()`.
