@@ -37,6 +37,8 @@ pub(crate) mod internal_promise;
 mod job;
 mod json;
 mod promise;
+#[cfg(test)]
+mod promise_tests;
 pub(crate) mod webidl;
 
 pub use buffer::*;
