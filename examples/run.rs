@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cargo run --example run -- a.js [b.js ...]
+//! cargo run --no-default-features --features engine-quickjs --example run -- a.js   # on QuickJS
 //! ```
 //!
 //! The files are evaluated in order (each followed by a microtask checkpoint), then the event
@@ -14,7 +15,6 @@
 
 use std::process::ExitCode;
 
-use boa_engine::{builtins::promise::PromiseState, object::builtins::JsPromise};
 use boa_streams::host::{error_message, Host, HostOptions};
 
 fn main() -> ExitCode {
@@ -75,11 +75,7 @@ fn main() -> ExitCode {
     // Unsettled top-level work: a file whose completion value is a promise that is still
     // pending although the event loop has nothing left to run can never finish.
     for (file, value) in completions {
-        let pending = value
-            .as_object()
-            .and_then(|o| JsPromise::from_object(o.clone()).ok())
-            .is_some_and(|p| matches!(p.state(), PromiseState::Pending));
-        if pending {
+        if host.is_pending_promise(&value) {
             eprintln!(
                 "Unsettled: the promise {file} evaluated to is still pending, and nothing is left \
                  to run (an engine error after an await ends work this way in Boa 0.22: \

@@ -33,6 +33,10 @@ mod fetch;
 pub mod file;
 #[cfg(feature = "engine-boa")]
 pub mod host;
+/// The embedding on QuickJS (issue 21): a runtime, its event loop and the host globals.
+#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
+#[path = "host/quickjs/mod.rs"]
+pub mod host;
 mod html;
 mod queue;
 mod queuing_strategy;
@@ -64,6 +68,9 @@ pub use engine::Value;
 /// A JavaScript string as the library's API returns it (it converts to and from the engine's
 /// own; on Boa, `JsString`).
 pub use engine::JsString;
+
+/// A native function as the host defines it on a global (`this`, the arguments, the context).
+pub use engine::NativeFunctionPointer;
 
 /// A thrown exception or an uncatchable engine error, as the library's API returns it (it
 /// converts to and from the engine's own; on Boa, `JsError`), and the result type of an
@@ -111,6 +118,18 @@ impl boa_runtime::RuntimeExtension for StreamsExtension {
 /// in the current realm.
 #[cfg(feature = "engine-boa")]
 pub fn register(ctx: &mut Context) -> BoaResult<()> {
+    register_in(ctx).map_err(Into::into)
+}
+
+/// Installs the streams globals and the interfaces they depend on, in the current realm (see
+/// the Boa backend's `register`).
+#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
+pub fn register(ctx: &mut engine::Cx) -> JsResult<()> {
+    register_in(ctx)
+}
+
+#[cfg(any(feature = "engine-boa", feature = "engine-quickjs"))]
+fn register_in(ctx: &mut engine::Cx) -> JsResult<()> {
     engine::remember_promise_intrinsics(ctx);
     dom::register(ctx)?;
     html::register(ctx)?;

@@ -141,7 +141,8 @@ pub(crate) fn give_back_memory<T>(queue: &mut VecDeque<T>) {
     }
 }
 
-#[cfg(test)]
+// Unit tests on a bare Boa context (`Cx::default()`); the QuickJS backend has its own.
+#[cfg(all(test, feature = "engine-boa"))]
 mod tests {
     use super::*;
 

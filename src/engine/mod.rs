@@ -114,6 +114,9 @@ pub(crate) use traced_without_drop;
 
 #[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
 mod quickjs;
+/// The engine side of the QuickJS host.
+#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
+pub(crate) use quickjs::host as quickjs_host;
 #[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
 pub(crate) use quickjs::js_string;
 #[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]

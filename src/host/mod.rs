@@ -23,37 +23,15 @@ mod performance;
 
 use std::{fmt, path::Path, path::PathBuf, rc::Rc, time::Instant};
 
-use boa_engine::{
-    context::ContextBuilder, Context, JsError, JsNativeError, JsResult, JsValue, Source,
-};
+use boa_engine::{context::ContextBuilder, JsError, JsNativeError, JsResult, JsValue, Source};
 
 use event_loop::EventLoop;
 
 pub use agent::{port_pair, AgentExit, PortHandle};
 
-/// `s` as a JSON (and JavaScript) string literal, quotes included: what the embedding's tools
-/// write into reports and generated scripts (the WPT runner's, stream-diff's). U+2028 and
-/// U+2029, line terminators in older JavaScript string literals, are escaped too.
-pub fn json_string(s: &str) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
+mod file_fetcher;
+mod text;
+pub use text::json_string;
 
 /// The VM stack size limit of a host's context, in values: 1,048,576 (Boa's default is
 /// 10,240). See ENGINE_BUGS.md, 1: it lets about 150,000 caught exceptions leak before the
@@ -132,6 +110,9 @@ pub enum RunOutcome {
     /// The agent closed itself (`close()` in a spawned agent, or [`Host::close`]).
     Closed,
 }
+
+/// The context handle the host's API takes (on Boa, Boa's `Context`).
+pub use boa_engine::Context;
 
 /// A context's host: owns its event loop and host hooks.
 ///
@@ -277,6 +258,61 @@ impl Host {
     pub fn take_reports(&self) -> Vec<HostReport> {
         self.event_loop.take_reports()
     }
+
+    /// Evaluates a classic script in the current realm, without the microtask checkpoint
+    /// [`Host::eval_script`] performs (for a harness that loads several scripts in one task).
+    pub fn evaluate(
+        &self,
+        ctx: &mut Context,
+        path: Option<&Path>,
+        source: &str,
+    ) -> crate::JsResult<crate::Value> {
+        let mut src = Source::from_bytes(source);
+        if let Some(path) = path {
+            src = src.with_path(path);
+        }
+        boa_engine::Script::parse(src, None, ctx)
+            .and_then(|script| script.evaluate(ctx))
+            .map(crate::Value::from)
+            .map_err(crate::JsError::from)
+    }
+
+    /// Defines a function on the current realm's global object (writable, enumerable and
+    /// configurable, as a WebIDL operation of the global).
+    pub fn define_global_function(
+        &self,
+        ctx: &mut Context,
+        name: &str,
+        length: usize,
+        f: crate::NativeFunctionPointer,
+    ) -> crate::JsResult<()> {
+        crate::engine::webidl::define_global_operation(name, length, f, ctx)
+    }
+
+    /// The global object of a new realm of this agent, with the same globals (see
+    /// [`Host::create_realm`]).
+    pub fn new_realm_global(&self, ctx: &mut Context) -> crate::JsResult<crate::Value> {
+        let (_, global) = self.create_realm(ctx)?;
+        Ok(crate::Value::from(crate::Object::from(global)))
+    }
+
+    /// The value an error throws, if it is not an uncatchable engine error.
+    pub fn thrown_value(&self, error: crate::JsError, ctx: &mut Context) -> Option<crate::Value> {
+        crate::engine::thrown_value(error, ctx).ok()
+    }
+
+    /// Whether `value` is a promise that is still pending.
+    pub fn is_pending_promise(&self, value: &JsValue) -> bool {
+        value
+            .as_object()
+            .and_then(|o| boa_engine::object::builtins::JsPromise::from_object(o.clone()).ok())
+            .is_some_and(|p| {
+                matches!(
+                    p.state(),
+                    boa_engine::builtins::promise::PromiseState::Pending
+                )
+            })
+    }
 }
 
 /// Installs the globals of a host realm in the current realm.
@@ -308,7 +344,7 @@ fn install_globals(options: &HostOptions, ctx: &mut Context) -> JsResult<()> {
     let fetcher: Option<crate::fetcher::SharedFetcher> =
         match (&options.fetcher, &options.fetch_root) {
             (Some(fetcher), _) => Some(fetcher.clone()),
-            (None, Some(root)) => Some(std::sync::Arc::new(globals::FileFetcher {
+            (None, Some(root)) => Some(std::sync::Arc::new(file_fetcher::FileFetcher {
                 root: root.clone(),
             })),
             (None, None) => None,

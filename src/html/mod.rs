@@ -244,7 +244,8 @@ pub(crate) fn adopt_port(core: Arc<PortCore>, ctx: &mut Cx) -> JsResult<Object> 
 
 pub(crate) use message_port::{deliver_remote_messages, held_ports, may_receive_remote_messages};
 
-#[cfg(test)]
+// Unit tests on a bare Boa context (`Cx::default()`); the QuickJS backend has its own.
+#[cfg(all(test, feature = "engine-boa"))]
 mod tests {
     use crate::engine::{js_string, Cx, Source};
 

@@ -362,7 +362,8 @@ fn cancel_algorithm(
     Ok(state.cancel_promise.promise().clone())
 }
 
-#[cfg(test)]
+// Unit tests on a bare Boa context (`Cx::default()`); the QuickJS backend has its own.
+#[cfg(all(test, feature = "engine-boa"))]
 mod tests {
     use crate::engine::{js_string, Cx, Source, Value};
 

@@ -823,7 +823,8 @@ pub(crate) fn writable_stream_update_backpressure(
     Ok(())
 }
 
-#[cfg(test)]
+// Unit tests on a bare Boa context (`Cx::default()`); the QuickJS backend has its own.
+#[cfg(all(test, feature = "engine-boa"))]
 mod tests {
     use crate::engine::{js_string, Source};
 

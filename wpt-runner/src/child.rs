@@ -37,8 +37,8 @@ use std::{
     time::{Duration, Instant},
 };
 
-use boa_engine::{js_string, Context, JsError, JsResult, JsValue, NativeFunction, Script, Source};
-use boa_streams::host::{Host, HostOptions, HostReport};
+use boa_streams::host::{Context, Host, HostOptions, HostReport};
+use boa_streams::{JsError, JsResult, Value};
 
 use crate::escape::{proto_escape, proto_opt};
 use crate::meta::{parse_meta, resolve_script};
@@ -94,15 +94,20 @@ const WINDOW_PRELUDE: &str = r"
 })();
 ";
 
+thread_local! {
+    /// The child's host (one per process), for the native callbacks.
+    static HOST: RefCell<Option<std::rc::Rc<Host>>> = const { RefCell::new(None) };
+    /// What the completion callback delivered.
+    static STATE: RefCell<ChildState> = RefCell::new(ChildState::default());
+}
+
 /// `__wpt_new_window()`: the global of a new realm in this agent.
-fn wpt_new_window(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    let Some(host) = Host::from_context(ctx) else {
-        return Err(boa_engine::JsNativeError::typ()
-            .with_message("no host")
-            .into());
-    };
-    let (_, global) = host.create_realm(ctx)?;
-    Ok(global.into())
+fn wpt_new_window(_: &Value, _: &[Value], ctx: &mut Context) -> JsResult<Value> {
+    let host = HOST.with(|h| h.borrow().clone());
+    match host {
+        Some(host) => host.new_realm_global(ctx),
+        None => Ok(Value::undefined()),
+    }
 }
 
 /// One subtest as reported by testharness.
@@ -121,7 +126,7 @@ struct Completion {
     tests: Vec<Reported>,
 }
 
-/// Stored in the context with `insert_data`; filled by the native callbacks.
+/// Filled by the native callbacks.
 #[derive(Debug, Default)]
 struct ChildState {
     completion: Option<Completion>,
@@ -135,7 +140,7 @@ fn emit(line: &str) {
 }
 
 /// A JS value as an optional Rust string: `null`/`undefined` are none.
-fn opt_string(v: &JsValue, ctx: &mut Context) -> Option<String> {
+fn opt_string(v: &Value, ctx: &mut Context) -> Option<String> {
     if v.is_null_or_undefined() {
         return None;
     }
@@ -145,22 +150,22 @@ fn opt_string(v: &JsValue, ctx: &mut Context) -> Option<String> {
     Some(
         v.to_string(ctx)
             .map(|s| s.to_std_string_lossy())
-            .unwrap_or_else(|_| v.display().to_string()),
+            .unwrap_or_else(|_| v.to_string_for_display()),
     )
 }
 
-fn get(obj: &JsValue, key: &str, ctx: &mut Context) -> JsValue {
+fn get(obj: &Value, key: &str, ctx: &mut Context) -> Value {
     obj.as_object()
-        .and_then(|o| o.get(js_string!(key), ctx).ok())
+        .and_then(|o| o.get(key, ctx).ok())
         .unwrap_or_default()
 }
 
-fn to_i32(v: &JsValue) -> i32 {
+fn to_i32(v: &Value) -> i32 {
     v.as_number().map_or(-1, |n| n as i32)
 }
 
 /// `__wpt_result(name, status, message)`: writes a `RESULT` line at once.
-fn wpt_result(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn wpt_result(_: &Value, args: &[Value], ctx: &mut Context) -> JsResult<Value> {
     let arg = |i: usize| args.get(i).cloned().unwrap_or_default();
     let name = opt_string(&arg(0), ctx).unwrap_or_default();
     let status = to_i32(&arg(1));
@@ -170,11 +175,11 @@ fn wpt_result(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsVa
         proto_escape(&name),
         proto_opt(message.as_deref())
     ));
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
 }
 
 /// `__wpt_report(tests, harness_status)`: stores the completion in the context data.
-fn wpt_report(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn wpt_report(_: &Value, args: &[Value], ctx: &mut Context) -> JsResult<Value> {
     let tests = args.first().cloned().unwrap_or_default();
     let status = args.get(1).cloned().unwrap_or_default();
     let mut completion = Completion {
@@ -184,10 +189,7 @@ fn wpt_report(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsVa
     };
     let len = to_i32(&get(&tests, "length", ctx)).max(0);
     for i in 0..len {
-        let test = tests
-            .as_object()
-            .and_then(|o| o.get(i as u32, ctx).ok())
-            .unwrap_or_default();
+        let test = get(&tests, &i.to_string(), ctx);
         let name = get(&test, "name", ctx);
         let status = get(&test, "status", ctx);
         let message = get(&test, "message", ctx);
@@ -197,21 +199,18 @@ fn wpt_report(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsVa
             message: opt_string(&message, ctx),
         });
     }
-    if let Some(state) = ctx.get_data::<RefCell<ChildState>>() {
-        state.borrow_mut().completion = Some(completion);
-    }
-    Ok(JsValue::undefined())
+    STATE.with(|s| s.borrow_mut().completion = Some(completion));
+    Ok(Value::undefined())
 }
 
-fn completed(ctx: &mut Context) -> bool {
-    ctx.get_data::<RefCell<ChildState>>()
-        .is_some_and(|s| s.borrow().completion.is_some())
+fn completed(_: &mut Context) -> bool {
+    STATE.with(|s| s.borrow().completion.is_some())
 }
 
 /// A readable one-line description of a thrown value: `Name: message` for error objects.
-fn error_message(err: JsError, ctx: &mut Context) -> String {
+fn error_message(host: &Host, err: JsError, ctx: &mut Context) -> String {
     let fallback = err.to_string();
-    match err.into_opaque(ctx) {
+    match host.thrown_value(err, ctx).ok_or(()) {
         Ok(value) if value.is_object() => {
             let name = opt_string(&get(&value, "name", ctx), ctx);
             let message = opt_string(&get(&value, "message", ctx), ctx);
@@ -227,13 +226,14 @@ fn error_message(err: JsError, ctx: &mut Context) -> String {
     }
 }
 
-fn evaluate(ctx: &mut Context, path: Option<&Path>, source: &str) -> Result<(), String> {
-    let mut src = Source::from_bytes(source);
-    if let Some(path) = path {
-        src = src.with_path(path);
-    }
-    let result = Script::parse(src, None, ctx).and_then(|script| script.evaluate(ctx));
-    result.map(|_| ()).map_err(|e| error_message(e, ctx))
+fn evaluate(
+    host: &Host,
+    ctx: &mut Context,
+    path: Option<&Path>,
+    source: &str,
+) -> Result<(), String> {
+    let result = host.evaluate(ctx, path, source);
+    result.map(|_| ()).map_err(|e| error_message(host, e, ctx))
 }
 
 fn print_reports(host: &Host) {
@@ -290,20 +290,38 @@ pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
             return 3;
         }
     };
-    ctx.insert_data(RefCell::new(ChildState::default()));
+    let host = std::rc::Rc::new(host);
+    HOST.with(|h| *h.borrow_mut() = Some(std::rc::Rc::clone(&host)));
+    let code = run_in(
+        root, file, multiplier, &source, window, &meta, &host, &mut ctx,
+    );
+    HOST.with(|h| h.borrow_mut().take());
+    STATE.with(|s| s.borrow_mut().completion.take());
+    drop(ctx);
+    code
+}
+
+/// The part of [`run`] that runs with the host (which must outlive every value).
+#[allow(clippy::too_many_arguments)]
+fn run_in(
+    root: &Path,
+    file: &Path,
+    multiplier: f64,
+    source: &str,
+    window: bool,
+    meta: &crate::meta::Meta,
+    host: &Host,
+    ctx: &mut Context,
+) -> i32 {
     for (name, f) in [
         (
             "__wpt_result",
-            wpt_result as fn(&JsValue, &[JsValue], &mut Context) -> JsResult<JsValue>,
+            wpt_result as boa_streams::NativeFunctionPointer,
         ),
         ("__wpt_report", wpt_report),
         ("__wpt_new_window", wpt_new_window),
     ] {
-        if let Err(e) = ctx.register_global_builtin_callable(
-            js_string!(name),
-            2,
-            NativeFunction::from_fn_ptr(f),
-        ) {
+        if let Err(e) = host.define_global_function(ctx, name, 2, f) {
             eprintln!("cannot register {name}: {e}");
             return 3;
         }
@@ -314,14 +332,14 @@ pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
     let mut essential_error = None;
     match std::fs::read_to_string(&harness) {
         Ok(src) => {
-            if let Err(m) = evaluate(&mut ctx, Some(&harness), &src) {
+            if let Err(m) = evaluate(host, ctx, Some(&harness), &src) {
                 essential_error = Some(format!("testharness.js threw: {m}"));
             }
         }
         Err(e) => essential_error = Some(format!("cannot read {}: {e}", harness.display())),
     }
     if essential_error.is_none() {
-        if let Err(m) = evaluate(&mut ctx, None, REPORTER) {
+        if let Err(m) = evaluate(host, ctx, None, REPORTER) {
             essential_error = Some(format!("the reporter script threw: {m}"));
         }
     }
@@ -334,7 +352,7 @@ pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
              isShadowRealm: () => false }};",
             !window
         );
-        if let Err(m) = evaluate(&mut ctx, None, &global) {
+        if let Err(m) = evaluate(host, ctx, None, &global) {
             essential_error = Some(format!("the GLOBAL stand-in threw: {m}"));
         }
         let prelude = if window {
@@ -342,7 +360,7 @@ pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
         } else {
             "delete globalThis.__wpt_new_window;"
         };
-        if let Err(m) = evaluate(&mut ctx, None, prelude) {
+        if let Err(m) = evaluate(host, ctx, None, prelude) {
             essential_error = Some(format!("the window stand-in threw: {m}"));
         }
     }
@@ -367,10 +385,10 @@ pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
     ));
     for (label, path) in &scripts {
         let result = if path == file {
-            evaluate(&mut ctx, Some(path), &source)
+            evaluate(host, ctx, Some(path), source)
         } else {
             match std::fs::read_to_string(path) {
-                Ok(src) => evaluate(&mut ctx, Some(path), &src),
+                Ok(src) => evaluate(host, ctx, Some(path), &src),
                 Err(e) => Err(format!("cannot read {}: {e}", path.display())),
             }
         };
@@ -383,7 +401,7 @@ pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
             // In a browser, testharness's `error` event handler records the harness error and
             // calls `done()`; a shell global has no such event, so do the `done()` part here
             // (the parent turns the LOADERROR into the harness status and message).
-            if let Err(m) = evaluate(&mut ctx, None, "done();") {
+            if let Err(m) = evaluate(host, ctx, None, "done();") {
                 eprintln!("done() threw: {m}");
             }
         }
@@ -397,24 +415,22 @@ pub fn run(root: &Path, file: &Path, multiplier: f64) -> i32 {
     };
     let limit = Duration::from_secs_f64(base * multiplier);
     let deadline = Instant::now() + limit;
-    host.run_until(&mut ctx, Some(deadline), &mut completed);
-    print_reports(&host);
+    host.run_until(ctx, Some(deadline), &mut completed);
+    print_reports(host);
     let mut how = "done";
-    if !completed(&mut ctx) {
+    if !completed(ctx) {
         // Idle (nothing left that could complete it) or out of time: force completion the way
         // testharness's own `timeout()` does (remaining tests TIMEOUT / NOTRUN).
         how = "forced";
-        if let Err(m) = evaluate(&mut ctx, None, "timeout();") {
+        if let Err(m) = evaluate(host, ctx, None, "timeout();") {
             eprintln!("timeout() threw: {m}");
         }
         let grace = Duration::from_secs_f64(AFTER_TIMEOUT_GRACE * multiplier.max(0.05));
-        host.run_until(&mut ctx, Some(Instant::now() + grace), &mut completed);
-        print_reports(&host);
+        host.run_until(ctx, Some(Instant::now() + grace), &mut completed);
+        print_reports(host);
     }
 
-    let completion = ctx
-        .get_data::<RefCell<ChildState>>()
-        .and_then(|s| s.borrow_mut().completion.take());
+    let completion = STATE.with(|s| s.borrow_mut().completion.take());
     match completion {
         Some(c) => {
             emit(&format!(

@@ -35,7 +35,12 @@ Options:
   --timeout-multiplier F    scale the time limits (10 s per file, 60 s for timeout=long,
                             then 10 s more before the child is killed)
   --json PATH               write a wptreport JSON file (the format wpt.fyi reads)
-  --expectations PATH       the expectations file (default: wpt-runner/expectations.txt)
+  --engine boa|quickjs      the engine to run the tests on (default: the one this binary was
+                            built for, boa unless built with --features quickjs); another
+                            engine re-runs the runner through `cargo run` with that engine's
+                            feature, in the target folder's engine-NAME subfolder
+  --expectations PATH       the expectations file (default: wpt-runner/expectations.txt on
+                            Boa, wpt-runner/expectations-quickjs.txt on QuickJS)
   --update-expectations     rewrite the expectations (only under the PREFIXes, if given) from
                             this run, keeping existing reasons
   --reason TEXT             the reason for new entries written by --update-expectations
@@ -60,6 +65,31 @@ struct Options {
     verbose: bool,
     child: Option<PathBuf>,
     wpt_root: Option<PathBuf>,
+    engine: Option<String>,
+}
+
+/// The engine this binary runs tests on.
+#[cfg(feature = "boa")]
+pub const ENGINE: &str = "boa";
+/// The engine this binary runs tests on.
+#[cfg(all(feature = "quickjs", not(feature = "boa")))]
+pub const ENGINE: &str = "quickjs";
+
+/// The engine and its version, for reports.
+#[cfg(feature = "boa")]
+pub const ENGINE_VERSION: &str = "boa_engine 0.22";
+/// The engine and its version, for reports.
+#[cfg(all(feature = "quickjs", not(feature = "boa")))]
+pub const ENGINE_VERSION: &str = "quickjs-ng 0.16.2 (rquickjs-sys 0.14)";
+
+/// The default expectations file of this binary's engine.
+fn default_expectations() -> PathBuf {
+    let name = if ENGINE == "boa" {
+        "expectations.txt".to_owned()
+    } else {
+        format!("expectations-{ENGINE}.txt")
+    };
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
 }
 
 fn parse_args(args: Vec<String>) -> Result<Options, String> {
@@ -68,12 +98,13 @@ fn parse_args(args: Vec<String>) -> Result<Options, String> {
         jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
         multiplier: 1.0,
         json: None,
-        expectations: Path::new(env!("CARGO_MANIFEST_DIR")).join("expectations.txt"),
+        expectations: default_expectations(),
         update: false,
         reason: None,
         verbose: false,
         child: None,
         wpt_root: None,
+        engine: None,
     };
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
@@ -116,6 +147,13 @@ fn parse_args(args: Vec<String>) -> Result<Options, String> {
             }
             "--child" => o.child = Some(PathBuf::from(value(&flag)?)),
             "--wpt-root" => o.wpt_root = Some(PathBuf::from(value(&flag)?)),
+            "--engine" => {
+                let engine = value(&flag)?;
+                if engine != "boa" && engine != "quickjs" {
+                    return Err(format!("unknown engine {engine} (boa or quickjs)"));
+                }
+                o.engine = Some(engine);
+            }
             "--" => o.prefixes.extend(it.by_ref()),
             f if f.starts_with('-') && f.len() > 1 => return Err(format!("unknown option {f}")),
             _ => o.prefixes.push(arg),
@@ -136,6 +174,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(engine) = options.engine.as_deref().filter(|e| *e != ENGINE) {
+        return run_on_engine(engine);
+    }
     let root = options.wpt_root.clone().unwrap_or_else(|| {
         std::env::var_os("WPT_ROOT")
             .map(PathBuf::from)
@@ -150,6 +191,53 @@ fn main() -> ExitCode {
         Ok(false) => ExitCode::from(1),
         Err(e) => {
             eprintln!("wpt-runner: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `--engine NAME` on a binary built for another engine: runs the same arguments (without
+/// `--engine`) through `cargo run` with that engine's feature, in its own target subfolder (so
+/// the two builds do not replace each other's binary), and exits with its status.
+fn run_on_engine(engine: &str) -> ExitCode {
+    let mut args: Vec<String> = Vec::new();
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        if arg == "--engine" {
+            it.next();
+        } else if !arg.starts_with("--engine=") {
+            args.push(arg);
+        }
+    }
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join("../target"))
+        .join(format!("engine-{engine}"));
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = std::process::Command::new(cargo);
+    command
+        .args([
+            "run",
+            "--quiet",
+            "-p",
+            "wpt-runner",
+            "--no-default-features",
+            "--features",
+        ])
+        .arg(engine)
+        .arg("--target-dir")
+        .arg(&target)
+        .arg("--manifest-path")
+        .arg(manifest.join("../Cargo.toml"));
+    if !cfg!(debug_assertions) {
+        command.arg("--release");
+    }
+    command.arg("--").args(&args);
+    match command.status() {
+        Ok(status) => ExitCode::from(u8::try_from(status.code().unwrap_or(2)).unwrap_or(2)),
+        Err(e) => {
+            eprintln!("wpt-runner: cannot run cargo for --engine {engine}: {e}");
             ExitCode::from(2)
         }
     }

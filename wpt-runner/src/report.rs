@@ -243,7 +243,7 @@ pub fn wptreport(results: &[FileResult], exp: &Expectations, info: &RunInfo) -> 
     let _ = writeln!(
         out,
         "  \"run_info\": {{\"product\": \"boa_streams\", \"browser_version\": {}, \"os\": {}, \"processor\": {}, \"debug\": {}, \"jobs\": {}, \"timeout_multiplier\": {}, \"wpt_root\": {}, \"prefixes\": [{}]}},",
-        json_string(concat!("wpt-runner ", env!("CARGO_PKG_VERSION"), " (boa_engine 0.22)")),
+        json_string(&format!("wpt-runner {} ({})", env!("CARGO_PKG_VERSION"), crate::ENGINE_VERSION)),
         json_string(std::env::consts::OS),
         json_string(std::env::consts::ARCH),
         cfg!(debug_assertions),

@@ -261,10 +261,13 @@ impl std::fmt::Debug for Cx {
     }
 }
 
+/// Rust code queued to run later with a context.
+pub(crate) type Job = Box<dyn FnOnce(&mut Cx) -> JsResult<()>>;
+
 /// A task: Rust code to run in a realm, from the host's event loop.
 pub(crate) struct Task {
     pub(crate) realm: super::Realm,
-    pub(crate) job: Box<dyn FnOnce(&mut Cx) -> JsResult<()>>,
+    pub(crate) job: Job,
 }
 
 /// A timer: a task that becomes runnable at `due` (the clock's nanoseconds).

@@ -24,6 +24,7 @@ pub use self::core::{Cx, Finalize, Marker, NativeObject, Trace};
 
 mod call;
 mod error;
+pub(crate) mod host;
 mod object;
 mod string;
 mod task;
@@ -40,6 +41,9 @@ mod promise;
 #[cfg(test)]
 mod promise_tests;
 pub(crate) mod webidl;
+
+#[cfg(test)]
+mod tests;
 
 pub use buffer::*;
 pub use call::*;

@@ -26,6 +26,12 @@ impl Trace for ErasedObjectData {
 /// A shared borrow of an object, for reading its native data.
 pub struct ObjectRef<'a, T: NativeObject>(&'a T);
 
+// The Boa backend's borrow is a guard the spec layer ends with `drop`; this one holds no guard,
+// but ends the same way.
+impl<T: NativeObject> Drop for ObjectRef<'_, T> {
+    fn drop(&mut self) {}
+}
+
 impl<T: NativeObject> ObjectRef<'_, T> {
     /// The object's native data.
     #[inline]

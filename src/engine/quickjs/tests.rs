@@ -1,0 +1,133 @@
+//! Tests of the backend's foundation on a bare runtime (no streams globals). Each test frees
+//! its runtime at the end, and QuickJS asserts then that no object is left: every test is also
+//! a leak check.
+
+use super::call::{new_closure, new_function};
+use super::host::{eval_script, run_gc, Runtime};
+use super::*;
+
+traced! {
+    data;
+    struct Holder {
+        held: Slot<Option<Value>>,
+    }
+}
+
+fn runtime() -> Runtime {
+    Runtime::new(Box::new(|_, _, _| {})).expect("a runtime")
+}
+
+fn eval(cx: &mut Cx, source: &str) -> Value {
+    match eval_script(cx, "test.js", source) {
+        Ok(v) => v,
+        Err(e) => panic!("{source}: {e}"),
+    }
+}
+
+#[test]
+fn evaluates_and_converts() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    assert_eq!(eval(&mut cx, "1 + 2").as_number(), Some(3.0));
+    let s = eval(&mut cx, "'a\\ud800b'").as_string().expect("a string");
+    assert_eq!(s.to_vec(), vec![0x61, 0xd800, 0x62]);
+    let back = Value::from(s.clone());
+    assert_eq!(back.as_string(), Some(s));
+    assert!(eval(&mut cx, "({})").is_object());
+    assert!(eval(&mut cx, "null").is_null());
+}
+
+fn thrower(_: &Value, args: &[Value], _: &mut Cx) -> JsResult<Value> {
+    match args.first() {
+        Some(v) if v.as_boolean() == Some(true) => Err(throw_range_error("too far")),
+        Some(v) => Ok(v.clone()),
+        None => Err(throw_type_error("no argument")),
+    }
+}
+
+#[test]
+fn native_functions_throw_spec_errors() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let f = new_function(&mut cx, "thrower", 1, thrower);
+    let global = global_object(&cx);
+    global
+        .create_data_property_or_throw("thrower", f, &mut cx)
+        .expect("define");
+    let r = eval(
+        &mut cx,
+        "[thrower.name, thrower.length, thrower(7), (() => { try { thrower(); } catch (e) { return e instanceof TypeError && e.message; } })(), (() => { try { thrower(true); } catch (e) { return e.constructor.name + ':' + e.message; } })()].join()",
+    );
+    assert_eq!(
+        r.as_string().expect("string").to_std_string_escaped(),
+        "thrower,1,7,no argument,RangeError:too far"
+    );
+    let caught = eval_script(&mut cx, "t.js", "throw 5").expect_err("throws");
+    assert_eq!(
+        thrown_value(caught, &mut cx).expect("value").as_number(),
+        Some(5.0)
+    );
+}
+
+fn get_held(data: &Object<Holder>, _: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
+    Ok(data
+        .borrow()
+        .data()
+        .held
+        .borrow()
+        .clone()
+        .unwrap_or_default())
+}
+
+#[test]
+fn cycles_through_native_data_and_closures_are_collected() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    for _ in 0..100 {
+        // object -> native data -> closure -> captured object: a cycle only tracing can free.
+        let holder = Object::from_proto_and_data(
+            None,
+            Holder {
+                held: Slot::new(None),
+            },
+        )
+        .downcast::<Holder>()
+        .expect("a Holder");
+        let closure = new_closure(&mut cx, "get", 0, holder.clone(), get_held);
+        *holder.borrow().data().held.borrow_mut() = Some(closure.into_value());
+        // a Shared cycle: shared -> slot -> object whose data holds the shared.
+        let shared = Shared::new(Slot::new(None::<Value>));
+        let back = Object::from_proto_and_data(None, shared.clone());
+        *shared.borrow_mut() = Some(back.into_value());
+    }
+    run_gc(&mut cx);
+    // Freeing the runtime asserts nothing is left.
+}
+
+#[test]
+fn properties_and_keys() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let o = eval(&mut cx, "({b: 1, a: 2, [Symbol.iterator]: 3, 0: 4})")
+        .as_object()
+        .expect("object");
+    let keys: Vec<String> = o
+        .own_property_keys(&mut cx)
+        .expect("keys")
+        .into_iter()
+        .map(|k| match k {
+            PropertyKey::String(s) => s.to_std_string_escaped(),
+            PropertyKey::Symbol(_) => "@@".into(),
+        })
+        .collect();
+    assert_eq!(keys, ["0", "b", "a", "@@"]);
+    assert_eq!(o.get("a", &mut cx).expect("get").as_number(), Some(2.0));
+    assert_eq!(o.has_own_property("b", &mut cx).ok(), Some(true));
+    assert_eq!(o.own_property_enumerable("zz", &mut cx).ok(), Some(None));
+    assert_eq!(
+        o.get(JsSymbol::iterator(), &mut cx)
+            .expect("get")
+            .as_number(),
+        Some(3.0)
+    );
+}
