@@ -438,3 +438,30 @@ fn queued_microtasks_are_freed_with_the_runtime() {
 fn the_leak_check_catches_a_leak() {
     with_realm(|cx| std::mem::forget(eval(cx, "({})")));
 }
+
+/// The host's rejection tracker hears of a rejection without a handler, and of the handler
+/// that "mark as handled" or a reaction adds later; a promise marked before it is rejected is
+/// never reported.
+#[test]
+fn the_rejection_tracker_sees_mark_as_handled_and_reactions() {
+    let events = std::rc::Rc::new(RefCell::new(Vec::<bool>::new()));
+    let seen = std::rc::Rc::clone(&events);
+    let runtime = super::host::Runtime::new(Box::new(move |_, _, handled| {
+        seen.borrow_mut().push(handled);
+    }))
+    .expect("runtime");
+    {
+        let mut cx = runtime.main_context();
+        let cx = &mut cx;
+        let marked_late = promise_rejected_with(Value::from(1), cx).expect("rejected");
+        mark_as_handled(&marked_late, cx).expect("mark");
+        let reacted_late = promise_rejected_with(Value::from(2), cx).expect("rejected");
+        react(&reacted_late, (), |(), _, _| Ok(()), |(), _, _| Ok(()), cx).expect("react");
+        let marked_early = PromiseCapability::new(cx);
+        mark_as_handled(marked_early.promise(), cx).expect("mark");
+        marked_early.reject(Value::from(3), cx).expect("reject");
+        let errors = super::host::run_microtasks(cx);
+        assert!(errors.is_empty());
+    }
+    assert_eq!(*events.borrow(), [false, true, false, true]);
+}
