@@ -38,6 +38,8 @@ pub(crate) mod internal_promise;
 mod job;
 mod json;
 mod promise;
+#[cfg(test)]
+mod promise_tests;
 pub(crate) mod webidl;
 mod webidl_iterable;
 mod webidl_sequences;

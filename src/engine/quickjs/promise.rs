@@ -294,7 +294,7 @@ enum Own {
     Unknown,
 }
 
-/// The own property `name` of `object` (an ordinary object: a promise, %Promise% or
+/// The own property `key` of `object` (an ordinary object: a promise, %Promise% or
 /// %Promise.prototype%, whose [[GetOwnProperty]] runs no script).
 fn own_property(object: &Value, key: OwnKey, ctx: &mut Cx) -> Own {
     let atom = match key {

@@ -287,9 +287,14 @@ fn new_plain_object(ctx: &mut Cx) -> JsResult<Object> {
     Ok(Object::from_value_unchecked(check(ctx, raw)?))
 }
 
-/// Links an interface object and its prototype: `constructor.prototype` { W:false, E:false,
-/// C:false } and `prototype.constructor` { W:true, E:false, C:true }.
-fn link(constructor: &Object, prototype: &Object, ctx: &mut Cx) -> JsResult<()> {
+/// The interface object's `prototype` property { W:false, E:false, C:false }, defined right
+/// after its `length` and `name` (<https://webidl.spec.whatwg.org/#create-an-interface-object>:
+/// before the constants and static members).
+fn define_prototype_property(
+    constructor: &Object,
+    prototype: &Object,
+    ctx: &mut Cx,
+) -> JsResult<()> {
     constructor.define_property_or_throw(
         "prototype",
         PropertyDescriptor::builder()
@@ -299,6 +304,16 @@ fn link(constructor: &Object, prototype: &Object, ctx: &mut Cx) -> JsResult<()> 
             .configurable(false),
         ctx,
     )?;
+    Ok(())
+}
+
+/// The interface prototype object's `constructor` property { W:true, E:false, C:true },
+/// defined after its members.
+fn define_constructor_property(
+    constructor: &Object,
+    prototype: &Object,
+    ctx: &mut Cx,
+) -> JsResult<()> {
     prototype.define_property_or_throw(
         "constructor",
         PropertyDescriptor::builder()
@@ -331,6 +346,7 @@ impl<'ctx> InterfaceObject<'ctx> {
     ) -> Self {
         let function = new_constructor(ctx, name, length, constructor);
         let prototype = new_plain_object(ctx).unwrap_or_else(|_| Object::with_null_proto());
+        let _ = define_prototype_property(&function, &prototype, ctx);
         let mut interface = Self {
             ctx,
             constructor: function,
@@ -364,7 +380,7 @@ impl<'ctx> InterfaceObject<'ctx> {
         if let Some(parent) = ctor_parent {
             self.constructor.set_prototype(Some(parent));
         }
-        let _ = link(&self.constructor, &self.prototype, self.ctx);
+        let _ = define_constructor_property(&self.constructor, &self.prototype, self.ctx);
         StandardConstructor {
             constructor: self.constructor,
             prototype: self.prototype,
@@ -408,6 +424,7 @@ fn class_constructor<T: ClassInterface>(
 pub fn register_interface<T: ClassInterface>(ctx: &mut Cx) -> JsResult<()> {
     let constructor = new_constructor(ctx, T::NAME, T::LENGTH, class_constructor::<T>);
     let prototype = new_plain_object(ctx)?;
+    define_prototype_property(&constructor, &prototype, ctx)?;
     {
         let mut builder = InterfaceBuilder {
             ctx: &mut *ctx,
@@ -418,7 +435,7 @@ pub fn register_interface<T: ClassInterface>(ctx: &mut Cx) -> JsResult<()> {
         builder.define_to_string_tag(T::NAME);
         T::members(&mut builder);
     }
-    link(&constructor, &prototype, ctx)?;
+    define_constructor_property(&constructor, &prototype, ctx)?;
     let class = StandardConstructor {
         constructor,
         prototype,
