@@ -46,7 +46,7 @@ pub(super) fn register_host_globals(ctx: &mut Context) -> JsResult<()> {
     )?;
 
     super::performance::register(ctx)?;
-    register_crypto(ctx)?;
+    super::crypto::register(ctx)?;
     super::base64::register(ctx)?;
     crate::file::set_blob_url_origin(ctx, FETCH_ORIGIN);
     Ok(())
@@ -95,93 +95,6 @@ pub(super) fn register_location(location: &str, ctx: &mut Context) -> JsResult<(
         object,
         Attribute::WRITABLE | Attribute::CONFIGURABLE,
     )
-}
-
-/// `crypto.getRandomValues(array)` (<https://w3c.github.io/webcrypto/#Crypto-method-getRandomValues>),
-/// filled from the operating system's random source (`/dev/urandom`); the rest of Web Crypto is
-/// not provided.
-fn register_crypto(ctx: &mut Context) -> JsResult<()> {
-    let get_random_values =
-        FunctionObjectBuilder::new(ctx.realm(), NativeFunction::from_fn_ptr(get_random_values))
-            .name(js_string!("getRandomValues"))
-            .length(1)
-            .constructor(false)
-            .build();
-    let crypto = ObjectInitializer::new(ctx)
-        .property(
-            js_string!("getRandomValues"),
-            get_random_values,
-            Attribute::all(),
-        )
-        .build();
-    ctx.register_global_property(
-        js_string!("crypto"),
-        crypto,
-        Attribute::WRITABLE | Attribute::CONFIGURABLE,
-    )
-}
-
-fn get_random_values(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    use boa_engine::object::builtins::JsTypedArray;
-    let array = args.first().cloned().unwrap_or_default();
-    let typed = array
-        .as_object()
-        .and_then(|o| JsTypedArray::from_object(o.clone()).ok())
-        .ok_or_else(|| {
-            JsNativeError::typ().with_message("getRandomValues: the argument is not a typed array")
-        })?;
-    let dom_error =
-        |ctx: &mut Context, message: &str, name: &str| -> JsResult<boa_engine::JsError> {
-            let exception = crate::dom::create_dom_exception(ctx, message, name)?;
-            Ok(boa_engine::JsError::from_opaque(exception.into()))
-        };
-    use boa_engine::builtins::typed_array::TypedArrayKind as K;
-    let integer = matches!(
-        typed.kind(),
-        Some(
-            K::Int8
-                | K::Uint8
-                | K::Uint8Clamped
-                | K::Int16
-                | K::Uint16
-                | K::Int32
-                | K::Uint32
-                | K::BigInt64
-                | K::BigUint64
-        )
-    );
-    if !integer {
-        return Err(dom_error(
-            ctx,
-            "getRandomValues: the array is not an integer array",
-            "TypeMismatchError",
-        )?);
-    }
-    let view =
-        crate::engine::array_buffer_view(&array.clone().into(), "getRandomValues: the array", ctx)?;
-    if view.byte_length > 65536 {
-        return Err(dom_error(
-            ctx,
-            "getRandomValues: more than 65536 bytes requested",
-            "QuotaExceededError",
-        )?);
-    }
-    let mut bytes = vec![0u8; view.byte_length as usize];
-    {
-        use std::io::Read;
-        let mut source =
-            std::fs::File::open("/dev/urandom").map_err(boa_engine::JsError::from_rust)?;
-        source
-            .read_exact(&mut bytes)
-            .map_err(boa_engine::JsError::from_rust)?;
-    }
-    crate::engine::with_array_buffer_bytes_mut(
-        &view.buffer,
-        view.byte_offset,
-        view.byte_length,
-        |target| target.copy_from_slice(&bytes),
-    );
-    Ok(array)
 }
 
 /// A `console` logger that writes every message to stderr.

@@ -88,7 +88,7 @@ pub fn is_window_test(path: &str) -> bool {
 const WINDOW_GAPS: &[(&str, &str)] = &[
     (
         "fetch_tests_from_window",
-        "needs a cross-origin iframe that runs its own test page (fetch_tests_from_window, get-host-info's HTTPS_NOTSAMESITE_ORIGIN) and a WebAssembly.Module chunk: the host has one origin and no documents, and Boa 0.22 has no WebAssembly",
+        "needs a cross-origin iframe that runs its own test page (fetch_tests_from_window, get-host-info's HTTPS_NOTSAMESITE_ORIGIN) and a WebAssembly.Module chunk: the host has one origin and no documents, and neither engine (Boa 0.22, quickjs-ng 0.16) has WebAssembly",
     ),
     (
         "createNodeIterator",
@@ -100,7 +100,7 @@ const WINDOW_GAPS: &[(&str, &str)] = &[
     ),
     (
         "idl_test_shadowrealm",
-        "needs ShadowRealm (idlharness-shadowrealm.js evaluates the IDL tests inside one), which Boa 0.22 does not implement",
+        "needs ShadowRealm (idlharness-shadowrealm.js evaluates the IDL tests inside one), which neither engine (Boa 0.22, quickjs-ng 0.16) implements",
     ),
 ];
 

@@ -60,9 +60,14 @@ pub(crate) unsafe extern "C" fn function_call_hook(
     argv: *mut q::JSValue,
     flags: c_int,
 ) -> q::JSValue {
-    let mut cx = Cx::enter(ctx);
-    let rt = cx.rt();
+    let rt = q::JS_GetRuntime(ctx);
     let function = Value::dup_raw(rt, func_obj);
+    // The function's realm is the current realm while it runs (QuickJS passes the caller's).
+    let realm = match native_of(&function) {
+        Some(Native::Function(_, realm)) => realm.0,
+        _ => ctx,
+    };
+    let mut cx = Cx::enter(realm);
     let this = Value::dup_raw(rt, this_val);
     let count = usize::try_from(argc).unwrap_or(0);
     let args: Vec<Value> = (0..count)
@@ -70,7 +75,7 @@ pub(crate) unsafe extern "C" fn function_call_hook(
         .collect();
     let constructing = flags & q::JS_CALL_FLAG_CONSTRUCTOR as c_int != 0;
     let result = match native_of(&function) {
-        Some(Native::Function(NativeFunction::Pointer { f, constructor })) => {
+        Some(Native::Function(NativeFunction::Pointer { f, constructor }, _)) => {
             let this = if *constructor && !constructing {
                 Value::undefined()
             } else {
@@ -78,7 +83,7 @@ pub(crate) unsafe extern "C" fn function_call_hook(
             };
             f(&this, &args, &mut cx)
         }
-        Some(Native::Function(NativeFunction::Closure(c))) => c.call(&this, &args, &mut cx),
+        Some(Native::Function(NativeFunction::Closure(c), _)) => c.call(&this, &args, &mut cx),
         _ => Err(throw_type_error("not a function")),
     };
     match result {
@@ -103,7 +108,7 @@ fn new_function_object(cx: &mut Cx, name: &str, length: usize, native: NativeFun
         let proto = q::JS_GetFunctionProto(cx.raw());
         let raw = q::JS_NewObjectProtoClass(cx.raw(), proto, class);
         q::JS_FreeValue(cx.raw(), proto);
-        let boxed = Box::new(Native::Function(native));
+        let boxed = Box::new(Native::Function(native, super::Realm::of(cx.raw())));
         if !q::JS_IsException(raw) {
             q::JS_SetOpaque(raw, Box::into_raw(boxed).cast());
             if constructor {
@@ -251,6 +256,7 @@ const INTRINSICS: &[(&str, &str)] = &[
     ("Symbol.asyncIterator", "Symbol.asyncIterator"),
     ("Symbol.toStringTag", "Symbol.toStringTag"),
     ("Error.prototype", "Error.prototype"),
+    ("Object.prototype", "Object.prototype"),
     (
         "AsyncIteratorPrototype",
         "Object.getPrototypeOf(Object.getPrototypeOf((async function*(){}).prototype))",

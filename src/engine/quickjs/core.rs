@@ -298,6 +298,10 @@ pub struct Agent {
     pub(crate) timers: RefCell<Vec<Timer>>,
     pub(crate) timer_sequence: Cell<u64>,
     pub(crate) origin: std::time::Instant,
+    /// Native data of objects QuickJS made with a class of its own (a realm's global object),
+    /// by object address: the holder, an object of our native class whose data they read as
+    /// theirs. Entries live as long as the agent (roots).
+    foreign: RefCell<HashMap<usize, Value>>,
 }
 
 impl Agent {
@@ -335,6 +339,7 @@ impl Agent {
             timers: RefCell::new(Vec::new()),
             timer_sequence: Cell::new(0),
             origin: std::time::Instant::now(),
+            foreign: RefCell::new(HashMap::new()),
         });
         q::JS_SetRuntimeOpaque(rt, Box::into_raw(agent).cast());
     }
@@ -356,8 +361,18 @@ impl Agent {
         drop(timers);
         let data = std::mem::take(&mut *(*agent).data.borrow_mut());
         drop(data);
+        let foreign = std::mem::take(&mut *(*agent).foreign.borrow_mut());
+        drop(foreign);
         q::JS_SetRuntimeOpaque(rt, ptr::null_mut());
         drop(Box::from_raw(agent));
+    }
+
+    /// Makes `holder` (an object of our native class) the native data holder of `object`, an
+    /// object of a QuickJS class (a global object).
+    pub(crate) fn adopt_foreign_data(&self, object: &Value, holder: Value) {
+        // SAFETY: reading an object's address.
+        let key = unsafe { q::JS_VALUE_GET_PTR(object.raw()) } as usize;
+        self.foreign.borrow_mut().insert(key, holder);
     }
 
     /// Stores `data` (one value per type; a second one replaces the first).
@@ -466,7 +481,9 @@ pub(crate) fn realm_of<'a>(ctx: *mut q::JSContext) -> &'a RealmState {
 /// What the opaque of an object of our classes points to: the native data, or a function.
 pub(crate) enum Native {
     Data(Box<dyn NativeData>),
-    Function(super::call::NativeFunction),
+    /// A function, with its realm (the context it was made in: it runs there, as a built-in
+    /// function runs in its [[Realm]]).
+    Function(super::call::NativeFunction, super::Realm),
 }
 
 /// Erased native data.
@@ -506,7 +523,10 @@ unsafe extern "C" fn native_gc_mark(
     let mut marker = Marker { rt, mark };
     match &*opaque {
         Native::Data(data) => data.trace_data(&mut marker),
-        Native::Function(f) => f.trace(&mut marker),
+        Native::Function(f, realm) => {
+            f.trace(&mut marker);
+            realm.trace(&mut marker);
+        }
     }
 }
 
@@ -523,9 +543,30 @@ pub(crate) fn native_of(value: &Value) -> Option<&Native> {
     unsafe {
         let class = q::JS_GetClassID(value.raw());
         if class != agent.native_class && class != agent.function_class {
-            return None;
+            return foreign_native(agent, value);
         }
         q::JS_GetOpaque(value.raw(), class)
+            .cast::<Native>()
+            .as_ref()
+    }
+}
+
+/// The `Native` of an object of a QuickJS class whose data a holder carries (see
+/// [`Agent::adopt_foreign_data`]).
+#[cold]
+fn foreign_native<'a>(agent: &'a Agent, value: &Value) -> Option<&'a Native> {
+    let foreign = agent.foreign.try_borrow().ok()?;
+    if foreign.is_empty() || !value.is_object() {
+        return None;
+    }
+    // SAFETY: reading an object's address.
+    let key = unsafe { q::JS_VALUE_GET_PTR(value.raw()) } as usize;
+    let holder = foreign.get(&key)?;
+    // SAFETY: the holder is an object of our native class, kept alive by the map, whose
+    // entries live as long as the agent; its opaque lives as long as it.
+    unsafe {
+        let class = q::JS_GetClassID(holder.raw());
+        q::JS_GetOpaque(holder.raw(), class)
             .cast::<Native>()
             .as_ref()
     }
@@ -537,7 +578,7 @@ pub(crate) fn native_of(value: &Value) -> Option<&Native> {
 pub(crate) fn data_of<T: NativeObject>(value: &Value) -> Option<&T> {
     match native_of(value)? {
         Native::Data(data) => data.as_any().downcast_ref::<T>(),
-        Native::Function(_) => None,
+        Native::Function(..) => None,
     }
 }
 

@@ -221,3 +221,17 @@ pub(crate) fn string_function(cx: &mut Cx, name: &str, text: super::JsString) ->
     }
     super::call::new_closure(cx, name, 0, text, get).into_value()
 }
+
+/// Makes the current realm's global object carry `holder`'s native data (QuickJS makes the
+/// global object with a class of its own, which has no room for ours): what makes it an
+/// `EventTarget`.
+pub(crate) fn adopt_global_data(cx: &mut Cx, holder: super::Object) {
+    let global = super::global_object(cx);
+    cx.agent()
+        .adopt_foreign_data(global.as_value(), holder.into_value());
+}
+
+/// The current realm's %Object.prototype%.
+pub(crate) fn object_prototype(cx: &mut Cx) -> super::Object {
+    super::task::intrinsic_object(cx, "Object.prototype")
+}

@@ -131,3 +131,23 @@ fn properties_and_keys() {
         Some(3.0)
     );
 }
+
+#[test]
+fn the_global_object_carries_adopted_native_data() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let holder = Object::from_proto_and_data(
+        None,
+        Holder {
+            held: Slot::new(None),
+        },
+    );
+    super::host::adopt_global_data(&mut cx, holder);
+    assert!(global_object(&cx).is::<Holder>());
+    let this = eval(&mut cx, "globalThis").as_object().expect("an object");
+    assert!(this.is::<Holder>());
+    assert!(!eval(&mut cx, "({})")
+        .as_object()
+        .expect("an object")
+        .is::<Holder>());
+}

@@ -21,6 +21,8 @@ use crate::engine::{Cx, JsError, JsResult, Value};
 
 #[path = "../base64.rs"]
 mod base64;
+#[path = "../crypto.rs"]
+mod crypto;
 #[path = "../file_fetcher.rs"]
 mod file_fetcher;
 #[path = "../text.rs"]
@@ -38,7 +40,9 @@ pub struct HostOptions {
     /// Send every `console` message to stderr (by default `console.error` and `console.warn`
     /// go to stderr, the others to stdout).
     pub console_to_stderr: bool,
-    /// A window-like global (not yet on QuickJS: ignored).
+    /// Make the global object a window: `window`, `postMessage(message, targetOrigin,
+    /// transfer)` posting to itself, `onmessage`, and `EventTarget.prototype` as its prototype
+    /// (as the Boa host's option).
     pub window: bool,
     /// The document's URL: the base URL of `fetch()`, `Request` and `Response.redirect()`.
     pub location: Option<String>,
@@ -308,9 +312,13 @@ pub fn error_message(error: JsError, ctx: &mut Context) -> String {
 /// globals (`crate::register`), `atob`/`btoa` (replacing QuickJS's, whose errors are not this
 /// realm's `DOMException`), the base URL and `location`, and the fetcher.
 fn install_realm(options: &HostOptions, ctx: &mut Cx) -> JsResult<()> {
+    // Every global object is an `EventTarget` (as window and worker global scopes are).
+    let object_prototype = qh::object_prototype(ctx);
+    qh::adopt_global_data(ctx, crate::dom::new_event_target_global(object_prototype));
     install_globals(ctx)?;
     crate::register(ctx)?;
     base64::register(ctx)?;
+    crypto::register(ctx)?;
     crate::file::set_blob_url_origin(ctx, FETCH_ORIGIN);
     let base = options
         .location
@@ -323,6 +331,9 @@ fn install_realm(options: &HostOptions, ctx: &mut Cx) -> JsResult<()> {
     }
     if let Some(location) = &options.location {
         install_location(location, ctx)?;
+    }
+    if options.window {
+        crate::html::window::install_window(FETCH_ORIGIN, ctx)?;
     }
     if let Some(root) = &options.fetch_root {
         crate::fetcher::set_fetcher(
