@@ -296,7 +296,8 @@ pub(super) struct ViewSlots {
 /// The slots of `value` if it is a typed array or a `DataView`.
 pub(super) fn view_slots(cx: &mut Cx, value: &Value) -> Option<ViewSlots> {
     if let Some(kind) = typed_array_kind_of(value) {
-        let (mut offset, mut length): (q::size_t, q::size_t) = (0, 0);
+        // `size_t` is `u64` on the targets QuickJS's bindings are generated for.
+        let (mut offset, mut length): (u64, u64) = (0, 0);
         // SAFETY: a live context and typed array; the returned buffer reference is ours.
         let raw = unsafe {
             q::JS_GetTypedArrayBuffer(
@@ -328,12 +329,12 @@ pub(super) fn view_slots(cx: &mut Cx, value: &Value) -> Option<ViewSlots> {
                 &[],
             ))
         } else {
-            length as u64
+            length
         };
         return Some(ViewSlots {
             kind: ViewKind::Typed(kind),
             buffer,
-            byte_offset: offset as u64,
+            byte_offset: offset,
             byte_length,
         });
     }
@@ -456,9 +457,7 @@ pub fn clone_array_buffer(
     }
     // SAFETY: `start + count <= len` bytes of the live buffer's block; no script runs before
     // the copy.
-    let raw = unsafe {
-        q::JS_NewArrayBufferCopy(ctx.raw(), data.add(start), count as q::size_t)
-    };
+    let raw = unsafe { q::JS_NewArrayBufferCopy(ctx.raw(), data.add(start), count as q::size_t) };
     let value = check(ctx, raw)?;
     Ok(JsArrayBuffer(Object::from_value_unchecked(value)))
 }
@@ -583,8 +582,7 @@ pub fn new_array_buffer(byte_length: u64, ctx: &mut Cx) -> JsResult<JsArrayBuffe
     };
     // SAFETY: a live context; with a null source, JS_NewArrayBufferCopy allocates a zeroed
     // block and copies nothing.
-    let raw =
-        unsafe { q::JS_NewArrayBufferCopy(ctx.raw(), std::ptr::null(), length as q::size_t) };
+    let raw = unsafe { q::JS_NewArrayBufferCopy(ctx.raw(), std::ptr::null(), length as q::size_t) };
     let value = check(ctx, raw)?;
     Ok(JsArrayBuffer(Object::from_value_unchecked(value)))
 }
@@ -776,3 +774,7 @@ pub fn with_array_buffer_bytes_mut<R>(
 pub fn same_buffer(a: &JsArrayBuffer, b: &JsArrayBuffer) -> bool {
     Object::equals(&a.0, &b.0)
 }
+
+#[cfg(test)]
+#[path = "buffer_tests.rs"]
+mod tests;
