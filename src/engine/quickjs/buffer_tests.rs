@@ -656,3 +656,55 @@ fn byte_blocks() {
         None
     );
 }
+
+#[test]
+fn probes_throw_nothing() {
+    // A thrown error runs `Error.prepareStackTrace` even when cleared: the probes of detached
+    // and out-of-bounds views must not throw.
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    eval(
+        &mut cx,
+        "globalThis.touched = 0; Error.prepareStackTrace = () => { touched++; return ''; };",
+    );
+    for source in [
+        "const a = new Uint8Array(4); a.buffer.transfer(); a",
+        "const b = new DataView(new ArrayBuffer(4)); b.buffer.transfer(); b",
+        "const c = new ArrayBuffer(4); c.transfer(); c",
+        "const r = new ArrayBuffer(8, { maxByteLength: 8 }); const d = new Uint8Array(r, 4, 4); r.resize(2); d",
+        "const r2 = new ArrayBuffer(8, { maxByteLength: 16 }); const e = new Uint8Array(r2, 2); r2.resize(12); e",
+    ] {
+        let v = eval(&mut cx, source);
+        let _ = buffer_source_byte_length(&v, &mut cx);
+        let _ = is_buffer_source_object(&v);
+        if let Ok(record) = array_buffer_view(&v, "v", &mut cx) {
+            let _ = is_detached_buffer(&record.buffer);
+            let _ = array_buffer_byte_length(&record.buffer);
+            let _ = clone::copy_buffer_bytes(&record.buffer);
+        }
+        if let Some(o) = v.as_object() {
+            let _ = clone::object_kind(&o, &mut cx);
+        }
+        assert_eq!(eval_string(&mut cx, "touched"), "0", "{source}");
+    }
+    // A length-tracking view follows its resizable buffer.
+    let e = eval(&mut cx, "e");
+    let record = array_buffer_view(&e, "v", &mut cx).expect("a view");
+    assert_eq!((record.byte_offset, record.byte_length), (2, 10));
+    let d = eval(&mut cx, "d");
+    let record = array_buffer_view(&d, "v", &mut cx).expect("a view");
+    assert_eq!((record.byte_offset, record.byte_length), (0, 0));
+}
+
+#[test]
+fn ropes_are_strings() {
+    // A long concatenation is a rope (`Value::is_string` says false for it).
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let long = eval(&mut cx, "'x'.repeat(3000) + 'y'.repeat(3000)");
+    set_global(&mut cx, "long", long);
+    let s = json_stringify(eval(&mut cx, "({ long })"), &mut cx)
+        .expect("ok")
+        .expect("string");
+    assert_eq!(s.len(), 6000 + 11);
+}
