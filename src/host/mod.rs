@@ -29,6 +29,7 @@ use event_loop::EventLoop;
 
 pub use agent::{port_pair, AgentExit, PortHandle};
 
+mod file_fetcher;
 mod text;
 pub use text::json_string;
 
@@ -343,7 +344,7 @@ fn install_globals(options: &HostOptions, ctx: &mut Context) -> JsResult<()> {
     let fetcher: Option<crate::fetcher::SharedFetcher> =
         match (&options.fetcher, &options.fetch_root) {
             (Some(fetcher), _) => Some(fetcher.clone()),
-            (None, Some(root)) => Some(std::sync::Arc::new(globals::FileFetcher {
+            (None, Some(root)) => Some(std::sync::Arc::new(file_fetcher::FileFetcher {
                 root: root.clone(),
             })),
             (None, None) => None,

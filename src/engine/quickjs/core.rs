@@ -31,6 +31,17 @@ impl Marker {
         // made this marker, and `value` is held by the data being traced.
         unsafe { q::JS_MarkValue(self.rt, value, self.mark) }
     }
+
+    /// Reports a reference to a context (a realm): contexts are collected objects too, and the
+    /// `JSGCObjectHeader` comes first in QuickJS's `JSContext` ("must come first").
+    #[inline]
+    pub(crate) fn mark_context(&mut self, ctx: *mut q::JSContext) {
+        if let Some(mark) = self.mark {
+            // SAFETY: `ctx` is a live context held by the data being traced; its header is its
+            // first field.
+            unsafe { mark(self.rt, ctx.cast::<q::JSGCObjectHeader>()) }
+        }
+    }
 }
 
 /// Traced by the engine's garbage collector: what a slot, a shared pointer or an object's

@@ -15,6 +15,8 @@ pub(crate) type RejectionTracker = Box<dyn FnMut(Value, Value, bool)>;
 pub(crate) struct Runtime {
     rt: *mut q::JSRuntime,
     ctx: *mut q::JSContext,
+    /// Realms made after the main one (freed with the runtime).
+    realms: std::cell::RefCell<Vec<*mut q::JSContext>>,
     tracker: *mut RejectionTracker,
 }
 
@@ -42,11 +44,21 @@ impl Runtime {
         // lives until `drop`.
         unsafe {
             let rt = q::JS_NewRuntime();
+            // A debugging aid: `BOA_STREAMS_QUICKJS_DUMP_LEAKS=1` lists the objects left when
+            // the runtime is freed (before QuickJS's assertion that none is).
+            if std::env::var_os("BOA_STREAMS_QUICKJS_DUMP_LEAKS").is_some() {
+                q::JS_SetDumpFlags(rt, 0x4000);
+            }
             Agent::install(rt);
             let tracker = Box::into_raw(Box::new(tracker));
             q::JS_SetHostPromiseRejectionTracker(rt, Some(track_rejection), tracker.cast());
             let ctx = q::JS_NewContext(rt);
-            let runtime = Self { rt, ctx, tracker };
+            let runtime = Self {
+                rt,
+                ctx,
+                realms: std::cell::RefCell::new(Vec::new()),
+                tracker,
+            };
             RealmState::install(ctx)?;
             Ok(runtime)
         }
@@ -56,6 +68,21 @@ impl Runtime {
     pub(crate) fn main_context(&self) -> Cx {
         // SAFETY: the context lives as long as the runtime.
         unsafe { Cx::enter(self.ctx) }
+    }
+
+    /// A new realm of this runtime's agent (QuickJS's standard intrinsics and the backend's
+    /// captured ones; the caller installs the globals).
+    pub(crate) fn new_realm(&self) -> JsResult<super::Realm> {
+        // SAFETY: a new context of this runtime, freed in `drop`.
+        unsafe {
+            let ctx = q::JS_NewContext(self.rt);
+            if ctx.is_null() {
+                return Err(super::throw_type_error("cannot create a realm"));
+            }
+            self.realms.borrow_mut().push(ctx);
+            RealmState::install(ctx)?;
+            Ok(super::Realm::of(ctx))
+        }
     }
 
     /// Whether a microtask, task or timer is queued.
@@ -73,6 +100,10 @@ impl Drop for Runtime {
         // before the context and runtime they hold values of.
         unsafe {
             Agent::uninstall(self.rt);
+            for ctx in self.realms.borrow_mut().drain(..) {
+                RealmState::uninstall(ctx);
+                q::JS_FreeContext(ctx);
+            }
             RealmState::uninstall(self.ctx);
             q::JS_FreeContext(self.ctx);
             q::JS_RunGC(self.rt);
@@ -180,4 +211,13 @@ pub(crate) fn run_gc(cx: &mut Cx) {
 /// A built-in function of the current realm.
 pub(crate) fn function(cx: &mut Cx, name: &str, length: usize, f: NativeFunctionPointer) -> Value {
     super::call::new_function(cx, name, length, f).into_value()
+}
+
+/// A built-in function of the current realm that returns `text` (a `toString` of a host
+/// object).
+pub(crate) fn string_function(cx: &mut Cx, name: &str, text: super::JsString) -> Value {
+    fn get(text: &super::JsString, _: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
+        Ok(Value::from(text.clone()))
+    }
+    super::call::new_closure(cx, name, 0, text, get).into_value()
 }

@@ -1,25 +1,131 @@
-//! PENDING (issue 21): the stub bodies, to be replaced by the QuickJS implementation.
-#![allow(unused_variables, clippy::needless_pass_by_value)]
-use super::*;
-/// A promise no script can reach.
-#[derive(Clone, Debug)]
-pub(crate) struct InternalPromise(());
-impl super::Trace for InternalPromise {
-    fn trace(&self, _: &mut super::Marker) {}
+//! Promises that the spec creates for its own bookkeeping and never hands to script (a transform
+//! stream's [[backpressureChangePromise]], the promises its sink write algorithm and
+//! TransformStreamDefaultControllerPerformTransform return).
+//!
+//! They live in Rust: settling one queues its reactions as microtasks (on the engine's own job
+//! queue, the FIFO of promise reaction jobs), in order, and reacting to a settled one queues
+//! the reaction as a microtask, exactly when PerformPromiseThen and TriggerPromiseReactions
+//! would queue their jobs for a JS promise. So the spec's job order is kept while a chunk costs
+//! no JS promise, resolving function or reaction function.
+//!
+//! Resolving follows the promise resolve functions
+//! (<https://tc39.es/ecma262/#sec-promise-resolve-functions>): a non-object fulfills; an object
+//! has its `then` read (as the spec's promise would) and, if callable, is called in a later job
+//! with resolving functions (only then are JS functions created); another internal promise is
+//! adopted the same way, minus the unobservable `then` lookup.
+//!
+//! The state is a [`Shared`] (an object of our native class, traced), so a cycle through an
+//! internal promise (a reaction's data holding the stream that holds the promise) is
+//! collected.
+
+use std::cell::{Cell, RefCell};
+
+use super::call::new_closure;
+use super::core::{Marker, Trace};
+use super::{queue_microtask, thrown_value, Cx, JsResult, Object, ReactionStep, Shared, Value};
+
+/// A promise internal to the spec layer.
+#[derive(Clone)]
+pub(crate) struct InternalPromise(Shared<RefCell<State>>);
+
+impl std::fmt::Debug for InternalPromise {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("InternalPromise")
+    }
 }
+
+impl Trace for InternalPromise {
+    fn trace(&self, m: &mut Marker) {
+        self.0.trace(m);
+    }
+}
+
+/// The promise's state.
+enum State {
+    /// Pending; `resolved` is the resolving functions' [[AlreadyResolved]] (set once resolved
+    /// with a thenable that has not settled it yet).
+    Pending {
+        resolved: bool,
+        reactions: Vec<Box<dyn Reaction>>,
+    },
+    Fulfilled(Value),
+    Rejected(Value),
+}
+
+impl Trace for State {
+    fn trace(&self, m: &mut Marker) {
+        match self {
+            State::Pending { reactions, .. } => {
+                for reaction in reactions {
+                    reaction.trace(m);
+                }
+            }
+            State::Fulfilled(value) | State::Rejected(value) => value.trace(m),
+        }
+    }
+}
+
+/// A pending reaction, type-erased but traced.
+trait Reaction: Trace {
+    fn run(self: Box<Self>, outcome: Result<Value, Value>, ctx: &mut Cx) -> JsResult<()>;
+}
+
+/// The captured data and both steps of a reaction.
+struct Steps<T: Trace + 'static> {
+    data: T,
+    on_fulfilled: ReactionStep<T>,
+    on_rejected: ReactionStep<T>,
+}
+
+impl<T: Trace + 'static> Trace for Steps<T> {
+    fn trace(&self, m: &mut Marker) {
+        self.data.trace(m);
+    }
+}
+
+impl<T: Trace + 'static> Reaction for Steps<T> {
+    fn run(self: Box<Self>, outcome: Result<Value, Value>, ctx: &mut Cx) -> JsResult<()> {
+        match outcome {
+            Ok(value) => (self.on_fulfilled)(&self.data, value, ctx),
+            Err(reason) => (self.on_rejected)(&self.data, reason, ctx),
+        }
+    }
+}
+
+/// Queues the job that runs `reaction` with `outcome` (a PromiseReactionJob).
+fn queue_reaction(reaction: Box<dyn Reaction>, outcome: Result<Value, Value>, ctx: &mut Cx) {
+    queue_microtask(ctx, move |ctx| reaction.run(outcome, ctx));
+}
+
 impl InternalPromise {
+    /// The outcome once settled: `Ok(value)` fulfilled, `Err(reason)` rejected.
     pub(crate) fn outcome(&self) -> Option<Result<Value, Value>> {
-        unimplemented!()
+        match &*self.0.borrow() {
+            State::Pending { .. } => None,
+            State::Fulfilled(value) => Some(Ok(value.clone())),
+            State::Rejected(reason) => Some(Err(reason.clone())),
+        }
     }
+
+    /// Whether `self` and `other` are the same promise.
     pub(crate) fn ptr_eq(&self, other: &Self) -> bool {
-        unimplemented!()
+        Shared::ptr_eq(&self.0, &other.0)
     }
+
+    /// "A promise resolved with" a non-object `value`.
     pub(crate) fn fulfilled(value: Value) -> Self {
-        unimplemented!()
+        Self(Shared::new(RefCell::new(State::Fulfilled(value))))
     }
+
+    /// "A new promise".
     pub(crate) fn new() -> Self {
-        unimplemented!()
+        Self(Shared::new(RefCell::new(State::Pending {
+            resolved: false,
+            reactions: Vec::new(),
+        })))
     }
+
+    /// Upon fulfillment / upon rejection of this promise.
     pub(crate) fn react<T: Trace + 'static>(
         &self,
         data: T,
@@ -27,18 +133,162 @@ impl InternalPromise {
         on_rejected: ReactionStep<T>,
         ctx: &mut Cx,
     ) {
-        unimplemented!()
+        let reaction: Box<dyn Reaction> = Box::new(Steps {
+            data,
+            on_fulfilled,
+            on_rejected,
+        });
+        let outcome = {
+            let mut state = self.0.borrow_mut();
+            match &mut *state {
+                State::Pending { reactions, .. } => {
+                    reactions.push(reaction);
+                    return;
+                }
+                State::Fulfilled(value) => Ok(value.clone()),
+                State::Rejected(reason) => Err(reason.clone()),
+            }
+        };
+        queue_reaction(reaction, outcome, ctx);
     }
+
+    /// Settles the promise (FulfillPromise / RejectPromise) and queues its reactions.
+    fn settle(&self, outcome: Result<Value, Value>, ctx: &mut Cx) {
+        let reactions = {
+            let mut state = self.0.borrow_mut();
+            if !matches!(&*state, State::Pending { .. }) {
+                // Already settled: keep the first outcome.
+                return;
+            }
+            let settled = match &outcome {
+                Ok(value) => State::Fulfilled(value.clone()),
+                Err(reason) => State::Rejected(reason.clone()),
+            };
+            match std::mem::replace(&mut *state, settled) {
+                State::Pending { reactions, .. } => reactions,
+                State::Fulfilled(_) | State::Rejected(_) => Vec::new(),
+            }
+        };
+        for reaction in reactions {
+            queue_reaction(reaction, outcome.clone(), ctx);
+        }
+    }
+
+    /// Marks the promise resolved; false if it already was (the resolving functions'
+    /// [[AlreadyResolved]]).
+    fn begin_resolve(&self) -> bool {
+        match &mut *self.0.borrow_mut() {
+            State::Pending { resolved, .. } if !*resolved => {
+                *resolved = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// [=Resolve=] the promise with `value`.
     pub(crate) fn resolve(&self, value: Value, ctx: &mut Cx) -> JsResult<()> {
-        unimplemented!()
+        if !self.begin_resolve() {
+            return Ok(());
+        }
+        self.resolution_steps(value, ctx)
     }
+
+    /// The promise resolve functions' steps after the [[AlreadyResolved]] check.
+    fn resolution_steps(&self, value: Value, ctx: &mut Cx) -> JsResult<()> {
+        let Some(object) = value.as_object() else {
+            self.settle(Ok(value), ctx);
+            return Ok(());
+        };
+        // Let then be Completion(Get(resolution, "then")).
+        let then = match object.get("then", ctx) {
+            Ok(then) => then,
+            Err(error) => {
+                let reason = thrown_value(error, ctx)?;
+                self.settle(Err(reason), ctx);
+                return Ok(());
+            }
+        };
+        let Some(then) = then.as_callable() else {
+            self.settle(Ok(value), ctx);
+            return Ok(());
+        };
+        // NewPromiseResolveThenableJob(promise, resolution, thenJobCallback).
+        let promise = self.clone();
+        queue_microtask(ctx, move |ctx| promise.thenable_job(value, then, ctx));
+        Ok(())
+    }
+
+    /// The body of NewPromiseResolveThenableJob(this promise, `thenable`, `then`): calls `then`
+    /// on `thenable` with a fresh pair of resolving functions sharing one [[AlreadyResolved]]
+    /// (the promise has begun resolving already).
     pub(crate) fn thenable_job(&self, thenable: Value, then: Object, ctx: &mut Cx) -> JsResult<()> {
-        unimplemented!()
+        let already_resolved = Shared::new(Cell::new(false));
+        let resolve = new_closure(
+            ctx,
+            "",
+            1,
+            (self.clone(), already_resolved.clone()),
+            |(promise, already_resolved), _, args, ctx| {
+                if !already_resolved.replace(true) {
+                    let value = args.first().cloned().unwrap_or_default();
+                    promise.resolution_steps(value, ctx)?;
+                }
+                Ok(Value::undefined())
+            },
+        );
+        let reject = new_closure(
+            ctx,
+            "",
+            1,
+            (self.clone(), already_resolved.clone()),
+            |(promise, already_resolved), _, args, ctx| {
+                if !already_resolved.replace(true) {
+                    let reason = args.first().cloned().unwrap_or_default();
+                    promise.settle(Err(reason), ctx);
+                }
+                Ok(Value::undefined())
+            },
+        );
+        let args = [resolve.into_value(), reject.into_value()];
+        if let Err(error) = then.call(&thenable, &args, ctx) {
+            if !already_resolved.replace(true) {
+                let reason = thrown_value(error, ctx)?;
+                self.settle(Err(reason), ctx);
+            }
+        }
+        Ok(())
     }
+
+    /// [=Resolve=] the promise with another internal promise: adopted as a promise with the
+    /// intrinsic `then` would be (one job to call `then`, then the inner promise's reaction),
+    /// without an observable lookup.
     pub(crate) fn resolve_with_internal(&self, inner: InternalPromise, ctx: &mut Cx) {
-        unimplemented!()
+        if !self.begin_resolve() {
+            return;
+        }
+        let promise = self.clone();
+        queue_microtask(ctx, move |ctx| {
+            inner.react(
+                promise,
+                |promise, value, ctx| {
+                    promise.settle(Ok(value), ctx);
+                    Ok(())
+                },
+                |promise, reason, ctx| {
+                    promise.settle(Err(reason), ctx);
+                    Ok(())
+                },
+                ctx,
+            );
+            Ok(())
+        });
     }
+
+    /// [=Reject=] the promise with `reason`.
     pub(crate) fn reject(&self, reason: Value, ctx: &mut Cx) {
-        unimplemented!()
+        if self.begin_resolve() {
+            self.settle(Err(reason), ctx);
+        }
     }
 }

@@ -38,10 +38,16 @@ pub(crate) mod internal_promise;
 mod job;
 mod json;
 mod promise;
+#[cfg(test)]
+mod promise_tests;
 pub(crate) mod webidl;
+mod webidl_iterable;
+mod webidl_sequences;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod webidl_tests;
 
 pub use buffer::*;
 pub use call::*;

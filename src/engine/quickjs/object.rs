@@ -685,5 +685,7 @@ impl std::fmt::Debug for Realm {
     }
 }
 impl Trace for Realm {
-    fn trace(&self, _: &mut Marker) {}
+    fn trace(&self, m: &mut Marker) {
+        m.mark_context(self.0);
+    }
 }

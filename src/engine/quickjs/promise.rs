@@ -1,30 +1,86 @@
-//! PENDING (issue 21): the stub bodies, to be replaced by the QuickJS implementation.
-#![allow(unused_variables, clippy::needless_pass_by_value)]
-use super::core::Trace;
+//! Promises and reactions on QuickJS: "a new promise" (`JS_NewPromiseCapability`), resolve and
+//! reject, mark as handled (`JS_PromiseMarkAsHandled`), and reacting to a promise from Rust
+//! through `JS_PromiseThen`, which is PerformPromiseThen with an intrinsic result promise: no
+//! `then` or `@@species` lookup, so unlike on Boa no reaction ever waits in Rust
+//! ([`run_deferred_reactions`] has nothing to do).
+
+use std::ffi::{c_int, c_void};
+
+use super::call::new_closure;
+use super::core::{check, current_ctx, q, take_exception, Marker, Trace, UNDEFINED};
 use super::*;
 
-/// Intrinsics this file uses (name, expression), captured per realm.
-pub(crate) const INTRINSICS: &[(&str, &str)] = &[];
+/// Intrinsics this file uses (name, expression), captured per realm before any script runs
+/// (so they are the originals: what Boa's `remember_promise_intrinsics` remembers).
+pub(crate) const INTRINSICS: &[(&str, &str)] = &[
+    ("Promise", "Promise"),
+    ("Promise.prototype", "Promise.prototype"),
+    ("Promise.prototype.then", "Promise.prototype.then"),
+    ("Promise.resolve", "Promise.resolve"),
+    ("Symbol.species", "Symbol.species"),
+    (
+        "Promise[@@species] getter",
+        "Object.getOwnPropertyDescriptor(Promise, Symbol.species).get",
+    ),
+];
 
-/// A promise made by the engine with its resolving functions.
+/// A promise created by this layer together with its resolving functions: the spec's
+/// "a new promise" that the layer later resolves or rejects.
 #[derive(Clone, Debug)]
-pub struct PromiseCapability(());
-impl Trace for PromiseCapability {
-    fn trace(&self, _: &mut super::Marker) {}
+pub struct PromiseCapability {
+    promise: JsPromise,
+    resolve: Value,
+    reject: Value,
 }
 
-/// A step of a reaction to a promise.
+impl Trace for PromiseCapability {
+    fn trace(&self, m: &mut Marker) {
+        self.promise.trace(m);
+        self.resolve.trace(m);
+        self.reject.trace(m);
+    }
+}
+
+/// A reaction step run when a promise settles: it gets the captured data and the value or
+/// reason. Errors it returns are reported by the job queue like any uncaught job error.
 pub type ReactionStep<T> = fn(&T, Value, &mut Cx) -> JsResult<()>;
 
 impl JsPromise {
+    /// <https://tc39.es/ecma262/#sec-promise-resolve>: PromiseResolve(%Promise%, value) (a
+    /// promise whose `constructor` is %Promise% is returned as it is; anything else is wrapped
+    /// in a new promise, which reads a thenable's `then`).
     pub fn resolve(value: Value, ctx: &mut Cx) -> JsResult<Self> {
-        unimplemented!()
+        let resolve = ctx.realm_state().intrinsic("Promise.resolve");
+        let constructor = ctx.realm_state().intrinsic("Promise");
+        let promise = call(&resolve, &constructor, &[value], ctx)?;
+        // SAFETY: reading the class of a value.
+        if unsafe { q::JS_IsPromise(promise.raw()) } {
+            Ok(JsPromise(Object::from_value_unchecked(promise)))
+        } else {
+            Err(throw_type_error("Promise.resolve did not return a promise"))
+        }
     }
 }
+
 impl PromiseCapability {
+    /// <https://webidl.spec.whatwg.org/#a-new-promise> (in the current realm).
+    ///
+    /// Only running out of memory makes `JS_NewPromiseCapability` fail; the capability then
+    /// holds `undefined` (it is never pending, and resolving it throws a TypeError).
     pub fn new(ctx: &mut Cx) -> Self {
-        unimplemented!()
+        let mut funcs = [UNDEFINED; 2];
+        // SAFETY: a live context; on success the promise and both functions are ours.
+        let raw = unsafe { q::JS_NewPromiseCapability(ctx.raw(), funcs.as_mut_ptr()) };
+        let rt = ctx.rt();
+        let promise = check(ctx, raw).unwrap_or_default();
+        Self {
+            promise: JsPromise(Object::from_value_unchecked(promise)),
+            resolve: Value::from_raw(rt, funcs[0]),
+            reject: Value::from_raw(rt, funcs[1]),
+        }
     }
+
+    /// Upon fulfillment / upon rejection of this capability's promise ([`react`]).
     pub fn react<T: Trace + 'static>(
         &self,
         data: T,
@@ -32,33 +88,139 @@ impl PromiseCapability {
         on_rejected: ReactionStep<T>,
         ctx: &mut Cx,
     ) -> JsResult<()> {
-        unimplemented!()
+        react(&self.promise, data, on_fulfilled, on_rejected, ctx)
     }
+
+    /// The promise object itself, as handed to script.
     pub fn promise(&self) -> &JsPromise {
-        unimplemented!()
+        &self.promise
     }
+
+    /// <https://webidl.spec.whatwg.org/#resolve>
+    ///
+    /// Resolving with an object performs `Get(value, "then")`, as the spec requires; internal
+    /// steps therefore never resolve with an object that script could have decorated.
     pub fn resolve(&self, value: Value, ctx: &mut Cx) -> JsResult<()> {
-        unimplemented!()
+        call(&self.resolve, &Value::undefined(), &[value], ctx).map(drop)
     }
+
+    /// <https://webidl.spec.whatwg.org/#reject>
     pub fn reject(&self, reason: Value, ctx: &mut Cx) -> JsResult<()> {
-        unimplemented!()
+        call(&self.reject, &Value::undefined(), &[reason], ctx).map(drop)
     }
+
+    /// Whether the promise is still pending.
     pub fn is_pending(&self) -> bool {
-        unimplemented!()
+        promise_state(self.promise.0.as_value()) == q::JSPromiseStateEnum_JS_PROMISE_PENDING
     }
 }
+
+/// `JS_PromiseState` (`JS_PROMISE_NOT_A_PROMISE` for anything but a promise).
+fn promise_state(promise: &Value) -> q::JSPromiseStateEnum {
+    // SAFETY: `JS_PromiseState` only reads the object's opaque (it never uses the context,
+    // which may be null outside any entry).
+    unsafe { q::JS_PromiseState(current_ctx(), promise.raw()) }
+}
+
+/// `JS_PromiseResult`: the value or reason of a settled promise.
+fn promise_result(promise: &Value, ctx: &Cx) -> Value {
+    // SAFETY: a live context and value; the result is a new reference.
+    Value::from_raw(ctx.rt(), unsafe {
+        q::JS_PromiseResult(ctx.raw(), promise.raw())
+    })
+}
+
+/// <https://webidl.spec.whatwg.org/#a-promise-resolved-with>
 pub fn promise_resolved_with(value: Value, ctx: &mut Cx) -> JsResult<JsPromise> {
-    unimplemented!()
+    let cap = PromiseCapability::new(ctx);
+    cap.resolve(value, ctx)?;
+    Ok(cap.promise.clone())
 }
+
+/// <https://webidl.spec.whatwg.org/#a-promise-rejected-with>
 pub fn promise_rejected_with(reason: Value, ctx: &mut Cx) -> JsResult<JsPromise> {
-    unimplemented!()
+    let cap = PromiseCapability::new(ctx);
+    cap.reject(reason, ctx)?;
+    Ok(cap.promise.clone())
 }
+
+/// <https://webidl.spec.whatwg.org/#mark-a-promise-as-handled>: sets [[PromiseIsHandled]]
+/// (`JS_PromiseMarkAsHandled`, which also tells the host's rejection tracker when the promise
+/// was a rejected, unhandled one). Nothing script can observe happens here.
 pub fn mark_as_handled(promise: &JsPromise, ctx: &mut Cx) -> JsResult<()> {
-    unimplemented!()
+    // SAFETY: a live context and value (a no-op for a non-promise).
+    unsafe { q::JS_PromiseMarkAsHandled(ctx.raw(), promise.0.raw()) };
+    Ok(())
 }
+
+/// The head of quickjs-ng's `JSPromiseData` (quickjs.c, 0.16.2: the promise object's opaque),
+/// up to `is_handled`, the [[PromiseIsHandled]] slot. QuickJS has no public getter for it.
+#[repr(C)]
+struct PromiseDataHead {
+    /// `JSPromiseStateEnum promise_state`.
+    promise_state: c_int,
+    /// `struct list_head promise_reactions[2]` (two pairs of pointers).
+    promise_reactions: [[*mut c_void; 2]; 2],
+    /// `bool is_handled`.
+    is_handled: bool,
+}
+
+/// Whether [[PromiseIsHandled]] is set on `promise`: the streams layer marked it as handled
+/// ("mark as handled"), or something reacted to it (PerformPromiseThen sets it too). A host
+/// that reports unhandled rejections skips these promises.
+///
+/// QuickJS keeps the flag in the promise's private `JSPromiseData` and exports no getter, so
+/// it is read through [`PromiseDataHead`], a mirror of that struct's head in the pinned
+/// quickjs-ng (rquickjs-sys 0.14.0); the mirror is trusted only while its `promise_state` agrees
+/// with `JS_PromiseState`, and the unit tests check the flag on marked, reacted-to and fresh
+/// promises. (The host's rejection tracker needs it rarely: QuickJS never reports a promise
+/// whose flag is set.)
 pub fn is_marked_as_handled(promise: &Object, ctx: &mut Cx) -> bool {
-    unimplemented!()
+    let value = promise.as_value();
+    // SAFETY: reading the class of a value.
+    if !unsafe { q::JS_IsPromise(value.raw()) } {
+        return false;
+    }
+    // SAFETY: the object is a promise, whose opaque is its `JSPromiseData` (alive as long as
+    // the object, which `promise` holds); only its head is read.
+    let head = unsafe {
+        let class = q::JS_GetClassID(value.raw());
+        q::JS_GetOpaque(value.raw(), class)
+            .cast::<PromiseDataHead>()
+            .as_ref()
+    };
+    let Some(head) = head else {
+        return false;
+    };
+    // SAFETY: a live context and value.
+    let state = unsafe { q::JS_PromiseState(ctx.raw(), value.raw()) };
+    head.promise_state == state && head.is_handled
 }
+
+/// A reaction: the captured data and both steps, shared by the two reaction functions.
+struct Reaction<T: Trace + 'static> {
+    data: T,
+    on_fulfilled: ReactionStep<T>,
+    on_rejected: ReactionStep<T>,
+}
+
+impl<T: Trace + 'static> Trace for Reaction<T> {
+    fn trace(&self, m: &mut Marker) {
+        self.data.trace(m);
+    }
+}
+
+/// <https://webidl.spec.whatwg.org/#upon-fulfillment> and
+/// <https://webidl.spec.whatwg.org/#upon-rejection>: react to `promise` from Rust, with
+/// PerformPromiseThen's timing and no user-visible lookup.
+///
+/// - A settled promise: the reaction is queued as a microtask at once, as PerformPromiseThen
+///   queues a reaction job for a settled promise (a rejected one is marked as handled).
+/// - A pending promise: `JS_PromiseThen` with two reaction functions over the shared
+///   reaction (PerformPromiseThen with an intrinsic result promise; a step's error rejects
+///   that result promise, as a throwing handler of `then` would).
+///
+/// `data` is traced while the reaction is pending.
 pub fn react<T: Trace + 'static>(
     promise: &JsPromise,
     data: T,
@@ -66,29 +228,229 @@ pub fn react<T: Trace + 'static>(
     on_rejected: ReactionStep<T>,
     ctx: &mut Cx,
 ) -> JsResult<()> {
-    unimplemented!()
+    let value = promise.0.as_value();
+    match promise_state(value) {
+        q::JSPromiseStateEnum_JS_PROMISE_FULFILLED => {
+            let result = promise_result(value, ctx);
+            queue_microtask(ctx, move |ctx| on_fulfilled(&data, result, ctx));
+            return Ok(());
+        }
+        q::JSPromiseStateEnum_JS_PROMISE_REJECTED => {
+            mark_as_handled(promise, ctx)?;
+            let reason = promise_result(value, ctx);
+            queue_microtask(ctx, move |ctx| on_rejected(&data, reason, ctx));
+            return Ok(());
+        }
+        q::JSPromiseStateEnum_JS_PROMISE_PENDING => {}
+        _ => return Err(throw_type_error("not a promise")),
+    }
+    let reaction = Shared::new(Reaction {
+        data,
+        on_fulfilled,
+        on_rejected,
+    });
+    let fulfilled = new_closure(
+        ctx,
+        "",
+        1,
+        reaction.clone(),
+        |reaction: &Shared<Reaction<T>>, _, args, ctx| {
+            let value = args.first().cloned().unwrap_or_default();
+            (reaction.on_fulfilled)(&reaction.data, value, ctx).map(|()| Value::undefined())
+        },
+    );
+    let rejected = new_closure(
+        ctx,
+        "",
+        1,
+        reaction,
+        |reaction: &Shared<Reaction<T>>, _, args, ctx| {
+            let reason = args.first().cloned().unwrap_or_default();
+            (reaction.on_rejected)(&reaction.data, reason, ctx).map(|()| Value::undefined())
+        },
+    );
+    // SAFETY: a live context and values; the result promise is ours.
+    let raw = unsafe { q::JS_PromiseThen(ctx.raw(), value.raw(), fulfilled.raw(), rejected.raw()) };
+    check(ctx, raw).map(drop)
 }
-pub fn run_deferred_reactions(ctx: &mut Cx) {
-    unimplemented!()
+
+/// Boa queues here the reactions it had to hold in Rust; QuickJS's `JS_PromiseThen` never
+/// needs that ([`react`]), so there is nothing to do.
+pub fn run_deferred_reactions(_ctx: &mut Cx) {}
+
+/// The promise intrinsics are captured with the realm's other intrinsics when it is set up,
+/// before any script runs ([`INTRINSICS`]): nothing is left to remember here.
+pub fn remember_promise_intrinsics(_ctx: &mut Cx) {}
+
+/// An own property of an ordinary object, read without running script.
+enum Own {
+    /// No such own property.
+    Absent,
+    /// A data property and its value.
+    Data(Value),
+    /// An accessor property and its getter.
+    Accessor(Value),
+    /// The read failed (out of memory): treated as "not the original".
+    Unknown,
 }
-pub fn remember_promise_intrinsics(ctx: &mut Cx) {
-    unimplemented!()
+
+/// The own property `key` of `object` (an ordinary object: a promise, %Promise% or
+/// %Promise.prototype%, whose [[GetOwnProperty]] runs no script).
+fn own_property(object: &Value, key: OwnKey, ctx: &mut Cx) -> Own {
+    let atom = match key {
+        // SAFETY: a live context; NUL-terminated names; the atoms are freed below.
+        OwnKey::Then => unsafe { q::JS_NewAtom(ctx.raw(), c"then".as_ptr()) },
+        // SAFETY: as above.
+        OwnKey::Constructor => unsafe { q::JS_NewAtom(ctx.raw(), c"constructor".as_ptr()) },
+        OwnKey::Species => {
+            let species = ctx.realm_state().intrinsic("Symbol.species");
+            // SAFETY: a live context and value; the atom is freed below.
+            unsafe { q::JS_ValueToAtom(ctx.raw(), species.raw()) }
+        }
+    };
+    if atom == 0 {
+        drop(take_exception(ctx));
+        return Own::Unknown;
+    }
+    let mut desc = std::mem::MaybeUninit::<q::JSPropertyDescriptor>::zeroed();
+    // SAFETY: a live context, object and atom; the descriptor's values are ours when found.
+    let status = unsafe {
+        let s = q::JS_GetOwnProperty(ctx.raw(), desc.as_mut_ptr(), object.raw(), atom);
+        q::JS_FreeAtom(ctx.raw(), atom);
+        s
+    };
+    if status < 0 {
+        drop(take_exception(ctx));
+        return Own::Unknown;
+    }
+    if status == 0 {
+        return Own::Absent;
+    }
+    // SAFETY: filled in by a successful JS_GetOwnProperty.
+    let desc = unsafe { desc.assume_init() };
+    let rt = ctx.rt();
+    let (value, getter, setter) = (
+        Value::from_raw(rt, desc.value),
+        Value::from_raw(rt, desc.getter),
+        Value::from_raw(rt, desc.setter),
+    );
+    drop(setter);
+    if desc.flags & q::JS_PROP_GETSET as c_int != 0 {
+        Own::Accessor(getter)
+    } else {
+        Own::Data(value)
+    }
 }
+
+/// The property names [`own_property`] reads.
+#[derive(Clone, Copy)]
+enum OwnKey {
+    Then,
+    Constructor,
+    Species,
+}
+
+/// Whether `object` has no own property `key` (false if that cannot be told).
+fn lacks_own(object: &Value, key: OwnKey, ctx: &mut Cx) -> bool {
+    matches!(own_property(object, key, ctx), Own::Absent)
+}
+
+/// Whether the own property `key` of `object` is a data property holding `expected`.
+fn own_data_is(object: &Value, key: OwnKey, expected: &Value, ctx: &mut Cx) -> bool {
+    matches!(own_property(object, key, ctx), Own::Data(v) if v.is_object() && v == *expected)
+}
+
+/// `object`'s [[Prototype]] (an ordinary object's: no script runs).
+fn prototype_of(object: &Value, ctx: &mut Cx) -> Value {
+    // SAFETY: a live context and value; the prototype reference is ours.
+    let raw = unsafe { q::JS_GetPrototype(ctx.raw(), object.raw()) };
+    check(ctx, raw).unwrap_or_default()
+}
+
+/// Whether resolving a promise with a fresh, untouched JS promise `p` (its prototype
+/// %Promise.prototype%, no own properties) would be unobservable: the resolution's
+/// `Get(p, "then")` finds a data property holding the original `then`, and that `then`'s
+/// SpeciesConstructor finds a data `constructor` that is %Promise% whose `@@species` getter is
+/// the original. Only own properties are read, without running JavaScript. Where this holds,
+/// such a promise can be a Rust [`InternalPromise`](super::internal_promise::InternalPromise)
+/// and the thenable job a Rust reaction, with the same jobs in the same order.
 pub fn fresh_promise_then_is_intrinsic(ctx: &mut Cx) -> bool {
-    unimplemented!()
+    let proto = ctx.realm_state().intrinsic("Promise.prototype");
+    let then = ctx.realm_state().intrinsic("Promise.prototype.then");
+    own_data_is(&proto, OwnKey::Then, &then, ctx) && species_lookup_is_intrinsic(None, ctx)
 }
+
+/// `%Promise.prototype%.then` as it was when the realm was set up: the `then` that a
+/// resolution reads from a promise [`untouched_promise`] vouched for.
 pub fn original_promise_then(ctx: &mut Cx) -> Option<Object> {
-    unimplemented!()
+    ctx.realm_state()
+        .intrinsic("Promise.prototype.then")
+        .as_object()
 }
+
+/// Whether SpeciesConstructor(p, %Promise%), as the original `then` performs it when a
+/// NewPromiseResolveThenableJob calls it, reaches %Promise% without running script: `p` (a
+/// promise of script's, or, for `None`, a fresh %Promise% the layer keeps in Rust) has no own
+/// `constructor` and %Promise.prototype% as its prototype, whose `constructor` is a data
+/// property holding %Promise%, whose `@@species` getter is the original. Script can change
+/// any of these between the resolution that read `then` and the job, so the job asks again.
 pub fn species_lookup_is_intrinsic(promise: Option<&JsPromise>, ctx: &mut Cx) -> bool {
-    unimplemented!()
+    let proto = ctx.realm_state().intrinsic("Promise.prototype");
+    if let Some(promise) = promise {
+        let object = promise.0.as_value();
+        if !lacks_own(object, OwnKey::Constructor, ctx) || prototype_of(object, ctx) != proto {
+            return false;
+        }
+    }
+    let constructor = ctx.realm_state().intrinsic("Promise");
+    let getter = ctx.realm_state().intrinsic("Promise[@@species] getter");
+    let constructor_ok = own_data_is(&proto, OwnKey::Constructor, &constructor, ctx);
+    let species_ok = matches!(
+        own_property(&constructor, OwnKey::Species, ctx),
+        Own::Accessor(g) if g.is_object() && g == getter
+    );
+    constructor_ok && species_ok
 }
+
+/// The Gets of SpeciesConstructor(p, %Promise%) for a fresh %Promise% `p` that the layer keeps
+/// in Rust, where [`species_lookup_is_intrinsic`] says script has decorated them: `constructor`
+/// through %Promise.prototype% (an accessor sees the prototype as its receiver, since `p` has
+/// no object), then, for an object, its `@@species`. A throw is the `then` call's throw. What
+/// they return does not change the adoption: the Rust promise stands for `p` and is adopted as
+/// with %Promise% (an approximation only where script makes them return another constructor).
 pub fn species_lookups_of_fresh_promise(ctx: &mut Cx) -> JsResult<()> {
-    unimplemented!()
+    let proto = Object::from_value_unchecked(ctx.realm_state().intrinsic("Promise.prototype"));
+    let c = proto.get("constructor", ctx)?;
+    if let Some(c) = c.as_object() {
+        let species = ctx.realm_state().intrinsic("Symbol.species");
+        c.get(PropertyKey::from_value(&species), ctx)?;
+    } else if !c.is_undefined() {
+        return Err(throw_type_error(
+            "the promise's constructor is not an object",
+        ));
+    }
+    Ok(())
 }
+
+/// IsPromise(value) (<https://tc39.es/ecma262/#sec-ispromise>).
 pub fn is_promise(value: &Value) -> bool {
-    unimplemented!()
+    // SAFETY: reading the class of a value.
+    unsafe { q::JS_IsPromise(value.raw()) }
 }
+
+/// `value` as a JS promise, if "a promise resolved with" it would adopt it unobservably: a
+/// promise with no own `then` or `constructor` and %Promise.prototype% as its prototype, while
+/// [`fresh_promise_then_is_intrinsic`] holds. Its `then` is then the original, called (in the
+/// thenable job) on a promise whose SpeciesConstructor is %Promise%: the adoption is
+/// PerformPromiseThen(value, resolve, reject), which a Rust reaction ([`react`]) can stand for.
 pub fn untouched_promise(value: &Value, ctx: &mut Cx) -> Option<JsPromise> {
-    unimplemented!()
+    if !is_promise(value) {
+        return None;
+    }
+    let proto = ctx.realm_state().intrinsic("Promise.prototype");
+    let untouched = lacks_own(value, OwnKey::Then, ctx)
+        && lacks_own(value, OwnKey::Constructor, ctx)
+        && prototype_of(value, ctx) == proto;
+    (untouched && fresh_promise_then_is_intrinsic(ctx))
+        .then(|| JsPromise(Object::from_value_unchecked(value.clone())))
 }

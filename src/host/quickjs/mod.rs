@@ -19,6 +19,10 @@ use std::time::{Duration, Instant};
 use crate::engine::quickjs_host as qh;
 use crate::engine::{Cx, JsError, JsResult, Value};
 
+#[path = "../base64.rs"]
+mod base64;
+#[path = "../file_fetcher.rs"]
+mod file_fetcher;
 #[path = "../text.rs"]
 mod text;
 pub use text::json_string;
@@ -86,11 +90,16 @@ struct HostState {
     console_to_stderr: bool,
 }
 
-/// A runtime's host: owns the runtime, the main realm and the event loop.
+/// A runtime's host: owns the runtime, its realms and the event loop.
 pub struct Host {
-    runtime: qh::Runtime,
+    // Dropped first: the state holds values of the runtime.
     state: Rc<HostState>,
+    runtime: qh::Runtime,
+    options: HostOptions,
 }
+
+/// The origin that `Response.url` reports (wptserve's default host and port).
+const FETCH_ORIGIN: &str = "http://web-platform.test:8000";
 
 impl fmt::Debug for Host {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -116,22 +125,16 @@ impl Host {
             }
         }))?;
         let mut ctx = runtime.main_context();
-        let host = Host { runtime, state };
+        let host = Host {
+            runtime,
+            state,
+            options,
+        };
         crate::engine::set_agent_data(&mut ctx, HostLink(Rc::downgrade(&host.state)));
         crate::engine::set_microtask_checkpoint(&mut ctx, |ctx| {
             perform_checkpoint(ctx);
         });
-        install_globals(&mut ctx)?;
-        crate::register(&mut ctx)?;
-        let base = options
-            .location
-            .clone()
-            .unwrap_or_else(|| "http://web-platform.test:8000/".to_owned());
-        if !crate::fetch::urls::set_api_base_url(&base, &mut ctx) {
-            return Err(crate::engine::throw_type_error(format!(
-                "the host's location {base:?} is not a URL"
-            )));
-        }
+        install_realm(&host.options, &mut ctx)?;
         Ok((host, ctx))
     }
 
@@ -243,11 +246,13 @@ impl Host {
         Ok(())
     }
 
-    /// The global object of a new realm of this agent (not yet on QuickJS: a TypeError).
-    pub fn new_realm_global(&self, _ctx: &mut Context) -> JsResult<Value> {
-        Err(crate::engine::throw_type_error(
-            "a second realm is not yet supported on QuickJS",
-        ))
+    /// The global object of a new realm of this agent, with the same globals as the first.
+    pub fn new_realm_global(&self, ctx: &mut Context) -> JsResult<Value> {
+        let realm = self.runtime.new_realm()?;
+        ctx.in_realm(realm.0, |ctx| {
+            install_realm(&self.options, ctx)?;
+            Ok(crate::engine::global_object(ctx).into())
+        })
     }
 
     /// The value an error throws, if it is not an uncatchable engine error.
@@ -297,6 +302,72 @@ pub fn error_message(error: JsError, ctx: &mut Context) -> String {
         Ok(value) => crate::engine::value_message(&value, ctx),
         Err(error) => format!("{error}"),
     }
+}
+
+/// Installs a host realm's globals in the current realm: the host globals, the streams
+/// globals (`crate::register`), `atob`/`btoa` (replacing QuickJS's, whose errors are not this
+/// realm's `DOMException`), the base URL and `location`, and the fetcher.
+fn install_realm(options: &HostOptions, ctx: &mut Cx) -> JsResult<()> {
+    install_globals(ctx)?;
+    crate::register(ctx)?;
+    base64::register(ctx)?;
+    crate::file::set_blob_url_origin(ctx, FETCH_ORIGIN);
+    let base = options
+        .location
+        .clone()
+        .unwrap_or_else(|| format!("{FETCH_ORIGIN}/"));
+    if !crate::fetch::urls::set_api_base_url(&base, ctx) {
+        return Err(crate::engine::throw_type_error(format!(
+            "the host's location {base:?} is not a URL"
+        )));
+    }
+    if let Some(location) = &options.location {
+        install_location(location, ctx)?;
+    }
+    if let Some(root) = &options.fetch_root {
+        crate::fetcher::set_fetcher(
+            std::sync::Arc::new(file_fetcher::FileFetcher { root: root.clone() }),
+            ctx,
+        );
+    }
+    Ok(())
+}
+
+/// `location`: a stand-in for HTML's `Location` object, with the components of the document's
+/// URL as read-only data properties and `toString()` (as the Boa host's).
+fn install_location(location: &str, ctx: &mut Cx) -> JsResult<()> {
+    use ::url::quirks;
+    let url = ::url::Url::parse(location).map_err(|error| {
+        crate::engine::throw_type_error(format!("invalid location {location:?}: {error}"))
+    })?;
+    let object = crate::engine::clone::new_plain_object(ctx);
+    let href = crate::engine::JsString::from(quirks::href(&url));
+    for (name, value) in [
+        ("href", quirks::href(&url).to_owned()),
+        ("origin", quirks::origin(&url)),
+        ("protocol", quirks::protocol(&url).to_owned()),
+        ("host", quirks::host(&url).to_owned()),
+        ("hostname", quirks::hostname(&url).to_owned()),
+        ("port", quirks::port(&url).to_owned()),
+        ("pathname", quirks::pathname(&url).to_owned()),
+        ("search", quirks::search(&url).to_owned()),
+        ("hash", quirks::hash(&url).to_owned()),
+    ] {
+        object.define_property_or_throw(
+            name,
+            crate::engine::PropertyDescriptor::builder()
+                .value(crate::engine::JsString::from(value))
+                .writable(false)
+                .enumerable(true)
+                .configurable(false),
+            ctx,
+        )?;
+    }
+    let to_string = qh::string_function(ctx, "toString", href);
+    object.define_property_or_throw("toString", method(to_string), ctx)?;
+    let global = crate::engine::global_object(ctx);
+    global.define_property_or_throw("location", method(object.into()), ctx)?;
+    Ok(())
 }
 
 /// The host globals: `self`, `console`, timers, `queueMicrotask`, `gc()`.
