@@ -20,6 +20,10 @@ pub(crate) const INTRINSICS: &[(&str, &str)] = &[
         "ArrayBuffer.prototype.transferToFixedLength",
     ),
     (
+        "ArrayBuffer.prototype.detached",
+        "Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'detached').get",
+    ),
+    (
         "ArrayBuffer.prototype.resizable",
         "Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'resizable').get",
     ),
@@ -31,6 +35,10 @@ pub(crate) const INTRINSICS: &[(&str, &str)] = &[
     (
         "TypedArray.prototype.buffer",
         "Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'buffer').get",
+    ),
+    (
+        "TypedArray.prototype.byteOffset",
+        "Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'byteOffset').get",
     ),
     (
         "TypedArray.prototype.byteLength",
@@ -175,15 +183,34 @@ pub(super) fn buffer_data(cx: &mut Cx, value: &Value) -> Option<(*mut u8, usize)
     if !is_array_buffer(value) && !is_shared_buffer(cx, value) {
         return None;
     }
+    if is_detached(cx, value) {
+        return None;
+    }
     let mut size: q::size_t = 0;
     // SAFETY: a live context and buffer object.
     let data = unsafe { q::JS_GetArrayBuffer(cx.raw(), &mut size, value.raw()) };
     if data.is_null() {
-        // Detached: QuickJS threw a TypeError; the answer is "no data".
+        // Not reached (the buffer is not detached); QuickJS would have thrown.
         drop(take_exception(cx));
         return None;
     }
     Some((data, usize::try_from(size).unwrap_or(0)))
+}
+
+/// `IsDetachedBuffer` for an `ArrayBuffer` (false for anything else), through the captured
+/// `detached` getter: `JS_GetArrayBuffer` would throw (and a thrown error runs a script's
+/// `Error.prepareStackTrace`, even when cleared).
+pub(super) fn is_detached(cx: &mut Cx, buffer: &Value) -> bool {
+    if !is_array_buffer(buffer) {
+        return false;
+    }
+    match call_intrinsic(cx, "ArrayBuffer.prototype.detached", buffer, &[]) {
+        Ok(v) => v.to_boolean(),
+        Err(e) => {
+            drop(e);
+            false
+        }
+    }
 }
 
 /// Whether an `ArrayBuffer` was made immutable (`transferToImmutable`).
@@ -287,6 +314,8 @@ pub(super) struct ViewSlots {
     pub(super) kind: ViewKind,
     /// `[[ViewedArrayBuffer]]` (an `ArrayBuffer` or a `SharedArrayBuffer`).
     pub(super) buffer: Value,
+    /// Whether the buffer is resizable (or a growable `SharedArrayBuffer`).
+    pub(super) resizable: bool,
     /// `[[ByteOffset]]` (0 when the view is detached or out of bounds).
     pub(super) byte_offset: u64,
     /// The current byte length (0 when the view is detached or out of bounds).
@@ -294,9 +323,50 @@ pub(super) struct ViewSlots {
 }
 
 /// The slots of `value` if it is a typed array or a `DataView`.
+///
+/// Nothing here makes QuickJS throw (an error thrown and cleared would still run a script's
+/// `Error.prepareStackTrace`): the cases where a C accessor or a getter throws (a detached
+/// buffer, a view out of bounds of a resizable one) are told apart first.
 pub(super) fn view_slots(cx: &mut Cx, value: &Value) -> Option<ViewSlots> {
-    if let Some(kind) = typed_array_kind_of(value) {
-        let (mut offset, mut length): (q::size_t, q::size_t) = (0, 0);
+    let (kind, getters) = if let Some(kind) = typed_array_kind_of(value) {
+        (
+            ViewKind::Typed(kind),
+            [
+                "TypedArray.prototype.buffer",
+                "TypedArray.prototype.byteOffset",
+                "TypedArray.prototype.byteLength",
+            ],
+        )
+    } else if is_data_view(value) {
+        (
+            ViewKind::DataView,
+            [
+                "DataView.prototype.buffer",
+                "DataView.prototype.byteOffset",
+                "DataView.prototype.byteLength",
+            ],
+        )
+    } else {
+        return None;
+    };
+    // The `buffer` getters check nothing.
+    let buffer = call_intrinsic(cx, getters[0], value, &[]).ok()?;
+    let resizable = is_resizable(cx, &buffer);
+    let mut slots = ViewSlots {
+        kind,
+        buffer,
+        resizable,
+        byte_offset: 0,
+        byte_length: 0,
+    };
+    if is_detached(cx, &slots.buffer) {
+        return Some(slots);
+    }
+    if let (ViewKind::Typed(_), false) = (kind, resizable) {
+        // On a fixed-length buffer that is not detached, a typed array is in bounds, and its
+        // length slot is current: one C call.
+        // `size_t` is `u64` on the targets QuickJS's bindings are generated for.
+        let (mut offset, mut length): (u64, u64) = (0, 0);
         // SAFETY: a live context and typed array; the returned buffer reference is ours.
         let raw = unsafe {
             q::JS_GetTypedArrayBuffer(
@@ -307,59 +377,17 @@ pub(super) fn view_slots(cx: &mut Cx, value: &Value) -> Option<ViewSlots> {
                 std::ptr::null_mut(),
             )
         };
-        let Ok(buffer) = check(cx, raw) else {
-            // Detached or out of bounds (QuickJS threw): the buffer through the getter, which
-            // checks nothing; no bytes.
-            let buffer = call_intrinsic(cx, "TypedArray.prototype.buffer", value, &[]).ok()?;
-            return Some(ViewSlots {
-                kind: ViewKind::Typed(kind),
-                buffer,
-                byte_offset: 0,
-                byte_length: 0,
-            });
-        };
-        // A length-tracking view (on a resizable buffer) has its current length from the
-        // getter: QuickJS's slot keeps the length it had when created.
-        let byte_length = if is_resizable(cx, &buffer) {
-            number_of(call_intrinsic(
-                cx,
-                "TypedArray.prototype.byteLength",
-                value,
-                &[],
-            ))
-        } else {
-            length as u64
-        };
-        return Some(ViewSlots {
-            kind: ViewKind::Typed(kind),
-            buffer,
-            byte_offset: offset as u64,
-            byte_length,
-        });
+        if check(cx, raw).is_ok() {
+            slots.byte_offset = offset;
+            slots.byte_length = length;
+        }
+        return Some(slots);
     }
-    if is_data_view(value) {
-        let buffer = call_intrinsic(cx, "DataView.prototype.buffer", value, &[]).ok()?;
-        // The getters throw only for a detached or out-of-bounds view: no bytes.
-        let byte_offset = number_of(call_intrinsic(
-            cx,
-            "DataView.prototype.byteOffset",
-            value,
-            &[],
-        ));
-        let byte_length = number_of(call_intrinsic(
-            cx,
-            "DataView.prototype.byteLength",
-            value,
-            &[],
-        ));
-        return Some(ViewSlots {
-            kind: ViewKind::DataView,
-            buffer,
-            byte_offset,
-            byte_length,
-        });
-    }
-    None
+    // A `DataView`, or a view on a resizable buffer (whose length may track the buffer's):
+    // the getters (a typed array's give 0 when out of bounds; a `DataView`'s throw then).
+    slots.byte_offset = number_of(call_intrinsic(cx, getters[1], value, &[]));
+    slots.byte_length = number_of(call_intrinsic(cx, getters[2], value, &[]));
+    Some(slots)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -374,16 +402,10 @@ pub fn array_buffer_view(value: &Value, what: &str, ctx: &mut Cx) -> JsResult<Vi
     if !is_array_buffer(&slots.buffer) {
         return Err(error("must not be backed by a SharedArrayBuffer"));
     }
-    let buffer = JsArrayBuffer(Object::from_value_unchecked(slots.buffer));
-    let (byte_offset, byte_length) = if is_detached_buffer(&buffer) {
-        (0, 0)
-    } else {
-        (slots.byte_offset, slots.byte_length)
-    };
     Ok(ViewRecord {
-        buffer,
-        byte_offset,
-        byte_length,
+        buffer: JsArrayBuffer(Object::from_value_unchecked(slots.buffer)),
+        byte_offset: slots.byte_offset,
+        byte_length: slots.byte_length,
         kind: slots.kind,
     })
 }
@@ -613,13 +635,15 @@ pub(super) fn buffer_source_range(
     if !value.is_object() {
         return Err(not_a_buffer_source());
     }
-    let (buffer, offset, len) = if is_array_buffer(value) || is_shared_buffer(ctx, value) {
+    let (buffer, resizable, offset, len) = if is_array_buffer(value) || is_shared_buffer(ctx, value)
+    {
         // An ArrayBuffer or SharedArrayBuffer itself: all of its bytes.
         let len = buffer_data(ctx, value).map_or(0, |(_, len)| len);
-        (value.clone(), 0, len)
+        (value.clone(), is_resizable(ctx, value), 0, len)
     } else if let Some(slots) = view_slots(ctx, value) {
         (
             slots.buffer,
+            slots.resizable,
             usize::try_from(slots.byte_offset).unwrap_or(usize::MAX),
             usize::try_from(slots.byte_length).unwrap_or(0),
         )
@@ -630,7 +654,7 @@ pub(super) fn buffer_source_range(
     if shared && !allow_shared {
         return Err(not_a_buffer_source());
     }
-    if is_resizable(ctx, &buffer) {
+    if resizable {
         return Err(throw_type_error(format!(
             "{what} must not be backed by a resizable ArrayBuffer"
         )));
@@ -701,8 +725,7 @@ pub fn new_uint8_array(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
     check(ctx, raw)
 }
 
-/// Runs `f` on the bytes of a `Uint8Array` (of any realm; a view on a `SharedArrayBuffer` is
-/// copied first). `None` when `value` is not a `Uint8Array` object (a `Uint8ClampedArray` is
+/// Runs `f` on the bytes of a `Uint8Array` (of any realm). `None` when `value` is not a `Uint8Array` object (a `Uint8ClampedArray` is
 /// not one). Runs no script; `f` must not run script either.
 pub fn uint8_array_bytes<R>(value: &Value, ctx: &mut Cx, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
     if typed_array_kind_of(value) != Some(TypedArrayKind::Uint8) {
@@ -712,24 +735,26 @@ pub fn uint8_array_bytes<R>(value: &Value, ctx: &mut Cx, f: impl FnOnce(&[u8]) -
 }
 
 /// Runs `f` on the bytes of a buffer source (an `ArrayBuffer`, `SharedArrayBuffer` or
-/// `ArrayBufferView`) without copying them (a `SharedArrayBuffer`'s bytes are copied first).
-/// `None` when `value` is not a buffer source. `f` must not run script (it gets no context).
+/// `ArrayBufferView`) without copying them. `None` when `value` is not a buffer source. `f` must not run script (it gets no context).
 pub fn with_buffer_source_bytes<R>(
     value: &Value,
     ctx: &mut Cx,
     f: impl FnOnce(&[u8]) -> R,
 ) -> Option<R> {
-    let (buffer, shared, offset, len) = buffer_source_range(value, true, "The chunk", ctx).ok()?;
-    if buffer_data(ctx, &buffer).is_none() {
+    let (buffer, _, offset, len) = buffer_source_range(value, true, "The chunk", ctx).ok()?;
+    let Some((data, size)) = buffer_data(ctx, &buffer) else {
         // Detached: no bytes.
         return Some(f(&[]));
+    };
+    if offset.checked_add(len)? > size {
+        return None;
     }
-    if shared {
-        // Another agent may write the block concurrently: read a copy.
-        let copy = with_range(ctx, &buffer, offset, len, <[u8]>::to_vec)?;
-        return Some(f(&copy));
-    }
-    with_range(ctx, &buffer, offset, len, f)
+    // SAFETY: `offset..offset + len` is inside the live block, and `f` runs no script (it
+    // gets no context), so nothing detaches or resizes the buffer while the slice lives.
+    let bytes = unsafe { std::slice::from_raw_parts(data.add(offset), len) };
+    // (A `SharedArrayBuffer`'s block is read in place too: QuickJS reads and writes shared
+    // blocks with plain memory accesses itself.)
+    Some(f(bytes))
 }
 
 /// The byte length of a buffer source, `None` for anything else. Runs no script.
@@ -773,3 +798,7 @@ pub fn with_array_buffer_bytes_mut<R>(
 pub fn same_buffer(a: &JsArrayBuffer, b: &JsArrayBuffer) -> bool {
     Object::equals(&a.0, &b.0)
 }
+
+#[cfg(test)]
+#[path = "buffer_tests.rs"]
+mod tests;

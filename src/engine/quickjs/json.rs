@@ -4,6 +4,7 @@
 //! never changes what a body does.
 
 use super::buffer::call_intrinsic;
+use super::core::q;
 use super::*;
 
 /// Remembers the current realm's `JSON.parse` and `JSON.stringify`: nothing to do on QuickJS,
@@ -21,5 +22,7 @@ pub fn json_parse(text: JsString, ctx: &mut Cx) -> JsResult<Value> {
 /// `? Call(%JSON.stringify%, undefined, « value »)`: `None` when the result is `undefined`.
 pub fn json_stringify(value: Value, ctx: &mut Cx) -> JsResult<Option<JsString>> {
     let result = call_intrinsic(ctx, "JSON.stringify", &Value::undefined(), &[value])?;
-    Ok(result.as_string())
+    // SAFETY: reading a tag (a string may be a rope, which `Value::is_string` misses).
+    let is_string = unsafe { q::JS_IsString(result.raw()) };
+    Ok(is_string.then(|| JsString::from_string_value(&result)))
 }

@@ -1,0 +1,710 @@
+//! Tests of buffer.rs, clone.rs, encoding.rs and json.rs on a bare runtime. Each test frees its
+//! runtime at the end, and QuickJS asserts then that no object is left (a leak check).
+
+use super::super::host::{eval_script, run_gc, Runtime};
+use super::super::*;
+use crate::engine::{TypedArrayKind, ViewKind};
+
+fn runtime() -> Runtime {
+    Runtime::new(Box::new(|_, _, _| {})).expect("a runtime")
+}
+
+fn eval(cx: &mut Cx, source: &str) -> Value {
+    match eval_script(cx, "test.js", source) {
+        Ok(v) => v,
+        Err(e) => panic!("{source}: {e}"),
+    }
+}
+
+fn eval_string(cx: &mut Cx, source: &str) -> String {
+    let v = eval(cx, source);
+    v.to_string(cx).expect("a string").to_std_string_escaped()
+}
+
+fn set_global(cx: &mut Cx, name: &str, value: impl Into<Value>) {
+    global_object(cx)
+        .create_data_property_or_throw(name, value, cx)
+        .expect("define");
+}
+
+fn buffer(cx: &mut Cx, source: &str) -> JsArrayBuffer {
+    let v = eval(cx, source);
+    clone::as_array_buffer(&v.as_object().expect("an object")).expect("an ArrayBuffer")
+}
+
+#[test]
+fn views_and_buffers() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let view = eval(&mut cx, "new Uint16Array(new ArrayBuffer(16), 4, 3)");
+    let record = array_buffer_view(&view, "The view", &mut cx).expect("a view");
+    assert_eq!(record.kind, ViewKind::Typed(TypedArrayKind::Uint16));
+    assert_eq!((record.byte_offset, record.byte_length), (4, 6));
+    assert_eq!(record.element_length(), 3);
+    assert_eq!(array_buffer_byte_length(&record.buffer), 16);
+    assert!(!is_detached_buffer(&record.buffer));
+
+    let dv = eval(&mut cx, "new DataView(new ArrayBuffer(10), 2, 5)");
+    let record = array_buffer_view(&dv, "The view", &mut cx).expect("a view");
+    assert_eq!(record.kind, ViewKind::DataView);
+    assert_eq!((record.byte_offset, record.byte_length), (2, 5));
+
+    // A detached view: no bytes.
+    let detached = eval(
+        &mut cx,
+        "const d = new Uint8Array(8).subarray(2); d.buffer.transfer(); d",
+    );
+    let record = array_buffer_view(&detached, "The view", &mut cx).expect("a view");
+    assert!(is_detached_buffer(&record.buffer));
+    assert_eq!((record.byte_offset, record.byte_length), (0, 0));
+    let dv = eval(
+        &mut cx,
+        "const dd = new DataView(new ArrayBuffer(8), 1); dd.buffer.transfer(); dd",
+    );
+    let record = array_buffer_view(&dv, "The view", &mut cx).expect("a view");
+    assert_eq!((record.byte_offset, record.byte_length), (0, 0));
+
+    // Errors.
+    for source in ["({})", "new ArrayBuffer(1)", "1", "[]"] {
+        let v = eval(&mut cx, source);
+        let e = array_buffer_view(&v, "The view", &mut cx).expect_err("not a view");
+        assert_eq!(
+            e.to_string(),
+            "TypeError: The view must be an ArrayBufferView"
+        );
+    }
+    let shared = eval(&mut cx, "new Uint8Array(new SharedArrayBuffer(4))");
+    let e = array_buffer_view(&shared, "The view", &mut cx).expect_err("shared");
+    assert_eq!(
+        e.to_string(),
+        "TypeError: The view must not be backed by a SharedArrayBuffer"
+    );
+
+    // Patched getters are never consulted.
+    eval(
+        &mut cx,
+        "globalThis.touched = 0; \
+         for (const [o, names] of [[Object.getPrototypeOf(Uint8Array.prototype), ['buffer', 'byteOffset', 'byteLength', 'length']], [DataView.prototype, ['buffer', 'byteOffset', 'byteLength']], [ArrayBuffer.prototype, ['byteLength', 'resizable', 'detached']]]) \
+           for (const n of names) Object.defineProperty(o, n, { get() { touched++; return 0; } }); \
+         ArrayBuffer.prototype.transfer = ArrayBuffer.prototype.transferToFixedLength = function () { touched++; };",
+    );
+    let view = eval(&mut cx, "new Uint8Array([1, 2, 3, 4]).subarray(1)");
+    let record = array_buffer_view(&view, "v", &mut cx).expect("a view");
+    assert_eq!((record.byte_offset, record.byte_length), (1, 3));
+    let bytes = buffer_source_copy(&view, false, "v", &mut cx).expect("bytes");
+    assert_eq!(bytes, [2, 3, 4]);
+    let moved = transfer_array_buffer(&record.buffer, &mut cx).expect("transfer");
+    assert!(is_detached_buffer(&record.buffer));
+    assert_eq!(array_buffer_byte_length(&moved), 4);
+    assert_eq!(eval_string(&mut cx, "touched"), "0");
+}
+
+#[test]
+fn transfer_keeps_the_bytes_and_detaches() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let b = buffer(
+        &mut cx,
+        "globalThis.b = new Uint8Array([9, 8, 7]).buffer; b",
+    );
+    assert!(can_transfer_array_buffer(&b));
+    let moved = transfer_array_buffer(&b, &mut cx).expect("transfer");
+    assert!(is_detached_buffer(&b));
+    assert!(!can_transfer_array_buffer(&b));
+    assert_eq!(array_buffer_byte_length(&b), 0);
+    set_global(&mut cx, "moved", moved.clone());
+    assert_eq!(
+        eval_string(&mut cx, "[...new Uint8Array(moved)].join()"),
+        "9,8,7"
+    );
+    assert!(transfer_array_buffer(&b, &mut cx).is_err());
+    // A resizable buffer becomes a fixed-length one.
+    let r = buffer(&mut cx, "new ArrayBuffer(4, { maxByteLength: 8 })");
+    let fixed = transfer_array_buffer(&r, &mut cx).expect("transfer");
+    set_global(&mut cx, "fixed", fixed);
+    assert_eq!(
+        eval_string(&mut cx, "fixed.resizable + ':' + fixed.byteLength"),
+        "false:4"
+    );
+    // An immutable buffer cannot be transferred.
+    let i = buffer(&mut cx, "new ArrayBuffer(4).transferToImmutable()");
+    assert!(!can_transfer_array_buffer(&i));
+}
+
+#[test]
+fn clones_copies_and_construction() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let src = buffer(&mut cx, "new Uint8Array([1, 2, 3, 4, 5]).buffer");
+    let c = clone_array_buffer(&src, 1, 3, &mut cx).expect("clone");
+    set_global(&mut cx, "c", c);
+    assert_eq!(
+        eval_string(&mut cx, "[...new Uint8Array(c)].join()"),
+        "2,3,4"
+    );
+    let e = clone_array_buffer(&src, 4, 2, &mut cx).expect_err("out of range");
+    assert!(e.to_string().starts_with("RangeError"));
+
+    let view = eval(&mut cx, "new Uint8Array([1, 2, 3, 4, 5]).subarray(2)");
+    let record = array_buffer_view(&view, "v", &mut cx).expect("view");
+    let u8 = clone_as_uint8_array(&record, &mut cx).expect("clone");
+    set_global(&mut cx, "u", u8);
+    assert_eq!(
+        eval_string(
+            &mut cx,
+            "u.constructor.name + ':' + [...u].join() + ':' + u.byteOffset"
+        ),
+        "Uint8Array:3,4,5:0"
+    );
+
+    let b = new_array_buffer(16, &mut cx).expect("buffer");
+    assert_eq!(array_buffer_byte_length(&b), 16);
+    for (kind, name) in [
+        (ViewKind::Typed(TypedArrayKind::Float64), "Float64Array:1:8"),
+        (ViewKind::Typed(TypedArrayKind::Int16), "Int16Array:1:8"),
+        (
+            ViewKind::Typed(TypedArrayKind::Uint8Clamped),
+            "Uint8ClampedArray:1:8",
+        ),
+        (ViewKind::DataView, "DataView:1:8"),
+    ] {
+        let v = construct_view(kind, &b, 8, 1, &mut cx).expect("view");
+        set_global(&mut cx, "v", v);
+        assert_eq!(
+            eval_string(
+                &mut cx,
+                "v.constructor.name + ':' + (v.length ?? v.byteLength) + ':' + v.byteOffset"
+            ),
+            name
+        );
+    }
+    assert!(new_array_buffer(u64::MAX, &mut cx).is_err());
+
+    let to = buffer(&mut cx, "globalThis.to = new ArrayBuffer(6); to");
+    let from = buffer(&mut cx, "new Uint8Array([1, 2, 3]).buffer");
+    assert!(can_copy_data_block_bytes(&to, 2, &from, 1, 2));
+    assert!(!can_copy_data_block_bytes(&to, 5, &from, 1, 2));
+    assert!(!can_copy_data_block_bytes(&to, 0, &to, 1, 2));
+    assert!(copy_data_block_bytes(&to, 2, &from, 1, 2));
+    assert!(!copy_data_block_bytes(&to, 5, &from, 0, 3));
+    assert_eq!(
+        eval_string(&mut cx, "[...new Uint8Array(to)].join()"),
+        "0,0,2,3,0,0"
+    );
+    assert_eq!(
+        with_array_buffer_bytes_mut(&to, 4, 2, |b| {
+            b.copy_from_slice(&[7, 7]);
+            b.len()
+        }),
+        Some(2)
+    );
+    assert_eq!(with_array_buffer_bytes_mut(&to, 5, 2, |b| b.len()), None);
+    assert_eq!(
+        eval_string(&mut cx, "[...new Uint8Array(to)].join()"),
+        "0,0,2,3,7,7"
+    );
+    assert!(same_buffer(&to, &to.clone()));
+    assert!(!same_buffer(&to, &from));
+
+    let u = new_uint8_array(&[5, 6], &mut cx).expect("array");
+    set_global(&mut cx, "n", u);
+    assert_eq!(
+        eval_string(&mut cx, "n.constructor.name + [...n]"),
+        "Uint8Array5,6"
+    );
+}
+
+#[test]
+fn buffer_sources() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    for (source, bytes) in [
+        ("new Uint8Array([1, 2, 3])", vec![1, 2, 3]),
+        ("new Uint8Array([1, 2, 3]).buffer", vec![1, 2, 3]),
+        (
+            "new DataView(new Uint8Array([1, 2, 3]).buffer, 1)",
+            vec![2, 3],
+        ),
+        ("new Uint16Array([0x102]).subarray(0, 1)", vec![2, 1]),
+        (
+            "const x = new Uint8Array(3); x.buffer.transfer(); x",
+            vec![],
+        ),
+    ] {
+        let v = eval(&mut cx, source);
+        assert!(is_buffer_source_object(&v), "{source}");
+        assert_eq!(
+            buffer_source_copy(&v, false, "c", &mut cx).expect(source),
+            bytes
+        );
+        assert_eq!(
+            buffer_source_byte_length(&v, &mut cx),
+            Some(bytes.len()),
+            "{source}"
+        );
+        assert_eq!(
+            with_buffer_source_bytes(&v, &mut cx, <[u8]>::to_vec),
+            Some(bytes)
+        );
+    }
+    let shared = eval(
+        &mut cx,
+        "const s = new Uint8Array(new SharedArrayBuffer(2)); s[1] = 4; s",
+    );
+    assert!(is_buffer_source_object(&shared));
+    let e = buffer_source_copy(&shared, false, "The chunk", &mut cx).expect_err("shared");
+    assert_eq!(
+        e.to_string(),
+        "TypeError: The chunk must be an ArrayBuffer or an ArrayBufferView not backed by a SharedArrayBuffer"
+    );
+    assert_eq!(
+        buffer_source_copy(&shared, true, "c", &mut cx).expect("shared"),
+        [0, 4]
+    );
+    assert_eq!(
+        uint8_array_bytes(&shared, &mut cx, <[u8]>::to_vec),
+        Some(vec![0, 4])
+    );
+    for source in [
+        "new ArrayBuffer(2, { maxByteLength: 4 })",
+        "new Uint8Array(new ArrayBuffer(2, { maxByteLength: 4 }))",
+    ] {
+        let v = eval(&mut cx, source);
+        let e = check_buffer_source(&v, true, "c", &mut cx).expect_err(source);
+        assert_eq!(
+            e.to_string(),
+            "TypeError: c must not be backed by a resizable ArrayBuffer"
+        );
+    }
+    for source in ["({})", "'x'", "[1]"] {
+        let v = eval(&mut cx, source);
+        assert!(!is_buffer_source_object(&v));
+        assert!(check_buffer_source(&v, true, "c", &mut cx).is_err());
+        assert_eq!(buffer_source_byte_length(&v, &mut cx), None);
+    }
+    let clamped = eval(&mut cx, "new Uint8ClampedArray(2)");
+    assert_eq!(uint8_array_bytes(&clamped, &mut cx, <[u8]>::len), None);
+    let u8 = eval(&mut cx, "new Uint8Array([3, 4])");
+    assert_eq!(
+        uint8_array_bytes(&u8, &mut cx, <[u8]>::to_vec),
+        Some(vec![3, 4])
+    );
+}
+
+#[test]
+fn encode_into_writes_in_place() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let target = eval(
+        &mut cx,
+        "globalThis.t = new Uint8Array(6).subarray(1, 4); t",
+    );
+    let r = with_uint8_array_bytes_mut(&target, "dest", &mut cx, |b| {
+        b.copy_from_slice(&[1, 2, 3]);
+        (b.len(), 3)
+    })
+    .expect("written");
+    assert_eq!(r, 3);
+    assert_eq!(
+        eval_string(&mut cx, "[...new Uint8Array(t.buffer)].join()"),
+        "0,1,2,3,0,0"
+    );
+    let shared = eval(
+        &mut cx,
+        "globalThis.s = new Uint8Array(new SharedArrayBuffer(4)); s",
+    );
+    with_uint8_array_bytes_mut(&shared, "dest", &mut cx, |b| {
+        b.copy_from_slice(&[9, 9, 9, 9]);
+        ((), 2)
+    })
+    .expect("written");
+    assert_eq!(eval_string(&mut cx, "[...s].join()"), "9,9,0,0");
+    let detached = eval(
+        &mut cx,
+        "const z = new Uint8Array(2); z.buffer.transfer(); z",
+    );
+    let n = with_uint8_array_bytes_mut(&detached, "dest", &mut cx, |b| (b.len(), 0)).expect("ok");
+    assert_eq!(n, 0);
+    for source in [
+        "new Int8Array(2)",
+        "new Uint8ClampedArray(2)",
+        "new ArrayBuffer(2)",
+        "({})",
+    ] {
+        let v = eval(&mut cx, source);
+        let e = with_uint8_array_bytes_mut(&v, "dest", &mut cx, |_| ((), 0)).expect_err(source);
+        assert_eq!(e.to_string(), "TypeError: dest must be a Uint8Array");
+    }
+}
+
+#[test]
+fn json() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    remember_json_intrinsics(&mut cx);
+    eval(&mut cx, "JSON.parse = JSON.stringify = () => { throw 1; }");
+    let v = json_parse(JsString::from("{\"a\": [1, \"\\ud83d\"]}"), &mut cx).expect("parsed");
+    set_global(&mut cx, "v", v.clone());
+    assert_eq!(eval_string(&mut cx, "v.a[0] + ':' + v.a[1].length"), "1:1");
+    let s = json_stringify(v, &mut cx).expect("ok").expect("a string");
+    assert_eq!(s.to_std_string_escaped(), "{\"a\":[1,\"\\ud83d\"]}");
+    assert!(json_stringify(Value::undefined(), &mut cx)
+        .expect("ok")
+        .is_none());
+    let e = json_parse(JsString::from("{"), &mut cx).expect_err("not JSON");
+    let e = thrown_value(e, &mut cx).expect("a value");
+    set_global(&mut cx, "e", e);
+    assert_eq!(eval_string(&mut cx, "e instanceof SyntaxError"), "true");
+}
+
+fn kind_name(kind: &clone::ObjectKind) -> String {
+    let debug = format!("{kind:?}");
+    debug
+        .split(['(', ' ', '{'])
+        .next()
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn object_kinds() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    for (source, expected) in [
+        ("new Boolean(true)", "Boolean(true)"),
+        ("new Number(2.5)", "Number(2.5)"),
+        (
+            "Object(12345678901234567890n)",
+            "BigInt(\"12345678901234567890\")",
+        ),
+        ("new String('ab')", "String(\"ab\")"),
+        ("Object(Symbol())", "Symbol"),
+        ("new Date(5)", "Date(5.0)"),
+        (
+            "/a+b/gimsuy",
+            "RegExp { source: \"a+b\", flags: \"gimsuy\" }",
+        ),
+        ("/[a]/dv", "RegExp { source: \"[a]\", flags: \"dv\" }"),
+        ("new SharedArrayBuffer(1)", "SharedArrayBuffer"),
+        ("new Map", "Map"),
+        ("new Set", "Set"),
+        ("new RangeError('x')", "Error"),
+        ("[1, 2]", "Array"),
+        ("() => 1", "Callable"),
+        ("({a: 1})", "Ordinary"),
+        ("Object.create(null)", "Ordinary"),
+        ("new Proxy({}, {})", "Other"),
+        ("Promise.resolve()", "Other"),
+        ("new WeakMap", "Other"),
+        ("(function () { return arguments; })()", "Other"),
+    ] {
+        let o = eval(&mut cx, source).as_object().expect("an object");
+        let kind = clone::object_kind(&o, &mut cx).expect(source);
+        assert_eq!(format!("{kind:?}"), expected, "{source}");
+    }
+    let o = eval(&mut cx, "new ArrayBuffer(3)")
+        .as_object()
+        .expect("object");
+    assert_eq!(
+        kind_name(&clone::object_kind(&o, &mut cx).expect("kind")),
+        "ArrayBuffer"
+    );
+    let o = eval(&mut cx, "new Int32Array(new ArrayBuffer(16), 4, 2)")
+        .as_object()
+        .expect("o");
+    match clone::object_kind(&o, &mut cx).expect("kind") {
+        clone::ObjectKind::View {
+            kind,
+            buffer,
+            byte_offset,
+            array_length,
+        } => {
+            assert_eq!(kind, ViewKind::Typed(TypedArrayKind::Int32));
+            assert!(matches!(buffer, clone::ViewedBuffer::Buffer(_)));
+            assert_eq!((byte_offset, array_length), (4, 2));
+        }
+        other => panic!("{other:?}"),
+    }
+    let o = eval(&mut cx, "new DataView(new SharedArrayBuffer(16), 3)")
+        .as_object()
+        .expect("o");
+    match clone::object_kind(&o, &mut cx).expect("kind") {
+        clone::ObjectKind::View {
+            kind,
+            buffer,
+            byte_offset,
+            array_length,
+        } => {
+            assert_eq!(kind, ViewKind::DataView);
+            assert!(matches!(buffer, clone::ViewedBuffer::Shared));
+            assert_eq!((byte_offset, array_length), (3, 13));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn serialization_helpers() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    // Patched built-ins are never consulted.
+    eval(
+        &mut cx,
+        "globalThis.m = new Map([[1, 'a'], [{}, 2]]); m.delete(1); \
+         globalThis.st = new Set(['x', 'y']); \
+         globalThis.touched = 0; \
+         const bump = function () { touched++; return 'patched'; }; \
+         globalThis.saved = ['flags', 'source', 'global'].map(n => [n, Object.getOwnPropertyDescriptor(RegExp.prototype, n)]); \
+         const mapIteratorPrototype = Object.getPrototypeOf(new Map().entries()); \
+         const setIteratorPrototype = Object.getPrototypeOf(new Set().values()); \
+         Map.prototype.entries = Map.prototype.forEach = Map.prototype.set = Set.prototype.values = Set.prototype.add = bump; \
+         mapIteratorPrototype.next = setIteratorPrototype.next = bump; \
+         Map.prototype[Symbol.iterator] = Set.prototype[Symbol.iterator] = bump; \
+         Date.prototype.getTime = Date.prototype.valueOf = bump; \
+         Boolean.prototype.valueOf = Number.prototype.valueOf = String.prototype.valueOf = BigInt.prototype.valueOf = bump; \
+         Object.defineProperty(RegExp.prototype, 'flags', { get: bump }); \
+         Object.defineProperty(RegExp.prototype, 'source', { get: bump }); \
+         Object.defineProperty(RegExp.prototype, 'global', { get: bump }); \
+         Object.defineProperty(Array.prototype, '0', { set: bump, get: bump }); \
+         0",
+    );
+    let m = eval(&mut cx, "m").as_object().expect("map");
+    let entries = clone::map_entries(&m).expect("entries");
+    assert_eq!(entries.len(), 1);
+    assert!(entries[0].0.is_object());
+    assert_eq!(entries[0].1.as_number(), Some(2.0));
+    let st = eval(&mut cx, "st").as_object().expect("set");
+    let values = clone::set_entries(&st).expect("values");
+    assert_eq!(values.len(), 2);
+    assert_eq!(
+        values[1].as_string().map(|s| s.to_std_string_escaped()),
+        Some("y".into())
+    );
+    assert_eq!(eval_string(&mut cx, "touched"), "0");
+    for source in [
+        "new Date(7)",
+        "/x/g",
+        "new Boolean(true)",
+        "new String('q')",
+        "Object(3n)",
+    ] {
+        let o = eval(&mut cx, source).as_object().expect("object");
+        clone::object_kind(&o, &mut cx).expect(source);
+        assert_eq!(eval_string(&mut cx, "touched"), "0", "{source}");
+    }
+    let map = clone::new_map(&mut cx);
+    clone::map_append(&map, Value::from(1), Value::from(2), &mut cx).expect("set");
+    let set = clone::new_set(&mut cx);
+    clone::set_append(&set, Value::from(3), &mut cx).expect("add");
+    set_global(&mut cx, "nm", map);
+    set_global(&mut cx, "ns", set);
+    let arr = clone::new_array(3, &mut cx).expect("array");
+    set_global(&mut cx, "na", arr);
+    let frozen =
+        clone::frozen_array(vec![Value::from(1), Value::from(2)], &mut cx).expect("frozen");
+    set_global(&mut cx, "fa", frozen);
+    assert_eq!(eval_string(&mut cx, "touched"), "0");
+    assert_eq!(
+        eval_string(
+            &mut cx,
+            "delete Map.prototype.entries; delete Map.prototype[Symbol.iterator]; \
+             [nm.size, ns.size, na.length, Object.isFrozen(fa), fa.length, Array.isArray(fa)].join()"
+        ),
+        "1,1,3,true,2,true"
+    );
+
+    // Deserialization.
+    let date = clone::new_date(1234.0, &mut cx).expect("date");
+    let re = clone::new_regexp(JsString::from("a/b"), "gi", &mut cx).expect("regexp");
+    let err = clone::new_error("TypeError", Some(JsString::from("boom")), &mut cx).expect("e");
+    let err2 = clone::new_error("Nope", None, &mut cx).expect("e");
+    let big = clone::new_primitive_wrapper(
+        &clone::Primitive::BigInt("123456789012345678901".into()),
+        &mut cx,
+    )
+    .expect("wrapper");
+    let num = clone::new_primitive_wrapper(&clone::Primitive::Number(4.0), &mut cx).expect("n");
+    let plain = clone::new_plain_object(&mut cx);
+    for (name, value) in [
+        ("d", date),
+        ("re", re),
+        ("er", err),
+        ("er2", err2),
+        ("big", big),
+        ("num", num),
+        ("pl", plain),
+    ] {
+        set_global(&mut cx, name, value);
+    }
+    assert_eq!(
+        eval_string(
+            &mut cx,
+            "for (const [n, d] of saved) Object.defineProperty(RegExp.prototype, n, d); \
+             [Date.prototype.toISOString.call(d), RegExp.prototype.toString.call(re), er instanceof TypeError, er.message, \
+              er2.constructor === Error, Object.hasOwn(er2, 'message'), typeof big, BigInt.prototype.toString.call(big), \
+              typeof num, Object.getPrototypeOf(pl) === Object.prototype].join()"
+        ),
+        "1970-01-01T00:00:01.234Z,/a\\/b/gi,true,boom,true,false,object,123456789012345678901,object,true"
+    );
+
+    // Primitives.
+    let p = clone::primitive(&eval(&mut cx, "-(2n ** 70n)")).expect("primitive");
+    assert_eq!(format!("{p:?}"), "BigInt(\"-1180591620717411303424\")");
+    let v = clone::primitive_value(&p);
+    set_global(&mut cx, "pv", v);
+    assert_eq!(eval_string(&mut cx, "pv === -(2n ** 70n)"), "true");
+    let long = eval(&mut cx, "'x'.repeat(3000) + 'y'.repeat(3000)");
+    match clone::primitive(&long) {
+        Some(clone::Primitive::String(s)) => assert_eq!(s.len(), 6000),
+        other => panic!("{other:?}"),
+    }
+    assert!(clone::primitive(&eval(&mut cx, "({})")).is_none());
+    assert!(matches!(
+        clone::primitive(&eval(&mut cx, "Symbol()")),
+        Some(clone::Primitive::Symbol)
+    ));
+
+    // Own properties, read directly.
+    let o = eval(
+        &mut cx,
+        "const o = { b: 1, a: 2 }; Object.defineProperty(o, 'h', { value: 3, enumerable: false }); \
+         Object.defineProperty(o, 'g', { get() { return 4; }, enumerable: true }); o[Symbol()] = 5; o",
+    )
+    .as_object()
+    .expect("object");
+    let keys: Vec<String> = clone::enumerable_own_keys(&o, &mut cx)
+        .expect("keys")
+        .iter()
+        .map(|k| clone::property_key_string(k).to_std_string_escaped())
+        .collect();
+    assert_eq!(keys, ["b", "a", "g"]);
+    let key = clone::property_key(JsString::from("a"));
+    assert_eq!(
+        clone::own_data_property(&o, &key).and_then(|v| v.as_number()),
+        Some(2.0)
+    );
+    let g = clone::property_key(JsString::from("g"));
+    assert!(clone::own_data_property(&o, &g).is_none());
+    assert!(clone::own_accessor_getter(&o, &g).is_some_and(|v| v.is_callable()));
+    assert!(clone::own_accessor_getter(&o, &key).is_none());
+    let arr = eval(&mut cx, "[1, , 3, 4]").as_object().expect("array");
+    assert_eq!(clone::array_length(&arr, &mut cx).expect("length"), 4);
+    run_gc(&mut cx);
+}
+
+#[test]
+fn byte_blocks() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let b = buffer(
+        &mut cx,
+        "globalThis.b = new Uint8Array([1, 2, 3]).buffer; b",
+    );
+    let copy = clone::copy_buffer_bytes(&b).expect("a copy");
+    assert_eq!(format!("{copy:?}"), "ByteBlock(3 bytes)");
+    let block = clone::detach_array_buffer(&b).expect("detached");
+    assert!(is_detached_buffer(&b));
+    assert!(clone::copy_buffer_bytes(&b).is_none());
+    assert!(clone::detach_array_buffer(&b).is_err());
+    // A buffer over a Rust-owned block: readable, transferable (to other lengths too), and
+    // freed by its realloc function (the runtime's end checks nothing leaks).
+    let nb = clone::new_array_buffer_from(block, &mut cx).expect("buffer");
+    set_global(&mut cx, "nb", nb.clone());
+    assert_eq!(
+        eval_string(&mut cx, "[...new Uint8Array(nb)].join()"),
+        "1,2,3"
+    );
+    assert_eq!(
+        eval_string(
+            &mut cx,
+            "const t = nb.transfer(5); [nb.detached, ...new Uint8Array(t)].join()"
+        ),
+        "true,1,2,3,0,0"
+    );
+    assert_eq!(
+        eval_string(
+            &mut cx,
+            "const t2 = t.transfer(1); [...new Uint8Array(t2)].join()"
+        ),
+        "1"
+    );
+    let nb2 = clone::new_array_buffer_from(clone::ByteBlock::copy_of(&[4, 5]), &mut cx).expect("b");
+    let nb2 = clone::as_array_buffer(&nb2).expect("an ArrayBuffer");
+    let moved = transfer_array_buffer(&nb2, &mut cx).expect("transfer");
+    assert_eq!(array_buffer_byte_length(&moved), 2);
+    let detached_block = clone::detach_array_buffer(&moved).expect("detach");
+    assert_eq!(format!("{detached_block:?}"), "ByteBlock(2 bytes)");
+    let empty = clone::new_array_buffer_from(clone::ByteBlock::copy_of(&[]), &mut cx).expect("b");
+    assert_eq!(
+        array_buffer_byte_length(&clone::as_array_buffer(&empty).expect("ab")),
+        0
+    );
+    // Dropped without ever reaching script.
+    drop(clone::new_array_buffer_from(
+        clone::ByteBlock::copy_of(&[1; 100]),
+        &mut cx,
+    ));
+    let sab = eval(&mut cx, "new SharedArrayBuffer(2)")
+        .as_object()
+        .expect("o");
+    assert!(clone::is_shared_array_buffer(&sab));
+    assert!(clone::as_array_buffer(&sab).is_none());
+    let immutable = buffer(&mut cx, "new ArrayBuffer(2).transferToImmutable()");
+    assert!(clone::detach_array_buffer(&immutable).is_err());
+    assert_eq!(
+        with_array_buffer_bytes_mut(&immutable, 0, 1, |b| b.len()),
+        None
+    );
+}
+
+#[test]
+fn probes_throw_nothing() {
+    // A thrown error runs `Error.prepareStackTrace` even when cleared: the probes of detached
+    // and out-of-bounds views must not throw.
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    eval(
+        &mut cx,
+        "globalThis.touched = 0; Error.prepareStackTrace = () => { touched++; return ''; };",
+    );
+    for source in [
+        "const a = new Uint8Array(4); a.buffer.transfer(); a",
+        "const b = new DataView(new ArrayBuffer(4)); b.buffer.transfer(); b",
+        "const c = new ArrayBuffer(4); c.transfer(); c",
+        "const r = new ArrayBuffer(8, { maxByteLength: 8 }); const d = new Uint8Array(r, 4, 4); r.resize(2); d",
+        "const r2 = new ArrayBuffer(8, { maxByteLength: 16 }); const e = new Uint8Array(r2, 2); r2.resize(12); e",
+    ] {
+        let v = eval(&mut cx, source);
+        let _ = buffer_source_byte_length(&v, &mut cx);
+        let _ = is_buffer_source_object(&v);
+        if let Ok(record) = array_buffer_view(&v, "v", &mut cx) {
+            let _ = is_detached_buffer(&record.buffer);
+            let _ = array_buffer_byte_length(&record.buffer);
+            let _ = clone::copy_buffer_bytes(&record.buffer);
+        }
+        if let Some(o) = v.as_object() {
+            let _ = clone::object_kind(&o, &mut cx);
+        }
+        assert_eq!(eval_string(&mut cx, "touched"), "0", "{source}");
+    }
+    // A length-tracking view follows its resizable buffer.
+    let e = eval(&mut cx, "e");
+    let record = array_buffer_view(&e, "v", &mut cx).expect("a view");
+    assert_eq!((record.byte_offset, record.byte_length), (2, 10));
+    let d = eval(&mut cx, "d");
+    let record = array_buffer_view(&d, "v", &mut cx).expect("a view");
+    assert_eq!((record.byte_offset, record.byte_length), (0, 0));
+}
+
+#[test]
+fn ropes_are_strings() {
+    // A long concatenation is a rope (`Value::is_string` says false for it).
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let long = eval(&mut cx, "'x'.repeat(3000) + 'y'.repeat(3000)");
+    set_global(&mut cx, "long", long);
+    let s = json_stringify(eval(&mut cx, "({ long })"), &mut cx)
+        .expect("ok")
+        .expect("string");
+    assert_eq!(s.len(), 6000 + 11);
+}
