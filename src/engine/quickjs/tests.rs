@@ -35,6 +35,10 @@ fn evaluates_and_converts() {
     assert_eq!(back.as_string(), Some(s));
     assert!(eval(&mut cx, "({})").is_object());
     assert!(eval(&mut cx, "null").is_null());
+    // A long concatenation is a rope: still a string.
+    let rope = eval(&mut cx, "let s = 'x'.repeat(3000); s + s");
+    assert!(rope.is_string());
+    assert_eq!(rope.as_string().map(|s| s.len()), Some(6000));
 }
 
 fn thrower(_: &Value, args: &[Value], _: &mut Cx) -> JsResult<Value> {

@@ -49,10 +49,16 @@ impl Value {
         raw
     }
 
+    /// The value's tag; a rope (a lazily concatenated string) is a string.
     #[inline]
     fn tag(&self) -> i32 {
         // SAFETY: reading the tag.
-        unsafe { q::JS_VALUE_GET_NORM_TAG(self.raw) }
+        let tag = unsafe { q::JS_VALUE_GET_NORM_TAG(self.raw) };
+        if tag == q::JS_TAG_STRING_ROPE {
+            q::JS_TAG_STRING
+        } else {
+            tag
+        }
     }
 
     /// `undefined`.
