@@ -33,6 +33,8 @@ mod crypto;
 mod file_fetcher;
 mod text;
 pub use text::json_string;
+/// Helpers for tests, with the same signatures on both engines.
+pub mod test_api;
 
 /// The VM stack size limit of a host's context, in values: 1,048,576 (Boa's default is
 /// 10,240). See ENGINE_BUGS.md, 1: it lets about 150,000 caught exceptions leak before the

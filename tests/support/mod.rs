@@ -24,27 +24,34 @@ pub mod script;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use boa_engine::{js_string, Context, JsValue, Source};
+use boa_streams::host::{test_api, Context};
+use boa_streams::Value;
 
-/// A fresh `Context` with the streams globals registered.
+/// A fresh Boa `Context` with the streams globals registered (a plain context, without a host:
+/// on QuickJS a context lives in a host's runtime, so the streams fixture is a host there).
+#[cfg(feature = "engine-boa")]
 pub fn context() -> Context {
     let mut ctx = Context::default();
     boa_streams::register(&mut ctx).expect("register the streams globals");
     ctx
 }
 
-/// Evaluates `src` and runs the job queue until it is empty; a thrown error comes back as its
+/// Evaluates `src` and runs the jobs until none is left; a thrown error comes back as its
 /// message (`TypeError: ...`).
-pub fn try_eval(ctx: &mut Context, src: &str) -> Result<JsValue, String> {
-    let value = ctx
-        .eval(Source::from_bytes(src))
-        .map_err(|e| boa_streams::host::error_message(e, ctx))?;
-    ctx.run_jobs().expect("run jobs");
-    Ok(value)
+pub fn try_eval(ctx: &mut Context, src: &str) -> Result<Value, String> {
+    test_api::run_script(ctx, src)
 }
 
-/// Evaluates `src`, which must not throw, and runs the job queue until it is empty.
-pub fn eval(ctx: &mut Context, src: &str) -> JsValue {
+/// Evaluates `src`, which must not throw, without running any job.
+pub fn evaluate(ctx: &mut Context, src: &str) -> Value {
+    test_api::evaluate(ctx, src).unwrap_or_else(|e| {
+        let message = test_api::error_text(e, ctx);
+        panic!("script threw: {message}")
+    })
+}
+
+/// Evaluates `src`, which must not throw, and runs the jobs until none is left.
+pub fn eval(ctx: &mut Context, src: &str) -> Value {
     try_eval(ctx, src).unwrap_or_else(|e| panic!("script threw: {e}"))
 }
 
@@ -55,7 +62,7 @@ pub fn eval_string(ctx: &mut Context, src: &str) -> String {
 }
 
 /// The string form of `value` (`ToString`, which must not throw).
-pub fn text(value: &(impl Clone + Into<JsValue>), ctx: &mut Context) -> String {
+pub fn text(value: &(impl Clone + Into<Value>), ctx: &mut Context) -> String {
     value
         .clone()
         .into()
@@ -64,10 +71,18 @@ pub fn text(value: &(impl Clone + Into<JsValue>), ctx: &mut Context) -> String {
         .to_std_string_escaped()
 }
 
+/// Whether two values are the same (numbers by value, whatever their representation).
+pub fn same_value(a: &Value, b: &Value) -> bool {
+    match (a.as_number(), b.as_number()) {
+        (Some(x), Some(y)) => x == y || (x.is_nan() && y.is_nan()),
+        _ => a == b,
+    }
+}
+
 /// The global `name`.
-pub fn global(ctx: &mut Context, name: &str) -> JsValue {
-    ctx.global_object()
-        .get(js_string!(name), ctx)
+pub fn global(ctx: &mut Context, name: &str) -> Value {
+    test_api::global_object(ctx)
+        .get(name, ctx)
         .expect("read a global")
 }
 
@@ -77,10 +92,17 @@ pub fn global_string(ctx: &mut Context, name: &str) -> String {
     text(&value, ctx)
 }
 
-/// Sets the global `name` to `value`.
-pub fn set_global(ctx: &mut Context, name: &str, value: impl Into<JsValue>) {
-    ctx.global_object()
-        .set(js_string!(name), value, false, ctx)
+/// Sets the global `name` to `value` (an ordinary assignment, `globalThis[name] = value`).
+pub fn set_global(ctx: &mut Context, name: &str, value: impl Into<Value>) {
+    let setter = test_api::evaluate(ctx, "(name, value) => { globalThis[name] = value; }")
+        .expect("the setter");
+    let setter = setter.as_object().expect("a function");
+    setter
+        .call(
+            &Value::undefined(),
+            &[Value::from(boa_streams::JsString::from(name)), value.into()],
+            ctx,
+        )
         .expect("a global property");
 }
 
@@ -113,9 +135,8 @@ pub fn async_result(ctx: &mut Context) -> String {
 
 /// Collects garbage (after clearing the objects `WeakRef`s keep alive for the current job) and
 /// returns how many of the `WeakRef`s in the global array `refs` still reach their object.
-pub fn survivors(ctx: &mut Context) -> JsValue {
-    ctx.clear_kept_objects();
-    boa_engine::gc::force_collect();
+pub fn survivors(ctx: &mut Context) -> Value {
+    test_api::collect_garbage(ctx);
     eval(ctx, "refs.filter(r => r.deref() !== undefined).length")
 }
 

@@ -28,6 +28,8 @@ mod file_fetcher;
 #[path = "../text.rs"]
 mod text;
 pub use text::json_string;
+/// Helpers for tests, with the same signatures on both engines.
+pub mod test_api;
 
 /// The context handle the host's API takes (on QuickJS, a handle on the main realm).
 pub type Context = Cx;
@@ -297,6 +299,17 @@ fn perform_checkpoint(ctx: &mut Cx) {
             .reports
             .borrow_mut()
             .push(HostReport::UnhandledRejection(message));
+    }
+}
+
+/// Reports an exception thrown by a task (as the event loop does).
+fn report_uncaught(error: JsError, ctx: &mut Cx) {
+    let message = error_message(error, ctx);
+    if let Some(state) = host_state(ctx) {
+        state
+            .reports
+            .borrow_mut()
+            .push(HostReport::UncaughtError(message));
     }
 }
 
