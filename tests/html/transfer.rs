@@ -2,6 +2,9 @@
 //! read back intact, backpressure through the port, cancel and abort reasons in both
 //! directions, and an agent that goes away mid-stream.
 
+// Boa only: agents on other threads (`Host::spawn_agent`) are the Boa host's.
+#![cfg(feature = "engine-boa")]
+
 use std::{
     thread::JoinHandle,
     time::{Duration, Instant},
@@ -108,7 +111,7 @@ fn a_one_mebibyte_byte_stream_crosses_to_another_thread_intact() {
             let result = global(ctx, "result");
             let buffer = result
                 .as_object()
-                .and_then(|o| JsArrayBuffer::from_object(o.clone()).ok())
+                .and_then(|o| JsArrayBuffer::from_object(o.into()).ok())
                 .expect("an ArrayBuffer came back");
             let bytes = buffer.to_vec().expect("not detached");
             assert_eq!(bytes.len(), 1 << 20);

@@ -59,3 +59,11 @@ pub fn define_global_function(
 pub fn collect_garbage(ctx: &mut Context) {
     qh::run_gc(ctx);
 }
+
+impl super::Host {
+    /// How many `MessagePort`s this agent holds because they are entangled (or still have
+    /// messages to dispatch): a debug count for leak tests (as the Boa host's).
+    pub fn entangled_ports(&self, ctx: &Context) -> usize {
+        crate::html::held_ports(ctx)
+    }
+}
