@@ -5,11 +5,11 @@ use std::cell::RefCell;
 use crate::support::dom::{capture_reports, run_dom_actions};
 use crate::support::script::TestAction;
 use crate::support::{eval_string, evaluate, global, set_global, text};
-use boa_streams::host::{test_api, Context};
 use boa_streams::dom::{
     add_abort_algorithm, is_abort_signal, new_abort_signal, remove_abort_algorithm, signal_abort,
     signal_is_aborted, signal_reason, AbortAlgorithmHandle,
 };
+use boa_streams::host::{test_api, Context};
 use boa_streams::{JsResult, JsString, Object, Value};
 
 #[test]

@@ -291,7 +291,9 @@ impl Fixture {
                 );
             }
             Step::AssertThrows { src, expected } => match self.try_eval(&src) {
-                Ok(value) => panic!("action {index}: `{src}` did not throw (it returned {value:?})"),
+                Ok(value) => {
+                    panic!("action {index}: `{src}` did not throw (it returned {value:?})")
+                }
                 Err(message) => assert_eq!(message, expected, "action {index}: what `{src}` threw"),
             },
             Step::AssertAsync { body, expected } => {
