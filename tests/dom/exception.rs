@@ -3,7 +3,6 @@
 use crate::support::dom::run_dom_actions;
 use crate::support::script::{Fixture, TestAction, WEBIDL_SHAPES};
 use crate::support::set_global;
-use boa_streams::JsString;
 
 #[test]
 fn interface_object_shape() {
@@ -121,7 +120,7 @@ fn rust_constructor() {
             assert!(boa_streams::dom::is_dom_exception(&e.clone().into()));
             assert_eq!(
                 boa_streams::dom::dom_exception_name(&e.clone().into())
-                    .map(|name| JsString::from(name).to_std_string_escaped()),
+                    .map(|name| name.to_std_string_escaped()),
                 Some("TimeoutError".to_owned())
             );
             set_global(ctx, "fromRust", e);

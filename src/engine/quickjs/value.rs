@@ -210,10 +210,7 @@ impl Value {
             }
             let raw = q::JS_AtomToString(ctx, atom);
             q::JS_FreeAtom(ctx, atom);
-            match check_description(ctx, raw) {
-                Some(description) => description,
-                None => String::new(),
-            }
+            check_description(ctx, raw).unwrap_or_default()
         }
     }
 
