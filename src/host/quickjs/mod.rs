@@ -33,10 +33,15 @@ pub use text::json_string;
 pub type Context = Cx;
 
 /// How to build a host.
-#[derive(Clone, Default, Debug)]
+#[derive(Clone, Default)]
 pub struct HostOptions {
-    /// Root folder that `fetch('/path')` serves files from (not yet on QuickJS).
+    /// Root folder that `fetch('/path')` serves files from: `http:` and `https:` URLs map to
+    /// files under it, whatever their host. Ignored when [`HostOptions::fetcher`] is given.
     pub fetch_root: Option<PathBuf>,
+    /// The fetcher behind `fetch()` for URLs other than `data:` and `blob:` (see
+    /// [`crate::fetcher`]). Without it and without a fetch root, such a `fetch()` rejects with
+    /// a `TypeError`: no network by default.
+    pub fetcher: Option<crate::fetcher::SharedFetcher>,
     /// Send every `console` message to stderr (by default `console.error` and `console.warn`
     /// go to stderr, the others to stdout).
     pub console_to_stderr: bool,
@@ -46,6 +51,18 @@ pub struct HostOptions {
     pub window: bool,
     /// The document's URL: the base URL of `fetch()`, `Request` and `Response.redirect()`.
     pub location: Option<String>,
+}
+
+impl fmt::Debug for HostOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HostOptions")
+            .field("fetch_root", &self.fetch_root)
+            .field("fetcher", &self.fetcher.as_ref().map(|_| ".."))
+            .field("console_to_stderr", &self.console_to_stderr)
+            .field("window", &self.window)
+            .field("location", &self.location)
+            .finish()
+    }
 }
 
 /// Something the host reports instead of throwing.
@@ -301,8 +318,8 @@ fn perform_checkpoint(ctx: &mut Cx) {
 }
 
 /// The message of an uncaught exception: `ToString(thrown value)`.
-pub fn error_message(error: JsError, ctx: &mut Context) -> String {
-    match crate::engine::thrown_value(error, ctx) {
+pub fn error_message(error: impl Into<JsError>, ctx: &mut Context) -> String {
+    match crate::engine::thrown_value(error.into(), ctx) {
         Ok(value) => crate::engine::value_message(&value, ctx),
         Err(error) => format!("{error}"),
     }
@@ -335,11 +352,16 @@ fn install_realm(options: &HostOptions, ctx: &mut Cx) -> JsResult<()> {
     if options.window {
         crate::html::window::install_window(FETCH_ORIGIN, ctx)?;
     }
-    if let Some(root) = &options.fetch_root {
-        crate::fetcher::set_fetcher(
-            std::sync::Arc::new(file_fetcher::FileFetcher { root: root.clone() }),
-            ctx,
-        );
+    let fetcher: Option<crate::fetcher::SharedFetcher> =
+        match (&options.fetcher, &options.fetch_root) {
+            (Some(fetcher), _) => Some(fetcher.clone()),
+            (None, Some(root)) => Some(std::sync::Arc::new(file_fetcher::FileFetcher {
+                root: root.clone(),
+            })),
+            (None, None) => None,
+        };
+    if let Some(fetcher) = fetcher {
+        crate::fetcher::set_fetcher(fetcher, ctx);
     }
     Ok(())
 }
