@@ -29,6 +29,7 @@ use event_loop::EventLoop;
 
 pub use agent::{port_pair, AgentExit, PortHandle};
 
+mod common_api;
 mod crypto;
 mod file_fetcher;
 mod text;
