@@ -29,6 +29,7 @@ use event_loop::EventLoop;
 
 pub use agent::{port_pair, AgentExit, PortHandle};
 
+mod common_api;
 mod crypto;
 mod file_fetcher;
 mod text;
@@ -363,8 +364,8 @@ fn install_globals(options: &HostOptions, ctx: &mut Context) -> JsResult<()> {
 
 /// The message of an uncaught exception, as the host reports it: `ToString(thrown value)`
 /// (e.g. `TypeError: foo`), falling back to Boa's display form when that throws.
-pub fn error_message(error: JsError, ctx: &mut Context) -> String {
-    event_loop::error_message(error, ctx)
+pub fn error_message(error: impl Into<JsError>, ctx: &mut Context) -> String {
+    event_loop::error_message(error.into(), ctx)
 }
 
 /// The host's event loop is what [`crate::rust::Ticket::wait`] drives.

@@ -651,9 +651,32 @@ pub(crate) fn throw(cx: &mut Cx, error: JsError) -> q::JSValue {
 
 /// An atom for `key` (the caller frees it with `JS_FreeAtom`).
 pub(crate) fn atom(cx: &mut Cx, key: &super::PropertyKey) -> JsResult<q::JSAtom> {
+    // An ASCII key (nearly every key the library names) is looked up in the atom table
+    // directly, with no string value made for it.
+    if let super::PropertyKey::String(s) = key {
+        let units = s.units();
+        if units.len() <= 64 && units.iter().all(|&u| u < 0x80) {
+            let mut bytes = [0u8; 64];
+            for (b, &u) in bytes.iter_mut().zip(units) {
+                *b = u as u8;
+            }
+            return ascii_atom(cx, &bytes[..units.len()]);
+        }
+    }
     let value = key.to_value(cx);
     // SAFETY: a live context and value.
     let atom = unsafe { q::JS_ValueToAtom(cx.raw(), value.raw()) };
+    if atom == 0 {
+        return Err(take_exception(cx));
+    }
+    Ok(atom)
+}
+
+/// The atom of an ASCII key (the caller frees it with `JS_FreeAtom`).
+pub(crate) fn ascii_atom(cx: &mut Cx, key: &[u8]) -> JsResult<q::JSAtom> {
+    // SAFETY: a live context; `key` is ASCII of the given length (QuickJS makes an index atom
+    // of a canonical numeric string, as `JS_ValueToAtom` does).
+    let atom = unsafe { q::JS_NewAtomLen(cx.raw(), key.as_ptr().cast(), key.len() as _) };
     if atom == 0 {
         return Err(take_exception(cx));
     }

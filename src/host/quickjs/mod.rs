@@ -21,12 +21,17 @@ use crate::engine::{Cx, JsError, JsResult, Value};
 
 #[path = "../base64.rs"]
 mod base64;
+#[path = "../common_api.rs"]
+mod common_api;
 #[path = "../crypto.rs"]
 mod crypto;
 #[path = "../file_fetcher.rs"]
 mod file_fetcher;
 #[path = "../text.rs"]
 mod text;
+
+mod agent;
+pub use agent::{port_pair, AgentExit, PortHandle};
 pub use text::json_string;
 /// Helpers for tests, with the same signatures on both engines.
 pub mod test_api;
@@ -41,8 +46,8 @@ pub struct HostOptions {
     /// files under it, whatever their host. Ignored when [`HostOptions::fetcher`] is given.
     pub fetch_root: Option<PathBuf>,
     /// The fetcher behind `fetch()` for URLs other than `data:` and `blob:` (see
-    /// [`crate::fetcher`]); without it and without [`HostOptions::fetch_root`], such a
-    /// `fetch()` rejects with a `TypeError` (as the Boa host's option).
+    /// [`crate::fetcher`]). Without it and without a fetch root, such a `fetch()` rejects with
+    /// a `TypeError`: no network by default.
     pub fetcher: Option<crate::fetcher::SharedFetcher>,
     /// Send every `console` message to stderr (by default `console.error` and `console.warn`
     /// go to stderr, the others to stdout).
@@ -119,6 +124,9 @@ pub struct Host {
     state: Rc<HostState>,
     runtime: qh::Runtime,
     options: HostOptions,
+    /// This agent's inbox: other agents post to its ports through it, and the event loop
+    /// waits on it.
+    agent: std::sync::Arc<crate::html::Agent>,
 }
 
 /// The origin that `Response.url` reports (wptserve's default host and port).
@@ -148,10 +156,13 @@ impl Host {
             }
         }))?;
         let mut ctx = runtime.main_context();
+        let agent = crate::html::Agent::new();
+        crate::html::set_agent(&mut ctx, std::sync::Arc::clone(&agent));
         let host = Host {
             runtime,
             state,
             options,
+            agent,
         };
         crate::engine::set_agent_data(&mut ctx, HostLink(Rc::downgrade(&host.state)));
         crate::engine::set_microtask_checkpoint(&mut ctx, |ctx| {
@@ -193,21 +204,32 @@ impl Host {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 return RunOutcome::DeadlineReached;
             }
-            match qh::next_task(ctx) {
+            // Messages other agents posted to this agent's ports become tasks.
+            crate::html::deliver_remote_messages(ctx);
+            let next_timer = match qh::next_task(ctx) {
                 qh::Next::Task(task) => {
                     if let Err(error) = qh::run_task(ctx, task) {
                         self.report_error(error, ctx);
                     }
+                    continue;
                 }
-                qh::Next::Wait(nanos) => {
-                    let mut wait = Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX));
-                    if let Some(d) = deadline {
-                        wait = wait.min(d.saturating_duration_since(Instant::now()));
-                    }
-                    std::thread::sleep(wait);
-                }
-                qh::Next::Idle => return RunOutcome::Idle,
+                qh::Next::Wait(nanos) => Some(
+                    Instant::now() + Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX)),
+                ),
+                qh::Next::Idle => None,
+            };
+            // Nothing runnable: stop, or wait until the next timer, the deadline, or a message
+            // from another agent.
+            let may_receive =
+                self.agent.has_ready() || crate::html::may_receive_remote_messages(ctx);
+            if next_timer.is_none() && !may_receive {
+                return RunOutcome::Idle;
             }
+            let wake_at = match (next_timer, deadline) {
+                (Some(timer), Some(deadline)) => Some(timer.min(deadline)),
+                (timer, deadline) => timer.or(deadline),
+            };
+            self.agent.wait(wake_at);
         }
     }
 
@@ -331,8 +353,8 @@ fn report_uncaught(error: JsError, ctx: &mut Cx) {
 }
 
 /// The message of an uncaught exception: `ToString(thrown value)`.
-pub fn error_message(error: JsError, ctx: &mut Context) -> String {
-    match crate::engine::thrown_value(error, ctx) {
+pub fn error_message(error: impl Into<JsError>, ctx: &mut Context) -> String {
+    match crate::engine::thrown_value(error.into(), ctx) {
         Ok(value) => crate::engine::value_message(&value, ctx),
         Err(error) => format!("{error}"),
     }
@@ -365,13 +387,16 @@ fn install_realm(options: &HostOptions, ctx: &mut Cx) -> JsResult<()> {
     if options.window {
         crate::html::window::install_window(FETCH_ORIGIN, ctx)?;
     }
-    if let Some(fetcher) = &options.fetcher {
-        crate::fetcher::set_fetcher(fetcher.clone(), ctx);
-    } else if let Some(root) = &options.fetch_root {
-        crate::fetcher::set_fetcher(
-            std::sync::Arc::new(file_fetcher::FileFetcher { root: root.clone() }),
-            ctx,
-        );
+    let fetcher: Option<crate::fetcher::SharedFetcher> =
+        match (&options.fetcher, &options.fetch_root) {
+            (Some(fetcher), _) => Some(fetcher.clone()),
+            (None, Some(root)) => Some(std::sync::Arc::new(file_fetcher::FileFetcher {
+                root: root.clone(),
+            })),
+            (None, None) => None,
+        };
+    if let Some(fetcher) = fetcher {
+        crate::fetcher::set_fetcher(fetcher, ctx);
     }
     Ok(())
 }
