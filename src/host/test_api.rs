@@ -27,7 +27,7 @@ pub fn run_script(ctx: &mut Context, source: &str) -> Result<Value, String> {
 
 /// The message of an exception, as the host reports it: `ToString(thrown value)`.
 pub fn error_text(error: JsError, ctx: &mut Context) -> String {
-    super::error_message(error.into(), ctx)
+    super::error_message(boa_engine::JsError::from(error), ctx)
 }
 
 /// The current realm's global object.

@@ -176,12 +176,9 @@ fn structured_clone_copies_blobs_and_files() {
     );
 }
 
-// Boa only: agents on other threads (`Host::spawn_agent`) are the Boa host's.
-#[cfg(feature = "engine-boa")]
 #[test]
 fn blobs_cross_to_an_agent_on_another_thread() {
     use crate::support::script::Fixture;
-    use boa_engine::js_string;
     use boa_streams::host::{HostOptions, RunOutcome};
     use std::time::{Duration, Instant};
     let mut fixture = Fixture::host();
@@ -199,15 +196,12 @@ fn blobs_cross_to_an_agent_on_another_thread() {
     ";
     let (port, agent) = host
         .spawn_agent(ctx, HostOptions::default(), move |host, ctx, port| {
-            ctx.global_object()
-                .set(js_string!("port"), port, true, ctx)?;
+            host.set_global(ctx, "port", port)?;
             host.eval_script(ctx, "agent.js", agent_js)?;
             Ok(())
         })
         .expect("spawn");
-    ctx.global_object()
-        .set(js_string!("port"), port, true, ctx)
-        .expect("port");
+    host.set_global(ctx, "port", port).expect("port");
     host.eval_script(
         ctx,
         "main.js",
@@ -227,8 +221,8 @@ fn blobs_cross_to_an_agent_on_another_thread() {
         ctx,
         Some(Instant::now() + Duration::from_secs(60)),
         &mut |ctx| {
-            ctx.global_object()
-                .get(js_string!("done"), ctx)
+            test_api::global_object(ctx)
+                .get("done", ctx)
                 .is_ok_and(|v| v.to_boolean())
         },
     );
