@@ -1,14 +1,19 @@
 //! Helpers shared by the integration tests, declared with `mod support;` (or, in a directory
 //! test, `#[path = "../support/mod.rs"] mod support;`).
 //!
+//! Everything here is written on the library's public API (`boa_streams::host`, with its
+//! `test_api`, and `boa_streams::{Value, Object, JsString, ...}`), so the same tests run on both
+//! engines: `cargo test` (Boa) and `cargo test --no-default-features --features engine-quickjs
+//! --tests` (QuickJS, where every host's drop is also a leak check).
+//!
 //! - [`script`]: the one test idiom, a list of `TestAction`s run in order against a `Fixture`
-//!   (a streams `Context`, or a `Host` and its `Context`) that has the shared script helpers
+//!   (a streams context, or a `Host` and its `Context`) that has the shared script helpers
 //!   (`log`, and `check`/`eq`/`ok`/`throws` recording into `failed`), and the other script
 //!   helpers tests share (`BYTE_HELPERS`, `WEBIDL_SHAPES`);
-//! - here: a `Context` with the streams globals, script evaluation that drains the job queue
-//!   (a thrown error becomes the panic's message), globals read back as values or strings, an
-//!   async body run to its result, and the count of collected `WeakRef`s, for the Rust side
-//!   of a test (inside an `inspect_context` step, or a harness);
+//! - here: a plain Boa `Context` with the streams globals (Boa only), script evaluation with
+//!   and without running the jobs (a thrown error becomes the panic's message), globals read
+//!   back and set, an async body run to its result, and the count of collected `WeakRef`s, for
+//!   the Rust side of a test (inside an `inspect_context` step, or a harness);
 //! - [`scaling`]: the scaling harness (time a workload at n and k·n, assert the ratio);
 //! - [`dom`]: the DOM tests' fixture and the error-report capture;
 //! - [`rust_files`]: the `.rs` files under a folder.
