@@ -199,10 +199,6 @@ fn no_module_imports_a_layer_above_it() {
         if module == "lib" {
             continue; // the crate root wires the layers together
         }
-        let name = relative.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if name == "tests.rs" || name.ends_with("_tests.rs") {
-            continue; // a unit-test module (`#[cfg(test)]`) may use any layer as its fixture
-        }
         let Some(layer) = layer_of_module.get(module.as_str()) else {
             unplaced.push(relative.display().to_string());
             continue;
