@@ -149,10 +149,6 @@ fn waiting_for_a_timer_sleeps_instead_of_spinning() {
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "engine-boa"),
-    ignore = "QuickJS host: a cleared timer stays queued and keeps the event loop waiting"
-)]
 fn clear_timeout_cancels_and_does_not_keep_the_loop_alive() {
     run_host_actions([
         TestAction::run(
@@ -479,10 +475,6 @@ fn fetch_without_a_root_rejects_with_a_type_error() {
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "engine-boa"),
-    ignore = "QuickJS host: the host's console has no group/groupEnd"
-)]
 fn idlharness_style_fetch_works() {
     let root = temp_root("idl");
     std::fs::write(
@@ -538,10 +530,6 @@ fn async_jobs_can_wait_for_timers() {
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "engine-boa"),
-    ignore = "QuickJS host: the host keeps QuickJS's own performance (no Performance interface, no 5 µs coarsening, its own timeOrigin)"
-)]
 fn performance_now_is_monotonic_and_measures_elapsed_time() {
     // Taken before the host exists, so that it bounds the time since the host's creation
     // from above whatever the creation itself costs (a collection may run inside it).

@@ -285,6 +285,8 @@ pub(crate) struct Task {
 pub(crate) struct Timer {
     pub(crate) due: u128,
     pub(crate) sequence: u64,
+    /// The host's key for a timer it may cancel (`clearTimeout`).
+    pub(crate) key: Option<u64>,
     pub(crate) task: Task,
 }
 

@@ -27,6 +27,8 @@ mod common_api;
 mod crypto;
 #[path = "../file_fetcher.rs"]
 mod file_fetcher;
+#[path = "../performance.rs"]
+mod performance;
 #[path = "../text.rs"]
 mod text;
 
@@ -115,6 +117,10 @@ struct HostState {
     live_timers: RefCell<HashMap<u32, bool>>,
     next_timer: Cell<u32>,
     closed: Cell<bool>,
+    /// `console.group` nesting, and the `count` and `time` labels.
+    console_group: Cell<usize>,
+    console_counts: RefCell<HashMap<String, u64>>,
+    console_timers: RefCell<HashMap<String, Instant>>,
     console_to_stderr: bool,
 }
 
@@ -371,6 +377,7 @@ fn install_realm(options: &HostOptions, ctx: &mut Cx) -> JsResult<()> {
     crate::register(ctx)?;
     base64::register(ctx)?;
     crypto::register(ctx)?;
+    performance::register(ctx)?;
     crate::file::set_blob_url_origin(ctx, FETCH_ORIGIN);
     let base = options
         .location
@@ -438,7 +445,8 @@ fn install_location(location: &str, ctx: &mut Cx) -> JsResult<()> {
     Ok(())
 }
 
-/// The host globals: `self`, `console`, timers, `queueMicrotask`, `gc()`.
+/// The host globals: `self`, `console`, timers, `queueMicrotask`, `gc()` (`performance`,
+/// `crypto`, `atob` and `btoa` come from the shared files).
 fn install_globals(ctx: &mut Cx) -> JsResult<()> {
     let global = crate::engine::global_object(ctx);
     global.define_property_or_throw(
@@ -455,8 +463,21 @@ fn install_globals(ctx: &mut Cx) -> JsResult<()> {
         ("log", console_out as crate::engine::NativeFunctionPointer),
         ("info", console_out),
         ("debug", console_out),
+        ("dir", console_out),
+        ("dirxml", console_out),
+        ("table", console_out),
+        ("trace", console_out),
         ("error", console_err),
         ("warn", console_err),
+        ("assert", console_assert),
+        ("group", console_group),
+        ("groupCollapsed", console_group),
+        ("groupEnd", console_group_end),
+        ("count", console_count),
+        ("countReset", console_count_reset),
+        ("time", console_time),
+        ("timeLog", console_time_log),
+        ("timeEnd", console_time_end),
     ] {
         let function = qh::function(ctx, name, 0, f);
         console.define_property_or_throw(name, method(function), ctx)?;
@@ -497,7 +518,110 @@ fn console_line(args: &[Value], ctx: &mut Cx) -> String {
             None => crate::engine::value_message(a, ctx),
         });
     }
-    parts.join(" ")
+    let depth = host_state(ctx).map_or(0, |s| s.console_group.get());
+    format!("{}{}", "  ".repeat(depth), parts.join(" "))
+}
+
+/// A label argument (`default` when absent or undefined).
+fn console_label(args: &[Value], ctx: &mut Cx) -> JsResult<String> {
+    match args.first() {
+        Some(v) if !v.is_undefined() => Ok(v.to_string(ctx)?.to_std_string_escaped()),
+        _ => Ok("default".to_owned()),
+    }
+}
+
+fn console_assert(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    if args.first().is_some_and(Value::to_boolean) {
+        return Ok(Value::undefined());
+    }
+    let rest = console_line(args.get(1..).unwrap_or_default(), ctx);
+    let line = if rest.trim().is_empty() {
+        "Assertion failed".to_owned()
+    } else {
+        format!("Assertion failed: {}", rest.trim_start())
+    };
+    eprintln!("{line}");
+    Ok(Value::undefined())
+}
+
+fn console_group(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    if !args.is_empty() {
+        console_out(this, args, ctx)?;
+    }
+    if let Some(state) = host_state(ctx) {
+        state.console_group.set(state.console_group.get() + 1);
+    }
+    Ok(Value::undefined())
+}
+
+fn console_group_end(_: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    if let Some(state) = host_state(ctx) {
+        state
+            .console_group
+            .set(state.console_group.get().saturating_sub(1));
+    }
+    Ok(Value::undefined())
+}
+
+fn console_count(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    let label = console_label(args, ctx)?;
+    let count = match host_state(ctx) {
+        Some(state) => {
+            let mut counts = state.console_counts.borrow_mut();
+            let count = counts.entry(label.clone()).or_insert(0);
+            *count += 1;
+            *count
+        }
+        None => 1,
+    };
+    let line = crate::engine::JsString::from(format!("{label}: {count}"));
+    console_out(this, &[Value::from(line)], ctx)
+}
+
+fn console_count_reset(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    let label = console_label(args, ctx)?;
+    if let Some(state) = host_state(ctx) {
+        state.console_counts.borrow_mut().insert(label, 0);
+    }
+    Ok(Value::undefined())
+}
+
+fn console_time(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    let label = console_label(args, ctx)?;
+    if let Some(state) = host_state(ctx) {
+        state
+            .console_timers
+            .borrow_mut()
+            .insert(label, Instant::now());
+    }
+    Ok(Value::undefined())
+}
+
+fn console_time_report(this: &Value, args: &[Value], end: bool, ctx: &mut Cx) -> JsResult<Value> {
+    let label = console_label(args, ctx)?;
+    let started = host_state(ctx).and_then(|state| {
+        let mut timers = state.console_timers.borrow_mut();
+        if end {
+            timers.remove(&label)
+        } else {
+            timers.get(&label).copied()
+        }
+    });
+    let Some(started) = started else {
+        eprintln!("Timer '{label}' does not exist");
+        return Ok(Value::undefined());
+    };
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    let line = crate::engine::JsString::from(format!("{label}: {ms:.3}ms"));
+    console_out(this, &[Value::from(line)], ctx)
+}
+
+fn console_time_log(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    console_time_report(this, args, false, ctx)
+}
+
+fn console_time_end(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    console_time_report(this, args, true, ctx)
 }
 
 fn console_out(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
@@ -538,7 +662,7 @@ fn set_timer(args: &[Value], repeat: bool, ctx: &mut Cx) -> JsResult<Value> {
 }
 
 fn schedule(ctx: &mut Cx, id: u32, delay: u64, callback: Value, extra: Vec<Value>) {
-    crate::engine::queue_timer(ctx, delay, move |ctx| {
+    qh::queue_keyed_timer(ctx, u64::from(id), delay, move |ctx| {
         let Some(state) = host_state(ctx) else {
             return Ok(());
         };
@@ -572,7 +696,9 @@ fn set_interval(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 fn clear_timer(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     if let (Some(state), Some(id)) = (host_state(ctx), args.first().and_then(Value::as_number)) {
         if id >= 0.0 && id <= f64::from(u32::MAX) {
-            state.live_timers.borrow_mut().remove(&(id as u32));
+            let id = id as u32;
+            state.live_timers.borrow_mut().remove(&id);
+            qh::cancel_timer(ctx, u64::from(id));
         }
     }
     Ok(Value::undefined())
