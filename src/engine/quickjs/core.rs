@@ -7,6 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::ffi::{c_int, c_void};
 use std::ptr;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 pub(crate) use rquickjs_sys as q;
 
@@ -333,6 +334,15 @@ impl Agent {
             exotic: ptr::null_mut(),
         };
         q::JS_NewClass(rt, function_class, &function_def);
+        // Record the ids for `native_of`'s fast path (or that they differ between runtimes).
+        let packed = (u64::from(native_class) << 32) | u64::from(function_class);
+        if let Err(seen) =
+            CLASS_IDS.compare_exchange(0, packed, Ordering::Relaxed, Ordering::Relaxed)
+        {
+            if seen != packed {
+                CLASS_IDS.store(u64::MAX, Ordering::Relaxed);
+            }
+        }
         let agent = Box::new(Agent {
             native_class,
             function_class,
@@ -396,6 +406,11 @@ impl Agent {
         Some(unsafe { &*ptr })
     }
 }
+
+/// Our two classes' ids, `(native << 32) | function`, as every runtime of the process has
+/// registered them so far (0: no runtime yet; `u64::MAX`: runtimes differ, so look them up per
+/// agent).
+static CLASS_IDS: AtomicU64 = AtomicU64::new(0);
 
 /// The agent state of `rt`.
 #[inline]
@@ -538,6 +553,24 @@ pub(crate) fn native_of(value: &Value) -> Option<&Native> {
     let rt = value.runtime();
     if rt.is_null() {
         return None;
+    }
+    // The fast path: one call reads the class and the opaque, compared with the class ids
+    // every runtime of the process has given our classes so far.
+    let ids = CLASS_IDS.load(Ordering::Relaxed);
+    if ids != 0 && ids != u64::MAX {
+        let mut class = 0;
+        // SAFETY: `value` is live; the opaque is only read as ours when the class is ours, and
+        // then it is a `Native` that lives as long as the object `value` keeps alive.
+        unsafe {
+            let opaque = q::JS_GetAnyOpaque(value.raw(), &mut class);
+            if class == (ids >> 32) as q::JSClassID || class == ids as q::JSClassID {
+                return opaque.cast::<Native>().as_ref();
+            }
+        }
+        if class == 0 {
+            return None;
+        }
+        return foreign_native(agent_of(rt), value);
     }
     let agent = agent_of(rt);
     // SAFETY: `value` is live; the opaque of our classes is a `Native` that lives as long as
