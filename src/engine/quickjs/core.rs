@@ -643,9 +643,40 @@ pub(crate) fn new_native_object<T: NativeObject>(
 // ---------------------------------------------------------------------------------------------
 
 /// `JS_UNDEFINED`.
-pub(crate) const UNDEFINED: q::JSValue = q::JS_MKVAL(q::JS_TAG_UNDEFINED, 0);
+pub(crate) const UNDEFINED: q::JSValue = mkval(q::JS_TAG_UNDEFINED, 0);
 /// `JS_NULL`.
-pub(crate) const NULL: q::JSValue = q::JS_MKVAL(q::JS_TAG_NULL, 0);
+pub(crate) const NULL: q::JSValue = mkval(q::JS_TAG_NULL, 0);
+
+/// `JS_MKVAL` with the whole 8-byte payload initialized (the upper half zero). rquickjs's
+/// `JS_MKVAL` sets only the `int32` member, and QuickJS's branch-free tests of a value (e.g. a
+/// `Map` key's `-0` normalization) then read uninitialized bytes: harmless for the result, but
+/// memcheck reports it, and it hides real reports.
+pub(crate) const fn mkval(tag: i32, val: i32) -> q::JSValue {
+    #[cfg(all(target_pointer_width = "64", target_endian = "little"))]
+    {
+        q::JSValue {
+            u: q::JSValueUnion {
+                float64: f64::from_bits(val as u32 as u64),
+            },
+            tag: tag as _,
+        }
+    }
+    #[cfg(not(all(target_pointer_width = "64", target_endian = "little")))]
+    {
+        q::JS_MKVAL(tag, val)
+    }
+}
+
+/// A number value: an `int` when `n` is an int32 (not -0), as `JS_NewFloat64` makes it, but
+/// through [`mkval`].
+pub(crate) fn number_value(n: f64) -> q::JSValue {
+    let i = n as i32;
+    if f64::from(i).to_bits() == n.to_bits() {
+        mkval(q::JS_TAG_INT, i)
+    } else {
+        q::__JS_NewFloat64(n)
+    }
+}
 
 /// Takes an owned result of a QuickJS call: `JS_EXCEPTION` becomes the pending exception.
 #[inline]

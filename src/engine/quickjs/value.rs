@@ -346,18 +346,18 @@ impl From<bool> for Value {
     fn from(b: bool) -> Self {
         Self::from_raw(
             std::ptr::null_mut(),
-            q::JS_MKVAL(q::JS_TAG_BOOL, i32::from(b)),
+            super::core::mkval(q::JS_TAG_BOOL, i32::from(b)),
         )
     }
 }
 impl From<f64> for Value {
     fn from(n: f64) -> Self {
-        Self::from_raw(std::ptr::null_mut(), q::JS_NewFloat64(n))
+        Self::from_raw(std::ptr::null_mut(), super::core::number_value(n))
     }
 }
 impl From<i32> for Value {
     fn from(n: i32) -> Self {
-        Self::from_raw(std::ptr::null_mut(), q::JS_MKVAL(q::JS_TAG_INT, n))
+        Self::from_raw(std::ptr::null_mut(), super::core::mkval(q::JS_TAG_INT, n))
     }
 }
 macro_rules! from_number {
