@@ -298,6 +298,9 @@ pub struct Agent {
     pub(crate) function_class: q::JSClassID,
     data: RefCell<HashMap<TypeId, Box<dyn Any>>>,
     pub(crate) tasks: RefCell<VecDeque<Task>>,
+    /// The Rust microtasks queued on the engine's job queue, in order: each has one job entry
+    /// there, which runs the front one (`job.rs`).
+    pub(crate) microtasks: RefCell<VecDeque<Job>>,
     pub(crate) timers: RefCell<Vec<Timer>>,
     pub(crate) timer_sequence: Cell<u64>,
     pub(crate) origin: std::time::Instant,
@@ -348,6 +351,7 @@ impl Agent {
             function_class,
             data: RefCell::new(HashMap::new()),
             tasks: RefCell::new(VecDeque::new()),
+            microtasks: RefCell::new(VecDeque::new()),
             timers: RefCell::new(Vec::new()),
             timer_sequence: Cell::new(0),
             origin: std::time::Instant::now(),
@@ -369,6 +373,8 @@ impl Agent {
         // it up), then the agent itself.
         let tasks = std::mem::take(&mut *(*agent).tasks.borrow_mut());
         drop(tasks);
+        let microtasks = std::mem::take(&mut *(*agent).microtasks.borrow_mut());
+        drop(microtasks);
         let timers = std::mem::take(&mut *(*agent).timers.borrow_mut());
         drop(timers);
         let data = std::mem::take(&mut *(*agent).data.borrow_mut());
