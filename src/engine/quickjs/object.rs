@@ -544,18 +544,28 @@ impl<T: Trace + 'static> Trace for Slot<T> {
 
 /// A traced shared pointer: an object of our native class (never an `Rc`, so that the cycle
 /// collector sees each holder's reference once).
-pub struct Shared<T: Trace + 'static>(Value, PhantomData<T>);
+pub struct Shared<T: Trace + 'static> {
+    object: Value,
+    /// The value inside the object's native data: it neither moves nor goes away while the
+    /// object lives, and `object` keeps the object alive.
+    ptr: *const T,
+}
 
 impl<T: Trace + 'static> Shared<T> {
     /// A shared pointer to `value` (in the current context's runtime).
     pub fn new(value: T) -> Self {
         let ctx = current_ctx();
-        Self(new_native_object(ctx, NULL, SharedCell(value)), PhantomData)
+        let object = new_native_object(ctx, NULL, SharedCell(value));
+        let ptr = match data_of::<SharedCell<T>>(&object) {
+            Some(cell) => std::ptr::from_ref(&cell.0),
+            // Out of memory: no object, so no value to point to.
+            None => std::ptr::null(),
+        };
+        Self { object, ptr }
     }
     /// Whether `a` and `b` point to the same value.
     pub fn ptr_eq(a: &Self, b: &Self) -> bool {
-        // SAFETY: reading pointers.
-        unsafe { q::JS_VALUE_GET_PTR(a.0.raw()) == q::JS_VALUE_GET_PTR(b.0.raw()) }
+        std::ptr::eq(a.ptr, b.ptr)
     }
 }
 
@@ -569,15 +579,21 @@ impl<T: Trace + 'static> Trace for SharedCell<T> {
 
 impl<T: Trace + 'static> Clone for Shared<T> {
     fn clone(&self) -> Self {
-        Self(self.0.clone(), PhantomData)
+        Self {
+            object: self.object.clone(),
+            ptr: self.ptr,
+        }
     }
 }
 impl<T: Trace + 'static> Deref for Shared<T> {
     type Target = T;
+    #[inline]
     fn deref(&self) -> &T {
-        match data_of::<SharedCell<T>>(&self.0) {
-            Some(cell) => &cell.0,
-            None => unreachable!("a Shared<T> object holds a T"),
+        // SAFETY: `ptr` points into the native data of the object `self.object` keeps alive;
+        // that data is only dropped by the object's finalizer.
+        match unsafe { self.ptr.as_ref() } {
+            Some(value) => value,
+            None => panic!("Shared::new ran out of memory"),
         }
     }
 }
@@ -588,7 +604,7 @@ impl<T: Trace + std::fmt::Debug + 'static> std::fmt::Debug for Shared<T> {
 }
 impl<T: Trace + 'static> Trace for Shared<T> {
     fn trace(&self, m: &mut Marker) {
-        self.0.trace(m);
+        self.object.trace(m);
     }
 }
 
