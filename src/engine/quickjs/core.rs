@@ -307,7 +307,8 @@ pub struct Agent {
     /// Native data of objects QuickJS made with a class of its own (a realm's global object),
     /// by object address: the holder, an object of our native class whose data they read as
     /// theirs. Entries live as long as the agent (roots).
-    foreign: RefCell<HashMap<usize, Value>>,
+    /// (A few entries, one per realm: a linear scan is cheaper than hashing.)
+    foreign: RefCell<Vec<(usize, Value)>>,
 }
 
 impl Agent {
@@ -355,7 +356,7 @@ impl Agent {
             timers: RefCell::new(Vec::new()),
             timer_sequence: Cell::new(0),
             origin: std::time::Instant::now(),
-            foreign: RefCell::new(HashMap::new()),
+            foreign: RefCell::new(Vec::new()),
         });
         q::JS_SetRuntimeOpaque(rt, Box::into_raw(agent).cast());
     }
@@ -390,7 +391,9 @@ impl Agent {
     pub(crate) fn adopt_foreign_data(&self, object: &Value, holder: Value) {
         // SAFETY: reading an object's address.
         let key = unsafe { q::JS_VALUE_GET_PTR(object.raw()) } as usize;
-        self.foreign.borrow_mut().insert(key, holder);
+        let mut foreign = self.foreign.borrow_mut();
+        foreign.retain(|(k, _)| *k != key);
+        foreign.push((key, holder));
     }
 
     /// Stores `data` (one value per type; a second one replaces the first).
@@ -602,7 +605,7 @@ fn foreign_native<'a>(agent: &'a Agent, value: &Value) -> Option<&'a Native> {
     }
     // SAFETY: reading an object's address.
     let key = unsafe { q::JS_VALUE_GET_PTR(value.raw()) } as usize;
-    let holder = foreign.get(&key)?;
+    let holder = foreign.iter().find(|(k, _)| *k == key).map(|(_, h)| h)?;
     // SAFETY: the holder is an object of our native class, kept alive by the map, whose
     // entries live as long as the agent; its opaque lives as long as it.
     unsafe {

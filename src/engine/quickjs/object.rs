@@ -17,7 +17,11 @@ use super::{Cx, JsResult, PropertyKey, Value};
 pub struct ErasedObjectData;
 
 /// A JavaScript object; `Object<T>` is one whose native data is a `T`.
-pub struct Object<T: NativeObject = ErasedObjectData>(Value, PhantomData<T>);
+///
+/// A typed `Object<T>` made by a downcast keeps a pointer to its `T` (the native data neither
+/// moves nor goes away while the object lives, and the handle keeps it alive), so `borrow()`
+/// is a load; otherwise the pointer is null and the data is looked up.
+pub struct Object<T: NativeObject = ErasedObjectData>(Value, *const T);
 
 impl Trace for ErasedObjectData {
     fn trace(&self, _: &mut Marker) {}
@@ -58,7 +62,7 @@ impl<T: NativeObject> Object<T> {
     /// Wraps an object value (the caller checked that it is an object holding a `T`).
     #[inline]
     pub(crate) fn from_value_unchecked(value: Value) -> Self {
-        Self(value, PhantomData)
+        Self(value, std::ptr::null())
     }
 
     /// The object as a value, borrowed.
@@ -82,6 +86,10 @@ impl<T: NativeObject> Object<T> {
     /// Borrows the object to read its native data (`object.borrow().data()`).
     #[inline]
     pub fn borrow(&self) -> ObjectRef<'_, T> {
+        // SAFETY: a non-null pointer was taken from this object's native data (see the type).
+        if let Some(data) = unsafe { self.1.as_ref() } {
+            return ObjectRef(data);
+        }
         if let Some(data) = data_of::<T>(&self.0) {
             return ObjectRef(data);
         }
@@ -97,7 +105,7 @@ impl<T: NativeObject> Object<T> {
     /// The same object, its native data's type forgotten.
     #[inline]
     pub fn upcast(self) -> Object {
-        Object(self.0, PhantomData)
+        Object(self.0, std::ptr::null())
     }
 
     /// Whether `a` and `b` are the same object.
@@ -355,10 +363,9 @@ impl Object {
 
     /// The object as an `Object<U>`, if its native data is a `U`.
     pub fn downcast<U: NativeObject>(self) -> Result<Object<U>, Self> {
-        if self.is::<U>() {
-            Ok(Object(self.0, PhantomData))
-        } else {
-            Err(self)
+        match data_of::<U>(&self.0).map(std::ptr::from_ref) {
+            Some(data) => Ok(Object(self.0, data)),
+            None => Err(self),
         }
     }
 
@@ -376,7 +383,7 @@ impl Object {
 impl<T: NativeObject> Clone for Object<T> {
     #[inline]
     fn clone(&self) -> Self {
-        Self(self.0.clone(), PhantomData)
+        Self(self.0.clone(), self.1)
     }
 }
 impl<T: NativeObject> PartialEq for Object<T> {
