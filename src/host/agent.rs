@@ -13,32 +13,12 @@
 //! an agent's context is dropped, its ports are disentangled, so the ports entangled with them
 //! get their `close` event.
 
-use std::{sync::Arc, thread::JoinHandle};
+use std::thread::JoinHandle;
 
 use boa_engine::{Context, JsObject, JsResult};
 
-use super::{error_message, Host, HostOptions, HostReport};
-use crate::html::PortCore;
-
-/// One end of an entangled pair of message ports that no agent owns yet. It can be sent to
-/// another thread, and becomes a `MessagePort` with [`Host::adopt_port`].
-#[derive(Debug)]
-pub struct PortHandle(Arc<PortCore>);
-
-/// Two entangled message ports, for two agents (or two realms) to talk through.
-pub fn port_pair() -> (PortHandle, PortHandle) {
-    let (a, b) = crate::html::port_pair();
-    (PortHandle(a), PortHandle(b))
-}
-
-/// How a spawned agent ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AgentExit {
-    /// The error its set-up returned (or the host could not be built), as the host reports it.
-    pub error: Option<String>,
-    /// What its host reported (uncaught errors, unhandled rejections).
-    pub reports: Vec<HostReport>,
-}
+pub use super::types::{port_pair, AgentExit, PortHandle};
+use super::{error_message, Host, HostOptions};
 
 impl Host {
     /// A new `MessagePort` in the current realm of `ctx` for `port` (its queue starts disabled:

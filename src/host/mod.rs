@@ -21,7 +21,7 @@ mod event_loop;
 mod globals;
 mod performance;
 
-use std::{fmt, path::Path, path::PathBuf, rc::Rc, time::Instant};
+use std::{path::Path, rc::Rc, time::Instant};
 
 use boa_engine::{context::ContextBuilder, JsError, JsNativeError, JsResult, JsValue, Source};
 
@@ -34,6 +34,8 @@ mod crypto;
 mod file_fetcher;
 mod text;
 pub use text::json_string;
+mod types;
+pub use types::{HostOptions, HostReport, RunOutcome};
 /// Helpers for tests, with the same signatures on both engines.
 pub mod test_api;
 
@@ -41,79 +43,6 @@ pub mod test_api;
 /// 10,240). See ENGINE_BUGS.md, 1: it lets about 150,000 caught exceptions leak before the
 /// limit, against about 1,460.
 pub const HOST_STACK_SIZE_LIMIT: usize = 1 << 20;
-
-/// How to build a host.
-#[derive(Clone, Default)]
-pub struct HostOptions {
-    /// Root folder that `fetch('/path')` serves files from (the WPT root for the runner):
-    /// `http:` and `https:` URLs map to files under it, whatever their host. Ignored when
-    /// [`HostOptions::fetcher`] is given.
-    pub fetch_root: Option<PathBuf>,
-    /// The fetcher behind `fetch()` for URLs other than `data:` and `blob:` (see
-    /// [`crate::fetcher`]). Without it and without [`HostOptions::fetch_root`], such a
-    /// `fetch()` rejects with a `TypeError`: no network by default.
-    pub fetcher: Option<crate::fetcher::SharedFetcher>,
-    /// Send every `console` message to stderr. By default (boa_runtime's `DefaultLogger`),
-    /// `console.error` goes to stderr and the other methods to stdout.
-    pub console_to_stderr: bool,
-    /// Make the global object a window: `window`, `postMessage(message, targetOrigin,
-    /// transfer)` posting to itself, `onmessage`, and `EventTarget.prototype` as its prototype
-    /// (for the WPT runner's `.window.js` files). The window's origin is the `fetch` origin
-    /// (`http://web-platform.test:8000`).
-    pub window: bool,
-    /// The document's URL: the global gets a `location` object with its components (`href`,
-    /// `search`, ...), and it is the API base URL that `fetch()`, `Request` and
-    /// `Response.redirect()` resolve relative URLs against (the WPT runner sets it to the test
-    /// file's URL under `http://web-platform.test:8000`). Without it, there is no `location`
-    /// and the base URL is `http://web-platform.test:8000/`.
-    pub location: Option<String>,
-}
-
-impl fmt::Debug for HostOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HostOptions")
-            .field("fetch_root", &self.fetch_root)
-            .field("fetcher", &self.fetcher.as_ref().map(|_| ".."))
-            .field("console_to_stderr", &self.console_to_stderr)
-            .field("window", &self.window)
-            .field("location", &self.location)
-            .finish()
-    }
-}
-
-/// Something the host reports instead of throwing: an error thrown by a job or timer callback,
-/// or a promise rejection nobody handled.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HostReport {
-    /// An exception thrown by a task, timer or microtask.
-    UncaughtError(String),
-    /// A promise rejected with no handler by the end of a microtask checkpoint.
-    UnhandledRejection(String),
-}
-
-impl fmt::Display for HostReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            HostReport::UncaughtError(message) => write!(f, "Uncaught {message}"),
-            HostReport::UnhandledRejection(message) => {
-                write!(f, "Unhandled promise rejection: {message}")
-            }
-        }
-    }
-}
-
-/// Why [`Host::run_until`] returned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunOutcome {
-    /// The `done` predicate became true.
-    Done,
-    /// No microtask, task or timer is left.
-    Idle,
-    /// The deadline passed first.
-    DeadlineReached,
-    /// The agent closed itself (`close()` in a spawned agent, or [`Host::close`]).
-    Closed,
-}
 
 /// The context handle the host's API takes (on Boa, Boa's `Context`).
 pub use boa_engine::Context;

@@ -2,31 +2,11 @@
 //! `MessagePort` pair: only serialized data crosses threads. The same API as the Boa host's
 //! (`src/host/agent.rs`).
 
-use std::{sync::Arc, thread::JoinHandle};
+use std::thread::JoinHandle;
 
-use super::{error_message, Context, Host, HostOptions, HostReport};
+pub use super::types::{port_pair, AgentExit, PortHandle};
+use super::{error_message, Context, Host, HostOptions};
 use crate::engine::{JsResult, Object, Value};
-use crate::html::PortCore;
-
-/// One end of an entangled `MessagePort` pair not yet owned by any agent: it can be sent to
-/// another thread and adopted there ([`Host::adopt_port`]).
-#[derive(Debug)]
-pub struct PortHandle(Arc<PortCore>);
-
-/// Two entangled port ends, for two agents.
-pub fn port_pair() -> (PortHandle, PortHandle) {
-    let (a, b) = crate::html::port_pair();
-    (PortHandle(a), PortHandle(b))
-}
-
-/// How a spawned agent ended: the error its setup threw, and what its host reported.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AgentExit {
-    /// The setup's error, if it threw.
-    pub error: Option<String>,
-    /// The host's reports (uncaught errors, unhandled rejections).
-    pub reports: Vec<HostReport>,
-}
 
 impl Host {
     /// Makes `port` a `MessagePort` of this agent's current realm.

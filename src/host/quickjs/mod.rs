@@ -31,6 +31,9 @@ mod file_fetcher;
 mod performance;
 #[path = "../text.rs"]
 mod text;
+#[path = "../types.rs"]
+mod types;
+pub use types::{HostOptions, HostReport, RunOutcome};
 
 mod agent;
 pub use agent::{port_pair, AgentExit, PortHandle};
@@ -40,72 +43,6 @@ pub mod test_api;
 
 /// The context handle the host's API takes (on QuickJS, a handle on the main realm).
 pub type Context = Cx;
-
-/// How to build a host.
-#[derive(Clone, Default)]
-pub struct HostOptions {
-    /// Root folder that `fetch('/path')` serves files from: `http:` and `https:` URLs map to
-    /// files under it, whatever their host. Ignored when [`HostOptions::fetcher`] is given.
-    pub fetch_root: Option<PathBuf>,
-    /// The fetcher behind `fetch()` for URLs other than `data:` and `blob:` (see
-    /// [`crate::fetcher`]). Without it and without a fetch root, such a `fetch()` rejects with
-    /// a `TypeError`: no network by default.
-    pub fetcher: Option<crate::fetcher::SharedFetcher>,
-    /// Send every `console` message to stderr (by default `console.error` and `console.warn`
-    /// go to stderr, the others to stdout).
-    pub console_to_stderr: bool,
-    /// Make the global object a window: `window`, `postMessage(message, targetOrigin,
-    /// transfer)` posting to itself, `onmessage`, and `EventTarget.prototype` as its prototype
-    /// (as the Boa host's option).
-    pub window: bool,
-    /// The document's URL: the base URL of `fetch()`, `Request` and `Response.redirect()`.
-    pub location: Option<String>,
-}
-
-impl fmt::Debug for HostOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HostOptions")
-            .field("fetch_root", &self.fetch_root)
-            .field("fetcher", &self.fetcher.as_ref().map(|_| ".."))
-            .field("console_to_stderr", &self.console_to_stderr)
-            .field("window", &self.window)
-            .field("location", &self.location)
-            .finish()
-    }
-}
-
-/// Something the host reports instead of throwing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HostReport {
-    /// An exception thrown by a task, timer or microtask.
-    UncaughtError(String),
-    /// A promise rejected with no handler by the end of a microtask checkpoint.
-    UnhandledRejection(String),
-}
-
-impl fmt::Display for HostReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            HostReport::UncaughtError(message) => write!(f, "Uncaught {message}"),
-            HostReport::UnhandledRejection(message) => {
-                write!(f, "Unhandled promise rejection: {message}")
-            }
-        }
-    }
-}
-
-/// Why [`Host::run_until`] returned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunOutcome {
-    /// The `done` predicate became true.
-    Done,
-    /// No microtask, task or timer is left.
-    Idle,
-    /// The deadline passed first.
-    DeadlineReached,
-    /// The agent closed itself.
-    Closed,
-}
 
 /// The host's state shared with the QuickJS hooks.
 #[derive(Default)]
