@@ -1,7 +1,8 @@
-//! The embedding example from README.md.
+//! The embedding example from README.md (either engine: `cargo run --example embed`, or with
+//! `--no-default-features --features engine-quickjs`).
 use boa_streams::host::{Host, HostOptions};
 
-fn main() -> boa_engine::JsResult<()> {
+fn main() -> boa_streams::JsResult<()> {
     // A context with the streams globals, the DOM pieces they need (DOMException,
     // AbortSignal, ...), timers, console, and an HTML-ordered event loop.
     let (host, mut ctx) = Host::new(HostOptions::default())?;

@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io::Write;
 
 use boa_streams::host::{Host, HostOptions};
-use boa_streams::rust::{js_string, ReadSource, WriteSink};
+use boa_streams::rust::{ReadSource, WriteSink};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -22,12 +22,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (host, mut ctx) = Host::new(HostOptions::default()).map_err(|e| e.to_string())?;
     let source = ReadSource::new(File::open(&input)?, 16 * 1024).into_stream(&mut ctx)?;
     let sink = WriteSink::new(output).into_stream(&mut ctx)?;
-    let global = ctx.global_object();
-    global
-        .set(js_string("source"), source.to_value(), false, &mut ctx)
+    host.set_global(&mut ctx, "source", source.to_value())
         .map_err(|e| e.to_string())?;
-    global
-        .set(js_string("sink"), sink.to_value(), false, &mut ctx)
+    host.set_global(&mut ctx, "sink", sink.to_value())
         .map_err(|e| e.to_string())?;
 
     host.eval_script(

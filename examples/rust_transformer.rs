@@ -5,12 +5,12 @@
 //! keeping a partial line across chunks and flushing it at the end. Script pipes a stream of
 //! arbitrarily cut text through it.
 
-use boa_engine::{JsError, JsResult, JsValue, NativeFunction};
 use boa_streams::host::{Host, HostOptions};
 use boa_streams::rust::{
     js_string, Completion, Context, StreamError, TransformController, TransformStream, Transformer,
     Value,
 };
+use boa_streams::JsResult;
 
 #[derive(Default)]
 struct LineSplitter {
@@ -49,22 +49,19 @@ impl Transformer for LineSplitter {
     }
 }
 
-/// A native function of Boa's: its values are Boa's `JsValue`s, which `boa_streams::rust::Value`
-/// converts to and from.
-fn line_splitter(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    TransformStream::from_transformer(LineSplitter::default(), ctx)
-        .map(|t| t.to_value().into())
-        .map_err(|e| JsError::from_opaque(e.into_js(ctx).into()))
+/// A native function (`boa_streams::NativeFunctionPointer`), defined on the global with
+/// `Host::define_global_function`.
+fn line_splitter(_: &Value, _: &[Value], ctx: &mut Context) -> JsResult<Value> {
+    match TransformStream::from_transformer(LineSplitter::default(), ctx) {
+        Ok(t) => Ok(t.to_value()),
+        Err(e) => Err(e.into_thrown(ctx)),
+    }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (host, mut ctx) = Host::new(HostOptions::default()).map_err(|e| e.to_string())?;
-    ctx.register_global_callable(
-        js_string("lineSplitter").into(),
-        0,
-        NativeFunction::from_fn_ptr(line_splitter),
-    )
-    .map_err(|e| e.to_string())?;
+    host.define_global_function(&mut ctx, "lineSplitter", 0, line_splitter)
+        .map_err(|e| e.to_string())?;
     host.eval_script(
         &mut ctx,
         "main.js",

@@ -112,6 +112,12 @@ impl StreamError {
         }
     }
 
+    /// This error thrown: what a native function (`boa_streams::NativeFunctionPointer`)
+    /// returns to throw it.
+    pub fn into_thrown(self, ctx: &mut Cx) -> crate::engine::JsError {
+        engine::throw_value(self.into_js(ctx))
+    }
+
     /// The JS value, if this is [`StreamError::Js`].
     ///
     /// ```
