@@ -34,6 +34,7 @@ mod buffer;
 mod callback;
 pub mod clone;
 mod encoding;
+pub(crate) mod diff_hook;
 pub(crate) mod internal_promise;
 mod job;
 mod json;

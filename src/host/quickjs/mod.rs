@@ -21,6 +21,7 @@ use crate::engine::{Cx, JsError, JsResult, Value};
 
 #[path = "../base64.rs"]
 mod base64;
+pub mod diff_api;
 #[path = "../crypto.rs"]
 mod crypto;
 #[path = "../file_fetcher.rs"]
