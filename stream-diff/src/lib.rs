@@ -781,7 +781,10 @@ pub fn main_with_args(args: &[String]) -> i32 {
                 run.native.events.len(),
                 run.reference.events.len()
             );
-            print!("{}", describe_run(&run, &other, options.context, options.events));
+            print!(
+                "{}",
+                describe_run(&run, &other, options.context, options.events)
+            );
         }
         records.push(Record {
             name: script.clone(),
@@ -877,7 +880,8 @@ pub fn main_with_args(args: &[String]) -> i32 {
                             program.stmts.len(),
                             min_path.display()
                         );
-                        for line in describe_run(&small_run, &other, options.context, false).lines() {
+                        for line in describe_run(&small_run, &other, options.context, false).lines()
+                        {
                             println!("  {line}");
                         }
                     }

@@ -9,9 +9,9 @@ use std::{
     time::Duration,
 };
 
-use crate::{binary_variable, cargo_command};
 use crate::fork::{deserialize, parse_request, read_frame, request, serialize, write_frame};
 use crate::side::{self, Limits, Outcome, ReferenceSource, SideKind, SideResult};
+use crate::{binary_variable, cargo_command};
 
 /// The option that makes the tool a peer.
 pub const SERVE_FLAG: &str = "--serve-native";

@@ -76,7 +76,9 @@ pub(crate) fn perform_promise_then(
     // SAFETY: a live context; JS_GetPrototype returns a new reference (null for none).
     let proto = check(cx, unsafe { q::JS_GetPrototype(cx.raw(), promise.raw()) })?;
     // SAFETY: a live context; an extensible ordinary object's prototype can be set.
-    check_status(cx, unsafe { q::JS_SetPrototype(cx.raw(), promise.raw(), NULL) })?;
+    check_status(cx, unsafe {
+        q::JS_SetPrototype(cx.raw(), promise.raw(), NULL)
+    })?;
     let result = super::call(&then, promise, &args, cx);
     // SAFETY: as above; the prototype was this object's own.
     let restored = check_status(cx, unsafe {

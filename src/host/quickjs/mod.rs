@@ -21,9 +21,9 @@ use crate::engine::{Cx, JsError, JsResult, Value};
 
 #[path = "../base64.rs"]
 mod base64;
-pub mod diff_api;
 #[path = "../crypto.rs"]
 mod crypto;
+pub mod diff_api;
 #[path = "../file_fetcher.rs"]
 mod file_fetcher;
 #[path = "../text.rs"]
