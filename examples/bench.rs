@@ -36,8 +36,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use boa_engine::{js_string, Context};
-use boa_streams::host::{error_message, Host, HostOptions};
+use boa_streams::host::{error_message, Context, Host, HostOptions};
 
 /// What a run must return, as `count:sum`.
 #[derive(Clone, Copy)]
@@ -606,8 +605,8 @@ const POLYFILL_SETUP: &str = r#"
 /// The outcome of one run: its time, or `None` if the scenario does not apply to the engine.
 type RunResult = Result<Option<Duration>, String>;
 
-/// Runs `body` with `n` chunks in a fresh Boa context; returns the time of the workload alone
-/// after checking its result against `expected`.
+/// Runs `body` with `n` chunks in a fresh host (on the engine this binary is built for);
+/// returns the time of the workload alone after checking its result against `expected`.
 fn run_boa(body: &str, n: u64, size: u64, expected: &str, polyfill: Option<&str>) -> RunResult {
     let (host, mut ctx) =
         Host::new(HostOptions::default()).map_err(|e| format!("cannot build a host: {e}"))?;
@@ -635,15 +634,9 @@ fn run_boa(body: &str, n: u64, size: u64, expected: &str, polyfill: Option<&str>
         let reports: Vec<String> = reports.iter().map(ToString::to_string).collect();
         return Err(reports.join("; "));
     }
-    let read = |ctx: &mut Context, key| -> Result<String, String> {
-        let run = ctx
-            .global_object()
-            .get(js_string!("__bench"), ctx)
-            .map_err(|e| error_message(e, ctx))?;
-        let value = run
-            .as_object()
-            .ok_or("no __bench object")?
-            .get(key, ctx)
+    let read = |ctx: &mut Context, key: &str| -> Result<String, String> {
+        let value = host
+            .evaluate(ctx, None, &format!("__bench.{key}"))
             .map_err(|e| error_message(e, ctx))?;
         Ok(if value.is_undefined() {
             String::new()
@@ -654,11 +647,11 @@ fn run_boa(body: &str, n: u64, size: u64, expected: &str, polyfill: Option<&str>
                 .to_std_string_escaped()
         })
     };
-    let error = read(&mut ctx, js_string!("error"))?;
+    let error = read(&mut ctx, "error")?;
     if !error.is_empty() {
         return Err(format!("the workload rejected: {error}"));
     }
-    let result = read(&mut ctx, js_string!("result"))?;
+    let result = read(&mut ctx, "result")?;
     check(&result, expected).map(|applies| applies.then_some(elapsed))
 }
 
@@ -863,16 +856,46 @@ fn measure_node(scenarios: &[&Scenario], o: &Options) -> Option<Vec<Cell>> {
         );
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let cells = scenarios
+    Some(parse_cells(&stdout, "", scenarios, o, "node"))
+}
+
+/// Reads one cell per scenario from a child's output: lines `PREFIXKEY ok T1 T2 ..` (each
+/// timed run in nanoseconds), `PREFIXKEY stats MEDIAN MIN MAX` (ns per chunk), `PREFIXKEY
+/// n/a` or `PREFIXKEY error MESSAGE`.
+fn parse_cells(
+    stdout: &str,
+    prefix: &str,
+    scenarios: &[&Scenario],
+    o: &Options,
+    who: &str,
+) -> Vec<Cell> {
+    scenarios
         .iter()
         .map(|s| {
-            let line = stdout
-                .lines()
-                .find_map(|l| l.strip_prefix(s.key).and_then(|l| l.strip_prefix(' ')));
+            let line = stdout.lines().find_map(|l| {
+                l.strip_prefix(prefix)
+                    .and_then(|l| l.strip_prefix(s.key))
+                    .and_then(|l| l.strip_prefix(' '))
+            });
             match line {
-                None => Cell::Failed("no output from node".into()),
+                None => Cell::Failed(format!("no output from {who}")),
                 Some("n/a") => Cell::NotApplicable,
                 Some(l) if l.starts_with("error ") => Cell::Failed(l[6..].to_string()),
+                Some(l) if l.starts_with("stats ") => {
+                    let v: Vec<f64> = l[6..]
+                        .split_whitespace()
+                        .filter_map(|t| t.parse::<f64>().ok())
+                        .collect();
+                    match v[..] {
+                        [median, min, max] => Cell::Measured(Stats {
+                            median,
+                            min,
+                            max,
+                            n: o.n(s),
+                        }),
+                        _ => Cell::Failed(format!("unreadable {who} output {l:?}")),
+                    }
+                }
                 Some(l) => {
                     let times: Vec<Duration> = l
                         .trim_start_matches("ok")
@@ -881,15 +904,80 @@ fn measure_node(scenarios: &[&Scenario], o: &Options) -> Option<Vec<Cell>> {
                         .map(Duration::from_nanos)
                         .collect();
                     if times.is_empty() {
-                        Cell::Failed(format!("unreadable node output {l:?}"))
+                        Cell::Failed(format!("unreadable {who} output {l:?}"))
                     } else {
                         Cell::Measured(Stats::of(&times, o.n(s)))
                     }
                 }
             }
         })
-        .collect();
-    Some(cells)
+        .collect()
+}
+
+/// Measures the native streams and the floor of every selected scenario on QuickJS: this
+/// example built with `--no-default-features --features engine-quickjs` (in the target
+/// folder's `engine-quickjs` subfolder), run once with `--cells`. Returns (native, floor).
+fn measure_quickjs(
+    scenarios: &[&Scenario],
+    o: &Options,
+    only: Option<&str>,
+) -> Option<(Vec<Cell>, Vec<Cell>)> {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join("target"))
+        .join("engine-quickjs");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .args(["run", "--quiet", "--release", "--example", "bench"])
+        .args(["--no-default-features", "--features", "engine-quickjs"])
+        .arg("--target-dir")
+        .arg(&target)
+        .arg("--manifest-path")
+        .arg(manifest.join("Cargo.toml"))
+        .args(["--", "--cells", "--reps", &o.reps.to_string()])
+        .args(["--warmup", &o.warmup.to_string()]);
+    if o.quick {
+        command.arg("--quick");
+    }
+    if let Some(key) = only {
+        command.args(["--scenario", key]);
+    }
+    eprintln!("  QuickJS: building and running the bench on quickjs-ng ...");
+    let output = match command.output() {
+        Ok(output) => output,
+        Err(e) => {
+            eprintln!("note: no QuickJS numbers (cannot run cargo: {e})");
+            return None;
+        }
+    };
+    if !output.status.success() {
+        eprintln!(
+            "QuickJS bench failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    Some((
+        parse_cells(&stdout, "native ", scenarios, o, "QuickJS"),
+        parse_cells(&stdout, "floor ", scenarios, o, "QuickJS"),
+    ))
+}
+
+/// `--cells`: measures native and floor on this binary's engine and prints one line per
+/// scenario and side (`native KEY stats MEDIAN MIN MAX`, ...), for [`measure_quickjs`].
+fn print_cells(scenarios: &[&Scenario], o: &Options) {
+    for s in scenarios {
+        for (label, engine) in [("native", Engine::Native), ("floor", Engine::Floor)] {
+            let line = match measure_boa(s, engine, None, o) {
+                Cell::Measured(st) => format!("stats {} {} {}", st.median, st.min, st.max),
+                Cell::NotApplicable | Cell::NotRun => "n/a".to_owned(),
+                Cell::Failed(e) => format!("error {}", e.replace('\n', " ")),
+            };
+            println!("{label} {} {line}", s.key);
+        }
+    }
 }
 
 /// Two contexts on two threads against one context on one thread, same work per thread: returns
@@ -958,8 +1046,12 @@ fn main() -> ExitCode {
         Engine::Node,
     ];
     let mut run_threads = true;
+    let mut cells = false;
+    // The QuickJS columns: measured by a QuickJS build of this example (a Boa build only).
+    let mut quickjs = cfg!(feature = "engine-boa");
     let usage = "usage: bench [--polyfill PATH_TO_JS] [--quick] [--scenario KEY] \
-                 [--engine native|floor|polyfill|node] [--reps R] [--warmup W] [--no-threads] [--list]";
+                 [--engine native|floor|polyfill|node] [--reps R] [--warmup W] [--no-threads] \
+                 [--no-quickjs] [--cells] [--list]";
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| {
@@ -978,6 +1070,8 @@ fn main() -> ExitCode {
             match arg.as_str() {
                 "--quick" => o.quick = true,
                 "--no-threads" => run_threads = false,
+                "--no-quickjs" => quickjs = false,
+                "--cells" => cells = true,
                 "--polyfill" => polyfill_path = PathBuf::from(value("--polyfill")?),
                 "--scenario" => only = Some(value("--scenario")?),
                 "--reps" => o.reps = number(value("--reps")?)?.max(1),
@@ -1027,6 +1121,11 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
 
+    if cells {
+        print_cells(&scenarios, &o);
+        return ExitCode::SUCCESS;
+    }
+
     let polyfill = if engines.contains(&Engine::Polyfill) {
         match std::fs::read_to_string(&polyfill_path) {
             Ok(source) => Some(source),
@@ -1056,10 +1155,16 @@ fn main() -> ExitCode {
     } else {
         None
     };
-    let mut rows: Vec<[Cell; 4]> = Vec::new();
+    // QuickJS next, in its own process, while nothing else of ours runs.
+    let qjs = if quickjs && engines.contains(&Engine::Native) {
+        measure_quickjs(&scenarios, &o, only.as_deref())
+    } else {
+        None
+    };
+    let mut rows: Vec<[Cell; 6]> = Vec::new();
     let mut failed = false;
     for (index, s) in scenarios.iter().enumerate() {
-        let mut row: [Cell; 4] = [Cell::NotRun, Cell::NotRun, Cell::NotRun, Cell::NotRun];
+        let mut row: [Cell; 6] = std::array::from_fn(|_| Cell::NotRun);
         for (slot, engine) in [Engine::Native, Engine::Floor, Engine::Polyfill]
             .into_iter()
             .enumerate()
@@ -1071,7 +1176,18 @@ fn main() -> ExitCode {
         if let Some(cells) = &node {
             row[3] = cells[index].clone();
         }
-        for (cell, engine) in row.iter().zip(["native", "floor", "polyfill", "node"]) {
+        if let Some((native, floor)) = &qjs {
+            row[4] = native[index].clone();
+            row[5] = floor[index].clone();
+        }
+        for (cell, engine) in row.iter().zip([
+            "native",
+            "floor",
+            "polyfill",
+            "node",
+            "QuickJS native",
+            "QuickJS floor",
+        ]) {
             if let Cell::Failed(e) = cell {
                 eprintln!("  {} ({engine}): {e}", s.key);
                 failed = true;
@@ -1105,8 +1221,28 @@ fn main() -> ExitCode {
         );
     }
     println!();
+    if qjs.is_some() {
+        println!("Boa and QuickJS (quickjs-ng 0.16), the same scenarios in the same run:");
+        println!();
+        println!("| scenario | Boa native | Boa floor | Boa native / floor | QuickJS native | QuickJS floor | QuickJS native / floor | QuickJS / Boa, native |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+        for (s, row) in scenarios.iter().zip(&rows) {
+            println!(
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} |",
+                s.key,
+                row[0].show(),
+                row[1].show(),
+                show(ratio(&row[0], &row[1])),
+                row[4].show(),
+                row[5].show(),
+                show(ratio(&row[4], &row[5])),
+                show(ratio(&row[4], &row[0])),
+            );
+        }
+        println!();
+    }
 
-    let find = |key: &str| -> Option<&[Cell; 4]> {
+    let find = |key: &str| -> Option<&[Cell; 6]> {
         scenarios
             .iter()
             .position(|s| s.key == key)

@@ -20,6 +20,9 @@ const SCRIPT: &str = r#"
     })()
 "#;
 
+// `eval_script` returns the engine's value (a Boa `JsValue` on Boa, already a `Value` on
+// QuickJS): the `.into()` is a conversion on one engine and none on the other.
+#[allow(clippy::useless_conversion)]
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (host, mut ctx) = Host::new(HostOptions::default()).map_err(|e| e.to_string())?;
 

@@ -2,18 +2,22 @@
 //! a `TransformStream`'s writable side while the other thread reads the readable side, which
 //! it received through a `MessagePort` (`postMessage(readable, [readable])`).
 //!
-//! `cargo run --example transfer_thread`
+//! `cargo run --example transfer_thread` (on QuickJS: `cargo run --no-default-features
+//! --features engine-quickjs --example transfer_thread`)
 
-use boa_engine::{js_string, JsResult};
 use boa_streams::host::{Host, HostOptions};
 
-fn main() -> JsResult<()> {
+fn main() -> Result<(), String> {
+    run().map_err(|e| e.to_string())
+}
+
+fn run() -> boa_streams::JsResult<()> {
     let (host, mut ctx) = Host::new(HostOptions::default())?;
 
     // The reader: a second host on its own thread. It gets the stream in a message, reads it
     // to the end, and sends back what it saw.
     let (port, agent) = host.spawn_agent(&mut ctx, HostOptions::default(), |host, ctx, port| {
-        ctx.global_object().set(js_string!("port"), port, true, ctx)?;
+        host.set_global(ctx, "port", port)?;
         host.eval_script(
             ctx,
             "reader.js",
@@ -38,8 +42,7 @@ fn main() -> JsResult<()> {
 
     // The writer: this thread. It transfers the readable side and writes into the writable
     // side, one chunk every 10 ms.
-    ctx.global_object()
-        .set(js_string!("port"), port, true, &mut ctx)?;
+    host.set_global(&mut ctx, "port", port)?;
     host.eval_script(
         &mut ctx,
         "writer.js",

@@ -76,7 +76,7 @@ fn ten_thousand_transferred_streams_release_their_ports() {
         // No port is held by the agent any more, and after a collection none is alive.
         TestAction::inspect_host(|host, ctx| assert_eq!(host.entangled_ports(ctx), 0)),
     ]);
-    boa_gc::force_collect();
+    boa_streams::host::test_api::collect_garbage(fixture.context());
     assert_eq!(boa_streams::live_port_queues(), before);
     drop(fixture);
 }

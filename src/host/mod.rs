@@ -30,10 +30,13 @@ use event_loop::EventLoop;
 
 pub use agent::{port_pair, AgentExit, PortHandle};
 
+mod common_api;
 mod crypto;
 mod file_fetcher;
 mod text;
 pub use text::json_string;
+/// Helpers for tests, with the same signatures on both engines.
+pub mod test_api;
 
 /// The VM stack size limit of a host's context, in values: 1,048,576 (Boa's default is
 /// 10,240). See ENGINE_BUGS.md, 1: it lets about 150,000 caught exceptions leak before the
@@ -362,8 +365,8 @@ fn install_globals(options: &HostOptions, ctx: &mut Context) -> JsResult<()> {
 
 /// The message of an uncaught exception, as the host reports it: `ToString(thrown value)`
 /// (e.g. `TypeError: foo`), falling back to Boa's display form when that throws.
-pub fn error_message(error: JsError, ctx: &mut Context) -> String {
-    event_loop::error_message(error, ctx)
+pub fn error_message(error: impl Into<JsError>, ctx: &mut Context) -> String {
+    event_loop::error_message(error.into(), ctx)
 }
 
 /// The host's event loop is what [`crate::rust::Ticket::wait`] drives.

@@ -4,13 +4,13 @@ use std::cell::RefCell;
 
 use crate::support::dom::{capture_reports, run_dom_actions};
 use crate::support::script::TestAction;
-use crate::support::{eval_string, global, text};
-use boa_engine::{js_string, object::builtins::JsArray, property::Attribute, Context, Source};
+use crate::support::{eval_string, evaluate, global, set_global, text};
 use boa_streams::dom::{
     add_abort_algorithm, is_abort_signal, new_abort_signal, remove_abort_algorithm, signal_abort,
     signal_is_aborted, signal_reason, AbortAlgorithmHandle,
 };
-use boa_streams::{JsResult, Object};
+use boa_streams::host::{test_api, Context};
+use boa_streams::{JsResult, JsString, Object, Value};
 
 #[test]
 fn interface_shapes() {
@@ -323,11 +323,21 @@ fn timeout() {
 
 // ----- Rust API -----
 
+/// `array.push(item)`.
+fn push(array: &Object, item: &str, ctx: &mut Context) -> JsResult<()> {
+    let push = array.get("push", ctx)?;
+    let push = push.as_object().expect("Array.prototype.push");
+    push.call(
+        &Value::from(array.clone()),
+        &[Value::from(JsString::from(item))],
+        ctx,
+    )?;
+    Ok(())
+}
+
 fn log_step(data: &Object, ctx: &mut Context) -> JsResult<()> {
     // `data` is a JS array: record that the algorithm ran, and whether listeners already ran.
-    let array = JsArray::from_object(data.clone().into())?;
-    array.push(js_string!("algorithm"), ctx)?;
-    Ok(())
+    push(data, "algorithm", ctx)
 }
 
 thread_local! {
@@ -335,32 +345,23 @@ thread_local! {
 }
 
 fn removing_step(data: &Object, ctx: &mut Context) -> JsResult<()> {
-    let array = JsArray::from_object(data.clone().into())?;
-    array.push(js_string!("remover"), ctx)?;
+    push(data, "remover", ctx)?;
     if let Some((signal, handle)) = TO_REMOVE.with(|t| t.borrow_mut().take()) {
         remove_abort_algorithm(&signal, handle);
         // Aborting again from an algorithm is a no-op.
-        signal_abort(&signal, js_string!("ignored").into(), ctx)?;
+        signal_abort(&signal, JsString::from("ignored").into(), ctx)?;
     }
     Ok(())
 }
 
 /// The shared `log` array, which the abort algorithms of these tests push to.
 fn shared_log(ctx: &mut Context) -> Object {
-    global(ctx, "log")
-        .as_object()
-        .expect("the shared log")
-        .clone()
-        .into()
+    global(ctx, "log").as_object().expect("the shared log")
 }
 
 /// The global `sig`, the signal these tests made in Rust.
 fn sig(ctx: &mut Context) -> Object {
-    global(ctx, "sig")
-        .as_object()
-        .expect("the signal")
-        .clone()
-        .into()
+    global(ctx, "sig").as_object().expect("the signal")
 }
 
 #[test]
@@ -372,8 +373,7 @@ fn rust_algorithms_run_before_listeners() {
             assert!(!is_abort_signal(&boa_streams::Value::undefined()));
             assert!(!signal_is_aborted(&signal));
             assert!(signal_reason(&signal).is_undefined());
-            ctx.register_global_property(js_string!("sig"), signal.clone(), Attribute::all())
-                .expect("sig");
+            set_global(ctx, "sig", signal.clone());
             let log_object = shared_log(ctx);
             let removed = add_abort_algorithm(&signal, log_object.clone(), log_step);
             remove_abort_algorithm(&signal, removed);
@@ -385,8 +385,8 @@ fn rust_algorithms_run_before_listeners() {
         TestAction::run("sig.addEventListener('abort', () => log.push('listener:' + sig.reason));"),
         TestAction::inspect_context(|ctx| {
             let signal = sig(ctx);
-            boa_engine::gc::force_collect();
-            signal_abort(&signal, js_string!("why").into(), ctx).expect("abort");
+            test_api::collect_garbage(ctx);
+            signal_abort(&signal, JsString::from("why").into(), ctx).expect("abort");
             assert!(signal_is_aborted(&signal));
         }),
         TestAction::assert_log("remover,algorithm,listener:why"),
@@ -409,8 +409,7 @@ fn rust_signal_abort_default_reason_and_dependents() {
     run_dom_actions([
         TestAction::inspect_context(|ctx| {
             let signal = new_abort_signal(ctx).expect("signal");
-            ctx.register_global_property(js_string!("sig"), signal, Attribute::all())
-                .expect("sig");
+            set_global(ctx, "sig", signal);
         }),
         TestAction::run(
             "var dep = AbortSignal.any([sig]); var seen = []; dep.onabort = () => seen.push(dep.reason === sig.reason);",
@@ -439,11 +438,11 @@ fn gc_with_pending_listeners_and_algorithms() {
     run_dom_actions([
         TestAction::inspect_context(|ctx| {
             let signal = new_abort_signal(ctx).expect("signal");
-            let data = JsArray::new(ctx).expect("array");
-            add_abort_algorithm(&signal, data.clone().into(), log_step);
-            ctx.register_global_property(js_string!("sig"), signal.clone(), Attribute::all())
-                .expect("sig");
-            ctx.eval(Source::from_bytes(
+            let data = evaluate(ctx, "[]").as_object().expect("an array");
+            add_abort_algorithm(&signal, data.clone(), log_step);
+            set_global(ctx, "sig", signal.clone());
+            evaluate(
+                ctx,
                 r#"
         var hits = 0;
         for (let i = 0; i < 200; i++) {
@@ -453,22 +452,19 @@ fn gc_with_pending_listeners_and_algorithms() {
           t.addEventListener('x', () => {}, { signal: sig });
         }
         "#,
-            ))
-            .expect("setup");
+            );
             drop(data);
-            boa_engine::gc::force_collect();
+            test_api::collect_garbage(ctx);
             signal_abort(&signal, boa_streams::Value::undefined(), ctx).expect("abort");
-            boa_engine::gc::force_collect();
+            test_api::collect_garbage(ctx);
         }),
         TestAction::assert_string("hits", "200"),
         TestAction::assert_string("String(sig.aborted)", "true"),
     ]);
 }
 
-fn failing_step(_: &Object, _: &mut Context) -> JsResult<()> {
-    Err(boa_engine::JsNativeError::typ()
-        .with_message("algorithm failed")
-        .into())
+fn failing_step(_: &Object, ctx: &mut Context) -> JsResult<()> {
+    test_api::evaluate(ctx, "throw new TypeError('algorithm failed')").map(drop)
 }
 
 #[test]
@@ -480,8 +476,7 @@ fn errors_from_algorithms_and_engine_limits() {
             let log = shared_log(ctx);
             add_abort_algorithm(&signal, log.clone(), failing_step);
             add_abort_algorithm(&signal, log, log_step);
-            ctx.register_global_property(js_string!("sig"), signal, Attribute::all())
-                .expect("sig");
+            set_global(ctx, "sig", signal);
         }),
         TestAction::run("sig.addEventListener('abort', () => log.push('listener'));"),
         TestAction::inspect_context(|ctx| {
@@ -492,7 +487,8 @@ fn errors_from_algorithms_and_engine_limits() {
         TestAction::assert_log("algorithm,listener"),
         // A listener that hits the recursion limit: no panic, the state is reset.
         TestAction::inspect_context(|ctx| {
-            let result = ctx.eval(Source::from_bytes(
+            let result = test_api::evaluate(
+                ctx,
                 r#"
         var c = new AbortController();
         var events = [];
@@ -500,9 +496,9 @@ fn errors_from_algorithms_and_engine_limits() {
         c.signal.addEventListener('abort', () => events.push('second'));
         try { c.abort(); } catch (e) {}
         "#,
-            ));
+            );
             let _ = result;
-            let _ = ctx.run_jobs();
+            let _ = test_api::run_script(ctx, "");
             let state = eval_string(
                 ctx,
                 "String([c.signal.aborted, events.length > 0 && events[0].eventPhase, takeReports().length])",

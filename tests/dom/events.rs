@@ -302,19 +302,18 @@ fn listener_exceptions_are_reported() {
 
 #[test]
 fn rust_event_api() {
-    use boa_engine::{js_string, property::Attribute, Source};
+    use crate::support::{evaluate, set_global};
     use boa_streams::dom::{create_event, dispatch_event, is_event, is_event_target};
     use boa_streams::Object;
 
     run_dom_actions([
         TestAction::inspect_context(|ctx| {
-            let target = ctx
-                .eval(Source::from_bytes(
-                    "var t = new EventTarget(); var got = []; \
-                     t.addEventListener('ready', e => got.push(e.type + ':' + e.isTrusted + ':' + e.cancelable)); t",
-                ))
-                .expect("target");
-            let target: Object = target.as_object().expect("object").into();
+            let target = evaluate(
+                ctx,
+                "var t = new EventTarget(); var got = []; \
+                 t.addEventListener('ready', e => got.push(e.type + ':' + e.isTrusted + ':' + e.cancelable)); t",
+            );
+            let target: Object = target.as_object().expect("object");
             assert!(is_event_target(&target.clone().into()));
             let event = create_event(ctx, "ready").expect("event");
             assert!(is_event(&event.clone().into()));
@@ -323,8 +322,7 @@ fn rust_event_api() {
             assert!(dispatch_event(&target, &event, ctx).expect("dispatch"));
             assert!(dispatch_event(&Object::with_null_proto(), &event, ctx).is_err());
             assert!(dispatch_event(&target, &Object::with_null_proto(), ctx).is_err());
-            ctx.register_global_property(js_string!("ev"), event, Attribute::all())
-                .expect("global");
+            set_global(ctx, "ev", event);
         }),
         TestAction::check(
             r#"

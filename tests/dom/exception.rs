@@ -2,7 +2,7 @@
 
 use crate::support::dom::run_dom_actions;
 use crate::support::script::{Fixture, TestAction, WEBIDL_SHAPES};
-use boa_engine::{js_string, property::Attribute, Context, JsString, Source};
+use crate::support::set_global;
 
 #[test]
 fn interface_object_shape() {
@@ -119,11 +119,11 @@ fn rust_constructor() {
                 .expect("create");
             assert!(boa_streams::dom::is_dom_exception(&e.clone().into()));
             assert_eq!(
-                boa_streams::dom::dom_exception_name(&e.clone().into()).map(JsString::from),
-                Some(js_string!("TimeoutError"))
+                boa_streams::dom::dom_exception_name(&e.clone().into())
+                    .map(|name| name.to_std_string_escaped()),
+                Some("TimeoutError".to_owned())
             );
-            ctx.register_global_property(js_string!("fromRust"), e, Attribute::all())
-                .expect("global");
+            set_global(ctx, "fromRust", e);
         }),
         TestAction::check(
             r#"
@@ -138,8 +138,7 @@ fn rust_constructor() {
         ),
         TestAction::inspect_context(|ctx| {
             let e = boa_streams::dom::create_dom_exception(ctx, "", "AbortError").expect("create");
-            ctx.register_global_property(js_string!("fromRust2"), e, Attribute::all())
-                .expect("global");
+            set_global(ctx, "fromRust2", e);
         }),
         TestAction::check(
             r#"
@@ -152,13 +151,14 @@ fn rust_constructor() {
 
 #[test]
 fn register_replaces_existing_globals() {
-    let mut ctx = Context::default();
-    ctx.eval(Source::from_bytes(
-        "globalThis.DOMException = 1; globalThis.AbortSignal = 2; globalThis.EventTarget = 3;",
-    ))
-    .expect("setup");
-    boa_streams::register(&mut ctx).expect("register");
-    Fixture::from_context(ctx).with(WEBIDL_SHAPES).run([
+    // A fixture has the streams globals already: they are overwritten, then registered again.
+    Fixture::streams().with(WEBIDL_SHAPES).run([
+        TestAction::run(
+            "globalThis.DOMException = 1; globalThis.AbortSignal = 2; globalThis.EventTarget = 3;",
+        ),
+        TestAction::inspect_context(|ctx| {
+            boa_streams::register(ctx).expect("register");
+        }),
         TestAction::check(
             r#"
         eq(typeof DOMException, 'function', 'DOMException');

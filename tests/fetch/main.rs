@@ -358,12 +358,12 @@ fn a_gzip_body_streams_through_decompression_with_bounded_read_ahead() {
     // of the decompressed bytes consumed (through a host function reading the counter).
     fixture.run([
         TestAction::inspect_context(move |ctx| {
-            use boa_engine::{js_string, native_function::NativeFunction, JsValue};
-            let f = NativeFunction::from_fn_ptr(|_, _, _| {
-                Ok(JsValue::from(GZIP_HANDED_OUT.load(Ordering::SeqCst) as f64))
-            });
-            ctx.register_global_builtin_callable(js_string!("handedOut"), 0, f)
-                .unwrap();
+            use boa_streams::host::{test_api, Context};
+            use boa_streams::{JsResult, Value};
+            fn handed_out(_: &Value, _: &[Value], _: &mut Context) -> JsResult<Value> {
+                Ok(Value::from(GZIP_HANDED_OUT.load(Ordering::SeqCst) as f64))
+            }
+            test_api::define_global_function(ctx, "handedOut", 0, handed_out).unwrap();
         }),
         TestAction::run(
             r"

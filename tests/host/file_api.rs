@@ -2,11 +2,8 @@
 //! abort), `Blob`/`File` in `structuredClone` and across agents, the blob URL store; and the
 //! small DOM and HTML pieces beside them: `CustomEvent`, `atob`/`btoa`.
 
-use std::time::{Duration, Instant};
-
-use crate::support::script::{run_host_actions, Fixture, TestAction};
-use boa_engine::{js_string, Context, JsValue, NativeFunction};
-use boa_streams::host::{HostOptions, RunOutcome};
+use crate::support::script::{run_host_actions, TestAction};
+use boa_streams::host::{test_api, Context};
 
 fn assert_async(body: &str, expected: &str) {
     run_host_actions([
@@ -181,6 +178,9 @@ fn structured_clone_copies_blobs_and_files() {
 
 #[test]
 fn blobs_cross_to_an_agent_on_another_thread() {
+    use crate::support::script::Fixture;
+    use boa_streams::host::{HostOptions, RunOutcome};
+    use std::time::{Duration, Instant};
     let mut fixture = Fixture::host();
     let (host, ctx) = fixture.parts();
     let agent_js = r"
@@ -196,15 +196,12 @@ fn blobs_cross_to_an_agent_on_another_thread() {
     ";
     let (port, agent) = host
         .spawn_agent(ctx, HostOptions::default(), move |host, ctx, port| {
-            ctx.global_object()
-                .set(js_string!("port"), port, true, ctx)?;
+            host.set_global(ctx, "port", port)?;
             host.eval_script(ctx, "agent.js", agent_js)?;
             Ok(())
         })
         .expect("spawn");
-    ctx.global_object()
-        .set(js_string!("port"), port, true, ctx)
-        .expect("port");
+    host.set_global(ctx, "port", port).expect("port");
     host.eval_script(
         ctx,
         "main.js",
@@ -224,8 +221,8 @@ fn blobs_cross_to_an_agent_on_another_thread() {
         ctx,
         Some(Instant::now() + Duration::from_secs(60)),
         &mut |ctx| {
-            ctx.global_object()
-                .get(js_string!("done"), ctx)
+            test_api::global_object(ctx)
+                .get("done", ctx)
                 .is_ok_and(|v| v.to_boolean())
         },
     );
@@ -241,36 +238,18 @@ fn blobs_cross_to_an_agent_on_another_thread() {
 /// Installs the File API's `createObjectURL`/`revokeObjectURL` native functions as globals
 /// (the `URL` interface installs them as its static operations).
 fn install_object_url_functions(ctx: &mut Context) {
-    fn create(
-        this: &JsValue,
-        args: &[JsValue],
-        ctx: &mut Context,
-    ) -> boa_engine::JsResult<JsValue> {
-        let args: Vec<boa_streams::Value> = args.iter().cloned().map(Into::into).collect();
-        boa_streams::file::create_object_url_operation(&this.clone().into(), &args, ctx)
-            .map(Into::into)
-            .map_err(Into::into)
-    }
-    fn revoke(
-        this: &JsValue,
-        args: &[JsValue],
-        ctx: &mut Context,
-    ) -> boa_engine::JsResult<JsValue> {
-        let args: Vec<boa_streams::Value> = args.iter().cloned().map(Into::into).collect();
-        boa_streams::file::revoke_object_url_operation(&this.clone().into(), &args, ctx)
-            .map(Into::into)
-            .map_err(Into::into)
-    }
-    ctx.register_global_builtin_callable(
-        js_string!("createObjectURL"),
+    test_api::define_global_function(
+        ctx,
+        "createObjectURL",
         1,
-        NativeFunction::from_fn_ptr(create),
+        boa_streams::file::create_object_url_operation,
     )
     .expect("createObjectURL");
-    ctx.register_global_builtin_callable(
-        js_string!("revokeObjectURL"),
+    test_api::define_global_function(
+        ctx,
+        "revokeObjectURL",
         1,
-        NativeFunction::from_fn_ptr(revoke),
+        boa_streams::file::revoke_object_url_operation,
     )
     .expect("revokeObjectURL");
 }

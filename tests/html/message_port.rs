@@ -2,7 +2,7 @@
 //! into a second realm.
 
 use crate::support::script::{Fixture, TestAction};
-use boa_engine::js_string;
+use crate::support::set_global;
 
 const PRELUDE: &str = r#"
     globalThis.tick = (ms = 0) => new Promise(resolve => setTimeout(resolve, ms));
@@ -182,14 +182,9 @@ fn an_uncloneable_chunk_errors_both_sides_of_a_transferred_writable() {
 #[test]
 fn streams_transfer_into_a_second_realm() {
     let mut fixture = Fixture::host().with(PRELUDE);
-    // Kept for the whole test, as the realm's handle.
-    let mut realm = None;
     fixture.run([TestAction::inspect_host(|host, ctx| {
-        let (handle, other) = host.create_realm(ctx).expect("a second realm");
-        realm = Some(handle);
-        ctx.global_object()
-            .set(js_string!("other"), other, true, ctx)
-            .unwrap();
+        let other = host.new_realm_global(ctx).expect("a second realm");
+        set_global(ctx, "other", other);
     })]);
     fixture.run(port_test(
         r#"
@@ -233,7 +228,6 @@ fn streams_transfer_into_a_second_realm() {
             "the finished streams hold no port"
         );
     })]);
-    drop(realm);
 }
 
 #[test]

@@ -9,8 +9,7 @@ use std::{
 
 use crate::support::global;
 use crate::support::script::{Fixture, TestAction};
-use boa_engine::{js_string, object::builtins::JsArrayBuffer};
-use boa_streams::host::{AgentExit, HostOptions, RunOutcome};
+use boa_streams::host::{test_api, AgentExit, HostOptions, RunOutcome};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
@@ -22,20 +21,17 @@ fn two_agents(main_js: &str, agent_js: &'static str) -> (Fixture, JoinHandle<Age
     let (host, ctx) = fixture.parts();
     let (port, agent) = host
         .spawn_agent(ctx, HostOptions::default(), move |host, ctx, port| {
-            ctx.global_object()
-                .set(js_string!("port"), port, true, ctx)?;
+            host.set_global(ctx, "port", port)?;
             host.eval_script(ctx, "agent.js", agent_js)?;
             Ok(())
         })
         .expect("spawn");
-    ctx.global_object()
-        .set(js_string!("port"), port, true, ctx)
-        .expect("port");
+    host.set_global(ctx, "port", port).expect("port");
     host.eval_script(ctx, "main.js", main_js)
         .expect("main script");
     let outcome = host.run_until(ctx, Some(Instant::now() + LIMIT), &mut |ctx| {
-        ctx.global_object()
-            .get(js_string!("done"), ctx)
+        test_api::global_object(ctx)
+            .get("done", ctx)
             .is_ok_and(|v| v.to_boolean())
     });
     assert_eq!(outcome, RunOutcome::Done, "the main script did not finish");
@@ -106,11 +102,9 @@ fn a_one_mebibyte_byte_stream_crosses_to_another_thread_intact() {
         TestAction::assert_eq("lockedAfterTransfer", true),
         TestAction::inspect_context(|ctx| {
             let result = global(ctx, "result");
-            let buffer = result
-                .as_object()
-                .and_then(|o| JsArrayBuffer::from_object(o.clone()).ok())
-                .expect("an ArrayBuffer came back");
-            let bytes = buffer.to_vec().expect("not detached");
+            assert!(result.is_object(), "an ArrayBuffer came back");
+            let bytes = boa_streams::rust::with_chunk_bytes(&result, ctx, <[u8]>::to_vec)
+                .expect("a buffer, not detached");
             assert_eq!(bytes.len(), 1 << 20);
             let first_bad = bytes
                 .iter()
@@ -335,8 +329,7 @@ fn an_event_loop_waits_without_spinning_and_returns_once_nothing_can_arrive() {
     let (host, ctx) = fixture.parts();
     let (port, agent) = host
         .spawn_agent(ctx, HostOptions::default(), |host, ctx, port| {
-            ctx.global_object()
-                .set(js_string!("port"), port, true, ctx)?;
+            host.set_global(ctx, "port", port)?;
             host.eval_script(
                 ctx,
                 "agent.js",
@@ -345,9 +338,7 @@ fn an_event_loop_waits_without_spinning_and_returns_once_nothing_can_arrive() {
             Ok(())
         })
         .expect("spawn");
-    ctx.global_object()
-        .set(js_string!("port"), port, true, ctx)
-        .unwrap();
+    host.set_global(ctx, "port", port).expect("port");
     host.eval_script(
         ctx,
         "main.js",

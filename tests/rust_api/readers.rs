@@ -13,7 +13,7 @@ fn a_js_error_reaches_rust_as_an_inspectable_value() {
     let mut api = Fixture::host();
     let js =
         api.eval("new ReadableStream({ pull(c) { c.error(new RangeError('out of range')); } })");
-    let reader = ReadableStream::from_value(&js.clone().into())
+    let reader = ReadableStream::from_value(&js)
         .unwrap()
         .reader(api.context())
         .unwrap();
@@ -32,7 +32,7 @@ fn draining_returns_every_queued_chunk_up_to_the_byte_limit() {
     let js = api.eval(
         "new ReadableStream({ start(c) { for (let i = 0; i < 10; i++) c.enqueue(new Uint8Array(100).fill(i)); c.close(); } })",
     );
-    let reader = ReadableStream::from_value(&js.clone().into())
+    let reader = ReadableStream::from_value(&js)
         .unwrap()
         .draining_reader(api.context())
         .unwrap();
@@ -74,7 +74,7 @@ fn draining_pulls_again_while_the_source_enqueues_synchronously() {
         new ReadableStream({ pull(c) { pulls++; c.enqueue('x'.repeat(10)); if (pulls == 50) c.close(); } }, { highWaterMark: 0 })
         "#,
     );
-    let reader = ReadableStream::from_value(&js.clone().into())
+    let reader = ReadableStream::from_value(&js)
         .unwrap()
         .draining_reader(api.context())
         .unwrap();
@@ -87,7 +87,7 @@ fn draining_pulls_again_while_the_source_enqueues_synchronously() {
     let js = api.eval(
         "let n = 0; new ReadableStream({ pull(c) { c.enqueue('y'.repeat(10)); if (++n == 25) c.close(); } }, { highWaterMark: 0 })",
     );
-    let reader = ReadableStream::from_value(&js.clone().into())
+    let reader = ReadableStream::from_value(&js)
         .unwrap()
         .draining_reader(api.context())
         .unwrap();
@@ -115,7 +115,7 @@ fn draining_an_asynchronous_source_returns_what_is_there() {
         }, { highWaterMark: 0 })
         "#,
     );
-    let reader = ReadableStream::from_value(&js.clone().into())
+    let reader = ReadableStream::from_value(&js)
         .unwrap()
         .draining_reader(api.context())
         .unwrap();
@@ -150,7 +150,7 @@ fn draining_byte_streams_and_errors() {
         })
         "#,
     );
-    let reader = ReadableStream::from_value(&js.clone().into())
+    let reader = ReadableStream::from_value(&js)
         .unwrap()
         .draining_reader(api.context())
         .unwrap();
@@ -169,7 +169,7 @@ fn draining_byte_streams_and_errors() {
 
     // Two reads at once: the second is a TypeError.
     let js = api.eval("new ReadableStream()");
-    let reader = ReadableStream::from_value(&js.clone().into())
+    let reader = ReadableStream::from_value(&js)
         .unwrap()
         .draining_reader(api.context())
         .unwrap();

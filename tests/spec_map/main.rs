@@ -219,7 +219,13 @@ fn abstract_ops_claimed_at_most_once() {
     let ops = map.op_ids();
     let mut dupes = Vec::new();
     for (id, claimants) in claims(&map) {
-        if claimants.len() > 1 {
+        // Each engine backend implements the engine API's operations: the QuickJS backend
+        // (`src/engine/quickjs/`) may claim an operation the Boa one claims too, once.
+        let quickjs = claimants
+            .iter()
+            .filter(|(file, _, _)| file.starts_with("src/engine/quickjs/"))
+            .count();
+        if quickjs > 1 || claimants.len() - quickjs > 1 {
             let list: Vec<String> = claimants
                 .iter()
                 .map(|(file, line, name)| format!("  {file}:{line} fn {name}"))

@@ -2,7 +2,8 @@
 //! [`WEBIDL_SHAPES`](super::script::WEBIDL_SHAPES)), and the capture of reported listener
 //! exceptions.
 
-use boa_engine::Context;
+use boa_streams::host::{test_api, Context};
+use boa_streams::{JsResult, JsString, Value};
 
 use super::script::{Fixture, TestAction, WEBIDL_SHAPES};
 
@@ -21,31 +22,25 @@ thread_local! {
 }
 
 fn record_report(ctx: &mut Context, error: boa_streams::JsError) {
-    let error = boa_engine::JsError::from(error);
-    let text = match error.into_opaque(ctx) {
-        Ok(value) => value
-            .to_string(ctx)
-            .map(|s| s.to_std_string_escaped())
-            .unwrap_or_else(|_| "<unprintable>".into()),
-        Err(e) => format!("engine error: {e}"),
-    };
+    let text = test_api::error_text(error, ctx);
     REPORTS.with(|r| r.borrow_mut().push(text));
+}
+
+/// `takeReports()`: the reports so far, as an array of strings.
+fn take_reports(_: &Value, _: &[Value], ctx: &mut Context) -> JsResult<Value> {
+    let reports = REPORTS.with(|r| std::mem::take(&mut *r.borrow_mut()));
+    let items: Vec<Value> = reports
+        .into_iter()
+        .map(|s| Value::from(JsString::from(s)))
+        .collect();
+    let array_of = test_api::evaluate(ctx, "(...items) => items")?;
+    let array_of = array_of.as_object().expect("a function");
+    array_of.call(&Value::undefined(), &items, ctx)
 }
 
 /// Routes reported listener exceptions to a list that script reads with `takeReports()`
 /// (an array of the reported values, as strings).
 pub fn capture_reports(ctx: &mut Context) {
     boa_streams::dom::set_error_reporter(ctx, record_report);
-    ctx.register_global_builtin_callable(
-        boa_engine::js_string!("takeReports"),
-        0,
-        boa_engine::NativeFunction::from_fn_ptr(|_, _, ctx| {
-            let reports = REPORTS.with(|r| std::mem::take(&mut *r.borrow_mut()));
-            let values = reports
-                .into_iter()
-                .map(|s| boa_engine::JsValue::from(boa_engine::JsString::from(s)));
-            Ok(boa_engine::object::builtins::JsArray::from_iter(values, ctx).into())
-        }),
-    )
-    .expect("takeReports");
+    test_api::define_global_function(ctx, "takeReports", 0, take_reports).expect("takeReports");
 }

@@ -4,7 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use boa_engine::{js_string, Context, JsValue, Source};
+use boa_streams::host::{test_api, Context};
+use boa_streams::Value;
 
 use super::script::Fixture;
 
@@ -78,24 +79,19 @@ pub fn assert_shape_scales(shapes: &str, shape: &str, n: u32) {
 
 /// Runs `shape(n)` to completion and returns how long it took.
 pub fn time_shape(ctx: &mut Context, shape: &str, n: u32) -> Duration {
-    ctx.global_object()
-        .set(js_string!("__result"), JsValue::undefined(), false, ctx)
-        .expect("reset the result");
+    super::set_global(ctx, "__result", Value::undefined());
     let script = format!(
         "{shape}({n}).then(v => {{ globalThis.__result = v; }}, e => {{ globalThis.__result = String(e); }});"
     );
-    boa_engine::gc::force_collect();
+    test_api::collect_garbage(ctx);
     let start = Instant::now();
-    ctx.eval(Source::from_bytes(&script))
-        .expect("start the shape");
-    ctx.run_jobs().expect("run the shape");
+    test_api::run_script(ctx, &script).expect("run the shape");
     let elapsed = start.elapsed();
     let result = super::global(ctx, "__result");
     assert_eq!(
-        result,
-        JsValue::from(n),
-        "{shape}({n}) did not complete: {}",
-        result.display()
+        result.as_number(),
+        Some(f64::from(n)),
+        "{shape}({n}) did not complete: {result:?}"
     );
     elapsed
 }

@@ -17,8 +17,9 @@
 //! asserts empty. The other script helpers that tests share are here too: [`BYTE_HELPERS`]
 //! and [`WEBIDL_SHAPES`], added to a fixture with [`Fixture::with`].
 
-use boa_engine::{Context, JsValue};
-use boa_streams::host::{error_message, Host, HostOptions, RunOutcome};
+use boa_streams::host::{test_api, Context, Host, HostOptions, RunOutcome};
+use boa_streams::Value;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The script helpers every fixture installs (as configurable global properties, so a script
@@ -82,23 +83,49 @@ function operationShape(obj, name, length) {
 }
 "#;
 
-/// Where the actions run: a streams `Context` (each script followed by a drain of the job
-/// queue), or a `Host` and its `Context` (each script followed by the host's microtask
-/// checkpoint; [`TestAction::run_to_idle`] runs its event loop).
+/// Where the actions run: a streams `Context` (each script followed by running the jobs until
+/// none is left; on Boa a plain context, on QuickJS a host's whose reports are dropped), or a
+/// `Host` and its `Context` (each script followed by the host's microtask checkpoint;
+/// [`TestAction::run_to_idle`] runs its event loop).
 pub struct Fixture {
-    host: Option<Host>,
+    // The context first: it is dropped before the host (on QuickJS the host owns the runtime).
     ctx: Context,
+    host: Option<Host>,
+    /// A streams fixture (scripts run the jobs to idle; the host's reports are not failures).
+    streams: bool,
 }
 
 impl Fixture {
-    /// A fresh streams [`context`](super::context) with [`HELPERS`].
+    /// A fresh streams fixture with [`HELPERS`]: on Boa a plain
+    /// [`context`](super::context), on QuickJS a host's context.
     pub fn streams() -> Self {
-        Self::from_context(super::context())
+        #[cfg(feature = "engine-boa")]
+        let fixture = Self {
+            ctx: super::context(),
+            host: None,
+            streams: true,
+        };
+        #[cfg(not(feature = "engine-boa"))]
+        let fixture = {
+            let (host, ctx) = Host::new(HostOptions::default()).expect("a fresh host builds");
+            Self {
+                ctx,
+                host: Some(host),
+                streams: true,
+            }
+        };
+        fixture.with(HELPERS)
     }
 
-    /// `ctx` (which must have the streams globals) with [`HELPERS`].
+    /// `ctx` (a plain Boa context, which must have the streams globals) with [`HELPERS`].
+    #[cfg(feature = "engine-boa")]
     pub fn from_context(ctx: Context) -> Self {
-        Self { host: None, ctx }.with(HELPERS)
+        Self {
+            ctx,
+            host: None,
+            streams: true,
+        }
+        .with(HELPERS)
     }
 
     /// A fresh host with the default options, and [`HELPERS`].
@@ -110,8 +137,9 @@ impl Fixture {
     pub fn host_with(options: HostOptions) -> Self {
         let (host, ctx) = Host::new(options).expect("a fresh host builds");
         Self {
-            host: Some(host),
             ctx,
+            host: Some(host),
+            streams: false,
         }
         .with(HELPERS)
     }
@@ -134,7 +162,7 @@ impl Fixture {
         &mut self.ctx
     }
 
-    /// The host (panics for a plain streams fixture).
+    /// The host (panics for a plain streams fixture; on QuickJS every fixture has one).
     pub fn host_ref(&self) -> &Host {
         self.host.as_ref().expect("a host fixture")
     }
@@ -145,25 +173,28 @@ impl Fixture {
     }
 
     /// The host and the context, taken apart (the host is `None` for a plain streams fixture),
-    /// for a test that drops them at different times.
+    /// for a test that drops them at different times (on QuickJS, drop the context first).
     pub fn into_parts(self) -> (Option<Host>, Context) {
         (self.host, self.ctx)
     }
 
-    /// Evaluates `src` and drains the microtasks (the host's checkpoint, or the whole job
-    /// queue); a thrown error comes back as its message (`TypeError: ...`).
-    pub fn try_eval(&mut self, src: &str) -> Result<JsValue, String> {
+    /// Evaluates `src` and drains the microtasks (a host fixture: the host's checkpoint; a
+    /// streams fixture: all the jobs); a thrown error comes back as its message
+    /// (`TypeError: ...`).
+    pub fn try_eval(&mut self, src: &str) -> Result<Value, String> {
         let ctx = &mut self.ctx;
         match &self.host {
-            Some(host) => host
-                .eval_script(ctx, "test.js", src)
-                .map_err(|e| error_message(e, ctx)),
-            None => super::try_eval(ctx, src),
+            Some(host) if !self.streams => {
+                let result = host.evaluate(ctx, Some(Path::new("test.js")), src);
+                host.perform_microtask_checkpoint(ctx);
+                result.map_err(|e| test_api::error_text(e, ctx))
+            }
+            _ => super::try_eval(ctx, src),
         }
     }
 
     /// [`Fixture::try_eval`] of a script that must not throw.
-    pub fn eval(&mut self, src: &str) -> JsValue {
+    pub fn eval(&mut self, src: &str) -> Value {
         self.try_eval(src)
             .unwrap_or_else(|e| panic!("script threw: {e}\n--- script ---\n{src}"))
     }
@@ -178,7 +209,7 @@ impl Fixture {
     /// streams fixture, drains the job queue.
     pub fn run_to_idle(&mut self) {
         match &self.host {
-            Some(host) => {
+            Some(host) if !self.streams => {
                 let outcome = host.run_until(
                     &mut self.ctx,
                     Some(Instant::now() + Duration::from_secs(10)),
@@ -186,14 +217,16 @@ impl Fixture {
                 );
                 assert_eq!(outcome, RunOutcome::Idle);
             }
-            None => self.ctx.run_jobs().expect("run jobs"),
+            _ => {
+                super::eval(&mut self.ctx, "");
+            }
         }
     }
 
     /// What went wrong so far, drained: the host's reports (uncaught errors, unhandled
     /// rejections) and the failed checks of [`HELPERS`].
     pub fn take_failures(&mut self) -> Vec<String> {
-        let mut out: Vec<String> = match &self.host {
+        let reports: Vec<String> = match &self.host {
             Some(host) => host
                 .take_reports()
                 .iter()
@@ -201,16 +234,13 @@ impl Fixture {
                 .collect(),
             None => Vec::new(),
         };
-        let failed = self.eval("failed.splice(0)");
-        let failed = failed.as_object().expect("`failed` is an array");
-        let len = failed
-            .get(boa_engine::js_string!("length"), &mut self.ctx)
-            .expect("a list's length")
-            .to_u32(&mut self.ctx)
-            .expect("a list's length is a number");
-        for i in 0..len {
-            let item = failed.get(i, &mut self.ctx).expect("a list item");
-            out.push(super::text(&item, &mut self.ctx));
+        // A streams fixture reports nothing (on QuickJS its host's reports are dropped).
+        let mut out = if self.streams { Vec::new() } else { reports };
+        // The items joined by U+0001 (which no failure message holds).
+        let count = self.eval_string("String(failed.length)");
+        let failed = self.eval_string("failed.splice(0).map(String).join('\\u0001')");
+        if count != "0" {
+            out.extend(failed.split('\u{1}').map(str::to_owned));
         }
         out
     }
@@ -240,12 +270,9 @@ impl Fixture {
             }
             Step::AssertEq { expr, expected } => {
                 let value = self.eval(&expr);
-                assert_eq!(
-                    value,
-                    expected,
-                    "action {index}: `{expr}` is {} (expected {})",
-                    value.display(),
-                    expected.display()
+                assert!(
+                    super::same_value(&value, &expected),
+                    "action {index}: `{expr}` is {value:?} (expected {expected:?})"
                 );
             }
             Step::AssertString { expr, expected } => {
@@ -258,22 +285,20 @@ impl Fixture {
             Step::Assert(expr) => {
                 let value = self.eval(&expr);
                 assert_eq!(
-                    value,
-                    JsValue::from(true),
-                    "action {index}: `{expr}` is {}",
-                    value.display()
+                    value.as_boolean(),
+                    Some(true),
+                    "action {index}: `{expr}` is {value:?}"
                 );
             }
             Step::AssertThrows { src, expected } => match self.try_eval(&src) {
-                Ok(value) => panic!(
-                    "action {index}: `{src}` did not throw (it returned {})",
-                    value.display()
-                ),
+                Ok(value) => {
+                    panic!("action {index}: `{src}` did not throw (it returned {value:?})")
+                }
                 Err(message) => assert_eq!(message, expected, "action {index}: what `{src}` threw"),
             },
             Step::AssertAsync { body, expected } => {
                 self.eval(&super::async_script(&body));
-                if self.host.is_some() {
+                if !self.streams {
                     self.run_to_idle();
                 }
                 let got = super::async_result(&mut self.ctx);
@@ -281,7 +306,7 @@ impl Fixture {
             }
             Step::AssertCollected(what) => {
                 let alive = super::survivors(&mut self.ctx);
-                assert_eq!(alive, JsValue::from(0), "action {index}: {what}");
+                assert_eq!(alive.as_number(), Some(0.0), "action {index}: {what}");
             }
             Step::Inspect(f) => f(self),
         }
@@ -297,7 +322,7 @@ enum Step<'a> {
     RunToIdle,
     Check(String),
     AssertNoFailures,
-    AssertEq { expr: String, expected: JsValue },
+    AssertEq { expr: String, expected: Value },
     AssertString { expr: String, expected: String },
     Assert(String),
     AssertThrows { src: String, expected: String },
@@ -329,8 +354,8 @@ impl<'a> TestAction<'a> {
         Self(Step::AssertNoFailures)
     }
 
-    /// Asserts that `expr` evaluates to `expected` (`JsValue` equality).
-    pub fn assert_eq(expr: impl Into<String>, expected: impl Into<JsValue>) -> Self {
+    /// Asserts that `expr` evaluates to `expected` (`Value` equality; numbers by value).
+    pub fn assert_eq(expr: impl Into<String>, expected: impl Into<Value>) -> Self {
         Self(Step::AssertEq {
             expr: expr.into(),
             expected: expected.into(),

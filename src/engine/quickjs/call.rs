@@ -220,9 +220,21 @@ pub fn create_iter_result_object(value: Value, done: bool, ctx: &mut Cx) -> Valu
     let Ok(object) = check(ctx, raw) else {
         return Value::undefined();
     };
-    if let Some(o) = object.as_object() {
-        let _ = o.create_data_property_or_throw("value", value, ctx);
-        let _ = o.create_data_property_or_throw("done", done, ctx);
+    // CreateDataProperty on a new ordinary object cannot fail (short of memory).
+    for (key, v) in [(&b"value"[..], value), (&b"done"[..], Value::from(done))] {
+        if let Ok(atom) = super::core::ascii_atom(ctx, key) {
+            // SAFETY: a live context and object; JS_DefinePropertyValue takes the value.
+            unsafe {
+                q::JS_DefinePropertyValue(
+                    ctx.raw(),
+                    object.raw(),
+                    atom,
+                    v.into_raw(),
+                    q::JS_PROP_C_W_E as c_int,
+                );
+                q::JS_FreeAtom(ctx.raw(), atom);
+            }
+        }
     }
     object
 }

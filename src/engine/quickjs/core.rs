@@ -7,6 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::ffi::{c_int, c_void};
 use std::ptr;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 pub(crate) use rquickjs_sys as q;
 
@@ -285,6 +286,8 @@ pub(crate) struct Task {
 pub(crate) struct Timer {
     pub(crate) due: u128,
     pub(crate) sequence: u64,
+    /// The host's key for a timer it may cancel (`clearTimeout`).
+    pub(crate) key: Option<u64>,
     pub(crate) task: Task,
 }
 
@@ -331,6 +334,15 @@ impl Agent {
             exotic: ptr::null_mut(),
         };
         q::JS_NewClass(rt, function_class, &function_def);
+        // Record the ids for `native_of`'s fast path (or that they differ between runtimes).
+        let packed = (u64::from(native_class) << 32) | u64::from(function_class);
+        if let Err(seen) =
+            CLASS_IDS.compare_exchange(0, packed, Ordering::Relaxed, Ordering::Relaxed)
+        {
+            if seen != packed {
+                CLASS_IDS.store(u64::MAX, Ordering::Relaxed);
+            }
+        }
         let agent = Box::new(Agent {
             native_class,
             function_class,
@@ -394,6 +406,11 @@ impl Agent {
         Some(unsafe { &*ptr })
     }
 }
+
+/// Our two classes' ids, `(native << 32) | function`, as every runtime of the process has
+/// registered them so far (0: no runtime yet; `u64::MAX`: runtimes differ, so look them up per
+/// agent).
+static CLASS_IDS: AtomicU64 = AtomicU64::new(0);
 
 /// The agent state of `rt`.
 #[inline]
@@ -537,6 +554,24 @@ pub(crate) fn native_of(value: &Value) -> Option<&Native> {
     if rt.is_null() {
         return None;
     }
+    // The fast path: one call reads the class and the opaque, compared with the class ids
+    // every runtime of the process has given our classes so far.
+    let ids = CLASS_IDS.load(Ordering::Relaxed);
+    if ids != 0 && ids != u64::MAX {
+        let mut class = 0;
+        // SAFETY: `value` is live; the opaque is only read as ours when the class is ours, and
+        // then it is a `Native` that lives as long as the object `value` keeps alive.
+        unsafe {
+            let opaque = q::JS_GetAnyOpaque(value.raw(), &mut class);
+            if class == (ids >> 32) as q::JSClassID || class == ids as q::JSClassID {
+                return opaque.cast::<Native>().as_ref();
+            }
+        }
+        if class == 0 {
+            return None;
+        }
+        return foreign_native(agent_of(rt), value);
+    }
     let agent = agent_of(rt);
     // SAFETY: `value` is live; the opaque of our classes is a `Native` that lives as long as
     // the object, which `value` keeps alive for the borrow's lifetime.
@@ -608,9 +643,40 @@ pub(crate) fn new_native_object<T: NativeObject>(
 // ---------------------------------------------------------------------------------------------
 
 /// `JS_UNDEFINED`.
-pub(crate) const UNDEFINED: q::JSValue = q::JS_MKVAL(q::JS_TAG_UNDEFINED, 0);
+pub(crate) const UNDEFINED: q::JSValue = mkval(q::JS_TAG_UNDEFINED, 0);
 /// `JS_NULL`.
-pub(crate) const NULL: q::JSValue = q::JS_MKVAL(q::JS_TAG_NULL, 0);
+pub(crate) const NULL: q::JSValue = mkval(q::JS_TAG_NULL, 0);
+
+/// `JS_MKVAL` with the whole 8-byte payload initialized (the upper half zero). rquickjs's
+/// `JS_MKVAL` sets only the `int32` member, and QuickJS's branch-free tests of a value (e.g. a
+/// `Map` key's `-0` normalization) then read uninitialized bytes: harmless for the result, but
+/// memcheck reports it, and it hides real reports.
+pub(crate) const fn mkval(tag: i32, val: i32) -> q::JSValue {
+    #[cfg(all(target_pointer_width = "64", target_endian = "little"))]
+    {
+        q::JSValue {
+            u: q::JSValueUnion {
+                float64: f64::from_bits(val as u32 as u64),
+            },
+            tag: tag as _,
+        }
+    }
+    #[cfg(not(all(target_pointer_width = "64", target_endian = "little")))]
+    {
+        q::JS_MKVAL(tag, val)
+    }
+}
+
+/// A number value: an `int` when `n` is an int32 (not -0), as `JS_NewFloat64` makes it, but
+/// through [`mkval`].
+pub(crate) fn number_value(n: f64) -> q::JSValue {
+    let i = n as i32;
+    if f64::from(i).to_bits() == n.to_bits() {
+        mkval(q::JS_TAG_INT, i)
+    } else {
+        q::__JS_NewFloat64(n)
+    }
+}
 
 /// Takes an owned result of a QuickJS call: `JS_EXCEPTION` becomes the pending exception.
 #[inline]
@@ -651,9 +717,32 @@ pub(crate) fn throw(cx: &mut Cx, error: JsError) -> q::JSValue {
 
 /// An atom for `key` (the caller frees it with `JS_FreeAtom`).
 pub(crate) fn atom(cx: &mut Cx, key: &super::PropertyKey) -> JsResult<q::JSAtom> {
+    // An ASCII key (nearly every key the library names) is looked up in the atom table
+    // directly, with no string value made for it.
+    if let super::PropertyKey::String(s) = key {
+        let units = s.units();
+        if units.len() <= 64 && units.iter().all(|&u| u < 0x80) {
+            let mut bytes = [0u8; 64];
+            for (b, &u) in bytes.iter_mut().zip(units) {
+                *b = u as u8;
+            }
+            return ascii_atom(cx, &bytes[..units.len()]);
+        }
+    }
     let value = key.to_value(cx);
     // SAFETY: a live context and value.
     let atom = unsafe { q::JS_ValueToAtom(cx.raw(), value.raw()) };
+    if atom == 0 {
+        return Err(take_exception(cx));
+    }
+    Ok(atom)
+}
+
+/// The atom of an ASCII key (the caller frees it with `JS_FreeAtom`).
+pub(crate) fn ascii_atom(cx: &mut Cx, key: &[u8]) -> JsResult<q::JSAtom> {
+    // SAFETY: a live context; `key` is ASCII of the given length (QuickJS makes an index atom
+    // of a canonical numeric string, as `JS_ValueToAtom` does).
+    let atom = unsafe { q::JS_NewAtomLen(cx.raw(), key.as_ptr().cast(), key.len() as _) };
     if atom == 0 {
         return Err(take_exception(cx));
     }

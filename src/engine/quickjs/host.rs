@@ -235,3 +235,41 @@ pub(crate) fn adopt_global_data(cx: &mut Cx, holder: super::Object) {
 pub(crate) fn object_prototype(cx: &mut Cx) -> super::Object {
     super::task::intrinsic_object(cx, "Object.prototype")
 }
+
+/// Queues a timer the host may cancel with [`cancel_timer`] (`setTimeout`'s): `job` runs in the
+/// current realm once `milliseconds` have passed.
+pub(crate) fn queue_keyed_timer(
+    cx: &mut Cx,
+    key: u64,
+    milliseconds: u64,
+    job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static,
+) {
+    let due = super::clock_nanos(cx) + u128::from(milliseconds) * 1_000_000;
+    let agent = cx.agent();
+    let sequence = agent.timer_sequence.get();
+    agent.timer_sequence.set(sequence + 1);
+    agent.timers.borrow_mut().push(super::core::Timer {
+        due,
+        sequence,
+        key: Some(key),
+        task: Task {
+            realm: super::Realm::of(cx.raw()),
+            job: Box::new(job),
+        },
+    });
+}
+
+/// Removes the queued timer with `key` (`clearTimeout`): it neither runs nor keeps the event
+/// loop waiting.
+pub(crate) fn cancel_timer(cx: &mut Cx, key: u64) {
+    let removed: Vec<super::core::Timer> = {
+        let mut timers = cx.agent().timers.borrow_mut();
+        let (gone, kept) = std::mem::take(&mut *timers)
+            .into_iter()
+            .partition(|t| t.key == Some(key));
+        *timers = kept;
+        gone
+    };
+    // Dropped outside the borrow: the jobs' captured values may run finalizers.
+    drop(removed);
+}

@@ -302,7 +302,7 @@ impl Object {
         let Some(cx) = current_cx() else {
             return false;
         };
-        let proto = prototype.map_or(NULL, |p| p.raw());
+        let proto = prototype.as_ref().map_or(NULL, Object::raw);
         // SAFETY: a live context and values.
         let status = unsafe { q::JS_SetPrototype(cx.raw(), self.raw(), proto) };
         if status < 0 {

@@ -36,6 +36,7 @@ pub fn queue_timer(
     agent.timers.borrow_mut().push(Timer {
         due,
         sequence,
+        key: None,
         task: Task {
             realm: Realm::of(ctx.raw()),
             job: Box::new(job),

@@ -194,6 +194,26 @@ impl Value {
         Ok(Object::from_value_unchecked(check(ctx, raw)?))
     }
 
+    /// A symbol's description, as a display string (empty when it has none, or outside any
+    /// context).
+    fn symbol_description(&self) -> String {
+        let ctx = super::core::current_ctx();
+        if ctx.is_null() {
+            return String::new();
+        }
+        // SAFETY: a live context and a symbol value; the atom made from it is freed here, and
+        // the string made from the atom is owned by the `Value` that frees it.
+        unsafe {
+            let atom = q::JS_ValueToAtom(ctx, self.raw);
+            if atom == q::JS_ATOM_NULL {
+                return String::new();
+            }
+            let raw = q::JS_AtomToString(ctx, atom);
+            q::JS_FreeAtom(ctx, atom);
+            check_description(ctx, raw).unwrap_or_default()
+        }
+    }
+
     /// A display string for messages and logs (no script runs).
     pub fn to_string_for_display(&self) -> String {
         match self.tag() {
@@ -207,7 +227,7 @@ impl Value {
                 "\"{}\"",
                 JsString::from_string_value(self).to_std_string_escaped()
             ),
-            q::JS_TAG_SYMBOL => "Symbol()".into(),
+            q::JS_TAG_SYMBOL => format!("Symbol({})", self.symbol_description()),
             q::JS_TAG_OBJECT => {
                 if self.is_callable() {
                     "[function]".into()
@@ -326,18 +346,18 @@ impl From<bool> for Value {
     fn from(b: bool) -> Self {
         Self::from_raw(
             std::ptr::null_mut(),
-            q::JS_MKVAL(q::JS_TAG_BOOL, i32::from(b)),
+            super::core::mkval(q::JS_TAG_BOOL, i32::from(b)),
         )
     }
 }
 impl From<f64> for Value {
     fn from(n: f64) -> Self {
-        Self::from_raw(std::ptr::null_mut(), q::JS_NewFloat64(n))
+        Self::from_raw(std::ptr::null_mut(), super::core::number_value(n))
     }
 }
 impl From<i32> for Value {
     fn from(n: i32) -> Self {
-        Self::from_raw(std::ptr::null_mut(), q::JS_MKVAL(q::JS_TAG_INT, n))
+        Self::from_raw(std::ptr::null_mut(), super::core::mkval(q::JS_TAG_INT, n))
     }
 }
 macro_rules! from_number {
@@ -373,5 +393,25 @@ impl From<()> for Value {
 impl<T: NativeObject> From<Object<T>> for Value {
     fn from(o: Object<T>) -> Self {
         o.into_value()
+    }
+}
+
+/// The text of an owned string value made from a symbol's atom (`None` if it is an exception,
+/// which is cleared).
+///
+/// # Safety
+/// `ctx` is a live context and `raw` an owned value of it.
+unsafe fn check_description(ctx: *mut q::JSContext, raw: q::JSValue) -> Option<String> {
+    // SAFETY: as the caller promises; an exception is taken and freed by its `Value`.
+    unsafe {
+        let rt = q::JS_GetRuntime(ctx);
+        if q::JS_IsException(raw) {
+            drop(Value::from_raw(rt, q::JS_GetException(ctx)));
+            return None;
+        }
+        let value = Value::from_raw(rt, raw);
+        value
+            .is_string()
+            .then(|| JsString::from_string_value(&value).to_std_string_escaped())
     }
 }

@@ -456,38 +456,3 @@ fn partial_and_global_operations() {
     drop((internal, erased));
     run_gc(&mut cx);
 }
-
-/// The spec layer's own interfaces register through this layer (only the registrations and
-/// checks that need no promise: the promise part of the backend is another file's).
-#[test]
-fn spec_layer_interfaces_register() {
-    let rt = runtime();
-    let mut cx = rt.main_context();
-    crate::queuing_strategy::register(&mut cx).expect("queuing strategies");
-    crate::readable::register(&mut cx).expect("readable streams");
-    crate::writable::register(&mut cx).expect("writable streams");
-    crate::transform::register(&mut cx).expect("transform streams");
-    let out = eval_str(
-        &mut cx,
-        r#"
-        const err = f => { try { f(); return 'no error'; } catch (e) { return e.constructor.name; } };
-        [
-          Object.getOwnPropertyNames(ReadableStream).join(' '),
-          Object.getOwnPropertyNames(ReadableStream.prototype).join(' '),
-          ReadableStream.prototype[Symbol.asyncIterator] === ReadableStream.prototype.values,
-          Object.getOwnPropertyNames(WritableStream.prototype).join(' '),
-          err(() => ReadableStream()), err(() => new ReadableStream(5)),
-          err(() => new ReadableStreamBYOBRequest()),
-          new CountQueuingStrategy({ highWaterMark: 3 }).highWaterMark,
-          Object.prototype.toString.call(TransformStream.prototype),
-        ].join('|')
-        "#,
-    );
-    assert_eq!(
-        out,
-        "length name prototype from|\
-         locked cancel getReader pipeThrough pipeTo tee values constructor|true|\
-         locked abort close getWriter constructor|TypeError|TypeError|TypeError|3|\
-         [object TransformStream]"
-    );
-}

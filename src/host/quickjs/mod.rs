@@ -21,23 +21,37 @@ use crate::engine::{Cx, JsError, JsResult, Value};
 
 #[path = "../base64.rs"]
 mod base64;
+#[path = "../common_api.rs"]
+mod common_api;
 #[path = "../crypto.rs"]
 mod crypto;
 pub mod diff_api;
 #[path = "../file_fetcher.rs"]
 mod file_fetcher;
+#[path = "../performance.rs"]
+mod performance;
 #[path = "../text.rs"]
 mod text;
+
+mod agent;
+pub use agent::{port_pair, AgentExit, PortHandle};
 pub use text::json_string;
+/// Helpers for tests, with the same signatures on both engines.
+pub mod test_api;
 
 /// The context handle the host's API takes (on QuickJS, a handle on the main realm).
 pub type Context = Cx;
 
 /// How to build a host.
-#[derive(Clone, Default, Debug)]
+#[derive(Clone, Default)]
 pub struct HostOptions {
-    /// Root folder that `fetch('/path')` serves files from (not yet on QuickJS).
+    /// Root folder that `fetch('/path')` serves files from: `http:` and `https:` URLs map to
+    /// files under it, whatever their host. Ignored when [`HostOptions::fetcher`] is given.
     pub fetch_root: Option<PathBuf>,
+    /// The fetcher behind `fetch()` for URLs other than `data:` and `blob:` (see
+    /// [`crate::fetcher`]). Without it and without a fetch root, such a `fetch()` rejects with
+    /// a `TypeError`: no network by default.
+    pub fetcher: Option<crate::fetcher::SharedFetcher>,
     /// Send every `console` message to stderr (by default `console.error` and `console.warn`
     /// go to stderr, the others to stdout).
     pub console_to_stderr: bool,
@@ -47,6 +61,18 @@ pub struct HostOptions {
     pub window: bool,
     /// The document's URL: the base URL of `fetch()`, `Request` and `Response.redirect()`.
     pub location: Option<String>,
+}
+
+impl fmt::Debug for HostOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HostOptions")
+            .field("fetch_root", &self.fetch_root)
+            .field("fetcher", &self.fetcher.as_ref().map(|_| ".."))
+            .field("console_to_stderr", &self.console_to_stderr)
+            .field("window", &self.window)
+            .field("location", &self.location)
+            .finish()
+    }
 }
 
 /// Something the host reports instead of throwing.
@@ -92,6 +118,10 @@ struct HostState {
     live_timers: RefCell<HashMap<u32, bool>>,
     next_timer: Cell<u32>,
     closed: Cell<bool>,
+    /// `console.group` nesting, and the `count` and `time` labels.
+    console_group: Cell<usize>,
+    console_counts: RefCell<HashMap<String, u64>>,
+    console_timers: RefCell<HashMap<String, Instant>>,
     console_to_stderr: bool,
 }
 
@@ -101,6 +131,9 @@ pub struct Host {
     state: Rc<HostState>,
     runtime: qh::Runtime,
     options: HostOptions,
+    /// This agent's inbox: other agents post to its ports through it, and the event loop
+    /// waits on it.
+    agent: std::sync::Arc<crate::html::Agent>,
 }
 
 /// The origin that `Response.url` reports (wptserve's default host and port).
@@ -130,10 +163,13 @@ impl Host {
             }
         }))?;
         let mut ctx = runtime.main_context();
+        let agent = crate::html::Agent::new();
+        crate::html::set_agent(&mut ctx, std::sync::Arc::clone(&agent));
         let host = Host {
             runtime,
             state,
             options,
+            agent,
         };
         crate::engine::set_agent_data(&mut ctx, HostLink(Rc::downgrade(&host.state)));
         crate::engine::set_microtask_checkpoint(&mut ctx, |ctx| {
@@ -175,21 +211,32 @@ impl Host {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 return RunOutcome::DeadlineReached;
             }
-            match qh::next_task(ctx) {
+            // Messages other agents posted to this agent's ports become tasks.
+            crate::html::deliver_remote_messages(ctx);
+            let next_timer = match qh::next_task(ctx) {
                 qh::Next::Task(task) => {
                     if let Err(error) = qh::run_task(ctx, task) {
                         self.report_error(error, ctx);
                     }
+                    continue;
                 }
-                qh::Next::Wait(nanos) => {
-                    let mut wait = Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX));
-                    if let Some(d) = deadline {
-                        wait = wait.min(d.saturating_duration_since(Instant::now()));
-                    }
-                    std::thread::sleep(wait);
-                }
-                qh::Next::Idle => return RunOutcome::Idle,
+                qh::Next::Wait(nanos) => Some(
+                    Instant::now() + Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX)),
+                ),
+                qh::Next::Idle => None,
+            };
+            // Nothing runnable: stop, or wait until the next timer, the deadline, or a message
+            // from another agent.
+            let may_receive =
+                self.agent.has_ready() || crate::html::may_receive_remote_messages(ctx);
+            if next_timer.is_none() && !may_receive {
+                return RunOutcome::Idle;
             }
+            let wake_at = match (next_timer, deadline) {
+                (Some(timer), Some(deadline)) => Some(timer.min(deadline)),
+                (timer, deadline) => timer.or(deadline),
+            };
+            self.agent.wait(wake_at);
         }
     }
 
@@ -301,9 +348,20 @@ fn perform_checkpoint(ctx: &mut Cx) {
     }
 }
 
+/// Reports an exception thrown by a task (as the event loop does).
+fn report_uncaught(error: JsError, ctx: &mut Cx) {
+    let message = error_message(error, ctx);
+    if let Some(state) = host_state(ctx) {
+        state
+            .reports
+            .borrow_mut()
+            .push(HostReport::UncaughtError(message));
+    }
+}
+
 /// The message of an uncaught exception: `ToString(thrown value)`.
-pub fn error_message(error: JsError, ctx: &mut Context) -> String {
-    match crate::engine::thrown_value(error, ctx) {
+pub fn error_message(error: impl Into<JsError>, ctx: &mut Context) -> String {
+    match crate::engine::thrown_value(error.into(), ctx) {
         Ok(value) => crate::engine::value_message(&value, ctx),
         Err(error) => format!("{error}"),
     }
@@ -320,6 +378,7 @@ fn install_realm(options: &HostOptions, ctx: &mut Cx) -> JsResult<()> {
     crate::register(ctx)?;
     base64::register(ctx)?;
     crypto::register(ctx)?;
+    performance::register(ctx)?;
     crate::file::set_blob_url_origin(ctx, FETCH_ORIGIN);
     let base = options
         .location
@@ -336,11 +395,16 @@ fn install_realm(options: &HostOptions, ctx: &mut Cx) -> JsResult<()> {
     if options.window {
         crate::html::window::install_window(FETCH_ORIGIN, ctx)?;
     }
-    if let Some(root) = &options.fetch_root {
-        crate::fetcher::set_fetcher(
-            std::sync::Arc::new(file_fetcher::FileFetcher { root: root.clone() }),
-            ctx,
-        );
+    let fetcher: Option<crate::fetcher::SharedFetcher> =
+        match (&options.fetcher, &options.fetch_root) {
+            (Some(fetcher), _) => Some(fetcher.clone()),
+            (None, Some(root)) => Some(std::sync::Arc::new(file_fetcher::FileFetcher {
+                root: root.clone(),
+            })),
+            (None, None) => None,
+        };
+    if let Some(fetcher) = fetcher {
+        crate::fetcher::set_fetcher(fetcher, ctx);
     }
     Ok(())
 }
@@ -382,7 +446,8 @@ fn install_location(location: &str, ctx: &mut Cx) -> JsResult<()> {
     Ok(())
 }
 
-/// The host globals: `self`, `console`, timers, `queueMicrotask`, `gc()`.
+/// The host globals: `self`, `console`, timers, `queueMicrotask`, `gc()` (`performance`,
+/// `crypto`, `atob` and `btoa` come from the shared files).
 fn install_globals(ctx: &mut Cx) -> JsResult<()> {
     let global = crate::engine::global_object(ctx);
     global.define_property_or_throw(
@@ -399,8 +464,21 @@ fn install_globals(ctx: &mut Cx) -> JsResult<()> {
         ("log", console_out as crate::engine::NativeFunctionPointer),
         ("info", console_out),
         ("debug", console_out),
+        ("dir", console_out),
+        ("dirxml", console_out),
+        ("table", console_out),
+        ("trace", console_out),
         ("error", console_err),
         ("warn", console_err),
+        ("assert", console_assert),
+        ("group", console_group),
+        ("groupCollapsed", console_group),
+        ("groupEnd", console_group_end),
+        ("count", console_count),
+        ("countReset", console_count_reset),
+        ("time", console_time),
+        ("timeLog", console_time_log),
+        ("timeEnd", console_time_end),
     ] {
         let function = qh::function(ctx, name, 0, f);
         console.define_property_or_throw(name, method(function), ctx)?;
@@ -441,7 +519,110 @@ fn console_line(args: &[Value], ctx: &mut Cx) -> String {
             None => crate::engine::value_message(a, ctx),
         });
     }
-    parts.join(" ")
+    let depth = host_state(ctx).map_or(0, |s| s.console_group.get());
+    format!("{}{}", "  ".repeat(depth), parts.join(" "))
+}
+
+/// A label argument (`default` when absent or undefined).
+fn console_label(args: &[Value], ctx: &mut Cx) -> JsResult<String> {
+    match args.first() {
+        Some(v) if !v.is_undefined() => Ok(v.to_string(ctx)?.to_std_string_escaped()),
+        _ => Ok("default".to_owned()),
+    }
+}
+
+fn console_assert(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    if args.first().is_some_and(Value::to_boolean) {
+        return Ok(Value::undefined());
+    }
+    let rest = console_line(args.get(1..).unwrap_or_default(), ctx);
+    let line = if rest.trim().is_empty() {
+        "Assertion failed".to_owned()
+    } else {
+        format!("Assertion failed: {}", rest.trim_start())
+    };
+    eprintln!("{line}");
+    Ok(Value::undefined())
+}
+
+fn console_group(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    if !args.is_empty() {
+        console_out(this, args, ctx)?;
+    }
+    if let Some(state) = host_state(ctx) {
+        state.console_group.set(state.console_group.get() + 1);
+    }
+    Ok(Value::undefined())
+}
+
+fn console_group_end(_: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    if let Some(state) = host_state(ctx) {
+        state
+            .console_group
+            .set(state.console_group.get().saturating_sub(1));
+    }
+    Ok(Value::undefined())
+}
+
+fn console_count(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    let label = console_label(args, ctx)?;
+    let count = match host_state(ctx) {
+        Some(state) => {
+            let mut counts = state.console_counts.borrow_mut();
+            let count = counts.entry(label.clone()).or_insert(0);
+            *count += 1;
+            *count
+        }
+        None => 1,
+    };
+    let line = crate::engine::JsString::from(format!("{label}: {count}"));
+    console_out(this, &[Value::from(line)], ctx)
+}
+
+fn console_count_reset(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    let label = console_label(args, ctx)?;
+    if let Some(state) = host_state(ctx) {
+        state.console_counts.borrow_mut().insert(label, 0);
+    }
+    Ok(Value::undefined())
+}
+
+fn console_time(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    let label = console_label(args, ctx)?;
+    if let Some(state) = host_state(ctx) {
+        state
+            .console_timers
+            .borrow_mut()
+            .insert(label, Instant::now());
+    }
+    Ok(Value::undefined())
+}
+
+fn console_time_report(this: &Value, args: &[Value], end: bool, ctx: &mut Cx) -> JsResult<Value> {
+    let label = console_label(args, ctx)?;
+    let started = host_state(ctx).and_then(|state| {
+        let mut timers = state.console_timers.borrow_mut();
+        if end {
+            timers.remove(&label)
+        } else {
+            timers.get(&label).copied()
+        }
+    });
+    let Some(started) = started else {
+        eprintln!("Timer '{label}' does not exist");
+        return Ok(Value::undefined());
+    };
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    let line = crate::engine::JsString::from(format!("{label}: {ms:.3}ms"));
+    console_out(this, &[Value::from(line)], ctx)
+}
+
+fn console_time_log(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    console_time_report(this, args, false, ctx)
+}
+
+fn console_time_end(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    console_time_report(this, args, true, ctx)
 }
 
 fn console_out(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
@@ -482,7 +663,7 @@ fn set_timer(args: &[Value], repeat: bool, ctx: &mut Cx) -> JsResult<Value> {
 }
 
 fn schedule(ctx: &mut Cx, id: u32, delay: u64, callback: Value, extra: Vec<Value>) {
-    crate::engine::queue_timer(ctx, delay, move |ctx| {
+    qh::queue_keyed_timer(ctx, u64::from(id), delay, move |ctx| {
         let Some(state) = host_state(ctx) else {
             return Ok(());
         };
@@ -516,7 +697,9 @@ fn set_interval(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 fn clear_timer(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     if let (Some(state), Some(id)) = (host_state(ctx), args.first().and_then(Value::as_number)) {
         if id >= 0.0 && id <= f64::from(u32::MAX) {
-            state.live_timers.borrow_mut().remove(&(id as u32));
+            let id = id as u32;
+            state.live_timers.borrow_mut().remove(&id);
+            qh::cancel_timer(ctx, u64::from(id));
         }
     }
     Ok(Value::undefined())
