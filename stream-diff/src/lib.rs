@@ -1,5 +1,6 @@
 //! stream-diff: runs stream programs on boa_streams and on the WHATWG reference implementation
-//! (both inside Boa, in fresh contexts) and compares what they log. See `HELP` and README.md.
+//! (both on the same engine, Boa or QuickJS, in fresh contexts), or on boa_streams on two
+//! engines (`--against`), and compares what they log. See `HELP` and README.md.
 
 pub mod correct;
 pub mod diff;

@@ -1,6 +1,7 @@
-//! One side of a comparison: a fresh Boa context (boa_streams' `Host`), optionally with the
-//! reference implementation installed over the native stream classes, the tracing prelude,
-//! then the script under test; the event loop runs until idle or the deadline.
+//! One side of a comparison: a fresh context of the build's engine (boa_streams' `Host`, through
+//! its public API only), optionally with the reference implementation installed over the native
+//! stream classes, the tracing prelude, then the script under test; the event loop runs until
+//! idle or the deadline.
 
 use std::{
     cell::RefCell,
