@@ -17,6 +17,7 @@
 
 mod agent;
 mod base64;
+pub mod diff_api;
 mod event_loop;
 mod globals;
 mod performance;

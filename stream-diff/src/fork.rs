@@ -16,10 +16,11 @@ use std::{
 
 use crate::side::{self, Limits, Outcome, Prepared, ReferenceSource, SideKind, SideResult};
 
-/// The two zygote processes, and one per corrected reference.
+/// The two zygote processes, and one per corrected reference (only the native one when the
+/// other side is another engine's process: `--against`).
 pub struct Zygote {
     native: ZygoteProc,
-    reference: ZygoteProc,
+    reference: Option<ZygoteProc>,
     variants: Vec<ZygoteProc>,
 }
 
@@ -32,15 +33,18 @@ struct ZygoteProc {
 
 fn pipe() -> Result<(OwnedFd, OwnedFd), String> {
     let mut fds = [0; 2];
+    // Close-on-exec: a process the tool spawns (the `--against` peer) must not hold a zygote's
+    // pipe, or the zygote never sees its requests end. Forked children still inherit them.
     // SAFETY: `fds` is a valid array of two ints.
-    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
         return Err(format!("pipe: {}", std::io::Error::last_os_error()));
     }
     // SAFETY: both descriptors were just opened and are owned by nothing else.
     unsafe { Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))) }
 }
 
-fn read_frame(file: &mut File) -> Option<Vec<u8>> {
+/// Reads one length-prefixed frame (`None` at the end of the stream or on an error).
+pub(crate) fn read_frame(file: &mut impl Read) -> Option<Vec<u8>> {
     let mut len = [0u8; 8];
     file.read_exact(&mut len).ok()?;
     let mut buf = vec![0u8; u64::from_le_bytes(len) as usize];
@@ -48,8 +52,11 @@ fn read_frame(file: &mut File) -> Option<Vec<u8>> {
     Some(buf)
 }
 
-fn write_frame(file: &mut File, bytes: &[u8]) -> bool {
-    file.write_all(&(bytes.len() as u64).to_le_bytes()).is_ok() && file.write_all(bytes).is_ok()
+/// Writes one length-prefixed frame; whether it was written.
+pub(crate) fn write_frame(file: &mut impl Write, bytes: &[u8]) -> bool {
+    file.write_all(&(bytes.len() as u64).to_le_bytes()).is_ok()
+        && file.write_all(bytes).is_ok()
+        && file.flush().is_ok()
 }
 
 impl Zygote {
@@ -74,9 +81,33 @@ impl Zygote {
         }
         Ok(Zygote {
             native,
-            reference: reference_proc,
+            reference: Some(reference_proc),
             variants: procs,
         })
+    }
+
+    /// Starts the native zygote only (the other side runs elsewhere).
+    pub fn native_only() -> Result<Zygote, String> {
+        let none = ReferenceSource {
+            install: String::new(),
+            bundle: String::new(),
+            bundle_name: String::new(),
+        };
+        Ok(Zygote {
+            native: start(SideKind::Native, &none, &[])?,
+            reference: None,
+            variants: Vec::new(),
+        })
+    }
+
+    /// Sends `request` (see [`request`]) to the native side; whether it was sent.
+    pub fn send_native(&mut self, request: &[u8]) -> bool {
+        self.native.send(request)
+    }
+
+    /// The native side's answer to what [`Zygote::send_native`] sent.
+    pub fn receive_native(&mut self, sent: bool) -> SideResult {
+        self.native.receive(sent)
     }
 
     /// Runs `script` on the corrected reference number `index` only.
@@ -96,15 +127,27 @@ impl Zygote {
     pub fn run(&mut self, script: &str, limits: Limits) -> (SideResult, SideResult) {
         let request = request(script, limits);
         let sent_native = self.native.send(&request);
-        let sent_reference = self.reference.send(&request);
+        let Some(reference_proc) = self.reference.as_mut() else {
+            let native = self.native.receive(sent_native);
+            return (native, crash("no reference zygote"));
+        };
+        let sent_reference = reference_proc.send(&request);
         let native = self.native.receive(sent_native);
-        let reference = self.reference.receive(sent_reference);
+        let reference = reference_proc.receive(sent_reference);
         (native, reference)
     }
 }
 
+fn crash(message: &str) -> SideResult {
+    SideResult {
+        events: Vec::new(),
+        outcome: Outcome::Crash(message.to_owned()),
+        elapsed: Duration::ZERO,
+    }
+}
+
 /// A request frame: the limits, then the script.
-fn request(script: &str, limits: Limits) -> Vec<u8> {
+pub(crate) fn request(script: &str, limits: Limits) -> Vec<u8> {
     let mut request = Vec::with_capacity(script.len() + 16);
     request.extend_from_slice(&(limits.timeout.as_millis() as u64).to_le_bytes());
     request.extend_from_slice(&(limits.max_events as u64).to_le_bytes());
@@ -140,8 +183,8 @@ impl ZygoteProc {
 impl Drop for Zygote {
     fn drop(&mut self) {
         let variants = self.variants.iter_mut();
-        for z in [&mut self.native, &mut self.reference]
-            .into_iter()
+        for z in std::iter::once(&mut self.native)
+            .chain(self.reference.as_mut())
             .chain(variants)
         {
             // Closing the request pipe ends the zygote's loop.
@@ -198,6 +241,20 @@ fn start(kind: SideKind, reference: &ReferenceSource, close: &[i32]) -> Result<Z
     }
 }
 
+/// A request frame's script and limits.
+pub(crate) fn parse_request(request: &[u8]) -> Option<(String, Limits)> {
+    if request.len() < 16 {
+        return None;
+    }
+    let timeout = u64::from_le_bytes(request[0..8].try_into().ok()?);
+    let max_events = u64::from_le_bytes(request[8..16].try_into().ok()?);
+    let limits = Limits {
+        timeout: Duration::from_millis(timeout),
+        max_events: usize::try_from(max_events).unwrap_or(usize::MAX),
+    };
+    Some((String::from_utf8_lossy(&request[16..]).into_owned(), limits))
+}
+
 /// The zygote's loop: prepare, report readiness, then one child per request.
 fn serve(
     kind: SideKind,
@@ -226,13 +283,9 @@ fn serve(
         if request.len() < 16 || slot.is_none() {
             break;
         }
-        let timeout = u64::from_le_bytes(request[0..8].try_into().unwrap_or_default());
-        let max_events = u64::from_le_bytes(request[8..16].try_into().unwrap_or_default());
-        let limits = Limits {
-            timeout: Duration::from_millis(timeout),
-            max_events: max_events as usize,
+        let Some((script, limits)) = parse_request(&request) else {
+            break;
         };
-        let script = String::from_utf8_lossy(&request[16..]).into_owned();
         let deadline = Instant::now() + limits.timeout + Duration::from_secs(2);
         let child = spawn(
             &mut slot,
@@ -408,7 +461,8 @@ fn unescape(s: &str) -> String {
     out
 }
 
-fn serialize(result: &SideResult) -> Vec<u8> {
+/// A result as a frame's bytes.
+pub(crate) fn serialize(result: &SideResult) -> Vec<u8> {
     let outcome = match &result.outcome {
         Outcome::Idle => "idle".to_owned(),
         Outcome::Hang => "hang".to_owned(),
@@ -425,7 +479,8 @@ fn serialize(result: &SideResult) -> Vec<u8> {
     out.into_bytes()
 }
 
-fn deserialize(bytes: &[u8]) -> Option<SideResult> {
+/// A result from a frame's bytes (`None` if incomplete).
+pub(crate) fn deserialize(bytes: &[u8]) -> Option<SideResult> {
     let text = String::from_utf8_lossy(bytes);
     let mut lines: Vec<&str> = text.split('\n').collect();
     // A complete message ends with "end\n" (so the last split piece is empty).

@@ -1,5 +1,6 @@
 //! stream-diff: runs stream programs on boa_streams and on the WHATWG reference implementation
-//! (both inside Boa, in fresh contexts) and compares what they log. See `HELP` and README.md.
+//! (both on the same engine, Boa or QuickJS, in fresh contexts), or on boa_streams on two
+//! engines (`--against`), and compares what they log. See `HELP` and README.md.
 
 pub mod correct;
 pub mod diff;
@@ -8,6 +9,8 @@ pub mod fork;
 pub mod gen;
 pub mod json;
 pub mod node;
+#[cfg(unix)]
+pub mod peer;
 pub mod shrink;
 pub mod side;
 
@@ -22,6 +25,16 @@ use diff::{Comparison, Verdict};
 use side::{Limits, ReferenceSource, SideKind, SideResult};
 
 pub const HELP: &str = include_str!("help.txt");
+
+/// The engine this binary runs both sides on.
+#[cfg(feature = "boa")]
+pub const ENGINE: &str = "boa";
+/// The engine this binary runs both sides on.
+#[cfg(all(feature = "quickjs", not(feature = "boa")))]
+pub const ENGINE: &str = "quickjs";
+
+/// The engines a build can run on.
+pub const ENGINES: &[&str] = &["boa", "quickjs"];
 
 /// How the sides are run.
 pub enum Engine {
@@ -40,6 +53,10 @@ pub struct Runner {
     pub corrected: Vec<(diff::Class, ReferenceSource)>,
     pub limits: Limits,
     pub node: Option<node::NodeSide>,
+    /// `--against ENGINE`: the other side is native too, on that engine's process (no
+    /// reference, no corrections).
+    #[cfg(unix)]
+    pub against: Option<peer::Peer>,
 }
 
 /// The corrected references a divergence is checked against, in order (each correction alone,
@@ -118,7 +135,41 @@ impl Runner {
             corrected,
             limits,
             node: None,
+            #[cfg(unix)]
+            against: None,
         })
+    }
+
+    /// A runner comparing this engine's native side with `engine`'s (`--against`): each
+    /// program runs once per engine, in two processes.
+    #[cfg(unix)]
+    pub fn against(engine: &str, limits: Limits, fork: bool) -> Result<Runner, String> {
+        let native = if fork {
+            Engine::Fork(Box::new(fork::Zygote::native_only()?))
+        } else {
+            Engine::Fresh
+        };
+        Ok(Runner {
+            engine: native,
+            reference: ReferenceSource {
+                install: String::new(),
+                bundle: String::new(),
+                bundle_name: String::new(),
+            },
+            corrected: Vec::new(),
+            limits,
+            node: None,
+            against: Some(peer::Peer::start(engine, fork)?),
+        })
+    }
+
+    /// The other side's name: `reference`, or the engine of `--against`.
+    pub fn other_name(&self) -> &str {
+        #[cfg(unix)]
+        if let Some(peer) = &self.against {
+            return peer.engine();
+        }
+        "reference"
     }
 
     /// The corrected reference number `index`'s result for `script`.
@@ -179,6 +230,22 @@ impl Runner {
 
     /// The two sides' results, without Node.
     pub fn run_sides(&mut self, script: &str) -> (SideResult, SideResult) {
+        #[cfg(unix)]
+        if let Some(peer) = self.against.as_mut() {
+            // Both engines at once: the peer's request goes first.
+            let sent = peer.send(script, self.limits);
+            let native = match &mut self.engine {
+                Engine::Fresh => {
+                    side::run_fresh(SideKind::Native, &self.reference, script, self.limits)
+                }
+                Engine::Fork(zygote) => {
+                    let request = fork::request(script, self.limits);
+                    let sent_native = zygote.send_native(&request);
+                    zygote.receive_native(sent_native)
+                }
+            };
+            return (native, peer.receive(sent));
+        }
         match &mut self.engine {
             Engine::Fresh => (
                 side::run_fresh(SideKind::Native, &self.reference, script, self.limits),
@@ -273,6 +340,12 @@ pub struct Options {
     pub quiet: bool,
     /// `--correct`: corrections applied to the reference side itself.
     pub correct: Vec<correct::Correction>,
+    /// `--engine`: the engine to run on (another than [`ENGINE`]: re-run through `cargo run`).
+    pub engine: Option<String>,
+    /// `--against`: compare with native on this engine instead of the reference.
+    pub against: Option<String>,
+    /// `--serve-native`: be the other engine's side of `--against` (internal).
+    pub serve: bool,
 }
 
 fn parse_duration(s: &str) -> Option<Duration> {
@@ -308,6 +381,9 @@ pub fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
         print_only: false,
         quiet: false,
         correct: Vec::new(),
+        engine: None,
+        against: None,
+        serve: false,
     };
     let mut i = 0;
     let value = |i: &mut usize, name: &str| -> Result<String, String> {
@@ -372,12 +448,24 @@ pub fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
                         .collect::<Result<_, _>>()?
                 };
             }
+            "--engine" | "--against" => {
+                let engine = get(a)?;
+                if !ENGINES.contains(&engine.as_str()) {
+                    return Err(format!("{a}: unknown engine {engine} (boa or quickjs)"));
+                }
+                if a == "--engine" {
+                    o.engine = Some(engine);
+                } else {
+                    o.against = Some(engine);
+                }
+            }
+            "--serve-native" => o.serve = true,
             _ if a.starts_with('-') && a.len() > 1 => return Err(format!("unknown option {a}")),
             _ => o.scripts.push(args[i].clone()),
         }
         i += 1;
     }
-    if o.random.is_none() && o.scripts.is_empty() {
+    if o.random.is_none() && o.scripts.is_empty() && !o.serve {
         return Err("nothing to run: give SCRIPT... or --random N".to_owned());
     }
     Ok(Some(o))
@@ -456,7 +544,7 @@ impl Record {
     }
 }
 
-fn describe_run(run: &Run, context: usize, with_events: bool) -> String {
+fn describe_run(run: &Run, other: &str, context: usize, with_events: bool) -> String {
     let mut out = String::new();
     if let Some(p) = &run.comparison.problem {
         let _ = writeln!(out, "{p}");
@@ -470,7 +558,7 @@ fn describe_run(run: &Run, context: usize, with_events: bool) -> String {
             &run.reference.events,
             d,
             context,
-            "reference",
+            other,
         ));
     }
     if let Some((node, cmp)) = &run.node {
@@ -497,7 +585,7 @@ fn describe_run(run: &Run, context: usize, with_events: bool) -> String {
         }
     }
     if with_events {
-        for (name, log) in [("native", &run.native), ("reference", &run.reference)] {
+        for (name, log) in [("native", &run.native), (other, &run.reference)] {
             let _ = writeln!(out, "--- {name} events ({}):", log.outcome);
             for (i, e) in log.events.iter().enumerate() {
                 let _ = writeln!(out, "  {i:>4}  {e}");
@@ -518,12 +606,12 @@ fn millis(d: Duration) -> f64 {
 }
 
 /// The saved file's text: a comment with the verdict and first divergence, then the program.
-fn annotated(js: &str, run_verdict: Verdict, d: Option<&diff::Divergence>) -> String {
+fn annotated(js: &str, other: &str, run_verdict: Verdict, d: Option<&diff::Divergence>) -> String {
     let mut out = format!("// result: {}\n", run_verdict.key());
     if let Some(d) = d {
         let _ = writeln!(
             out,
-            "// first divergence at event {} ({}):\n//   native:    {}\n//   reference: {}",
+            "// first divergence at event {} ({}):\n//   native:    {}\n//   {other}: {}",
             d.index,
             d.kind,
             d.native.as_deref().unwrap_or("(end of log)"),
@@ -532,6 +620,70 @@ fn annotated(js: &str, run_verdict: Verdict, d: Option<&diff::Divergence>) -> St
     }
     out.push_str(js);
     out
+}
+
+/// The environment variable naming a ready binary of `engine` (set for the peer when
+/// `--engine` re-runs the tool: the binary that did it is that engine's).
+pub fn binary_variable(engine: &str) -> String {
+    format!("STREAM_DIFF_BIN_{}", engine.to_ascii_uppercase())
+}
+
+/// `cargo run` for the tool built with `engine`'s feature, in its own target subfolder (as
+/// `--engine` does).
+pub fn cargo_command(engine: &str) -> std::process::Command {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join("../target"))
+        .join(format!("engine-{engine}"));
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = std::process::Command::new(cargo);
+    command
+        .args([
+            "run",
+            "--quiet",
+            "-p",
+            "stream-diff",
+            "--no-default-features",
+            "--features",
+        ])
+        .arg(engine)
+        .arg("--target-dir")
+        .arg(&target)
+        .arg("--manifest-path")
+        .arg(manifest.join("../Cargo.toml"));
+    if !cfg!(debug_assertions) {
+        command.arg("--release");
+    }
+    command.arg("--");
+    command
+}
+
+/// `--engine NAME` on a binary built for another engine: runs the same arguments (without
+/// `--engine`) through `cargo run` with that engine's feature, in its own target subfolder (so
+/// the two builds do not replace each other's binary), and returns its status. This binary is
+/// the peer of `--against` its own engine there.
+fn run_on_engine(engine: &str, args: &[String]) -> i32 {
+    let mut forwarded: Vec<&String> = Vec::new();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        if arg == "--engine" {
+            it.next();
+        } else if !arg.starts_with("--engine=") {
+            forwarded.push(arg);
+        }
+    }
+    let mut command = cargo_command(engine);
+    if let Ok(me) = std::env::current_exe() {
+        command.env(binary_variable(ENGINE), me);
+    }
+    match command.args(forwarded).status() {
+        Ok(status) => status.code().unwrap_or(2),
+        Err(e) => {
+            eprintln!("stream-diff: cannot run cargo for --engine {engine}: {e}");
+            2
+        }
+    }
 }
 
 /// Runs the tool; returns the exit status.
@@ -547,6 +699,13 @@ pub fn main_with_args(args: &[String]) -> i32 {
             return 2;
         }
     };
+    if let Some(engine) = options.engine.as_deref().filter(|e| *e != ENGINE) {
+        return run_on_engine(engine, args);
+    }
+    if options.against.as_deref() == Some(ENGINE) {
+        eprintln!("stream-diff: --against {ENGINE}: this is the engine the native side runs on");
+        return 2;
+    }
     if options.print_only {
         for index in options.first..options.first + options.random.unwrap_or(0) {
             println!("{}", gen::generate(options.seed, index).to_js());
@@ -555,6 +714,10 @@ pub fn main_with_args(args: &[String]) -> i32 {
     }
     // Panics are caught and reported per side; the default hook would also print them.
     std::panic::set_hook(Box::new(|_| {}));
+    #[cfg(unix)]
+    if options.serve {
+        return peer::serve(options.fork);
+    }
     let reference = match load_reference(options.reference.as_deref()) {
         Ok(r) => r,
         Err(e) => {
@@ -567,14 +730,21 @@ pub fn main_with_args(args: &[String]) -> i32 {
         max_events: options.max_events,
     };
     let setup = Instant::now();
-    let mut runner =
-        match Runner::with_corrections(reference.clone(), &options.correct, limits, options.fork) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("stream-diff: cannot prepare the contexts: {e}");
-                return 2;
-            }
-        };
+    let runner = match options.against.as_deref() {
+        #[cfg(unix)]
+        Some(engine) => Runner::against(engine, limits, options.fork),
+        #[cfg(not(unix))]
+        Some(_) => Err("--against needs Unix".to_owned()),
+        None => Runner::with_corrections(reference.clone(), &options.correct, limits, options.fork),
+    };
+    let mut runner = match runner {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("stream-diff: cannot prepare the contexts: {e}");
+            return 2;
+        }
+    };
+    let other = runner.other_name().to_owned();
     let setup_time = setup.elapsed();
     if options.node {
         if node::available() {
@@ -607,12 +777,15 @@ pub fn main_with_args(args: &[String]) -> i32 {
                 v => v.key().to_owned(),
             };
             println!(
-                "{script}: {head} ({:.1} ms; {} events native, {} reference)",
+                "{script}: {head} ({:.1} ms; {} events native, {} {other})",
                 millis(run.elapsed),
                 run.native.events.len(),
                 run.reference.events.len()
             );
-            print!("{}", describe_run(&run, options.context, options.events));
+            print!(
+                "{}",
+                describe_run(&run, &other, options.context, options.events)
+            );
         }
         records.push(Record {
             name: script.clone(),
@@ -677,7 +850,7 @@ pub fn main_with_args(args: &[String]) -> i32 {
                 let path = options.out.join(format!("{name}.js"));
                 let _ = std::fs::write(
                     &path,
-                    annotated(&js, verdict, run.comparison.divergence.as_ref()),
+                    annotated(&js, &other, verdict, run.comparison.divergence.as_ref()),
                 );
                 record.saved = Some(path.clone());
                 if text && !options.quiet {
@@ -696,6 +869,7 @@ pub fn main_with_args(args: &[String]) -> i32 {
                         &min_path,
                         annotated(
                             &small_js,
+                            &other,
                             small_run.comparison.verdict,
                             small_run.comparison.divergence.as_ref(),
                         ),
@@ -707,13 +881,14 @@ pub fn main_with_args(args: &[String]) -> i32 {
                             program.stmts.len(),
                             min_path.display()
                         );
-                        for line in describe_run(&small_run, options.context, false).lines() {
+                        for line in describe_run(&small_run, &other, options.context, false).lines()
+                        {
                             println!("  {line}");
                         }
                     }
                     record.shrunk = Some((min_path, small.stmts.len()));
                 } else if text && !options.quiet {
-                    for line in describe_run(&run, options.context, false).lines() {
+                    for line in describe_run(&run, &other, options.context, false).lines() {
                         println!("  {line}");
                     }
                 }
@@ -723,6 +898,16 @@ pub fn main_with_args(args: &[String]) -> i32 {
         let total = start.elapsed();
         let runs: Vec<&Record> = records.iter().filter(|r| r.seed.is_some()).collect();
         if text {
+            let mut mode = if options.fork {
+                "fork mode".to_owned()
+            } else {
+                "fresh contexts".to_owned()
+            };
+            if let Some(engine) = &options.against {
+                mode.push_str(&format!("; native on {ENGINE} against native on {engine}"));
+            } else if ENGINE != "boa" {
+                mode.push_str(&format!("; on {ENGINE}"));
+            }
             let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
             for r in &runs {
                 *counts.entry(r.verdict.key()).or_default() += 1;
@@ -740,11 +925,7 @@ pub fn main_with_args(args: &[String]) -> i32 {
                 options.first + count,
                 total.as_secs_f64(),
                 millis(setup_time),
-                if options.fork {
-                    "fork mode"
-                } else {
-                    "fresh contexts"
-                },
+                mode,
             );
             for (key, n) in &counts {
                 println!("  {key:<34} {n}");

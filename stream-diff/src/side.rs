@@ -1,6 +1,7 @@
-//! One side of a comparison: a fresh Boa context (boa_streams' `Host`), optionally with the
-//! reference implementation installed over the native stream classes, the tracing prelude,
-//! then the script under test; the event loop runs until idle or the deadline.
+//! One side of a comparison: a fresh context of the build's engine (boa_streams' `Host`, through
+//! its public API only), optionally with the reference implementation installed over the native
+//! stream classes, the tracing prelude, then the script under test; the event loop runs until
+//! idle or the deadline.
 
 use std::{
     cell::RefCell,
@@ -9,14 +10,8 @@ use std::{
     time::{Duration, Instant},
 };
 
-use boa_engine::{
-    error::{EngineError, RuntimeLimitError},
-    js_string,
-    native_function::NativeFunction,
-    object::builtins::{JsFunction, JsPromise},
-    Context, JsError, JsNativeError, JsObject, JsResult, JsValue, Source,
-};
-use boa_streams::host::{Host, HostOptions, HostReport, RunOutcome};
+use boa_streams::host::{diff_api, Context, Host, HostOptions, HostReport, RunOutcome};
+use boa_streams::{JsError, JsResult, Value};
 
 /// The tracing prelude (see its header comment).
 pub const PRELUDE: &str = include_str!("prelude.js");
@@ -128,50 +123,15 @@ thread_local! {
     }) };
 }
 
-/// `__sdPerformPromiseThen(promise, onFulfilled, onRejected)`: PerformPromiseThen(promise,
-/// onFulfilled, onRejected, ! NewPromiseCapability(%Promise%)), which is what WebIDL's "react to
-/// a promise" performs: no Get of `then`, no SpeciesConstructor (`Promise.prototype.then` Gets
-/// `constructor`). Script cannot do that (the reference's own `PerformPromiseThen` says it is "just
-/// an approximation"), so the corrected references call this. For the call the promise has no
-/// prototype, so SpeciesConstructor finds no `constructor` and takes %Promise%; a promise that
-/// script made non-extensible or gave an own `constructor` gets plain `then`.
-fn perform_promise_then(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    let arg = |i: usize| args.get(i).cloned().unwrap_or_default();
-    let Some(promise) = arg(0)
-        .as_object()
-        .and_then(|o| JsPromise::from_object(o.clone()).ok())
-    else {
-        return Err(JsNativeError::typ()
-            .with_message("__sdPerformPromiseThen: not a promise")
-            .into());
-    };
-    let handler = |v: JsValue| {
-        v.as_object()
-            .and_then(|o| JsFunction::from_object(o.clone()))
-    };
-    let (on_fulfilled, on_rejected) = (handler(arg(1)), handler(arg(2)));
-    let object: JsObject = promise.clone().into();
-    let quiet =
-        object.is_extensible(ctx)? && !object.has_own_property(js_string!("constructor"), ctx)?;
-    if !quiet {
-        return promise.then(on_fulfilled, on_rejected, ctx).map(Into::into);
-    }
-    let proto = object.prototype();
-    object.set_prototype(None);
-    let result = promise.then(on_fulfilled, on_rejected, ctx);
-    object.set_prototype(proto);
-    result.map(Into::into)
-}
-
 fn push_event(event: String) {
     LOG.with(|log| log.borrow_mut().events.push(event));
 }
 
 /// `__sd_emit(string)`: appends an event. Past the event limit or the deadline it throws an
 /// uncatchable runtime-limit error, so a runaway script stops at its next logged event.
-fn emit(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn emit(_: &Value, args: &[Value], ctx: &mut Context) -> JsResult<Value> {
     let text = match args.first() {
-        Some(value) => value.to_string(ctx)?.to_std_string_escaped(),
+        Some(value) => diff_api::to_rust_string(value, ctx)?,
         None => String::new(),
     };
     let stop = LOG.with(|log| {
@@ -191,17 +151,37 @@ fn emit(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
         false
     });
     if stop {
-        return Err(EngineError::RuntimeLimit(RuntimeLimitError::LoopIteration).into());
+        return Err(diff_api::uncatchable_error(ctx));
     }
-    Ok(JsValue::undefined())
+    Ok(Value::undefined())
+}
+
+/// The interrupt check (engines that have one): past the deadline, or once the limits stopped
+/// the script, running script stops with an uncatchable error.
+fn interrupted() -> bool {
+    LOG.with(|log| {
+        let Ok(mut log) = log.try_borrow_mut() else {
+            return false;
+        };
+        if log.overflow || log.late {
+            return true;
+        }
+        if log.deadline.is_some_and(|d| Instant::now() >= d) {
+            log.late = true;
+            return true;
+        }
+        false
+    })
 }
 
 /// A context ready to run a script: the host, with (for the reference) the bundle installed,
 /// and the prelude loaded.
 pub struct Prepared {
-    pub host: Host,
+    // Field order is drop order: values, then the context handle, then the host (on QuickJS
+    // the runtime is freed with the host, and no value may outlive it).
+    render: Value,
     pub ctx: Context,
-    render: JsObject,
+    pub host: Host,
 }
 
 /// The reference implementation's sources.
@@ -212,9 +192,8 @@ pub struct ReferenceSource {
     pub bundle_name: String,
 }
 
-fn eval(host: &Host, ctx: &mut Context, name: &str, source: &str) -> Result<JsValue, String> {
-    host.eval_script(ctx, name, source)
-        .map_err(|e| format!("{name}: {}", boa_streams::host::error_message(e, ctx)))
+fn eval(host: &Host, ctx: &mut Context, name: &str, source: &str) -> Result<Value, String> {
+    diff_api::eval_script(host, ctx, name, source).map_err(|e| format!("{name}: {e}"))
 }
 
 /// Builds a fresh context for `kind`.
@@ -225,27 +204,29 @@ pub fn prepare(kind: SideKind, reference: &ReferenceSource) -> Result<Prepared, 
         ..HostOptions::default()
     };
     let (host, mut ctx) = Host::new(options).map_err(|e| e.to_string())?;
-    {
-        let limits = ctx.runtime_limits_mut();
-        limits.set_loop_iteration_limit(1_000_000);
-        limits.set_recursion_limit(400);
-    }
-    let emit_fn = NativeFunction::from_fn_ptr(emit);
-    ctx.register_global_builtin_callable(js_string!("__sd_emit"), 1, emit_fn)
-        .map_err(|e| e.to_string())?;
+    diff_api::set_runtime_limits(&mut ctx);
+    diff_api::define_builtin(&mut ctx, "__sd_emit", 1, emit).map_err(|e| e.to_string())?;
     if kind == SideKind::Reference {
-        let then_fn = NativeFunction::from_fn_ptr(perform_promise_then);
-        ctx.register_global_builtin_callable(js_string!("__sdPerformPromiseThen"), 3, then_fn)
-            .map_err(|e| e.to_string())?;
+        // `__sdPerformPromiseThen(promise, onFulfilled, onRejected)`: PerformPromiseThen with a
+        // new %Promise% capability, which is what WebIDL's "react to a promise" performs (no
+        // Get of `then`, no SpeciesConstructor). Script cannot do that (the reference's own
+        // `PerformPromiseThen` says it is "just an approximation"), so the corrected
+        // references call this.
+        diff_api::define_builtin(
+            &mut ctx,
+            "__sdPerformPromiseThen",
+            3,
+            diff_api::perform_promise_then,
+        )
+        .map_err(|e| e.to_string())?;
         eval(&host, &mut ctx, "install.js", &reference.install)?;
         eval(&host, &mut ctx, &reference.bundle_name, &reference.bundle)?;
         eval(&host, &mut ctx, "reference-hook.js", REFERENCE_HOOK)?;
     }
     let render = eval(&host, &mut ctx, "stream-diff-prelude.js", PRELUDE)?;
-    let render = render
-        .as_object()
-        .ok_or_else(|| "the prelude did not return its renderer".to_owned())?
-        .clone();
+    if !render.is_callable() {
+        return Err("the prelude did not return its renderer".to_owned());
+    }
     // Whatever setup reported (nothing, normally) is not the script's.
     let setup_reports = host.take_reports();
     if !setup_reports.is_empty() {
@@ -294,15 +275,17 @@ fn drain_reports(host: &Host) {
     }
 }
 
-fn render_thrown(prepared: &mut Prepared, error: JsError) -> String {
-    let Prepared { ctx, render, .. } = prepared;
-    match error.into_opaque(ctx) {
-        Ok(value) => match render.call(&JsValue::undefined(), &[value], ctx) {
-            Ok(s) => s
+fn render_thrown(ctx: &mut Context, render: &Value, error: JsError) -> String {
+    match diff_api::thrown_or_uncatchable(error, ctx) {
+        Ok(value) => match render
+            .as_object()
+            .map(|f| f.call(&Value::undefined(), &[value], ctx))
+        {
+            Some(Ok(s)) => s
                 .as_string()
                 .map(|s| s.to_std_string_escaped())
                 .unwrap_or_default(),
-            Err(_) => "?".to_owned(),
+            _ => "?".to_owned(),
         },
         Err(engine) => format!("(uncatchable) {engine}"),
     }
@@ -322,24 +305,23 @@ pub fn run_prepared(mut prepared: Prepared, script: &str, limits: Limits) -> Sid
         }
     });
     let result = catch_unwind(AssertUnwindSafe(|| {
-        let host = prepared.host.clone();
-        let thrown = prepared
-            .ctx
-            .eval(Source::from_bytes(script).with_path(std::path::Path::new("script.js")));
+        let Prepared { render, ctx, host } = &mut prepared;
+        diff_api::set_interrupt(ctx, Some(interrupted));
+        let thrown = host.evaluate(ctx, Some(std::path::Path::new("script.js")), script);
         if let Err(error) = thrown {
-            let text = render_thrown(&mut prepared, error);
+            let text = render_thrown(ctx, render, error);
             push_event(format!("script threw {text}"));
         }
-        host.perform_microtask_checkpoint(&mut prepared.ctx);
-        drain_reports(&host);
-        let outcome = host.run_until(&mut prepared.ctx, Some(deadline), &mut |_| {
-            drain_reports(&host);
+        host.perform_microtask_checkpoint(ctx);
+        drain_reports(host);
+        let outcome = host.run_until(ctx, Some(deadline), &mut |_| {
+            drain_reports(host);
             LOG.with(|log| {
                 let log = log.borrow();
                 log.overflow || log.late
             })
         });
-        drain_reports(&host);
+        drain_reports(host);
         (outcome, host.has_pending_work())
     }));
     let (overflow, late, events) = LOG.with(|log| {

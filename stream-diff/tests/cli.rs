@@ -206,3 +206,53 @@ fn shrinking_keeps_the_divergence_and_drops_the_rest() {
         "after {runs} runs"
     );
 }
+
+#[test]
+fn engine_options_are_checked() {
+    let (code, _) = tool(&["--engine", "nope", "--random", "1"]);
+    assert_eq!(code, 2);
+    // The native side's own engine is no other side.
+    let (code, _) = tool(&["--against", stream_diff::ENGINE, "--random", "1"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn a_loop_without_events_is_stopped() {
+    // Boa's loop-iteration limit, or QuickJS's interrupt at the deadline, ends it: `same` or
+    // `runaway`, never a hang of the tool.
+    let path = write("loop.js", "log('a'); while (true) {}");
+    let (code, out) = tool(&["--timeout", "300ms", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn against_runs_the_other_side_in_a_peer_process() {
+    // The peer is this very binary standing in for the other engine: native against native
+    // on one engine is the same.
+    let other = if stream_diff::ENGINE == "boa" {
+        "quickjs"
+    } else {
+        "boa"
+    };
+    let run = |script: &str| {
+        let path = write(&format!("against-{}.js", script.len()), script);
+        let out = Command::new(env!("CARGO_BIN_EXE_stream-diff"))
+            .env(
+                stream_diff::binary_variable(other),
+                env!("CARGO_BIN_EXE_stream-diff"),
+            )
+            .args(["--against", other, path.to_str().unwrap()])
+            .output()
+            .expect("runs");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, out) = run("const r = new ReadableStream({ start(c) { enq(c, 1); } }).getReader(); watch('read', r.read());");
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(": same (") && out.contains(&format!(" {other})")),
+        "{out}"
+    );
+}

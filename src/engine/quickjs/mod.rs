@@ -33,6 +33,7 @@ mod value;
 mod buffer;
 mod callback;
 pub mod clone;
+pub(crate) mod diff_hook;
 mod encoding;
 pub(crate) mod internal_promise;
 mod job;

@@ -25,6 +25,7 @@ mod base64;
 mod common_api;
 #[path = "../crypto.rs"]
 mod crypto;
+pub mod diff_api;
 #[path = "../file_fetcher.rs"]
 mod file_fetcher;
 #[path = "../performance.rs"]

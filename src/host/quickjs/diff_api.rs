@@ -1,0 +1,77 @@
+//! What stream-diff (a differential tester, `stream-diff/`) needs of a host beyond running
+//! scripts, with the same signatures on every engine (`src/host/diff_api.rs`): runtime limits
+//! for runaway scripts, an uncatchable error to stop one, a global built-in function, and a
+//! native PerformPromiseThen.
+
+use super::Context;
+use crate::engine::diff_hook;
+use crate::{JsError, JsResult, NativeFunctionPointer, Value};
+
+/// Sets the limits that stop a runaway script on this engine: on QuickJS, its own stack limit
+/// (a catchable RangeError) is kept; runaway loops are stopped by [`set_interrupt`].
+pub fn set_runtime_limits(_ctx: &mut Context) {}
+
+/// Makes running script stop (with an uncatchable error) once `stop` returns true, checked
+/// while script runs (QuickJS's interrupt handler); `None` removes the check.
+pub fn set_interrupt(ctx: &mut Context, stop: Option<fn() -> bool>) {
+    diff_hook::set_interrupt(ctx, stop);
+}
+
+/// An uncatchable error (script cannot catch it): on QuickJS, an uncatchable `InternalError`.
+pub fn uncatchable_error(ctx: &mut Context) -> JsError {
+    diff_hook::uncatchable_error(ctx, "stopped by the host's limits")
+}
+
+/// The value an error throws, or for an uncatchable engine error its description.
+pub fn thrown_or_uncatchable(error: JsError, ctx: &mut Context) -> Result<Value, String> {
+    crate::engine::thrown_value(error, ctx).map_err(|e| e.to_string())
+}
+
+/// [`Host::eval_script`](super::Host::eval_script) (a classic script, then a microtask
+/// checkpoint), with an exception as its message.
+pub fn eval_script(
+    host: &super::Host,
+    ctx: &mut Context,
+    name: &str,
+    source: &str,
+) -> Result<Value, String> {
+    host.eval_script(ctx, name, source)
+        .map_err(|e| super::error_message(e, ctx))
+}
+
+/// Defines a global built-in function `name` (writable, not enumerable, configurable).
+pub fn define_builtin(
+    ctx: &mut Context,
+    name: &str,
+    length: usize,
+    f: NativeFunctionPointer,
+) -> JsResult<()> {
+    let function = crate::engine::quickjs_host::function(ctx, name, length, f);
+    let global = crate::engine::global_object(ctx);
+    global.define_property_or_throw(
+        name,
+        crate::engine::PropertyDescriptor::builder()
+            .value(function)
+            .writable(true)
+            .enumerable(false)
+            .configurable(true),
+        ctx,
+    )?;
+    Ok(())
+}
+
+/// The ToString of a value, as a Rust string (lone surrogates escaped).
+pub fn to_rust_string(value: &Value, ctx: &mut Context) -> JsResult<String> {
+    Ok(value.to_string(ctx)?.to_std_string_escaped())
+}
+
+/// `(promise, onFulfilled, onRejected)` → PerformPromiseThen(promise, onFulfilled, onRejected,
+/// ! NewPromiseCapability(%Promise%)), which is what WebIDL's "react to a promise" performs: no
+/// Get of `then`, no SpeciesConstructor (`Promise.prototype.then` Gets `constructor`). For the
+/// call the promise has no prototype, so SpeciesConstructor finds no `constructor` and takes
+/// %Promise%; a promise that script made non-extensible or gave an own `constructor` gets plain
+/// `then`. A TypeError if the first argument is not a promise.
+pub fn perform_promise_then(_: &Value, args: &[Value], ctx: &mut Context) -> JsResult<Value> {
+    let arg = |i: usize| args.get(i).cloned().unwrap_or_default();
+    diff_hook::perform_promise_then(&arg(0), &arg(1), &arg(2), ctx)
+}
