@@ -638,8 +638,10 @@ pub(crate) fn new_native_object<T: NativeObject>(
         let class = agent_of(q::JS_GetRuntime(ctx)).native_class;
         let raw = q::JS_NewObjectProtoClass(ctx, proto, class);
         if q::JS_IsException(raw) {
-            // Out of memory: the only failure. Report it as the pending exception's value.
-            return Value::undefined();
+            // The only failure is a failed allocation (runtimes here have no memory limit), which
+            // Rust's own allocator treats as fatal too: abort as it does, rather than hand out
+            // an object without its data.
+            std::alloc::handle_alloc_error(std::alloc::Layout::new::<T>());
         }
         let native: Box<Native> = Box::new(Native::Data(Box::new(data)));
         q::JS_SetOpaque(raw, Box::into_raw(native).cast::<c_void>());

@@ -93,7 +93,7 @@ impl<T: NativeObject> Object<T> {
         if let Some(data) = data_of::<T>(&self.0) {
             return ObjectRef(data);
         }
-        // Only `Object<ErasedObjectData>` gets here (a typed `Object<T>` comes from a
+        // Assert: only `Object<ErasedObjectData>` gets here (a typed `Object<T>` comes from a
         // downcast that checked its data).
         let erased: &dyn std::any::Any = &ERASED;
         match erased.downcast_ref::<T>() {
@@ -563,11 +563,9 @@ impl<T: Trace + 'static> Shared<T> {
     pub fn new(value: T) -> Self {
         let ctx = current_ctx();
         let object = new_native_object(ctx, NULL, SharedCell(value));
-        let ptr = match data_of::<SharedCell<T>>(&object) {
-            Some(cell) => std::ptr::from_ref(&cell.0),
-            // Out of memory: no object, so no value to point to.
-            None => std::ptr::null(),
-        };
+        // Assert: `object` is a new object of our native class holding a `SharedCell<T>`
+        // (`new_native_object` never returns without one).
+        let ptr = data_of::<SharedCell<T>>(&object).map_or(std::ptr::null(), |cell| &cell.0);
         Self { object, ptr }
     }
     /// Whether `a` and `b` point to the same value.
@@ -596,12 +594,10 @@ impl<T: Trace + 'static> Deref for Shared<T> {
     type Target = T;
     #[inline]
     fn deref(&self) -> &T {
-        // SAFETY: `ptr` points into the native data of the object `self.object` keeps alive;
-        // that data is only dropped by the object's finalizer.
-        match unsafe { self.ptr.as_ref() } {
-            Some(value) => value,
-            None => panic!("Shared::new ran out of memory"),
-        }
+        // Assert: `ptr` is not null (see `Shared::new`); it points into the native data of the
+        // object `self.object` keeps alive, which only the object's finalizer drops.
+        // SAFETY: as asserted.
+        unsafe { &*self.ptr }
     }
 }
 impl<T: Trace + std::fmt::Debug + 'static> std::fmt::Debug for Shared<T> {
