@@ -1,20 +1,23 @@
 //! Peak memory of a native pipe: `pipeTo` from a Rust byte source that makes its bytes as it is
 //! pulled (64 KiB auto-allocated requests) to a Rust sink that only counts them. Neither end
 //! holds the data, so what the process's peak resident memory grows by is what the pipe holds
-//! in flight (and what the garbage collector has not freed yet).
+//! in flight (and what the garbage collector has not freed yet). Each size runs twice: to a
+//! `Sink` (chunks are JS `Uint8Array`s: the pipe reads with a default reader, each read
+//! auto-allocates an `ArrayBuffer`) and to a `ByteSink` (the native pipe: BYOB reads into the
+//! pipe's recycled Rust buffers).
 //!
 //! ```text
 //! cargo run --release --example native_pipe_rss -- [MiB ...]     (default: 64 256)
 //! ```
 //!
-//! Each size runs in a fresh process (the example re-runs itself), so each peak is its own.
+//! Each run is a fresh process (the example re-runs itself), so each peak is its own.
 
 use std::{process::ExitCode, time::Instant};
 
 use boa_streams::host::{Host, HostOptions};
 use boa_streams::rust::{
-    with_chunk_bytes, ByteController, ByteSource, Completion, Context, ReadableStream, Sink,
-    StreamError, Value, WritableController, WritableStream,
+    with_chunk_bytes, ByteController, ByteSink, ByteSource, Completion, Context, ReadableStream,
+    Sink, StreamError, Value, WritableController, WritableStream,
 };
 
 const CHUNK: usize = 64 * 1024;
@@ -65,6 +68,18 @@ impl Sink for Counting {
     }
 }
 
+impl ByteSink for Counting {
+    fn write(
+        &mut self,
+        bytes: &[u8],
+        _: &WritableController,
+        _: &mut Context,
+    ) -> Result<Completion, StreamError> {
+        self.0.set(self.0.get() + bytes.len());
+        Ok(Completion::Ready)
+    }
+}
+
 /// The process's peak resident set size in KiB (`VmHWM`).
 fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -72,7 +87,7 @@ fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-fn run_one(mib: usize) -> Result<(), String> {
+fn run_one(mib: usize, byte_sink: bool) -> Result<(), String> {
     let (host, mut ctx) = Host::new(HostOptions::default()).map_err(|e| e.to_string())?;
     let before = peak_rss_kib();
     let length = mib * 1024 * 1024;
@@ -81,8 +96,13 @@ fn run_one(mib: usize) -> Result<(), String> {
     let source =
         ReadableStream::from_byte_source(Generated { left: length }, 0.0, Some(CHUNK), &mut ctx)
             .map_err(|e| e.to_string())?;
-    let sink = WritableStream::from_sink(Counting(count.clone()), 1.0, &mut ctx)
-        .map_err(|e| e.to_string())?;
+    let sink = if byte_sink {
+        WritableStream::from_byte_sink(Counting(count.clone()), 1.0, &mut ctx)
+    } else {
+        WritableStream::from_sink(Counting(count.clone()), 1.0, &mut ctx)
+    }
+    .map_err(|e| e.to_string())?;
+    let kind = if byte_sink { "ByteSink" } else { "Sink" };
     source
         .pipe_to(&sink, &mut ctx)
         .wait(&host, &mut ctx)
@@ -95,7 +115,7 @@ fn run_one(mib: usize) -> Result<(), String> {
     }
     match (before, after) {
         (Some(b), Some(a)) => println!(
-            "{mib} MiB in {CHUNK}-byte chunks: {:.2} s; peak RSS {:.1} MiB before, {:.1} MiB after (growth {:.1} MiB)",
+            "{mib} MiB in {CHUNK}-byte chunks to a {kind}: {:.2} s; peak RSS {:.1} MiB before, {:.1} MiB after (growth {:.1} MiB)",
             elapsed.as_secs_f64(),
             b as f64 / 1024.0,
             a as f64 / 1024.0,
@@ -108,9 +128,11 @@ fn run_one(mib: usize) -> Result<(), String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if let [flag, mib] = args.as_slice() {
+    if let [flag, mib, kind] = args.as_slice() {
         if flag == "--one" {
-            return match mib.parse().map_err(|e| format!("{e}")).and_then(run_one) {
+            let byte_sink = kind == "byte-sink";
+            let mib = mib.parse().map_err(|e| format!("{e}"));
+            return match mib.and_then(|mib| run_one(mib, byte_sink)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("{e}");
@@ -128,11 +150,13 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     };
     for mib in sizes {
-        let status = std::process::Command::new(&me)
-            .args(["--one", &mib])
-            .status();
-        if !status.is_ok_and(|s| s.success()) {
-            return ExitCode::FAILURE;
+        for kind in ["sink", "byte-sink"] {
+            let status = std::process::Command::new(&me)
+                .args(["--one", &mib, kind])
+                .status();
+            if !status.is_ok_and(|s| s.success()) {
+                return ExitCode::FAILURE;
+            }
         }
     }
     ExitCode::SUCCESS

@@ -77,6 +77,10 @@ pub use engine::NativeFunctionPointer;
 /// operation that can throw.
 pub use engine::{JsError, JsResult};
 
+/// A debug counter: the JS objects the library's own code has asked the engine to create on
+/// this thread (see [`engine::js_objects_created`]); tests read it to show that a path makes no
+/// object per chunk.
+pub use engine::js_objects_created;
 /// A debug counter: the JS objects the pipe steps (`pipeTo`, `pipeThrough`) have created on this
 /// thread. It grows per pipe, never per chunk; tests assert that.
 #[doc(hidden)]

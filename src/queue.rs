@@ -147,6 +147,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn native_buffers_go_back_to_their_pool_and_are_reused() {
+        let pool = BufferPool::default();
+        let mut a = pool.take(8).unwrap();
+        assert_eq!(a.as_slice(), [0; 8], "a new buffer is zero-filled");
+        a.as_mut_slice().copy_from_slice(b"abcdefgh");
+        a.truncate(3);
+        assert_eq!((a.len(), a.as_slice()), (3, &b"abc"[..]));
+        drop(a);
+        assert_eq!(pool.spare(), 1);
+        // Reused whole, holding what it held (as a BYOB reader's own view would).
+        let b = pool.take(8).unwrap();
+        assert_eq!((pool.spare(), b.as_slice()), (0, &b"abcdefgh"[..]));
+        // Another size is a new buffer; the pool keeps at most POOL_BUFFERS spares.
+        let many: Vec<_> = (0..POOL_BUFFERS + 2)
+            .map(|_| pool.take(4).unwrap())
+            .collect();
+        drop(many);
+        assert_eq!(pool.spare(), POOL_BUFFERS);
+        // A buffer outliving its pool is simply freed.
+        drop(pool);
+        drop(b);
+        // An allocation that cannot succeed is None, not an abort.
+        assert!(BufferPool::default().take(usize::MAX).is_none());
+    }
+
+    #[test]
     fn fifo_order_and_total_size() {
         let mut ctx = Cx::default();
         let mut q = QueueWithSizes::<u32>::default();
@@ -203,5 +229,101 @@ mod tests {
         for i in 159_990..160_000 {
             assert_eq!(q.dequeue_value(), Some(i));
         }
+    }
+}
+
+/// How many spare buffers a [`BufferPool`] keeps.
+const POOL_BUFFERS: usize = 4;
+
+/// Bytes held in Rust that no script sees: the buffer of a native read (a pipe's BYOB read
+/// from a Rust byte source) and the chunk it becomes. No JS object is made for them; when
+/// they are dropped (the chunk written, or the stream errored), the buffer goes back to the
+/// pool it came from, so the next read reuses it.
+pub(crate) struct NativeBytes {
+    /// The buffer; `len` bytes of it are the chunk.
+    buf: Vec<u8>,
+    /// The chunk's length (the whole buffer until the read completes).
+    len: usize,
+    /// Where the buffer goes back when dropped.
+    pool: std::rc::Weak<std::cell::RefCell<Vec<Vec<u8>>>>,
+}
+
+impl std::fmt::Debug for NativeBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeBytes")
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
+}
+
+impl NativeBytes {
+    /// The chunk's bytes.
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// The chunk's bytes, writable.
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
+        &mut self.buf[..self.len]
+    }
+
+    /// The chunk's length.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Shortens the chunk to its first `len` bytes (the bytes a read filled).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+}
+
+impl Drop for NativeBytes {
+    fn drop(&mut self) {
+        if let Some(pool) = self.pool.upgrade() {
+            let mut pool = pool.borrow_mut();
+            if pool.len() < POOL_BUFFERS {
+                pool.push(std::mem::take(&mut self.buf));
+            }
+        }
+    }
+}
+
+/// The spare buffers of one reader of native reads (a native pipe): each [`NativeBytes`] it
+/// hands out comes back when dropped. A buffer is only ever reused by the reader it came from,
+/// so a source sees only bytes of its own stream in a recycled buffer, as it would in a BYOB
+/// reader's own view.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct BufferPool(std::rc::Rc<std::cell::RefCell<Vec<Vec<u8>>>>);
+
+impl BufferPool {
+    /// A buffer of `size` bytes: a spare one of that size (holding what it held), or a new
+    /// zero-filled one; `None` if the allocation fails.
+    pub(crate) fn take(&self, size: usize) -> Option<NativeBytes> {
+        let spare = {
+            let mut pool = self.0.borrow_mut();
+            let found = pool.iter().position(|b| b.len() == size);
+            found.map(|i| pool.swap_remove(i))
+        };
+        let buf = match spare {
+            Some(buf) => buf,
+            None => {
+                let mut buf = Vec::new();
+                buf.try_reserve_exact(size).ok()?;
+                buf.resize(size, 0);
+                buf
+            }
+        };
+        Some(NativeBytes {
+            buf,
+            len: size,
+            pool: std::rc::Rc::downgrade(&self.0),
+        })
+    }
+
+    /// How many spare buffers the pool holds.
+    #[cfg(test)]
+    pub(crate) fn spare(&self) -> usize {
+        self.0.borrow().len()
     }
 }

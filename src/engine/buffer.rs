@@ -144,6 +144,7 @@ pub fn can_transfer_array_buffer(buffer: &JsArrayBuffer) -> bool {
 ///
 /// Zero-copy: the data block moves to the new buffer.
 pub fn transfer_array_buffer(buffer: &JsArrayBuffer, ctx: &mut Cx) -> JsResult<JsArrayBuffer> {
+    crate::engine::count_objects(1);
     // 1. Assert: ! IsDetachedBuffer(O) is false.
     // 2. Let arrayBufferData be O.[[ArrayBufferData]].
     // 3. Let arrayBufferByteLength be O.[[ArrayBufferByteLength]].
@@ -165,6 +166,7 @@ pub fn clone_array_buffer(
     byte_length: u64,
     ctx: &mut Cx,
 ) -> JsResult<JsArrayBuffer> {
+    crate::engine::count_objects(1);
     let block = {
         let Some(data) = buffer.0.data() else {
             return Err(JsNativeError::typ()
@@ -187,6 +189,7 @@ pub fn clone_array_buffer(
 
 /// <https://streams.spec.whatwg.org/#abstract-opdef-cloneasuint8array>
 pub fn clone_as_uint8_array(view: &ViewRecord, ctx: &mut Cx) -> JsResult<Object> {
+    crate::engine::count_objects(2);
     // 1. Assert: O is an Object.
     // 2. Assert: O has an [[ViewedArrayBuffer]] internal slot.
     // 3. Assert: ! IsDetachedBuffer(O.[[ViewedArrayBuffer]]) is false.
@@ -214,6 +217,7 @@ pub fn construct_view(
     length: u64,
     ctx: &mut Cx,
 ) -> JsResult<Object> {
+    crate::engine::count_objects(1);
     let constructor = view_constructor(kind, ctx);
     let buffer: JsObject = buffer.0.clone().into();
     // Offsets and lengths come from existing buffers, so they are far below 2^53.
@@ -280,6 +284,7 @@ pub fn copy_data_block_bytes(
 
 /// `Construct(%ArrayBuffer%, « byteLength »)`: a RangeError when it cannot be allocated.
 pub fn new_array_buffer(byte_length: u64, ctx: &mut Cx) -> JsResult<JsArrayBuffer> {
+    crate::engine::count_objects(1);
     let length = usize::try_from(byte_length).map_err(|_| {
         JsError::from(JsNativeError::range().with_message("Array buffer allocation failed"))
     })?;
@@ -474,6 +479,7 @@ fn typed_array_range(object: &JsObject, buffer_length: usize) -> (usize, usize) 
 
 /// A new `Uint8Array` of the current realm wrapping a new `ArrayBuffer` that holds `bytes`.
 pub fn new_uint8_array(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
+    crate::engine::count_objects(2);
     let block = AlignedVec::from_slice(0, bytes);
     let buffer = BoaArrayBuffer::from_byte_block(block, ctx)?;
     let array = JsUint8Array::from_array_buffer(buffer, ctx)?;

@@ -27,12 +27,14 @@ pub fn call_object(
 /// <https://tc39.es/ecma262/#sec-createiterresultobject>: `{ value, done }`, an ordinary object
 /// of the current realm with two data properties (no script runs).
 pub fn create_iter_result_object(value: Value, done: bool, ctx: &mut Cx) -> Value {
+    crate::engine::count_objects(1);
     boa_engine::builtins::iterable::create_iter_result_object(value.into_js(), done, ctx).into()
 }
 
 /// <https://tc39.es/ecma262/#sec-createarrayfromlist>: a new Array of the current realm holding
 /// `values` (no script runs).
 pub fn create_array_from_list(values: impl IntoIterator<Item = Value>, ctx: &mut Cx) -> Object {
+    crate::engine::count_objects(1);
     boa_engine::object::builtins::JsArray::from_iter(values.into_iter().map(Value::into_js), ctx)
         .into()
 }

@@ -288,6 +288,7 @@ pub fn new_regexp(source: JsString, flags: &str, ctx: &mut Cx) -> JsResult<Objec
 
 /// A new `ArrayBuffer` whose data block is `bytes` (moved, not copied).
 pub fn new_array_buffer_from(bytes: ByteBlock, ctx: &mut Cx) -> JsResult<Object> {
+    crate::engine::count_objects(1);
     Ok(Object::from_js(BoaArrayBuffer::from_byte_block(
         bytes.0, ctx,
     )?))

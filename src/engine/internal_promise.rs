@@ -217,6 +217,7 @@ impl InternalPromise {
             },
             (promise.clone(), already_resolved.clone()),
         );
+        crate::engine::count_objects(2);
         let resolve = FunctionObjectBuilder::new(&realm, resolve)
             .length(1)
             .build();

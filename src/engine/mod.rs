@@ -112,6 +112,27 @@ macro_rules! traced_without_drop {
 #[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
 pub(crate) use traced_without_drop;
 
+thread_local! {
+    static OBJECTS_CREATED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `n` JS objects that the engine API creates for the library's own code.
+#[inline]
+pub(crate) fn count_objects(n: u64) {
+    OBJECTS_CREATED.with(|c| c.set(c.get().wrapping_add(n)));
+}
+
+/// The number of JS objects that the library's own code has asked the engine to create on this
+/// thread so far: native objects (every interface object and internal object), array buffers
+/// and views, promises with their resolving functions, reaction and other native functions,
+/// iterator results and arrays, and on QuickJS the object behind each shared cell (its
+/// collector traces only through objects). Objects that script creates, and objects the engine
+/// creates inside its own builtins, are not counted. A test reads it before and after some work
+/// to show what that work costs in objects.
+pub fn js_objects_created() -> u64 {
+    OBJECTS_CREATED.with(std::cell::Cell::get)
+}
+
 #[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
 mod quickjs;
 /// The engine side of the QuickJS host.

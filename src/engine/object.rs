@@ -207,6 +207,7 @@ impl Object {
         prototype: impl Into<Option<Object>>,
         data: U,
     ) -> Object {
+        crate::engine::count_objects(1);
         Object(JsObject::from_proto_and_data(
             prototype.into().map(|p| p.0),
             data,
@@ -216,6 +217,7 @@ impl Object {
     /// An ordinary object with a null prototype and no native data.
     #[inline]
     pub fn with_null_proto() -> Object {
+        crate::engine::count_objects(1);
         Object(JsObject::with_null_proto())
     }
 

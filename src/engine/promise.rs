@@ -41,6 +41,7 @@ impl std::fmt::Debug for PromiseCapability {
 impl PromiseCapability {
     /// <https://webidl.spec.whatwg.org/#a-new-promise>
     pub fn new(ctx: &mut Cx) -> Self {
+        crate::engine::count_objects(3);
         let (promise, resolvers) = BoaPromise::new_pending(ctx);
         Self {
             promise: JsPromise(promise),
@@ -293,6 +294,7 @@ pub fn react<T: Trace + 'static>(
         data,
     );
     let realm = ctx.realm().clone();
+    crate::engine::count_objects(3);
     let fulfilled = FunctionObjectBuilder::new(&realm, fulfilled).build();
     let rejected = FunctionObjectBuilder::new(&realm, rejected).build();
     then_unobservably(promise, Some(fulfilled), Some(rejected), ctx)

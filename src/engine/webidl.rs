@@ -456,6 +456,7 @@ pub fn function(
     length: usize,
     f: NativeFunctionPointer,
 ) -> super::JsFunction {
+    crate::engine::count_objects(1);
     let realm = ctx.realm().clone();
     super::JsFunction(built_in_function(
         &realm,

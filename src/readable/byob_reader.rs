@@ -7,8 +7,13 @@ use std::collections::VecDeque;
 
 use crate::engine::{create_iter_result_object, Cx, JsResult, Object, Slot, Trace, Value};
 
+use crate::queue::NativeBytes;
+
 use super::{
-    byte_controller::readable_byte_stream_controller_pull_into,
+    byte_controller::{
+        readable_byte_stream_controller_pull_into,
+        readable_byte_stream_controller_pull_into_native, FilledChunk,
+    },
     generic_reader::{
         define_generic_reader, readable_stream_reader_generic_initialize,
         readable_stream_reader_generic_release, GenericReader, GenericReaderSlots,
@@ -46,6 +51,18 @@ pub(crate) trait ReadIntoRequestSteps: Trace + std::fmt::Debug {
     fn close_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()>;
     /// The error steps, given `e`.
     fn error_steps(self: Box<Self>, e: Value, ctx: &mut Cx) -> JsResult<()>;
+    /// The chunk steps of a native read, given its filled Rust bytes. The default gives the
+    /// chunk steps a `Uint8Array` holding them.
+    fn bytes_chunk_steps(self: Box<Self>, bytes: NativeBytes, ctx: &mut Cx) -> JsResult<()> {
+        let chunk = engine::new_uint8_array(bytes.as_slice(), ctx)?;
+        self.chunk_steps(chunk, ctx)
+    }
+    /// The close steps of a native read, given its filled Rust bytes (none: the stream
+    /// closed). The default gives the close steps a `Uint8Array` holding them.
+    fn bytes_close_steps(self: Box<Self>, bytes: NativeBytes, ctx: &mut Cx) -> JsResult<()> {
+        let chunk = engine::new_uint8_array(bytes.as_slice(), ctx)?;
+        self.close_steps(chunk, ctx)
+    }
 }
 
 impl ReadIntoRequest {
@@ -71,6 +88,36 @@ impl ReadIntoRequest {
                 promise.resolve(result, ctx)
             }
             ReadIntoRequest::Steps(steps) => steps.close_steps(chunk, ctx),
+        }
+    }
+
+    /// The chunk steps given a filled pull-into descriptor's chunk: a view, or a native read's
+    /// Rust bytes (a `Uint8Array` holding them for a request that is not native).
+    pub(crate) fn filled_chunk_steps(self, chunk: FilledChunk, ctx: &mut Cx) -> JsResult<()> {
+        match (self, chunk) {
+            (request, FilledChunk::View(view)) => request.chunk_steps(view.into(), ctx),
+            (ReadIntoRequest::Steps(steps), FilledChunk::Bytes(bytes)) => {
+                steps.bytes_chunk_steps(bytes, ctx)
+            }
+            (request, FilledChunk::Bytes(bytes)) => {
+                let chunk = engine::new_uint8_array(bytes.as_slice(), ctx)?;
+                request.chunk_steps(chunk, ctx)
+            }
+        }
+    }
+
+    /// The close steps given a filled pull-into descriptor's chunk (see
+    /// [`ReadIntoRequest::filled_chunk_steps`]).
+    pub(crate) fn filled_close_steps(self, chunk: FilledChunk, ctx: &mut Cx) -> JsResult<()> {
+        match (self, chunk) {
+            (request, FilledChunk::View(view)) => request.close_steps(view.into(), ctx),
+            (ReadIntoRequest::Steps(steps), FilledChunk::Bytes(bytes)) => {
+                steps.bytes_close_steps(bytes, ctx)
+            }
+            (request, FilledChunk::Bytes(bytes)) => {
+                let chunk = engine::new_uint8_array(bytes.as_slice(), ctx)?;
+                request.close_steps(chunk, ctx)
+            }
         }
     }
 
@@ -352,6 +399,41 @@ pub(crate) fn readable_stream_byob_reader_read(
     }
 }
 
+/// ReadableStreamBYOBReaderRead for a native read into the Rust buffer `bytes` (see
+/// [`readable_byte_stream_controller_pull_into_native`]), with min 1.
+pub(crate) fn readable_stream_byob_reader_read_native(
+    reader: &Reader,
+    bytes: NativeBytes,
+    read_into_request: ReadIntoRequest,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    // 1. Let stream be reader.[[stream]].
+    // 2. Assert: stream is not undefined.
+    let Some(stream) = reader_stream(reader) else {
+        debug_assert!(false, "Assert: stream is not undefined");
+        let e = engine::type_error("The reader is not attached to a stream", ctx);
+        return read_into_request.error_steps(e, ctx);
+    };
+    // 3. Set stream.[[disturbed]] to true.
+    stream.set_disturbed(true);
+    // 4. If stream.[[state]] is "errored", perform readIntoRequest's error steps given
+    //    stream.[[storedError]].
+    if stream.state() == StreamState::Errored {
+        return read_into_request.error_steps(stream.stored_error(), ctx);
+    }
+    // 5. Otherwise, perform ! ReadableByteStreamControllerPullInto(stream.[[controller]], view,
+    //    min, readIntoRequest).
+    match stream.controller() {
+        Some(ControllerRef::Byte(controller)) => readable_byte_stream_controller_pull_into_native(
+            &controller,
+            bytes,
+            read_into_request,
+            ctx,
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// <https://streams.spec.whatwg.org/#abstract-opdef-readablestreambyobreaderrelease>
 pub(crate) fn readable_stream_byob_reader_release(reader: &Reader, ctx: &mut Cx) -> JsResult<()> {
     // 1. Perform ! ReadableStreamReaderGenericRelease(reader).
@@ -383,7 +465,7 @@ pub(crate) fn readable_stream_add_read_into_request(
 /// <https://streams.spec.whatwg.org/#readable-stream-fulfill-read-into-request>
 pub(crate) fn readable_stream_fulfill_read_into_request(
     stream: &Object<ReadableStream>,
-    chunk: Value,
+    chunk: FilledChunk,
     done: bool,
     ctx: &mut Cx,
 ) -> JsResult<()> {
@@ -409,10 +491,10 @@ pub(crate) fn readable_stream_fulfill_read_into_request(
     };
     // 6. If done is true, perform readIntoRequest's close steps, given chunk.
     if done {
-        read_into_request.close_steps(chunk, ctx)
+        read_into_request.filled_close_steps(chunk, ctx)
     } else {
         // 7. Otherwise, perform readIntoRequest's chunk steps, given chunk.
-        read_into_request.chunk_steps(chunk, ctx)
+        read_into_request.filled_chunk_steps(chunk, ctx)
     }
 }
 

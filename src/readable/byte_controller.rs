@@ -7,7 +7,13 @@
 //! queued buffer's data block into the destination's. The queue keeps its total in bytes
 //! ([[queueTotalSize]]), so the fill loop never rescans the queue.
 
-use std::{cell::Cell, collections::VecDeque};
+use std::{
+    cell::{Cell, RefCell},
+    collections::VecDeque,
+    rc::Rc,
+};
+
+use crate::queue::NativeBytes;
 
 use crate::engine::{Cx, JsArrayBuffer, JsError, JsResult, Object, Slot, TypedArrayKind, Value};
 
@@ -114,11 +120,138 @@ pub(crate) enum ReaderType {
 }
 
 traced! {
+    /// A pull-into descriptor's buffer: an `ArrayBuffer`, or (for a native read, see
+    /// [`readable_byte_stream_controller_pull_into_native`]) bytes in Rust that stand for an
+    /// `ArrayBuffer` no script can reach. Copies of a descriptor share the Rust bytes; the
+    /// read's commit takes them (the transfer that detaches the buffer).
+    #[derive(Debug, Clone)]
+    pub(crate) enum DescriptorBuffer {
+        /// An `ArrayBuffer`.
+        Js(JsArrayBuffer),
+        /// Rust bytes (`None` once detached).
+        Native(#[unsafe_ignore_trace] Rc<RefCell<Option<NativeBytes>>>),
+    }
+}
+
+impl DescriptorBuffer {
+    /// ! IsDetachedBuffer(buffer).
+    fn is_detached(&self) -> bool {
+        match self {
+            DescriptorBuffer::Js(buffer) => engine::is_detached_buffer(buffer),
+            DescriptorBuffer::Native(bytes) => bytes.borrow().is_none(),
+        }
+    }
+
+    /// ! CanTransferArrayBuffer(buffer).
+    fn can_transfer(&self) -> bool {
+        match self {
+            DescriptorBuffer::Js(buffer) => engine::can_transfer_array_buffer(buffer),
+            DescriptorBuffer::Native(bytes) => bytes.borrow().is_some(),
+        }
+    }
+
+    /// ! TransferArrayBuffer(buffer), where the result stays the descriptor's buffer. Rust
+    /// bytes have no view that the transfer must detach, so they stay as they are.
+    fn transfer(&self, ctx: &mut Cx) -> JsResult<DescriptorBuffer> {
+        match self {
+            DescriptorBuffer::Js(buffer) => {
+                engine::transfer_array_buffer(buffer, ctx).map(DescriptorBuffer::Js)
+            }
+            DescriptorBuffer::Native(_) => Ok(self.clone()),
+        }
+    }
+
+    /// CloneArrayBuffer(buffer, byteOffset, byteLength, %ArrayBuffer%): an `ArrayBuffer`
+    /// holding a copy of the range.
+    fn clone_range(
+        &self,
+        byte_offset: u64,
+        byte_length: u64,
+        ctx: &mut Cx,
+    ) -> JsResult<JsArrayBuffer> {
+        match self {
+            DescriptorBuffer::Js(buffer) => {
+                engine::clone_array_buffer(buffer, byte_offset, byte_length, ctx)
+            }
+            DescriptorBuffer::Native(bytes) => {
+                let clone = engine::new_array_buffer(byte_length, ctx)?;
+                let bytes = bytes.borrow();
+                let copied = bytes.as_ref().and_then(|bytes| {
+                    let start = usize::try_from(byte_offset).ok()?;
+                    let end = start.checked_add(usize::try_from(byte_length).ok()?)?;
+                    let source = bytes.as_slice().get(start..end)?;
+                    engine::with_array_buffer_bytes_mut(&clone, 0, byte_length, |dest| {
+                        dest.copy_from_slice(source);
+                    })
+                });
+                match copied {
+                    Some(()) => Ok(clone),
+                    None => Err(engine::throw_type_error("Cannot clone a detached buffer")),
+                }
+            }
+        }
+    }
+
+    /// Whether `self` and `other` are the same buffer.
+    pub(crate) fn same(&self, other: &DescriptorBuffer) -> bool {
+        match (self, other) {
+            (DescriptorBuffer::Js(a), DescriptorBuffer::Js(b)) => engine::same_buffer(a, b),
+            (DescriptorBuffer::Native(a), DescriptorBuffer::Native(b)) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// Runs `f` on bytes `offset..offset + len` of the buffer (`None` if detached or out of
+    /// range). `f` must not run script.
+    pub(crate) fn with_bytes_mut<R>(
+        &self,
+        offset: u64,
+        len: u64,
+        f: impl FnOnce(&mut [u8]) -> R,
+    ) -> Option<R> {
+        match self {
+            DescriptorBuffer::Js(buffer) => {
+                engine::with_array_buffer_bytes_mut(buffer, offset, len, f)
+            }
+            DescriptorBuffer::Native(bytes) => {
+                let mut bytes = bytes.borrow_mut();
+                let start = usize::try_from(offset).ok()?;
+                let end = start.checked_add(usize::try_from(len).ok()?)?;
+                bytes.as_mut()?.as_mut_slice().get_mut(start..end).map(f)
+            }
+        }
+    }
+
+    /// The `ArrayBuffer` this buffer is in script's terms: Rust bytes become a new
+    /// `ArrayBuffer` holding a copy (for the paths where script could see the buffer).
+    fn to_js(&self, ctx: &mut Cx) -> JsResult<JsArrayBuffer> {
+        match self {
+            DescriptorBuffer::Js(buffer) => Ok(buffer.clone()),
+            DescriptorBuffer::Native(bytes) => {
+                let len = bytes.borrow().as_ref().map_or(0, |b| b.len() as u64);
+                self.clone_range(0, len, ctx)
+            }
+        }
+    }
+}
+
+/// A filled pull-into descriptor's chunk: the view
+/// ReadableByteStreamControllerConvertPullIntoDescriptor makes, or, for a native read, the
+/// Rust bytes it stands for.
+#[derive(Debug)]
+pub(crate) enum FilledChunk {
+    /// A view on the transferred buffer.
+    View(Object),
+    /// The bytes filled (a native read's chunk).
+    Bytes(NativeBytes),
+}
+
+traced! {
     /// <https://streams.spec.whatwg.org/#pull-into-descriptor>
     #[derive(Debug, Clone)]
     pub(crate) struct PullIntoDescriptor {
         /// <https://streams.spec.whatwg.org/#pull-into-descriptor-buffer>
-        pub(crate) buffer: JsArrayBuffer,
+        pub(crate) buffer: DescriptorBuffer,
         /// <https://streams.spec.whatwg.org/#pull-into-descriptor-buffer-byte-length>
         buffer_byte_length: u64,
         /// <https://streams.spec.whatwg.org/#pull-into-descriptor-byte-offset>
@@ -250,7 +383,9 @@ fn first_pending_pull_into(controller: &Controller) -> Option<PullIntoDescriptor
 
 /// The unfilled region of [[pendingPullIntos]][0] (its buffer, the byte offset of its first
 /// unfilled byte, and how many bytes are left), for a Rust byte source to fill in place.
-pub(crate) fn first_pull_into_region(controller: &Controller) -> Option<(JsArrayBuffer, u64, u64)> {
+pub(crate) fn first_pull_into_region(
+    controller: &Controller,
+) -> Option<(DescriptorBuffer, u64, u64)> {
     let data = controller.borrow();
     let pending = data.data().pending_pull_intos.borrow();
     pending.front().map(|first| {
@@ -260,6 +395,23 @@ pub(crate) fn first_pull_into_region(controller: &Controller) -> Option<(JsArray
             first.byte_length.saturating_sub(first.bytes_filled),
         )
     })
+}
+
+/// The buffer size of a native read from this controller's source
+/// ([`readable_byte_stream_controller_pull_into_native`]): its [[autoAllocateChunkSize]], when
+/// its pull algorithm is a source that fills buffers from Rust only; `None` otherwise.
+pub(crate) fn native_read_size(controller: &Controller) -> Option<u64> {
+    let data = controller.borrow();
+    let c = data.data();
+    let fills_in_rust = matches!(
+        &*c.pull_algorithm.borrow(),
+        Some(BytePullAlgorithm::Native(source)) if source.fills_in_rust()
+    );
+    if fills_in_rust {
+        c.auto_allocate_chunk_size.get()
+    } else {
+        None
+    }
 }
 
 /// controller.[[stream]].
@@ -453,7 +605,7 @@ pub(crate) fn readable_byte_stream_controller_pull_steps(
         //      length autoAllocateChunkSize, bytes filled 0, minimum fill 1, element size 1,
         //      view constructor %Uint8Array%, and reader type "default".
         let descriptor = PullIntoDescriptor {
-            buffer,
+            buffer: DescriptorBuffer::Js(buffer),
             buffer_byte_length: size,
             byte_offset: 0,
             byte_length: size,
@@ -623,20 +775,44 @@ pub(crate) fn readable_byte_stream_controller_commit_pull_into_descriptor(
     //    4.1. Assert: bytes filled is a multiple of element size.
     //    4.2. Set done to true.
     let done = stream.state() == StreamState::Closed;
-    // 5. Let filledView be ! ReadableByteStreamControllerConvertPullIntoDescriptor(
-    //    pullIntoDescriptor).
-    let filled_view =
-        readable_byte_stream_controller_convert_pull_into_descriptor(pull_into_descriptor, ctx)?;
     // 6. If pullIntoDescriptor's reader type is "default",
     if pull_into_descriptor.reader_type == ReaderType::Default {
+        // 5. Let filledView be ! ReadableByteStreamControllerConvertPullIntoDescriptor(
+        //    pullIntoDescriptor).
+        let filled_view = readable_byte_stream_controller_convert_pull_into_descriptor(
+            pull_into_descriptor,
+            ctx,
+        )?;
         // 6.1. Perform ! ReadableStreamFulfillReadRequest(stream, filledView, done).
         readable_stream_fulfill_read_request(stream, filled_view.into(), done, ctx)
     } else {
+        // 5. (A native read's chunk is its Rust bytes: see `convert_filled`.)
+        let filled = convert_filled(pull_into_descriptor, ctx)?;
         // 7. Otherwise,
         // 7.1. Assert: pullIntoDescriptor's reader type is "byob".
         // 7.2. Perform ! ReadableStreamFulfillReadIntoRequest(stream, filledView, done).
-        readable_stream_fulfill_read_into_request(stream, filled_view.into(), done, ctx)
+        readable_stream_fulfill_read_into_request(stream, filled, done, ctx)
     }
+}
+
+/// ReadableByteStreamControllerConvertPullIntoDescriptor for a read-into request: a native
+/// read's Rust bytes, shortened to the bytes filled (the transfer detaches the descriptor's
+/// buffer: its copies see it taken), or the view.
+fn convert_filled(
+    pull_into_descriptor: &PullIntoDescriptor,
+    ctx: &mut Cx,
+) -> JsResult<FilledChunk> {
+    if let DescriptorBuffer::Native(bytes) = &pull_into_descriptor.buffer {
+        if pull_into_descriptor.byte_offset == 0 {
+            if let Some(mut bytes) = bytes.borrow_mut().take() {
+                // Assert: bytes filled ≤ byte length, and element size is 1 (a Uint8Array).
+                bytes.truncate(usize::try_from(pull_into_descriptor.bytes_filled).unwrap_or(0));
+                return Ok(FilledChunk::Bytes(bytes));
+            }
+        }
+    }
+    readable_byte_stream_controller_convert_pull_into_descriptor(pull_into_descriptor, ctx)
+        .map(FilledChunk::View)
 }
 
 /// <https://streams.spec.whatwg.org/#readable-byte-stream-controller-convert-pull-into-descriptor>
@@ -652,8 +828,19 @@ pub(crate) fn readable_byte_stream_controller_convert_pull_into_descriptor(
     // 4. Assert: the remainder after dividing bytesFilled by elementSize is 0.
     debug_assert!(bytes_filled <= pull_into_descriptor.byte_length);
     debug_assert_eq!(bytes_filled % element_size, 0);
-    // 5. Let buffer be ! TransferArrayBuffer(pullIntoDescriptor's buffer).
-    let buffer = engine::transfer_array_buffer(&pull_into_descriptor.buffer, ctx)?;
+    // 5. Let buffer be ! TransferArrayBuffer(pullIntoDescriptor's buffer). (Rust bytes that
+    //    reach here, which only a reader other than the native one can make happen, become an
+    //    `ArrayBuffer` holding them.)
+    let buffer = match &pull_into_descriptor.buffer {
+        DescriptorBuffer::Js(buffer) => engine::transfer_array_buffer(buffer, ctx)?,
+        native => {
+            let buffer = native.to_js(ctx)?;
+            if let DescriptorBuffer::Native(bytes) = native {
+                bytes.borrow_mut().take();
+            }
+            buffer
+        }
+    };
     // 6. Return ! Construct(pullIntoDescriptor's view constructor, « buffer, pullIntoDescriptor's
     //    byte offset, bytesFilled ÷ elementSize »).
     engine::construct_view(
@@ -691,7 +878,7 @@ pub(crate) fn readable_byte_stream_controller_enqueue(
     // 8.1. Let firstPendingPullInto be controller.[[pendingPullIntos]][0].
     if let Some(first) = first_pending_pull_into(controller) {
         // 8.2. If ! IsDetachedBuffer(firstPendingPullInto's buffer) is true, throw a TypeError.
-        if engine::is_detached_buffer(&first.buffer) {
+        if first.buffer.is_detached() {
             return Err(engine::throw_type_error(
                 "The pending BYOB request's buffer has been detached",
             ));
@@ -700,7 +887,7 @@ pub(crate) fn readable_byte_stream_controller_enqueue(
         readable_byte_stream_controller_invalidate_byob_request(controller);
         // 8.4. Set firstPendingPullInto's buffer to ! TransferArrayBuffer(firstPendingPullInto's
         //      buffer).
-        let transferred = engine::transfer_array_buffer(&first.buffer, ctx)?;
+        let transferred = first.buffer.transfer(ctx)?;
         let first = with_first_pending_pull_into(controller, |first| {
             first.buffer = transferred;
             first.clone()
@@ -814,13 +1001,13 @@ pub(crate) fn readable_byte_stream_controller_enqueue_chunk_to_queue(
 /// <https://streams.spec.whatwg.org/#abstract-opdef-readablebytestreamcontrollerenqueueclonedchunktoqueue>
 pub(crate) fn readable_byte_stream_controller_enqueue_cloned_chunk_to_queue(
     controller: &Controller,
-    buffer: &JsArrayBuffer,
+    buffer: &DescriptorBuffer,
     byte_offset: u64,
     byte_length: u64,
     ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let cloneResult be CloneArrayBuffer(buffer, byteOffset, byteLength, %ArrayBuffer%).
-    match engine::clone_array_buffer(buffer, byte_offset, byte_length, ctx) {
+    match buffer.clone_range(byte_offset, byte_length, ctx) {
         // 2. If cloneResult is an abrupt completion,
         Err(error) => {
             let e = engine::thrown_value(error, ctx)?;
@@ -960,13 +1147,28 @@ pub(crate) fn readable_byte_stream_controller_fill_pull_into_descriptor_from_que
         //       the stream gets a TypeError instead of touching invalid memory.)
         // 11.8. Perform ! CopyDataBlockBytes(descriptorBuffer.[[ArrayBufferData]], destStart,
         //       queueBuffer.[[ArrayBufferData]], queueByteOffset, bytesToCopy).
-        if !engine::copy_data_block_bytes(
-            &d.buffer,
-            dest_start,
-            &head_of_queue.buffer,
-            head_of_queue.byte_offset,
-            bytes_to_copy,
-        ) {
+        let copied = match &d.buffer {
+            DescriptorBuffer::Js(buffer) => engine::copy_data_block_bytes(
+                buffer,
+                dest_start,
+                &head_of_queue.buffer,
+                head_of_queue.byte_offset,
+                bytes_to_copy,
+            ),
+            native => engine::with_array_buffer_bytes_mut(
+                &head_of_queue.buffer,
+                head_of_queue.byte_offset,
+                bytes_to_copy,
+                |source| {
+                    native.with_bytes_mut(dest_start, bytes_to_copy, |dest| {
+                        dest.copy_from_slice(source);
+                    })
+                },
+            )
+            .flatten()
+            .is_some(),
+        };
+        if !copied {
             return Err(engine::throw_type_error(
                 "Cannot copy the queued bytes into the pull-into descriptor's buffer",
             ));
@@ -1057,9 +1259,19 @@ pub(crate) fn readable_byte_stream_controller_get_byob_request(
             // 1.2. Let view be ! Construct(%Uint8Array%, « firstDescriptor's buffer,
             //      firstDescriptor's byte offset + firstDescriptor's bytes filled,
             //      firstDescriptor's byte length − firstDescriptor's bytes filled »).
+            //      (Rust bytes become the `ArrayBuffer` script sees, for good.)
+            let buffer = match &first.buffer {
+                DescriptorBuffer::Js(buffer) => buffer.clone(),
+                native => {
+                    let buffer = native.to_js(ctx)?;
+                    let js = DescriptorBuffer::Js(buffer.clone());
+                    with_first_pending_pull_into(controller, |first| first.buffer = js);
+                    buffer
+                }
+            };
             let view = engine::construct_view(
                 ViewKind::Typed(TypedArrayKind::Uint8),
-                &first.buffer,
+                &buffer,
                 first.byte_offset + first.bytes_filled,
                 first.byte_length.saturating_sub(first.bytes_filled),
                 ctx,
@@ -1204,8 +1416,7 @@ pub(crate) fn readable_byte_stream_controller_pull_into(
     read_into_request: ReadIntoRequest,
     ctx: &mut Cx,
 ) -> JsResult<()> {
-    // 1. Let stream be controller.[[stream]].
-    let stream = stream_of(controller);
+    // 1. Let stream be controller.[[stream]]. (See `pull_into_with_descriptor`.)
     // 2. Let elementSize be 1.
     // 3. Let ctor be %DataView%.
     // 4. If view has a [[TypedArrayName]] internal slot (i.e., it is not a DataView),
@@ -1239,9 +1450,9 @@ pub(crate) fn readable_byte_stream_controller_pull_into(
     //     length buffer.[[ArrayBufferByteLength]], byte offset byteOffset, byte length
     //     byteLength, bytes filled 0, minimum fill minimumFill, element size elementSize, view
     //     constructor ctor, and reader type "byob".
-    let mut pull_into_descriptor = PullIntoDescriptor {
+    let pull_into_descriptor = PullIntoDescriptor {
         buffer_byte_length: engine::array_buffer_byte_length(&buffer),
-        buffer,
+        buffer: DescriptorBuffer::Js(buffer),
         byte_offset,
         byte_length,
         bytes_filled: 0,
@@ -1250,6 +1461,52 @@ pub(crate) fn readable_byte_stream_controller_pull_into(
         view_constructor: ctor,
         reader_type: ReaderType::Byob,
     };
+    pull_into_with_descriptor(controller, pull_into_descriptor, read_into_request, ctx)
+}
+
+/// ReadableByteStreamControllerPullInto for a native read: a Rust reader's read into a Rust
+/// buffer, `bytes`, as a BYOB read of `new Uint8Array(bytes.length)` would be (min 1). The
+/// buffer stands for a view that no script sees, so the steps that would make a JS object for
+/// it do not: the transfer moves the Rust bytes, and the filled chunk reaches the read-into
+/// request's steps as those bytes ([`ReadIntoRequest::bytes_chunk_steps`]). Only a reader that
+/// the user agent may choose (ReadableStreamPipeTo step 8) makes such reads, and only from a
+/// source that fills buffers from Rust (its controller's byobRequest is never asked for a
+/// view); a path that would show the buffer to script makes it an `ArrayBuffer` first.
+pub(crate) fn readable_byte_stream_controller_pull_into_native(
+    controller: &Controller,
+    bytes: NativeBytes,
+    read_into_request: ReadIntoRequest,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    // 2.–4. elementSize is 1 and ctor is %Uint8Array%.
+    // 5. Let minimumFill be min × elementSize (min is 1).
+    // 8.–9. byteOffset is 0 and byteLength is the buffer's length.
+    let byte_length = bytes.len() as u64;
+    // 10.–12. bufferResult is the Rust bytes themselves (nothing to detach).
+    // 13. Let pullIntoDescriptor be a new pull-into descriptor.
+    let pull_into_descriptor = PullIntoDescriptor {
+        buffer: DescriptorBuffer::Native(Rc::new(RefCell::new(Some(bytes)))),
+        buffer_byte_length: byte_length,
+        byte_offset: 0,
+        byte_length,
+        bytes_filled: 0,
+        minimum_fill: 1,
+        element_size: 1,
+        view_constructor: ViewKind::Typed(TypedArrayKind::Uint8),
+        reader_type: ReaderType::Byob,
+    };
+    pull_into_with_descriptor(controller, pull_into_descriptor, read_into_request, ctx)
+}
+
+/// ReadableByteStreamControllerPullInto from step 14 on, given pullIntoDescriptor.
+fn pull_into_with_descriptor(
+    controller: &Controller,
+    mut pull_into_descriptor: PullIntoDescriptor,
+    read_into_request: ReadIntoRequest,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    let stream = stream_of(controller);
+    let ctor = pull_into_descriptor.view_constructor;
     // 14. If controller.[[pendingPullIntos]] is not empty,
     if has_pending_pull_intos(controller) {
         // 14.1. Append pullIntoDescriptor to controller.[[pendingPullIntos]].
@@ -1268,16 +1525,19 @@ pub(crate) fn readable_byte_stream_controller_pull_into(
     if stream.state() == StreamState::Closed {
         // 15.1. Let emptyView be ! Construct(ctor, « pullIntoDescriptor's buffer,
         //       pullIntoDescriptor's byte offset, 0 »).
-        let empty_view = engine::construct_view(
-            ctor,
-            &pull_into_descriptor.buffer,
-            pull_into_descriptor.byte_offset,
-            0,
-            ctx,
-        )?;
+        let empty_view = match &pull_into_descriptor.buffer {
+            DescriptorBuffer::Js(buffer) => FilledChunk::View(engine::construct_view(
+                ctor,
+                buffer,
+                pull_into_descriptor.byte_offset,
+                0,
+                ctx,
+            )?),
+            DescriptorBuffer::Native(_) => convert_filled(&pull_into_descriptor, ctx)?,
+        };
         // 15.2. Perform readIntoRequest's close steps, given emptyView.
         // 15.3. Return.
-        return read_into_request.close_steps(empty_view.into(), ctx);
+        return read_into_request.filled_close_steps(empty_view, ctx);
     }
     // 16. If controller.[[queueTotalSize]] > 0,
     if queue_total_size(controller) > 0 {
@@ -1290,15 +1550,12 @@ pub(crate) fn readable_byte_stream_controller_pull_into(
         if ready {
             // 16.1.1. Let filledView be ! ReadableByteStreamControllerConvertPullIntoDescriptor(
             //         pullIntoDescriptor).
-            let filled_view = readable_byte_stream_controller_convert_pull_into_descriptor(
-                &pull_into_descriptor,
-                ctx,
-            )?;
+            let filled_view = convert_filled(&pull_into_descriptor, ctx)?;
             // 16.1.2. Perform ! ReadableByteStreamControllerHandleQueueDrain(controller).
             readable_byte_stream_controller_handle_queue_drain(controller, ctx)?;
             // 16.1.3. Perform readIntoRequest's chunk steps, given filledView.
             // 16.1.4. Return.
-            return read_into_request.chunk_steps(filled_view.into(), ctx);
+            return read_into_request.filled_chunk_steps(filled_view, ctx);
         }
         // 16.2. If controller.[[closeRequested]] is true,
         if close_requested(controller) {
@@ -1369,7 +1626,7 @@ pub(crate) fn readable_byte_stream_controller_respond(
         }
     }
     // 6. Set firstDescriptor's buffer to ! TransferArrayBuffer(firstDescriptor's buffer).
-    let transferred = engine::transfer_array_buffer(&first_descriptor.buffer, ctx)?;
+    let transferred = first_descriptor.buffer.transfer(ctx)?;
     with_first_pending_pull_into(controller, |first| first.buffer = transferred);
     // 7. Perform ? ReadableByteStreamControllerRespondInternal(controller, bytesWritten).
     readable_byte_stream_controller_respond_internal(controller, bytes_written, ctx)
@@ -1530,7 +1787,7 @@ pub(crate) fn readable_byte_stream_controller_respond_internal(
         return Ok(());
     };
     // 2. Assert: ! CanTransferArrayBuffer(firstDescriptor's buffer) is true.
-    debug_assert!(engine::can_transfer_array_buffer(&first_descriptor.buffer));
+    debug_assert!(first_descriptor.buffer.can_transfer());
     // 3. Perform ! ReadableByteStreamControllerInvalidateBYOBRequest(controller).
     readable_byte_stream_controller_invalidate_byob_request(controller);
     // 4. Let state be controller.[[stream]].[[state]].
@@ -1612,7 +1869,7 @@ pub(crate) fn readable_byte_stream_controller_respond_with_new_view(
     // 10. Let viewByteLength be view.[[ByteLength]].
     let view_byte_length = view.byte_length;
     // 11. Set firstDescriptor's buffer to ? TransferArrayBuffer(view.[[ViewedArrayBuffer]]).
-    let transferred = engine::transfer_array_buffer(&view.buffer, ctx)?;
+    let transferred = DescriptorBuffer::Js(engine::transfer_array_buffer(&view.buffer, ctx)?);
     with_first_pending_pull_into(controller, |first| first.buffer = transferred);
     // 12. Perform ? ReadableByteStreamControllerRespondInternal(controller, viewByteLength).
     readable_byte_stream_controller_respond_internal(controller, view_byte_length, ctx)

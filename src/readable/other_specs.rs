@@ -33,6 +33,11 @@ pub(crate) trait NativeUnderlyingSource: NativeObject + Sized {
 
     /// The cancelAlgorithm, given `reason`.
     fn cancel(this: &Object<Self>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult>;
+
+    /// Whether a byte source fills the pending reads' buffers from Rust only (it never asks
+    /// the controller for its byobRequest's view), so that a native read may give it a Rust
+    /// buffer that no script sees.
+    const FILLS_IN_RUST: bool = false;
 }
 
 type PullFn = fn(&Object, Value, &mut Cx) -> JsResult<PromiseResult>;
@@ -50,6 +55,8 @@ pub(crate) struct NativeSource {
     pull: PullFn,
     #[unsafe_ignore_trace]
     cancel: CancelFn,
+    /// [`NativeUnderlyingSource::FILLS_IN_RUST`].
+    fills_in_rust: bool,
 }
 }
 
@@ -68,7 +75,13 @@ impl NativeSource {
                 T::pull(&webidl::downcast::<T>(object)?, controller, ctx)
             },
             cancel: |object, reason, ctx| T::cancel(&webidl::downcast::<T>(object)?, reason, ctx),
+            fills_in_rust: T::FILLS_IN_RUST,
         }
+    }
+
+    /// [`NativeUnderlyingSource::FILLS_IN_RUST`] of the source.
+    pub(crate) fn fills_in_rust(&self) -> bool {
+        self.fills_in_rust
     }
 
     /// Performs the pullAlgorithm for `controller`.

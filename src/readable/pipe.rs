@@ -16,6 +16,12 @@
 //! written in a microtask. The error and close propagation rules react to reader.[[closedPromise]]
 //! and writer.[[closedPromise]] (once per pipe), and the `AbortSignal` gets an abort algorithm.
 //!
+//! Where the source is a byte stream whose source fills buffers from Rust and the destination's
+//! sink takes Rust bytes (a Rust byte source piped to a Rust `ByteSink`), the reader is a BYOB
+//! reader (step 8 leaves the choice to the user agent) whose reads go into the pipe's own
+//! recycled Rust buffers: the chunks reach the sink as Rust bytes, with no JS object and no
+//! zero-filled buffer per chunk ([`native_read_size`]).
+//!
 //! [`js_objects_created`] counts every JS object (promise or function) this module creates, so
 //! a test can show that the count does not grow with the number of chunks.
 
@@ -27,7 +33,16 @@ use crate::engine::{
     upon_settlement, Cx, JsPromise, JsResult, Object, PromiseResult, Shared, Slot, Value,
 };
 
+use crate::queue::{BufferPool, NativeBytes};
+use crate::writable::default_controller::{self as writable_default_controller, WriteChunk};
+
 use super::{
+    byob_reader::{
+        acquire_readable_stream_byob_reader, readable_stream_byob_reader_read_native,
+        readable_stream_byob_reader_release, ReadIntoRequest, ReadIntoRequestSteps,
+        ReadableStreamBYOBReader,
+    },
+    byte_controller,
     default_reader::{
         readable_stream_default_reader_read, readable_stream_default_reader_release, ReadRequest,
         ReadRequestSteps, ReadableStreamDefaultReader,
@@ -36,6 +51,7 @@ use super::{
         acquire_readable_stream_default_reader, as_stream, is_readable_stream_locked,
         readable_stream_cancel, ReadableStream, StreamSlots, StreamState,
     },
+    ControllerRef,
 };
 use crate::{
     dom::{self, AbortAlgorithmHandle},
@@ -231,6 +247,27 @@ enum Action {
 }
 }
 
+traced_without_drop! {
+    /// The pipe's reader (ReadableStreamPipeTo step 8).
+    #[derive(Debug, Clone)]
+    enum PipeReader {
+        /// A default reader.
+        Default(Object<ReadableStreamDefaultReader>),
+        /// A BYOB reader that reads into the pipe's Rust buffers (a native pipe).
+        Byob(Object<ReadableStreamBYOBReader>),
+    }
+}
+
+impl PipeReader {
+    /// reader.[[closedPromise]].
+    fn closed_promise(&self) -> Option<JsPromise> {
+        match self {
+            PipeReader::Default(reader) => reader.borrow().data().generic.closed_promise(),
+            PipeReader::Byob(reader) => reader.borrow().data().generic.closed_promise(),
+        }
+    }
+}
+
 traced! {
     data;
     /// The state of one ReadableStreamPipeTo: the locals of the algorithm and the progress of the
@@ -239,7 +276,12 @@ traced! {
     pub(crate) struct PipeState {
         source: Object<ReadableStream>,
         dest: Object<WritableStream>,
-        reader: Object<ReadableStreamDefaultReader>,
+        reader: PipeReader,
+        /// A native pipe's buffers (see [`native_read_size`]).
+        #[unsafe_ignore_trace]
+        pool: BufferPool,
+        /// The size of a native pipe's reads (0 for a default reader).
+        read_size: usize,
         writer: Writer,
         prevent_close: bool,
         prevent_abort: bool,
@@ -263,7 +305,7 @@ traced! {
         /// Chunks read but not yet written: each arrived inside the source's `enqueue()` and waits
         /// for its microtask (see [`chunk_steps`]). A shutdown writes them at once, or drops them
         /// where the spec writes nothing more.
-        unwritten: Slot<VecDeque<Value>>,
+        unwritten: Slot<VecDeque<WriteChunk>>,
     }
 }
 
@@ -291,7 +333,15 @@ pub(crate) fn readable_stream_pipe_to(
     //    ! AcquireReadableStreamBYOBReader(source) or ! AcquireReadableStreamDefaultReader(source),
     //    at the user agent's discretion.
     // 9. Otherwise, let reader be ! AcquireReadableStreamDefaultReader(source).
-    let reader = acquire_readable_stream_default_reader(source, ctx)?;
+    // The user agent's choice: a BYOB reader reading into the pipe's own Rust buffers where
+    // the source fills buffers from Rust and the destination's sink takes Rust bytes, so that
+    // no JS object is made per chunk (nothing the chunks pass through is script); a default
+    // reader otherwise.
+    let read_size = native_read_size(source, dest);
+    let reader = match read_size {
+        Some(_) => PipeReader::Byob(acquire_readable_stream_byob_reader(source, ctx)?),
+        None => PipeReader::Default(acquire_readable_stream_default_reader(source, ctx)?),
+    };
     // 10. Let writer be ! AcquireWritableStreamDefaultWriter(dest).
     let writer = acquire_writable_stream_default_writer(dest, ctx)?;
     // The pipe reacts to the writer's ready promises from Rust.
@@ -307,6 +357,8 @@ pub(crate) fn readable_stream_pipe_to(
             source: source.clone(),
             dest: dest.clone(),
             reader: reader.clone(),
+            pool: BufferPool::default(),
+            read_size: read_size.unwrap_or(0),
             writer: writer.clone(),
             prevent_close,
             prevent_abort,
@@ -375,9 +427,6 @@ fn start_propagation(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
         )
     };
     let reader_closed = reader
-        .borrow()
-        .data()
-        .generic
         .closed_promise()
         .ok_or_else(|| engine::throw_type_error("the reader has no closed promise"))?;
     let writer_closed = default_writer::closed_promise(&writer)
@@ -564,12 +613,31 @@ fn read_step(pipe: &Pipe, step: &InternalPromise, ctx: &mut Cx) -> JsResult<()> 
         d.reader.clone()
     };
     let read = InternalPromise::new();
-    {
+    let (pool, read_size) = {
         let p = pipe.borrow();
         *p.data().read.borrow_mut() = Some(read.clone());
         p.data().reading_synchronously.set(true);
-    }
-    let result = readable_stream_default_reader_read(&reader, PipeRead::request(pipe), ctx);
+        (p.data().pool.clone(), p.data().read_size)
+    };
+    let result = match reader {
+        PipeReader::Default(reader) => {
+            readable_stream_default_reader_read(&reader, PipeRead::request(pipe), ctx)
+        }
+        PipeReader::Byob(reader) => match pool.take(read_size) {
+            Some(bytes) => readable_stream_byob_reader_read_native(
+                &reader,
+                bytes,
+                ReadIntoRequest::Steps(Box::new(PipeRead(pipe.clone()))),
+                ctx,
+            ),
+            // The buffer could not be allocated: the read's error steps, as for a default
+            // reader's auto-allocated buffer (ReadableByteStreamController's pull steps 5.2).
+            None => {
+                let e = engine::range_error("Array buffer allocation failed", ctx);
+                error_steps(pipe, e, ctx)
+            }
+        },
+    };
     pipe.borrow().data().reading_synchronously.set(false);
     result?;
     step.resolve_with_internal(read, ctx);
@@ -582,7 +650,7 @@ fn read_step(pipe: &Pipe, step: &InternalPromise, ctx: &mut Cx) -> JsResult<()> 
 /// A chunk that arrives inside the source's `controller.enqueue()` (a read that was waiting)
 /// is written in a microtask: the destination's write algorithm must not run inside it (WPT
 /// piping/general-addition.any.js; the reference implementation writes at once).
-fn chunk_steps(pipe: Pipe, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+fn chunk_steps(pipe: Pipe, chunk: WriteChunk, ctx: &mut Cx) -> JsResult<()> {
     let (read, synchronous) = {
         let p = pipe.borrow();
         let d = p.data();
@@ -623,7 +691,7 @@ impl PipeRead {
 
 impl ReadRequestSteps for PipeRead {
     fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
-        chunk_steps(self.0, chunk, ctx)
+        chunk_steps(self.0, WriteChunk::Value(chunk), ctx)
     }
     fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
         close_steps(&self.0, ctx)
@@ -633,8 +701,50 @@ impl ReadRequestSteps for PipeRead {
     }
 }
 
+/// The native pipe's read-into request: its chunk is the Rust bytes the source filled.
+impl ReadIntoRequestSteps for PipeRead {
+    fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+        chunk_steps(self.0, WriteChunk::Value(chunk), ctx)
+    }
+    fn close_steps(self: Box<Self>, _: Value, ctx: &mut Cx) -> JsResult<()> {
+        close_steps(&self.0, ctx)
+    }
+    fn error_steps(self: Box<Self>, e: Value, ctx: &mut Cx) -> JsResult<()> {
+        error_steps(&self.0, e, ctx)
+    }
+    fn bytes_chunk_steps(self: Box<Self>, bytes: NativeBytes, ctx: &mut Cx) -> JsResult<()> {
+        chunk_steps(self.0, WriteChunk::Bytes(bytes), ctx)
+    }
+    fn bytes_close_steps(self: Box<Self>, _: NativeBytes, ctx: &mut Cx) -> JsResult<()> {
+        close_steps(&self.0, ctx)
+    }
+}
+
+/// The size of a native pipe's reads from `source` to `dest`, or `None` where the pipe reads
+/// with a default reader: `source`'s byte source fills buffers from Rust (so no script sees
+/// the buffer a read gives it) and has an autoAllocateChunkSize (the size of a read), and
+/// `dest` takes chunks of Rust bytes (its sink is Rust and its size algorithm does not look
+/// at chunks).
+fn native_read_size(
+    source: &Object<ReadableStream>,
+    dest: &Object<WritableStream>,
+) -> Option<usize> {
+    let Some(ControllerRef::Byte(controller)) = source.controller() else {
+        return None;
+    };
+    let size = byte_controller::native_read_size(&controller)?;
+    let takes_bytes = dest
+        .controller()
+        .is_some_and(|c| writable_default_controller::takes_native_bytes(&c));
+    if takes_bytes {
+        usize::try_from(size).ok()
+    } else {
+        None
+    }
+}
+
 /// WritableStreamDefaultWriterWrite(writer, chunk), recorded as the current write.
-fn write_chunk(pipe: &Pipe, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+fn write_chunk(pipe: &Pipe, chunk: WriteChunk, ctx: &mut Cx) -> JsResult<()> {
     let write = InternalPromise::new();
     let writer = {
         let p = pipe.borrow();
@@ -913,8 +1023,17 @@ fn finalize(pipe: &Pipe, error: Option<Value>, ctx: &mut Cx) -> JsResult<()> {
     // 2. If reader implements ReadableStreamBYOBReader, perform !
     //    ReadableStreamBYOBReaderRelease(reader).
     // 3. Otherwise, perform ! ReadableStreamDefaultReaderRelease(reader).
-    if reader.borrow().data().generic.stream().is_some() {
-        readable_stream_default_reader_release(&reader, ctx)?;
+    match &reader {
+        PipeReader::Byob(reader) => {
+            if reader.borrow().data().generic.stream().is_some() {
+                readable_stream_byob_reader_release(reader, ctx)?;
+            }
+        }
+        PipeReader::Default(reader) => {
+            if reader.borrow().data().generic.stream().is_some() {
+                readable_stream_default_reader_release(reader, ctx)?;
+            }
+        }
     }
     // 4. If signal is not undefined, remove abortAlgorithm from signal.
     if let (Some(signal), Some(handle)) = (signal, handle) {

@@ -11,6 +11,8 @@ use crate::writable::{
 
 use super::{Callbacks, Completion, StreamError, Value};
 use crate::engine::PromiseResult;
+use crate::queue::NativeBytes;
+use std::rc::Rc;
 
 /// The shared Rust object behind a writable stream's write, close and abort algorithms.
 type RustSink = Callbacks<dyn Sink>;
@@ -87,6 +89,118 @@ impl NativeUnderlyingSink for SinkObject {
         let sink = this.borrow().data().0.clone();
         perform_abort(&sink, reason, ctx)
     }
+}
+
+/// An underlying sink written in Rust that takes bytes ([`WritableStream::from_byte_sink`]).
+///
+/// Chunks that script writes must be an `ArrayBuffer` or an `ArrayBufferView` (any other chunk
+/// errors the stream with a `TypeError`), and `write` gets a copy of their bytes. Chunks that a
+/// pipe moves from a Rust byte source ([`crate::rust::ReadableStream::from_byte_source`] with
+/// an `auto_allocate_chunk_size`) reach `write` as the bytes the source filled, with no JS
+/// object made for them: the pipe reads into its own recycled buffers, so a pipe from a Rust
+/// source to a byte sink moves each chunk with the one copy the source makes.
+///
+/// ```
+/// use boa_streams::rust::{ByteSink, Completion, Context, StreamError, WritableController};
+///
+/// /// Counts the bytes written.
+/// struct Count(u64);
+///
+/// impl ByteSink for Count {
+///     fn write(&mut self, bytes: &[u8], _: &WritableController, _: &mut Context)
+///         -> Result<Completion, StreamError> {
+///         self.0 += bytes.len() as u64;
+///         Ok(Completion::Ready)
+///     }
+/// }
+/// ```
+pub trait ByteSink: 'static {
+    /// Writes one chunk's bytes (see [`Sink::write`]).
+    fn write(
+        &mut self,
+        bytes: &[u8],
+        controller: &WritableController,
+        ctx: &mut Cx,
+    ) -> Result<Completion, StreamError>;
+
+    /// Called once after the last write, when the producer closes the stream (see
+    /// [`Sink::close`]). The default does nothing.
+    fn close(&mut self, ctx: &mut Cx) -> Result<Completion, StreamError> {
+        let _ = ctx;
+        Ok(Completion::Ready)
+    }
+
+    /// Called when the producer aborts the stream (see [`Sink::abort`]). The default does
+    /// nothing.
+    fn abort(&mut self, reason: Value, ctx: &mut Cx) -> Result<Completion, StreamError> {
+        let _ = (reason, ctx);
+        Ok(Completion::Ready)
+    }
+}
+
+/// The shared Rust object behind a byte sink's algorithms.
+type RustByteSink = Callbacks<dyn ByteSink>;
+
+traced! {
+    data;
+    /// A Rust byte sink as the writable stream's native underlying sink.
+    struct ByteSinkObject(#[unsafe_ignore_trace] RustByteSink);
+}
+
+impl NativeUnderlyingSink for ByteSinkObject {
+    const TAKES_BYTES: bool = true;
+
+    fn write(
+        this: &Object<Self>,
+        chunk: Value,
+        controller: Value,
+        ctx: &mut Cx,
+    ) -> JsResult<PromiseResult> {
+        let sink = this.borrow().data().0.clone();
+        let Some(controller) = writable_controller(&controller) else {
+            return Ok(PromiseResult::undefined());
+        };
+        let bytes = super::with_chunk_bytes(&chunk, ctx, <[u8]>::to_vec);
+        sink.perform(ctx, move |sink, ctx| {
+            let bytes = bytes.ok_or_else(|| {
+                StreamError::type_error("The chunk must be an ArrayBuffer or an ArrayBufferView")
+            })?;
+            sink.write(&bytes, &controller, ctx)
+        })
+    }
+
+    fn write_bytes(
+        this: &Object<Self>,
+        bytes: Rc<NativeBytes>,
+        controller: Value,
+        ctx: &mut Cx,
+    ) -> JsResult<PromiseResult> {
+        let sink = this.borrow().data().0.clone();
+        let Some(controller) = writable_controller(&controller) else {
+            return Ok(PromiseResult::undefined());
+        };
+        sink.perform(ctx, move |sink, ctx| {
+            sink.write(bytes.as_slice(), &controller, ctx)
+        })
+    }
+
+    fn close(this: &Object<Self>, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let sink = this.borrow().data().0.clone();
+        sink.perform(ctx, |sink, ctx| sink.close(ctx))
+    }
+
+    fn abort(this: &Object<Self>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
+        let sink = this.borrow().data().0.clone();
+        sink.perform(ctx, move |sink, ctx| sink.abort(reason, ctx))
+    }
+}
+
+/// The Rust view of a writable stream's controller, given as the write algorithm's argument.
+fn writable_controller(controller: &Value) -> Option<WritableController> {
+    controller
+        .as_object()
+        .and_then(|o| o.clone().downcast::<WritableStreamDefaultController>().ok())
+        .map(WritableController)
 }
 
 /// The [[writeAlgorithm]] of a Rust sink.
@@ -182,6 +296,69 @@ impl WritableStream {
         }
         let shared: RustSink = Callbacks(std::rc::Rc::new(std::cell::RefCell::new(sink)));
         let sink = webidl::internal_object(SinkObject(shared), ctx);
+        let stream = other_specs::new_writable_stream(ctx)
+            .and_then(|stream| {
+                let sink = NativeSink::new(&sink);
+                other_specs::set_up(&stream, sink, high_water_mark, SizeAlgorithm::One, ctx)?;
+                Ok(stream)
+            })
+            .map_err(|e| StreamError::from_js_error(e, ctx))?;
+        Ok(Self(stream))
+    }
+
+    /// A writable stream whose underlying sink is the byte sink `sink` (see [`ByteSink`]);
+    /// `high_water_mark` counts chunks. A `RangeError` for a negative or NaN high-water mark.
+    ///
+    /// ```
+    /// use boa_streams::host::{Host, HostOptions};
+    /// use boa_streams::rust::{ByteSink, Completion, Context, ReadableStream, StreamError, WritableController, WritableStream};
+    /// use boa_streams::rust::{ByteController, ByteSource};
+    /// use std::{cell::RefCell, rc::Rc};
+    ///
+    /// struct Collect(Rc<RefCell<Vec<u8>>>);
+    /// impl ByteSink for Collect {
+    ///     fn write(&mut self, bytes: &[u8], _: &WritableController, _: &mut Context)
+    ///         -> Result<Completion, StreamError> {
+    ///         self.0.borrow_mut().extend_from_slice(bytes);
+    ///         Ok(Completion::Ready)
+    ///     }
+    /// }
+    /// /// Three chunks of "abc", filled in place.
+    /// struct Abc(u8);
+    /// impl ByteSource for Abc {
+    ///     fn pull(&mut self, c: &ByteController, ctx: &mut Context) -> Result<Completion, StreamError> {
+    ///         if self.0 == 3 {
+    ///             return c.close(ctx).map(|()| Completion::Ready);
+    ///         }
+    ///         self.0 += 1;
+    ///         let request = c.byob_request().expect("a read is waiting");
+    ///         let n = request.fill(|buf| { buf[..3].copy_from_slice(b"abc"); 3 }).unwrap_or(0);
+    ///         request.respond(n, ctx)?;
+    ///         Ok(Completion::Ready)
+    ///     }
+    /// }
+    ///
+    /// let (host, mut ctx) = Host::new(HostOptions::default()).unwrap();
+    /// let out = Rc::new(RefCell::new(Vec::new()));
+    /// let sink = WritableStream::from_byte_sink(Collect(out.clone()), 1.0, &mut ctx).unwrap();
+    /// let source = ReadableStream::from_byte_source(Abc(0), 0.0, Some(16), &mut ctx).unwrap();
+    /// let done = source.pipe_to(&sink, &mut ctx);
+    /// host.run_until(&mut ctx, None, &mut |_| false);
+    /// assert!(matches!(done.take(), Some(Ok(()))));
+    /// assert_eq!(&*out.borrow(), b"abcabcabc");
+    /// ```
+    pub fn from_byte_sink(
+        sink: impl ByteSink,
+        high_water_mark: f64,
+        ctx: &mut Cx,
+    ) -> Result<Self, StreamError> {
+        if high_water_mark.is_nan() || high_water_mark < 0.0 {
+            return Err(StreamError::range_error(
+                "The high-water mark must be a non-negative number",
+            ));
+        }
+        let shared: RustByteSink = Callbacks(std::rc::Rc::new(std::cell::RefCell::new(sink)));
+        let sink = webidl::internal_object(ByteSinkObject(shared), ctx);
         let stream = other_specs::new_writable_stream(ctx)
             .and_then(|stream| {
                 let sink = NativeSink::new(&sink);

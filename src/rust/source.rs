@@ -1,13 +1,13 @@
 //! Readable streams from Rust sources, value and byte.
 
-use crate::engine::{self, webidl, Cx, JsArrayBuffer, JsResult, Object};
+use crate::engine::{self, webidl, Cx, JsResult, Object};
 use crate::queuing_strategy::SizeAlgorithm;
 use crate::readable::{
     byte_controller::{
         self, has_pending_pull_intos, readable_byte_stream_controller_close,
         readable_byte_stream_controller_enqueue, readable_byte_stream_controller_error,
         readable_byte_stream_controller_get_desired_size, readable_byte_stream_controller_respond,
-        ReadableByteStreamController,
+        DescriptorBuffer, ReadableByteStreamController,
     },
     default_controller::{
         readable_stream_default_controller_can_close_or_enqueue,
@@ -143,6 +143,10 @@ traced! {
 }
 
 impl NativeUnderlyingSource for ByteSourceObject {
+    // A `ByteSource` sees the controller only through `ByteController`, which fills requests
+    // in place and never makes a view.
+    const FILLS_IN_RUST: bool = true;
+
     fn pull(this: &Object<Self>, controller: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
         let source = this.borrow().data().0.clone();
         perform_byte_pull(&source, controller, ctx)
@@ -312,16 +316,14 @@ impl ByteController {
 #[derive(Debug)]
 pub struct ByobRequest {
     controller: Object<ReadableByteStreamController>,
-    buffer: JsArrayBuffer,
+    buffer: DescriptorBuffer,
 }
 
 impl ByobRequest {
     /// The region, if this request is still the one at the head of the queue.
-    fn region(&self) -> Option<(JsArrayBuffer, u64, u64)> {
+    fn region(&self) -> Option<(DescriptorBuffer, u64, u64)> {
         let (buffer, offset, len) = byte_controller::first_pull_into_region(&self.controller)?;
-        let (head, ours): (Object, Object) = (buffer.clone().into(), self.buffer.clone().into());
-        let same = head == ours;
-        same.then_some((buffer, offset, len))
+        buffer.same(&self.buffer).then_some((buffer, offset, len))
     }
 
     /// How many bytes the request can take (0 once it has been answered).
@@ -342,7 +344,7 @@ impl ByobRequest {
     /// cannot run script while the buffer is borrowed.
     pub fn fill<R>(&self, f: impl FnOnce(&mut [u8]) -> R) -> Option<R> {
         let (buffer, offset, len) = self.region()?;
-        engine::with_array_buffer_bytes_mut(&buffer, offset, len, f)
+        buffer.with_bytes_mut(offset, len, f)
     }
 
     /// `byobRequest.respond(bytesWritten)`: hands the first `bytes_written` bytes to the

@@ -24,20 +24,52 @@ use super::{
 };
 use crate::engine::webidl::new_object;
 use crate::engine::{upon_settlement, PromiseResult};
-use crate::{engine, engine::webidl, queue::QueueWithSizes, queuing_strategy::SizeAlgorithm};
+use crate::{
+    engine,
+    engine::webidl,
+    queue::{NativeBytes, QueueWithSizes},
+    queuing_strategy::SizeAlgorithm,
+};
+use std::rc::Rc;
 
 /// A typed handle on a `WritableStreamDefaultController` object.
 pub(crate) type Controller = Object<WritableStreamDefaultController>;
 
-traced! {
+traced_without_drop! {
     /// An entry of the controller's [[queue]]: a chunk, or the
     /// [close sentinel](https://streams.spec.whatwg.org/#close-sentinel).
     #[derive(Debug, Clone)]
     pub(crate) enum QueueEntry {
         /// A chunk written by the producer.
         Chunk(Value),
+        /// A chunk of Rust bytes that no script sees ([`WriteChunk::Bytes`]).
+        Bytes(#[unsafe_ignore_trace] Rc<NativeBytes>),
         /// The close sentinel.
         Close,
+    }
+}
+
+traced_without_drop! {
+    /// A chunk given to WritableStreamDefaultWriterWrite: a JS value, or Rust bytes that no
+    /// script sees (a native pipe's chunk, read from a Rust byte source). Bytes stay Rust bytes
+    /// on the way to a sink that takes them ([`takes_native_bytes`]); anywhere else they become
+    /// a `Uint8Array` holding them before anything can see them.
+    #[derive(Debug)]
+    pub(crate) enum WriteChunk {
+        /// A JS value.
+        Value(Value),
+        /// Rust bytes.
+        Bytes(#[unsafe_ignore_trace] NativeBytes),
+    }
+}
+
+impl WriteChunk {
+    /// The chunk as a JS value: bytes become a new `Uint8Array` holding them.
+    pub(crate) fn into_value(self, ctx: &mut Cx) -> JsResult<Value> {
+        match self {
+            WriteChunk::Value(value) => Ok(value),
+            WriteChunk::Bytes(bytes) => engine::new_uint8_array(bytes.as_slice(), ctx),
+        }
     }
 }
 
@@ -180,6 +212,41 @@ impl WriteAlgorithm {
             WriteAlgorithm::Native(sink) => sink.write(chunk, controller, ctx),
         }
     }
+
+    /// Performs the algorithm, passing a chunk of Rust bytes: as they are to a sink that takes
+    /// them, as a new `Uint8Array` holding them to any other.
+    pub(crate) fn perform_bytes(
+        &self,
+        bytes: Rc<NativeBytes>,
+        controller: Value,
+        ctx: &mut Cx,
+    ) -> JsResult<PromiseResult> {
+        match self {
+            WriteAlgorithm::Native(sink) if sink.takes_bytes() => {
+                sink.write_bytes(bytes, controller, ctx)
+            }
+            _ => {
+                let chunk = engine::new_uint8_array(bytes.as_slice(), ctx)?;
+                self.perform(chunk, controller, ctx)
+            }
+        }
+    }
+}
+
+/// Whether a chunk of Rust bytes written to this controller's stream can stay Rust bytes: its
+/// size algorithm counts each chunk as 1 without looking at it, and its sink takes bytes.
+pub(crate) fn takes_native_bytes(controller: &Controller) -> bool {
+    let data = controller.borrow();
+    let c = data.data();
+    let size_is_one = matches!(
+        &*c.strategy_size_algorithm.borrow(),
+        Some(SizeAlgorithm::One)
+    );
+    let sink_takes_bytes = matches!(
+        &*c.write_algorithm.borrow(),
+        Some(WriteAlgorithm::Native(sink)) if sink.takes_bytes()
+    );
+    size_is_one && sink_takes_bytes
 }
 
 impl CloseAlgorithm {
@@ -524,9 +591,16 @@ pub(crate) fn writable_stream_default_controller_advance_queue_if_needed(
             writable_stream_default_controller_process_close(controller, ctx)
         }
         // 10. Otherwise, perform ! WritableStreamDefaultControllerProcessWrite(controller, value).
-        Some(QueueEntry::Chunk(chunk)) => {
-            writable_stream_default_controller_process_write(controller, chunk.clone(), ctx)
-        }
+        Some(QueueEntry::Chunk(chunk)) => writable_stream_default_controller_process_write(
+            controller,
+            QueueEntry::Chunk(chunk.clone()),
+            ctx,
+        ),
+        Some(QueueEntry::Bytes(bytes)) => writable_stream_default_controller_process_write(
+            controller,
+            QueueEntry::Bytes(bytes.clone()),
+            ctx,
+        ),
     }
 }
 
@@ -600,7 +674,7 @@ pub(crate) fn writable_stream_default_controller_get_backpressure(controller: &C
 /// <https://streams.spec.whatwg.org/#writable-stream-default-controller-get-chunk-size>
 pub(crate) fn writable_stream_default_controller_get_chunk_size(
     controller: &Controller,
-    chunk: &Value,
+    chunk: &WriteChunk,
     ctx: &mut Cx,
 ) -> JsResult<f64> {
     // 1. If controller.[[strategySizeAlgorithm]] is undefined, then:
@@ -613,6 +687,10 @@ pub(crate) fn writable_stream_default_controller_get_chunk_size(
         .borrow()
         .clone();
     let Some(algorithm) = algorithm else {
+        return Ok(1.0);
+    };
+    // (Rust bytes reach here only where the size algorithm returns 1: `takes_native_bytes`.)
+    let WriteChunk::Value(chunk) = chunk else {
         return Ok(1.0);
     };
     // 2. Let returnValue be the result of performing controller.[[strategySizeAlgorithm]],
@@ -682,9 +760,11 @@ pub(crate) fn writable_stream_default_controller_process_close(
 }
 
 /// <https://streams.spec.whatwg.org/#writable-stream-default-controller-process-write>
+///
+/// `chunk` is the queue entry at the head of the queue (never the close sentinel).
 pub(crate) fn writable_stream_default_controller_process_write(
     controller: &Controller,
-    chunk: Value,
+    chunk: QueueEntry,
     ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be controller.[[stream]].
@@ -695,7 +775,14 @@ pub(crate) fn writable_stream_default_controller_process_write(
     //    passing in chunk.
     let algorithm = controller.borrow().data().write_algorithm.borrow().clone();
     let sink_write_promise = match &algorithm {
-        Some(algorithm) => algorithm.perform(chunk, controller.clone().upcast().into(), ctx)?,
+        Some(algorithm) => {
+            let controller = controller.clone().upcast().into();
+            match chunk {
+                QueueEntry::Chunk(chunk) => algorithm.perform(chunk, controller, ctx)?,
+                QueueEntry::Bytes(bytes) => algorithm.perform_bytes(bytes, controller, ctx)?,
+                QueueEntry::Close => PromiseResult::undefined(),
+            }
+        }
         None => PromiseResult::undefined(),
     };
     // 4. Upon fulfillment of sinkWritePromise, ...
@@ -748,7 +835,7 @@ pub(crate) fn writable_stream_default_controller_process_write(
 /// <https://streams.spec.whatwg.org/#writable-stream-default-controller-write>
 pub(crate) fn writable_stream_default_controller_write(
     controller: &Controller,
-    chunk: Value,
+    chunk: WriteChunk,
     chunk_size: f64,
     ctx: &mut Cx,
 ) -> JsResult<()> {
@@ -758,7 +845,14 @@ pub(crate) fn writable_stream_default_controller_write(
         .data()
         .queue
         .borrow_mut()
-        .enqueue_value_with_size(QueueEntry::Chunk(chunk), chunk_size, ctx);
+        .enqueue_value_with_size(
+            match chunk {
+                WriteChunk::Value(chunk) => QueueEntry::Chunk(chunk),
+                WriteChunk::Bytes(bytes) => QueueEntry::Bytes(Rc::new(bytes)),
+            },
+            chunk_size,
+            ctx,
+        );
     // 2. If enqueueResult is an abrupt completion,
     if let Err(error) = enqueue_result {
         // 1. Perform ! WritableStreamDefaultControllerErrorIfNeeded(controller,

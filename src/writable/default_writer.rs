@@ -8,9 +8,9 @@ use crate::writable::stream::WritableSlots;
 
 use super::{
     default_controller::{
-        writable_stream_default_controller_get_chunk_size,
+        takes_native_bytes, writable_stream_default_controller_get_chunk_size,
         writable_stream_default_controller_get_desired_size,
-        writable_stream_default_controller_write,
+        writable_stream_default_controller_write, WriteChunk,
     },
     stream::{
         self, writable_stream_abort, writable_stream_add_write_request, writable_stream_close,
@@ -482,7 +482,7 @@ pub(crate) fn writable_stream_default_writer_write(
     let promise = PromiseCapability::new(ctx);
     writable_stream_default_writer_write_request(
         writer,
-        chunk,
+        WriteChunk::Value(chunk),
         WriteRequest::Promise(promise.clone()),
         ctx,
     )?;
@@ -492,9 +492,13 @@ pub(crate) fn writable_stream_default_writer_write(
 /// WritableStreamDefaultWriterWrite with the write request made by the caller: where the spec
 /// returns "a promise rejected with" a reason, the request is rejected with it; where it returns
 /// the promise from WritableStreamAddWriteRequest, the request is queued.
+///
+/// A chunk of Rust bytes stays Rust bytes only where the stream's controller takes them
+/// ([`takes_native_bytes`]); elsewhere it becomes a `Uint8Array` here, before the size
+/// algorithm could see it.
 pub(crate) fn writable_stream_default_writer_write_request(
     writer: &Writer,
-    chunk: Value,
+    chunk: WriteChunk,
     request: WriteRequest,
     ctx: &mut Cx,
 ) -> JsResult<()> {
@@ -509,6 +513,12 @@ pub(crate) fn writable_stream_default_writer_write_request(
     let Some(controller) = stream.controller() else {
         let error = engine::type_error("The stream has no controller", ctx);
         return request.reject(error, ctx);
+    };
+    let chunk = match chunk {
+        WriteChunk::Bytes(bytes) if !takes_native_bytes(&controller) => {
+            WriteChunk::Value(WriteChunk::Bytes(bytes).into_value(ctx)?)
+        }
+        chunk => chunk,
     };
     // 4. Let chunkSize be ! WritableStreamDefaultControllerGetChunkSize(controller, chunk).
     let chunk_size = writable_stream_default_controller_get_chunk_size(&controller, &chunk, ctx)?;

@@ -4,7 +4,10 @@
 //! abort algorithms are a [`NativeSink`], an object holding the client's state and three
 //! functions of it.
 
-use crate::engine::{webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Value};
+use std::rc::Rc;
+
+use crate::engine::{self, webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Value};
+use crate::queue::NativeBytes;
 use crate::queuing_strategy::SizeAlgorithm;
 
 use super::{
@@ -33,9 +36,27 @@ pub(crate) trait NativeUnderlyingSink: NativeObject + Sized {
 
     /// The abortAlgorithm, given `reason`.
     fn abort(this: &Object<Self>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult>;
+
+    /// Whether the sink takes chunks of Rust bytes ([`NativeUnderlyingSink::write_bytes`]),
+    /// so that a native pipe's chunks reach it without a JS object.
+    const TAKES_BYTES: bool = false;
+
+    /// The writeAlgorithm, given a chunk of Rust bytes that no script sees (called only when
+    /// [`NativeUnderlyingSink::TAKES_BYTES`] is true). The default gives `write` a
+    /// `Uint8Array` holding them.
+    fn write_bytes(
+        this: &Object<Self>,
+        bytes: Rc<NativeBytes>,
+        controller: Value,
+        ctx: &mut Cx,
+    ) -> JsResult<PromiseResult> {
+        let chunk = engine::new_uint8_array(bytes.as_slice(), ctx)?;
+        Self::write(this, chunk, controller, ctx)
+    }
 }
 
 type WriteFn = fn(&Object, Value, Value, &mut Cx) -> JsResult<PromiseResult>;
+type WriteBytesFn = fn(&Object, Rc<NativeBytes>, Value, &mut Cx) -> JsResult<PromiseResult>;
 type CloseFn = fn(&Object, &mut Cx) -> JsResult<PromiseResult>;
 type AbortFn = fn(&Object, Value, &mut Cx) -> JsResult<PromiseResult>;
 
@@ -51,6 +72,9 @@ pub(crate) struct NativeSink {
     close: CloseFn,
     #[unsafe_ignore_trace]
     abort: AbortFn,
+    /// The writeAlgorithm for Rust bytes, when the sink takes them.
+    #[unsafe_ignore_trace]
+    write_bytes: Option<WriteBytesFn>,
 }
 }
 
@@ -70,7 +94,35 @@ impl NativeSink {
             },
             close: |object, ctx| T::close(&webidl::downcast::<T>(object)?, ctx),
             abort: |object, reason, ctx| T::abort(&webidl::downcast::<T>(object)?, reason, ctx),
+            write_bytes: if T::TAKES_BYTES {
+                Some(|object, bytes, controller, ctx| {
+                    T::write_bytes(&webidl::downcast::<T>(object)?, bytes, controller, ctx)
+                })
+            } else {
+                None
+            },
         }
+    }
+
+    /// Whether the sink takes chunks of Rust bytes.
+    pub(crate) fn takes_bytes(&self) -> bool {
+        self.write_bytes.is_some()
+    }
+
+    /// Performs the writeAlgorithm, passing a chunk of Rust bytes (a `Uint8Array` holding them
+    /// for a sink that does not take bytes).
+    pub(crate) fn write_bytes(
+        &self,
+        bytes: Rc<NativeBytes>,
+        controller: Value,
+        ctx: &mut Cx,
+    ) -> JsResult<PromiseResult> {
+        let result = match self.write_bytes {
+            Some(write_bytes) => write_bytes(&self.object, bytes, controller, ctx),
+            None => engine::new_uint8_array(bytes.as_slice(), ctx)
+                .and_then(|chunk| (self.write)(&self.object, chunk, controller, ctx)),
+        };
+        PromiseResult::from_algorithm(result, ctx)
     }
 
     /// Performs the writeAlgorithm, passing `chunk` (and `controller`).

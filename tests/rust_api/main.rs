@@ -9,6 +9,8 @@
 //! - [`sources`]: value sources (`Source`), cancel, errors, asynchronous completion;
 //! - [`reentrancy`]: a source or sink that calls back into streams from inside a callback;
 //! - [`byte_sources`]: byte sources (`ByteSource`), BYOB requests, bad arguments;
+//! - [`native_pipe`]: pipes from Rust byte sources to Rust byte sinks (`ByteSink`), and what
+//!   script sees of them;
 //! - [`sinks`]: sinks (`Sink`) and the `std::io` adapters;
 //! - [`transforms`]: transformers (`Transformer`);
 //! - [`readers`]: Rust readers (`Reader`, `DrainingReader`) of JS streams.
@@ -17,6 +19,7 @@
 mod support;
 
 mod byte_sources;
+mod native_pipe;
 mod readers;
 mod reentrancy;
 mod sinks;

@@ -443,6 +443,7 @@ pub fn can_transfer_array_buffer(buffer: &JsArrayBuffer) -> bool {
 /// Zero-copy: the captured `ArrayBuffer.prototype.transferToFixedLength` with the same length
 /// keeps the data block.
 pub fn transfer_array_buffer(buffer: &JsArrayBuffer, ctx: &mut Cx) -> JsResult<JsArrayBuffer> {
+    crate::engine::count_objects(1);
     // 1. Assert: ! IsDetachedBuffer(O) is false.
     // 2–4. arrayBufferData, arrayBufferByteLength; ? DetachArrayBuffer(O).
     // 5. Return a new ArrayBuffer object, created in the current Realm, with that data.
@@ -466,6 +467,7 @@ pub fn clone_array_buffer(
     byte_length: u64,
     ctx: &mut Cx,
 ) -> JsResult<JsArrayBuffer> {
+    crate::engine::count_objects(1);
     let Some((data, len)) = buffer_data(ctx, buffer.0.as_value()) else {
         return Err(throw_type_error("Cannot clone a detached ArrayBuffer"));
     };
@@ -485,6 +487,7 @@ pub fn clone_array_buffer(
 
 /// <https://streams.spec.whatwg.org/#abstract-opdef-cloneasuint8array>
 pub fn clone_as_uint8_array(view: &ViewRecord, ctx: &mut Cx) -> JsResult<Object> {
+    crate::engine::count_objects(2);
     // 1–3. Asserts.
     // 4. Let buffer be ? CloneArrayBuffer(O.[[ViewedArrayBuffer]], O.[[ByteOffset]],
     //    O.[[ByteLength]], %ArrayBuffer%).
@@ -510,6 +513,7 @@ pub fn construct_view(
     length: u64,
     ctx: &mut Cx,
 ) -> JsResult<Object> {
+    crate::engine::count_objects(1);
     // Offsets and lengths come from existing buffers, so they are far below 2^53.
     #[allow(clippy::cast_precision_loss)]
     let args = [
@@ -597,6 +601,7 @@ pub fn copy_data_block_bytes(
 
 /// `Construct(%ArrayBuffer%, « byteLength »)`: a RangeError when it cannot be allocated.
 pub fn new_array_buffer(byte_length: u64, ctx: &mut Cx) -> JsResult<JsArrayBuffer> {
+    crate::engine::count_objects(1);
     // QuickJS's buffers are limited to 2 GB.
     let Ok(length) = i32::try_from(byte_length) else {
         return Err(throw_range_error("Array buffer allocation failed"));
@@ -719,6 +724,7 @@ pub fn is_buffer_source_object(value: &Value) -> bool {
 
 /// A new `Uint8Array` of the current realm wrapping a new `ArrayBuffer` that holds `bytes`.
 pub fn new_uint8_array(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
+    crate::engine::count_objects(2);
     // SAFETY: a live context; the bytes are valid for their length (copied).
     let raw =
         unsafe { q::JS_NewUint8ArrayCopy(ctx.raw(), bytes.as_ptr(), bytes.len() as q::size_t) };

@@ -215,6 +215,7 @@ pub fn call_object(
 
 /// CreateIteratorResultObject(value, done).
 pub fn create_iter_result_object(value: Value, done: bool, ctx: &mut Cx) -> Value {
+    crate::engine::count_objects(1);
     // SAFETY: a live context.
     let raw = unsafe { q::JS_NewObject(ctx.raw()) };
     let Ok(object) = check(ctx, raw) else {
@@ -241,6 +242,7 @@ pub fn create_iter_result_object(value: Value, done: bool, ctx: &mut Cx) -> Valu
 
 /// CreateArrayFromList(values).
 pub fn create_array_from_list(values: impl IntoIterator<Item = Value>, ctx: &mut Cx) -> Object {
+    crate::engine::count_objects(1);
     // SAFETY: a live context.
     let raw = unsafe { q::JS_NewArray(ctx.raw()) };
     let array = check(ctx, raw).unwrap_or_default();

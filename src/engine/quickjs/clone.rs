@@ -499,6 +499,7 @@ unsafe extern "C" fn byte_block_realloc(
 
 /// A new `ArrayBuffer` whose data block is `bytes` (moved, not copied).
 pub fn new_array_buffer_from(bytes: ByteBlock, ctx: &mut Cx) -> JsResult<Object> {
+    crate::engine::count_objects(1);
     let mut block = bytes.0;
     if block.is_empty() {
         // SAFETY: a live context; no bytes are read.

@@ -345,6 +345,7 @@ impl Object {
         prototype: impl Into<Option<Object>>,
         data: U,
     ) -> Object {
+        crate::engine::count_objects(1);
         let proto = prototype.into();
         let ctx = current_ctx();
         let value = new_native_object(ctx, proto.as_ref().map_or(NULL, Object::raw), data);
@@ -353,6 +354,7 @@ impl Object {
 
     /// A new ordinary object with a null prototype and no native data.
     pub fn with_null_proto() -> Object {
+        crate::engine::count_objects(1);
         let ctx = current_ctx();
         // SAFETY: the current context is live.
         let raw = unsafe { q::JS_NewObjectProto(ctx, NULL) };
@@ -561,6 +563,8 @@ pub struct Shared<T: Trace + 'static> {
 impl<T: Trace + 'static> Shared<T> {
     /// A shared pointer to `value` (in the current context's runtime).
     pub fn new(value: T) -> Self {
+        // A JS object of our class (what QuickJS's collector traces through).
+        crate::engine::count_objects(1);
         let ctx = current_ctx();
         let object = new_native_object(ctx, NULL, SharedCell(value));
         // Assert: `object` is a new object of our native class holding a `SharedCell<T>`

@@ -68,6 +68,7 @@ impl PromiseCapability {
     /// Only running out of memory makes `JS_NewPromiseCapability` fail; the capability then
     /// holds `undefined` (it is never pending, and resolving it throws a TypeError).
     pub fn new(ctx: &mut Cx) -> Self {
+        crate::engine::count_objects(3);
         let mut funcs = [UNDEFINED; 2];
         // SAFETY: a live context; on success the promise and both functions are ours.
         let raw = unsafe { q::JS_NewPromiseCapability(ctx.raw(), funcs.as_mut_ptr()) };
@@ -244,6 +245,7 @@ pub fn react<T: Trace + 'static>(
         q::JSPromiseStateEnum_JS_PROMISE_PENDING => {}
         _ => return Err(throw_type_error("not a promise")),
     }
+    crate::engine::count_objects(3);
     let reaction = Shared::new(Reaction {
         data,
         on_fulfilled,

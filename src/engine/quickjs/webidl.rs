@@ -469,6 +469,7 @@ pub fn define_global(
 /// A built-in function object (not a constructor) with the given `name` and `length`, for
 /// members outside an interface.
 pub fn function(ctx: &mut Cx, name: &str, length: usize, f: NativeFunctionPointer) -> JsFunction {
+    crate::engine::count_objects(1);
     JsFunction(new_function(ctx, name, length, f))
 }
 

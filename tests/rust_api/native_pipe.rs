@@ -1,0 +1,314 @@
+//! Native pipes: `pipeTo` from a Rust byte source (one with an `auto_allocate_chunk_size`) to a
+//! Rust `ByteSink` reads with a BYOB reader into the pipe's own recycled Rust buffers, so the
+//! chunks never become JS objects. What script can observe stays the spec's: the locks, a
+//! `cancel()` refused while locked, the pipe's promise, abort through the signal and its
+//! propagation to both ends, and bytes a released read leaves behind.
+
+use std::{cell::RefCell, rc::Rc};
+
+use boa_streams::rust::{
+    ByteController, ByteSink, ByteSource, Completer, Completion, Context, ReadableStream,
+    StreamError, Value, WritableController, WritableStream,
+};
+
+use crate::support::script::{Fixture, TestAction};
+use crate::Api;
+
+/// What the ends of a pipe saw.
+#[derive(Default)]
+struct Seen {
+    /// The bytes the sink got, in order.
+    bytes: Vec<u8>,
+    /// How many writes the sink got.
+    writes: usize,
+    /// Calls other than writes, in order ("cancel: reason", "abort: reason", "close").
+    calls: Vec<String>,
+    /// A read the source left waiting (see [`Source::stall_at`]).
+    stalled: Option<Completer>,
+}
+
+type Shared = Rc<RefCell<Seen>>;
+
+/// A byte source of `total` bytes (0, 1, 2, ... mod 251), `chunk` bytes per pull, filled in
+/// place (or copied in with `enqueue` when `enqueue` is set); at pull number `stall_at` it
+/// fills the request but answers only when script calls `respond()`.
+struct Source {
+    next: usize,
+    total: usize,
+    chunk: usize,
+    enqueue: bool,
+    pulls: usize,
+    stall_at: Option<usize>,
+    seen: Shared,
+}
+
+fn byte(i: usize) -> u8 {
+    (i % 251) as u8
+}
+
+impl ByteSource for Source {
+    fn pull(&mut self, c: &ByteController, ctx: &mut Context) -> Result<Completion, StreamError> {
+        self.pulls += 1;
+        if self.next == self.total {
+            c.close(ctx)?;
+            return Ok(Completion::Ready);
+        }
+        let n = self.chunk.min(self.total - self.next);
+        let start = self.next;
+        self.next += n;
+        if self.enqueue {
+            let bytes: Vec<u8> = (start..start + n).map(byte).collect();
+            c.enqueue(&bytes, ctx)?;
+            return Ok(Completion::Ready);
+        }
+        let request = c.byob_request().expect("a read is waiting");
+        let filled = request
+            .fill(|buf| {
+                for (i, b) in buf[..n].iter_mut().enumerate() {
+                    *b = byte(start + i);
+                }
+                n
+            })
+            .expect("the request is unanswered");
+        if self.stall_at == Some(self.pulls) {
+            let (completion, completer) = Completion::later();
+            RESPOND.with(|r| *r.borrow_mut() = Some((request, filled)));
+            self.seen.borrow_mut().stalled = Some(completer);
+            return Ok(completion);
+        }
+        request.respond(filled, ctx)?;
+        Ok(Completion::Ready)
+    }
+
+    fn cancel(&mut self, reason: Value, ctx: &mut Context) -> Result<Completion, StreamError> {
+        let reason = reason
+            .to_string(ctx)
+            .map_err(|_| StreamError::type_error("reason"))?;
+        let reason = reason.to_std_string_escaped();
+        self.seen
+            .borrow_mut()
+            .calls
+            .push(format!("cancel: {reason}"));
+        Ok(Completion::Ready)
+    }
+}
+
+thread_local! {
+    /// The request a stalled pull keeps, with the bytes it filled.
+    static RESPOND: RefCell<Option<(boa_streams::rust::ByobRequest, usize)>> =
+        const { RefCell::new(None) };
+}
+
+/// A byte sink recording what it gets.
+struct Sink(Shared);
+
+impl ByteSink for Sink {
+    fn write(
+        &mut self,
+        bytes: &[u8],
+        _: &WritableController,
+        _: &mut Context,
+    ) -> Result<Completion, StreamError> {
+        let mut seen = self.0.borrow_mut();
+        seen.bytes.extend_from_slice(bytes);
+        seen.writes += 1;
+        Ok(Completion::Ready)
+    }
+
+    fn close(&mut self, _: &mut Context) -> Result<Completion, StreamError> {
+        self.0.borrow_mut().calls.push("close".into());
+        Ok(Completion::Ready)
+    }
+
+    fn abort(&mut self, reason: Value, ctx: &mut Context) -> Result<Completion, StreamError> {
+        let reason = reason
+            .to_string(ctx)
+            .map_err(|_| StreamError::type_error("reason"))?;
+        let reason = reason.to_std_string_escaped();
+        self.0.borrow_mut().calls.push(format!("abort: {reason}"));
+        Ok(Completion::Ready)
+    }
+}
+
+fn source(total: usize, chunk: usize, seen: &Shared) -> Source {
+    Source {
+        next: 0,
+        total,
+        chunk,
+        enqueue: false,
+        pulls: 0,
+        stall_at: None,
+        seen: seen.clone(),
+    }
+}
+
+/// Pipes `total` bytes in `chunk`-byte reads from Rust to Rust; returns the JS objects the
+/// library made while the pipe ran, and checks the bytes.
+fn native_pipe(total: usize, chunk: usize, enqueue: bool) -> u64 {
+    let mut api = Fixture::host();
+    let seen = Shared::default();
+    let ctx = api.context();
+    let mut src = source(total, chunk, &seen);
+    src.enqueue = enqueue;
+    let rs = ReadableStream::from_byte_source(src, 0.0, Some(chunk), ctx).unwrap();
+    let ws = WritableStream::from_byte_sink(Sink(seen.clone()), 1.0, ctx).unwrap();
+    let before = boa_streams::js_objects_created();
+    let done = rs.pipe_to(&ws, api.context());
+    assert!(matches!(api.wait(&done), Some(Ok(()))));
+    let made = boa_streams::js_objects_created() - before;
+    let seen = seen.borrow();
+    assert_eq!(seen.bytes.len(), total);
+    assert!(seen.bytes.iter().enumerate().all(|(i, b)| *b == byte(i)));
+    assert_eq!(seen.writes, total.div_ceil(chunk));
+    assert_eq!(seen.calls, ["close"]);
+    made
+}
+
+#[test]
+fn a_native_pipe_makes_no_js_object_per_chunk() {
+    let small = native_pipe(10 * 64, 64, false);
+    let large = native_pipe(1000 * 64, 64, false);
+    eprintln!("native pipe: {small} JS objects for 10 chunks, {large} for 1000");
+    if cfg!(not(feature = "engine-boa")) {
+        // QuickJS's collector traces only through objects, so each internal promise of the
+        // pipe loop (a step, a read, a write) is an object there: a known, per-chunk cost.
+        assert!(large > small);
+    } else {
+        assert_eq!(small, large, "objects made per chunk");
+    }
+}
+
+#[test]
+fn a_source_that_enqueues_fills_the_native_reads_from_the_queue() {
+    // The source copies each chunk in with enqueue(); the pipe's BYOB reads take them from the
+    // queue (the chunks are JS buffers then; the bytes must still all arrive, in order).
+    native_pipe(37 * 100 + 5, 100, true);
+}
+
+#[test]
+fn script_watches_a_native_pipe() {
+    let mut api = Fixture::host();
+    let seen = Shared::default();
+    let ctx = api.context();
+    let mut src = source(1000, 10, &seen);
+    src.stall_at = Some(3);
+    let rs = ReadableStream::from_byte_source(src, 0.0, Some(10), ctx).unwrap();
+    let ws = WritableStream::from_byte_sink(Sink(seen.clone()), 1.0, ctx).unwrap();
+    api.set("rs", rs.to_value());
+    api.set("ws", ws.to_value());
+    api.run([
+        TestAction::run(
+            r#"
+        var controller = new AbortController();
+        var piped = rs.pipeTo(ws, { signal: controller.signal });
+        piped.then(() => log.push('fulfilled'), e => log.push('rejected: ' + e));
+        log.push('locked: ' + rs.locked + ' ' + ws.locked);
+        rs.cancel('no').then(() => log.push('cancelled'), e => log.push('cancel: ' + e.name));
+        "#,
+        ),
+        TestAction::run_to_idle(),
+        // Two chunks went through; the third read waits on the stalled pull.
+        TestAction::assert_string("log.join('|')", "locked: true true|cancel: TypeError"),
+    ]);
+    assert_eq!(seen.borrow().bytes.len(), 20);
+    api.run([
+        TestAction::run("controller.abort('stop');"),
+        TestAction::run_to_idle(),
+        TestAction::assert_string(
+            "log.join('|')",
+            "locked: true true|cancel: TypeError|rejected: stop",
+        ),
+        TestAction::assert_string("`${rs.locked} ${ws.locked}`", "false false"),
+    ]);
+    assert_eq!(seen.borrow().calls, ["abort: stop", "cancel: stop"]);
+    // The stalled pull answers after the pipe let go: its 10 bytes (20..30) wait in the
+    // stream's queue for the next reader, as an ArrayBuffer script can read... but the stream
+    // was cancelled, so they are dropped, and the source sees a closed request.
+    let stalled = seen
+        .borrow_mut()
+        .stalled
+        .take()
+        .expect("the third pull stalled");
+    let (request, filled) = RESPOND.with(|r| r.borrow_mut().take()).expect("a request");
+    assert_eq!(filled, 10);
+    let answered = request.respond(filled, api.context());
+    assert!(
+        answered.is_err(),
+        "the cancelled stream has no read to answer"
+    );
+    stalled.complete(api.context());
+    api.run([TestAction::run_to_idle(), TestAction::assert_no_failures()]);
+    assert_eq!(seen.borrow().bytes.len(), 20);
+}
+
+#[test]
+fn bytes_a_released_native_read_leaves_behind_reach_the_next_reader() {
+    let mut api = Fixture::host();
+    let seen = Shared::default();
+    let ctx = api.context();
+    let mut src = source(60, 10, &seen);
+    src.stall_at = Some(2);
+    let rs = ReadableStream::from_byte_source(src, 0.0, Some(10), ctx).unwrap();
+    let ws = WritableStream::from_byte_sink(Sink(seen.clone()), 1.0, ctx).unwrap();
+    api.set("rs", rs.to_value());
+    api.set("ws", ws.to_value());
+    api.run([
+        TestAction::run(
+            r#"
+        var controller = new AbortController();
+        rs.pipeTo(ws, { signal: controller.signal, preventCancel: true })
+            .catch(e => log.push('rejected: ' + e));
+        "#,
+        ),
+        TestAction::run_to_idle(),
+        TestAction::run("controller.abort('stop');"),
+        TestAction::run_to_idle(),
+        TestAction::assert_string("`${log} ${rs.locked}`", "rejected: stop false"),
+    ]);
+    assert_eq!(seen.borrow().bytes.len(), 10);
+    // The stalled read's buffer (bytes 10..20) is answered now that no reader waits: the
+    // bytes go to the queue, and script reads them, then the rest.
+    let (request, filled) = RESPOND.with(|r| r.borrow_mut().take()).expect("a request");
+    request.respond(filled, api.context()).unwrap();
+    let stalled = seen
+        .borrow_mut()
+        .stalled
+        .take()
+        .expect("the second pull stalled");
+    stalled.complete(api.context());
+    api.run([
+        TestAction::run(
+            r#"
+        (async () => {
+            const got = [];
+            for await (const chunk of rs) got.push(...chunk);
+            log.push(got.length + ' ' + got[0] + ' ' + got[got.length - 1]);
+        })();
+        "#,
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_no_failures(),
+        TestAction::assert_string("log.join('|')", "rejected: stop|50 10 59"),
+    ]);
+}
+
+#[test]
+fn script_chunks_written_to_a_byte_sink_must_be_bytes() {
+    let mut api = Fixture::host();
+    let seen = Shared::default();
+    let ws = WritableStream::from_byte_sink(Sink(seen.clone()), 1.0, api.context()).unwrap();
+    api.set("ws", ws.to_value());
+    api.run([
+        TestAction::run(
+            r#"
+        var w = ws.getWriter();
+        w.write(new Uint8Array([1, 2, 3]).subarray(1));
+        w.write(new Uint16Array([0x0504]).buffer);
+        w.write('text').catch(e => log.push(e.name));
+        "#,
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_string("log.join('|')", "TypeError"),
+    ]);
+    assert_eq!(seen.borrow().bytes, [2, 3, 4, 5]);
+}
