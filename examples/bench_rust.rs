@@ -14,7 +14,12 @@
 //! 2. **A native pipe**: `pipeTo` from a Rust byte source (filling each 64 KiB auto-allocated
 //!    buffer in place from a Rust slice) to a Rust sink (copying each chunk out into a Rust
 //!    buffer): no JS runs per chunk. In GB/s, beside a plain `memcpy` loop over the same bytes
-//!    in the same 64 KiB chunks.
+//!    in the same 64 KiB chunks, to a `Sink` (JS chunks) and to a `ByteSink` (the native pipe).
+//! 3. **A compressed text body**: a Rust byte source of gzip-compressed UTF-8 text (64 KiB reads)
+//!    → `DecompressionStream('gzip')` → `TextDecoderStream` → a Rust sink that counts the text's
+//!    UTF-16 code units, beside the same flate2 (`GzDecoder`) + encoding_rs (UTF-8 decoder)
+//!    work called in a plain Rust loop over the same 64 KiB chunks; and the JS objects the
+//!    library makes per chunk on that path (`boa_streams::js_objects_created`).
 
 use std::{
     cell::RefCell,
@@ -328,12 +333,164 @@ fn two_copies_once(data: &[u8], out: &mut [u8]) -> Duration {
     start.elapsed()
 }
 
+// ---------------------------------------------------------------------------------------------
+// Part 3: a compressed text body through DecompressionStream and TextDecoderStream
+// ---------------------------------------------------------------------------------------------
+
+/// UTF-8 text with some two- and three-byte characters, pseudo-random words (compresses about
+/// 3:1 with gzip).
+fn text(len: usize) -> String {
+    const WORDS: [&str; 12] = [
+        "stream",
+        "chunk",
+        "pipe",
+        "écrire",
+        "lire",
+        "queue",
+        "füllen",
+        "bytes",
+        "データ",
+        "reader",
+        "writer",
+        "transform",
+    ];
+    let mut out = String::with_capacity(len + 16);
+    let mut x: u32 = 0x2545_f491;
+    while out.len() < len {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        out.push_str(WORDS[(x % 12) as usize]);
+        out.push(if x.is_multiple_of(7) { '\n' } else { ' ' });
+    }
+    out
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).expect("in memory");
+    encoder.finish().expect("in memory")
+}
+
+/// The plain loop: flate2's gzip decoder and encoding_rs's UTF-8 decoder (to UTF-16, as
+/// `TextDecoderStream` decodes for a JS string) over the same 64 KiB chunks, into buffers it
+/// reuses; returns the UTF-16 length of the text (what the pipeline's sink counts).
+#[inline(never)]
+fn plain_decode_once(compressed: &[u8]) -> (Duration, usize) {
+    use std::io::Write;
+    let start = Instant::now();
+    let mut inflater = flate2::write::GzDecoder::new(Vec::new());
+    let mut decoder = encoding_rs::UTF_8.new_decoder_without_bom_handling();
+    let mut text: Vec<u16> = Vec::new();
+    let mut units = 0;
+    let mut decode = |bytes: &[u8], last: bool| {
+        text.resize(decoder.max_utf16_buffer_length(bytes.len()).unwrap_or(0), 0);
+        let (_, _, written, _) = decoder.decode_to_utf16(bytes, &mut text, last);
+        std::hint::black_box(&text[..written]);
+        written
+    };
+    for chunk in compressed.chunks(PIPE_CHUNK) {
+        inflater.write_all(chunk).expect("valid gzip");
+        units += decode(inflater.get_ref(), false);
+        inflater.get_mut().clear();
+    }
+    let rest = inflater.finish().expect("valid gzip");
+    units += decode(&rest, true);
+    (start.elapsed(), units)
+}
+
+/// Counts the UTF-16 code units of the string chunks written.
+struct TextCount(Rc<std::cell::Cell<usize>>);
+
+impl Sink for TextCount {
+    fn write(
+        &mut self,
+        chunk: boa_streams::rust::Value,
+        _: &WritableController,
+        _: &mut Context,
+    ) -> Result<Completion, StreamError> {
+        let units = chunk
+            .as_string()
+            .map(|s| s.len())
+            .ok_or_else(|| StreamError::type_error("strings only"))?;
+        self.0.set(self.0.get() + units);
+        Ok(Completion::Ready)
+    }
+}
+
+const DECODE: &str = r#"
+    (function decode(body) {
+        return body.pipeThrough(new DecompressionStream('gzip')).pipeThrough(new TextDecoderStream());
+    })
+"#;
+
+/// The pipeline; returns its time, the UTF-16 length it counted, and the JS objects the library
+/// made while it ran.
+#[inline(never)]
+fn pipeline_once(
+    host: &Host,
+    ctx: &mut Context,
+    decode: &JsFunction,
+    compressed: &Rc<Vec<u8>>,
+) -> (Duration, usize, u64) {
+    let objects = boa_streams::js_objects_created();
+    let start = Instant::now();
+    let body = ReadableStream::from_byte_source(
+        SliceSource {
+            data: compressed.clone(),
+            at: 0,
+            copy: true,
+        },
+        0.0,
+        Some(PIPE_CHUNK),
+        ctx,
+    )
+    .expect("a byte stream");
+    let text = decode
+        .call(&JsValue::undefined(), &[body.to_value().into()], ctx)
+        .expect("decode()");
+    let text = ReadableStream::from_value(&text.into()).expect("a readable stream");
+    let count = Rc::new(std::cell::Cell::new(0));
+    let sink = WritableStream::from_sink(TextCount(count.clone()), 1.0, ctx).expect("a sink");
+    text.pipe_to(&sink, ctx)
+        .wait(host, ctx)
+        .expect("the pipe settles")
+        .expect("the pipe succeeds");
+    let elapsed = start.elapsed();
+    (
+        elapsed,
+        count.get(),
+        boa_streams::js_objects_created() - objects,
+    )
+}
+
+/// The process's minor page faults so far (Linux; 0 elsewhere).
+fn minor_faults() -> u64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            let after = s.rsplit_once(')')?.1;
+            after.split_whitespace().nth(7)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
 fn gbps(bytes: usize, d: Duration) -> f64 {
     bytes as f64 / d.as_secs_f64() / 1e9
 }
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    // `--part N` runs part N only (for callgrind).
+    let only: Option<u32> = args
+        .iter()
+        .position(|a| a == "--part")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok());
+    let want = |n: u32| only.is_none_or(|o| o == n);
+    let rounds = if quick { 2 } else { 5 };
     let (host, mut ctx) = Host::new(HostOptions::default()).expect("a host");
     let make = host
         .eval_script(&mut ctx, "make.js", MAKE)
@@ -342,157 +499,234 @@ fn main() {
         .and_then(JsFunction::from_object)
         .expect("a function");
 
-    println!("## Draining vs plain reads from Rust (JS pull source, one chunk per pull)");
-    println!();
-    println!(
+    if want(1) {
+        println!("## Draining vs plain reads from Rust (JS pull source, one chunk per pull)");
+        println!();
+        println!(
         "Draining byte limit {} KiB. µs per iteration (best of 3 rounds); writes per iteration into the Rust sink.",
         DRAIN_LIMIT / 1024
     );
-    println!();
-    println!("| stream | shape | hwm | plain µs | draining µs | plain / draining | plain writes | draining writes |");
-    println!("|---|---|---:|---:|---:|---:|---:|---:|");
-    for bytes in [false, true] {
-        for &(size, count) in &SHAPES {
-            for hwm in [0, 16 * 1024] {
-                let total = size * count;
-                let iterations = if quick {
-                    5
-                } else {
-                    (4_000_000 / total).clamp(20, 400)
-                };
-                // Warm-up.
-                measure(
-                    &host,
-                    &mut ctx,
-                    &make,
-                    (size, count),
-                    hwm,
-                    bytes,
-                    false,
-                    2,
-                    1,
-                );
-                measure(
-                    &host,
-                    &mut ctx,
-                    &make,
-                    (size, count),
-                    hwm,
-                    bytes,
-                    true,
-                    2,
-                    1,
-                );
-                let (plain, plain_writes) = measure(
-                    &host,
-                    &mut ctx,
-                    &make,
-                    (size, count),
-                    hwm,
-                    bytes,
-                    false,
-                    iterations,
-                    3,
-                );
-                let (drain, drain_writes) = measure(
-                    &host,
-                    &mut ctx,
-                    &make,
-                    (size, count),
-                    hwm,
-                    bytes,
-                    true,
-                    iterations,
-                    3,
-                );
-                let shape = if size >= 1024 {
-                    format!("{} KiB × {count}", size / 1024)
-                } else {
-                    format!("{size} B × {count}")
-                };
-                let kind = if bytes { "byte" } else { "value" };
-                let hwm = if hwm == 0 {
-                    "0".to_owned()
-                } else {
-                    format!("{} KiB", hwm / 1024)
-                };
-                println!(
+        println!();
+        println!("| stream | shape | hwm | plain µs | draining µs | plain / draining | plain writes | draining writes |");
+        println!("|---|---|---:|---:|---:|---:|---:|---:|");
+        for bytes in [false, true] {
+            for &(size, count) in &SHAPES {
+                for hwm in [0, 16 * 1024] {
+                    let total = size * count;
+                    let iterations = if quick {
+                        5
+                    } else {
+                        (4_000_000 / total).clamp(20, 400)
+                    };
+                    // Warm-up.
+                    measure(
+                        &host,
+                        &mut ctx,
+                        &make,
+                        (size, count),
+                        hwm,
+                        bytes,
+                        false,
+                        2,
+                        1,
+                    );
+                    measure(
+                        &host,
+                        &mut ctx,
+                        &make,
+                        (size, count),
+                        hwm,
+                        bytes,
+                        true,
+                        2,
+                        1,
+                    );
+                    let (plain, plain_writes) = measure(
+                        &host,
+                        &mut ctx,
+                        &make,
+                        (size, count),
+                        hwm,
+                        bytes,
+                        false,
+                        iterations,
+                        3,
+                    );
+                    let (drain, drain_writes) = measure(
+                        &host,
+                        &mut ctx,
+                        &make,
+                        (size, count),
+                        hwm,
+                        bytes,
+                        true,
+                        iterations,
+                        3,
+                    );
+                    let shape = if size >= 1024 {
+                        format!("{} KiB × {count}", size / 1024)
+                    } else {
+                        format!("{size} B × {count}")
+                    };
+                    let kind = if bytes { "byte" } else { "value" };
+                    let hwm = if hwm == 0 {
+                        "0".to_owned()
+                    } else {
+                        format!("{} KiB", hwm / 1024)
+                    };
+                    println!(
                     "| {kind} | {shape} | {hwm} | {plain:.1} | {drain:.1} | {:.2}x | {plain_writes:.0} | {drain_writes:.0} |",
                     plain / drain
                 );
+                }
             }
         }
     }
 
-    println!();
-    println!("## pipeTo from a Rust byte source to a Rust sink, 64 KiB chunks");
-    println!();
-    let total: usize = if quick { 16 << 20 } else { 64 << 20 };
-    let data: Rc<Vec<u8>> = Rc::new((0..total).map(|i| (i % 251) as u8).collect());
-    let out = Rc::new(RefCell::new(vec![0u8; total]));
-    let rounds = if quick { 2 } else { 5 };
-    let mut best_pipe = Duration::MAX;
-    let mut best_bare = Duration::MAX;
-    let mut best_memcpy = Duration::MAX;
-    let mut best_two = Duration::MAX;
-    let mut best_native = Duration::MAX;
-    let mut best_native_bare = Duration::MAX;
-    for _ in 0..rounds {
-        out.borrow_mut().fill(0);
-        best_pipe = best_pipe.min(pipe_once(&host, &mut ctx, &data, &out, true, false));
-        assert!(out.borrow()[..] == data[..], "the pipe copies every byte");
-        best_bare = best_bare.min(pipe_once(&host, &mut ctx, &data, &out, false, false));
-        out.borrow_mut().fill(0);
-        best_native = best_native.min(pipe_once(&host, &mut ctx, &data, &out, true, true));
-        assert!(
-            out.borrow()[..] == data[..],
-            "the native pipe copies every byte"
+    let pipe_figures = if want(2) {
+        println!();
+        println!("## pipeTo from a Rust byte source to a Rust sink, 64 KiB chunks");
+        println!();
+        let total: usize = if quick { 16 << 20 } else { 64 << 20 };
+        let data: Rc<Vec<u8>> = Rc::new((0..total).map(|i| (i % 251) as u8).collect());
+        let out = Rc::new(RefCell::new(vec![0u8; total]));
+        let mut best_pipe = Duration::MAX;
+        let mut best_bare = Duration::MAX;
+        let mut best_memcpy = Duration::MAX;
+        let mut best_two = Duration::MAX;
+        let mut best_native = Duration::MAX;
+        let mut best_native_bare = Duration::MAX;
+        for _ in 0..rounds {
+            out.borrow_mut().fill(0);
+            best_pipe = best_pipe.min(pipe_once(&host, &mut ctx, &data, &out, true, false));
+            assert!(out.borrow()[..] == data[..], "the pipe copies every byte");
+            best_bare = best_bare.min(pipe_once(&host, &mut ctx, &data, &out, false, false));
+            out.borrow_mut().fill(0);
+            best_native = best_native.min(pipe_once(&host, &mut ctx, &data, &out, true, true));
+            assert!(
+                out.borrow()[..] == data[..],
+                "the native pipe copies every byte"
+            );
+            best_native_bare =
+                best_native_bare.min(pipe_once(&host, &mut ctx, &data, &out, false, true));
+            best_memcpy = best_memcpy.min(memcpy_once(&data, &mut out.borrow_mut()));
+            best_two = best_two.min(two_copies_once(&data, &mut out.borrow_mut()));
+        }
+        let pipe = gbps(total, best_pipe);
+        let memcpy = gbps(total, best_memcpy);
+        println!("{} MiB, best of {rounds}:", total >> 20);
+        println!();
+        println!("| | GB/s | µs per 64 KiB chunk |");
+        println!("|---|---:|---:|");
+        let per_chunk = |d: Duration| d.as_secs_f64() * 1e6 / (total / PIPE_CHUNK) as f64;
+        println!(
+            "| memcpy loop (source → destination) | {memcpy:.2} | {:.2} |",
+            per_chunk(best_memcpy)
         );
-        best_native_bare =
-            best_native_bare.min(pipe_once(&host, &mut ctx, &data, &out, false, true));
-        best_memcpy = best_memcpy.min(memcpy_once(&data, &mut out.borrow_mut()));
-        best_two = best_two.min(two_copies_once(&data, &mut out.borrow_mut()));
-    }
-    let pipe = gbps(total, best_pipe);
-    let memcpy = gbps(total, best_memcpy);
-    println!("{} MiB, best of {rounds}:", total >> 20);
-    println!();
-    println!("| | GB/s | µs per 64 KiB chunk |");
-    println!("|---|---:|---:|");
-    let per_chunk = |d: Duration| d.as_secs_f64() * 1e6 / (total / PIPE_CHUNK) as f64;
-    println!(
-        "| memcpy loop (source → destination) | {memcpy:.2} | {:.2} |",
-        per_chunk(best_memcpy)
-    );
-    println!(
+        println!(
         "| the pipe's two copies without a stream (source → 64 KiB buffer → destination) | {:.2} | {:.2} |",
         gbps(total, best_two),
         per_chunk(best_two)
     );
-    println!(
-        "| pipeTo (Rust source fills in place → Rust sink copies out) | {pipe:.2} | {:.2} |",
-        per_chunk(best_pipe)
-    );
-    println!(
-        "| pipeTo, neither side touching the bytes (the stream's own cost) | {:.2} | {:.2} |",
-        gbps(total, best_bare),
-        per_chunk(best_bare)
-    );
-    let native = gbps(total, best_native);
-    println!(
+        println!(
+            "| pipeTo (Rust source fills in place → Rust sink copies out) | {pipe:.2} | {:.2} |",
+            per_chunk(best_pipe)
+        );
+        println!(
+            "| pipeTo, neither side touching the bytes (the stream's own cost) | {:.2} | {:.2} |",
+            gbps(total, best_bare),
+            per_chunk(best_bare)
+        );
+        let native = gbps(total, best_native);
+        println!(
         "| pipeTo to a `ByteSink` (native pipe: BYOB reads into recycled Rust buffers, no JS object per chunk; source fills in place → sink copies out) | {native:.2} | {:.2} |",
         per_chunk(best_native)
     );
-    println!(
-        "| the native pipe, neither side touching the bytes | {:.2} | {:.2} |",
-        gbps(total, best_native_bare),
-        per_chunk(best_native_bare)
+        println!(
+            "| the native pipe, neither side touching the bytes | {:.2} | {:.2} |",
+            gbps(total, best_native_bare),
+            per_chunk(best_native_bare)
+        );
+        println!();
+        println!("memcpy / pipeTo: {:.2}x", memcpy / pipe);
+        Some((memcpy, native, gbps(total, best_two)))
+    } else {
+        None
+    };
+
+    if want(3) {
+        println!();
+        println!(
+        "## A gzip-compressed text body: Rust byte source → DecompressionStream → TextDecoderStream → Rust sink"
     );
-    println!();
-    println!("memcpy / pipeTo: {:.2}x", memcpy / pipe);
-    println!(
-        "native pipe / memcpy throughput: {:.2}x (target ≥ 0.8x); native pipe / the two copies without a stream: {:.2}x",
-        native / memcpy,
-        native / gbps(total, best_two)
+        println!();
+        let text_len: usize = if quick { 4 << 20 } else { 32 << 20 };
+        let plain_text = text(text_len);
+        let compressed = Rc::new(gzip(plain_text.as_bytes()));
+        let expected_units = plain_text.encode_utf16().count();
+        drop(plain_text);
+        let decode = host
+            .eval_script(&mut ctx, "decode.js", DECODE)
+            .expect("decode()")
+            .as_object()
+            .and_then(JsFunction::from_object)
+            .expect("a function");
+        let mut best_plain = Duration::MAX;
+        let mut best_pipeline = Duration::MAX;
+        let mut objects = Vec::new();
+        let (mut plain_faults, mut pipeline_faults) = (0, 0);
+        for _ in 0..rounds {
+            let faults = minor_faults();
+            let (d, units) = plain_decode_once(&compressed);
+            plain_faults += minor_faults() - faults;
+            assert_eq!(units, expected_units, "the plain loop decodes everything");
+            best_plain = best_plain.min(d);
+            let faults = minor_faults();
+            let (d, units, made) = pipeline_once(&host, &mut ctx, &decode, &compressed);
+            pipeline_faults += minor_faults() - faults;
+            assert_eq!(units, expected_units, "the pipeline decodes everything");
+            best_pipeline = best_pipeline.min(d);
+            objects.push(made);
+        }
+        let chunks = compressed.len().div_ceil(PIPE_CHUNK);
+        println!(
+            "{} MiB of text, {} KiB compressed, {chunks} chunks of 64 KiB; best of {rounds}:",
+            text_len >> 20,
+            compressed.len() >> 10
+        );
+        println!();
+        println!("| | ms | MB/s of text |");
+        println!("|---|---:|---:|");
+        let mbps = |d: Duration| text_len as f64 / d.as_secs_f64() / 1e6;
+        println!(
+            "| plain loop: flate2 `GzDecoder` + encoding_rs UTF-8 decoder | {:.2} | {:.0} |",
+            best_plain.as_secs_f64() * 1e3,
+            mbps(best_plain)
+        );
+        println!(
+        "| the pipeline (Rust source → DecompressionStream → TextDecoderStream → Rust sink) | {:.2} | {:.0} |",
+        best_pipeline.as_secs_f64() * 1e3,
+        mbps(best_pipeline)
     );
+        println!();
+        println!(
+        "pipeline / plain loop: {:.2}x (target ≤ 1.15x); JS objects made per compressed chunk: {:.1} ({} in all, per run: {objects:?})",
+        best_pipeline.as_secs_f64() / best_plain.as_secs_f64(),
+        objects[0] as f64 / chunks as f64,
+        objects[0],
+    );
+        println!(
+            "minor page faults per run: plain loop {}, pipeline {}",
+            plain_faults / rounds as u64,
+            pipeline_faults / rounds as u64
+        );
+    }
+    if let Some((memcpy, native, two)) = pipe_figures {
+        println!();
+        println!(
+            "native pipe: {:.2}x memcpy throughput (target ≥ 0.8x), {:.2}x the two copies without a stream",
+            native / memcpy,
+            native / two
+        );
+    }
 }

@@ -118,7 +118,8 @@ enum Stage {
     Done,
 }
 
-/// What decompressing one chunk gives.
+/// What decompressing one chunk gives (the tests' view of [`Decompressor::decompress_into`]).
+#[cfg(test)]
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Decompressed {
     /// The decompressed bytes.
@@ -294,9 +295,25 @@ impl Decompressor {
         Ok(rest)
     }
 
-    /// "decompressing chunk with format and context".
+    /// "decompressing chunk with format and context", into a new buffer.
+    #[cfg(test)]
     pub fn decompress(&mut self, chunk: &[u8]) -> Result<Decompressed, CodecError> {
         let mut output = Vec::new();
+        let trailing_data = self.decompress_into(chunk, &mut output)?;
+        Ok(Decompressed {
+            output,
+            trailing_data,
+        })
+    }
+
+    /// "decompressing chunk with format and context", appending the output to `output` (a
+    /// buffer the caller reuses); returns whether the end of the compressed input was reached before the whole
+    /// chunk was consumed.
+    pub fn decompress_into(
+        &mut self,
+        chunk: &[u8],
+        output: &mut Vec<u8>,
+    ) -> Result<bool, CodecError> {
         let mut input = chunk;
         loop {
             match self.stage {
@@ -304,12 +321,7 @@ impl Decompressor {
                     let before = self.header.len();
                     self.header.extend_from_slice(input);
                     match parse_gzip_header(&self.header)? {
-                        None => {
-                            return Ok(Decompressed {
-                                output,
-                                trailing_data: false,
-                            })
-                        }
+                        None => return Ok(false),
                         Some(length) => {
                             // The bytes after the header are the DEFLATE data.
                             let consumed = length.saturating_sub(before);
@@ -320,12 +332,9 @@ impl Decompressor {
                     }
                 }
                 Stage::Body => {
-                    input = self.decode_body(input, &mut output)?;
+                    input = self.decode_body(input, output)?;
                     if self.stage == Stage::Body {
-                        return Ok(Decompressed {
-                            output,
-                            trailing_data: false,
-                        });
+                        return Ok(false);
                     }
                 }
                 Stage::GzipTrailer => {
@@ -334,10 +343,7 @@ impl Decompressor {
                     self.trailer.extend_from_slice(&input[..taken]);
                     input = &input[taken..];
                     if self.trailer.len() < 8 {
-                        return Ok(Decompressed {
-                            output,
-                            trailing_data: false,
-                        });
+                        return Ok(false);
                     }
                     let crc32 = u32::from_le_bytes([
                         self.trailer[0],
@@ -356,12 +362,7 @@ impl Decompressor {
                     }
                     self.stage = Stage::Done;
                 }
-                Stage::Done => {
-                    return Ok(Decompressed {
-                        output,
-                        trailing_data: !input.is_empty(),
-                    });
-                }
+                Stage::Done => return Ok(!input.is_empty()),
             }
         }
     }

@@ -18,7 +18,7 @@ use std::cell::RefCell;
 
 use crate::{
     engine::webidl,
-    engine::{buffer_source_copy, new_uint8_array},
+    engine::{buffer_source_copy, check_buffer_source, new_uint8_array, with_buffer_source_bytes},
     transform::{
         default_controller::{transform_stream_default_controller_enqueue, Controller},
         other_specs::{
@@ -64,6 +64,10 @@ fn enqueue_bytes(buffer: &[u8], controller: &Controller, ctx: &mut Cx) -> JsResu
     let array = new_uint8_array(buffer, ctx)?;
     transform_stream_default_controller_enqueue(controller, array, ctx)
 }
+
+/// The largest output buffer a `DecompressionStream` keeps between chunks (a larger one, from
+/// an unusually large chunk, is freed).
+const OUTPUT_KEEP: usize = 4 << 20;
 
 fn corrupt(message: &str) -> crate::engine::JsError {
     engine::throw_type_error(message.to_owned())
@@ -170,6 +174,10 @@ traced! {
         /// <https://compression.spec.whatwg.org/#decompressionstream-context>. Holds no JS value.
         #[unsafe_ignore_trace]
         context: RefCell<Decompressor>,
+        /// The buffer the last chunk was decompressed into, kept for the next one (its bytes
+        /// are copied into the `Uint8Array` enqueued, so a new buffer per chunk is not needed).
+        #[unsafe_ignore_trace]
+        output: RefCell<Vec<u8>>,
         /// <https://streams.spec.whatwg.org/#generictransformstream-transform>
         transform: Slot<Option<Object<TransformStream>>>,
     }
@@ -196,6 +204,7 @@ impl webidl::ClassInterface for DecompressionStream {
         // 2. Set this's format to format.
         Ok(Self {
             context: RefCell::new(Decompressor::new(format)),
+            output: RefCell::new(Vec::new()),
             transform: Slot::new(None),
         })
     }
@@ -228,11 +237,23 @@ pub(crate) fn decompress_and_enqueue_a_chunk(
     ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. If chunk is not a BufferSource type, then throw a TypeError.
-    let input = buffer_source_copy(&chunk, false, "The chunk", ctx)?;
+    check_buffer_source(&chunk, false, "The chunk", ctx)?;
     // 2. Let buffer be the result of decompressing chunk with ds's format and context. If this
-    //    results in an error, then throw a TypeError.
-    let result = ds.borrow().data().context.borrow_mut().decompress(&input);
-    let decompressed = result.map_err(|_| corrupt("The compressed data is corrupt"))?;
+    //    results in an error, then throw a TypeError. (The bytes are read in place: decompressing
+    //    runs no script, so nothing can change them meanwhile.)
+    let mut buffer = std::mem::take(&mut *ds.borrow().data().output.borrow_mut());
+    buffer.clear();
+    let result = with_buffer_source_bytes(&chunk, ctx, |input| {
+        let data = ds.borrow();
+        let mut context = data.data().context.borrow_mut();
+        context.decompress_into(input, &mut buffer)
+    })
+    .unwrap_or_else(|| {
+        let data = ds.borrow();
+        let mut context = data.data().context.borrow_mut();
+        context.decompress_into(&[], &mut buffer)
+    });
+    let trailing_data = result.map_err(|_| corrupt("The compressed data is corrupt"))?;
     // 3. If buffer is empty, return.
     //    (Not before step 6: input after the end is an error of the format ("It is an error if
     //    there is additional input data after ..."), so a chunk of nothing but such data is an
@@ -240,10 +261,14 @@ pub(crate) fn decompress_and_enqueue_a_chunk(
     // 4. Let arrays be the result of splitting buffer into one or more non-empty pieces and
     //    converting them into Uint8Arrays.
     // 5. For each Uint8Array array of arrays, enqueue array in ds's transform.
-    enqueue_bytes(&decompressed.output, controller, ctx)?;
+    let enqueued = enqueue_bytes(&buffer, controller, ctx);
+    if buffer.capacity() <= OUTPUT_KEEP {
+        *ds.borrow().data().output.borrow_mut() = buffer;
+    }
+    enqueued?;
     // 6. If the end of the compressed input has been reached, and ds's context has not fully
     //    consumed chunk, then throw a TypeError.
-    if decompressed.trailing_data {
+    if trailing_data {
         return Err(corrupt(
             "The chunk has data after the end of the compressed data",
         ));

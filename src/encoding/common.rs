@@ -36,7 +36,14 @@ pub(crate) struct TextDecoderCommon {
     /// split between inputs wait inside it (part of the
     /// <https://encoding.spec.whatwg.org/#textdecodercommon-i-o-queue>).
     pub(crate) decoder: RefCell<Decoder>,
+    /// The code units of the last [`TextDecoderCommon::process_with`], kept so the next one
+    /// decodes into memory that is already there (no fresh, zero-filled buffer per chunk).
+    scratch: RefCell<Vec<u16>>,
 }
+
+/// The largest scratch buffer a decoder keeps between chunks, in code units (a larger one,
+/// from an unusually large chunk, is freed).
+const SCRATCH_KEEP: usize = 1 << 20;
 
 impl std::fmt::Debug for TextDecoderCommon {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -92,6 +99,7 @@ impl TextDecoderCommon {
             ignore_bom,
             bom_seen: Cell::new(false),
             decoder: RefCell::new(encoding.new_decoder_without_bom_handling()),
+            scratch: RefCell::new(Vec::new()),
         })
     }
 
@@ -113,6 +121,50 @@ impl TextDecoderCommon {
     /// (<https://encoding.spec.whatwg.org/#concept-encoding-process>).
     pub(crate) fn process(&self, input: &[u8], last: bool) -> Result<Vec<u16>, DecodeError> {
         run_decoder(&mut self.decoder.borrow_mut(), self.fatal, input, last)
+    }
+
+    /// [`TextDecoderCommon::process`], then serialize the I/O queue
+    /// ([`TextDecoderCommon::serialize_io_queue`]), giving `f` the code units: decoded into
+    /// this decoder's scratch buffer, which the next call reuses. `f` must not run script.
+    pub(crate) fn process_with<R>(
+        &self,
+        input: &[u8],
+        last: bool,
+        f: impl FnOnce(&[u16]) -> R,
+    ) -> Result<R, DecodeError> {
+        let mut scratch = std::mem::take(&mut *self.scratch.borrow_mut());
+        let written = run_decoder_into(
+            &mut self.decoder.borrow_mut(),
+            self.fatal,
+            input,
+            last,
+            &mut scratch,
+        );
+        let result = written.map(|written| {
+            let units = scratch.get(..written).unwrap_or_default();
+            f(self.serialize_io_queue_units(units))
+        });
+        if scratch.len() <= SCRATCH_KEEP {
+            *self.scratch.borrow_mut() = scratch;
+        }
+        result
+    }
+
+    /// [`TextDecoderCommon::serialize_io_queue`] on a slice: the code units without the
+    /// leading BOM it drops.
+    fn serialize_io_queue_units<'a>(&self, units: &'a [u16]) -> &'a [u16] {
+        let bom_encoding = self.encoding == encoding_rs::UTF_8
+            || self.encoding == encoding_rs::UTF_16BE
+            || self.encoding == encoding_rs::UTF_16LE;
+        if bom_encoding && !self.ignore_bom && !self.bom_seen.get() && !units.is_empty() {
+            // 2.3.1. Set decoder's BOM seen to true.
+            self.bom_seen.set(true);
+            // 2.3.2. If item is U+FEFF BOM, then continue.
+            if units.first() == Some(&0xFEFF) {
+                return units.get(1..).unwrap_or_default();
+            }
+        }
+        units
     }
 
     /// <https://encoding.spec.whatwg.org/#concept-td-serialize>: the code units of `output`,
@@ -168,8 +220,23 @@ pub(crate) fn run_decoder(
     input: &[u8],
     last: bool,
 ) -> Result<Vec<u16>, DecodeError> {
-    let mut output: Vec<u16> = Vec::new();
+    let mut output = Vec::new();
+    let written = run_decoder_into(decoder, fatal, input, last, &mut output)?;
+    output.truncate(written);
+    Ok(output)
+}
+
+/// [`run_decoder`] into `output`, overwriting it from the start, and growing it (zero-filling
+/// only what is new) when it is too short: returns how many code units it wrote.
+fn run_decoder_into(
+    decoder: &mut Decoder,
+    fatal: bool,
+    input: &[u8],
+    last: bool,
+    output: &mut Vec<u16>,
+) -> Result<usize, DecodeError> {
     let mut consumed = 0;
+    let mut start = 0;
     loop {
         let src = input.get(consumed..).unwrap_or_default();
         // Room for everything the input can give, and at least for one U+FFFD.
@@ -177,9 +244,10 @@ pub(crate) fn run_decoder(
             .max_utf16_buffer_length(src.len())
             .unwrap_or(1 << 20)
             .max(4);
-        let start = output.len();
-        output.resize(start + room, 0);
-        let dst = &mut output[start..];
+        if output.len() < start + room {
+            output.resize(start + room, 0);
+        }
+        let dst = &mut output[start..start + room];
         let (done, read, written) = if fatal {
             let (result, read, written) =
                 decoder.decode_to_utf16_without_replacement(src, dst, last);
@@ -196,10 +264,10 @@ pub(crate) fn run_decoder(
             let (result, read, written, _) = decoder.decode_to_utf16(src, dst, last);
             (result == CoderResult::InputEmpty, read, written)
         };
-        output.truncate(start + written);
+        start += written;
         consumed += read;
         if done {
-            return Ok(output);
+            return Ok(start);
         }
     }
 }

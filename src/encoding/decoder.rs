@@ -6,8 +6,8 @@ use crate::engine::{Cx, JsResult, JsString, Object, Slot, Value};
 
 use super::common::TextDecoderCommon;
 use crate::{
-    engine::buffer_source_copy,
     engine::webidl,
+    engine::{check_buffer_source, with_buffer_source_bytes},
     transform::{
         default_controller::{transform_stream_default_controller_enqueue, Controller},
         other_specs::{
@@ -102,22 +102,19 @@ fn get_ignore_bom(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
 
 native_transform_stream!(TextDecoderStream, slot: transform, transform: decode_and_enqueue_a_chunk, flush: flush_and_enqueue);
 
-/// <https://encoding.spec.whatwg.org/#concept-td-serialize>, with the enqueue that follows it
-/// in both callers: the code units left after the BOM check are enqueued as one string when
-/// there are any.
-fn serialize_and_enqueue(
-    decoder: &Object<TextDecoderStream>,
-    controller: &Controller,
-    output: Vec<u16>,
-    ctx: &mut Cx,
-) -> JsResult<()> {
-    let output = decoder.borrow().data().common.serialize_io_queue(output);
+/// The enqueue that follows <https://encoding.spec.whatwg.org/#concept-td-serialize> in both
+/// callers: the serialized output, when it is non-empty, enqueued as one string.
+fn enqueue_output(controller: &Controller, output: Option<JsString>, ctx: &mut Cx) -> JsResult<()> {
     // If outputChunk is non-empty, then enqueue outputChunk in decoder's transform.
-    if output.is_empty() {
-        return Ok(());
+    match output {
+        Some(chunk) => transform_stream_default_controller_enqueue(controller, chunk.into(), ctx),
+        None => Ok(()),
     }
-    let chunk = JsString::from(&output[..]);
-    transform_stream_default_controller_enqueue(controller, chunk.into(), ctx)
+}
+
+/// The serialized output as a string, `None` when it is empty.
+fn output_chunk(units: &[u16]) -> Option<JsString> {
+    (!units.is_empty()).then(|| JsString::from(units))
 }
 
 /// <https://encoding.spec.whatwg.org/#decode-and-enqueue-a-chunk>
@@ -130,15 +127,29 @@ pub(crate) fn decode_and_enqueue_a_chunk(
     // 1. Let bufferSource be the result of converting chunk to an
     //    [AllowShared] BufferSource.
     // 2. Push a copy of bufferSource to decoder's I/O queue.
-    let bytes = buffer_source_copy(&chunk, true, "The chunk", ctx)?;
+    //    (The bytes are read in place: decoding runs no script, so the copy is not needed.)
+    check_buffer_source(&chunk, true, "The chunk", ctx)?;
     // 3. Let output be the I/O queue of scalar values « end-of-queue ».
     // 4. While true: read items and process them with the decoder; on error throw a TypeError.
-    let output = decoder.borrow().data().common.process(&bytes, false);
+    // 4.2. If item is end-of-queue: serialize output (and enqueue it if non-empty, below).
+    let output = with_buffer_source_bytes(&chunk, ctx, |bytes| {
+        decoder
+            .borrow()
+            .data()
+            .common
+            .process_with(bytes, false, output_chunk)
+    })
+    .unwrap_or_else(|| {
+        decoder
+            .borrow()
+            .data()
+            .common
+            .process_with(&[], false, output_chunk)
+    });
     let Ok(output) = output else {
         return Err(decoder.borrow().data().common.error(false));
     };
-    // 4.2. If item is end-of-queue: serialize output and enqueue it if non-empty.
-    serialize_and_enqueue(decoder, controller, output, ctx)
+    enqueue_output(controller, output, ctx)
 }
 
 /// <https://encoding.spec.whatwg.org/#flush-and-enqueue>
@@ -150,10 +161,14 @@ pub(crate) fn flush_and_enqueue(
     // 1. Let output be the I/O queue of scalar values « end-of-queue ».
     // 2. Let result be the result of processing end-of-queue for decoder's decoder and I/O
     //    queue, output, and error mode.
-    let output = decoder.borrow().data().common.process(&[], true);
+    let output = decoder
+        .borrow()
+        .data()
+        .common
+        .process_with(&[], true, output_chunk);
     match output {
         // 3. If result is finished, serialize output and enqueue it if non-empty.
-        Ok(output) => serialize_and_enqueue(decoder, controller, output, ctx),
+        Ok(output) => enqueue_output(controller, output, ctx),
         // 4. Otherwise, throw a TypeError.
         Err(_) => Err(decoder.borrow().data().common.error(true)),
     }
