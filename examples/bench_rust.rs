@@ -20,6 +20,10 @@
 //!    UTF-16 code units, beside the same flate2 (`GzDecoder`) + encoding_rs (UTF-8 decoder)
 //!    work called in a plain Rust loop over the same 64 KiB chunks; and the JS objects the
 //!    library makes per chunk on that path (`boa_streams::js_objects_created`).
+//! 4. **Draining a Rust source**: a Rust value `Source` that enqueues one 64-byte `Uint8Array`
+//!    per pull, 256 chunks, read to the end with the plain `Reader` or the `DrainingReader`.
+//!    `--part 4 --reader plain|drain|none` runs one of them once (`none`: only the setup), for
+//!    callgrind: the difference of two runs' instruction counts is what the reads cost.
 
 use std::{
     cell::RefCell,
@@ -465,6 +469,74 @@ fn pipeline_once(
     )
 }
 
+// ---------------------------------------------------------------------------------------------
+// Part 4: draining a Rust source
+// ---------------------------------------------------------------------------------------------
+
+/// A Rust value source: one 64-byte chunk per pull, `left` of them: a `Uint8Array`, or Rust
+/// bytes (`enqueue_bytes`) when `native`.
+struct Small {
+    left: usize,
+    native: bool,
+}
+
+impl boa_streams::rust::Source for Small {
+    fn pull(
+        &mut self,
+        c: &boa_streams::rust::ReadableController,
+        ctx: &mut Context,
+    ) -> Result<Completion, StreamError> {
+        if self.left == 0 {
+            c.close(ctx)?;
+        } else {
+            self.left -= 1;
+            if self.native {
+                c.enqueue_bytes(&[7; 64], ctx)?;
+            } else {
+                c.enqueue(boa_streams::rust::uint8_array(&[7; 64], ctx)?, ctx)?;
+            }
+        }
+        Ok(Completion::Ready)
+    }
+}
+
+/// Reads 256 × 64 B from a Rust source to the end (plain or draining; the chunks are Rust bytes
+/// read with `read_bytes` when `native`); returns the bytes read.
+#[inline(never)]
+fn read_rust_source(
+    host: &Host,
+    ctx: &mut Context,
+    draining: bool,
+    native: bool,
+    hwm: f64,
+) -> usize {
+    let source = Small { left: 256, native };
+    let stream = ReadableStream::from_source(source, hwm, ctx).expect("a stream");
+    let mut sink = CountingSink::default();
+    let mut batch = Vec::new();
+    match (draining, native) {
+        (true, true) => {
+            let reader = stream.draining_reader(ctx).expect("a reader");
+            loop {
+                let drained = reader
+                    .read_bytes(DRAIN_LIMIT, ctx)
+                    .wait(host, ctx)
+                    .expect("a result")
+                    .expect("a batch");
+                if !drained.bytes.is_empty() {
+                    sink.write(&drained.bytes);
+                }
+                if drained.done {
+                    break;
+                }
+            }
+        }
+        (true, false) => draining_iteration(host, ctx, &stream, &mut sink, &mut batch),
+        (false, _) => plain_iteration(host, ctx, &stream, &mut sink),
+    }
+    sink.bytes
+}
+
 /// The process's minor page faults so far (Linux; 0 elsewhere).
 fn minor_faults() -> u64 {
     std::fs::read_to_string("/proc/self/stat")
@@ -720,6 +792,59 @@ fn main() {
             plain_faults / rounds as u64,
             pipeline_faults / rounds as u64
         );
+    }
+    if want(4) {
+        let reader = args
+            .iter()
+            .position(|a| a == "--reader")
+            .and_then(|i| args.get(i + 1))
+            .map(String::as_str);
+        let native = args.iter().any(|a| a == "--bytes");
+        match reader {
+            Some("plain") => {
+                assert_eq!(
+                    read_rust_source(&host, &mut ctx, false, native, 0.0),
+                    256 * 64
+                );
+            }
+            Some("drain") => {
+                assert_eq!(
+                    read_rust_source(&host, &mut ctx, true, native, 0.0),
+                    256 * 64
+                );
+            }
+            Some(_) => {}
+            None => {
+                println!();
+                println!("## Draining a Rust source: 256 × 64 B, one chunk per pull");
+                println!();
+                println!("| chunks | hwm (chunks) | plain µs | draining µs | plain / draining |");
+                println!("|---|---:|---:|---:|---:|");
+                for native in [false, true] {
+                    for hwm in [0.0, 256.0] {
+                        let mut best = [f64::INFINITY; 2];
+                        for _ in 0..rounds * 20 {
+                            for (i, draining) in [false, true].into_iter().enumerate() {
+                                let start = Instant::now();
+                                read_rust_source(&host, &mut ctx, draining, native, hwm);
+                                best[i] = best[i].min(start.elapsed().as_secs_f64() * 1e6);
+                            }
+                        }
+                        let kind = if native {
+                            "Rust bytes (`enqueue_bytes`; drained with `read_bytes`)"
+                        } else {
+                            "`Uint8Array`"
+                        };
+                        println!(
+                            "| {kind} | {hwm} | {:.1} | {:.1} | {:.2}x |",
+                            best[0],
+                            best[1],
+                            best[0] / best[1]
+                        );
+                    }
+                }
+            }
+        }
     }
     if let Some((memcpy, native, two)) = pipe_figures {
         println!();

@@ -257,6 +257,15 @@ impl std::fmt::Debug for NativeBytes {
 }
 
 impl NativeBytes {
+    /// `bytes` as a chunk of their own (not from a pool).
+    pub(crate) fn from_vec(bytes: Vec<u8>) -> Self {
+        Self {
+            len: bytes.len(),
+            buf: bytes,
+            pool: std::rc::Weak::new(),
+        }
+    }
+
     /// The chunk's bytes.
     pub(crate) fn as_slice(&self) -> &[u8] {
         &self.buf[..self.len]
@@ -325,5 +334,29 @@ impl BufferPool {
     #[cfg(test)]
     pub(crate) fn spare(&self) -> usize {
         self.0.borrow().len()
+    }
+}
+
+traced_without_drop! {
+    /// A chunk of a stream: a JS value, or Rust bytes that no script sees (a native read's
+    /// chunk, or one a Rust source enqueued as bytes). Rust bytes stay Rust bytes on the way to a
+    /// consumer that takes them (a Rust sink or reader, a native transform); anywhere script
+    /// could see them they become a `Uint8Array` holding them first ([`Chunk::into_value`]).
+    #[derive(Debug)]
+    pub(crate) enum Chunk {
+        /// A JS value.
+        Value(engine::Value),
+        /// Rust bytes.
+        Bytes(#[unsafe_ignore_trace] NativeBytes),
+    }
+}
+
+impl Chunk {
+    /// The chunk as a JS value: bytes become a new `Uint8Array` holding them.
+    pub(crate) fn into_value(self, ctx: &mut Cx) -> JsResult<engine::Value> {
+        match self {
+            Chunk::Value(value) => Ok(value),
+            Chunk::Bytes(bytes) => engine::new_uint8_array(bytes.as_slice(), ctx),
+        }
     }
 }

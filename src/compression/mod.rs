@@ -14,13 +14,17 @@ pub(crate) mod error;
 
 use crate::engine;
 use crate::engine::{Cx, JsResult, Object, Slot, Value};
+use crate::queue::{Chunk, NativeBytes};
 use std::cell::RefCell;
 
 use crate::{
     engine::webidl,
     engine::{buffer_source_copy, check_buffer_source, new_uint8_array, with_buffer_source_bytes},
     transform::{
-        default_controller::{transform_stream_default_controller_enqueue, Controller},
+        default_controller::{
+            transform_stream_default_controller_enqueue,
+            transform_stream_default_controller_enqueue_chunk, Controller,
+        },
         other_specs::{
             define_generic_transform_stream, native_transform_stream, new_transform_stream,
             NativeTransform,
@@ -227,7 +231,40 @@ impl webidl::ClassInterface for DecompressionStream {
 
 webidl::interface!(DecompressionStream, "DecompressionStream");
 
-native_transform_stream!(DecompressionStream, slot: transform, transform: decompress_and_enqueue_a_chunk, flush: decompress_flush_and_enqueue);
+native_transform_stream!(DecompressionStream, slot: transform, transform: decompress_and_enqueue_a_chunk, flush: decompress_flush_and_enqueue, bytes: decompress_and_enqueue_bytes);
+
+/// The decompress and enqueue a chunk algorithm given a chunk of Rust bytes (a native pipe's:
+/// the BufferSource conversion of step 1 has nothing to check), whose output is enqueued as
+/// Rust bytes: a reader that is not Rust makes them the `Uint8Array` step 4 would have made.
+pub(crate) fn decompress_and_enqueue_bytes(
+    ds: &Object<DecompressionStream>,
+    controller: &Controller,
+    input: &[u8],
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    // 2. Let buffer be the result of decompressing chunk with ds's format and context.
+    let mut buffer = Vec::new();
+    let result = {
+        let data = ds.borrow();
+        let mut context = data.data().context.borrow_mut();
+        context.decompress_into(input, &mut buffer)
+    };
+    let trailing_data = result.map_err(|_| corrupt("The compressed data is corrupt"))?;
+    // 3. If buffer is empty, return. (After step 6's check: see the chunk algorithm.)
+    // 4.–5. Enqueue it in ds's transform, as one chunk.
+    if !buffer.is_empty() {
+        let chunk = Chunk::Bytes(NativeBytes::from_vec(buffer));
+        transform_stream_default_controller_enqueue_chunk(controller, chunk, ctx)?;
+    }
+    // 6. If the end of the compressed input has been reached, and ds's context has not fully
+    //    consumed chunk, then throw a TypeError.
+    if trailing_data {
+        return Err(corrupt(
+            "The chunk has data after the end of the compressed data",
+        ));
+    }
+    Ok(())
+}
 
 /// <https://compression.spec.whatwg.org/#decompress-and-enqueue-a-chunk>
 pub(crate) fn decompress_and_enqueue_a_chunk(

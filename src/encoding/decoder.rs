@@ -100,7 +100,7 @@ fn get_ignore_bom(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
     Ok(ignore_bom.into())
 }
 
-native_transform_stream!(TextDecoderStream, slot: transform, transform: decode_and_enqueue_a_chunk, flush: flush_and_enqueue);
+native_transform_stream!(TextDecoderStream, slot: transform, transform: decode_and_enqueue_a_chunk, flush: flush_and_enqueue, bytes: decode_and_enqueue_bytes);
 
 /// The enqueue that follows <https://encoding.spec.whatwg.org/#concept-td-serialize> in both
 /// callers: the serialized output, when it is non-empty, enqueued as one string.
@@ -146,6 +146,26 @@ pub(crate) fn decode_and_enqueue_a_chunk(
             .common
             .process_with(&[], false, output_chunk)
     });
+    let Ok(output) = output else {
+        return Err(decoder.borrow().data().common.error(false));
+    };
+    enqueue_output(controller, output, ctx)
+}
+
+/// The decode and enqueue a chunk algorithm given a chunk of Rust bytes (a native pipe's: step
+/// 1's conversion has nothing to check).
+pub(crate) fn decode_and_enqueue_bytes(
+    decoder: &Object<TextDecoderStream>,
+    controller: &Controller,
+    bytes: &[u8],
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    // 2.–4. Process the bytes with the decoder, and serialize the output.
+    let output = decoder
+        .borrow()
+        .data()
+        .common
+        .process_with(bytes, false, output_chunk);
     let Ok(output) = output else {
         return Err(decoder.borrow().data().common.error(false));
     };

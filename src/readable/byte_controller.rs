@@ -13,7 +13,7 @@ use std::{
     rc::Rc,
 };
 
-use crate::queue::NativeBytes;
+use crate::queue::{Chunk, NativeBytes};
 
 use crate::engine::{Cx, JsArrayBuffer, JsError, JsResult, Object, Slot, TypedArrayKind, Value};
 
@@ -784,7 +784,7 @@ pub(crate) fn readable_byte_stream_controller_commit_pull_into_descriptor(
             ctx,
         )?;
         // 6.1. Perform ! ReadableStreamFulfillReadRequest(stream, filledView, done).
-        readable_stream_fulfill_read_request(stream, filled_view.into(), done, ctx)
+        readable_stream_fulfill_read_request(stream, Chunk::Value(filled_view.into()), done, ctx)
     } else {
         // 5. (A native read's chunk is its Rust bytes: see `convert_filled`.)
         let filled = convert_filled(pull_into_descriptor, ctx)?;
@@ -935,7 +935,12 @@ pub(crate) fn readable_byte_stream_controller_enqueue(
                 ctx,
             )?;
             // 9.3.4. Perform ! ReadableStreamFulfillReadRequest(stream, transferredView, false).
-            readable_stream_fulfill_read_request(&stream, transferred_view.into(), false, ctx)?;
+            readable_stream_fulfill_read_request(
+                &stream,
+                Chunk::Value(transferred_view.into()),
+                false,
+                ctx,
+            )?;
         }
     } else if readable_stream_has_byob_reader(&stream) {
         // 10. Otherwise, if ! ReadableStreamHasBYOBReader(stream) is true,

@@ -15,7 +15,12 @@ use super::{
     },
     ControllerRef,
 };
-use crate::{engine, engine::webidl, queue::QueueWithSizes, queuing_strategy::SizeAlgorithm};
+use crate::{
+    engine,
+    engine::webidl,
+    queue::{Chunk, QueueWithSizes},
+    queuing_strategy::SizeAlgorithm,
+};
 
 use super::default_reader::ReadRequest;
 use super::other_specs::NativeSource;
@@ -109,7 +114,7 @@ traced! {
         pulling: Cell<bool>,
         /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queue> and
         /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-queuetotalsize>
-        queue: Slot<QueueWithSizes<Value>>,
+        queue: Slot<QueueWithSizes<Chunk>>,
         /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-started>
         started: Cell<bool>,
         /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-strategyhwm>
@@ -274,7 +279,7 @@ pub(crate) fn readable_stream_default_controller_pull_steps(
             readable_stream_default_controller_call_pull_if_needed(controller, ctx)?;
         }
         // 2.4. Perform readRequest's chunk steps, given chunk.
-        read_request.chunk_steps(chunk, ctx)
+        read_request.chunk_steps_for(chunk, ctx)
     } else {
         // 3. Otherwise,
         // 3.1. Perform ! ReadableStreamAddReadRequest(stream, readRequest).
@@ -420,6 +425,17 @@ pub(crate) fn readable_stream_default_controller_enqueue(
     chunk: Value,
     ctx: &mut Cx,
 ) -> JsResult<()> {
+    readable_stream_default_controller_enqueue_chunk(controller, Chunk::Value(chunk), ctx)
+}
+
+/// ReadableStreamDefaultControllerEnqueue given a [`Chunk`]: Rust bytes stay Rust bytes in the
+/// queue and on the way to a read request that takes them; where the size algorithm would see
+/// them (a strategy's `size` callback) they become a `Uint8Array` first.
+pub(crate) fn readable_stream_default_controller_enqueue_chunk(
+    controller: &Controller,
+    chunk: Chunk,
+    ctx: &mut Cx,
+) -> JsResult<()> {
     // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(controller) is false, return.
     if !readable_stream_default_controller_can_close_or_enqueue(controller) {
         return Ok(());
@@ -441,9 +457,13 @@ pub(crate) fn readable_stream_default_controller_enqueue(
             .strategy_size_algorithm
             .borrow()
             .clone();
-        let result = match size_algorithm {
-            None | Some(SizeAlgorithm::One) => Ok(1.0),
-            Some(algorithm) => algorithm.perform(&chunk, ctx),
+        let (chunk, result) = match (size_algorithm, chunk) {
+            (None | Some(SizeAlgorithm::One), chunk) => (chunk, Ok(1.0)),
+            (Some(algorithm), chunk) => {
+                let chunk = chunk.into_value(ctx)?;
+                let result = algorithm.perform(&chunk, ctx);
+                (Chunk::Value(chunk), result)
+            }
         };
         // 4.2. If result is an abrupt completion,
         let chunk_size = match result {

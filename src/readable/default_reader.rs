@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 
 use crate::engine::{create_iter_result_object, Cx, JsResult, Object, Slot, Trace, Value};
+use crate::queue::{Chunk, NativeBytes};
 
 use super::{
     async_iterator::{self, ReadableStreamAsyncIterator},
@@ -46,9 +47,27 @@ pub(crate) trait ReadRequestSteps: Trace + std::fmt::Debug {
     fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()>;
     /// The error steps, given `e`.
     fn error_steps(self: Box<Self>, e: Value, ctx: &mut Cx) -> JsResult<()>;
+    /// The chunk steps, given a chunk of Rust bytes (see [`Chunk`]). The default gives the
+    /// chunk steps a `Uint8Array` holding them.
+    fn bytes_chunk_steps(self: Box<Self>, bytes: NativeBytes, ctx: &mut Cx) -> JsResult<()> {
+        let chunk = Chunk::Bytes(bytes).into_value(ctx)?;
+        self.chunk_steps(chunk, ctx)
+    }
 }
 
 impl ReadRequest {
+    /// The read request's chunk steps, given a [`Chunk`]: Rust bytes reach steps that take them
+    /// as they are, and any other request as a `Uint8Array` holding them.
+    pub(crate) fn chunk_steps_for(self, chunk: Chunk, ctx: &mut Cx) -> JsResult<()> {
+        match (self, chunk) {
+            (ReadRequest::Steps(steps), Chunk::Bytes(bytes)) => steps.bytes_chunk_steps(bytes, ctx),
+            (request, chunk) => {
+                let chunk = chunk.into_value(ctx)?;
+                request.chunk_steps(chunk, ctx)
+            }
+        }
+    }
+
     /// The read request's chunk steps, given `chunk`.
     pub(crate) fn chunk_steps(self, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
         match self {

@@ -33,8 +33,9 @@ use crate::engine::{
     upon_settlement, Cx, JsPromise, JsResult, Object, PromiseResult, Shared, Slot, Value,
 };
 
+use crate::queue::Chunk;
 use crate::queue::{BufferPool, NativeBytes};
-use crate::writable::default_controller::{self as writable_default_controller, WriteChunk};
+use crate::writable::default_controller as writable_default_controller;
 
 use super::{
     byob_reader::{
@@ -305,7 +306,7 @@ traced! {
         /// Chunks read but not yet written: each arrived inside the source's `enqueue()` and waits
         /// for its microtask (see [`chunk_steps`]). A shutdown writes them at once, or drops them
         /// where the spec writes nothing more.
-        unwritten: Slot<VecDeque<WriteChunk>>,
+        unwritten: Slot<VecDeque<Chunk>>,
     }
 }
 
@@ -650,7 +651,7 @@ fn read_step(pipe: &Pipe, step: &InternalPromise, ctx: &mut Cx) -> JsResult<()> 
 /// A chunk that arrives inside the source's `controller.enqueue()` (a read that was waiting)
 /// is written in a microtask: the destination's write algorithm must not run inside it (WPT
 /// piping/general-addition.any.js; the reference implementation writes at once).
-fn chunk_steps(pipe: Pipe, chunk: WriteChunk, ctx: &mut Cx) -> JsResult<()> {
+fn chunk_steps(pipe: Pipe, chunk: Chunk, ctx: &mut Cx) -> JsResult<()> {
     let (read, synchronous) = {
         let p = pipe.borrow();
         let d = p.data();
@@ -691,7 +692,12 @@ impl PipeRead {
 
 impl ReadRequestSteps for PipeRead {
     fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
-        chunk_steps(self.0, WriteChunk::Value(chunk), ctx)
+        chunk_steps(self.0, Chunk::Value(chunk), ctx)
+    }
+    // Rust bytes go to the writer as they are: it makes them a `Uint8Array` unless the
+    // destination takes bytes.
+    fn bytes_chunk_steps(self: Box<Self>, bytes: NativeBytes, ctx: &mut Cx) -> JsResult<()> {
+        chunk_steps(self.0, Chunk::Bytes(bytes), ctx)
     }
     fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
         close_steps(&self.0, ctx)
@@ -704,7 +710,7 @@ impl ReadRequestSteps for PipeRead {
 /// The native pipe's read-into request: its chunk is the Rust bytes the source filled.
 impl ReadIntoRequestSteps for PipeRead {
     fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
-        chunk_steps(self.0, WriteChunk::Value(chunk), ctx)
+        chunk_steps(self.0, Chunk::Value(chunk), ctx)
     }
     fn close_steps(self: Box<Self>, _: Value, ctx: &mut Cx) -> JsResult<()> {
         close_steps(&self.0, ctx)
@@ -713,7 +719,7 @@ impl ReadIntoRequestSteps for PipeRead {
         error_steps(&self.0, e, ctx)
     }
     fn bytes_chunk_steps(self: Box<Self>, bytes: NativeBytes, ctx: &mut Cx) -> JsResult<()> {
-        chunk_steps(self.0, WriteChunk::Bytes(bytes), ctx)
+        chunk_steps(self.0, Chunk::Bytes(bytes), ctx)
     }
     fn bytes_close_steps(self: Box<Self>, _: NativeBytes, ctx: &mut Cx) -> JsResult<()> {
         close_steps(&self.0, ctx)
@@ -744,7 +750,7 @@ fn native_read_size(
 }
 
 /// WritableStreamDefaultWriterWrite(writer, chunk), recorded as the current write.
-fn write_chunk(pipe: &Pipe, chunk: WriteChunk, ctx: &mut Cx) -> JsResult<()> {
+fn write_chunk(pipe: &Pipe, chunk: Chunk, ctx: &mut Cx) -> JsResult<()> {
     let write = InternalPromise::new();
     let writer = {
         let p = pipe.borrow();

@@ -6,6 +6,7 @@
 use std::cell::Cell;
 
 use crate::engine::{js_string, Cx, JsResult, Object, Slot, Value};
+use crate::queue::Chunk;
 
 use super::{
     async_iterator, byob_reader, byte_controller, byte_tee,
@@ -577,7 +578,7 @@ pub(crate) fn readable_stream_error(
 /// <https://streams.spec.whatwg.org/#readable-stream-fulfill-read-request>
 pub(crate) fn readable_stream_fulfill_read_request(
     stream: &Object<ReadableStream>,
-    chunk: Value,
+    chunk: Chunk,
     done: bool,
     ctx: &mut Cx,
 ) -> JsResult<()> {
@@ -601,7 +602,7 @@ pub(crate) fn readable_stream_fulfill_read_request(
         read_request.close_steps(ctx)
     } else {
         // 7. Otherwise, perform readRequest's chunk steps, given chunk.
-        read_request.chunk_steps(chunk, ctx)
+        read_request.chunk_steps_for(chunk, ctx)
     }
 }
 

@@ -107,7 +107,7 @@ use std::{cell::RefCell, fmt, rc::Rc};
 
 pub use error::StreamError;
 pub use io::{ReadSource, WriteSink};
-pub use reader::{Drained, DrainingReader, ReadResult, Reader};
+pub use reader::{Drained, DrainedBytes, DrainingReader, ReadResult, Reader};
 pub use sink::{ByteSink, Sink, WritableController, WritableStream};
 pub use source::{
     ByobRequest, ByteController, ByteSource, ReadableController, ReadableStream, Source,

@@ -7,6 +7,7 @@ use std::{
 };
 
 use crate::engine::{self, Cx, JsResult, Object};
+use crate::queue::{Chunk, NativeBytes};
 use crate::readable::{
     default_reader::{readable_stream_default_reader_release, reader_stream},
     generic_reader::readable_stream_reader_generic_cancel,
@@ -23,8 +24,8 @@ use super::{
 
 /// What a read request got: the spec's chunk, close and error steps.
 enum ReadOutcome {
-    /// The chunk steps, given a chunk.
-    Chunk(Value),
+    /// The chunk steps, given a chunk (Rust bytes stay bytes: see [`Chunk`]).
+    Chunk(Chunk),
     /// The close steps.
     Close,
     /// The error steps, given the error.
@@ -46,7 +47,11 @@ impl<F: FnOnce(ReadOutcome, &mut Cx) + 'static> fmt::Debug for RustReadRequest<F
 
 impl<F: FnOnce(ReadOutcome, &mut Cx) + 'static> ReadRequestSteps for RustReadRequest<F> {
     fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
-        (self.0)(ReadOutcome::Chunk(chunk), ctx);
+        (self.0)(ReadOutcome::Chunk(Chunk::Value(chunk)), ctx);
+        Ok(())
+    }
+    fn bytes_chunk_steps(self: Box<Self>, bytes: NativeBytes, ctx: &mut Cx) -> JsResult<()> {
+        (self.0)(ReadOutcome::Chunk(Chunk::Bytes(bytes)), ctx);
         Ok(())
     }
     fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
@@ -76,9 +81,12 @@ impl ReadableStream {
 /// error the stream errored with (a [`StreamError::Js`] holding the JS value).
 pub type ReadResult = Result<Option<Value>, StreamError>;
 
-fn read_result(outcome: ReadOutcome) -> ReadResult {
+fn read_result(outcome: ReadOutcome, ctx: &mut Cx) -> ReadResult {
     match outcome {
-        ReadOutcome::Chunk(chunk) => Ok(Some(chunk)),
+        ReadOutcome::Chunk(chunk) => chunk
+            .into_value(ctx)
+            .map(Some)
+            .map_err(|e| StreamError::from_js_error(e, ctx)),
         ReadOutcome::Close => Ok(None),
         ReadOutcome::Error(e) => Err(StreamError::Js(e)),
     }
@@ -163,7 +171,8 @@ impl Reader {
             &self.reader,
             move |outcome: ReadOutcome, ctx: &mut Cx| {
                 engine::queue_microtask(ctx, move |ctx| {
-                    callback(read_result(outcome), ctx);
+                    let result = read_result(outcome, ctx);
+                    callback(result, ctx);
                     Ok(())
                 });
             },
@@ -199,10 +208,25 @@ pub struct Drained {
     pub done: bool,
 }
 
-type DrainFn = Box<dyn FnOnce(Result<Drained, StreamError>, &mut Cx)>;
+/// What a draining read of bytes returns ([`DrainingReader::read_bytes`]): the bytes of every
+/// chunk that was available, concatenated, and whether the stream has closed.
+#[derive(Debug, Default)]
+pub struct DrainedBytes {
+    /// The chunks' bytes, in stream order.
+    pub bytes: Vec<u8>,
+    /// How many chunks they came in.
+    pub chunks: usize,
+    /// Whether the stream closed after the last of them.
+    pub done: bool,
+}
+
+/// A batch as the draining loop gathers it: the chunks and whether the stream closed.
+type Batch = (Vec<Chunk>, bool);
+
+type DrainFn = Box<dyn FnOnce(Result<Batch, StreamError>, &mut Cx)>;
 
 struct Waiter {
-    batch: Vec<Value>,
+    batch: Vec<Chunk>,
     bytes: usize,
     limit: usize,
     /// Whether the last pending read already had its microtask to complete in.
@@ -265,7 +289,11 @@ impl fmt::Debug for DrainingReader {
     }
 }
 
-fn chunk_size(chunk: &Value, ctx: &mut Cx) -> usize {
+fn chunk_size(chunk: &Chunk, ctx: &mut Cx) -> usize {
+    let chunk = match chunk {
+        Chunk::Bytes(bytes) => return bytes.len(),
+        Chunk::Value(value) => value,
+    };
     if let Some(len) = engine::buffer_source_byte_length(chunk, ctx) {
         return len;
     }
@@ -293,6 +321,78 @@ impl DrainingReader {
         byte_limit: usize,
         ctx: &mut Cx,
         callback: impl FnOnce(Result<Drained, StreamError>, &mut Cx) + 'static,
+    ) {
+        self.drain(byte_limit, ctx, move |batch, ctx| {
+            let result = batch.and_then(|(chunks, done)| {
+                let chunks = chunks
+                    .into_iter()
+                    .map(|chunk| chunk.into_value(ctx))
+                    .collect::<JsResult<Vec<Value>>>()
+                    .map_err(|e| StreamError::from_js_error(e, ctx))?;
+                Ok(Drained { chunks, done })
+            });
+            callback(result, ctx);
+        });
+    }
+
+    /// Reads every chunk available now, up to `byte_limit` bytes, as one run of bytes (the
+    /// chunks concatenated, as a sink that coalesces writes wants them); `callback` gets it
+    /// from a microtask. Chunks must be `ArrayBuffer`s or views (any other chunk fails the
+    /// read with a `TypeError`, after which the stream's remaining chunks can still be read).
+    /// Chunks a Rust source enqueued as bytes ([`crate::rust::ReadableController::enqueue_bytes`])
+    /// are copied straight from Rust, with no JS object made for them.
+    pub fn read_bytes_with(
+        &self,
+        byte_limit: usize,
+        ctx: &mut Cx,
+        callback: impl FnOnce(Result<DrainedBytes, StreamError>, &mut Cx) + 'static,
+    ) {
+        self.drain(byte_limit, ctx, move |batch, ctx| {
+            let result = batch.and_then(|(chunks, done)| {
+                let mut out = DrainedBytes {
+                    bytes: Vec::new(),
+                    chunks: chunks.len(),
+                    done,
+                };
+                for chunk in chunks {
+                    match chunk {
+                        Chunk::Bytes(bytes) => out.bytes.extend_from_slice(bytes.as_slice()),
+                        Chunk::Value(value) => {
+                            super::with_chunk_bytes(&value, ctx, |b| {
+                                out.bytes.extend_from_slice(b);
+                            })
+                            .ok_or_else(|| {
+                                StreamError::type_error(
+                                    "The chunk must be an ArrayBuffer or an ArrayBufferView",
+                                )
+                            })?;
+                        }
+                    }
+                }
+                Ok(out)
+            });
+            callback(result, ctx);
+        });
+    }
+
+    /// Reads every chunk available now as one run of bytes (see
+    /// [`DrainingReader::read_bytes_with`]); the [`Ticket`] gets it.
+    pub fn read_bytes(
+        &self,
+        byte_limit: usize,
+        ctx: &mut Cx,
+    ) -> Ticket<Result<DrainedBytes, StreamError>> {
+        let (ticket, fill) = Ticket::new();
+        self.read_bytes_with(byte_limit, ctx, move |result, _| fill(result));
+        ticket
+    }
+
+    /// The draining read: `callback` gets the batch from a microtask.
+    fn drain(
+        &self,
+        byte_limit: usize,
+        ctx: &mut Cx,
+        callback: impl FnOnce(Result<Batch, StreamError>, &mut Cx) + 'static,
     ) {
         let busy = std::mem::replace(&mut self.inner.state.borrow_mut().busy, true);
         if busy {
@@ -337,7 +437,7 @@ impl DrainingReader {
 }
 
 /// Hands a batch (or an error) to the caller, from a microtask.
-fn finish(inner: &DrainInner, waiter: Waiter, result: Result<Drained, StreamError>, ctx: &mut Cx) {
+fn finish(inner: &DrainInner, waiter: Waiter, result: Result<Batch, StreamError>, ctx: &mut Cx) {
     inner.state.borrow_mut().busy = false;
     let callback = waiter.callback;
     engine::queue_microtask(ctx, move |ctx| {
@@ -349,7 +449,7 @@ fn finish(inner: &DrainInner, waiter: Waiter, result: Result<Drained, StreamErro
 /// Finishes the read with the chunks gathered so far (`done` once the stream has closed).
 fn finish_with_batch(inner: &DrainInner, mut waiter: Waiter, done: bool, ctx: &mut Cx) {
     let chunks = std::mem::take(&mut waiter.batch);
-    finish(inner, waiter, Ok(Drained { chunks, done }), ctx);
+    finish(inner, waiter, Ok((chunks, done)), ctx);
 }
 
 /// Issues one read request of ours; what it gets lands in `state.arrived` (synchronously when

@@ -148,7 +148,9 @@ traced! {
 }
 
 impl NativeUnderlyingSink for ByteSinkObject {
-    const TAKES_BYTES: bool = true;
+    fn takes_bytes(_: &Object<Self>) -> bool {
+        true
+    }
 
     fn write(
         this: &Object<Self>,

@@ -12,7 +12,7 @@ use crate::readable::{
     default_controller::{
         readable_stream_default_controller_can_close_or_enqueue,
         readable_stream_default_controller_close, readable_stream_default_controller_enqueue,
-        readable_stream_default_controller_error,
+        readable_stream_default_controller_enqueue_chunk, readable_stream_default_controller_error,
         readable_stream_default_controller_get_desired_size,
     },
     other_specs::{self, NativeSource, NativeUnderlyingSource},
@@ -28,6 +28,7 @@ use super::{
     Callbacks, Completion, StreamError, Value,
 };
 use crate::engine::PromiseResult;
+use crate::queue::{Chunk, NativeBytes};
 
 /// The shared Rust object behind a value stream's pull and cancel algorithms.
 type RustSource = Callbacks<dyn Source>;
@@ -219,6 +220,20 @@ impl ReadableController {
             ));
         }
         readable_stream_default_controller_enqueue(&self.0, chunk, ctx).map_err(js_err(ctx))
+    }
+
+    /// Enqueues a copy of `bytes` as one chunk, as [`ReadableController::enqueue`] would a
+    /// `Uint8Array` holding them, but with no JS object made for it until script reads it: a
+    /// Rust reader ([`crate::rust::DrainingReader::read_bytes`]) or a pipe to a Rust byte sink
+    /// gets the bytes as they are. A `TypeError` when the stream is closed, closing or errored.
+    pub fn enqueue_bytes(&self, bytes: &[u8], ctx: &mut Cx) -> Result<(), StreamError> {
+        if !readable_stream_default_controller_can_close_or_enqueue(&self.0) {
+            return Err(StreamError::type_error(
+                "The stream is not in a state that permits enqueue",
+            ));
+        }
+        let chunk = Chunk::Bytes(NativeBytes::from_vec(bytes.to_vec()));
+        readable_stream_default_controller_enqueue_chunk(&self.0, chunk, ctx).map_err(js_err(ctx))
     }
 
     /// Closes the stream once the queued chunks are read (`controller.close()`): a `TypeError`

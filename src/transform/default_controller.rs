@@ -4,7 +4,9 @@
 //! <https://streams.spec.whatwg.org/#ts-default-controller-class>
 
 use crate::engine::{Cx, JsResult, Object, Slot, Value};
+use crate::queue::{Chunk, NativeBytes};
 use crate::writable::stream::WritableSlots;
+use std::rc::Rc;
 
 use super::other_specs::NativeTransform;
 use super::stream::{
@@ -19,7 +21,8 @@ use crate::{
     readable::{
         default_controller::{
             readable_stream_default_controller_can_close_or_enqueue,
-            readable_stream_default_controller_close, readable_stream_default_controller_enqueue,
+            readable_stream_default_controller_close,
+            readable_stream_default_controller_enqueue_chunk,
             readable_stream_default_controller_error,
             readable_stream_default_controller_get_desired_size,
             readable_stream_default_controller_has_backpressure,
@@ -89,6 +92,40 @@ impl Transformer {
 }
 
 traced_without_drop! {
+/// A chunk written to a transform stream's writable side: a JS value, or Rust bytes that no
+/// script sees (see [`Chunk`]), shared with the writable queue's entry until the write completes.
+#[derive(Debug, Clone)]
+pub(crate) enum SinkChunk {
+    /// A JS value.
+    Value(Value),
+    /// Rust bytes.
+    Bytes(#[unsafe_ignore_trace] Rc<NativeBytes>),
+}
+}
+
+impl SinkChunk {
+    /// The chunk as a JS value: bytes become a new `Uint8Array` holding them.
+    fn into_value(self, ctx: &mut Cx) -> JsResult<Value> {
+        match self {
+            SinkChunk::Value(value) => Ok(value),
+            SinkChunk::Bytes(bytes) => engine::new_uint8_array(bytes.as_slice(), ctx),
+        }
+    }
+
+    /// The chunk as a [`Chunk`] of its own (the bytes are copied while the writable queue's
+    /// entry still shares them).
+    fn into_chunk(self) -> Chunk {
+        match self {
+            SinkChunk::Value(value) => Chunk::Value(value),
+            SinkChunk::Bytes(bytes) => Chunk::Bytes(
+                Rc::try_unwrap(bytes)
+                    .unwrap_or_else(|bytes| NativeBytes::from_vec(bytes.as_slice().to_vec())),
+            ),
+        }
+    }
+}
+
+traced_without_drop! {
 /// A controller's [[transformAlgorithm]].
 #[derive(Debug, Clone)]
 pub(crate) enum TransformAlgorithm {
@@ -138,21 +175,35 @@ pub(crate) enum CancelAlgorithm {
 }
 
 impl TransformAlgorithm {
-    /// Performs the algorithm for `controller`, passing `chunk`.
+    /// Whether the algorithm takes chunks of Rust bytes as they are (the identity transform,
+    /// and a native transformer that takes bytes).
+    fn takes_bytes(&self) -> bool {
+        match self {
+            TransformAlgorithm::Identity => true,
+            TransformAlgorithm::Js { .. } => false,
+            TransformAlgorithm::Native(transformer) => transformer.takes_bytes(),
+        }
+    }
+
+    /// Performs the algorithm for `controller`, passing `chunk` (Rust bytes become a
+    /// `Uint8Array` for a JS transformer).
     pub(crate) fn perform(
         self,
         controller: &Controller,
-        chunk: Value,
+        chunk: SinkChunk,
         ctx: &mut Cx,
     ) -> JsResult<PromiseResult> {
         let outcome = match self {
-            TransformAlgorithm::Identity => {
-                transform_stream_default_controller_enqueue(controller, chunk, ctx)
-            }
+            TransformAlgorithm::Identity => transform_stream_default_controller_enqueue_chunk(
+                controller,
+                chunk.into_chunk(),
+                ctx,
+            ),
             TransformAlgorithm::Js {
                 transformer,
                 transform,
             } => {
+                let chunk = chunk.into_value(ctx)?;
                 let args = [chunk, controller.clone().upcast().into()];
                 return PromiseResult::from_callback(
                     engine::call_object(&transform, &transformer, &args, ctx),
@@ -160,7 +211,12 @@ impl TransformAlgorithm {
                 );
             }
             TransformAlgorithm::Native(transformer) => {
-                return transformer.transform(controller, chunk, ctx);
+                return match chunk {
+                    SinkChunk::Value(chunk) => transformer.transform(controller, chunk, ctx),
+                    SinkChunk::Bytes(bytes) => {
+                        transformer.transform_bytes(controller, bytes.as_slice(), ctx)
+                    }
+                };
             }
         };
         match outcome {
@@ -400,6 +456,17 @@ pub(crate) fn transform_stream_default_controller_enqueue(
     chunk: Value,
     ctx: &mut Cx,
 ) -> JsResult<()> {
+    transform_stream_default_controller_enqueue_chunk(controller, Chunk::Value(chunk), ctx)
+}
+
+/// TransformStreamDefaultControllerEnqueue given a [`Chunk`]: a native transformer's output of
+/// Rust bytes, which stays Rust bytes in the readable side's queue until a reader that is not
+/// Rust makes it a `Uint8Array`.
+pub(crate) fn transform_stream_default_controller_enqueue_chunk(
+    controller: &Controller,
+    chunk: Chunk,
+    ctx: &mut Cx,
+) -> JsResult<()> {
     // 1. Let stream be controller.[[stream]].
     let stream = stream_of(controller);
     // 2. Let readableController be stream.[[readable]].[[controller]].
@@ -417,7 +484,7 @@ pub(crate) fn transform_stream_default_controller_enqueue(
     }
     // 4. Let enqueueResult be ReadableStreamDefaultControllerEnqueue(readableController, chunk).
     let enqueue_result =
-        readable_stream_default_controller_enqueue(&readable_controller, chunk, ctx);
+        readable_stream_default_controller_enqueue_chunk(&readable_controller, chunk, ctx);
     // 5. If enqueueResult is an abrupt completion,
     if let Err(error) = enqueue_result {
         let e = engine::thrown_value(error, ctx)?;
@@ -457,7 +524,7 @@ pub(crate) fn transform_stream_default_controller_error(
 /// <https://streams.spec.whatwg.org/#transform-stream-default-controller-perform-transform>
 pub(crate) fn transform_stream_default_controller_perform_transform(
     controller: &Controller,
-    chunk: Value,
+    chunk: SinkChunk,
     ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 1. Let transformPromise be the result of performing controller.[[transformAlgorithm]],
@@ -548,7 +615,31 @@ fn resolve_with_result(
 impl NativeUnderlyingSink for super::TransformStream {
     fn write(stream: &Stream, chunk: Value, _: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
         // 1. Return ! TransformStreamDefaultSinkWriteAlgorithm(stream, chunk).
-        transform_stream_default_sink_write_algorithm(stream, chunk, ctx)
+        transform_stream_default_sink_write_algorithm(stream, SinkChunk::Value(chunk), ctx)
+    }
+
+    /// A transform whose transformAlgorithm takes Rust bytes (the identity transform, a
+    /// native transformer that takes bytes) takes a native pipe's chunks as they are.
+    fn takes_bytes(stream: &Stream) -> bool {
+        stream.controller().is_some_and(|controller| {
+            controller
+                .borrow()
+                .data()
+                .transform_algorithm
+                .borrow()
+                .as_ref()
+                .is_some_and(TransformAlgorithm::takes_bytes)
+        })
+    }
+
+    fn write_bytes(
+        stream: &Stream,
+        bytes: Rc<NativeBytes>,
+        _: Value,
+        ctx: &mut Cx,
+    ) -> JsResult<PromiseResult> {
+        // 1. Return ! TransformStreamDefaultSinkWriteAlgorithm(stream, chunk).
+        transform_stream_default_sink_write_algorithm(stream, SinkChunk::Bytes(bytes), ctx)
     }
 
     fn close(stream: &Stream, ctx: &mut Cx) -> JsResult<PromiseResult> {
@@ -578,7 +669,7 @@ impl NativeUnderlyingSource for super::TransformStream {
 
 pub(crate) fn transform_stream_default_sink_write_algorithm(
     stream: &Stream,
-    chunk: Value,
+    chunk: SinkChunk,
     ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 1. Assert: stream.[[writable]].[[state]] is "writable".

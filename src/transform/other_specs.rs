@@ -44,11 +44,30 @@ pub(crate) trait NativeTransformer: NativeObject + Sized {
         let _ = (this, reason, ctx);
         Ok(PromiseResult::undefined())
     }
+
+    /// Whether the transformAlgorithm takes chunks of Rust bytes
+    /// ([`NativeTransformer::transform_bytes`]), so that a native pipe's chunks reach it
+    /// without a JS object.
+    const TAKES_BYTES: bool = false;
+
+    /// The transformAlgorithm, given a chunk of Rust bytes that no script sees (called only
+    /// when [`NativeTransformer::TAKES_BYTES`] is true; it must do what `transform` does with a
+    /// `Uint8Array` holding them). The default gives `transform` that `Uint8Array`.
+    fn transform_bytes(
+        this: &Object<Self>,
+        controller: &Controller,
+        bytes: &[u8],
+        ctx: &mut Cx,
+    ) -> JsResult<PromiseResult> {
+        let chunk = crate::engine::new_uint8_array(bytes, ctx)?;
+        Self::transform(this, controller, chunk, ctx)
+    }
 }
 
 type TransformFn = fn(&Object, &Controller, Value, &mut Cx) -> JsResult<PromiseResult>;
 type FlushFn = fn(&Object, &Controller, &mut Cx) -> JsResult<PromiseResult>;
 type CancelFn = fn(&Object, Value, &mut Cx) -> JsResult<PromiseResult>;
+type TransformBytesFn = fn(&Object, &Controller, &[u8], &mut Cx) -> JsResult<PromiseResult>;
 
 traced_without_drop! {
 /// A [`NativeTransformer`]'s object with its three algorithms: what the `Native` variants of
@@ -63,6 +82,9 @@ pub(crate) struct NativeTransform {
     flush: FlushFn,
     #[unsafe_ignore_trace]
     cancel: CancelFn,
+    /// The transformAlgorithm for Rust bytes, when the transformer takes them.
+    #[unsafe_ignore_trace]
+    transform_bytes: Option<TransformBytesFn>,
 }
 }
 
@@ -84,7 +106,35 @@ impl NativeTransform {
                 T::flush(&webidl::downcast::<T>(object)?, controller, ctx)
             },
             cancel: |object, reason, ctx| T::cancel(&webidl::downcast::<T>(object)?, reason, ctx),
+            transform_bytes: if T::TAKES_BYTES {
+                Some(|object, controller, bytes, ctx| {
+                    T::transform_bytes(&webidl::downcast::<T>(object)?, controller, bytes, ctx)
+                })
+            } else {
+                None
+            },
         }
+    }
+
+    /// Whether the transformAlgorithm takes chunks of Rust bytes.
+    pub(crate) fn takes_bytes(&self) -> bool {
+        self.transform_bytes.is_some()
+    }
+
+    /// Performs the transformAlgorithm wrapper, passing a chunk of Rust bytes (a `Uint8Array`
+    /// holding them for a transformer that does not take bytes).
+    pub(crate) fn transform_bytes(
+        &self,
+        controller: &Controller,
+        bytes: &[u8],
+        ctx: &mut Cx,
+    ) -> JsResult<PromiseResult> {
+        let result = match self.transform_bytes {
+            Some(transform_bytes) => transform_bytes(&self.object, controller, bytes, ctx),
+            None => crate::engine::new_uint8_array(bytes, ctx)
+                .and_then(|chunk| (self.transform)(&self.object, controller, chunk, ctx)),
+        };
+        PromiseResult::from_algorithm(result, ctx)
     }
 
     /// Performs the transformAlgorithm wrapper.
@@ -127,7 +177,24 @@ impl NativeTransform {
 /// Declares that `$ty` includes `GenericTransformStream` (its `$slot` field is the mixin's
 /// [[transform]]) and is a [`NativeTransformer`] whose algorithms are `$transform` and `$flush`.
 macro_rules! native_transform_stream {
+    ($ty:ty, slot: $slot:ident, transform: $transform:path, flush: $flush:path, bytes: $bytes:path) => {
+        $crate::transform::other_specs::native_transform_stream!(@impl $ty, $slot, $transform, $flush,
+            const TAKES_BYTES: bool = true;
+            fn transform_bytes(
+                this: &$crate::engine::Object<Self>,
+                controller: &$crate::transform::default_controller::Controller,
+                bytes: &[u8],
+                ctx: &mut $crate::engine::Cx,
+            ) -> $crate::engine::JsResult<$crate::engine::PromiseResult> {
+                $bytes(this, controller, bytes, ctx)
+                    .map(|()| $crate::engine::PromiseResult::undefined())
+            }
+        );
+    };
     ($ty:ty, slot: $slot:ident, transform: $transform:path, flush: $flush:path) => {
+        $crate::transform::other_specs::native_transform_stream!(@impl $ty, $slot, $transform, $flush,);
+    };
+    (@impl $ty:ty, $slot:ident, $transform:path, $flush:path, $($bytes_items:tt)*) => {
         impl $crate::transform::other_specs::GenericTransformStream for $ty {
             fn transform(
                 &self,
@@ -154,6 +221,8 @@ macro_rules! native_transform_stream {
             ) -> $crate::engine::JsResult<$crate::engine::PromiseResult> {
                 $flush(this, controller, ctx).map(|()| $crate::engine::PromiseResult::undefined())
             }
+
+            $($bytes_items)*
         }
     };
 }

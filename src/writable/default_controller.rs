@@ -27,7 +27,7 @@ use crate::engine::{upon_settlement, PromiseResult};
 use crate::{
     engine,
     engine::webidl,
-    queue::{NativeBytes, QueueWithSizes},
+    queue::{Chunk, NativeBytes, QueueWithSizes},
     queuing_strategy::SizeAlgorithm,
 };
 use std::rc::Rc;
@@ -42,34 +42,10 @@ traced_without_drop! {
     pub(crate) enum QueueEntry {
         /// A chunk written by the producer.
         Chunk(Value),
-        /// A chunk of Rust bytes that no script sees ([`WriteChunk::Bytes`]).
+        /// A chunk of Rust bytes that no script sees ([`Chunk::Bytes`]).
         Bytes(#[unsafe_ignore_trace] Rc<NativeBytes>),
         /// The close sentinel.
         Close,
-    }
-}
-
-traced_without_drop! {
-    /// A chunk given to WritableStreamDefaultWriterWrite: a JS value, or Rust bytes that no
-    /// script sees (a native pipe's chunk, read from a Rust byte source). Bytes stay Rust bytes
-    /// on the way to a sink that takes them ([`takes_native_bytes`]); anywhere else they become
-    /// a `Uint8Array` holding them before anything can see them.
-    #[derive(Debug)]
-    pub(crate) enum WriteChunk {
-        /// A JS value.
-        Value(Value),
-        /// Rust bytes.
-        Bytes(#[unsafe_ignore_trace] NativeBytes),
-    }
-}
-
-impl WriteChunk {
-    /// The chunk as a JS value: bytes become a new `Uint8Array` holding them.
-    pub(crate) fn into_value(self, ctx: &mut Cx) -> JsResult<Value> {
-        match self {
-            WriteChunk::Value(value) => Ok(value),
-            WriteChunk::Bytes(bytes) => engine::new_uint8_array(bytes.as_slice(), ctx),
-        }
     }
 }
 
@@ -674,7 +650,7 @@ pub(crate) fn writable_stream_default_controller_get_backpressure(controller: &C
 /// <https://streams.spec.whatwg.org/#writable-stream-default-controller-get-chunk-size>
 pub(crate) fn writable_stream_default_controller_get_chunk_size(
     controller: &Controller,
-    chunk: &WriteChunk,
+    chunk: &Chunk,
     ctx: &mut Cx,
 ) -> JsResult<f64> {
     // 1. If controller.[[strategySizeAlgorithm]] is undefined, then:
@@ -690,7 +666,7 @@ pub(crate) fn writable_stream_default_controller_get_chunk_size(
         return Ok(1.0);
     };
     // (Rust bytes reach here only where the size algorithm returns 1: `takes_native_bytes`.)
-    let WriteChunk::Value(chunk) = chunk else {
+    let Chunk::Value(chunk) = chunk else {
         return Ok(1.0);
     };
     // 2. Let returnValue be the result of performing controller.[[strategySizeAlgorithm]],
@@ -835,7 +811,7 @@ pub(crate) fn writable_stream_default_controller_process_write(
 /// <https://streams.spec.whatwg.org/#writable-stream-default-controller-write>
 pub(crate) fn writable_stream_default_controller_write(
     controller: &Controller,
-    chunk: WriteChunk,
+    chunk: Chunk,
     chunk_size: f64,
     ctx: &mut Cx,
 ) -> JsResult<()> {
@@ -847,8 +823,8 @@ pub(crate) fn writable_stream_default_controller_write(
         .borrow_mut()
         .enqueue_value_with_size(
             match chunk {
-                WriteChunk::Value(chunk) => QueueEntry::Chunk(chunk),
-                WriteChunk::Bytes(bytes) => QueueEntry::Bytes(Rc::new(bytes)),
+                Chunk::Value(chunk) => QueueEntry::Chunk(chunk),
+                Chunk::Bytes(bytes) => QueueEntry::Bytes(Rc::new(bytes)),
             },
             chunk_size,
             ctx,

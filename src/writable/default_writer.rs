@@ -4,13 +4,14 @@
 
 use crate::engine::internal_promise::InternalPromise;
 use crate::engine::{Cx, JsPromise, JsResult, Object, Slot, Value};
+use crate::queue::Chunk;
 use crate::writable::stream::WritableSlots;
 
 use super::{
     default_controller::{
         takes_native_bytes, writable_stream_default_controller_get_chunk_size,
         writable_stream_default_controller_get_desired_size,
-        writable_stream_default_controller_write, WriteChunk,
+        writable_stream_default_controller_write,
     },
     stream::{
         self, writable_stream_abort, writable_stream_add_write_request, writable_stream_close,
@@ -482,7 +483,7 @@ pub(crate) fn writable_stream_default_writer_write(
     let promise = PromiseCapability::new(ctx);
     writable_stream_default_writer_write_request(
         writer,
-        WriteChunk::Value(chunk),
+        Chunk::Value(chunk),
         WriteRequest::Promise(promise.clone()),
         ctx,
     )?;
@@ -498,7 +499,7 @@ pub(crate) fn writable_stream_default_writer_write(
 /// algorithm could see it.
 pub(crate) fn writable_stream_default_writer_write_request(
     writer: &Writer,
-    chunk: WriteChunk,
+    chunk: Chunk,
     request: WriteRequest,
     ctx: &mut Cx,
 ) -> JsResult<()> {
@@ -515,8 +516,8 @@ pub(crate) fn writable_stream_default_writer_write_request(
         return request.reject(error, ctx);
     };
     let chunk = match chunk {
-        WriteChunk::Bytes(bytes) if !takes_native_bytes(&controller) => {
-            WriteChunk::Value(WriteChunk::Bytes(bytes).into_value(ctx)?)
+        Chunk::Bytes(bytes) if !takes_native_bytes(&controller) => {
+            Chunk::Value(Chunk::Bytes(bytes).into_value(ctx)?)
         }
         chunk => chunk,
     };

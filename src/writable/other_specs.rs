@@ -37,12 +37,15 @@ pub(crate) trait NativeUnderlyingSink: NativeObject + Sized {
     /// The abortAlgorithm, given `reason`.
     fn abort(this: &Object<Self>, reason: Value, ctx: &mut Cx) -> JsResult<PromiseResult>;
 
-    /// Whether the sink takes chunks of Rust bytes ([`NativeUnderlyingSink::write_bytes`]),
+    /// Whether the sink takes chunks of Rust bytes ([`NativeUnderlyingSink::write_bytes`]) now,
     /// so that a native pipe's chunks reach it without a JS object.
-    const TAKES_BYTES: bool = false;
+    fn takes_bytes(this: &Object<Self>) -> bool {
+        let _ = this;
+        false
+    }
 
     /// The writeAlgorithm, given a chunk of Rust bytes that no script sees (called only when
-    /// [`NativeUnderlyingSink::TAKES_BYTES`] is true). The default gives `write` a
+    /// [`NativeUnderlyingSink::takes_bytes`] is true). The default gives `write` a
     /// `Uint8Array` holding them.
     fn write_bytes(
         this: &Object<Self>,
@@ -57,6 +60,7 @@ pub(crate) trait NativeUnderlyingSink: NativeObject + Sized {
 
 type WriteFn = fn(&Object, Value, Value, &mut Cx) -> JsResult<PromiseResult>;
 type WriteBytesFn = fn(&Object, Rc<NativeBytes>, Value, &mut Cx) -> JsResult<PromiseResult>;
+type TakesBytesFn = fn(&Object) -> bool;
 type CloseFn = fn(&Object, &mut Cx) -> JsResult<PromiseResult>;
 type AbortFn = fn(&Object, Value, &mut Cx) -> JsResult<PromiseResult>;
 
@@ -72,9 +76,12 @@ pub(crate) struct NativeSink {
     close: CloseFn,
     #[unsafe_ignore_trace]
     abort: AbortFn,
-    /// The writeAlgorithm for Rust bytes, when the sink takes them.
+    /// The writeAlgorithm for Rust bytes.
     #[unsafe_ignore_trace]
-    write_bytes: Option<WriteBytesFn>,
+    write_bytes: WriteBytesFn,
+    /// Whether the sink takes Rust bytes now.
+    #[unsafe_ignore_trace]
+    takes_bytes: TakesBytesFn,
 }
 }
 
@@ -94,19 +101,18 @@ impl NativeSink {
             },
             close: |object, ctx| T::close(&webidl::downcast::<T>(object)?, ctx),
             abort: |object, reason, ctx| T::abort(&webidl::downcast::<T>(object)?, reason, ctx),
-            write_bytes: if T::TAKES_BYTES {
-                Some(|object, bytes, controller, ctx| {
-                    T::write_bytes(&webidl::downcast::<T>(object)?, bytes, controller, ctx)
-                })
-            } else {
-                None
+            write_bytes: |object, bytes, controller, ctx| {
+                T::write_bytes(&webidl::downcast::<T>(object)?, bytes, controller, ctx)
+            },
+            takes_bytes: |object| {
+                webidl::downcast::<T>(object).is_ok_and(|object| T::takes_bytes(&object))
             },
         }
     }
 
-    /// Whether the sink takes chunks of Rust bytes.
+    /// Whether the sink takes chunks of Rust bytes now.
     pub(crate) fn takes_bytes(&self) -> bool {
-        self.write_bytes.is_some()
+        (self.takes_bytes)(&self.object)
     }
 
     /// Performs the writeAlgorithm, passing a chunk of Rust bytes (a `Uint8Array` holding them
@@ -117,10 +123,11 @@ impl NativeSink {
         controller: Value,
         ctx: &mut Cx,
     ) -> JsResult<PromiseResult> {
-        let result = match self.write_bytes {
-            Some(write_bytes) => write_bytes(&self.object, bytes, controller, ctx),
-            None => engine::new_uint8_array(bytes.as_slice(), ctx)
-                .and_then(|chunk| (self.write)(&self.object, chunk, controller, ctx)),
+        let result = if self.takes_bytes() {
+            (self.write_bytes)(&self.object, bytes, controller, ctx)
+        } else {
+            engine::new_uint8_array(bytes.as_slice(), ctx)
+                .and_then(|chunk| (self.write)(&self.object, chunk, controller, ctx))
         };
         PromiseResult::from_algorithm(result, ctx)
     }

@@ -312,3 +312,288 @@ fn script_chunks_written_to_a_byte_sink_must_be_bytes() {
     ]);
     assert_eq!(seen.borrow().bytes, [2, 3, 4, 5]);
 }
+
+/// A value source that enqueues `count` chunks of Rust bytes (`enqueue_bytes`), chunk `i`
+/// holding `len` bytes of value `i`, one chunk per pull.
+struct BytesSource {
+    next: usize,
+    count: usize,
+    len: usize,
+}
+
+impl boa_streams::rust::Source for BytesSource {
+    fn pull(
+        &mut self,
+        c: &boa_streams::rust::ReadableController,
+        ctx: &mut Context,
+    ) -> Result<Completion, StreamError> {
+        if self.next == self.count {
+            c.close(ctx)?;
+        } else {
+            c.enqueue_bytes(&vec![self.next as u8; self.len], ctx)?;
+            self.next += 1;
+        }
+        Ok(Completion::Ready)
+    }
+}
+
+fn bytes_stream(count: usize, len: usize, ctx: &mut Context) -> ReadableStream {
+    let source = BytesSource {
+        next: 0,
+        count,
+        len,
+    };
+    ReadableStream::from_source(source, 0.0, ctx).unwrap()
+}
+
+#[test]
+fn rust_bytes_become_a_uint8_array_wherever_script_reads_them() {
+    let mut api = Fixture::host();
+    let ctx = api.context();
+    let (a, b) = (bytes_stream(3, 2, ctx), bytes_stream(2, 3, ctx));
+    api.set("a", a.to_value());
+    api.set("b", b.to_value());
+    api.run([
+        TestAction::run(
+            r#"
+        (async () => {
+            const seen = [];
+            for await (const chunk of a) seen.push(chunk.constructor.name + ':' + chunk.join(''));
+            const [left, right] = b.tee();
+            const r1 = left.getReader(), r2 = right.getReader();
+            const x = await r1.read(), y = await r2.read();
+            seen.push(x.value.join(''), y.value.join(''), x.value !== y.value);
+            log.push(seen.join(' '));
+        })();
+        "#,
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_no_failures(),
+        TestAction::assert_string(
+            "log.join('|')",
+            "Uint8Array:00 Uint8Array:11 Uint8Array:22 000 000 false",
+        ),
+    ]);
+}
+
+#[test]
+fn a_draining_read_of_bytes_coalesces_rust_and_js_chunks() {
+    let mut api = Fixture::host();
+    let stream = bytes_stream(4, 3, api.context());
+    let reader = stream.draining_reader(api.context()).unwrap();
+    let mut bytes = Vec::new();
+    let mut chunks = 0;
+    loop {
+        let read = reader.read_bytes(1 << 20, api.context());
+        let drained = api.wait(&read).unwrap().unwrap();
+        bytes.extend_from_slice(&drained.bytes);
+        chunks += drained.chunks;
+        if drained.done {
+            break;
+        }
+    }
+    assert_eq!(bytes, [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]);
+    assert_eq!(chunks, 4);
+    // JS chunks: views are read at their offset; a chunk that is not bytes fails the read.
+    let js = support_js_stream(&mut api);
+    let reader = ReadableStream::from_value(&js)
+        .unwrap()
+        .draining_reader(api.context())
+        .unwrap();
+    let read = reader.read_bytes(1 << 20, api.context());
+    let failed = api.wait(&read).unwrap();
+    assert!(failed.is_err(), "a string chunk is not bytes");
+}
+
+fn support_js_stream(api: &mut Fixture) -> Value {
+    api.run([TestAction::run(
+        r#"
+        var js = new ReadableStream({ start(c) {
+            c.enqueue(new Uint8Array([9, 1, 2]).subarray(1)); c.enqueue('text'); c.close();
+        } });
+        "#,
+    )]);
+    crate::support::global(api.context(), "js")
+}
+
+#[test]
+fn a_pipe_moves_rust_bytes_from_a_value_source_to_a_byte_sink_without_js_objects() {
+    let run = |count: usize| {
+        let mut api = Fixture::host();
+        let seen = Shared::default();
+        let rs = bytes_stream(count, 8, api.context());
+        let ws = WritableStream::from_byte_sink(Sink(seen.clone()), 1.0, api.context()).unwrap();
+        let before = boa_streams::js_objects_created();
+        let done = rs.pipe_to(&ws, api.context());
+        assert!(matches!(api.wait(&done), Some(Ok(()))));
+        let made = boa_streams::js_objects_created() - before;
+        let seen = seen.borrow();
+        assert_eq!((seen.writes, seen.bytes.len()), (count, count * 8));
+        assert!(seen
+            .bytes
+            .chunks(8)
+            .enumerate()
+            .all(|(i, c)| c == [i as u8; 8]));
+        made
+    };
+    let (small, large) = (run(10), run(200));
+    if cfg!(feature = "engine-boa") {
+        assert_eq!(small, large, "objects made per chunk");
+    } else {
+        assert!(large > small);
+    }
+}
+
+/// A byte source over `data`, `chunk` bytes per read, filled in place.
+struct Slice {
+    data: Vec<u8>,
+    at: usize,
+}
+
+impl ByteSource for Slice {
+    fn pull(&mut self, c: &ByteController, ctx: &mut Context) -> Result<Completion, StreamError> {
+        if self.at == self.data.len() {
+            c.close(ctx)?;
+            return Ok(Completion::Ready);
+        }
+        let request = c.byob_request().expect("a read is waiting");
+        let (data, at) = (&self.data, self.at);
+        let n = request
+            .fill(|buf| {
+                let n = buf.len().min(data.len() - at);
+                buf[..n].copy_from_slice(&data[at..at + n]);
+                n
+            })
+            .expect("the request is unanswered");
+        self.at += n;
+        request.respond(n, ctx)?;
+        Ok(Completion::Ready)
+    }
+}
+
+/// Collects string chunks.
+struct Text(Rc<RefCell<String>>);
+
+impl boa_streams::rust::Sink for Text {
+    fn write(
+        &mut self,
+        chunk: Value,
+        _: &WritableController,
+        _: &mut Context,
+    ) -> Result<Completion, StreamError> {
+        let text = chunk
+            .as_string()
+            .ok_or_else(|| StreamError::type_error("strings only"))?;
+        self.0.borrow_mut().push_str(&text.to_std_string_escaped());
+        Ok(Completion::Ready)
+    }
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// The text the decompress pipeline tests decode: `lines` numbered lines, some non-ASCII.
+fn lines(lines: usize) -> String {
+    (0..lines)
+        .map(|i| format!("line {i}: données façade 流 {}\n", i * 7))
+        .collect()
+}
+
+/// Rust byte source → DecompressionStream → TextDecoderStream → Rust sink, piped from script
+/// (`pipeThrough`) and from Rust: the text arrives whole, and the JS objects made do not grow
+/// with the number of chunks (on Boa: the chunks between the native ends are Rust bytes).
+#[test]
+fn a_compressed_body_decodes_through_native_transforms_without_js_objects_per_chunk() {
+    let run = |count: usize| {
+        let mut api = Fixture::host();
+        let text = lines(count);
+        let body = ReadableStream::from_byte_source(
+            Slice {
+                data: gzip(text.as_bytes()),
+                at: 0,
+            },
+            0.0,
+            Some(256),
+            api.context(),
+        )
+        .unwrap();
+        api.set("body", body.to_value());
+        let before = boa_streams::js_objects_created();
+        api.run([TestAction::run(
+            "var decoded = body.pipeThrough(new DecompressionStream('gzip')).pipeThrough(new TextDecoderStream());",
+        )]);
+        let decoded = crate::support::global(api.context(), "decoded");
+        let decoded = ReadableStream::from_value(&decoded).unwrap();
+        let out = Rc::new(RefCell::new(String::new()));
+        let sink = WritableStream::from_sink(Text(out.clone()), 1.0, api.context()).unwrap();
+        let done = decoded.pipe_to(&sink, api.context());
+        assert!(matches!(api.wait(&done), Some(Ok(()))));
+        let made = boa_streams::js_objects_created() - before;
+        assert_eq!(*out.borrow(), text);
+        made
+    };
+    let (small, large) = (run(20), run(2000));
+    eprintln!("decompress pipeline: {small} JS objects for 20 lines, {large} for 2000");
+    if cfg!(feature = "engine-boa") {
+        assert_eq!(small, large, "objects made per chunk");
+    } else {
+        assert!(large > small);
+    }
+}
+
+/// Rust bytes that a native transform outputs, read by script, are `Uint8Array`s with the
+/// bytes; an identity `TransformStream` passes Rust bytes on to a byte sink as they are.
+#[test]
+fn native_transform_output_is_a_uint8_array_for_script() {
+    let mut api = Fixture::host();
+    let body = ReadableStream::from_byte_source(
+        Slice {
+            data: gzip(b"abcdef"),
+            at: 0,
+        },
+        0.0,
+        Some(4),
+        api.context(),
+    )
+    .unwrap();
+    api.set("body", body.to_value());
+    api.run([
+        TestAction::run(
+            r#"
+        (async () => {
+            const kinds = new Set();
+            let text = '';
+            for await (const chunk of body.pipeThrough(new DecompressionStream('gzip'))) {
+                kinds.add(chunk.constructor.name);
+                text += new TextDecoder().decode(chunk);
+            }
+            log.push([...kinds].join() + ':' + text);
+        })();
+        "#,
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_no_failures(),
+        TestAction::assert_string("log.join('')", "Uint8Array:abcdef"),
+    ]);
+    let seen = Shared::default();
+    let source = source(100, 10, &seen);
+    let rs = ReadableStream::from_byte_source(source, 0.0, Some(10), api.context()).unwrap();
+    let ws = WritableStream::from_byte_sink(Sink(seen.clone()), 1.0, api.context()).unwrap();
+    api.set("rs", rs.to_value());
+    api.set("ws", ws.to_value());
+    api.run([
+        TestAction::run(
+            "rs.pipeThrough(new TransformStream()).pipeTo(ws).then(() => log.push('piped'));",
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_no_failures(),
+        TestAction::assert_string("log.join(' ')", "Uint8Array:abcdef piped"),
+    ]);
+    let seen = seen.borrow();
+    assert_eq!(seen.bytes.len(), 100);
+    assert!(seen.bytes.iter().enumerate().all(|(i, b)| *b == byte(i)));
+}
