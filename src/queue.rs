@@ -268,11 +268,13 @@ impl NativeBytes {
 
     /// The chunk's bytes.
     pub(crate) fn as_slice(&self) -> &[u8] {
+        // Assert: len ≤ buf.len() (set to it when made, and `truncate` only lowers it).
         &self.buf[..self.len]
     }
 
     /// The chunk's bytes, writable.
     pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
+        // Assert: len ≤ buf.len() (see `as_slice`).
         &mut self.buf[..self.len]
     }
 

@@ -247,6 +247,7 @@ fn run_decoder_into(
         if output.len() < start + room {
             output.resize(start + room, 0);
         }
+        // Assert: output.len() ≥ start + room (resized just above).
         let dst = &mut output[start..start + room];
         let (done, read, written) = if fatal {
             let (result, read, written) =
