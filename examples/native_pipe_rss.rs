@@ -156,6 +156,12 @@ fn compressed_text(mib: usize) -> Vec<u8> {
     encoder.finish().unwrap_or_default()
 }
 
+/// What the host's `eval_script` returns, as the library's value type (the same type on QuickJS,
+/// Boa's `JsValue` on Boa).
+fn as_value(value: impl Into<Value>) -> Value {
+    value.into()
+}
+
 fn run_decompress(mib: usize) -> Result<(), String> {
     let (host, mut ctx) = Host::new(HostOptions::default()).map_err(|e| e.to_string())?;
     let data = compressed_text(mib);
@@ -168,14 +174,14 @@ fn run_decompress(mib: usize) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
     host.set_global(&mut ctx, "body", body.to_value())
         .map_err(|e| format!("{e:?}"))?;
-    let text: Value = host
-        .eval_script(
+    let text = as_value(
+        host.eval_script(
             &mut ctx,
             "decode.js",
             "body.pipeThrough(new DecompressionStream('gzip')).pipeThrough(new TextDecoderStream())",
         )
-        .map_err(|e| format!("{e:?}"))?
-        .into();
+        .map_err(|e| format!("{e:?}"))?,
+    );
     let text = ReadableStream::from_value(&text).ok_or("not a stream")?;
     let sink = WritableStream::from_sink(CountText(count.clone()), 1.0, &mut ctx)
         .map_err(|e| e.to_string())?;

@@ -8,10 +8,9 @@ use crate::engine::{Cx, JsResult, Object, Slot, Value};
 
 use super::{
     stream::{
-        is_readable_stream_locked, readable_stream_add_read_request, readable_stream_close,
-        readable_stream_error, readable_stream_fulfill_read_request,
-        readable_stream_get_num_read_requests, set_controller, ReadableStream, StreamSlots,
-        StreamState, UnderlyingSource,
+        readable_stream_add_read_request, readable_stream_close, readable_stream_error,
+        readable_stream_fulfill_read_request, readable_stream_has_waiting_read_request,
+        set_controller, ReadableStream, StreamSlots, StreamState, UnderlyingSource,
     },
     ControllerRef,
 };
@@ -355,27 +354,40 @@ pub(crate) fn readable_stream_default_controller_call_pull_if_needed(
 }
 
 /// <https://streams.spec.whatwg.org/#readable-stream-default-controller-should-call-pull>
+///
+/// Runs once or more per chunk, so the slots are read in place, each object borrowed once and
+/// no handle cloned (the abstract operations it calls are inlined as their steps).
 pub(crate) fn readable_stream_default_controller_should_call_pull(controller: &Controller) -> bool {
+    let data = controller.borrow();
+    let c = data.data();
     // 1. Let stream be controller.[[stream]].
-    let stream = stream_of(controller);
+    let stream = c.stream.borrow();
+    let s = stream.data();
     // 2. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(controller) is false, return false.
-    if !readable_stream_default_controller_can_close_or_enqueue(controller) {
+    //    (CanCloseOrEnqueue: controller.[[closeRequested]] is false and state is "readable".)
+    if c.close_requested.get() || s.state.get() != StreamState::Readable {
         return false;
     }
     // 3. If controller.[[started]] is false, return false.
-    if !controller.borrow().data().started.get() {
+    if !c.started.get() {
         return false;
     }
     // 4. If ! IsReadableStreamLocked(stream) is true and !
     //    ReadableStreamGetNumReadRequests(stream) > 0, return true.
-    if is_readable_stream_locked(&stream) && readable_stream_get_num_read_requests(&stream) > 0 {
-        return true;
+    //    (Locked: stream.[[reader]] is not undefined; the number of read requests is its
+    //    [[readRequests]]'s size when it is a default reader.)
+    if let Some(super::ReaderRef::Default(reader)) = &*s.reader.borrow() {
+        if super::default_reader::num_read_requests(reader) > 0 {
+            return true;
+        }
     }
     // 5. Let desiredSize be ! ReadableStreamDefaultControllerGetDesiredSize(controller).
+    //    (The state is "readable": strategyHWM − queueTotalSize.)
     // 6. Assert: desiredSize is not null.
     // 7. If desiredSize > 0, return true.
     // 8. Return false.
-    readable_stream_default_controller_get_desired_size(controller).is_some_and(|d| d > 0.0)
+    let queued = c.queue.borrow().total_size();
+    c.strategy_hwm.get() - queued > 0.0
 }
 
 /// <https://streams.spec.whatwg.org/#readable-stream-default-controller-clear-algorithms>
@@ -445,7 +457,7 @@ pub(crate) fn readable_stream_default_controller_enqueue_chunk(
     // 3. If ! IsReadableStreamLocked(stream) is true and !
     //    ReadableStreamGetNumReadRequests(stream) > 0, perform !
     //    ReadableStreamFulfillReadRequest(stream, chunk, false).
-    if is_readable_stream_locked(&stream) && readable_stream_get_num_read_requests(&stream) > 0 {
+    if readable_stream_has_waiting_read_request(&stream) {
         readable_stream_fulfill_read_request(&stream, chunk, false, ctx)?;
     } else {
         // 4. Otherwise,

@@ -48,10 +48,10 @@ traced! {
         /// <https://streams.spec.whatwg.org/#readablestream-disturbed>
         disturbed: Cell<bool>,
         /// <https://streams.spec.whatwg.org/#readablestream-reader>
-        reader: Slot<Option<ReaderRef>>,
+        pub(super) reader: Slot<Option<ReaderRef>>,
         /// <https://streams.spec.whatwg.org/#readablestream-state>
         #[unsafe_ignore_trace]
-        state: Cell<StreamState>,
+        pub(super) state: Cell<StreamState>,
         /// <https://streams.spec.whatwg.org/#readablestream-storederror>
         stored_error: Slot<Value>,
     }
@@ -460,9 +460,12 @@ pub(crate) fn readable_stream_add_read_request(
     // 1. Assert: stream.[[reader]] implements ReadableStreamDefaultReader.
     // 2. Assert: stream.[[state]] is "readable".
     debug_assert_eq!(stream.state(), StreamState::Readable);
-    // 3. Append readRequest to stream.[[reader]].[[readRequests]].
-    if let Some(ReaderRef::Default(reader)) = stream.reader() {
-        default_reader::push_read_request(&reader, read_request);
+    // 3. Append readRequest to stream.[[reader]].[[readRequests]]. (In place: pushing runs no
+    //    script.)
+    let data = stream.borrow();
+    let reader = data.data().reader.borrow();
+    if let Some(ReaderRef::Default(reader)) = &*reader {
+        default_reader::push_read_request(reader, read_request);
     }
 }
 
@@ -584,17 +587,22 @@ pub(crate) fn readable_stream_fulfill_read_request(
 ) -> JsResult<()> {
     // 1. Assert: ! ReadableStreamHasDefaultReader(stream) is true.
     // 2. Let reader be stream.[[reader]].
-    let Some(ReaderRef::Default(reader)) = stream.reader() else {
-        // Not a debug_assert: a `then` getter that script put on Object.prototype runs while an
-        // earlier read resolves, and may release the reader before this step.
-        return Ok(());
-    };
     // 3. Assert: reader.[[readRequests]] is not empty.
     // 4. Let readRequest be reader.[[readRequests]][0].
     // 5. Remove readRequest from reader.[[readRequests]].
-    let Some(read_request) = default_reader::shift_read_request(&reader) else {
+    // (Read in place, per chunk: the borrows end before the steps below run script.)
+    let read_request = {
+        let data = stream.borrow();
+        let reader = data.data().reader.borrow();
+        match &*reader {
+            Some(ReaderRef::Default(reader)) => default_reader::shift_read_request(reader),
+            _ => None,
+        }
+    };
+    let Some(read_request) = read_request else {
         // Not a debug_assert: a `then` getter that script put on Object.prototype runs while an
-        // earlier read resolves, and may release the reader before this step.
+        // earlier read resolves, and may release the reader (or take its requests) before
+        // this step.
         return Ok(());
     };
     // 6. If done is true, perform readRequest's close steps.
@@ -604,6 +612,15 @@ pub(crate) fn readable_stream_fulfill_read_request(
         // 7. Otherwise, perform readRequest's chunk steps, given chunk.
         read_request.chunk_steps_for(chunk, ctx)
     }
+}
+
+/// ! IsReadableStreamLocked(stream) is true and ! ReadableStreamGetNumReadRequests(stream) > 0:
+/// the condition ReadableStreamDefaultControllerEnqueue and ShouldCallPull test per chunk, read
+/// with one borrow of the stream and no handle cloned.
+pub(crate) fn readable_stream_has_waiting_read_request(stream: &Object<ReadableStream>) -> bool {
+    let data = stream.borrow();
+    let reader = data.data().reader.borrow();
+    matches!(&*reader, Some(ReaderRef::Default(reader)) if default_reader::num_read_requests(reader) > 0)
 }
 
 /// <https://streams.spec.whatwg.org/#readable-stream-get-num-read-requests>
