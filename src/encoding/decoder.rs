@@ -129,27 +129,23 @@ pub(crate) fn decode_and_enqueue_a_chunk(
     // 2. Push a copy of bufferSource to decoder's I/O queue.
     //    (The bytes are read in place: decoding runs no script, so the copy is not needed.)
     check_buffer_source(&chunk, true, "The chunk", ctx)?;
+    // 3.–4. (see `decode_chunk`)
+    let output = with_buffer_source_bytes(&chunk, ctx, |bytes| decode_chunk(decoder, bytes))
+        .unwrap_or_else(|| decode_chunk(decoder, &[]))?;
+    enqueue_output(controller, output, ctx)
+}
+
+/// Steps 3–4 of <https://encoding.spec.whatwg.org/#decode-and-enqueue-a-chunk> on `bytes`: the
+/// serialized output (its enqueue is the caller's), or the TypeError of a decoder error.
+fn decode_chunk(decoder: &Object<TextDecoderStream>, bytes: &[u8]) -> JsResult<Option<JsString>> {
     // 3. Let output be the I/O queue of scalar values « end-of-queue ».
     // 4. While true: read items and process them with the decoder; on error throw a TypeError.
-    // 4.2. If item is end-of-queue: serialize output (and enqueue it if non-empty, below).
-    let output = with_buffer_source_bytes(&chunk, ctx, |bytes| {
-        decoder
-            .borrow()
-            .data()
-            .common
-            .process_with(bytes, false, output_chunk)
-    })
-    .unwrap_or_else(|| {
-        decoder
-            .borrow()
-            .data()
-            .common
-            .process_with(&[], false, output_chunk)
-    });
-    let Ok(output) = output else {
-        return Err(decoder.borrow().data().common.error(false));
-    };
-    enqueue_output(controller, output, ctx)
+    // 4.2. If item is end-of-queue: serialize output (and enqueue it if non-empty).
+    let data = decoder.borrow();
+    let common = &data.data().common;
+    common
+        .process_with(bytes, false, output_chunk)
+        .map_err(|_| common.error(false))
 }
 
 /// The decode and enqueue a chunk algorithm given a chunk of Rust bytes (a native pipe's: step
@@ -161,14 +157,7 @@ pub(crate) fn decode_and_enqueue_bytes(
     ctx: &mut Cx,
 ) -> JsResult<()> {
     // 2.–4. Process the bytes with the decoder, and serialize the output.
-    let output = decoder
-        .borrow()
-        .data()
-        .common
-        .process_with(bytes, false, output_chunk);
-    let Ok(output) = output else {
-        return Err(decoder.borrow().data().common.error(false));
-    };
+    let output = decode_chunk(decoder, bytes)?;
     enqueue_output(controller, output, ctx)
 }
 

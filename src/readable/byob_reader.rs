@@ -371,32 +371,14 @@ pub(crate) fn readable_stream_byob_reader_read(
     read_into_request: ReadIntoRequest,
     ctx: &mut Cx,
 ) -> JsResult<()> {
-    // 1. Let stream be reader.[[stream]].
-    // 2. Assert: stream is not undefined.
-    let Some(stream) = reader_stream(reader) else {
-        debug_assert!(false, "Assert: stream is not undefined");
-        let e = engine::type_error("The reader is not attached to a stream", ctx);
-        return read_into_request.error_steps(e, ctx);
-    };
-    // 3. Set stream.[[disturbed]] to true.
-    stream.set_disturbed(true);
-    // 4. If stream.[[state]] is "errored", perform readIntoRequest's error steps given
-    //    stream.[[storedError]].
-    if stream.state() == StreamState::Errored {
-        return read_into_request.error_steps(stream.stored_error(), ctx);
-    }
-    // 5. Otherwise, perform ! ReadableByteStreamControllerPullInto(stream.[[controller]], view,
-    //    min, readIntoRequest).
-    match stream.controller() {
-        Some(ControllerRef::Byte(controller)) => readable_byte_stream_controller_pull_into(
-            &controller,
-            view,
-            min,
-            read_into_request,
-            ctx,
-        ),
-        _ => Ok(()),
-    }
+    byob_reader_read(
+        reader,
+        read_into_request,
+        ctx,
+        |controller, request, ctx| {
+            readable_byte_stream_controller_pull_into(controller, view, min, request, ctx)
+        },
+    )
 }
 
 /// ReadableStreamBYOBReaderRead for a native read into the Rust buffer `bytes` (see
@@ -406,6 +388,28 @@ pub(crate) fn readable_stream_byob_reader_read_native(
     bytes: NativeBytes,
     read_into_request: ReadIntoRequest,
     ctx: &mut Cx,
+) -> JsResult<()> {
+    byob_reader_read(
+        reader,
+        read_into_request,
+        ctx,
+        |controller, request, ctx| {
+            readable_byte_stream_controller_pull_into_native(controller, bytes, request, ctx)
+        },
+    )
+}
+
+/// The steps of ReadableStreamBYOBReaderRead, with step 5's
+/// ReadableByteStreamControllerPullInto given as `pull_into`.
+fn byob_reader_read(
+    reader: &Reader,
+    read_into_request: ReadIntoRequest,
+    ctx: &mut Cx,
+    pull_into: impl FnOnce(
+        &super::byte_controller::Controller,
+        ReadIntoRequest,
+        &mut Cx,
+    ) -> JsResult<()>,
 ) -> JsResult<()> {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
@@ -424,12 +428,7 @@ pub(crate) fn readable_stream_byob_reader_read_native(
     // 5. Otherwise, perform ! ReadableByteStreamControllerPullInto(stream.[[controller]], view,
     //    min, readIntoRequest).
     match stream.controller() {
-        Some(ControllerRef::Byte(controller)) => readable_byte_stream_controller_pull_into_native(
-            &controller,
-            bytes,
-            read_into_request,
-            ctx,
-        ),
+        Some(ControllerRef::Byte(controller)) => pull_into(&controller, read_into_request, ctx),
         _ => Ok(()),
     }
 }

@@ -205,6 +205,16 @@ fn writable_controller(controller: &Value) -> Option<WritableController> {
         .map(WritableController)
 }
 
+/// A `RangeError` for a negative or NaN high-water mark.
+fn check_high_water_mark(high_water_mark: f64) -> Result<(), StreamError> {
+    if high_water_mark.is_nan() || high_water_mark < 0.0 {
+        return Err(StreamError::range_error(
+            "The high-water mark must be a non-negative number",
+        ));
+    }
+    Ok(())
+}
+
 /// The [[writeAlgorithm]] of a Rust sink.
 fn perform_write(
     sink: &RustSink,
@@ -291,21 +301,10 @@ impl WritableStream {
         high_water_mark: f64,
         ctx: &mut Cx,
     ) -> Result<Self, StreamError> {
-        if high_water_mark.is_nan() || high_water_mark < 0.0 {
-            return Err(StreamError::range_error(
-                "The high-water mark must be a non-negative number",
-            ));
-        }
+        check_high_water_mark(high_water_mark)?;
         let shared: RustSink = Callbacks(std::rc::Rc::new(std::cell::RefCell::new(sink)));
         let sink = webidl::internal_object(SinkObject(shared), ctx);
-        let stream = other_specs::new_writable_stream(ctx)
-            .and_then(|stream| {
-                let sink = NativeSink::new(&sink);
-                other_specs::set_up(&stream, sink, high_water_mark, SizeAlgorithm::One, ctx)?;
-                Ok(stream)
-            })
-            .map_err(|e| StreamError::from_js_error(e, ctx))?;
-        Ok(Self(stream))
+        Self::with_native_sink(&sink, high_water_mark, ctx)
     }
 
     /// A writable stream whose underlying sink is the byte sink `sink` (see [`ByteSink`]);
@@ -354,16 +353,21 @@ impl WritableStream {
         high_water_mark: f64,
         ctx: &mut Cx,
     ) -> Result<Self, StreamError> {
-        if high_water_mark.is_nan() || high_water_mark < 0.0 {
-            return Err(StreamError::range_error(
-                "The high-water mark must be a non-negative number",
-            ));
-        }
+        check_high_water_mark(high_water_mark)?;
         let shared: RustByteSink = Callbacks(std::rc::Rc::new(std::cell::RefCell::new(sink)));
         let sink = webidl::internal_object(ByteSinkObject(shared), ctx);
+        Self::with_native_sink(&sink, high_water_mark, ctx)
+    }
+
+    /// A new `WritableStream` set up with `sink`'s algorithms (each chunk counts 1).
+    fn with_native_sink<T: NativeUnderlyingSink>(
+        sink: &Object<T>,
+        high_water_mark: f64,
+        ctx: &mut Cx,
+    ) -> Result<Self, StreamError> {
         let stream = other_specs::new_writable_stream(ctx)
             .and_then(|stream| {
-                let sink = NativeSink::new(&sink);
+                let sink = NativeSink::new(sink);
                 other_specs::set_up(&stream, sink, high_water_mark, SizeAlgorithm::One, ctx)?;
                 Ok(stream)
             })
