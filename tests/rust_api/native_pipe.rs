@@ -597,3 +597,146 @@ fn native_transform_output_is_a_uint8_array_for_script() {
     assert_eq!(seen.bytes.len(), 100);
     assert!(seen.bytes.iter().enumerate().all(|(i, b)| *b == byte(i)));
 }
+
+/// A byte source whose pulls answer later, from a task: pull `end_at` closes the stream (or
+/// errors it, when `error` is set) while the pipe's native read waits; the others fill 4 bytes.
+struct LateSource {
+    pulls: usize,
+    end_at: usize,
+    error: bool,
+}
+
+impl ByteSource for LateSource {
+    fn pull(&mut self, c: &ByteController, ctx: &mut Context) -> Result<Completion, StreamError> {
+        self.pulls += 1;
+        let (completion, completer) = Completion::later();
+        let (c, pulls, end_at, error) = (c.clone(), self.pulls, self.end_at, self.error);
+        boa_streams::rust::queue_task(ctx, move |ctx| {
+            if pulls == end_at {
+                if error {
+                    c.error(StreamError::type_error("source failed"), ctx);
+                } else {
+                    c.close(ctx)?;
+                }
+            } else if let Some(request) = c.byob_request() {
+                let n = request.fill(|buf| {
+                    buf[..4].copy_from_slice(&[pulls as u8; 4]);
+                    4
+                });
+                request.respond(n.unwrap_or(0), ctx)?;
+            }
+            completer.complete(ctx);
+            Ok(())
+        });
+        Ok(completion)
+    }
+}
+
+/// A byte sink that answers each write later (from a task), fails the write numbered
+/// `fail_at` (1-based), and records what it got.
+struct LateSink {
+    seen: Shared,
+    writes: usize,
+    fail_at: Option<usize>,
+}
+
+impl ByteSink for LateSink {
+    fn write(
+        &mut self,
+        bytes: &[u8],
+        _: &WritableController,
+        ctx: &mut Context,
+    ) -> Result<Completion, StreamError> {
+        self.writes += 1;
+        self.seen.borrow_mut().bytes.extend_from_slice(bytes);
+        self.seen.borrow_mut().writes += 1;
+        let (completion, completer) = Completion::later();
+        let fail = self.fail_at == Some(self.writes);
+        boa_streams::rust::queue_task(ctx, move |ctx| {
+            if fail {
+                completer.fail(StreamError::type_error("sink failed"), ctx);
+            } else {
+                completer.complete(ctx);
+            }
+            Ok(())
+        });
+        Ok(completion)
+    }
+
+    fn close(&mut self, _: &mut Context) -> Result<Completion, StreamError> {
+        self.seen.borrow_mut().calls.push("close".into());
+        Ok(Completion::Ready)
+    }
+
+    fn abort(&mut self, reason: Value, ctx: &mut Context) -> Result<Completion, StreamError> {
+        let reason = reason
+            .to_string(ctx)
+            .map_err(|_| StreamError::type_error("reason"))?;
+        let reason = reason.to_std_string_escaped();
+        self.seen
+            .borrow_mut()
+            .calls
+            .push(format!("abort: {reason}"));
+        Ok(Completion::Ready)
+    }
+}
+
+/// Runs a native pipe from a `LateSource` to a `LateSink` (high-water mark 4) from script, and
+/// returns how the pipe's promise settled and what the sink saw.
+fn late_pipe(end_at: usize, error: bool, fail_at: Option<usize>) -> (String, Vec<u8>, Vec<String>) {
+    let mut api = Fixture::host();
+    let seen = Shared::default();
+    let source = LateSource {
+        pulls: 0,
+        end_at,
+        error,
+    };
+    let sink = LateSink {
+        seen: seen.clone(),
+        writes: 0,
+        fail_at,
+    };
+    let rs = ReadableStream::from_byte_source(source, 0.0, Some(8), api.context()).unwrap();
+    let ws = WritableStream::from_byte_sink(sink, 4.0, api.context()).unwrap();
+    api.set("rs", rs.to_value());
+    api.set("ws", ws.to_value());
+    api.run([
+        TestAction::run(
+            "rs.pipeTo(ws).then(() => log.push('fulfilled'), e => log.push('rejected: ' + e.message));",
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_no_failures(),
+    ]);
+    let outcome = crate::support::eval_string(
+        api.context(),
+        "log.join('|') + ' ' + rs.locked + ' ' + ws.locked",
+    );
+    let seen = seen.borrow();
+    (outcome, seen.bytes.clone(), seen.calls.clone())
+}
+
+#[test]
+fn a_native_pipe_whose_source_closes_or_errors_while_a_read_waits() {
+    // Pulls 1–3 fill 4 bytes each; pull 4 closes the stream while the native read waits: the
+    // read's close steps run (respond in the closed state), the destination closes.
+    let (outcome, bytes, calls) = late_pipe(4, false, None);
+    assert_eq!(outcome, "fulfilled false false");
+    assert_eq!(bytes, [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
+    assert_eq!(calls, ["close"]);
+    // Pull 3 errors the stream: the error propagates forward (the destination is aborted with
+    // it) and the pipe rejects with it.
+    let (outcome, bytes, calls) = late_pipe(3, true, None);
+    assert_eq!(outcome, "rejected: source failed false false");
+    assert_eq!(bytes, [1, 1, 1, 1, 2, 2, 2, 2]);
+    assert_eq!(calls, ["abort: TypeError: source failed"]);
+}
+
+#[test]
+fn a_native_pipe_whose_sink_fails_cancels_the_source() {
+    // The second write fails: the error propagates backward (the source is cancelled with it;
+    // the `LateSource` ignores cancel) and the pipe rejects with it. No byte is lost or doubled.
+    let (outcome, bytes, calls) = late_pipe(100, false, Some(2));
+    assert_eq!(outcome, "rejected: sink failed false false");
+    assert_eq!(bytes, [1, 1, 1, 1, 2, 2, 2, 2]);
+    assert!(calls.is_empty(), "{calls:?}");
+}
