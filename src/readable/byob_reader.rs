@@ -91,33 +91,27 @@ impl ReadIntoRequest {
         }
     }
 
-    /// The chunk steps given a filled pull-into descriptor's chunk: a view, or a native read's
-    /// Rust bytes (a `Uint8Array` holding them for a request that is not native).
-    pub(crate) fn filled_chunk_steps(self, chunk: FilledChunk, ctx: &mut Cx) -> JsResult<()> {
-        match (self, chunk) {
-            (request, FilledChunk::View(view)) => request.chunk_steps(view.into(), ctx),
+    /// The chunk steps (or, when `done`, the close steps) given a filled pull-into descriptor's
+    /// chunk: a view, or a native read's Rust bytes (a `Uint8Array` holding them for a request
+    /// that is not native).
+    pub(crate) fn filled_steps(self, chunk: FilledChunk, done: bool, ctx: &mut Cx) -> JsResult<()> {
+        let (request, chunk) = match (self, chunk) {
             (ReadIntoRequest::Steps(steps), FilledChunk::Bytes(bytes)) => {
-                steps.bytes_chunk_steps(bytes, ctx)
+                return if done {
+                    steps.bytes_close_steps(bytes, ctx)
+                } else {
+                    steps.bytes_chunk_steps(bytes, ctx)
+                };
             }
+            (request, FilledChunk::View(view)) => (request, Value::from(view)),
             (request, FilledChunk::Bytes(bytes)) => {
-                let chunk = engine::new_uint8_array(bytes.as_slice(), ctx)?;
-                request.chunk_steps(chunk, ctx)
+                (request, engine::new_uint8_array(bytes.as_slice(), ctx)?)
             }
-        }
-    }
-
-    /// The close steps given a filled pull-into descriptor's chunk (see
-    /// [`ReadIntoRequest::filled_chunk_steps`]).
-    pub(crate) fn filled_close_steps(self, chunk: FilledChunk, ctx: &mut Cx) -> JsResult<()> {
-        match (self, chunk) {
-            (request, FilledChunk::View(view)) => request.close_steps(view.into(), ctx),
-            (ReadIntoRequest::Steps(steps), FilledChunk::Bytes(bytes)) => {
-                steps.bytes_close_steps(bytes, ctx)
-            }
-            (request, FilledChunk::Bytes(bytes)) => {
-                let chunk = engine::new_uint8_array(bytes.as_slice(), ctx)?;
-                request.close_steps(chunk, ctx)
-            }
+        };
+        if done {
+            request.close_steps(chunk, ctx)
+        } else {
+            request.chunk_steps(chunk, ctx)
         }
     }
 
@@ -489,12 +483,8 @@ pub(crate) fn readable_stream_fulfill_read_into_request(
         return Ok(());
     };
     // 6. If done is true, perform readIntoRequest's close steps, given chunk.
-    if done {
-        read_into_request.filled_close_steps(chunk, ctx)
-    } else {
-        // 7. Otherwise, perform readIntoRequest's chunk steps, given chunk.
-        read_into_request.filled_chunk_steps(chunk, ctx)
-    }
+    // 7. Otherwise, perform readIntoRequest's chunk steps, given chunk.
+    read_into_request.filled_steps(chunk, done, ctx)
 }
 
 /// <https://streams.spec.whatwg.org/#readable-stream-get-num-read-into-requests>

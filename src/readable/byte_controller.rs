@@ -1542,7 +1542,7 @@ fn pull_into_with_descriptor(
         };
         // 15.2. Perform readIntoRequest's close steps, given emptyView.
         // 15.3. Return.
-        return read_into_request.filled_close_steps(empty_view, ctx);
+        return read_into_request.filled_steps(empty_view, true, ctx);
     }
     // 16. If controller.[[queueTotalSize]] > 0,
     if queue_total_size(controller) > 0 {
@@ -1560,7 +1560,7 @@ fn pull_into_with_descriptor(
             readable_byte_stream_controller_handle_queue_drain(controller, ctx)?;
             // 16.1.3. Perform readIntoRequest's chunk steps, given filledView.
             // 16.1.4. Return.
-            return read_into_request.filled_chunk_steps(filled_view, ctx);
+            return read_into_request.filled_steps(filled_view, false, ctx);
         }
         // 16.2. If controller.[[closeRequested]] is true,
         if close_requested(controller) {
