@@ -362,3 +362,37 @@ impl Chunk {
         }
     }
 }
+
+traced_without_drop! {
+/// A chunk a writable stream's sink is given: a JS value, or Rust bytes that no script sees
+/// (see [`Chunk`]), shared with the writable queue's entry until the write completes.
+#[derive(Debug, Clone)]
+pub(crate) enum SinkChunk {
+    /// A JS value.
+    Value(engine::Value),
+    /// Rust bytes.
+    Bytes(#[unsafe_ignore_trace] std::rc::Rc<NativeBytes>),
+}
+}
+
+impl SinkChunk {
+    /// The chunk as a JS value: bytes become a new `Uint8Array` holding them.
+    pub(crate) fn into_value(self, ctx: &mut Cx) -> JsResult<engine::Value> {
+        match self {
+            SinkChunk::Value(value) => Ok(value),
+            SinkChunk::Bytes(bytes) => engine::new_uint8_array(bytes.as_slice(), ctx),
+        }
+    }
+
+    /// The chunk as a [`Chunk`] of its own (the bytes are copied while the writable queue's
+    /// entry still shares them).
+    pub(crate) fn into_chunk(self) -> Chunk {
+        match self {
+            SinkChunk::Value(value) => Chunk::Value(value),
+            SinkChunk::Bytes(bytes) => Chunk::Bytes(
+                std::rc::Rc::try_unwrap(bytes)
+                    .unwrap_or_else(|bytes| NativeBytes::from_vec(bytes.as_slice().to_vec())),
+            ),
+        }
+    }
+}

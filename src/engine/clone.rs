@@ -363,6 +363,17 @@ impl std::fmt::Debug for ByteBlock {
 }
 
 impl ByteBlock {
+    /// The bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The bytes, as a vector of their own (a copy: the block's memory is aligned for the
+    /// engine's buffers).
+    pub fn into_vec(self) -> Vec<u8> {
+        self.0.to_vec()
+    }
+
     /// A copy of `bytes`.
     pub fn copy_of(bytes: &[u8]) -> Self {
         Self(AlignedVec::from_slice(0, bytes))

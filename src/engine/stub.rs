@@ -482,6 +482,12 @@ pub mod clone {
         pub fn copy_of(bytes: &[u8]) -> Self {
             unimplemented!()
         }
+        pub fn as_slice(&self) -> &[u8] {
+            unimplemented!()
+        }
+        pub fn into_vec(self) -> Vec<u8> {
+            unimplemented!()
+        }
     }
     pub fn copy_buffer_bytes(buffer: &JsArrayBuffer) -> Option<ByteBlock> {
         unimplemented!()

@@ -15,7 +15,7 @@ use std::{
 };
 
 use crate::engine::clone::{self, ByteBlock, ObjectKind, Primitive, ViewedBuffer};
-use crate::engine::{Cx, JsError, JsResult, JsString, Object, Value, ViewKind};
+use crate::engine::{Cx, JsError, JsResult, JsString, Object, TypedArrayKind, Value, ViewKind};
 
 use super::{data_clone_error, message_port, port::PortCore};
 
@@ -789,13 +789,58 @@ pub(crate) fn serialize_cross_realm_message(
         ..Serializer::default()
     };
     let value = serializer.serialize(value, ctx)?;
-    Ok(Record::Object(vec![
+    Ok(cross_realm_message_record(kind, value))
+}
+
+/// The record of PackAndPostMessage's message, given the record of its `value`.
+fn cross_realm_message_record(kind: &str, value: Record) -> Record {
+    Record::Object(vec![
         (
             "type".encode_utf16().collect(),
             Record::String(kind.encode_utf16().collect()),
         ),
         ("value".encode_utf16().collect(), value),
-    ]))
+    ])
+}
+
+/// [`serialize_cross_realm_message`] for a `value` that is a `Uint8Array` over the whole of an
+/// `ArrayBuffer` holding `bytes`, with no JS object made: the record its serialization would be
+/// (13.3's buffer record holding 12.2's copy of the bytes, inside 13.4-5's view record). Its
+/// serialization runs no script and cannot throw.
+pub(crate) fn serialize_cross_realm_bytes_message(kind: &str, bytes: &[u8]) -> Record {
+    let value = Record::View {
+        kind: ViewKind::Typed(TypedArrayKind::Uint8),
+        buffer: Box::new(Record::ArrayBuffer(ByteBlock::copy_of(bytes))),
+        byte_offset: 0,
+        length: bytes.len() as u64,
+    };
+    cross_realm_message_record(kind, value)
+}
+
+/// The bytes of `record` if it is the serialization of a `Uint8Array` over the whole of an
+/// `ArrayBuffer` (what [`serialize_cross_realm_bytes_message`] makes, or a script's such chunk):
+/// its deserialization would make just those two objects, holding just those bytes, and run no
+/// script. Any other record comes back as it was.
+pub(crate) fn whole_uint8_array_bytes(record: Record) -> Result<Vec<u8>, Record> {
+    match record {
+        Record::View {
+            kind: ViewKind::Typed(TypedArrayKind::Uint8),
+            buffer,
+            byte_offset: 0,
+            length,
+        } => match *buffer {
+            Record::ArrayBuffer(block) if block.as_slice().len() as u64 == length => {
+                Ok(block.into_vec())
+            }
+            buffer => Err(Record::View {
+                kind: ViewKind::Typed(TypedArrayKind::Uint8),
+                buffer: Box::new(buffer),
+                byte_offset: 0,
+                length,
+            }),
+        },
+        record => Err(record),
+    }
 }
 
 /// <https://html.spec.whatwg.org/multipage/structured-data.html#structureddeserializewithtransfer>

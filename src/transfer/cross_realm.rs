@@ -18,7 +18,9 @@ use crate::engine::internal_promise::InternalPromise;
 use crate::engine::{
     self, upon_settlement, webidl, Cx, JsResult, Object, PromiseResult, Slot, Value,
 };
+use crate::queue::{Chunk, NativeBytes, SinkChunk};
 use crate::writable::stream::WritableSlots;
+use std::rc::Rc;
 
 use crate::html::{
     data_clone_error,
@@ -168,12 +170,17 @@ pub(crate) fn pack_and_post_message(
     //    data properties, so its serialization is the record built here around the
     //    serialization of value (which is where script can run, and errors come from).
     let serialized = serialize::serialize_cross_realm_message(kind, value, ctx)?;
+    post_message_record(port, serialized, ctx);
+    Ok(())
+}
+
+/// PackAndPostMessage's steps after serializing the message.
+fn post_message_record(port: &Object, serialized: Record, ctx: &mut Cx) {
     // 4. Let targetPort be the port with which port is entangled, if any; otherwise null.
     //    (The remaining post message steps: with a null targetPort, return.)
     if let Some(target) = message_port::entangled_core(port) {
         message_port::post_serialized(&target, SerializedWithTransfer::plain(serialized), ctx);
     }
-    Ok(())
 }
 
 /// <https://streams.spec.whatwg.org/#abstract-opdef-packandpostmessagehandlingerror>
@@ -197,10 +204,34 @@ pub(crate) fn pack_and_post_message_handling_error(
     }
 }
 
+/// PackAndPostMessageHandlingError(port, "chunk", chunk) for a chunk the writable side's sink
+/// was given. Rust bytes are serialized as the `Uint8Array` holding them would be, with no JS
+/// object made: that serialization runs no script and cannot fail.
+fn pack_and_post_chunk_handling_error(
+    port: &Object,
+    chunk: &SinkChunk,
+    ctx: &mut Cx,
+) -> JsResult<Result<(), Value>> {
+    match chunk {
+        SinkChunk::Value(chunk) => pack_and_post_message_handling_error(port, "chunk", chunk, ctx),
+        SinkChunk::Bytes(bytes) => {
+            let serialized =
+                serialize::serialize_cross_realm_bytes_message("chunk", bytes.as_slice());
+            post_message_record(port, serialized, ctx);
+            Ok(Ok(()))
+        }
+    }
+}
+
 /// The `type` and the deserialized `value` of a message a cross-realm transform received, or
 /// `None` when the data is not an object with a string `type` (data from an untrusted realm:
 /// the spec asserts, and encourages handling the failure).
-fn unpack(message: SerializedWithTransfer, ctx: &mut Cx) -> JsResult<Option<(String, Value)>> {
+///
+/// A `chunk` whose value is a `Uint8Array` over the whole of its buffer comes as Rust bytes
+/// ([`Chunk::Bytes`]): a reader that takes bytes gets them with no JS object, and any other
+/// gets the `Uint8Array` deserialization would have made, made when it reads (deserializing
+/// it runs no script, so nothing else can tell).
+fn unpack(message: SerializedWithTransfer, ctx: &mut Cx) -> JsResult<Option<(String, Chunk)>> {
     // 1. Let data be the data of the message.
     // 2. Assert: data is an Object.
     // 3. Let type be ! Get(data, "type").
@@ -230,8 +261,12 @@ fn unpack(message: SerializedWithTransfer, ctx: &mut Cx) -> JsResult<Option<(Str
     };
     // The message object is object record 0; its value's records follow.
     let value = match value {
-        Some(record) => serialize::structured_deserialize_after(record, 1, ctx)?,
-        None => Value::undefined(),
+        Some(record) if kind == "chunk" => match serialize::whole_uint8_array_bytes(record) {
+            Ok(bytes) => Chunk::Bytes(NativeBytes::from_vec(bytes)),
+            Err(record) => Chunk::Value(serialize::structured_deserialize_after(record, 1, ctx)?),
+        },
+        Some(record) => Chunk::Value(serialize::structured_deserialize_after(record, 1, ctx)?),
+        None => Chunk::Value(Value::undefined()),
     };
     Ok(Some((kind, value)))
 }
@@ -249,16 +284,20 @@ fn handle_message(
         Err(error) if error.is_uncatchable() => return Err(error),
         Err(_) => return handle_message_error(handler, port, ctx),
     };
-    let Some((kind, value)) = unpacked else {
+    let Some((kind, chunk)) = unpacked else {
         return Ok(());
     };
+    if let (Side::Readable(controller), "chunk") = (handler, kind.as_str()) {
+        // 6. If type is "chunk",
+        // 6.1. Perform ! ReadableStreamDefaultControllerEnqueue(controller, value).
+        return rs_controller::readable_stream_default_controller_enqueue_chunk(
+            controller, chunk, ctx,
+        );
+    }
+    // Only a "chunk" message's value can be Rust bytes.
+    let value = chunk.into_value(ctx)?;
     match handler {
         Side::Readable(controller) => match kind.as_str() {
-            // 6. If type is "chunk",
-            // 6.1. Perform ! ReadableStreamDefaultControllerEnqueue(controller, value).
-            "chunk" => {
-                rs_controller::readable_stream_default_controller_enqueue(controller, value, ctx)
-            }
             // 7. Otherwise, if type is "close",
             "close" => {
                 // 7.1. Perform ! ReadableStreamDefaultControllerClose(controller).
@@ -466,7 +505,22 @@ pub(crate) fn set_up_cross_realm_transform_writable(
 
 impl NativeUnderlyingSink for CrossRealmSink {
     fn write(this: &Object<Self>, chunk: Value, _: Value, ctx: &mut Cx) -> JsResult<PromiseResult> {
-        cross_realm_write(this, chunk, ctx)
+        cross_realm_write(this, SinkChunk::Value(chunk), ctx)
+    }
+
+    /// Rust bytes go to the other side as the `Uint8Array` holding them would (see
+    /// [`pack_and_post_chunk_handling_error`]).
+    fn takes_bytes(_: &Object<Self>) -> bool {
+        true
+    }
+
+    fn write_bytes(
+        this: &Object<Self>,
+        bytes: Rc<NativeBytes>,
+        _: Value,
+        ctx: &mut Cx,
+    ) -> JsResult<PromiseResult> {
+        cross_realm_write(this, SinkChunk::Bytes(bytes), ctx)
     }
 
     fn close(this: &Object<Self>, ctx: &mut Cx) -> JsResult<PromiseResult> {
@@ -483,7 +537,7 @@ impl NativeUnderlyingSink for CrossRealmSink {
 /// SetUpCrossRealmTransformWritable's writeAlgorithm.
 fn cross_realm_write(
     sink: &Object<CrossRealmSink>,
-    chunk: Value,
+    chunk: SinkChunk,
     ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
     // 8.1. If backpressurePromise is undefined, set backpressurePromise to a promise resolved
@@ -509,7 +563,7 @@ fn cross_realm_write(
                 sink.data().port.clone()
             };
             // 8.2.2. Let result be PackAndPostMessageHandlingError(port, "chunk", chunk).
-            match pack_and_post_message_handling_error(&port, "chunk", chunk, ctx)? {
+            match pack_and_post_chunk_handling_error(&port, chunk, ctx)? {
                 // 8.2.3. If result is an abrupt completion,
                 Err(error) => {
                     // 8.2.3.1. Disentangle port.

@@ -4,7 +4,7 @@
 //! <https://streams.spec.whatwg.org/#ts-default-controller-class>
 
 use crate::engine::{Cx, JsResult, Object, Slot, Value};
-use crate::queue::{Chunk, NativeBytes};
+use crate::queue::{Chunk, NativeBytes, SinkChunk};
 use crate::writable::stream::WritableSlots;
 use std::rc::Rc;
 
@@ -88,40 +88,6 @@ impl Transformer {
             transform,
             writable_type,
         })
-    }
-}
-
-traced_without_drop! {
-/// A chunk written to a transform stream's writable side: a JS value, or Rust bytes that no
-/// script sees (see [`Chunk`]), shared with the writable queue's entry until the write completes.
-#[derive(Debug, Clone)]
-pub(crate) enum SinkChunk {
-    /// A JS value.
-    Value(Value),
-    /// Rust bytes.
-    Bytes(#[unsafe_ignore_trace] Rc<NativeBytes>),
-}
-}
-
-impl SinkChunk {
-    /// The chunk as a JS value: bytes become a new `Uint8Array` holding them.
-    fn into_value(self, ctx: &mut Cx) -> JsResult<Value> {
-        match self {
-            SinkChunk::Value(value) => Ok(value),
-            SinkChunk::Bytes(bytes) => engine::new_uint8_array(bytes.as_slice(), ctx),
-        }
-    }
-
-    /// The chunk as a [`Chunk`] of its own (the bytes are copied while the writable queue's
-    /// entry still shares them).
-    fn into_chunk(self) -> Chunk {
-        match self {
-            SinkChunk::Value(value) => Chunk::Value(value),
-            SinkChunk::Bytes(bytes) => Chunk::Bytes(
-                Rc::try_unwrap(bytes)
-                    .unwrap_or_else(|bytes| NativeBytes::from_vec(bytes.as_slice().to_vec())),
-            ),
-        }
     }
 }
 

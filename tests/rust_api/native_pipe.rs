@@ -740,3 +740,100 @@ fn a_native_pipe_whose_sink_fails_cancels_the_source() {
     assert_eq!(bytes, [1, 1, 1, 1, 2, 2, 2, 2]);
     assert!(calls.is_empty(), "{calls:?}");
 }
+
+/// Pipes `total` bytes in `chunk`-byte reads from a Rust byte source to a Rust byte sink, with
+/// one end transferred by script (`structuredClone` with transfer): the transferred end's port
+/// carries the chunks. Returns the JS objects the library made while the bytes moved, and
+/// checks them.
+fn transferred_pipe(total: usize, chunk: usize, transfer: &str) -> u64 {
+    let mut api = Fixture::host();
+    let seen = Shared::default();
+    let ctx = api.context();
+    let rs = ReadableStream::from_byte_source(source(total, chunk, &seen), 0.0, Some(chunk), ctx)
+        .unwrap();
+    let ws = WritableStream::from_byte_sink(Sink(seen.clone()), 1.0, ctx).unwrap();
+    api.set("rs", rs.to_value());
+    api.set("ws", ws.to_value());
+    let script = match transfer {
+        "writable" => "var from = rs, to = structuredClone(ws, { transfer: [ws] });",
+        _ => "var from = structuredClone(rs, { transfer: [rs] }), to = ws;",
+    };
+    api.run([TestAction::run(format!(
+        "{script} var moved = structuredClone(new Uint8Array(0)); var done = 'pending';"
+    ))]);
+    let before = boa_streams::js_objects_created();
+    api.run([
+        TestAction::run(
+            "from.pipeTo(to).then(() => { done = 'fulfilled'; }, e => { done = 'rejected: ' + e; });",
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_string("done", "fulfilled"),
+        TestAction::assert_string("`${from.locked} ${to.locked}`", "false false"),
+    ]);
+    let made = boa_streams::js_objects_created() - before;
+    let seen = seen.borrow();
+    assert_eq!(seen.bytes.len(), total);
+    assert!(seen.bytes.iter().enumerate().all(|(i, b)| *b == byte(i)));
+    assert_eq!(seen.writes, total.div_ceil(chunk));
+    assert_eq!(seen.calls, ["close"]);
+    made
+}
+
+/// A transferred stream's port as a native end: Rust bytes cross it as the serialization of the
+/// `Uint8Array` holding them would, made without one, and arrive as Rust bytes for a reader that
+/// takes them.
+#[test]
+fn a_transferred_end_of_a_native_pipe_carries_rust_bytes() {
+    for transfer in ["writable", "readable"] {
+        let small = transferred_pipe(10 * 64, 64, transfer);
+        let large = transferred_pipe(300 * 64, 64, transfer);
+        eprintln!("transferred {transfer}: {small} JS objects for 10 chunks, {large} for 300");
+        if cfg!(feature = "engine-boa") {
+            assert_eq!(small, large, "objects made per chunk ({transfer} transferred)");
+        } else {
+            assert!(large > small);
+        }
+    }
+}
+
+/// Script reading a transferred stream of Rust bytes gets a `Uint8Array` per chunk, each over
+/// the whole of its own buffer, as deserialization would have made it; a script chunk that is a
+/// view on part of a buffer arrives as such.
+#[test]
+fn script_reads_rust_bytes_from_a_transferred_stream_as_uint8_arrays() {
+    let mut api = Fixture::host();
+    let seen = Shared::default();
+    let ctx = api.context();
+    let rs = ReadableStream::from_byte_source(source(12, 4, &seen), 0.0, Some(4), ctx).unwrap();
+    api.set("rs", rs.to_value());
+    api.run([
+        TestAction::run(
+            r#"
+        var moved = structuredClone(rs, { transfer: [rs] });
+        var got = [];
+        (async () => {
+            for await (const chunk of moved) {
+                got.push(`${chunk.constructor.name}:${chunk.byteOffset}:${chunk.buffer.byteLength}:${chunk.join(',')}`);
+            }
+            got.push('end');
+        })();
+        var partial = new TransformStream();
+        var other = structuredClone(partial.readable, { transfer: [partial.readable] });
+        var w = partial.writable.getWriter();
+        w.write(new Uint8Array([7, 8, 9]).subarray(1));
+        w.write(new Uint8Array([5, 6]));
+        var parts = [];
+        var r = other.getReader();
+        r.read().then(({ value }) => parts.push(`${value.byteOffset}:${value.buffer.byteLength}:${value.join(',')}`))
+            .then(() => r.read())
+            .then(({ value }) => parts.push(`${value.byteOffset}:${value.buffer.byteLength}:${value.join(',')}`));
+        "#,
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_string(
+            "got.join('|')",
+            "Uint8Array:0:4:0,1,2,3|Uint8Array:0:4:4,5,6,7|Uint8Array:0:4:8,9,10,11|end",
+        ),
+        TestAction::assert_string("parts.join('|')", "1:3:8,9|0:2:5,6"),
+    ]);
+}

@@ -592,6 +592,16 @@ impl std::fmt::Debug for ByteBlock {
 }
 
 impl ByteBlock {
+    /// The bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The bytes, as a vector of their own (no copy).
+    pub fn into_vec(self) -> Vec<u8> {
+        self.0
+    }
+
     /// A copy of `bytes`.
     pub fn copy_of(bytes: &[u8]) -> Self {
         Self(bytes.to_vec())
