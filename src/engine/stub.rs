@@ -872,6 +872,9 @@ impl JsString {
 pub fn current_realm(ctx: &Cx) -> Realm {
     unimplemented!()
 }
+pub fn in_realm<R>(ctx: &mut Cx, realm: &Realm, f: impl FnOnce(&mut Cx) -> R) -> R {
+    unimplemented!()
+}
 pub fn queue_task_in(
     ctx: &mut Cx,
     realm: Realm,

@@ -11,6 +11,14 @@ pub fn current_realm(ctx: &Cx) -> Realm {
     Realm(ctx.realm().clone())
 }
 
+/// Runs `f` with `realm` as the current realm, then makes the current realm what it was.
+pub fn in_realm<R>(ctx: &mut Cx, realm: &Realm, f: impl FnOnce(&mut Cx) -> R) -> R {
+    let previous = ctx.enter_realm(realm.0.clone());
+    let result = f(ctx);
+    ctx.enter_realm(previous);
+    result
+}
+
 /// Queues a task on the host's event loop that runs Rust code in `realm`. Values captured by the
 /// closure are GC roots until it runs.
 pub fn queue_task_in(

@@ -4,7 +4,7 @@
 
 use std::cell::Cell;
 
-use crate::engine::{Cx, JsResult, Object, Slot, Value};
+use crate::engine::{Cx, JsResult, Object, Realm, Slot, Value};
 
 use super::{
     stream::{
@@ -17,7 +17,7 @@ use super::{
 use crate::{
     engine,
     engine::webidl,
-    queue::{Chunk, QueueWithSizes},
+    queue::{Chunk, NativeBytes, QueueWithSizes},
     queuing_strategy::SizeAlgorithm,
 };
 
@@ -122,6 +122,10 @@ traced! {
         strategy_size_algorithm: Slot<Option<SizeAlgorithm>>,
         /// <https://streams.spec.whatwg.org/#readablestreamdefaultcontroller-stream>
         stream: Object<ReadableStream>,
+        /// AD-HOC: the realm the controller was made in, its stream's relevant realm. Rust
+        /// bytes in the queue become a `Uint8Array` of this realm when a reader that does not
+        /// take bytes gets them ([`bytes_chunk_value`]).
+        realm: Realm,
     }
 }
 
@@ -145,9 +149,31 @@ pub(crate) fn new_controller(
             strategy_hwm: Cell::new(1.0),
             strategy_size_algorithm: Slot::new(None),
             stream: stream.clone(),
+            realm: engine::current_realm(ctx),
         },
         ctx,
     )
+}
+
+/// A chunk of Rust bytes read from `stream`, as the `Uint8Array` holding them that script gets:
+/// made in the stream's relevant realm, whichever realm the read runs in. That is where the
+/// spec makes a cross-realm readable's chunks (it deserializes them in its port's realm), and
+/// where the chunks of a Rust source are made.
+pub(crate) fn bytes_chunk_value(
+    stream: &Object<ReadableStream>,
+    bytes: NativeBytes,
+    ctx: &mut Cx,
+) -> JsResult<Value> {
+    let realm = match stream.controller() {
+        Some(ControllerRef::Default(controller)) => Some(controller.borrow().data().realm.clone()),
+        _ => None,
+    };
+    match realm {
+        Some(realm) => engine::in_realm(ctx, &realm, |ctx| {
+            engine::new_uint8_array(bytes.as_slice(), ctx)
+        }),
+        None => engine::new_uint8_array(bytes.as_slice(), ctx),
+    }
 }
 
 fn stream_of(controller: &Controller) -> Object<ReadableStream> {
@@ -278,7 +304,7 @@ pub(crate) fn readable_stream_default_controller_pull_steps(
             readable_stream_default_controller_call_pull_if_needed(controller, ctx)?;
         }
         // 2.4. Perform readRequest's chunk steps, given chunk.
-        read_request.chunk_steps_for(chunk, ctx)
+        read_request.chunk_steps_for(chunk, &stream, ctx)
     } else {
         // 3. Otherwise,
         // 3.1. Perform ! ReadableStreamAddReadRequest(stream, readRequest).
@@ -472,7 +498,10 @@ pub(crate) fn readable_stream_default_controller_enqueue_chunk(
         let (chunk, result) = match (size_algorithm, chunk) {
             (None | Some(SizeAlgorithm::One), chunk) => (chunk, Ok(1.0)),
             (Some(algorithm), chunk) => {
-                let chunk = chunk.into_value(ctx)?;
+                let chunk = match chunk {
+                    Chunk::Bytes(bytes) => bytes_chunk_value(&stream, bytes, ctx)?,
+                    Chunk::Value(chunk) => chunk,
+                };
                 let result = algorithm.perform(&chunk, ctx);
                 (Chunk::Value(chunk), result)
             }

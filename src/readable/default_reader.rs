@@ -9,6 +9,7 @@ use crate::queue::{Chunk, NativeBytes};
 
 use super::{
     async_iterator::{self, ReadableStreamAsyncIterator},
+    default_controller::bytes_chunk_value,
     generic_reader::{
         define_generic_reader, readable_stream_reader_generic_initialize,
         readable_stream_reader_generic_release, GenericReader, GenericReaderSlots,
@@ -47,24 +48,39 @@ pub(crate) trait ReadRequestSteps: Trace + std::fmt::Debug {
     fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()>;
     /// The error steps, given `e`.
     fn error_steps(self: Box<Self>, e: Value, ctx: &mut Cx) -> JsResult<()>;
-    /// The chunk steps, given a chunk of Rust bytes (see [`Chunk`]). The default gives the
-    /// chunk steps a `Uint8Array` holding them.
-    fn bytes_chunk_steps(self: Box<Self>, bytes: NativeBytes, ctx: &mut Cx) -> JsResult<()> {
-        let chunk = Chunk::Bytes(bytes).into_value(ctx)?;
+    /// The chunk steps, given a chunk of Rust bytes (see [`Chunk`]) read from `stream`. The
+    /// default gives the chunk steps the `Uint8Array` holding them that script would get
+    /// ([`bytes_chunk_value`]).
+    fn bytes_chunk_steps(
+        self: Box<Self>,
+        bytes: NativeBytes,
+        stream: &Object<ReadableStream>,
+        ctx: &mut Cx,
+    ) -> JsResult<()> {
+        let chunk = bytes_chunk_value(stream, bytes, ctx)?;
         self.chunk_steps(chunk, ctx)
     }
 }
 
 impl ReadRequest {
-    /// The read request's chunk steps, given a [`Chunk`]: Rust bytes reach steps that take them
-    /// as they are, and any other request as a `Uint8Array` holding them.
-    pub(crate) fn chunk_steps_for(self, chunk: Chunk, ctx: &mut Cx) -> JsResult<()> {
+    /// The read request's chunk steps, given a [`Chunk`] read from `stream`: Rust bytes reach
+    /// steps that take them as they are, and any other request as the `Uint8Array` holding them
+    /// that script gets ([`bytes_chunk_value`]).
+    pub(crate) fn chunk_steps_for(
+        self,
+        chunk: Chunk,
+        stream: &Object<ReadableStream>,
+        ctx: &mut Cx,
+    ) -> JsResult<()> {
         match (self, chunk) {
-            (ReadRequest::Steps(steps), Chunk::Bytes(bytes)) => steps.bytes_chunk_steps(bytes, ctx),
-            (request, chunk) => {
-                let chunk = chunk.into_value(ctx)?;
+            (ReadRequest::Steps(steps), Chunk::Bytes(bytes)) => {
+                steps.bytes_chunk_steps(bytes, stream, ctx)
+            }
+            (request, Chunk::Bytes(bytes)) => {
+                let chunk = bytes_chunk_value(stream, bytes, ctx)?;
                 request.chunk_steps(chunk, ctx)
             }
+            (request, Chunk::Value(chunk)) => request.chunk_steps(chunk, ctx),
         }
     }
 

@@ -694,10 +694,26 @@ impl ReadRequestSteps for PipeRead {
     fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
         chunk_steps(self.0, Chunk::Value(chunk), ctx)
     }
-    // Rust bytes go to the writer as they are: it makes them a `Uint8Array` unless the
-    // destination takes bytes.
-    fn bytes_chunk_steps(self: Box<Self>, bytes: NativeBytes, ctx: &mut Cx) -> JsResult<()> {
-        chunk_steps(self.0, Chunk::Bytes(bytes), ctx)
+    // Rust bytes go to a destination that takes them as they are; any other gets the
+    // `Uint8Array` holding them that script would read from the source.
+    fn bytes_chunk_steps(
+        self: Box<Self>,
+        bytes: NativeBytes,
+        source: &Object<ReadableStream>,
+        ctx: &mut Cx,
+    ) -> JsResult<()> {
+        let dest = self.0.borrow().data().dest.clone();
+        let takes_bytes = dest
+            .controller()
+            .is_some_and(|c| writable_default_controller::takes_native_bytes(&c));
+        let chunk = if takes_bytes {
+            Chunk::Bytes(bytes)
+        } else {
+            Chunk::Value(super::default_controller::bytes_chunk_value(
+                source, bytes, ctx,
+            )?)
+        };
+        chunk_steps(self.0, chunk, ctx)
     }
     fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
         close_steps(&self.0, ctx)

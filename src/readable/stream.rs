@@ -610,7 +610,7 @@ pub(crate) fn readable_stream_fulfill_read_request(
         read_request.close_steps(ctx)
     } else {
         // 7. Otherwise, perform readRequest's chunk steps, given chunk.
-        read_request.chunk_steps_for(chunk, ctx)
+        read_request.chunk_steps_for(chunk, stream, ctx)
     }
 }
 

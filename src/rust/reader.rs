@@ -50,7 +50,12 @@ impl<F: FnOnce(ReadOutcome, &mut Cx) + 'static> ReadRequestSteps for RustReadReq
         (self.0)(ReadOutcome::Chunk(Chunk::Value(chunk)), ctx);
         Ok(())
     }
-    fn bytes_chunk_steps(self: Box<Self>, bytes: NativeBytes, ctx: &mut Cx) -> JsResult<()> {
+    fn bytes_chunk_steps(
+        self: Box<Self>,
+        bytes: NativeBytes,
+        _: &Object<crate::readable::ReadableStream>,
+        ctx: &mut Cx,
+    ) -> JsResult<()> {
         (self.0)(ReadOutcome::Chunk(Chunk::Bytes(bytes)), ctx);
         Ok(())
     }

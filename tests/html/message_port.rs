@@ -243,3 +243,48 @@ fn a_stream_posted_to_a_port_nobody_starts_does_not_keep_the_loop_waiting() {
         "#,
     );
 }
+
+/// A transferred stream's whole-buffer `Uint8Array` chunks, which it holds as Rust bytes, become
+/// `Uint8Array`s of the stream's realm, where the spec deserializes them (the port's realm),
+/// whichever realm's `read` takes them.
+#[test]
+fn bytes_chunks_belong_to_the_realm_of_their_stream() {
+    let mut fixture = Fixture::host().with(PRELUDE);
+    fixture.run([TestAction::inspect_host(|host, ctx| {
+        let other = host.new_realm_global(ctx).expect("a second realm");
+        set_global(ctx, "other", other);
+    })]);
+    fixture.run([
+        TestAction::run(
+            r#"
+        var read = ReadableStreamDefaultReader.prototype.read;
+        var rs = new ReadableStream({ start(c) { c.enqueue(new Uint8Array([1, 2])); c.close(); } });
+        var reader = other.ReadableStream.prototype.getReader.call(other.structuredClone(rs, { transfer: [rs] }));
+        var rs2 = new ReadableStream({ start(c) { globalThis.c2 = c; } });
+        var reader2 = other.ReadableStream.prototype.getReader.call(other.structuredClone(rs2, { transfer: [rs2] }));
+        var seen = [];
+        // A read that pulled a chunk and was released before it came: the chunk waits in
+        // the queue.
+        var rs3 = new ReadableStream({ start(c) { c.enqueue(new Uint8Array([4, 5, 6])); } });
+        var moved3 = other.structuredClone(rs3, { transfer: [rs3] });
+        var reader3 = other.ReadableStream.prototype.getReader.call(moved3);
+        "#,
+        ),
+        TestAction::run_to_idle(),
+        TestAction::run("reader3.read().catch(() => {}); reader3.releaseLock();"),
+        TestAction::run_to_idle(),
+        // From a script of this realm, this realm's read() of the other realm's streams: chunks
+        // a waiting read gets (in the port's task), and one that waited in the queue.
+        TestAction::run(
+            r#"
+        var describe = v => `${v instanceof Uint8Array ? 'this' : v instanceof other.Uint8Array ? 'other' : '?'}:${v.buffer instanceof other.ArrayBuffer ? 'other' : 'this'}:${v}`;
+        read.call(reader).then(r => seen.push(describe(r.value)));
+        read.call(reader2).then(r => seen.push(describe(r.value)));
+        c2.enqueue(new Uint8Array([3]));
+        read.call(ReadableStream.prototype.getReader.call(moved3)).then(r => seen.push(describe(r.value)));
+        "#,
+        ),
+        TestAction::run_to_idle(),
+        TestAction::assert_string("seen.join(' ')", "other:other:4,5,6 other:other:1,2 other:other:3"),
+    ]);
+}

@@ -789,7 +789,10 @@ fn a_transferred_end_of_a_native_pipe_carries_rust_bytes() {
         let large = transferred_pipe(300 * 64, 64, transfer);
         eprintln!("transferred {transfer}: {small} JS objects for 10 chunks, {large} for 300");
         if cfg!(feature = "engine-boa") {
-            assert_eq!(small, large, "objects made per chunk ({transfer} transferred)");
+            assert_eq!(
+                small, large,
+                "objects made per chunk ({transfer} transferred)"
+            );
         } else {
             assert!(large > small);
         }

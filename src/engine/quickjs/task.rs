@@ -10,6 +10,14 @@ pub fn current_realm(ctx: &Cx) -> Realm {
     Realm::of(ctx.raw())
 }
 
+/// Runs `f` with `realm` as the current realm, then makes the current realm what it was.
+pub fn in_realm<R>(ctx: &mut Cx, realm: &Realm, f: impl FnOnce(&mut Cx) -> R) -> R {
+    if realm.0 == ctx.raw() {
+        return f(ctx);
+    }
+    ctx.in_realm(realm.0, f)
+}
+
 /// Queues a task on the host's event loop that runs Rust code in `realm`. Values captured by
 /// the closure are roots until it runs.
 pub fn queue_task_in(
