@@ -89,12 +89,13 @@ impl<T: Trace + 'static> QueueWithSizes<T> {
         Ok(())
     }
 
-    /// <https://streams.spec.whatwg.org/#peek-queue-value>
-    pub(crate) fn peek_queue_value(&self) -> Option<&T> {
+    /// <https://streams.spec.whatwg.org/#peek-queue-value>, for a caller that may take the
+    /// value out (leaving what it puts in its place; the entry's size is unchanged).
+    pub(crate) fn peek_queue_value(&mut self) -> Option<&mut T> {
         // 2. Assert: container.[[queue]] is not empty.
         // 3. Let valueWithSize be container.[[queue]][0].
         // 4. Return valueWithSize's value.
-        self.queue.front().map(|(value, _)| value)
+        self.queue.front_mut().map(|(value, _)| value)
     }
 
     /// <https://streams.spec.whatwg.org/#reset-queue>
@@ -180,7 +181,7 @@ mod tests {
             q.enqueue_value_with_size(i, 0.5, &mut ctx).unwrap();
         }
         assert_eq!(q.total_size(), 50.0);
-        assert_eq!(q.peek_queue_value(), Some(&0));
+        assert_eq!(q.peek_queue_value(), Some(&mut 0));
         for i in 0..100 {
             assert_eq!(q.dequeue_value(), Some(i));
         }
@@ -365,7 +366,7 @@ impl Chunk {
 
 traced_without_drop! {
 /// A chunk a writable stream's sink is given: a JS value, or Rust bytes that no script sees
-/// (see [`Chunk`]), shared with the writable queue's entry until the write completes.
+/// (see [`Chunk`]; the writable queue's entry gives them up when their write starts).
 #[derive(Debug, Clone)]
 pub(crate) enum SinkChunk {
     /// A JS value.
@@ -384,8 +385,8 @@ impl SinkChunk {
         }
     }
 
-    /// The chunk as a [`Chunk`] of its own (the bytes are copied while the writable queue's
-    /// entry still shares them).
+    /// The chunk as a [`Chunk`] of its own (the bytes are copied only if something else still
+    /// shares them).
     pub(crate) fn into_chunk(self) -> Chunk {
         match self {
             SinkChunk::Value(value) => Chunk::Value(value),

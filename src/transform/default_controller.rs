@@ -660,7 +660,14 @@ pub(crate) fn transform_stream_default_sink_write_algorithm(
         let result = InternalPromise::new();
         upon_settlement(
             PromiseResult::Internal(backpressure_change_promise),
-            (stream.clone(), controller, chunk, result.clone()),
+            // (The chunk is taken out when the transform runs, so that Rust bytes reach it
+            // unshared: see `SinkChunk::into_chunk`.)
+            (
+                stream.clone(),
+                controller,
+                Slot::new(Some(chunk)),
+                result.clone(),
+            ),
             |(stream, controller, chunk, result), _, ctx| {
                 // 3.3.1. Let writable be stream.[[writable]].
                 let Some(writable) = stream.writable() else {
@@ -675,11 +682,11 @@ pub(crate) fn transform_stream_default_sink_write_algorithm(
                 // 3.3.4. Assert: state is "writable".
                 // 3.3.5. Return ! TransformStreamDefaultControllerPerformTransform(controller,
                 //        chunk).
-                let promise = transform_stream_default_controller_perform_transform(
-                    controller,
-                    chunk.clone(),
-                    ctx,
-                )?;
+                let Some(chunk) = chunk.borrow_mut().take() else {
+                    return Ok(());
+                };
+                let promise =
+                    transform_stream_default_controller_perform_transform(controller, chunk, ctx)?;
                 resolve_with_result(result, promise, ctx)
             },
             |(.., result), r, ctx| {

@@ -46,6 +46,10 @@ traced_without_drop! {
         Bytes(#[unsafe_ignore_trace] Rc<NativeBytes>),
         /// The close sentinel.
         Close,
+        /// A chunk of Rust bytes whose write is in flight: the bytes went to the write
+        /// algorithm as they are (no copy), and nothing reads the entry's value again. Its size
+        /// counts until the write finishes and DequeueValue removes it.
+        Written,
     }
 }
 
@@ -551,32 +555,32 @@ pub(crate) fn writable_stream_default_controller_advance_queue_if_needed(
         return writable_stream_finish_erroring(&stream, ctx);
     }
     // 7. If controller.[[queue]] is empty, return.
-    // 8. Let value be ! PeekQueueValue(controller).
-    let value = controller
-        .borrow()
-        .data()
-        .queue
-        .borrow()
-        .peek_queue_value()
-        .cloned();
-    match &value {
+    // 8. Let value be ! PeekQueueValue(controller). (Rust bytes are taken out of the entry: see
+    //    `QueueEntry::Written`.)
+    let value = {
+        let c = controller.borrow();
+        let mut queue = c.data().queue.borrow_mut();
+        match queue.peek_queue_value() {
+            Some(entry @ QueueEntry::Bytes(_)) => {
+                Some(std::mem::replace(entry, QueueEntry::Written))
+            }
+            entry => entry.map(|entry| entry.clone()),
+        }
+    };
+    match value {
         None => Ok(()),
+        // Assert: a write in flight (step 3 returned) is the only entry made `Written`.
+        Some(QueueEntry::Written) => {
+            debug_assert!(false, "Assert: no write is in flight");
+            Ok(())
+        }
         // 9. If value is the close sentinel, perform !
         //    WritableStreamDefaultControllerProcessClose(controller).
         Some(QueueEntry::Close) => {
             writable_stream_default_controller_process_close(controller, ctx)
         }
         // 10. Otherwise, perform ! WritableStreamDefaultControllerProcessWrite(controller, value).
-        Some(QueueEntry::Chunk(chunk)) => writable_stream_default_controller_process_write(
-            controller,
-            QueueEntry::Chunk(chunk.clone()),
-            ctx,
-        ),
-        Some(QueueEntry::Bytes(bytes)) => writable_stream_default_controller_process_write(
-            controller,
-            QueueEntry::Bytes(bytes.clone()),
-            ctx,
-        ),
+        Some(value) => writable_stream_default_controller_process_write(controller, value, ctx),
     }
 }
 
@@ -756,7 +760,7 @@ pub(crate) fn writable_stream_default_controller_process_write(
             match chunk {
                 QueueEntry::Chunk(chunk) => algorithm.perform(chunk, controller, ctx)?,
                 QueueEntry::Bytes(bytes) => algorithm.perform_bytes(bytes, controller, ctx)?,
-                QueueEntry::Close => PromiseResult::undefined(),
+                QueueEntry::Close | QueueEntry::Written => PromiseResult::undefined(),
             }
         }
         None => PromiseResult::undefined(),

@@ -25,6 +25,9 @@ struct Seen {
     calls: Vec<String>,
     /// A read the source left waiting (see [`Source::stall_at`]).
     stalled: Option<Completer>,
+    /// Where the source's fills went, and where the sink's writes came from.
+    fill_addresses: Vec<usize>,
+    write_addresses: Vec<usize>,
 }
 
 type Shared = Rc<RefCell<Seen>>;
@@ -62,8 +65,10 @@ impl ByteSource for Source {
             return Ok(Completion::Ready);
         }
         let request = c.byob_request().expect("a read is waiting");
+        let seen = self.seen.clone();
         let filled = request
             .fill(|buf| {
+                seen.borrow_mut().fill_addresses.push(buf.as_ptr() as usize);
                 for (i, b) in buf[..n].iter_mut().enumerate() {
                     *b = byte(start + i);
                 }
@@ -112,6 +117,7 @@ impl ByteSink for Sink {
         let mut seen = self.0.borrow_mut();
         seen.bytes.extend_from_slice(bytes);
         seen.writes += 1;
+        seen.write_addresses.push(bytes.as_ptr() as usize);
         Ok(Completion::Ready)
     }
 
@@ -596,6 +602,16 @@ fn native_transform_output_is_a_uint8_array_for_script() {
     let seen = seen.borrow();
     assert_eq!(seen.bytes.len(), 100);
     assert!(seen.bytes.iter().enumerate().all(|(i, b)| *b == byte(i)));
+    // Each chunk reaches the sink in the buffer the source filled: the identity transform
+    // passes it on without a copy (the pipe's buffers all stay alive while it runs, so a copy
+    // could not land at one of their addresses).
+    assert_eq!(seen.write_addresses.len(), 10);
+    assert!(
+        seen.write_addresses
+            .iter()
+            .all(|a| seen.fill_addresses.contains(a)),
+        "a chunk was copied on the way"
+    );
 }
 
 /// A byte source whose pulls answer later, from a task: pull `end_at` closes the stream (or
