@@ -280,21 +280,18 @@ pub(crate) fn readable_stream_default_controller_pull_steps(
     // 1. Let stream be this.[[stream]].
     let stream = stream_of(controller);
     // 2. If this.[[queue]] is not empty,
-    let chunk = {
+    // (The dequeue and step 2.2's test read the slots in one borrow: nothing runs between.)
+    let (chunk, close_now) = {
         let data = controller.borrow();
-        let mut queue = data.data().queue.borrow_mut();
+        let c = data.data();
+        let mut queue = c.queue.borrow_mut();
         // 2.1. Let chunk be ! DequeueValue(this).
-        queue.dequeue_value()
+        let chunk = queue.dequeue_value();
+        (chunk, c.close_requested.get() && queue.is_empty())
     };
     if let Some(chunk) = chunk {
         // 2.2. If this.[[closeRequested]] is true and this.[[queue]] is empty,
-        let (close_requested, empty) = {
-            let data = controller.borrow();
-            let c = data.data();
-            let empty = c.queue.borrow().is_empty();
-            (c.close_requested.get(), empty)
-        };
-        if close_requested && empty {
+        if close_now {
             // 2.2.1. Perform ! ReadableStreamDefaultControllerClearAlgorithms(this).
             readable_stream_default_controller_clear_algorithms(controller);
             // 2.2.2. Perform ! ReadableStreamClose(stream).
@@ -324,15 +321,15 @@ pub(crate) fn readable_stream_default_controller_call_pull_if_needed(
     controller: &Controller,
     ctx: &mut Cx,
 ) -> JsResult<()> {
-    // 1. Let shouldPull be ! ReadableStreamDefaultControllerShouldCallPull(controller).
-    // 2. If shouldPull is false, return.
-    if !readable_stream_default_controller_should_call_pull(controller) {
-        return Ok(());
-    }
-    // 3. If controller.[[pulling]] is true,
     {
         let data = controller.borrow();
         let c = data.data();
+        // 1. Let shouldPull be ! ReadableStreamDefaultControllerShouldCallPull(controller).
+        // 2. If shouldPull is false, return.
+        if !should_call_pull(c) {
+            return Ok(());
+        }
+        // 3. If controller.[[pulling]] is true,
         if c.pulling.get() {
             // 3.1. Set controller.[[pullAgain]] to true.
             c.pull_again.set(true);
@@ -384,8 +381,12 @@ pub(crate) fn readable_stream_default_controller_call_pull_if_needed(
 /// Runs once or more per chunk, so the slots are read in place, each object borrowed once and
 /// no handle cloned (the abstract operations it calls are inlined as their steps).
 pub(crate) fn readable_stream_default_controller_should_call_pull(controller: &Controller) -> bool {
-    let data = controller.borrow();
-    let c = data.data();
+    should_call_pull(controller.borrow().data())
+}
+
+/// ReadableStreamDefaultControllerShouldCallPull, given the controller's slots (borrowed once
+/// by the caller).
+fn should_call_pull(c: &ReadableStreamDefaultController) -> bool {
     // 1. Let stream be controller.[[stream]].
     let stream = c.stream.borrow();
     let s = stream.data();

@@ -16,7 +16,8 @@ use super::{
     },
     readable_stream_controller_pull_steps,
     stream::{
-        is_readable_stream_locked, stream_argument, ReadableStream, StreamSlots, StreamState,
+        disturb, is_readable_stream_locked, stream_argument, ReadableStream, StreamSlots,
+        StreamState,
     },
     ReaderRef,
 };
@@ -273,24 +274,29 @@ pub(crate) fn readable_stream_default_reader_read(
 ) -> JsResult<()> {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
-    let Some(stream) = reader_stream(reader) else {
+    // 3. Set stream.[[disturbed]] to true. (Read in place, per chunk, with the state and the
+    //    controller.)
+    let Some((state, controller)) = reader.borrow().data().generic.with_stream(disturb) else {
         debug_assert!(false, "Assert: stream is not undefined");
         let e = engine::type_error("The reader is not attached to a stream", ctx);
         return read_request.error_steps(e, ctx);
     };
-    // 3. Set stream.[[disturbed]] to true.
-    stream.set_disturbed(true);
-    match stream.state() {
+    match state {
         // 4. If stream.[[state]] is "closed", perform readRequest's close steps.
         StreamState::Closed => read_request.close_steps(ctx),
         // 5. Otherwise, if stream.[[state]] is "errored", perform readRequest's error steps
         //    given stream.[[storedError]].
-        StreamState::Errored => read_request.error_steps(stream.stored_error(), ctx),
+        StreamState::Errored => {
+            let e = reader_stream(reader)
+                .map(|s| s.stored_error())
+                .unwrap_or_default();
+            read_request.error_steps(e, ctx)
+        }
         // 6. Otherwise,
         StreamState::Readable => {
             // 6.1. Assert: stream.[[state]] is "readable".
             // 6.2. Perform ! stream.[[controller]].[[PullSteps]](readRequest).
-            match stream.controller() {
+            match controller {
                 Some(controller) => {
                     readable_stream_controller_pull_steps(&controller, read_request, ctx)
                 }

@@ -37,6 +37,11 @@ impl GenericReaderSlots {
         self.stream.borrow().clone()
     }
 
+    /// Runs `f` on [[stream]], borrowed in place (`f` must not run script).
+    pub(crate) fn with_stream<R>(&self, f: impl FnOnce(&Object<ReadableStream>) -> R) -> Option<R> {
+        self.stream.borrow().as_ref().map(f)
+    }
+
     /// The [[closedPromise]] JS promise.
     pub(crate) fn closed_promise(&self) -> Option<crate::engine::JsPromise> {
         self.closed_promise

@@ -453,6 +453,20 @@ pub(crate) fn readable_stream_tee(
 }
 
 /// <https://streams.spec.whatwg.org/#readable-stream-add-read-request>
+/// Step "Set stream.[[disturbed]] to true" of the readers' reads, with what they read next in the
+/// same borrow: [[state]], and [[controller]] when the state is "readable".
+pub(super) fn disturb(stream: &Object<ReadableStream>) -> (StreamState, Option<ControllerRef>) {
+    let data = stream.borrow();
+    let s = data.data();
+    s.disturbed.set(true);
+    let state = s.state.get();
+    let controller = match state {
+        StreamState::Readable => s.controller.borrow().clone(),
+        _ => None,
+    };
+    (state, controller)
+}
+
 pub(crate) fn readable_stream_add_read_request(
     stream: &Object<ReadableStream>,
     read_request: ReadRequest,
