@@ -266,6 +266,31 @@ impl ByteSink for CopyByteSink {
     }
 }
 
+/// How a pipe's chunks reach the Rust sink.
+#[derive(Clone, Copy)]
+enum Route {
+    /// `source.pipeTo(sink)`.
+    Direct,
+    /// Through an identity `TransformStream`: `source.pipeTo(ts.writable)` and
+    /// `ts.readable.pipeTo(sink)`.
+    Identity,
+    /// `source.pipeTo(moved)`, where `moved` is the sink transferred with `structuredClone`: its
+    /// port carries each chunk to the pipe the transfer made from a cross-realm readable into
+    /// the sink.
+    Transferred,
+}
+
+/// A function of script.
+fn script_fn(host: &Host, ctx: &mut Context, source: &str) -> JsFunction {
+    let f = host
+        .eval_script(ctx, "route.js", source)
+        .expect("the script runs");
+    f.as_object()
+        .and_then(|o| JsFunction::from_object(o.clone()))
+        .expect("a function")
+}
+
+#[allow(clippy::too_many_arguments)]
 fn pipe_once(
     host: &Host,
     ctx: &mut Context,
@@ -273,6 +298,7 @@ fn pipe_once(
     out: &Rc<RefCell<Vec<u8>>>,
     copy: bool,
     byte_sink: bool,
+    route: Route,
 ) -> Duration {
     let start = Instant::now();
     let source = ReadableStream::from_byte_source(
@@ -308,11 +334,45 @@ fn pipe_once(
         )
     }
     .expect("a writable stream");
-    source
-        .pipe_to(&sink, ctx)
-        .wait(host, ctx)
-        .expect("the pipe settles")
-        .expect("the pipe succeeds");
+    let finish = |ticket: boa_streams::rust::Ticket<Result<(), StreamError>>, ctx: &mut Context| {
+        ticket
+            .wait(host, ctx)
+            .expect("the pipe settles")
+            .expect("the pipe succeeds");
+    };
+    match route {
+        Route::Direct => finish(source.pipe_to(&sink, ctx), ctx),
+        Route::Identity => {
+            let make = script_fn(
+                host,
+                ctx,
+                "() => { const ts = new TransformStream(); return [ts.readable, ts.writable]; }",
+            );
+            let ends = make
+                .call(&JsValue::undefined(), &[], ctx)
+                .expect("a transform");
+            let ends = ends.as_object().expect("an array").clone();
+            let readable = ends.get(0, ctx).expect("readable");
+            let writable = ends.get(1, ctx).expect("writable");
+            let readable = ReadableStream::from_value(&readable.into()).expect("a readable");
+            let writable = WritableStream::from_value(&writable.into()).expect("a writable");
+            let first = source.pipe_to(&writable, ctx);
+            let second = readable.pipe_to(&sink, ctx);
+            finish(first, ctx);
+            finish(second, ctx);
+        }
+        Route::Transferred => {
+            let transfer = script_fn(host, ctx, "(w) => structuredClone(w, { transfer: [w] })");
+            let moved = transfer
+                .call(&JsValue::undefined(), &[sink.to_value().into()], ctx)
+                .expect("the transfer");
+            let moved = WritableStream::from_value(&moved.into()).expect("a writable");
+            finish(source.pipe_to(&moved, ctx), ctx);
+            // The pipe from the cross-realm readable into the sink ends with the `close`
+            // message.
+            host.run_until(ctx, None, &mut |_| false);
+        }
+    }
     start.elapsed()
 }
 
@@ -668,19 +728,60 @@ fn main() {
         let mut best_two = Duration::MAX;
         let mut best_native = Duration::MAX;
         let mut best_native_bare = Duration::MAX;
+        let mut best_identity = Duration::MAX;
+        let mut best_transferred = Duration::MAX;
         for _ in 0..rounds {
             out.borrow_mut().fill(0);
-            best_pipe = best_pipe.min(pipe_once(&host, &mut ctx, &data, &out, true, false));
+            best_pipe = best_pipe.min(pipe_once(
+                &host,
+                &mut ctx,
+                &data,
+                &out,
+                true,
+                false,
+                Route::Direct,
+            ));
             assert!(out.borrow()[..] == data[..], "the pipe copies every byte");
-            best_bare = best_bare.min(pipe_once(&host, &mut ctx, &data, &out, false, false));
+            best_bare = best_bare.min(pipe_once(
+                &host,
+                &mut ctx,
+                &data,
+                &out,
+                false,
+                false,
+                Route::Direct,
+            ));
             out.borrow_mut().fill(0);
-            best_native = best_native.min(pipe_once(&host, &mut ctx, &data, &out, true, true));
+            best_native = best_native.min(pipe_once(
+                &host,
+                &mut ctx,
+                &data,
+                &out,
+                true,
+                true,
+                Route::Direct,
+            ));
             assert!(
                 out.borrow()[..] == data[..],
                 "the native pipe copies every byte"
             );
-            best_native_bare =
-                best_native_bare.min(pipe_once(&host, &mut ctx, &data, &out, false, true));
+            best_native_bare = best_native_bare.min(pipe_once(
+                &host,
+                &mut ctx,
+                &data,
+                &out,
+                false,
+                true,
+                Route::Direct,
+            ));
+            for (route, best) in [
+                (Route::Identity, &mut best_identity),
+                (Route::Transferred, &mut best_transferred),
+            ] {
+                out.borrow_mut().fill(0);
+                *best = (*best).min(pipe_once(&host, &mut ctx, &data, &out, true, true, route));
+                assert!(out.borrow()[..] == data[..], "the route copies every byte");
+            }
             best_memcpy = best_memcpy.min(memcpy_once(&data, &mut out.borrow_mut()));
             best_two = best_two.min(two_copies_once(&data, &mut out.borrow_mut()));
         }
@@ -718,6 +819,16 @@ fn main() {
             "| the native pipe, neither side touching the bytes | {:.2} | {:.2} |",
             gbps(total, best_native_bare),
             per_chunk(best_native_bare)
+        );
+        println!(
+            "| the native pipe through an identity `TransformStream` (two native pipes; each chunk passes on in the buffer the source filled) | {:.2} | {:.2} |",
+            gbps(total, best_identity),
+            per_chunk(best_identity)
+        );
+        println!(
+            "| the native pipe into a transferred `ByteSink` (its port carries each chunk as Rust bytes: one copy into the message, one out of it) | {:.2} | {:.2} |",
+            gbps(total, best_transferred),
+            per_chunk(best_transferred)
         );
         println!();
         println!("memcpy / pipeTo: {:.2}x", memcpy / pipe);

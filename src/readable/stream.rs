@@ -452,7 +452,6 @@ pub(crate) fn readable_stream_tee(
     tee::readable_stream_default_tee(stream, clone_for_branch2, ctx)
 }
 
-/// <https://streams.spec.whatwg.org/#readable-stream-add-read-request>
 /// Step "Set stream.[[disturbed]] to true" of the readers' reads, with what they read next in the
 /// same borrow: [[state]], and [[controller]] when the state is "readable".
 pub(super) fn disturb(stream: &Object<ReadableStream>) -> (StreamState, Option<ControllerRef>) {
@@ -467,6 +466,7 @@ pub(super) fn disturb(stream: &Object<ReadableStream>) -> (StreamState, Option<C
     (state, controller)
 }
 
+/// <https://streams.spec.whatwg.org/#readable-stream-add-read-request>
 pub(crate) fn readable_stream_add_read_request(
     stream: &Object<ReadableStream>,
     read_request: ReadRequest,
