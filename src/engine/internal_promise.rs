@@ -36,11 +36,48 @@ enum State {
     /// with a thenable that has not settled it yet).
     Pending {
         resolved: bool,
-        reactions: Vec<Box<dyn Reaction>>,
+        reactions: Reactions,
     },
     Fulfilled(Value),
     Rejected(Value),
 }
+}
+
+traced_without_drop! {
+/// A pending promise's reactions, in order. Most internal promises get one, which needs no
+/// list (no allocation besides the reaction's own).
+enum Reactions {
+    None,
+    One(Box<dyn Reaction>),
+    Many(Vec<Box<dyn Reaction>>),
+}
+}
+
+impl Reactions {
+    /// Appends `reaction`.
+    fn push(&mut self, reaction: Box<dyn Reaction>) {
+        *self = match std::mem::replace(self, Reactions::None) {
+            Reactions::None => Reactions::One(reaction),
+            Reactions::One(first) => Reactions::Many(vec![first, reaction]),
+            Reactions::Many(mut all) => {
+                all.push(reaction);
+                Reactions::Many(all)
+            }
+        };
+    }
+
+    /// Queues each reaction's job with `outcome`, in order.
+    fn trigger(self, outcome: Result<Value, Value>, ctx: &mut Context) {
+        match self {
+            Reactions::None => {}
+            Reactions::One(reaction) => queue_reaction(reaction, outcome, ctx),
+            Reactions::Many(all) => {
+                for reaction in all {
+                    queue_reaction(reaction, outcome.clone(), ctx);
+                }
+            }
+        }
+    }
 }
 
 /// A pending reaction, type-erased but traced.
@@ -95,7 +132,7 @@ impl InternalPromise {
     pub(crate) fn new() -> Self {
         Self(Gc::new(GcRefCell::new(State::Pending {
             resolved: false,
-            reactions: Vec::new(),
+            reactions: Reactions::None,
         })))
     }
 
@@ -134,11 +171,7 @@ impl InternalPromise {
         };
         let previous = std::mem::replace(&mut *self.0.borrow_mut(), settled);
         match previous {
-            State::Pending { reactions, .. } => {
-                for reaction in reactions {
-                    queue_reaction(reaction, outcome.clone(), ctx);
-                }
-            }
+            State::Pending { reactions, .. } => reactions.trigger(outcome, ctx),
             // Already settled: keep the first outcome.
             other => *self.0.borrow_mut() = other,
         }
