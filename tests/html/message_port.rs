@@ -25,6 +25,16 @@ fn port_test<'a>(script: &str) -> [TestAction<'a>; 4] {
     ]
 }
 
+/// A fresh host with [`PRELUDE`] and a second realm's global as `other`.
+fn fixture_with_a_second_realm() -> Fixture {
+    let mut fixture = Fixture::host().with(PRELUDE);
+    fixture.run([TestAction::inspect_host(|host, ctx| {
+        let other = host.new_realm_global(ctx).expect("a second realm");
+        set_global(ctx, "other", other);
+    })]);
+    fixture
+}
+
 /// Runs [`port_test`] in a fresh host with [`PRELUDE`].
 fn assert_port_test(script: &str) {
     Fixture::host().with(PRELUDE).run(port_test(script));
@@ -181,11 +191,7 @@ fn an_uncloneable_chunk_errors_both_sides_of_a_transferred_writable() {
 
 #[test]
 fn streams_transfer_into_a_second_realm() {
-    let mut fixture = Fixture::host().with(PRELUDE);
-    fixture.run([TestAction::inspect_host(|host, ctx| {
-        let other = host.new_realm_global(ctx).expect("a second realm");
-        set_global(ctx, "other", other);
-    })]);
+    let mut fixture = fixture_with_a_second_realm();
     fixture.run(port_test(
         r#"
         check(other.ReadableStream !== ReadableStream && other.MessageChannel !== MessageChannel, 'its own interfaces');
@@ -249,11 +255,7 @@ fn a_stream_posted_to_a_port_nobody_starts_does_not_keep_the_loop_waiting() {
 /// whichever realm's `read` takes them.
 #[test]
 fn bytes_chunks_belong_to_the_realm_of_their_stream() {
-    let mut fixture = Fixture::host().with(PRELUDE);
-    fixture.run([TestAction::inspect_host(|host, ctx| {
-        let other = host.new_realm_global(ctx).expect("a second realm");
-        set_global(ctx, "other", other);
-    })]);
+    let mut fixture = fixture_with_a_second_realm();
     fixture.run([
         TestAction::run(
             r#"

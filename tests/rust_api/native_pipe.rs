@@ -136,6 +136,15 @@ impl ByteSink for Sink {
     }
 }
 
+/// Checks that the sink got the source's `total` bytes in order, one write per `chunk`-byte
+/// read, and then closed.
+fn assert_whole(seen: &Seen, total: usize, chunk: usize) {
+    assert_eq!(seen.bytes.len(), total);
+    assert!(seen.bytes.iter().enumerate().all(|(i, b)| *b == byte(i)));
+    assert_eq!(seen.writes, total.div_ceil(chunk));
+    assert_eq!(seen.calls, ["close"]);
+}
+
 fn source(total: usize, chunk: usize, seen: &Shared) -> Source {
     Source {
         next: 0,
@@ -162,11 +171,7 @@ fn native_pipe(total: usize, chunk: usize, enqueue: bool) -> u64 {
     let done = rs.pipe_to(&ws, api.context());
     assert!(matches!(api.wait(&done), Some(Ok(()))));
     let made = boa_streams::js_objects_created() - before;
-    let seen = seen.borrow();
-    assert_eq!(seen.bytes.len(), total);
-    assert!(seen.bytes.iter().enumerate().all(|(i, b)| *b == byte(i)));
-    assert_eq!(seen.writes, total.div_ceil(chunk));
-    assert_eq!(seen.calls, ["close"]);
+    assert_whole(&seen.borrow(), total, chunk);
     made
 }
 
@@ -787,11 +792,7 @@ fn transferred_pipe(total: usize, chunk: usize, transfer: &str) -> u64 {
         TestAction::assert_string("`${from.locked} ${to.locked}`", "false false"),
     ]);
     let made = boa_streams::js_objects_created() - before;
-    let seen = seen.borrow();
-    assert_eq!(seen.bytes.len(), total);
-    assert!(seen.bytes.iter().enumerate().all(|(i, b)| *b == byte(i)));
-    assert_eq!(seen.writes, total.div_ceil(chunk));
-    assert_eq!(seen.calls, ["close"]);
+    assert_whole(&seen.borrow(), total, chunk);
     made
 }
 
