@@ -694,26 +694,14 @@ impl ReadRequestSteps for PipeRead {
     fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
         chunk_steps(self.0, Chunk::Value(chunk), ctx)
     }
-    // Rust bytes go to a destination that takes them as they are; any other gets the
-    // `Uint8Array` holding them that script would read from the source.
+    // Rust bytes go on to the write as they are (see `write_chunk`).
     fn bytes_chunk_steps(
         self: Box<Self>,
         bytes: NativeBytes,
-        source: &Object<ReadableStream>,
+        _: &Object<ReadableStream>,
         ctx: &mut Cx,
     ) -> JsResult<()> {
-        let dest = self.0.borrow().data().dest.clone();
-        let takes_bytes = dest
-            .controller()
-            .is_some_and(|c| writable_default_controller::takes_native_bytes(&c));
-        let chunk = if takes_bytes {
-            Chunk::Bytes(bytes)
-        } else {
-            Chunk::Value(super::default_controller::bytes_chunk_value(
-                source, bytes, ctx,
-            )?)
-        };
-        chunk_steps(self.0, chunk, ctx)
+        chunk_steps(self.0, Chunk::Bytes(bytes), ctx)
     }
     fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
         close_steps(&self.0, ctx)
@@ -765,8 +753,29 @@ fn native_read_size(
     }
 }
 
-/// WritableStreamDefaultWriterWrite(writer, chunk), recorded as the current write.
+/// WritableStreamDefaultWriterWrite(writer, chunk), recorded as the current write. Rust bytes
+/// go to a destination that takes them as they are; any other gets the `Uint8Array` holding them
+/// that script would have read from the source (made in its realm).
 fn write_chunk(pipe: &Pipe, chunk: Chunk, ctx: &mut Cx) -> JsResult<()> {
+    let chunk = match chunk {
+        Chunk::Bytes(bytes) => {
+            let (source, dest) = {
+                let p = pipe.borrow();
+                (p.data().source.clone(), p.data().dest.clone())
+            };
+            let takes_bytes = dest
+                .controller()
+                .is_some_and(|c| writable_default_controller::takes_native_bytes(&c));
+            if takes_bytes {
+                Chunk::Bytes(bytes)
+            } else {
+                Chunk::Value(super::default_controller::bytes_chunk_value(
+                    &source, bytes, ctx,
+                )?)
+            }
+        }
+        chunk => chunk,
+    };
     let write = InternalPromise::new();
     let writer = {
         let p = pipe.borrow();

@@ -682,7 +682,9 @@ pub(crate) fn transform_stream_default_sink_write_algorithm(
                 // 3.3.4. Assert: state is "writable".
                 // 3.3.5. Return ! TransformStreamDefaultControllerPerformTransform(controller,
                 //        chunk).
+                // Assert: the chunk is still here (a reaction's fulfillment steps run once).
                 let Some(chunk) = chunk.borrow_mut().take() else {
+                    debug_assert!(false, "the chunk was taken already");
                     return Ok(());
                 };
                 let promise =

@@ -515,6 +515,8 @@ pub(crate) fn writable_stream_default_writer_write_request(
         let error = engine::type_error("The stream has no controller", ctx);
         return request.reject(error, ctx);
     };
+    // Rust bytes stay bytes only for a controller that takes them (the pipe, which writes them,
+    // has made them a value already where it does not; this keeps that so for any caller).
     let chunk = match chunk {
         Chunk::Bytes(bytes) if !takes_native_bytes(&controller) => {
             Chunk::Value(Chunk::Bytes(bytes).into_value(ctx)?)

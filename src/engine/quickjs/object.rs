@@ -98,7 +98,7 @@ impl<T: NativeObject> Object<T> {
         let erased: &dyn std::any::Any = &ERASED;
         match erased.downcast_ref::<T>() {
             Some(data) => ObjectRef(data),
-            None => unreachable!("an Object<T> always holds a T"),
+            None => unreachable!("an Object<T> always holds a T"), // Assert: as above.
         }
     }
 
