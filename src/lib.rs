@@ -14,12 +14,6 @@
 //! - the host (`host`): an HTML-ordered event loop and the globals that scripts and the Web
 //!   Platform Tests expect. The host is not part of the spec layer.
 
-// The stub backend (no `engine-boa`) is only type-checked: its `traced!` strips attributes with
-// a token muncher (deep recursion), and nothing is called (the host is left out, and the stub's
-// `interface!` registers no member), so dead code there means nothing.
-#![cfg_attr(not(feature = "engine-boa"), recursion_limit = "4096")]
-#![cfg_attr(not(feature = "engine-boa"), allow(dead_code, unused_imports))]
-
 // The engine first: its macros (`traced!`, `interface!`) are in scope in every module below.
 #[macro_use]
 mod engine;

@@ -1,116 +1,120 @@
-//! The engine boundary: the one place that names Boa. The spec layer (queues, strategies,
-//! readable, writable and transform streams, the Encoding and Compression streams, the DOM
-//! pieces) uses only the names declared here, so a second engine is a second implementation
-//! of this module. See ARCHITECTURE.md, "The engine API".
+//! The engine contract: every name the rest of the library may use to reach a JavaScript
+//! engine, declared once, here. The spec layer (queues, strategies, the stream modules, the
+//! other standards' clients, the DOM and HTML pieces) and the host use only these names, so an
+//! engine is a backend folder that provides each of them with the same semantics
+//! (ARCHITECTURE.md, "The engine contract").
 //!
-//! Two backends implement it: Boa (the `engine-boa` feature, the default) and a stub whose
-//! bodies are all `unimplemented!()` (`stub.rs`, without `engine-boa`), against which
-//! `cargo check --no-default-features --features engine-stub` proves that the spec layer
-//! reaches nothing of Boa's. `kinds.rs` and `promise_result.rs` are shared: they hold only
-//! the engine's own types.
+//! - `boa/`: Boa 0.22 (the `engine-boa` feature, the default).
+//! - `quickjs/`: quickjs-ng 0.16 through rquickjs's raw bindings (`engine-quickjs`, without
+//!   `engine-boa`).
+//! - Beside them, the engine-free code written over the contract's own names: plain data
+//!   (`kinds.rs`) and the promise vocabulary of the stream modules (`promise_result.rs`).
+//!
+//! The contract is the list of re-exports below, by name (no glob): a backend that lacks an
+//! item fails to compile here, whichever layer happens to use it. The items' signatures are
+//! held to each other by the library compiling on both backends (CI builds and tests both),
+//! and the list with signatures is an insta snapshot (`tests/engine_boundary.rs`).
 //!
 //! Everything here is written so that internal plumbing is unobservable from JavaScript: no
 //! lookup of `then`, `constructor` or `Symbol.species` that the spec does not itself perform,
 //! and no dependence on patched globals or prototypes.
 
-/// Every item inside is the Boa backend's: compiled with the `engine-boa` feature only.
-macro_rules! boa_backend {
-    ($($item:item)*) => {$(
-        #[cfg(feature = "engine-boa")]
-        $item
-    )*};
-}
+#[cfg(not(any(feature = "engine-boa", feature = "engine-quickjs")))]
+compile_error!(
+    "boa_streams needs an engine: the `engine-boa` (default) or `engine-quickjs` feature"
+);
 
-boa_backend! {
-    pub(crate) mod internal_promise;
-    pub(crate) mod webidl;
-    mod webidl_iterable;
-    mod webidl_partial;
-    mod webidl_sequences;
-    mod webidl_strings;
-
-    // The names every layer uses that are not types of the engine's own modules below: the
-    // native function signature, the context (the embedder's, an alias on Boa) and the traits
-    // of traced values.
-
-    /// A function's native behaviour: `this`, the arguments, the context.
-    pub type NativeFunctionPointer = fn(&Value, &[Value], &mut Cx) -> JsResult<Value>;
-    /// The execution context every operation runs in (realm, job queue, intrinsics).
-    pub type Cx = boa_engine::Context;
-
-    /// Script source text, for the unit tests that evaluate JavaScript.
-    #[cfg(test)]
-    pub use boa_engine::Source;
-    /// Traced by the engine's garbage collector: what a slot, a shared pointer or an object's
-    /// native data holds. Declared with [`traced!`]; on Boa, boa_gc's `Trace`.
-    pub trait Trace: boa_gc::Trace {}
-    impl<T: boa_gc::Trace + ?Sized> Trace for T {}
-
-    /// What the collector runs before it frees a traced value (nothing, for every type declared
-    /// with [`traced!`]); on Boa, boa_gc's `Finalize`.
-    pub trait Finalize: boa_gc::Finalize {}
-    impl<T: boa_gc::Finalize + ?Sized> Finalize for T {}
-
-    /// Native object data: what an `Object<T>` holds (declared with `traced! { data; .. }`); on
-    /// Boa, a `NativeObject`.
-    pub trait NativeObject: boa_engine::NativeObject {}
-    impl<T: boa_engine::NativeObject> NativeObject for T {}
-}
-
-/// Declares a traced type: `traced! { struct S { .. } }` (or an enum) makes `S`'s values
-/// traceable by the engine's garbage collector (it marks the JS values `S` holds; a field marked
-/// `#[unsafe_ignore_trace]` holds none); `traced! { data; struct S { .. } }` also makes `S`
-/// native object data, what an `Object<S>` holds. On Boa this is boa_gc's `Trace` and
-/// `Finalize` derives (and `JsData`), emitted here so the spec layer names none of them.
+// The backend of this build (`engine-boa` wins when both features are on). Its macros
+// (`traced!`, `interface!`, `js_string!`) are in scope in every module declared after `engine`.
 #[cfg(feature = "engine-boa")]
-macro_rules! traced {
-    (data; $($item:tt)*) => {
-        #[derive(::boa_gc::Trace, ::boa_gc::Finalize, ::boa_engine::JsData)]
-        $($item)*
-    };
-    ($($item:tt)*) => {
-        #[derive(::boa_gc::Trace, ::boa_gc::Finalize)]
-        $($item)*
-    };
-}
-
-/// Declares a traced type that is plain data: its `Trace` impl marks the JS values it holds,
-/// and it has no `Drop` impl, so values can be moved out of it (boa_gc's `unsafe_no_drop`;
-/// sound because `Finalize` does nothing for these types).
+#[macro_use]
+mod boa;
 #[cfg(feature = "engine-boa")]
-macro_rules! traced_without_drop {
-    ($($item:tt)*) => {
-        #[derive(::boa_gc::Trace, ::boa_gc::Finalize)]
-        #[boa_gc(unsafe_no_drop)]
-        $($item)*
-    };
-}
-#[cfg(feature = "engine-boa")]
-pub(crate) use traced_without_drop;
+use boa as backend;
 
-// The QuickJS backend's `traced!`: the `Trace` derive of `boa_streams_derive`.
 #[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
-macro_rules! traced {
-    (data; $($item:tt)*) => {
-        #[derive(::boa_streams_derive::Trace)]
-        $($item)*
-    };
-    ($($item:tt)*) => {
-        #[derive(::boa_streams_derive::Trace)]
-        $($item)*
-    };
-}
+#[macro_use]
+mod quickjs;
+#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
+use quickjs as backend;
+/// The reference diff's hook on QuickJS (the host's `diff_api`).
+#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
+pub(crate) use quickjs::diff_hook;
+/// The engine side of the QuickJS host.
+#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
+pub(crate) use quickjs::host as quickjs_host;
+/// What QuickJS's `Trace` derive (`traced!`) expands to: the collector's marking context.
+#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
+pub use quickjs::Marker;
 
-/// As `traced!` (QuickJS frees nothing in a `Finalize`, so values move out freely).
-#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
-macro_rules! traced_without_drop {
-    ($($item:tt)*) => {
-        #[derive(::boa_streams_derive::Trace)]
-        $($item)*
-    };
-}
-#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
-pub(crate) use traced_without_drop;
+// ---- The contract ----
+// (Some names are used only inside signatures, never spelled out by a layer: they are still
+// the contract, hence the `allow`.)
+
+// Values, objects, strings, handles, errors, properties (ARCHITECTURE.md, "Types").
+pub(crate) use backend::js_string;
+#[allow(unused_imports)]
+pub use backend::{
+    DataRef, JsArrayBuffer, JsError, JsFunction, JsPromise, JsResult, JsString, JsSymbol, Object,
+    ObjectRef, PropertyDescriptor, PropertyDescriptorBuilder, PropertyKey, Realm,
+    StandardConstructor, Value,
+};
+
+// The execution context, native functions, and the traits and containers of traced values.
+pub(crate) use backend::traced_without_drop;
+#[cfg(test)]
+pub use backend::Source;
+#[allow(unused_imports)]
+pub use backend::{
+    Cx, Finalize, NativeFunctionPointer, NativeObject, Shared, Slot, SlotMut, SlotRef, Trace,
+};
+
+// WebIDL glue, structured-clone reads and internal promises, as modules.
+pub use backend::clone;
+pub(crate) use backend::{internal_promise, webidl};
+
+// Array buffers, views and buffer sources (`buffer.rs`).
+#[allow(unused_imports)]
+pub use backend::{
+    array_buffer_byte_length, array_buffer_view, buffer_source_byte_length, buffer_source_copy,
+    can_transfer_array_buffer, check_buffer_source, clone_array_buffer, clone_as_uint8_array,
+    construct_view, copy_data_block_bytes, is_buffer_source_object, is_detached_buffer,
+    new_array_buffer, new_uint8_array, same_buffer, transfer_array_buffer, uint8_array_bytes,
+    with_array_buffer_bytes_mut, with_buffer_source_bytes, with_uint8_array_bytes_mut,
+};
+
+// Calls, errors, JSON (`call.rs`, `error.rs`, `json.rs`).
+#[allow(unused_imports)]
+pub use backend::{
+    call, call_object, create_array_from_list, create_iter_result_object, json_parse,
+    json_stringify, range_error, remember_json_intrinsics, throw_range_error, throw_type_error,
+    throw_value, thrown_value, type_error, value_message,
+};
+
+// Promises (`promise.rs`).
+#[allow(unused_imports)]
+pub use backend::{
+    fresh_promise_then_is_intrinsic, is_marked_as_handled, is_promise, mark_as_handled,
+    original_promise_then, promise_rejected_with, promise_resolved_with, react,
+    remember_promise_intrinsics, run_deferred_reactions, species_lookup_is_intrinsic,
+    species_lookups_of_fresh_promise, untouched_promise, PromiseCapability, ReactionStep,
+};
+
+// Jobs, tasks, realms and agents, the clock (`job.rs`, `task.rs`, `callback.rs`).
+#[allow(unused_imports)]
+pub use backend::{
+    agent_data, async_iterator_prototype, clean_up_after_running_script, clock_nanos,
+    current_realm, error_prototype, global_object, in_realm, queue_microtask, queue_task,
+    queue_task_in, queue_timer, set_agent_data, set_microtask_checkpoint, set_realm_data,
+    with_realm_data,
+};
+
+// ---- Engine-free code over the contract ----
+
+pub(crate) mod kinds;
+mod promise_result;
+pub use kinds::{TypedArrayKind, ViewKind, ViewRecord};
+pub(crate) use promise_result::*;
 
 thread_local! {
     static OBJECTS_CREATED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
@@ -132,112 +136,3 @@ pub(crate) fn count_objects(n: u64) {
 pub fn js_objects_created() -> u64 {
     OBJECTS_CREATED.with(std::cell::Cell::get)
 }
-
-#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
-mod quickjs;
-/// The engine side of the QuickJS host.
-#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
-pub(crate) use quickjs::host as quickjs_host;
-#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
-pub(crate) use quickjs::js_string;
-#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
-pub use quickjs::*;
-
-// The stub backend's `traced!`: the item without the attributes Boa's derives read.
-/// `traced! { .. }` / `traced! { data; .. }`: the item, without the tracing attributes the
-/// Boa backend's derives read.
-#[cfg(not(any(feature = "engine-boa", feature = "engine-quickjs")))]
-macro_rules! traced {
-    (data; $($item:tt)*) => { $crate::engine::strip_trace_attributes! { [] [] $($item)* } };
-    ($($item:tt)*) => { $crate::engine::strip_trace_attributes! { [] [] $($item)* } };
-}
-
-/// As `traced!`.
-#[cfg(not(any(feature = "engine-boa", feature = "engine-quickjs")))]
-macro_rules! traced_without_drop {
-    ($($item:tt)*) => { $crate::engine::strip_trace_attributes! { [] [] $($item)* } };
-}
-#[cfg(not(any(feature = "engine-boa", feature = "engine-quickjs")))]
-pub(crate) use traced_without_drop;
-
-/// Removes `#[unsafe_ignore_trace]` and `#[boa_gc(..)]` at any depth of an item: a token
-/// muncher with an explicit stack of the groups it is inside (`[out] [stack] input`).
-#[cfg(not(any(feature = "engine-boa", feature = "engine-quickjs")))]
-macro_rules! strip_trace_attributes {
-    ([$($o:tt)*] [$($s:tt)*] # [unsafe_ignore_trace] $($r:tt)*) => {
-        $crate::engine::strip_trace_attributes! { [$($o)*] [$($s)*] $($r)* }
-    };
-    ([$($o:tt)*] [$($s:tt)*] # [boa_gc $($a:tt)*] $($r:tt)*) => {
-        $crate::engine::strip_trace_attributes! { [$($o)*] [$($s)*] $($r)* }
-    };
-    ([$($o:tt)*] [$($s:tt)*] { $($g:tt)* } $($r:tt)*) => {
-        $crate::engine::strip_trace_attributes! { [] [[brace [$($o)*] [$($r)*]] $($s)*] $($g)* }
-    };
-    ([$($o:tt)*] [$($s:tt)*] ( $($g:tt)* ) $($r:tt)*) => {
-        $crate::engine::strip_trace_attributes! { [] [[paren [$($o)*] [$($r)*]] $($s)*] $($g)* }
-    };
-    ([$($o:tt)*] [$($s:tt)*] $t:tt $($r:tt)*) => {
-        $crate::engine::strip_trace_attributes! { [$($o)* $t] [$($s)*] $($r)* }
-    };
-    ([$($o:tt)*] [[brace [$($oo:tt)*] [$($or:tt)*]] $($s:tt)*]) => {
-        $crate::engine::strip_trace_attributes! { [$($oo)* { $($o)* }] [$($s)*] $($or)* }
-    };
-    ([$($o:tt)*] [[paren [$($oo:tt)*] [$($or:tt)*]] $($s:tt)*]) => {
-        $crate::engine::strip_trace_attributes! { [$($oo)* ( $($o)* )] [$($s)*] $($or)* }
-    };
-    ([$($o:tt)*] []) => { $($o)* };
-}
-#[cfg(not(any(feature = "engine-boa", feature = "engine-quickjs")))]
-pub(crate) use strip_trace_attributes;
-
-#[cfg(not(any(feature = "engine-boa", feature = "engine-quickjs")))]
-mod stub;
-#[cfg(not(any(feature = "engine-boa", feature = "engine-quickjs")))]
-pub use stub::*;
-
-boa_backend! {
-    mod buffer;
-    mod call;
-    mod callback;
-    mod encoding;
-    pub mod clone;
-    mod error;
-    mod handle;
-    mod job;
-    mod json;
-    mod json_fallback;
-    mod object;
-    mod promise;
-    mod property;
-    mod slot;
-    mod string;
-    mod task;
-    mod value;
-
-    pub use buffer::*;
-    pub use call::*;
-    pub use callback::*;
-    pub use encoding::*;
-    pub use error::*;
-    pub use handle::*;
-    pub use job::*;
-    pub use json::*;
-    pub use object::Object;
-    pub use promise::*;
-    pub use property::{PropertyDescriptor, PropertyKey};
-    pub use slot::{Shared, Slot};
-    pub use string::JsString;
-    pub use task::*;
-    pub use value::Value;
-}
-
-// (Outside `boa_backend!`: a macro-expanded re-export of a macro is ambiguous beside the glob
-// imports of the backend's modules.)
-#[cfg(feature = "engine-boa")]
-pub(crate) use string::js_string;
-
-// Shared by the backends: plain data and the promise vocabulary, made of the API's own types.
-mod kinds;
-mod promise_result;
-pub use kinds::{TypedArrayKind, ViewKind, ViewRecord};
-pub(crate) use promise_result::*;

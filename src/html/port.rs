@@ -84,6 +84,8 @@ impl Agent {
     }
 
     /// Wakes the agent's event loop without a message (an async job can make progress).
+    // (Only the Boa host's async jobs wake the loop this way.)
+    #[cfg_attr(not(feature = "engine-boa"), allow(dead_code))]
     pub fn wake(&self) {
         lock(&self.inbox).woken = true;
         self.cond.notify_all();

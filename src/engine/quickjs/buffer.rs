@@ -536,8 +536,10 @@ pub fn construct_view(
     Ok(Object::from_value_unchecked(value))
 }
 
-/// <https://streams.spec.whatwg.org/#abstract-opdef-cancopydatablockbytes>
-pub fn can_copy_data_block_bytes(
+/// <https://streams.spec.whatwg.org/#abstract-opdef-cancopydatablockbytes> (the unit tests'
+/// oracle: [`copy_data_block_bytes`] makes the same checks on the block pointers it reads).
+#[cfg(test)]
+pub(super) fn can_copy_data_block_bytes(
     to_buffer: &JsArrayBuffer,
     to_index: u64,
     from_buffer: &JsArrayBuffer,

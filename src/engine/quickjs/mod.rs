@@ -1,6 +1,6 @@
-//! The QuickJS backend of the engine API (the `engine-quickjs` feature, without `engine-boa`):
-//! quickjs-ng through rquickjs's raw bindings (`rquickjs-sys`). The same items as the Boa
-//! backend and the stub (`../stub.rs` is the checklist), with the same observable semantics.
+//! The QuickJS backend of the engine contract (`../mod.rs`; the `engine-quickjs` feature,
+//! without `engine-boa`): quickjs-ng through rquickjs's raw bindings (`rquickjs-sys`). The same
+//! items as the Boa backend (`../boa/`), with the same observable semantics.
 //!
 //! How it maps the API onto QuickJS:
 //! - **Values** own one reference count of a `JSValue` (a `Value` is `Clone` by
@@ -18,8 +18,29 @@
 //!   context's. The innermost entered context is also kept in a thread-local, for the API's
 //!   few operations that take no context (`Object::from_proto_and_data`, `Shared::new`).
 
+// The `traced!` of this backend: the `Trace` derive of `boa_streams_derive`.
+macro_rules! traced {
+    (data; $($item:tt)*) => {
+        #[derive(::boa_streams_derive::Trace)]
+        $($item)*
+    };
+    ($($item:tt)*) => {
+        #[derive(::boa_streams_derive::Trace)]
+        $($item)*
+    };
+}
+
+/// As `traced!` (QuickJS frees nothing in a `Finalize`, so values move out freely).
+macro_rules! traced_without_drop {
+    ($($item:tt)*) => {
+        #[derive(::boa_streams_derive::Trace)]
+        $($item)*
+    };
+}
+pub(crate) use traced_without_drop;
+
 mod core;
-pub(crate) use self::core::*;
+
 pub use self::core::{Cx, Finalize, Marker, NativeObject, Trace};
 
 mod call;

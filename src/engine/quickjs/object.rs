@@ -3,7 +3,6 @@
 //! `Realm`).
 
 use std::cell::{Ref, RefCell, RefMut};
-use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
 use super::core::{

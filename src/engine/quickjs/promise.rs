@@ -277,7 +277,8 @@ pub fn react<T: Trace + 'static>(
 }
 
 /// Boa queues here the reactions it had to hold in Rust; QuickJS's `JS_PromiseThen` never
-/// needs that ([`react`]), so there is nothing to do.
+/// needs that ([`react`]), so there is nothing to do (and the QuickJS host has no call to it).
+#[allow(dead_code)]
 pub fn run_deferred_reactions(_ctx: &mut Cx) {}
 
 /// The promise intrinsics are captured with the realm's other intrinsics when it is set up,

@@ -50,7 +50,10 @@ impl InterfaceBuilder<'_, '_> {
     /// prototype object ("`Name` Iterator"), made here, in the interface's realm.
     pub fn pair_iterable<T: PairIterable>(&mut self) -> &mut Self {
         let Target::Class(class) = &mut self.target else {
-            debug_assert!(false, "pair_iterable is for interfaces registered as classes");
+            debug_assert!(
+                false,
+                "pair_iterable is for interfaces registered as classes"
+            );
             return self;
         };
         let prototype = iterator_prototype::<T>(class.context());
@@ -71,13 +74,9 @@ impl InterfaceBuilder<'_, '_> {
             BoaString::from("forEach"),
             1,
             NativeFunction::from_fn_ptr(|this, args, ctx| {
-                for_each::<T>(
-                    Value::from_js_ref(this),
-                    Value::from_js_slice(args),
-                    ctx,
-                )
-                .map(Value::into_js)
-                .map_err(Into::into)
+                for_each::<T>(Value::from_js_ref(this), Value::from_js_slice(args), ctx)
+                    .map(Value::into_js)
+                    .map_err(Into::into)
             }),
         );
         let operation = |f: &JsObject| {
@@ -215,10 +214,7 @@ fn next<T: PairIterable>(this: &Value, ctx: &mut Cx) -> JsResult<Value> {
 }
 
 fn not_an_iterator<T: PairIterable>() -> engine::JsError {
-    engine::throw_type_error(format!(
-        "'this' is not a {} Iterator object",
-        T::NAME
-    ))
+    engine::throw_type_error(format!("'this' is not a {} Iterator object", T::NAME))
 }
 
 /// The `forEach` operation of a pair iterator:

@@ -514,9 +514,9 @@ pub fn with_buffer_source_bytes<R>(
 /// not one). Runs no script; `f` must not run script either.
 pub fn uint8_array_bytes<R>(value: &Value, ctx: &mut Cx, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
     let object = value.js().as_object()?;
-    let is_uint8 = object.downcast_ref::<TypedArray>().is_some_and(|typed| {
-        typed_array_kind(typed.kind()) == TypedArrayKind::Uint8
-    });
+    let is_uint8 = object
+        .downcast_ref::<TypedArray>()
+        .is_some_and(|typed| typed_array_kind(typed.kind()) == TypedArrayKind::Uint8);
     if !is_uint8 {
         return None;
     }

@@ -17,7 +17,6 @@ use super::{Cx, JsResult, Object, Value};
 use boa_engine::{native_function::NativeFunction, object::FunctionObjectBuilder, Context};
 use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
-use crate::engine::traced_without_drop;
 use crate::engine::{self, ReactionStep};
 
 /// A promise internal to the spec layer.

@@ -23,8 +23,11 @@ pub fn with_uint8_array_bytes_mut<R>(
     ctx: &mut Cx,
     f: impl FnOnce(&mut [u8]) -> (R, usize),
 ) -> JsResult<R> {
-    let not_a_uint8_array =
-        || -> JsError { JsNativeError::typ().with_message(format!("{what} must be a Uint8Array")).into() };
+    let not_a_uint8_array = || -> JsError {
+        JsNativeError::typ()
+            .with_message(format!("{what} must be a Uint8Array"))
+            .into()
+    };
     let object = value.js().as_object().ok_or_else(not_a_uint8_array)?;
     let typed = JsTypedArray::from_object(object.clone()).map_err(|_| not_a_uint8_array())?;
     if typed.kind() != Some(BoaKind::Uint8) {
@@ -54,9 +57,8 @@ pub fn with_uint8_array_bytes_mut<R>(
             if written > 0 {
                 let block = AlignedVec::from_slice(0, &copy[..written]);
                 let source = BoaArrayBuffer::from_byte_block(block, ctx)?;
-                let source = boa_engine::object::builtins::JsUint8Array::from_array_buffer(
-                    source, ctx,
-                )?;
+                let source =
+                    boa_engine::object::builtins::JsUint8Array::from_array_buffer(source, ctx)?;
                 typed.set_values(source.into(), Some(0), ctx)?;
             }
             Ok(result)

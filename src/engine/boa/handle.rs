@@ -159,4 +159,3 @@ impl StandardConstructor {
         Object::from_js(self.0.prototype())
     }
 }
-

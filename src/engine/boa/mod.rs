@@ -1,0 +1,106 @@
+//! The Boa backend of the engine contract (`../mod.rs`; the `engine-boa` feature, the default):
+//! Boa 0.22's `Context`, its garbage-collected objects and its job queue behind the contract's
+//! names. Each type is a `#[repr(transparent)]` newtype of Boa's type of the same role with
+//! `#[inline]` methods, so the boundary costs nothing (ARCHITECTURE.md, "The engine contract").
+//!
+//! This folder and the host's runtime glue (`runtime.rs`) are the only code that names a Boa
+//! crate.
+
+/// Declares a traced type: `traced! { struct S { .. } }` (or an enum) makes `S`'s values
+/// traceable by the engine's garbage collector (it marks the JS values `S` holds; a field marked
+/// `#[unsafe_ignore_trace]` holds none); `traced! { data; struct S { .. } }` also makes `S`
+/// native object data, what an `Object<S>` holds. On Boa this is boa_gc's `Trace` and
+/// `Finalize` derives (and `JsData`), emitted here so the spec layer names none of them.
+macro_rules! traced {
+    (data; $($item:tt)*) => {
+        #[derive(::boa_gc::Trace, ::boa_gc::Finalize, ::boa_engine::JsData)]
+        $($item)*
+    };
+    ($($item:tt)*) => {
+        #[derive(::boa_gc::Trace, ::boa_gc::Finalize)]
+        $($item)*
+    };
+}
+
+/// Declares a traced type that is plain data: its `Trace` impl marks the JS values it holds,
+/// and it has no `Drop` impl, so values can be moved out of it (boa_gc's `unsafe_no_drop`;
+/// sound because `Finalize` does nothing for these types).
+macro_rules! traced_without_drop {
+    ($($item:tt)*) => {
+        #[derive(::boa_gc::Trace, ::boa_gc::Finalize)]
+        #[boa_gc(unsafe_no_drop)]
+        $($item)*
+    };
+}
+pub(crate) use traced_without_drop;
+
+// The contract's engine-free items, for the `super::` paths of this backend's files.
+pub(crate) use super::kinds;
+pub(crate) use super::{TypedArrayKind, ViewKind, ViewRecord};
+
+pub(crate) mod internal_promise;
+pub(crate) mod webidl;
+mod webidl_iterable;
+mod webidl_partial;
+mod webidl_sequences;
+mod webidl_strings;
+
+mod buffer;
+mod call;
+mod callback;
+pub mod clone;
+mod encoding;
+mod error;
+mod handle;
+mod job;
+mod json;
+mod json_fallback;
+mod object;
+mod promise;
+mod property;
+mod slot;
+mod string;
+mod task;
+mod value;
+
+pub use buffer::*;
+pub use call::*;
+pub use callback::*;
+pub use encoding::*;
+pub use error::*;
+pub use handle::*;
+pub use job::*;
+pub use json::*;
+pub use object::{DataRef, Object, ObjectRef};
+pub use promise::*;
+pub use property::{PropertyDescriptor, PropertyDescriptorBuilder, PropertyKey};
+pub use slot::{Shared, Slot, SlotMut, SlotRef};
+pub(crate) use string::js_string;
+pub use string::JsString;
+pub use task::*;
+pub use value::Value;
+
+/// A function's native behaviour: `this`, the arguments, the context.
+pub type NativeFunctionPointer = fn(&Value, &[Value], &mut Cx) -> JsResult<Value>;
+/// The execution context every operation runs in (realm, job queue, intrinsics): Boa's
+/// `Context`, which the embedder holds and passes in.
+pub type Cx = boa_engine::Context;
+
+/// Script source text, for the unit tests that evaluate JavaScript.
+#[cfg(test)]
+pub use boa_engine::Source;
+
+/// Traced by the engine's garbage collector: what a slot, a shared pointer or an object's
+/// native data holds. Declared with `traced!`; on Boa, boa_gc's `Trace`.
+pub trait Trace: boa_gc::Trace {}
+impl<T: boa_gc::Trace + ?Sized> Trace for T {}
+
+/// What the collector runs before it frees a traced value (nothing, for every type declared
+/// with `traced!`); on Boa, boa_gc's `Finalize`.
+pub trait Finalize: boa_gc::Finalize {}
+impl<T: boa_gc::Finalize + ?Sized> Finalize for T {}
+
+/// Native object data: what an `Object<T>` holds (declared with `traced! { data; .. }`); on
+/// Boa, a `NativeObject`.
+pub trait NativeObject: boa_engine::NativeObject {}
+impl<T: boa_engine::NativeObject> NativeObject for T {}
