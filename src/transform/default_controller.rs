@@ -575,7 +575,6 @@ fn resolve_with_result(
     Ok(())
 }
 
-/// <https://streams.spec.whatwg.org/#transform-stream-default-sink-write-algorithm>
 /// TransformStream's writable side: InitializeTransformStream's writeAlgorithm, closeAlgorithm
 /// and abortAlgorithm (steps 2–4), through the writable streams' "other specifications" door.
 impl NativeUnderlyingSink for super::TransformStream {
@@ -633,6 +632,9 @@ impl NativeUnderlyingSource for super::TransformStream {
     }
 }
 
+/// <https://streams.spec.whatwg.org/#transform-stream-default-sink-write-algorithm>
+/// (`chunk` is a JS value, or a native pipe's Rust bytes where the transformAlgorithm takes
+/// them).
 pub(crate) fn transform_stream_default_sink_write_algorithm(
     stream: &Stream,
     chunk: SinkChunk,
