@@ -85,6 +85,11 @@ pub use readable::pipe::js_objects_created as pipe_js_objects_created;
 #[doc(hidden)]
 pub use html::live_port_queues;
 
+/// A debug reading: a `WritableStream`'s [[writeRequests]] length and capacity and its
+/// controller's queue capacity. Tests use it to check that the queues give memory back.
+#[doc(hidden)]
+pub use writable::queue_capacities as writable_queue_capacities;
+
 /// Installs the streams globals (and the DOM interfaces they depend on) as a
 /// [`boa_runtime::RuntimeExtension`], so it composes with
 /// `boa_runtime::register((StreamsExtension, …), None, ctx)`.

@@ -117,7 +117,6 @@ impl<T: Trace + 'static> QueueWithSizes<T> {
     }
 
     /// The ring buffer's capacity (for tests of memory give-back).
-    #[cfg(test)]
     pub(crate) fn capacity(&self) -> usize {
         self.queue.capacity()
     }
@@ -334,7 +333,7 @@ impl BufferPool {
     }
 
     /// How many spare buffers the pool holds.
-    #[cfg(test)]
+    #[cfg(all(test, feature = "engine-boa"))]
     pub(crate) fn spare(&self) -> usize {
         self.0.borrow().len()
     }

@@ -144,6 +144,99 @@ fn crate_paths(text: &str) -> Vec<String> {
     found
 }
 
+/// `module` with the folders inside its own folder, if it has any (`engine [boa/, quickjs/]`).
+fn with_folders(module: &str) -> String {
+    let Ok(entries) = fs::read_dir(root().join("src").join(module)) else {
+        return module.to_owned();
+    };
+    let mut folders: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .map(|e| format!("{}/", e.file_name().to_string_lossy()))
+        .collect();
+    if folders.is_empty() {
+        return module.to_owned();
+    }
+    folders.sort();
+    format!("{module} [{}]", folders.join(", "))
+}
+
+/// The crate root's items (`src/lib.rs`), each with the module it belongs to: `lib` for an
+/// item the root defines (`register`, `StreamsExtension`), the source module for a re-export
+/// (`Value` → `engine`, `fetcher` → `fetch`).
+fn crate_root_items(layer_of_module: &BTreeMap<&str, &Layer>) -> BTreeMap<String, String> {
+    let text = code_only(&fs::read_to_string(root().join("src/lib.rs")).expect("read src/lib.rs"));
+    let mut items = BTreeMap::new();
+    let mut statement = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if statement.is_empty() && !trimmed.starts_with("pub use ") {
+            let mut words = trimmed.split_whitespace();
+            while let Some(word) = words.next() {
+                if matches!(
+                    word,
+                    "fn" | "struct" | "enum" | "trait" | "type" | "const" | "static"
+                ) {
+                    if let Some(name) = words.next() {
+                        let name = identifier_at(name);
+                        if !name.is_empty() {
+                            items.insert(name, "lib".to_owned());
+                        }
+                    }
+                    break;
+                }
+            }
+            continue;
+        }
+        statement.push_str(trimmed);
+        statement.push(' ');
+        if !trimmed.trim_end().ends_with(';') {
+            continue;
+        }
+        // `pub use module::path::{a, b as c};`
+        let path = statement["pub use ".len()..]
+            .trim()
+            .trim_end_matches(';')
+            .to_owned();
+        statement.clear();
+        let source = identifier_at(&path);
+        if !layer_of_module.contains_key(source.as_str()) {
+            continue;
+        }
+        let leaves = path.rsplit_once('{').map_or(path.as_str(), |(_, group)| {
+            group.trim_end_matches(['}', ' '])
+        });
+        for leaf in leaves.split(',') {
+            let leaf = leaf.trim();
+            let name = leaf.rsplit([' ', ':']).next().unwrap_or(leaf);
+            if !name.is_empty() {
+                items.insert(name.to_owned(), source.clone());
+            }
+        }
+    }
+    items
+}
+
+/// The layer modules the crate root names by their own names (`engine::Value`,
+/// `dom::register(ctx)`): a module name followed by `::`, not itself after a path separator.
+fn root_paths(text: &str, layer_of_module: &BTreeMap<&str, &Layer>) -> Vec<String> {
+    let mut found = Vec::new();
+    for (at, _) in text.match_indices("::") {
+        let before = &text[..at];
+        let start = before
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1);
+        let name = &before[start..];
+        if before[..start].ends_with("::") || before[..start].ends_with('$') {
+            continue;
+        }
+        if layer_of_module.contains_key(name) && name != "lib" {
+            found.push(name.to_owned());
+        }
+    }
+    found
+}
+
 #[test]
 fn no_module_imports_a_layer_above_it() {
     let layers = layers();
@@ -164,7 +257,12 @@ fn no_module_imports_a_layer_above_it() {
             "  {}. {} ({}) may talk to: {}",
             i + 1,
             layer.name,
-            layer.modules.join(", "),
+            layer
+                .modules
+                .iter()
+                .map(|m| with_folders(m))
+                .collect::<Vec<_>>()
+                .join(", "),
             if layer.may_talk_to.is_empty() {
                 "-".to_owned()
             } else {
@@ -189,6 +287,7 @@ fn no_module_imports_a_layer_above_it() {
     let src = root().join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
+    let root_items = crate_root_items(&layer_of_module);
     let mut unplaced = Vec::new();
     let mut imports = 0;
     for path in &files {
@@ -196,20 +295,31 @@ fn no_module_imports_a_layer_above_it() {
         let Some(module) = module_of_path(&format!("src/{}", relative.display())) else {
             continue;
         };
-        if module == "lib" {
-            continue; // the crate root wires the layers together
-        }
         let Some(layer) = layer_of_module.get(module.as_str()) else {
             unplaced.push(relative.display().to_string());
             continue;
         };
-        let text = fs::read_to_string(path).expect("read a source file");
-        let mut seen: Vec<String> = crate_paths(&code_only(&text));
+        let text = code_only(&fs::read_to_string(path).expect("read a source file"));
+        let mut seen: Vec<String> = crate_paths(&text);
+        if module == "lib" {
+            // The crate root names the layers by their module names (`engine::Value`).
+            seen.extend(root_paths(&text, &layer_of_module));
+        }
         seen.sort();
         seen.dedup();
         for target in seen {
-            let Some(target_layer) = layer_of_module.get(target.as_str()) else {
-                continue; // a crate-root item (`crate::register`, a re-export)
+            // A layer's module, or an item of the crate root: one it defines (its layer is the
+            // root's) or one it re-exports (the layer it comes from).
+            let target_module = match root_items.get(target.as_str()) {
+                Some(module) if !layer_of_module.contains_key(target.as_str()) => module.clone(),
+                _ => target.clone(),
+            };
+            let Some(target_layer) = layer_of_module.get(target_module.as_str()) else {
+                problems.push(format!(
+                    "src/{} names crate::{target}, which is no layer and no item of the crate root",
+                    relative.display()
+                ));
+                continue;
             };
             imports += 1;
             if target_layer.name == layer.name || layer.may_talk_to.contains(&target_layer.name) {

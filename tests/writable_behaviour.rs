@@ -211,3 +211,31 @@ WritableStreamDefaultController truefalsetrue 0
   error 0 truetrue",
     )]);
 }
+
+/// [[writeRequests]] and the controller's queue give their memory back as they drain: 100,000
+/// writes wait for the sink's start, and once they are written neither keeps room for more
+/// than 64 entries.
+#[test]
+fn write_requests_give_memory_back_as_they_drain() {
+    let mut fixture = Fixture::host();
+    fixture.run([TestAction::run(
+        "var ws = new WritableStream({ start() { return new Promise(r => { globalThis.go = r; }); }, write() {} });
+         var w = ws.getWriter();
+         for (let i = 0; i < 100000; i++) w.write(i);",
+    )]);
+    let ws = support::global(fixture.context(), "ws");
+    let (len, capacity, _) = boa_streams::writable_queue_capacities(&ws).expect("a WritableStream");
+    assert_eq!(len, 100_000);
+    assert!(capacity >= 100_000);
+    fixture.run([TestAction::run("go()"), TestAction::run_to_idle()]);
+    let (len, capacity, queue) =
+        boa_streams::writable_queue_capacities(&ws).expect("a WritableStream");
+    assert_eq!(len, 0);
+    assert!(capacity <= 64, "capacity {capacity} kept");
+    assert!(queue <= 64, "queue capacity {queue} kept");
+    assert_eq!(
+        boa_streams::writable_queue_capacities(&support::global(fixture.context(), "w")),
+        None,
+        "a writer is no WritableStream"
+    );
+}

@@ -51,3 +51,18 @@ pub fn collect_garbage(ctx: &mut Context) {
     ctx.clear_kept_objects();
     boa_gc::force_collect();
 }
+
+impl super::Host {
+    /// The global object of a new realm of this agent that has only the DOM and HTML interfaces
+    /// (`EventTarget`, `DOMException`, `MessageChannel`, `MessagePort`, `structuredClone`, ...)
+    /// and none of the streams: a realm where a transferred stream's interface is not exposed.
+    pub fn new_bare_realm_global(&self, ctx: &mut Context) -> JsResult<Value> {
+        let realm = ctx.create_realm()?;
+        let previous = ctx.enter_realm(realm);
+        let result = crate::dom::register(ctx)
+            .and_then(|()| crate::html::register(ctx))
+            .map(|()| Value::from(Object::from(ctx.global_object())));
+        ctx.enter_realm(previous);
+        result
+    }
+}

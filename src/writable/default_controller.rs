@@ -285,7 +285,6 @@ traced! {
 
 impl WritableStreamDefaultController {
     /// The chunk queue's ring buffer capacity (for tests of memory give-back).
-    #[cfg(test)]
     pub(crate) fn queue_capacity(&self) -> usize {
         self.queue.borrow().capacity()
     }

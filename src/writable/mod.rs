@@ -37,6 +37,7 @@ pub(crate) use default_controller::{
     AbortAlgorithm, CloseAlgorithm, StartAlgorithm, WritableStreamDefaultController, WriteAlgorithm,
 };
 pub(crate) use default_writer::WritableStreamDefaultWriter;
+pub use stream::queue_capacities;
 pub(crate) use stream::WritableStream;
 
 traced! {

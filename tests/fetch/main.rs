@@ -99,6 +99,33 @@ fn clone_tees_the_body() {
     )]);
 }
 
+/// Fetch's clone tees with cloneForBranch2 (the Streams Standard's "tee" for other
+/// specifications): the clone's branch gets a structured clone of each chunk, and a chunk that
+/// cannot be cloned errors both branches and cancels the source with the DataCloneError.
+#[test]
+fn clone_structured_clones_branch2_chunks_and_errors_on_uncloneable_ones() {
+    host().run([TestAction::assert_async(
+        r"
+        const chunk = { a: [1, 2] };
+        let canceledWith;
+        const rs = new ReadableStream({
+          start(c) { c.enqueue(chunk); c.enqueue(() => 1); },
+          cancel(r) { canceledWith = r; },
+        });
+        const original = new Response(rs);
+        const copy = original.clone();
+        const r1 = original.body.getReader(), r2 = copy.body.getReader();
+        const [x1, x2] = await Promise.all([r1.read(), r2.read()]);
+        const out = [x1.value === chunk, x2.value !== chunk && x2.value.a[1] === 2];
+        await Promise.all([r1.read(), r2.read()]).catch(e => out.push(e.name));
+        const errors = await Promise.all([r1.closed.catch(e => e.name), r2.closed.catch(e => e.name)]);
+        out.push(...errors, canceledWith && canceledWith.name);
+        return out.join('|');
+        ",
+        "true|true|DataCloneError|DataCloneError|DataCloneError|DataCloneError",
+    )]);
+}
+
 #[test]
 fn response_statics_and_errors() {
     host().run([TestAction::check(

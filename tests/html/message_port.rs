@@ -290,3 +290,30 @@ fn bytes_chunks_belong_to_the_realm_of_their_stream() {
         TestAction::assert_string("seen.join(' ')", "other:other:4,5,6 other:other:1,2 other:other:3"),
     ]);
 }
+
+/// A message whose deserialization fails in the receiving realm fires `messageerror` there, with
+/// `data` null and a `MessageEvent` of that realm, and the next message is still delivered
+/// (here: a realm with `MessagePort` but without `ReadableStream` receives a stream).
+#[test]
+fn a_message_that_cannot_be_deserialized_fires_messageerror() {
+    let mut fixture = Fixture::host().with(PRELUDE);
+    fixture.run([TestAction::inspect_host(|host, ctx| {
+        let bare = host.new_bare_realm_global(ctx).expect("a bare realm");
+        set_global(ctx, "bare", bare);
+    })]);
+    fixture.run(port_test(
+        r#"
+        check(typeof bare.MessageChannel === 'function' && bare.ReadableStream === undefined, 'a bare realm');
+        const log = [];
+        const ch = new MessageChannel();
+        const port2 = bare.structuredClone(ch.port2, { transfer: [ch.port2] });
+        port2.onmessage = () => log.push('message');
+        port2.onmessageerror = e => log.push(`messageerror ${e.data} ${e instanceof bare.MessageEvent}`);
+        const rs = new ReadableStream();
+        ch.port1.postMessage(rs, [rs]);
+        ch.port1.postMessage('fine');
+        await tick(10);
+        check(JSON.stringify(log) === '["messageerror null true","message"]', JSON.stringify(log));
+        "#,
+    ));
+}

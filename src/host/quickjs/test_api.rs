@@ -66,4 +66,17 @@ impl super::Host {
     pub fn entangled_ports(&self, ctx: &Context) -> usize {
         crate::html::held_ports(ctx)
     }
+
+    /// The global object of a new realm of this agent that has only the DOM and HTML
+    /// interfaces (as the Boa host's).
+    pub fn new_bare_realm_global(&self, ctx: &mut Context) -> JsResult<Value> {
+        let realm = self.runtime.new_realm()?;
+        ctx.in_realm(realm.0, |ctx| {
+            let object_prototype = qh::object_prototype(ctx);
+            qh::adopt_global_data(ctx, crate::dom::new_event_target_global(object_prototype));
+            crate::dom::register(ctx)?;
+            crate::html::register(ctx)?;
+            Ok(crate::engine::global_object(ctx).into())
+        })
+    }
 }
