@@ -62,28 +62,26 @@ pub use backend::{
 
 // The execution context, native functions, and the traits and containers of traced values.
 pub(crate) use backend::traced_without_drop;
-#[cfg(test)]
-pub use backend::Source;
 #[allow(unused_imports)]
-pub use backend::{
-    Cx, Finalize, NativeFunctionPointer, NativeObject, Shared, Slot, SlotMut, SlotRef, Trace,
-};
+pub use backend::{Cx, Finalize, NativeFunctionPointer, NativeObject, Shared, Trace};
 
 // WebIDL glue, structured-clone reads and internal promises, as modules.
 pub use backend::clone;
-pub(crate) use backend::{internal_promise, webidl};
+/// The backend's half of the WebIDL layer (its `interface!` expands to paths in it).
+pub(crate) use backend::webidl as backend_webidl;
 
 // Array buffers, views and buffer sources (`buffer.rs`).
 #[allow(unused_imports)]
 pub use backend::{
     array_buffer_byte_length, array_buffer_view, buffer_source_byte_length, buffer_source_copy,
-    can_transfer_array_buffer, check_buffer_source, clone_array_buffer, clone_as_uint8_array,
-    construct_view, copy_data_block_bytes, is_buffer_source_object, is_detached_buffer,
-    new_array_buffer, new_uint8_array, same_buffer, transfer_array_buffer, uint8_array_bytes,
+    can_transfer_array_buffer, check_buffer_source, clone_array_buffer, construct_view,
+    copy_data_block_bytes, is_buffer_source_object, is_detached_buffer, new_array_buffer,
+    new_uint8_array, same_buffer, transfer_array_buffer, uint8_array_bytes,
     with_array_buffer_bytes_mut, with_buffer_source_bytes, with_uint8_array_bytes_mut,
 };
 
 // Calls, errors, JSON (`call.rs`, `error.rs`, `json.rs`).
+pub(crate) use backend::new_closure;
 #[allow(unused_imports)]
 pub use backend::{
     call, call_object, create_array_from_list, create_iter_result_object, json_parse,
@@ -95,26 +93,36 @@ pub use backend::{
 #[allow(unused_imports)]
 pub use backend::{
     fresh_promise_then_is_intrinsic, is_marked_as_handled, is_promise, mark_as_handled,
-    original_promise_then, promise_rejected_with, promise_resolved_with, react,
-    remember_promise_intrinsics, run_deferred_reactions, species_lookup_is_intrinsic,
-    species_lookups_of_fresh_promise, untouched_promise, PromiseCapability, ReactionStep,
+    original_promise_then, react, remember_promise_intrinsics, run_deferred_reactions,
+    species_lookup_is_intrinsic, species_lookups_of_fresh_promise, untouched_promise,
+    PromiseCapability, ReactionStep,
 };
 
 // Jobs, tasks, realms and agents, the clock (`job.rs`, `task.rs`, `callback.rs`).
 #[allow(unused_imports)]
 pub use backend::{
     agent_data, async_iterator_prototype, clean_up_after_running_script, clock_nanos,
-    current_realm, error_prototype, global_object, in_realm, queue_microtask, queue_task,
-    queue_task_in, queue_timer, set_agent_data, set_microtask_checkpoint, set_realm_data,
-    with_realm_data,
+    current_realm, error_prototype, global_object, in_realm, iterator_prototype, queue_microtask,
+    queue_task, queue_task_in, queue_timer, set_agent_data, set_microtask_checkpoint,
+    set_realm_data, with_realm_data,
 };
 
 // ---- Engine-free code over the contract ----
 
+mod buffer;
+mod slot;
+#[allow(unused_imports)]
+pub use buffer::{can_copy_data_block_bytes, clone_as_uint8_array};
+#[allow(unused_imports)]
+pub use slot::{Slot, SlotMut, SlotRef};
+pub(crate) mod internal_promise;
 pub(crate) mod kinds;
 mod promise_result;
+pub(crate) mod webidl;
+mod webidl_iterable;
 pub use kinds::{TypedArrayKind, ViewKind, ViewRecord};
 pub(crate) use promise_result::*;
+pub use promise_result::{promise_rejected_with, promise_resolved_with};
 
 thread_local! {
     static OBJECTS_CREATED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };

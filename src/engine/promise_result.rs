@@ -191,3 +191,17 @@ impl NewPromise {
         }
     }
 }
+
+/// <https://webidl.spec.whatwg.org/#a-promise-resolved-with>
+pub fn promise_resolved_with(value: Value, ctx: &mut Cx) -> JsResult<JsPromise> {
+    let cap = PromiseCapability::new(ctx);
+    cap.resolve(value, ctx)?;
+    Ok(cap.promise().clone())
+}
+
+/// <https://webidl.spec.whatwg.org/#a-promise-rejected-with>
+pub fn promise_rejected_with(reason: Value, ctx: &mut Cx) -> JsResult<JsPromise> {
+    let cap = PromiseCapability::new(ctx);
+    cap.reject(reason, ctx)?;
+    Ok(cap.promise().clone())
+}

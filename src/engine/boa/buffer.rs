@@ -187,27 +187,6 @@ pub fn clone_array_buffer(
         .map_err(JsError::from)
 }
 
-/// <https://streams.spec.whatwg.org/#abstract-opdef-cloneasuint8array>
-pub fn clone_as_uint8_array(view: &ViewRecord, ctx: &mut Cx) -> JsResult<Object> {
-    crate::engine::count_objects(2);
-    // 1. Assert: O is an Object.
-    // 2. Assert: O has an [[ViewedArrayBuffer]] internal slot.
-    // 3. Assert: ! IsDetachedBuffer(O.[[ViewedArrayBuffer]]) is false.
-    // 4. Let buffer be ? CloneArrayBuffer(O.[[ViewedArrayBuffer]], O.[[ByteOffset]],
-    //    O.[[ByteLength]], %ArrayBuffer%).
-    let buffer = clone_array_buffer(&view.buffer, view.byte_offset, view.byte_length, ctx)?;
-    // 5. Let array be ! Construct(%Uint8Array%, « buffer »).
-    // 6. Return array.
-    let length = array_buffer_byte_length(&buffer);
-    construct_view(
-        ViewKind::Typed(TypedArrayKind::Uint8),
-        &buffer,
-        0,
-        length,
-        ctx,
-    )
-}
-
 /// `! Construct(ctor, « buffer, byteOffset, length »)` for a view constructor: `length` counts
 /// elements (bytes for a `DataView`). The intrinsic constructors run no script.
 pub fn construct_view(
@@ -233,36 +212,9 @@ pub fn construct_view(
         .map_err(JsError::from)
 }
 
-/// <https://streams.spec.whatwg.org/#abstract-opdef-cancopydatablockbytes>
-pub fn can_copy_data_block_bytes(
-    to_buffer: &JsArrayBuffer,
-    to_index: u64,
-    from_buffer: &JsArrayBuffer,
-    from_index: u64,
-    count: u64,
-) -> bool {
-    // 1–4. Assert: toBuffer and fromBuffer are objects with an [[ArrayBufferData]] slot.
-    // 5. If toBuffer is fromBuffer, return false.
-    let to_object: JsObject = to_buffer.0.clone().into();
-    let from_object: JsObject = from_buffer.0.clone().into();
-    if JsObject::equals(&to_object, &from_object) {
-        return false;
-    }
-    // 6. If ! IsDetachedBuffer(toBuffer) is true, return false.
-    // 7. If ! IsDetachedBuffer(fromBuffer) is true, return false.
-    if is_detached_buffer(to_buffer) || is_detached_buffer(from_buffer) {
-        return false;
-    }
-    // 8. If toIndex + count > toBuffer.[[ArrayBufferByteLength]], return false.
-    // 9. If fromIndex + count > fromBuffer.[[ArrayBufferByteLength]], return false.
-    // 10. Return true.
-    to_index.saturating_add(count) <= array_buffer_byte_length(to_buffer)
-        && from_index.saturating_add(count) <= array_buffer_byte_length(from_buffer)
-}
-
 /// `! CopyDataBlockBytes(to.[[ArrayBufferData]], toIndex, from.[[ArrayBufferData]], fromIndex,
 /// count)`: one slice copy. Returns false (and copies nothing) where
-/// [`can_copy_data_block_bytes`] would be false.
+/// [`can_copy_data_block_bytes`](crate::engine::can_copy_data_block_bytes) would be false.
 pub fn copy_data_block_bytes(
     to_buffer: &JsArrayBuffer,
     to_index: u64,
@@ -270,7 +222,13 @@ pub fn copy_data_block_bytes(
     from_index: u64,
     count: u64,
 ) -> bool {
-    if !can_copy_data_block_bytes(to_buffer, to_index, from_buffer, from_index, count) {
+    if !crate::engine::can_copy_data_block_bytes(
+        to_buffer,
+        to_index,
+        from_buffer,
+        from_index,
+        count,
+    ) {
         return false;
     }
     // The checks above bound every index by a live buffer length, which fits in usize.

@@ -38,3 +38,35 @@ pub fn create_array_from_list(values: impl IntoIterator<Item = Value>, ctx: &mut
     boa_engine::object::builtins::JsArray::from_iter(values.into_iter().map(Value::into_js), ctx)
         .into()
 }
+
+/// A built-in function (not a constructor) of the current realm, closing over traced `data`:
+/// calling it runs `f(&data, this, args)`. What the spec's "abstract closures" made into
+/// function objects become (a promise's resolving functions, for one).
+pub(crate) fn new_closure<D: crate::engine::Trace + 'static>(
+    ctx: &mut Cx,
+    name: &str,
+    length: usize,
+    data: D,
+    f: fn(&D, &Value, &[Value], &mut Cx) -> JsResult<Value>,
+) -> Object {
+    let function = boa_engine::NativeFunction::from_copy_closure_with_captures(
+        move |this, args, data: &D, ctx| {
+            f(
+                data,
+                Value::from_js_ref(this),
+                Value::from_js_slice(args),
+                ctx,
+            )
+            .map(Value::into_js)
+            .map_err(Into::into)
+        },
+        data,
+    );
+    crate::engine::count_objects(1);
+    let realm = ctx.realm().clone();
+    boa_engine::object::FunctionObjectBuilder::new(&realm, function)
+        .name(boa_engine::JsString::from(name))
+        .length(length)
+        .build()
+        .into()
+}

@@ -38,12 +38,11 @@ pub(crate) use traced_without_drop;
 pub(crate) use super::kinds;
 pub(crate) use super::{TypedArrayKind, ViewKind, ViewRecord};
 
-pub(crate) mod internal_promise;
+#[cfg(test)]
+mod internal_promise_tests;
 pub(crate) mod webidl;
-mod webidl_iterable;
 mod webidl_partial;
 mod webidl_sequences;
-mod webidl_strings;
 
 mod buffer;
 mod call;
@@ -64,6 +63,7 @@ mod task;
 mod value;
 
 pub use buffer::*;
+pub(crate) use call::new_closure;
 pub use call::*;
 pub use callback::*;
 pub use encoding::*;
@@ -74,7 +74,8 @@ pub use json::*;
 pub use object::{DataRef, Object, ObjectRef};
 pub use promise::*;
 pub use property::{PropertyDescriptor, PropertyDescriptorBuilder, PropertyKey};
-pub use slot::{Shared, Slot, SlotMut, SlotRef};
+pub use slot::Shared;
+pub(crate) use slot::{SlotCell, SlotCellMut, SlotCellRef};
 pub(crate) use string::js_string;
 pub use string::JsString;
 pub use task::*;
@@ -85,10 +86,6 @@ pub type NativeFunctionPointer = fn(&Value, &[Value], &mut Cx) -> JsResult<Value
 /// The execution context every operation runs in (realm, job queue, intrinsics): Boa's
 /// `Context`, which the embedder holds and passes in.
 pub type Cx = boa_engine::Context;
-
-/// Script source text, for the unit tests that evaluate JavaScript.
-#[cfg(test)]
-pub use boa_engine::Source;
 
 /// Traced by the engine's garbage collector: what a slot, a shared pointer or an object's
 /// native data holds. Declared with `traced!`; on Boa, boa_gc's `Trace`.

@@ -1,88 +1,17 @@
-//! The engine's own containers for the spec layer's internal slots: [`Slot`], a traced cell
-//! (what an interface's or an algorithm's mutable slot is), and [`Shared`], a traced shared
-//! pointer (the state several algorithms close over). On Boa they are `boa_gc::GcRefCell` and
-//! `boa_gc::Gc` behind `#[repr(transparent)]` newtypes with `#[inline]` methods, so they cost
-//! nothing; the spec layer names only these.
-//!
-//! Borrow rules are the cell's: a [`Slot::borrow_mut`] while any borrow of the same slot is
-//! alive panics, so no borrow is held across a call into JavaScript (ARCHITECTURE.md,
-//! "Invariants").
+//! The Boa side of the containers for the spec layer's internal slots: the cell behind the
+//! contract's `Slot` (`../slot.rs`) is boa_gc's `GcRefCell`, and [`Shared`], a traced shared
+//! pointer (the state several algorithms close over), is a `boa_gc::Gc` behind a
+//! `#[repr(transparent)]` newtype with `#[inline]` methods, so it costs nothing.
 
-use std::ops::{Deref, DerefMut};
+use std::ops::Deref;
 
 use boa_gc::{custom_trace, Finalize, Gc, GcRef, GcRefCell, GcRefMut, Trace};
 
-/// A traced, mutable slot.
-#[repr(transparent)]
-pub struct Slot<T: Trace + 'static>(GcRefCell<T>);
-
-/// A shared borrow of a [`Slot`]'s value.
-pub struct SlotRef<'a, T: Trace + 'static>(GcRef<'a, T>);
-
-/// An exclusive borrow of a [`Slot`]'s value.
-pub struct SlotMut<'a, T: Trace + 'static>(GcRefMut<'a, T>);
-
-impl<T: Trace + 'static> Slot<T> {
-    /// A slot holding `value`.
-    #[inline]
-    pub fn new(value: T) -> Self {
-        Self(GcRefCell::new(value))
-    }
-
-    /// Borrows the value (shared). Panics if it is borrowed exclusively.
-    #[inline]
-    pub fn borrow(&self) -> SlotRef<'_, T> {
-        SlotRef(self.0.borrow())
-    }
-
-    /// Borrows the value exclusively. Panics if it is borrowed.
-    #[inline]
-    pub fn borrow_mut(&self) -> SlotMut<'_, T> {
-        SlotMut(self.0.borrow_mut())
-    }
-}
-
-impl<T: Trace + 'static> Deref for SlotRef<'_, T> {
-    type Target = T;
-    #[inline]
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
-
-impl<T: Trace + 'static> Deref for SlotMut<'_, T> {
-    type Target = T;
-    #[inline]
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
-
-impl<T: Trace + 'static> DerefMut for SlotMut<'_, T> {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut T {
-        &mut self.0
-    }
-}
-
-impl<T: Trace + std::fmt::Debug + 'static> std::fmt::Debug for Slot<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl<T: Trace + Default + 'static> Default for Slot<T> {
-    fn default() -> Self {
-        Self::new(T::default())
-    }
-}
-
-impl<T: Trace + 'static> Finalize for Slot<T> {}
-
-// SAFETY: the slot traces exactly what its cell traces.
-unsafe impl<T: Trace + 'static> Trace for Slot<T> {
-    custom_trace!(this, mark, mark(&this.0));
-}
+/// The cell behind the contract's `Slot` (`../slot.rs`): boa_gc's `GcRefCell`, which the
+/// collector traces.
+pub(crate) type SlotCell<T> = GcRefCell<T>;
+pub(crate) type SlotCellRef<'a, T> = GcRef<'a, T>;
+pub(crate) type SlotCellMut<'a, T> = GcRefMut<'a, T>;
 
 /// A traced pointer to state several owners share (cloning it shares, not copies).
 #[repr(transparent)]

@@ -84,6 +84,11 @@ pub fn error_prototype(ctx: &Cx) -> Object {
     ctx.intrinsics().constructors().error().prototype().into()
 }
 
+/// The current realm's %Iterator.prototype%.
+pub fn iterator_prototype(ctx: &Cx) -> Object {
+    Object::from(ctx.intrinsics().constructors().iterator().prototype())
+}
+
 /// The current realm's %AsyncIteratorPrototype%.
 pub fn async_iterator_prototype(ctx: &Cx) -> Object {
     Object::from(

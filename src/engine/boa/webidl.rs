@@ -7,61 +7,29 @@
 //! interface as a global class (the streams interfaces, from `Class::init`) or the interface
 //! object is built directly because it inherits from another interface (the DOM ones).
 
+// The engine-free half of the layer (`../webidl.rs`).
+use crate::engine::webidl::{rejected_promise, InterfaceBuilder};
+
 use super::{Cx, JsError, JsResult, NativeFunctionPointer, Object, Value};
 use boa_engine::{
     class::{Class, ClassBuilder},
-    js_string,
     native_function::NativeFunction,
     object::{
         builtins::JsFunction as BoaFunction, ConstructorBuilder, FunctionObjectBuilder, JsObject,
     },
-    property::{Attribute, PropertyDescriptor, PropertyKey},
+    property::{Attribute, PropertyDescriptor},
     realm::Realm,
-    symbol::JsSymbol,
-    JsString, JsValue, NativeObject,
+    JsString, JsValue,
 };
 
 use crate::engine;
 
-pub use super::webidl_iterable::PairIterable;
-pub use super::webidl_partial::{define_global_operation, define_static_operation};
-pub use super::webidl_sequences::{
-    create_sequence_from_iterable, iterator_method, to_usv_string_record,
-    usv_string_sequences_from_iterable,
-};
-pub use super::webidl_strings::to_usv_string;
+pub use super::webidl_partial::define_static_operation;
+pub use super::webidl_sequences::{create_sequence_from_iterable, to_usv_string_record};
 
 // ---------------------------------------------------------------------------------------------
 // Interfaces and the brand check
 // ---------------------------------------------------------------------------------------------
-
-/// A WebIDL interface implemented by objects whose native data is `Self`.
-pub trait Interface: NativeObject {
-    /// The interface's identifier, as error messages and `@@toStringTag` name it.
-    const NAME: &'static str;
-}
-
-/// An interface whose objects script creates with `new` (or whose constructor throws), which
-/// the engine registers as a global class: the length of its constructor, its members, and its
-/// constructor steps. [`interface!`](crate::engine::webidl::interface) declares a type's
-/// interface name and registers it with the engine.
-pub trait ClassInterface: Interface + Sized {
-    /// The constructor's `length`.
-    const LENGTH: usize;
-
-    /// Defines the members on the interface prototype object (and the interface object).
-    fn members(b: &mut InterfaceBuilder<'_, '_>);
-
-    /// The constructor steps that come before the object exists: its native data, from the
-    /// arguments (`new_target` is NewTarget).
-    fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self>;
-
-    /// The constructor steps that need the object itself (none by default).
-    fn constructed(this: &Object<Self>, args: &[Value], ctx: &mut Cx) -> JsResult<()> {
-        let _ = (this, args, ctx);
-        Ok(())
-    }
-}
 
 /// `interface!(Type, "Name")`: `Type`'s objects implement the WebIDL interface `Name`, which
 /// `Type`'s [`ClassInterface`] describes; on Boa, this is where it becomes a `Class` (with
@@ -76,7 +44,7 @@ macro_rules! interface {
             const NAME: &'static str = $name;
             const LENGTH: usize = <$ty as $crate::engine::webidl::ClassInterface>::LENGTH;
             const ATTRIBUTES: ::boa_engine::property::Attribute =
-                $crate::engine::webidl::INTERFACE_OBJECT;
+                $crate::engine::backend_webidl::INTERFACE_OBJECT;
 
             fn init(
                 class: &mut ::boa_engine::class::ClassBuilder<'_>,
@@ -117,44 +85,6 @@ macro_rules! interface {
 }
 pub(crate) use interface;
 
-/// The brand check every operation and attribute of interface `T` starts with
-/// (<https://webidl.spec.whatwg.org/#dfn-create-operation-function>, "If thisValue does not
-/// implement the interface, throw a TypeError").
-pub fn this<T: Interface>(this: &Value) -> JsResult<Object<T>> {
-    this.as_object()
-        .and_then(|o| o.clone().downcast::<T>().ok())
-        .ok_or_else(|| does_not_implement(T::NAME))
-}
-
-/// The brand check for an interface whose objects may carry another interface's native data
-/// (an interface that others inherit from): `this` must be an object for which `implements`
-/// holds.
-pub fn this_implementing(
-    this: &Value,
-    interface: &str,
-    implements: impl FnOnce(&Object) -> bool,
-) -> JsResult<Object> {
-    match this.as_object() {
-        Some(o) if implements(&o.clone()) => Ok(o),
-        _ => Err(does_not_implement(interface)),
-    }
-}
-
-/// The TypeError of a failed brand check.
-fn does_not_implement(interface: &str) -> JsError {
-    engine::throw_type_error(format!(
-        "'this' is not an object that implements interface {interface}"
-    ))
-}
-
-/// An exception thrown by a promise-returning operation or attribute becomes a rejected promise
-/// (<https://webidl.spec.whatwg.org/#es-operations>, "If an exception was thrown ... and the
-/// return type is a promise type"). Uncatchable engine errors still propagate.
-pub fn rejected_promise(error: JsError, ctx: &mut Cx) -> JsResult<Value> {
-    let reason = engine::thrown_value(error, ctx)?;
-    Ok(engine::promise_rejected_with(reason, ctx)?.into())
-}
-
 /// The behaviour of a promise-returning member: `f`'s thrown exception becomes a rejected
 /// promise.
 fn returning_promise(f: NativeFunctionPointer) -> NativeFunction {
@@ -186,18 +116,16 @@ fn native(f: NativeFunctionPointer) -> NativeFunction {
 /// `{ [[Writable]]: true, [[Enumerable]]: false, [[Configurable]]: true }`.
 pub const INTERFACE_OBJECT: Attribute = Attribute::WRITABLE.union(Attribute::CONFIGURABLE);
 
-/// What an [`Interface`] builder defines its members on.
+/// What an interface's members are defined on: a class Boa registers as a global
+/// (`Class::init`), or an interface object built directly.
 pub(super) enum Target<'b, 'ctx> {
-    /// A class Boa registers as a global (`Class::init`).
     Class(&'b mut ClassBuilder<'ctx>),
-    /// An interface object built directly.
     Constructor(&'b mut ConstructorBuilder<'ctx>),
 }
 
-/// Builds an interface's members: regular and static operations, attributes and constants,
-/// with the property shapes of <https://webidl.spec.whatwg.org/#es-interfaces>, and its
-/// `@@toStringTag`.
-pub struct InterfaceBuilder<'b, 'ctx> {
+/// The backend side of [`InterfaceBuilder`]: Boa's class or constructor builder, and the realm
+/// its functions are made in.
+pub(crate) struct MemberTarget<'b, 'ctx> {
     pub(super) target: Target<'b, 'ctx>,
     realm: Realm,
 }
@@ -207,155 +135,87 @@ impl<'b, 'ctx> InterfaceBuilder<'b, 'ctx> {
     pub fn class<T: Class>(class: &'b mut ClassBuilder<'ctx>) -> Self {
         let realm = class.context().realm().clone();
         let mut builder = Self {
-            target: Target::Class(class),
-            realm,
+            target: MemberTarget {
+                target: Target::Class(class),
+                realm,
+            },
         };
         builder.define_to_string_tag(T::NAME);
         builder
     }
+}
 
-    pub(super) fn define(
+impl MemberTarget<'_, '_> {
+    /// The context the interface is being built in (its realm is the interface's).
+    pub(crate) fn context(&mut self) -> &mut Cx {
+        match &mut self.target {
+            Target::Class(c) => c.context(),
+            Target::Constructor(c) => c.context(),
+        }
+    }
+
+    /// Defines a property of the interface prototype object.
+    pub(crate) fn define(
         &mut self,
-        key: impl Into<PropertyKey>,
-        desc: impl Into<PropertyDescriptor>,
+        key: crate::engine::PropertyKey,
+        desc: crate::engine::PropertyDescriptor,
     ) {
         match &mut self.target {
             Target::Class(c) => {
-                c.property_descriptor(key, desc);
+                c.property_descriptor(key.0, desc.0);
             }
             Target::Constructor(c) => {
-                c.property_descriptor(key, desc);
+                c.property_descriptor(key.0, desc.0);
             }
         }
     }
 
-    fn define_static(&mut self, key: impl Into<PropertyKey>, desc: impl Into<PropertyDescriptor>) {
+    /// Defines a property of the interface object.
+    pub(crate) fn define_static(
+        &mut self,
+        key: crate::engine::PropertyKey,
+        desc: crate::engine::PropertyDescriptor,
+    ) {
         match &mut self.target {
             Target::Class(c) => {
-                c.static_property_descriptor(key, desc);
+                c.static_property_descriptor(key.0, desc.0);
             }
             Target::Constructor(c) => {
-                c.static_property_descriptor(key, desc);
+                c.static_property_descriptor(key.0, desc.0);
             }
         }
     }
 
-    pub(super) fn function(&self, name: JsString, length: usize, f: NativeFunction) -> JsObject {
+    pub(super) fn native_function(
+        &self,
+        name: JsString,
+        length: usize,
+        f: NativeFunction,
+    ) -> JsObject {
         built_in_function(&self.realm, name, length, f).into()
     }
 
-    /// <https://webidl.spec.whatwg.org/#es-operations>: a regular operation on the prototype
-    /// (writable, enumerable, configurable).
-    pub fn operation(&mut self, name: &str, length: usize, f: NativeFunctionPointer) -> &mut Self {
-        self.operation_with(name, length, native(f))
-    }
-
-    /// A regular operation whose return type is a promise type: an exception it throws is
-    /// returned as a rejected promise.
-    pub fn promise_operation(
+    /// A built-in function of the interface's realm running `f`.
+    pub(crate) fn function(
         &mut self,
         name: &str,
         length: usize,
         f: NativeFunctionPointer,
-    ) -> &mut Self {
-        self.operation_with(name, length, returning_promise(f))
+    ) -> Object {
+        self.native_function(JsString::from(name), length, native(f))
+            .into()
     }
 
-    fn operation_with(&mut self, name: &str, length: usize, f: NativeFunction) -> &mut Self {
-        let function = self.function(JsString::from(name), length, f);
-        self.define(JsString::from(name), operation_property(function));
-        self
-    }
-
-    /// <https://webidl.spec.whatwg.org/#es-asynchronous-iterable>: the `values` operation of an
-    /// `async_iterable` declaration, which is also the prototype's `@@asyncIterator` (the same
-    /// function object; `@@asyncIterator` is not enumerable).
-    pub fn async_iterable(&mut self, length: usize, values: NativeFunctionPointer) -> &mut Self {
-        let function = self.function(JsString::from("values"), length, native(values));
-        self.define(
-            JsString::from("values"),
-            operation_property(function.clone()),
-        );
-        let desc = PropertyDescriptor::builder()
-            .value(function)
-            .writable(true)
-            .enumerable(false)
-            .configurable(true);
-        self.define(JsSymbol::async_iterator(), desc);
-        self
-    }
-
-    /// A static operation on the interface object.
-    pub fn static_operation(
+    /// A built-in function of the interface's realm running `f`, whose thrown exception is
+    /// returned as a rejected promise.
+    pub(crate) fn promise_function(
         &mut self,
         name: &str,
         length: usize,
         f: NativeFunctionPointer,
-    ) -> &mut Self {
-        let function = self.function(JsString::from(name), length, native(f));
-        self.define_static(JsString::from(name), operation_property(function));
-        self
-    }
-
-    /// <https://webidl.spec.whatwg.org/#es-attributes>: a regular attribute on the prototype,
-    /// an accessor (enumerable, configurable) with getter `get name` and, unless read only,
-    /// setter `set name` (length 1).
-    pub fn attribute(
-        &mut self,
-        name: &str,
-        getter: NativeFunctionPointer,
-        setter: Option<NativeFunctionPointer>,
-    ) -> &mut Self {
-        self.attribute_with(name, native(getter), setter)
-    }
-
-    /// A read-only attribute whose type is a promise type: an exception its getter throws is
-    /// returned as a rejected promise.
-    pub fn promise_attribute(&mut self, name: &str, getter: NativeFunctionPointer) -> &mut Self {
-        self.attribute_with(name, returning_promise(getter), None)
-    }
-
-    fn attribute_with(
-        &mut self,
-        name: &str,
-        getter: NativeFunction,
-        setter: Option<NativeFunctionPointer>,
-    ) -> &mut Self {
-        let get = self.function(JsString::from(format!("get {name}")), 0, getter);
-        let set =
-            setter.map(|s| self.function(JsString::from(format!("set {name}")), 1, native(s)));
-        let desc = PropertyDescriptor::builder()
-            .get(get)
-            .set(set.map_or_else(JsValue::undefined, JsValue::from))
-            .enumerable(true)
-            .configurable(true);
-        self.define(JsString::from(name), desc);
-        self
-    }
-
-    /// <https://webidl.spec.whatwg.org/#es-constants>: on both the interface object and the
-    /// interface prototype object, { [[Writable]]: false, [[Enumerable]]: true,
-    /// [[Configurable]]: false }.
-    pub fn constant(&mut self, name: &str, value: u16) -> &mut Self {
-        let desc = PropertyDescriptor::builder()
-            .value(i32::from(value))
-            .writable(false)
-            .enumerable(true)
-            .configurable(false);
-        self.define_static(JsString::from(name), desc.clone());
-        self.define(JsString::from(name), desc);
-        self
-    }
-
-    /// The `@@toStringTag` property of an interface prototype object:
-    /// <https://webidl.spec.whatwg.org/#es-interface-prototype-object>.
-    fn define_to_string_tag(&mut self, name: &str) {
-        let desc = PropertyDescriptor::builder()
-            .value(JsString::from(name))
-            .writable(false)
-            .enumerable(false)
-            .configurable(true);
-        self.define(JsSymbol::to_string_tag(), desc);
+    ) -> Object {
+        self.native_function(JsString::from(name), length, returning_promise(f))
+            .into()
     }
 }
 
@@ -387,8 +247,10 @@ impl<'ctx> InterfaceObject<'ctx> {
     /// The builder of the interface's members.
     pub fn members(&mut self) -> InterfaceBuilder<'_, 'ctx> {
         InterfaceBuilder {
-            target: Target::Constructor(&mut self.builder),
-            realm: self.realm.clone(),
+            target: MemberTarget {
+                target: Target::Constructor(&mut self.builder),
+                realm: self.realm.clone(),
+            },
         }
     }
 
@@ -408,15 +270,6 @@ impl<'ctx> InterfaceObject<'ctx> {
         }
         super::StandardConstructor(self.builder.build())
     }
-}
-
-fn operation_property(function: JsObject) -> PropertyDescriptor {
-    PropertyDescriptor::builder()
-        .value(function)
-        .writable(true)
-        .enumerable(true)
-        .configurable(true)
-        .build()
 }
 
 /// Installs a class's interface object on the global, replacing an earlier registration of the
@@ -485,124 +338,9 @@ fn built_in_function(
 // Constructors and arguments
 // ---------------------------------------------------------------------------------------------
 
-/// The [[Call]] of an interface object was used without `new`.
-pub fn require_new(new_target: &Value, interface: &str) -> JsResult<()> {
-    if new_target.is_undefined() {
-        return Err(engine::throw_type_error(format!(
-            "Failed to construct '{interface}': Please use the 'new' operator"
-        )));
-    }
-    Ok(())
-}
-
-/// The TypeError for calling a constructor that is not constructible from script.
-pub fn illegal_constructor(interface: &str) -> JsError {
-    engine::throw_type_error(format!(
-        "Illegal constructor: {interface} cannot be constructed"
-    ))
-}
-
-/// <https://tc39.es/ecma262/#sec-getprototypefromconstructor>, as used by WebIDL's "internally
-/// create a new object implementing the interface": `Get(newTarget, "prototype")`, falling back
-/// to the interface prototype object of the current realm.
-///
-/// (GetFunctionRealm is not public in Boa; the fallback uses the current realm.)
-pub fn prototype_from_new_target(
-    new_target: &Value,
-    fallback: impl FnOnce(&mut Cx) -> JsResult<Object>,
-    ctx: &mut Cx,
-) -> JsResult<Object> {
-    if let Some(new_target) = new_target.as_object() {
-        if let Some(proto) = new_target.get(js_string!("prototype"), ctx)?.as_object() {
-            return Ok(proto.clone());
-        }
-    }
-    fallback(ctx)
-}
-
-/// <https://webidl.spec.whatwg.org/#dfn-overload-resolution-algorithm>: too few arguments.
-pub fn require_args(
-    args: &[Value],
-    required: usize,
-    interface: &str,
-    member: &str,
-) -> JsResult<()> {
-    if args.len() < required {
-        return Err(engine::throw_type_error(format!(
-            "Failed to execute '{member}' on '{interface}': {required} argument{} required, but only {} present",
-            if required == 1 { "" } else { "s" },
-            args.len()
-        )));
-    }
-    Ok(())
-}
-
-/// The `n`th argument, or `undefined`.
-pub fn arg(args: &[Value], n: usize) -> Value {
-    args.get(n).cloned().unwrap_or_default()
-}
-
 // ---------------------------------------------------------------------------------------------
 // Conversions
 // ---------------------------------------------------------------------------------------------
-
-/// Converts a JS value to an IDL dictionary's backing object:
-/// <https://webidl.spec.whatwg.org/#es-dictionary>. `undefined` and `null` give an empty
-/// dictionary (`None`); any other non-object is a TypeError.
-pub fn dictionary(value: &Value, what: &str) -> JsResult<Option<Object>> {
-    if value.is_null_or_undefined() {
-        return Ok(None);
-    }
-    match value.as_object() {
-        Some(o) => Ok(Some(o.clone())),
-        None => Err(engine::throw_type_error(format!(
-            "{what} must be an object"
-        ))),
-    }
-}
-
-/// Reads one dictionary member (`Get`); `undefined` for an empty dictionary.
-pub fn member(dict: Option<&Object>, key: &str, ctx: &mut Cx) -> JsResult<Value> {
-    match dict {
-        Some(o) => o.get(JsString::from(key), ctx),
-        None => Ok(Value::undefined()),
-    }
-}
-
-/// <https://webidl.spec.whatwg.org/#es-unrestricted-double>
-pub fn to_unrestricted_double(value: &Value, ctx: &mut Cx) -> JsResult<f64> {
-    value.to_number(ctx)
-}
-
-/// <https://webidl.spec.whatwg.org/#es-unsigned-long-long> with `[EnforceRange]`.
-pub fn to_enforced_u64(value: &Value, what: &str, ctx: &mut Cx) -> JsResult<u64> {
-    let x = value.to_number(ctx)?;
-    if !x.is_finite() {
-        return Err(engine::throw_type_error(format!(
-            "{what} must be a finite number"
-        )));
-    }
-    let x = x.trunc();
-    if !(0.0..=9_007_199_254_740_991.0).contains(&x) {
-        return Err(engine::throw_type_error(format!("{what} is out of range")));
-    }
-    // invariant: x is an integer in [0, 2^53 - 1], exactly representable in u64.
-    Ok(x as u64)
-}
-
-/// A callback function dictionary member (<https://webidl.spec.whatwg.org/#es-callback-function>):
-/// absent when `undefined`, else it must be callable.
-pub fn callback(value: Value, what: &str) -> JsResult<Option<Object>> {
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    match value.as_callable() {
-        Some(f) => Ok(Some(f.clone())),
-        None => Err(engine::throw_type_error(format!(
-            "{what} must be a function"
-        ))),
-    }
-}
 
 /// "A new `T`" created from Rust in the current realm (readers, controllers, and streams made by
 /// the abstract operations).
@@ -656,16 +394,4 @@ pub(crate) fn object_with_prototype<T: super::NativeObject>(
     ctx: &super::Cx,
 ) -> super::Object<T> {
     JsObject::new(ctx.root_shape(), prototype.map(JsObject::from), data).into()
-}
-
-/// `object` as the `Object<T>` it was made as: the object a native algorithm or handler holds
-/// (stored upcast next to functions monomorphized for `T`). A mismatch cannot happen; should
-/// it, the result is a `TypeError`, not a panic.
-pub(crate) fn downcast<T: super::NativeObject>(
-    object: &super::Object,
-) -> JsResult<super::Object<T>> {
-    object
-        .clone()
-        .downcast::<T>()
-        .map_err(|_| engine::throw_type_error("an internal object is not of its type"))
 }

@@ -5,24 +5,9 @@
 
 use boa_engine::{builtins::object::OrdinaryObject, property::PropertyKey as BoaKey, JsValue};
 
-use super::webidl_strings::to_usv_string;
-use super::{Cx, JsResult, JsString, JsSymbol, Object, Value};
+use super::{Cx, JsResult, JsString, Object, Value};
 use crate::engine;
-
-/// `? GetMethod(object, @@iterator)`: the method, `None` when it is undefined or null, a
-/// TypeError when it is not callable.
-pub fn iterator_method(object: &Object, ctx: &mut Cx) -> JsResult<Option<Object>> {
-    let method = object.get(JsSymbol::iterator(), ctx)?;
-    if method.is_null_or_undefined() {
-        return Ok(None);
-    }
-    match method.as_callable() {
-        Some(method) => Ok(Some(method)),
-        None => Err(engine::throw_type_error(
-            "the value's @@iterator property is not a function",
-        )),
-    }
-}
+use crate::engine::webidl::to_usv_string;
 
 /// <https://webidl.spec.whatwg.org/#create-sequence-from-iterable>: the values of an iterable,
 /// each converted by `convert` (no iterator is closed when a conversion throws: WebIDL closes
@@ -60,36 +45,6 @@ pub fn create_sequence_from_iterable<T>(
         sequence.push(convert(&value, ctx)?);
         // 4. Set i to i + 1.
     }
-}
-
-/// <https://webidl.spec.whatwg.org/#es-sequence> for `sequence<USVString>`.
-fn to_usv_string_sequence(value: &Value, ctx: &mut Cx) -> JsResult<Vec<JsString>> {
-    // 1. If V is not an Object, throw a TypeError.
-    let Some(object) = value.as_object() else {
-        return Err(engine::throw_type_error(
-            "a sequence member is not an iterable object",
-        ));
-    };
-    // 2. Let method be ? GetMethod(V, @@iterator).
-    // 3. If method is undefined, throw a TypeError.
-    let Some(method) = iterator_method(&object, ctx)? else {
-        return Err(engine::throw_type_error(
-            "a sequence member is not an iterable object",
-        ));
-    };
-    // 4. Return the result of creating a sequence from V and method.
-    create_sequence_from_iterable(&object, &method, to_usv_string, ctx)
-}
-
-/// The `sequence<sequence<USVString>>` member of a union, from `iterable` and the `@@iterator`
-/// `method` the union conversion found: <https://webidl.spec.whatwg.org/#es-union> (step
-/// "If types includes a sequence type").
-pub fn usv_string_sequences_from_iterable(
-    iterable: &Object,
-    method: &Object,
-    ctx: &mut Cx,
-) -> JsResult<Vec<Vec<JsString>>> {
-    create_sequence_from_iterable(iterable, method, to_usv_string_sequence, ctx)
 }
 
 /// <https://webidl.spec.whatwg.org/#es-record> for `record<USVString, USVString>`: the

@@ -485,25 +485,6 @@ pub fn clone_array_buffer(
     Ok(JsArrayBuffer(Object::from_value_unchecked(value)))
 }
 
-/// <https://streams.spec.whatwg.org/#abstract-opdef-cloneasuint8array>
-pub fn clone_as_uint8_array(view: &ViewRecord, ctx: &mut Cx) -> JsResult<Object> {
-    crate::engine::count_objects(2);
-    // 1–3. Asserts.
-    // 4. Let buffer be ? CloneArrayBuffer(O.[[ViewedArrayBuffer]], O.[[ByteOffset]],
-    //    O.[[ByteLength]], %ArrayBuffer%).
-    let buffer = clone_array_buffer(&view.buffer, view.byte_offset, view.byte_length, ctx)?;
-    // 5. Let array be ! Construct(%Uint8Array%, « buffer »).
-    // 6. Return array.
-    let length = array_buffer_byte_length(&buffer);
-    construct_view(
-        ViewKind::Typed(TypedArrayKind::Uint8),
-        &buffer,
-        0,
-        length,
-        ctx,
-    )
-}
-
 /// `! Construct(ctor, « buffer, byteOffset, length »)` for a view constructor: `length` counts
 /// elements (bytes for a `DataView`). The intrinsic constructors run no script.
 pub fn construct_view(
@@ -536,35 +517,9 @@ pub fn construct_view(
     Ok(Object::from_value_unchecked(value))
 }
 
-/// <https://streams.spec.whatwg.org/#abstract-opdef-cancopydatablockbytes> (the unit tests'
-/// oracle: [`copy_data_block_bytes`] makes the same checks on the block pointers it reads).
-#[cfg(test)]
-pub(super) fn can_copy_data_block_bytes(
-    to_buffer: &JsArrayBuffer,
-    to_index: u64,
-    from_buffer: &JsArrayBuffer,
-    from_index: u64,
-    count: u64,
-) -> bool {
-    // 1–4. Assert: toBuffer and fromBuffer are objects with an [[ArrayBufferData]] slot.
-    // 5. If toBuffer is fromBuffer, return false.
-    if same_buffer(to_buffer, from_buffer) {
-        return false;
-    }
-    // 6. If ! IsDetachedBuffer(toBuffer) is true, return false.
-    // 7. If ! IsDetachedBuffer(fromBuffer) is true, return false.
-    if is_detached_buffer(to_buffer) || is_detached_buffer(from_buffer) {
-        return false;
-    }
-    // 8. If toIndex + count > toBuffer.[[ArrayBufferByteLength]], return false.
-    // 9. If fromIndex + count > fromBuffer.[[ArrayBufferByteLength]], return false.
-    // 10. Return true.
-    to_index.saturating_add(count) <= array_buffer_byte_length(to_buffer)
-        && from_index.saturating_add(count) <= array_buffer_byte_length(from_buffer)
-}
-
 /// `! CopyDataBlockBytes(to.[[ArrayBufferData]], toIndex, from.[[ArrayBufferData]], fromIndex,
-/// count)`: one copy. Returns false (and copies nothing) where [`can_copy_data_block_bytes`]
+/// count)`: one copy. Returns false (and copies nothing) where
+/// [`can_copy_data_block_bytes`](crate::engine::can_copy_data_block_bytes)
 /// would be false.
 pub fn copy_data_block_bytes(
     to_buffer: &JsArrayBuffer,

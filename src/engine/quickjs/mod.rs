@@ -56,15 +56,22 @@ mod callback;
 pub mod clone;
 pub(crate) mod diff_hook;
 mod encoding;
-pub(crate) mod internal_promise;
 mod job;
 mod json;
 mod promise;
 #[cfg(test)]
 mod promise_tests;
 pub(crate) mod webidl;
-mod webidl_iterable;
 mod webidl_sequences;
+
+// What the unit tests below reach through `use super::*`.
+#[cfg(test)]
+use self::core::*;
+#[cfg(test)]
+use crate::engine::{
+    can_copy_data_block_bytes, clone_as_uint8_array, promise_rejected_with, promise_resolved_with,
+    Slot,
+};
 
 #[cfg(test)]
 mod tests;
@@ -72,6 +79,7 @@ mod tests;
 mod webidl_tests;
 
 pub use buffer::*;
+pub(crate) use call::new_closure;
 pub use call::*;
 pub use callback::*;
 pub use encoding::*;
@@ -79,6 +87,7 @@ pub use error::*;
 pub use job::*;
 pub use json::*;
 pub use object::*;
+pub(crate) use object::{SlotCell, SlotCellMut, SlotCellRef};
 pub use promise::*;
 pub(crate) use string::js_string;
 pub use string::*;

@@ -3,7 +3,7 @@
 //! `Realm`).
 
 use std::cell::{Ref, RefCell, RefMut};
-use std::ops::{Deref, DerefMut};
+use std::ops::Deref;
 
 use super::core::{
     atom, check, check_status, current_ctx, data_of, new_native_object, q, Marker, NativeObject,
@@ -488,67 +488,11 @@ impl From<PropertyDescriptorBuilder> for PropertyDescriptor {
 // Slots
 // ---------------------------------------------------------------------------------------------
 
-/// A traced, mutable slot.
-#[derive(Default)]
-pub struct Slot<T: Trace + 'static>(RefCell<T>);
-
-/// A shared borrow of a [`Slot`]'s value.
-pub struct SlotRef<'a, T: Trace + 'static>(Ref<'a, T>);
-
-/// An exclusive borrow of a [`Slot`]'s value.
-pub struct SlotMut<'a, T: Trace + 'static>(RefMut<'a, T>);
-
-impl<T: Trace + 'static> Slot<T> {
-    /// A slot holding `value`.
-    #[inline]
-    pub fn new(value: T) -> Self {
-        Self(RefCell::new(value))
-    }
-    /// Borrows the value (shared). Panics if it is borrowed exclusively.
-    #[inline]
-    pub fn borrow(&self) -> SlotRef<'_, T> {
-        SlotRef(self.0.borrow())
-    }
-    /// Borrows the value exclusively. Panics if it is borrowed.
-    #[inline]
-    pub fn borrow_mut(&self) -> SlotMut<'_, T> {
-        SlotMut(self.0.borrow_mut())
-    }
-}
-impl<T: Trace + 'static> Deref for SlotRef<'_, T> {
-    type Target = T;
-    #[inline]
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
-impl<T: Trace + 'static> Deref for SlotMut<'_, T> {
-    type Target = T;
-    #[inline]
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
-impl<T: Trace + 'static> DerefMut for SlotMut<'_, T> {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut T {
-        &mut self.0
-    }
-}
-impl<T: Trace + std::fmt::Debug + 'static> std::fmt::Debug for Slot<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0.try_borrow() {
-            Ok(v) => f.debug_tuple("Slot").field(&*v).finish(),
-            Err(_) => f.write_str("Slot(<borrowed>)"),
-        }
-    }
-}
-impl<T: Trace + 'static> Trace for Slot<T> {
-    #[inline]
-    fn trace(&self, m: &mut Marker) {
-        self.0.trace(m);
-    }
-}
+/// The cell behind the contract's `Slot` (`../slot.rs`): a `RefCell`, which the collector
+/// traces through the `Trace` impl in `core.rs`.
+pub(crate) type SlotCell<T> = RefCell<T>;
+pub(crate) type SlotCellRef<'a, T> = Ref<'a, T>;
+pub(crate) type SlotCellMut<'a, T> = RefMut<'a, T>;
 
 /// A traced shared pointer: an object of our native class (never an `Rc`, so that the cycle
 /// collector sees each holder's reference once).

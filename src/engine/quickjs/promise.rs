@@ -131,20 +131,6 @@ fn promise_result(promise: &Value, ctx: &Cx) -> Value {
     })
 }
 
-/// <https://webidl.spec.whatwg.org/#a-promise-resolved-with>
-pub fn promise_resolved_with(value: Value, ctx: &mut Cx) -> JsResult<JsPromise> {
-    let cap = PromiseCapability::new(ctx);
-    cap.resolve(value, ctx)?;
-    Ok(cap.promise.clone())
-}
-
-/// <https://webidl.spec.whatwg.org/#a-promise-rejected-with>
-pub fn promise_rejected_with(reason: Value, ctx: &mut Cx) -> JsResult<JsPromise> {
-    let cap = PromiseCapability::new(ctx);
-    cap.reject(reason, ctx)?;
-    Ok(cap.promise.clone())
-}
-
 /// <https://webidl.spec.whatwg.org/#mark-a-promise-as-handled>: sets [[PromiseIsHandled]]
 /// (`JS_PromiseMarkAsHandled`, which also tells the host's rejection tracker when the promise
 /// was a rejected, unhandled one). Nothing script can observe happens here.

@@ -7,8 +7,8 @@ use std::cell::{Cell, RefCell};
 
 use super::call::{eval_internal, new_function};
 use super::core::{q, Agent, RealmState};
-use super::internal_promise::InternalPromise;
 use super::*;
+use crate::engine::internal_promise::InternalPromise;
 
 /// Runs `f` in a fresh runtime and realm, then tears both down and checks that no object is
 /// left. `f` must drop its values before it returns (they are dropped at its end).

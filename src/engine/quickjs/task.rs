@@ -91,6 +91,11 @@ pub fn async_iterator_prototype(ctx: &Cx) -> Object {
     intrinsic_object(ctx, "AsyncIteratorPrototype")
 }
 
+/// The current realm's %Iterator.prototype%.
+pub fn iterator_prototype(ctx: &Cx) -> Object {
+    intrinsic_object(ctx, "IteratorPrototype")
+}
+
 /// A captured intrinsic object of the current realm.
 pub(crate) fn intrinsic_object(ctx: &Cx, name: &str) -> Object {
     let value = ctx.realm_state().intrinsic(name);

@@ -7,20 +7,22 @@
 //! The pair iterators are in `webidl_iterable.rs`, the sequence, record and string conversions
 //! and the operations added after an interface exists in `webidl_sequences.rs`.
 
+// The engine-free half of the layer (`../webidl.rs`).
+use crate::engine::webidl::{
+    prototype_from_new_target, rejected_promise, ClassInterface, InterfaceBuilder,
+};
+
 use std::marker::PhantomData;
 
 use super::call::{new_closure, new_constructor, new_function};
 use super::core::{check, new_native_object, q, take_exception, Marker, Trace};
 use super::{
-    global_object, promise_rejected_with, throw_type_error, thrown_value, Cx, JsError, JsFunction,
-    JsResult, JsString, JsSymbol, NativeFunctionPointer, NativeObject, Object, PropertyDescriptor,
-    PropertyKey, StandardConstructor, Value,
+    global_object, throw_type_error, Cx, JsFunction, JsResult, NativeFunctionPointer, NativeObject,
+    Object, PropertyDescriptor, PropertyKey, StandardConstructor, Value,
 };
 
-pub use super::webidl_iterable::PairIterable;
 pub use super::webidl_sequences::{
-    create_sequence_from_iterable, define_global_operation, define_static_operation,
-    iterator_method, to_usv_string, to_usv_string_record, usv_string_sequences_from_iterable,
+    create_sequence_from_iterable, define_static_operation, to_usv_string_record,
 };
 
 /// Intrinsics this file uses (name, expression), captured per realm.
@@ -33,33 +35,6 @@ pub(crate) const INTRINSICS: &[(&str, &str)] = &[(
 // Interfaces and the brand check
 // ---------------------------------------------------------------------------------------------
 
-/// A WebIDL interface implemented by objects whose native data is `Self`.
-pub trait Interface: NativeObject {
-    /// The interface's identifier, as error messages and `@@toStringTag` name it.
-    const NAME: &'static str;
-}
-
-/// An interface whose objects script creates with `new` (or whose constructor throws),
-/// registered per realm with [`register_interface`]: the length of its constructor, its
-/// members, and its constructor steps.
-pub trait ClassInterface: Interface + Sized {
-    /// The constructor's `length`.
-    const LENGTH: usize;
-
-    /// Defines the members on the interface prototype object (and the interface object).
-    fn members(b: &mut InterfaceBuilder<'_, '_>);
-
-    /// The constructor steps that come before the object exists: its native data, from the
-    /// arguments (`new_target` is NewTarget).
-    fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Self>;
-
-    /// The constructor steps that need the object itself (none by default).
-    fn constructed(this: &Object<Self>, args: &[Value], ctx: &mut Cx) -> JsResult<()> {
-        let _ = (this, args, ctx);
-        Ok(())
-    }
-}
-
 /// `interface!(Type, "Name")`: `Type`'s objects implement the WebIDL interface `Name`.
 macro_rules! interface {
     ($ty:ty, $name:literal) => {
@@ -69,41 +44,6 @@ macro_rules! interface {
     };
 }
 pub(crate) use interface;
-
-/// The brand check every operation and attribute of interface `T` starts with
-/// (<https://webidl.spec.whatwg.org/#dfn-create-operation-function>).
-pub fn this<T: Interface>(this: &Value) -> JsResult<Object<T>> {
-    this.as_object()
-        .and_then(|o| o.downcast::<T>().ok())
-        .ok_or_else(|| does_not_implement(T::NAME))
-}
-
-/// The brand check for an interface whose objects may carry another interface's native data:
-/// `this` must be an object for which `implements` holds.
-pub fn this_implementing(
-    this: &Value,
-    interface: &str,
-    implements: impl FnOnce(&Object) -> bool,
-) -> JsResult<Object> {
-    match this.as_object() {
-        Some(o) if implements(&o) => Ok(o),
-        _ => Err(does_not_implement(interface)),
-    }
-}
-
-/// The TypeError of a failed brand check.
-fn does_not_implement(interface: &str) -> JsError {
-    throw_type_error(format!(
-        "'this' is not an object that implements interface {interface}"
-    ))
-}
-
-/// An exception thrown by a promise-returning member becomes a rejected promise; uncatchable
-/// engine errors still propagate.
-pub fn rejected_promise(error: JsError, ctx: &mut Cx) -> JsResult<Value> {
-    let reason = thrown_value(error, ctx)?;
-    Ok(promise_rejected_with(reason, ctx)?.into())
-}
 
 /// A native function pointer as closure data (it holds no JS value).
 #[derive(Clone, Copy)]
@@ -126,158 +66,54 @@ fn returning_promise(steps: &Steps, this: &Value, args: &[Value], ctx: &mut Cx) 
 // The builder
 // ---------------------------------------------------------------------------------------------
 
-/// Builds an interface's members on its interface object and interface prototype object, with
-/// the property shapes of <https://webidl.spec.whatwg.org/#es-interfaces>.
-pub struct InterfaceBuilder<'b, 'ctx> {
+/// The backend side of [`InterfaceBuilder`]: the context, and the interface object and
+/// interface prototype object the members are defined on.
+pub(crate) struct MemberTarget<'b, 'ctx> {
     pub(super) ctx: &'b mut Cx,
     constructor: Object,
     prototype: Object,
     _ctx: PhantomData<&'ctx ()>,
 }
 
-impl InterfaceBuilder<'_, '_> {
+impl MemberTarget<'_, '_> {
+    /// The context the interface is being built in.
+    pub(crate) fn context(&mut self) -> &mut Cx {
+        self.ctx
+    }
+
     /// Defines a property of the interface prototype object (a new object: nothing observes
     /// it, and only running out of memory can fail).
-    pub(super) fn define(&mut self, key: impl Into<PropertyKey>, desc: PropertyDescriptor) {
+    pub(crate) fn define(&mut self, key: PropertyKey, desc: PropertyDescriptor) {
         let _ = self.prototype.define_property_or_throw(key, desc, self.ctx);
     }
 
     /// Defines a property of the interface object.
-    fn define_static(&mut self, key: impl Into<PropertyKey>, desc: PropertyDescriptor) {
+    pub(crate) fn define_static(&mut self, key: PropertyKey, desc: PropertyDescriptor) {
         let _ = self
             .constructor
             .define_property_or_throw(key, desc, self.ctx);
     }
 
-    /// <https://webidl.spec.whatwg.org/#es-operations>: a regular operation on the prototype
-    /// (writable, enumerable, configurable).
-    pub fn operation(&mut self, name: &str, length: usize, f: NativeFunctionPointer) -> &mut Self {
-        let function = new_function(self.ctx, name, length, f);
-        self.define(name, operation_property(function.into_value()));
-        self
-    }
-
-    /// A regular operation whose return type is a promise type: an exception it throws is
-    /// returned as a rejected promise.
-    pub fn promise_operation(
+    /// A built-in function of the current realm running `f`.
+    pub(crate) fn function(
         &mut self,
         name: &str,
         length: usize,
         f: NativeFunctionPointer,
-    ) -> &mut Self {
-        let function = new_closure(self.ctx, name, length, Steps(f), returning_promise);
-        self.define(name, operation_property(function.into_value()));
-        self
+    ) -> Object {
+        new_function(self.ctx, name, length, f)
     }
 
-    /// <https://webidl.spec.whatwg.org/#es-asynchronous-iterable>: the `values` operation,
-    /// which is also the prototype's `@@asyncIterator` (the same function object, not
-    /// enumerable).
-    pub fn async_iterable(&mut self, length: usize, values: NativeFunctionPointer) -> &mut Self {
-        let function = new_function(self.ctx, "values", length, values).into_value();
-        self.define("values", operation_property(function.clone()));
-        let desc = PropertyDescriptor::builder()
-            .value(function)
-            .writable(true)
-            .enumerable(false)
-            .configurable(true)
-            .build();
-        self.define(JsSymbol::async_iterator(), desc);
-        self
-    }
-
-    /// A static operation on the interface object.
-    pub fn static_operation(
+    /// A built-in function of the current realm running `f`, whose thrown exception is
+    /// returned as a rejected promise.
+    pub(crate) fn promise_function(
         &mut self,
         name: &str,
         length: usize,
         f: NativeFunctionPointer,
-    ) -> &mut Self {
-        let function = new_function(self.ctx, name, length, f);
-        self.define_static(name, operation_property(function.into_value()));
-        self
+    ) -> Object {
+        new_closure(self.ctx, name, length, Steps(f), returning_promise)
     }
-
-    /// <https://webidl.spec.whatwg.org/#es-attributes>: a regular attribute on the prototype,
-    /// an accessor (enumerable, configurable) with getter `get name` and, unless read only,
-    /// setter `set name` (length 1).
-    pub fn attribute(
-        &mut self,
-        name: &str,
-        getter: NativeFunctionPointer,
-        setter: Option<NativeFunctionPointer>,
-    ) -> &mut Self {
-        let get = new_function(self.ctx, &format!("get {name}"), 0, getter);
-        self.attribute_with(name, get, setter)
-    }
-
-    /// A read-only attribute whose type is a promise type: an exception its getter throws is
-    /// returned as a rejected promise.
-    pub fn promise_attribute(&mut self, name: &str, getter: NativeFunctionPointer) -> &mut Self {
-        let get = new_closure(
-            self.ctx,
-            &format!("get {name}"),
-            0,
-            Steps(getter),
-            returning_promise,
-        );
-        self.attribute_with(name, get, None)
-    }
-
-    fn attribute_with(
-        &mut self,
-        name: &str,
-        get: Object,
-        setter: Option<NativeFunctionPointer>,
-    ) -> &mut Self {
-        let set = setter.map(|s| new_function(self.ctx, &format!("set {name}"), 1, s));
-        let desc = PropertyDescriptor::builder()
-            .get(get.into_value())
-            .set(set.map_or_else(Value::undefined, Object::into_value))
-            .enumerable(true)
-            .configurable(true)
-            .build();
-        self.define(name, desc);
-        self
-    }
-
-    /// <https://webidl.spec.whatwg.org/#es-constants>: on both the interface object and the
-    /// interface prototype object, { [[Writable]]: false, [[Enumerable]]: true,
-    /// [[Configurable]]: false }.
-    pub fn constant(&mut self, name: &str, value: u16) -> &mut Self {
-        let desc = PropertyDescriptor::builder()
-            .value(i32::from(value))
-            .writable(false)
-            .enumerable(true)
-            .configurable(false)
-            .build();
-        self.define_static(name, desc.clone());
-        self.define(name, desc);
-        self
-    }
-
-    /// The `@@toStringTag` property of an interface prototype object:
-    /// <https://webidl.spec.whatwg.org/#es-interface-prototype-object>.
-    fn define_to_string_tag(&mut self, name: &str) {
-        let tag = super::core::new_string(self.ctx, name);
-        let desc = PropertyDescriptor::builder()
-            .value(tag)
-            .writable(false)
-            .enumerable(false)
-            .configurable(true)
-            .build();
-        self.define(JsSymbol::to_string_tag(), desc);
-    }
-}
-
-/// An operation's property: writable, enumerable, configurable.
-fn operation_property(function: Value) -> PropertyDescriptor {
-    PropertyDescriptor::builder()
-        .value(function)
-        .writable(true)
-        .enumerable(true)
-        .configurable(true)
-        .build()
 }
 
 /// A new ordinary object of the current realm (its [[Prototype]] %Object.prototype%).
@@ -359,10 +195,12 @@ impl<'ctx> InterfaceObject<'ctx> {
     /// The builder of the interface's members.
     pub fn members(&mut self) -> InterfaceBuilder<'_, 'ctx> {
         InterfaceBuilder {
-            ctx: &mut *self.ctx,
-            constructor: self.constructor.clone(),
-            prototype: self.prototype.clone(),
-            _ctx: PhantomData,
+            target: MemberTarget {
+                ctx: &mut *self.ctx,
+                constructor: self.constructor.clone(),
+                prototype: self.prototype.clone(),
+                _ctx: PhantomData,
+            },
         }
     }
 
@@ -427,10 +265,12 @@ pub fn register_interface<T: ClassInterface>(ctx: &mut Cx) -> JsResult<()> {
     define_prototype_property(&constructor, &prototype, ctx)?;
     {
         let mut builder = InterfaceBuilder {
-            ctx: &mut *ctx,
-            constructor: constructor.clone(),
-            prototype: prototype.clone(),
-            _ctx: PhantomData,
+            target: MemberTarget {
+                ctx: &mut *ctx,
+                constructor: constructor.clone(),
+                prototype: prototype.clone(),
+                _ctx: PhantomData,
+            },
         };
         builder.define_to_string_tag(T::NAME);
         T::members(&mut builder);
@@ -477,115 +317,9 @@ pub fn function(ctx: &mut Cx, name: &str, length: usize, f: NativeFunctionPointe
 // Constructors and arguments
 // ---------------------------------------------------------------------------------------------
 
-/// The [[Call]] of an interface object was used without `new`.
-pub fn require_new(new_target: &Value, interface: &str) -> JsResult<()> {
-    if new_target.is_undefined() {
-        return Err(throw_type_error(format!(
-            "Failed to construct '{interface}': Please use the 'new' operator"
-        )));
-    }
-    Ok(())
-}
-
-/// The TypeError for calling a constructor that is not constructible from script.
-pub fn illegal_constructor(interface: &str) -> JsError {
-    throw_type_error(format!(
-        "Illegal constructor: {interface} cannot be constructed"
-    ))
-}
-
-/// GetPrototypeFromConstructor as WebIDL's "internally create a new object implementing the
-/// interface" uses it: `Get(newTarget, "prototype")`, falling back to `fallback` (the
-/// interface prototype object of the current realm).
-pub fn prototype_from_new_target(
-    new_target: &Value,
-    fallback: impl FnOnce(&mut Cx) -> JsResult<Object>,
-    ctx: &mut Cx,
-) -> JsResult<Object> {
-    if let Some(new_target) = new_target.as_object() {
-        if let Some(proto) = new_target.get("prototype", ctx)?.as_object() {
-            return Ok(proto);
-        }
-    }
-    fallback(ctx)
-}
-
-/// <https://webidl.spec.whatwg.org/#dfn-overload-resolution-algorithm>: too few arguments.
-pub fn require_args(
-    args: &[Value],
-    required: usize,
-    interface: &str,
-    member: &str,
-) -> JsResult<()> {
-    if args.len() < required {
-        return Err(throw_type_error(format!(
-            "Failed to execute '{member}' on '{interface}': {required} argument{} required, but only {} present",
-            if required == 1 { "" } else { "s" },
-            args.len()
-        )));
-    }
-    Ok(())
-}
-
-/// The `n`th argument, or `undefined`.
-pub fn arg(args: &[Value], n: usize) -> Value {
-    args.get(n).cloned().unwrap_or_default()
-}
-
 // ---------------------------------------------------------------------------------------------
 // Conversions
 // ---------------------------------------------------------------------------------------------
-
-/// Converts a JS value to an IDL dictionary's backing object: `undefined` and `null` give an
-/// empty dictionary (`None`); any other non-object is a TypeError.
-pub fn dictionary(value: &Value, what: &str) -> JsResult<Option<Object>> {
-    if value.is_null_or_undefined() {
-        return Ok(None);
-    }
-    match value.as_object() {
-        Some(o) => Ok(Some(o)),
-        None => Err(throw_type_error(format!("{what} must be an object"))),
-    }
-}
-
-/// Reads one dictionary member (`Get`); `undefined` for an empty dictionary.
-pub fn member(dict: Option<&Object>, key: &str, ctx: &mut Cx) -> JsResult<Value> {
-    match dict {
-        Some(o) => o.get(JsString::from(key), ctx),
-        None => Ok(Value::undefined()),
-    }
-}
-
-/// <https://webidl.spec.whatwg.org/#es-unrestricted-double>
-pub fn to_unrestricted_double(value: &Value, ctx: &mut Cx) -> JsResult<f64> {
-    value.to_number(ctx)
-}
-
-/// <https://webidl.spec.whatwg.org/#es-unsigned-long-long> with `[EnforceRange]`.
-pub fn to_enforced_u64(value: &Value, what: &str, ctx: &mut Cx) -> JsResult<u64> {
-    let x = value.to_number(ctx)?;
-    if !x.is_finite() {
-        return Err(throw_type_error(format!("{what} must be a finite number")));
-    }
-    let x = x.trunc();
-    if !(0.0..=9_007_199_254_740_991.0).contains(&x) {
-        return Err(throw_type_error(format!("{what} is out of range")));
-    }
-    // invariant: x is an integer in [0, 2^53 - 1], exactly representable in u64.
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    Ok(x as u64)
-}
-
-/// A callback function dictionary member: absent when `undefined`, else it must be callable.
-pub fn callback(value: Value, what: &str) -> JsResult<Option<Object>> {
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    match value.as_callable() {
-        Some(f) => Ok(Some(f)),
-        None => Err(throw_type_error(format!("{what} must be a function"))),
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Objects made from Rust
@@ -645,12 +379,4 @@ pub(crate) fn object_with_prototype<T: NativeObject>(
 ) -> Object<T> {
     let proto = prototype.as_ref().map_or(super::core::NULL, Object::raw);
     Object::from_value_unchecked(new_native_object(ctx.raw(), proto, data))
-}
-
-/// `object` as the `Object<T>` it was made as; a mismatch is a TypeError, not a panic.
-pub(crate) fn downcast<T: NativeObject>(object: &Object) -> JsResult<Object<T>> {
-    object
-        .clone()
-        .downcast::<T>()
-        .map_err(|_| throw_type_error("an internal object is not of its type"))
 }

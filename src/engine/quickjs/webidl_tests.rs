@@ -5,8 +5,10 @@
 use std::cell::Cell;
 
 use super::host::{eval_script, run_gc, Runtime};
-use super::webidl::{self, ClassInterface, InterfaceBuilder, InterfaceObject, PairIterable};
 use super::*;
+use crate::engine::webidl::{
+    self, ClassInterface, InterfaceBuilder, InterfaceObject, PairIterable,
+};
 
 fn runtime() -> Runtime {
     Runtime::new(Box::new(|_, _, _| {})).expect("a runtime")

@@ -1,0 +1,301 @@
+//! Promises that the spec creates for its own bookkeeping and never hands to script (a transform
+//! stream's [[backpressureChangePromise]], the promises its sink write algorithm and
+//! TransformStreamDefaultControllerPerformTransform return).
+//!
+//! They live in Rust: settling one queues its reactions as microtasks, in order, and reacting to
+//! a settled one queues the reaction as a microtask, exactly when PerformPromiseThen and
+//! TriggerPromiseReactions would queue their jobs for a JS promise. So the spec's job order is
+//! kept while a chunk costs no JS promise, resolving function or reaction function.
+//!
+//! Resolving follows the promise resolve functions
+//! (<https://tc39.es/ecma262/#sec-promise-resolve-functions>): a non-object fulfills; an object
+//! has its `then` read (as the spec's promise would) and, if callable, is called in a later job
+//! with resolving functions (only then are JS functions created); another internal promise is
+//! adopted the same way, minus the unobservable `then` lookup.
+//!
+//! Engine-free: written over the contract's `Shared`, `Slot`, `queue_microtask` and
+//! `new_closure`. The state is a traced shared cell, so a cycle through an internal promise (a
+//! reaction's data holding the stream that holds the promise) is collected on either engine.
+
+use super::{new_closure, queue_microtask, thrown_value, Cx, JsResult, Object, ReactionStep};
+use super::{Shared, Slot, Trace, Value};
+
+traced! {
+/// A promise internal to the spec layer.
+#[derive(Clone)]
+pub(crate) struct InternalPromise(Shared<Slot<State>>);
+}
+
+impl std::fmt::Debug for InternalPromise {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("InternalPromise")
+    }
+}
+
+traced_without_drop! {
+enum State {
+    /// Pending; `resolved` is the resolving functions' [[AlreadyResolved]] (set once resolved
+    /// with a thenable that has not settled it yet).
+    Pending {
+        resolved: bool,
+        reactions: Reactions,
+    },
+    Fulfilled(Value),
+    Rejected(Value),
+}
+}
+
+traced_without_drop! {
+/// A pending promise's reactions, in order. Most internal promises get one, which needs no
+/// list (no allocation besides the reaction's own).
+enum Reactions {
+    None,
+    One(Box<dyn Reaction>),
+    Many(Vec<Box<dyn Reaction>>),
+}
+}
+
+impl Reactions {
+    /// Appends `reaction`.
+    fn push(&mut self, reaction: Box<dyn Reaction>) {
+        *self = match std::mem::replace(self, Reactions::None) {
+            Reactions::None => Reactions::One(reaction),
+            Reactions::One(first) => Reactions::Many(vec![first, reaction]),
+            Reactions::Many(mut all) => {
+                all.push(reaction);
+                Reactions::Many(all)
+            }
+        };
+    }
+
+    /// Queues each reaction's job with `outcome`, in order.
+    fn trigger(self, outcome: Result<Value, Value>, ctx: &mut Cx) {
+        match self {
+            Reactions::None => {}
+            Reactions::One(reaction) => queue_reaction(reaction, outcome, ctx),
+            Reactions::Many(all) => {
+                for reaction in all {
+                    queue_reaction(reaction, outcome.clone(), ctx);
+                }
+            }
+        }
+    }
+}
+
+/// A pending reaction, type-erased but traced.
+trait Reaction: Trace {
+    fn run(self: Box<Self>, outcome: Result<Value, Value>, ctx: &mut Cx) -> JsResult<()>;
+}
+
+traced! {
+/// The captured data and both steps of a reaction.
+struct Steps<T: Trace + 'static> {
+    data: T,
+    #[unsafe_ignore_trace]
+    on_fulfilled: ReactionStep<T>,
+    #[unsafe_ignore_trace]
+    on_rejected: ReactionStep<T>,
+}
+}
+
+impl<T: Trace + 'static> Reaction for Steps<T> {
+    fn run(self: Box<Self>, outcome: Result<Value, Value>, ctx: &mut Cx) -> JsResult<()> {
+        match outcome {
+            Ok(value) => (self.on_fulfilled)(&self.data, value, ctx),
+            Err(reason) => (self.on_rejected)(&self.data, reason, ctx),
+        }
+    }
+}
+
+/// Queues the job that runs `reaction` with `outcome` (a PromiseReactionJob).
+fn queue_reaction(reaction: Box<dyn Reaction>, outcome: Result<Value, Value>, ctx: &mut Cx) {
+    queue_microtask(ctx, move |ctx| reaction.run(outcome, ctx));
+}
+
+impl InternalPromise {
+    /// The outcome once settled: `Ok(value)` fulfilled, `Err(reason)` rejected.
+    pub(crate) fn outcome(&self) -> Option<Result<Value, Value>> {
+        match &*self.0.borrow() {
+            State::Pending { .. } => None,
+            State::Fulfilled(value) => Some(Ok(value.clone())),
+            State::Rejected(reason) => Some(Err(reason.clone())),
+        }
+    }
+
+    /// Whether `self` and `other` are the same promise.
+    pub(crate) fn ptr_eq(&self, other: &Self) -> bool {
+        Shared::ptr_eq(&self.0, &other.0)
+    }
+
+    /// "A promise resolved with" a non-object `value`.
+    pub(crate) fn fulfilled(value: Value) -> Self {
+        Self(Shared::new(Slot::new(State::Fulfilled(value))))
+    }
+
+    /// "A new promise".
+    pub(crate) fn new() -> Self {
+        Self(Shared::new(Slot::new(State::Pending {
+            resolved: false,
+            reactions: Reactions::None,
+        })))
+    }
+
+    /// Upon fulfillment / upon rejection of this promise.
+    pub(crate) fn react<T: Trace + 'static>(
+        &self,
+        data: T,
+        on_fulfilled: ReactionStep<T>,
+        on_rejected: ReactionStep<T>,
+        ctx: &mut Cx,
+    ) {
+        let reaction: Box<dyn Reaction> = Box::new(Steps {
+            data,
+            on_fulfilled,
+            on_rejected,
+        });
+        let outcome = {
+            let mut state = self.0.borrow_mut();
+            match &mut *state {
+                State::Pending { reactions, .. } => {
+                    reactions.push(reaction);
+                    return;
+                }
+                State::Fulfilled(value) => Ok(value.clone()),
+                State::Rejected(reason) => Err(reason.clone()),
+            }
+        };
+        queue_reaction(reaction, outcome, ctx);
+    }
+
+    /// Settles the promise (FulfillPromise / RejectPromise) and queues its reactions.
+    fn settle(&self, outcome: Result<Value, Value>, ctx: &mut Cx) {
+        let settled = match &outcome {
+            Ok(value) => State::Fulfilled(value.clone()),
+            Err(reason) => State::Rejected(reason.clone()),
+        };
+        let previous = std::mem::replace(&mut *self.0.borrow_mut(), settled);
+        match previous {
+            State::Pending { reactions, .. } => reactions.trigger(outcome, ctx),
+            // Already settled: keep the first outcome.
+            other => *self.0.borrow_mut() = other,
+        }
+    }
+
+    /// Marks the promise resolved; false if it already was (the resolving functions'
+    /// [[AlreadyResolved]]).
+    fn begin_resolve(&self) -> bool {
+        match &mut *self.0.borrow_mut() {
+            State::Pending { resolved, .. } if !*resolved => {
+                *resolved = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// [=Resolve=] the promise with `value`.
+    pub(crate) fn resolve(&self, value: Value, ctx: &mut Cx) -> JsResult<()> {
+        if !self.begin_resolve() {
+            return Ok(());
+        }
+        self.resolution_steps(value, ctx)
+    }
+
+    /// The promise resolve functions' steps after the [[AlreadyResolved]] check.
+    fn resolution_steps(&self, value: Value, ctx: &mut Cx) -> JsResult<()> {
+        let Some(object) = value.as_object() else {
+            self.settle(Ok(value), ctx);
+            return Ok(());
+        };
+        // Let then be Completion(Get(resolution, "then")).
+        let then = match object.get("then", ctx) {
+            Ok(then) => then,
+            Err(error) => {
+                let reason = thrown_value(error, ctx)?;
+                self.settle(Err(reason), ctx);
+                return Ok(());
+            }
+        };
+        let Some(then) = then.as_callable() else {
+            self.settle(Ok(value), ctx);
+            return Ok(());
+        };
+        // NewPromiseResolveThenableJob(promise, resolution, thenJobCallback).
+        let (this, then) = (value.clone(), then.clone());
+        let promise = self.clone();
+        queue_microtask(ctx, move |ctx| promise.thenable_job(this, then, ctx));
+        Ok(())
+    }
+
+    /// The body of NewPromiseResolveThenableJob(this promise, `thenable`, `then`): calls `then`
+    /// on `thenable` with a fresh pair of resolving functions sharing one [[AlreadyResolved]]
+    /// (the promise has begun resolving already).
+    pub(crate) fn thenable_job(&self, thenable: Value, then: Object, ctx: &mut Cx) -> JsResult<()> {
+        let already_resolved = Shared::new(Slot::new(false));
+        let resolve = new_closure(
+            ctx,
+            "",
+            1,
+            (self.clone(), already_resolved.clone()),
+            |(promise, already_resolved), _, args, ctx| {
+                if !std::mem::replace(&mut *already_resolved.borrow_mut(), true) {
+                    let value = args.first().cloned().unwrap_or_default();
+                    promise.resolution_steps(value, ctx)?;
+                }
+                Ok(Value::undefined())
+            },
+        );
+        let reject = new_closure(
+            ctx,
+            "",
+            1,
+            (self.clone(), already_resolved.clone()),
+            |(promise, already_resolved), _, args, ctx| {
+                if !std::mem::replace(&mut *already_resolved.borrow_mut(), true) {
+                    let reason = args.first().cloned().unwrap_or_default();
+                    promise.settle(Err(reason), ctx);
+                }
+                Ok(Value::undefined())
+            },
+        );
+        if let Err(error) = then.call(&thenable, &[resolve.into(), reject.into()], ctx) {
+            if !std::mem::replace(&mut *already_resolved.borrow_mut(), true) {
+                let reason = thrown_value(error, ctx)?;
+                self.settle(Err(reason), ctx);
+            }
+        }
+        Ok(())
+    }
+
+    /// [=Resolve=] the promise with another internal promise: adopted as a promise with the
+    /// intrinsic `then` would be (one job to call `then`, then the inner promise's reaction),
+    /// without an observable lookup.
+    pub(crate) fn resolve_with_internal(&self, inner: InternalPromise, ctx: &mut Cx) {
+        if !self.begin_resolve() {
+            return;
+        }
+        let promise = self.clone();
+        queue_microtask(ctx, move |ctx| {
+            inner.react(
+                promise,
+                |promise, value, ctx| {
+                    promise.settle(Ok(value), ctx);
+                    Ok(())
+                },
+                |promise, reason, ctx| {
+                    promise.settle(Err(reason), ctx);
+                    Ok(())
+                },
+                ctx,
+            );
+            Ok(())
+        });
+    }
+
+    /// [=Reject=] the promise with `reason`.
+    pub(crate) fn reject(&self, reason: Value, ctx: &mut Cx) {
+        if self.begin_resolve() {
+            self.settle(Err(reason), ctx);
+        }
+    }
+}
