@@ -6,7 +6,7 @@
 use std::cell::{Cell, RefCell};
 
 use super::call::{eval_internal, new_function};
-use super::core::{q, Agent, RealmState};
+use super::core::{new_string, q, Agent, RealmState};
 use super::internal_promise::InternalPromise;
 use super::*;
 
