@@ -37,6 +37,8 @@ enum Kind {
 #[derive(Debug, Trace, Finalize, JsData)]
 struct DefaultIterator {
     target: JsObject,
+    // Not traced: a fieldless enum and an integer hold no `Gc`, so skipping them leaves
+    // nothing unmarked (the derive's `Trace` stays exact).
     #[unsafe_ignore_trace]
     kind: Kind,
     #[unsafe_ignore_trace]
