@@ -25,6 +25,8 @@ data;
 /// A default iterator object: its target, kind and index.
 struct DefaultIterator {
     target: Object,
+    // Not traced: a fieldless enum and an integer hold no JS value, so skipping them leaves
+    // nothing unmarked (the derive's trace stays exact).
     #[unsafe_ignore_trace]
     kind: Kind,
     #[unsafe_ignore_trace]
@@ -36,6 +38,7 @@ traced! {
 /// What `entries`, `keys` and `values` close over: the iterator prototype and their kind.
 struct Maker {
     prototype: Object,
+    // Not traced: a fieldless enum holds no JS value.
     #[unsafe_ignore_trace]
     kind: Kind,
 }

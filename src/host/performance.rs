@@ -14,6 +14,8 @@ traced! {
     /// The realm's time origin: a monotonic instant, and the same moment as milliseconds since
     /// the Unix epoch (`timeOrigin`).
     struct TimeOrigin {
+        // Not traced: an `Instant` holds no `Gc` nor JS value, so skipping it leaves nothing
+        // unmarked (the derive's `Trace` stays exact on either engine).
         #[unsafe_ignore_trace]
         instant: Instant,
         unix_ms: f64,

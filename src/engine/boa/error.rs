@@ -38,7 +38,10 @@ impl std::fmt::Display for JsError {
 
 impl Finalize for JsError {}
 
-// SAFETY: the newtype traces exactly what Boa's error traces.
+// SAFETY: boa_gc's `Trace` contract is that `trace` marks every `Gc` the value holds (and
+// `trace_non_roots` / `run_finalizer` visit the same ones). The newtype's one field is Boa's
+// `JsError`, which is `Trace` itself, and `custom_trace!` makes each of the three methods call
+// the field's, so the newtype visits exactly the `Gc`s Boa's error does.
 unsafe impl Trace for JsError {
     custom_trace!(this, mark, mark(&this.0));
 }

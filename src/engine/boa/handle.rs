@@ -27,7 +27,11 @@ macro_rules! handle {
 
         impl Finalize for $name {}
 
-        // SAFETY: the newtype traces exactly what the handle it wraps traces.
+        // SAFETY: boa_gc's `Trace` contract is that `trace` marks every `Gc` the value holds
+        // (and `trace_non_roots` / `run_finalizer` visit the same ones). The newtype's one
+        // field is the wrapped handle `$boa`, which is `Trace` itself, and `custom_trace!`
+        // makes each of the three methods call the field's, so the newtype visits exactly the
+        // `Gc`s the handle does.
         unsafe impl Trace for $name {
             custom_trace!(this, mark, mark(&this.0));
         }

@@ -23,8 +23,13 @@ macro_rules! traced {
 }
 
 /// Declares a traced type that is plain data: its `Trace` impl marks the JS values it holds,
-/// and it has no `Drop` impl, so values can be moved out of it (boa_gc's `unsafe_no_drop`;
-/// sound because `Finalize` does nothing for these types).
+/// and it has no `Drop` impl, so values can be moved out of it (boa_gc's `unsafe_no_drop`).
+///
+/// Why `unsafe_no_drop` is sound here: without it the derive adds a `Drop` that only calls
+/// `Finalize::finalize` (when the collector allows), and the derived `Finalize` of these types
+/// does nothing, so leaving it out loses nothing. What boa_gc's `unsafe` guards against is a
+/// hand-written `Drop` that touches a `Gc` while the collector sweeps; no type declared with
+/// this macro implements `Drop` (a type that needs one must use `traced!`).
 macro_rules! traced_without_drop {
     ($($item:tt)*) => {
         #[derive(::boa_gc::Trace, ::boa_gc::Finalize)]

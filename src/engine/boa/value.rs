@@ -143,22 +143,30 @@ impl Value {
     /// A Boa value as the engine's (for the engine's own functions).
     #[inline]
     pub(crate) fn from_js_ref(value: &JsValue) -> &Value {
-        // SAFETY: `Value` is a `#[repr(transparent)]` wrapper of `JsValue`.
+        // SAFETY: `Value` is `#[repr(transparent)]` over its one field, a `JsValue`, so the two
+        // have the same size, alignment and bit validity, and every `JsValue` is a valid
+        // `Value` (the newtype adds no invariant). The pointer comes from a reference, so it is
+        // non-null, aligned and points to an initialized `JsValue`; the returned reference has
+        // the input's lifetime and is shared, as the input is.
         unsafe { &*(value as *const JsValue as *const Value) }
     }
 
     /// Boa's argument list as the engine's (for the engine's own functions).
     #[inline]
     pub(crate) fn from_js_slice(values: &[JsValue]) -> &[Value] {
-        // SAFETY: `Value` is a `#[repr(transparent)]` wrapper of `JsValue`, so a slice of one
-        // has the layout of a slice of the other.
+        // SAFETY: `Value` is `#[repr(transparent)]` over `JsValue` (see `from_js_ref`), so a
+        // `[JsValue]` of `n` elements has the layout of a `[Value]` of `n` elements, and each
+        // element is a valid `Value`. The slice pointer cast keeps the length, and the
+        // reference keeps the input's lifetime and sharedness.
         unsafe { &*(values as *const [JsValue] as *const [Value]) }
     }
 
     /// The engine's argument list as Boa's (for the engine's own functions).
     #[inline]
     pub(crate) fn as_js_slice(values: &[Value]) -> &[JsValue] {
-        // SAFETY: as in `from_js_slice`.
+        // SAFETY: as in `from_js_slice`, the other way round: each `Value` is a `JsValue` with
+        // the same layout (`#[repr(transparent)]`), so the slice reinterprets exactly, with
+        // its length, lifetime and sharedness kept.
         unsafe { &*(values as *const [Value] as *const [JsValue]) }
     }
 }
@@ -171,7 +179,10 @@ impl std::fmt::Debug for Value {
 
 impl Finalize for Value {}
 
-// SAFETY: the newtype traces exactly what its `JsValue` traces.
+// SAFETY: boa_gc's `Trace` contract is that `trace` marks every `Gc` the value holds (and
+// `trace_non_roots` / `run_finalizer` visit the same ones). The newtype's one field is a
+// `JsValue`, which is `Trace` itself, and `custom_trace!` makes each of the three methods call
+// the field's, so the newtype visits exactly the `Gc`s the `JsValue` does.
 unsafe impl Trace for Value {
     custom_trace!(this, mark, mark(&this.0));
 }

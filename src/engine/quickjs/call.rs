@@ -51,7 +51,23 @@ impl NativeFunction {
     }
 }
 
-/// The `call` hook of our function class.
+/// The `call` hook of our function class: runs the function's [`NativeFunction`].
+///
+/// # Safety
+/// Only QuickJS calls it, from `JS_CallInternal` ([[Call]]) or `JS_CallConstructorInternal`
+/// ([[Construct]], `flags` with `JS_CALL_FLAG_CONSTRUCTOR`) in quickjs.c, and guarantees on
+/// entry:
+/// - it runs on the thread running the runtime, and `ctx` is the caller's context, live for
+///   the call (one of this backend's: every context of the runtime is);
+/// - `func_obj` is an object of our function class (the class whose `call` hook this is),
+///   `this_val` the `this` value (NewTarget on [[Construct]]), and `argv` points to `argc`
+///   (>= 0) values; all are borrowed, live for the call (no reference count comes with
+///   them), and none is written through `argv` here;
+/// - the hook may re-enter the engine (run script, allocate, collect) like any native
+///   function.
+///
+/// It returns an owned value (QuickJS takes its count), or `JS_EXCEPTION` with the exception
+/// pending. A panic cannot unwind out of it: it aborts.
 pub(crate) unsafe extern "C" fn function_call_hook(
     ctx: *mut q::JSContext,
     func_obj: q::JSValue,
@@ -60,18 +76,28 @@ pub(crate) unsafe extern "C" fn function_call_hook(
     argv: *mut q::JSValue,
     flags: c_int,
 ) -> q::JSValue {
-    let rt = q::JS_GetRuntime(ctx);
+    // SAFETY: `ctx` is live for the call (QuickJS's guarantee on entry); this reads its `rt`.
+    let rt = unsafe { q::JS_GetRuntime(ctx) };
+    // `func_obj` is live, of `rt`, for the call: `dup_raw`'s contract. So is `this_val`.
     let function = Value::dup_raw(rt, func_obj);
     // The function's realm is the current realm while it runs (QuickJS passes the caller's).
     let realm = match native_of(&function) {
         Some(Native::Function(_, realm)) => realm.0,
         _ => ctx,
     };
-    let mut cx = Cx::enter(realm);
+    // SAFETY: `realm` is live until `cx` is dropped: either the caller's context (live for the
+    // call), or the context the function's `Realm` holds a count of, and `function` (declared
+    // before `cx`, so dropped after it) keeps the object, its `Native` and that `Realm`
+    // alive. Both are contexts of this runtime, whose agent is installed, and every context
+    // of the backend has its realm state while it can run script. `cx` is dropped before this
+    // hook returns, so it nests inside whatever `Cx` the caller entered.
+    let mut cx = unsafe { Cx::enter(realm) };
     let this = Value::dup_raw(rt, this_val);
     let count = usize::try_from(argc).unwrap_or(0);
     let args: Vec<Value> = (0..count)
-        .map(|i| Value::dup_raw(rt, *argv.add(i)))
+        // SAFETY: `argv` points to `argc` live values (QuickJS's guarantee on entry) and
+        // `i < argc`, so the read is in bounds; each is borrowed, hence `dup_raw`.
+        .map(|i| Value::dup_raw(rt, unsafe { *argv.add(i) }))
         .collect();
     let constructing = flags & q::JS_CALL_FLAG_CONSTRUCTOR as c_int != 0;
     let result = match native_of(&function) {
@@ -102,21 +128,32 @@ fn new_function_object(cx: &mut Cx, name: &str, length: usize, native: NativeFun
             ..
         }
     );
-    // SAFETY: a live context; the new object owns the boxed `Native`.
-    let value = unsafe {
-        let class = agent_of(cx.rt()).function_class;
+    let class = agent_of(cx.rt()).function_class;
+    // SAFETY: `cx`'s context is live (`Cx`'s invariant). `JS_GetFunctionProto` returns an
+    // owned reference to %Function.prototype%, borrowed by `JS_NewObjectProtoClass` (which
+    // takes its own through the new shape) and then given back, once. `raw` is owned, or
+    // `JS_EXCEPTION`.
+    let raw = unsafe {
         let proto = q::JS_GetFunctionProto(cx.raw());
         let raw = q::JS_NewObjectProtoClass(cx.raw(), proto, class);
         q::JS_FreeValue(cx.raw(), proto);
-        let boxed = Box::new(Native::Function(native, super::Realm::of(cx.raw())));
-        if !q::JS_IsException(raw) {
+        raw
+    };
+    let boxed = Box::new(Native::Function(native, super::Realm::of(cx.raw())));
+    // SAFETY: reads the tag only.
+    if !unsafe { q::JS_IsException(raw) } {
+        // SAFETY: `raw` is the new object of our function class, owned here, with a null
+        // opaque: giving it the leaked box is what `Native`'s invariant describes (our class
+        // id is not a built-in one, so `JS_SetOpaque` cannot refuse). `cx`'s context is live
+        // for `JS_SetConstructorBit`, which only sets the object's flag.
+        unsafe {
             q::JS_SetOpaque(raw, Box::into_raw(boxed).cast());
             if constructor {
                 q::JS_SetConstructorBit(cx.raw(), raw, true);
             }
         }
-        check(cx, raw).unwrap_or_default()
-    };
+    }
+    let value = check(cx, raw).unwrap_or_default();
     let object = Object::from_value_unchecked(value);
     let configurable = |v: Value| {
         super::PropertyDescriptor::builder()
@@ -189,8 +226,17 @@ pub fn call(function: &Value, this: &Value, args: &[Value], ctx: &mut Cx) -> JsR
         return Err(throw_type_error("value is not callable"));
     }
     let mut raw_args: Vec<q::JSValue> = args.iter().map(Value::raw).collect();
-    let argc = c_int::try_from(raw_args.len()).unwrap_or(c_int::MAX);
-    // SAFETY: a live context and values; JS_Call does not take ownership of its arguments.
+    // QuickJS reads `argc` values from the buffer: a count it cannot take is an error, not a
+    // shorter read.
+    let Ok(argc) = c_int::try_from(raw_args.len()) else {
+        return Err(super::throw_range_error("too many arguments"));
+    };
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant); `function`, `this` and the
+    // arguments are live values of its runtime (`Value`'s invariant), borrowed for the call:
+    // `args` is borrowed for the whole call, so the copies in `raw_args` stay valid, and
+    // `raw_args` holds exactly `argc` of them. `JS_Call` passes `JS_CALL_FLAG_COPY_ARGV`, so
+    // the buffer is only read, and takes no count. Script runs, with `ctx` borrowed mutably.
+    // The result is owned, or `JS_EXCEPTION`, as `check` takes it.
     let raw = unsafe {
         q::JS_Call(
             ctx.raw(),
@@ -216,7 +262,8 @@ pub fn call_object(
 /// CreateIteratorResultObject(value, done).
 pub fn create_iter_result_object(value: Value, done: bool, ctx: &mut Cx) -> Value {
     crate::engine::count_objects(1);
-    // SAFETY: a live context.
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the result is owned, or
+    // `JS_EXCEPTION`, as `check` takes it.
     let raw = unsafe { q::JS_NewObject(ctx.raw()) };
     let Ok(object) = check(ctx, raw) else {
         return Value::undefined();
@@ -224,7 +271,11 @@ pub fn create_iter_result_object(value: Value, done: bool, ctx: &mut Cx) -> Valu
     // CreateDataProperty on a new ordinary object cannot fail (short of memory).
     for (key, v) in [(&b"value"[..], value), (&b"done"[..], Value::from(done))] {
         if let Ok(atom) = super::core::ascii_atom(ctx, key) {
-            // SAFETY: a live context and object; JS_DefinePropertyValue takes the value.
+            // SAFETY: `ctx`'s context is live (`Cx`'s invariant) and `object` a live object of
+            // its runtime (`Value`'s invariant), borrowed. `JS_DefinePropertyValue` takes
+            // ownership of the value (it frees it even on failure): `into_raw` hands over the
+            // count `v` owned. `atom` is ours, given back once after the call. Defining a data
+            // property on a new ordinary object runs no script.
             unsafe {
                 q::JS_DefinePropertyValue(
                     ctx.raw(),
@@ -243,13 +294,18 @@ pub fn create_iter_result_object(value: Value, done: bool, ctx: &mut Cx) -> Valu
 /// CreateArrayFromList(values).
 pub fn create_array_from_list(values: impl IntoIterator<Item = Value>, ctx: &mut Cx) -> Object {
     crate::engine::count_objects(1);
-    // SAFETY: a live context.
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the result is owned, or
+    // `JS_EXCEPTION`, as `check` takes it.
     let raw = unsafe { q::JS_NewArray(ctx.raw()) };
     let array = check(ctx, raw).unwrap_or_default();
     let object = Object::from_value_unchecked(array);
     for (i, v) in values.into_iter().enumerate() {
         let index = u32::try_from(i).unwrap_or(u32::MAX);
-        // SAFETY: a live context; JS_DefinePropertyValueUint32 takes ownership of the value.
+        // SAFETY: `ctx`'s context is live (`Cx`'s invariant) and `object` a live value of its
+        // runtime, borrowed (should `JS_NewArray` have failed it is `undefined`, and the call
+        // throws a TypeError instead). `JS_DefinePropertyValueUint32` takes ownership of the
+        // value, even on failure: `into_raw` hands over the count `v` owned. Defining an
+        // element of a new array runs no script.
         unsafe {
             q::JS_DefinePropertyValueUint32(
                 ctx.raw(),
@@ -299,7 +355,10 @@ pub(crate) fn capture_intrinsics(cx: &mut Cx) -> JsResult<()> {
 /// Evaluates backend-internal source text in the current realm (never user input).
 pub(crate) fn eval_internal(cx: &mut Cx, source: &str) -> JsResult<Value> {
     let text = CString::new(source).map_err(|_| throw_type_error("NUL in source"))?;
-    // SAFETY: a live context; the text is NUL-terminated.
+    // SAFETY: `cx`'s context is live (`Cx`'s invariant). `text` is `source.len()` bytes of
+    // UTF-8 followed by a NUL (a `CString` of `source`, which has no interior NUL), as the
+    // parser requires (it reads up to the terminator); the file name is a static C string.
+    // Both are only read during the call. The result is owned, or `JS_EXCEPTION`.
     let raw = unsafe {
         q::JS_Eval(
             cx.raw(),

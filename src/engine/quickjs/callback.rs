@@ -46,10 +46,12 @@ const FRAMES_LOOKED_AT: c_int = 16;
 /// callback runs either from a task (no frame) or under the script that dispatched it.
 fn script_stack_is_empty(ctx: &mut Cx) -> bool {
     for level in 0..FRAMES_LOOKED_AT {
-        // SAFETY: a live context; a non-null atom is ours and freed at once.
+        // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the call walks the runtime's
+        // current stack frames (any `level` is fine: past the bottom it returns no atom) and
+        // returns a counted atom (`JS_DupAtom`) or `JS_ATOM_NULL`.
         let atom = unsafe { q::JS_GetScriptOrModuleName(ctx.raw(), level) };
         if atom != 0 {
-            // SAFETY: as above.
+            // SAFETY: `ctx` is live; `atom` is the count just taken, given back once.
             unsafe { q::JS_FreeAtom(ctx.raw(), atom) };
             return false;
         }

@@ -7,6 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::ffi::{c_int, c_void};
 use std::ptr;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub(crate) use rquickjs_sys as q;
@@ -19,6 +20,12 @@ use super::{JsError, JsResult, Value};
 
 /// Passed to [`Trace::trace`] by the collector's mark phase: reports each JS value a native
 /// value holds.
+///
+/// # Invariant
+/// `rt` and `mark` are what QuickJS passed to the `gc_mark` hook ([`native_gc_mark`]) that made
+/// this marker, and that hook is still running: the marker is only made there, on its stack,
+/// and lent out as `&mut Marker` (its fields are private and it is neither `Clone` nor
+/// `Default`, so no marker outlives the hook).
 pub struct Marker {
     rt: *mut q::JSRuntime,
     mark: q::JS_MarkFunc,
@@ -27,19 +34,29 @@ pub struct Marker {
 impl Marker {
     /// Reports `value` (a no-op for values without a reference count of their own).
     #[inline]
-    pub(crate) fn mark(&mut self, value: q::JSValue) {
-        // SAFETY: `rt` and `mark` are the ones the collector passed to the `gc_mark` hook that
-        // made this marker, and `value` is held by the data being traced.
-        unsafe { q::JS_MarkValue(self.rt, value, self.mark) }
+    pub(crate) fn mark(&mut self, value: &Value) {
+        // SAFETY: `rt` and `mark` are the running collection's (`Marker`'s invariant). `value` is
+        // live: a `Value` owns a reference count of it, in runtime `rt` (`Value`'s invariant;
+        // a traced value's data belongs to the object being marked, of this runtime), so the
+        // object `JS_MarkValue` hands to `mark` is allocated. That the count is reported once
+        // per pass is `Trace`'s contract.
+        unsafe { q::JS_MarkValue(self.rt, value.raw(), self.mark) }
     }
 
     /// Reports a reference to a context (a realm): contexts are collected objects too, and the
     /// `JSGCObjectHeader` comes first in QuickJS's `JSContext` ("must come first").
+    ///
+    /// `ctx` must be a context the traced data holds a reference count of (a `Realm`'s: the
+    /// only caller is `Realm`'s `Trace`).
     #[inline]
     pub(crate) fn mark_context(&mut self, ctx: *mut q::JSContext) {
         if let Some(mark) = self.mark {
-            // SAFETY: `ctx` is a live context held by the data being traced; its header is its
-            // first field.
+            // SAFETY: `mark` is the running collection's mark function and `rt` its runtime
+            // (`Marker`'s invariant). `ctx` is allocated: the `Realm` being traced holds one of
+            // its reference counts (`JS_DupContext`), which is the count this reports. A
+            // `JSContext` starts with its `JSGCObjectHeader` (quickjs.c: "must come first"), so
+            // the cast pointer is a valid header, of the `JS_GC_OBJ_TYPE_JS_CONTEXT` type that
+            // `mark_children` knows.
             unsafe { mark(self.rt, ctx.cast::<q::JSGCObjectHeader>()) }
         }
     }
@@ -47,6 +64,14 @@ impl Marker {
 
 /// Traced by the engine's garbage collector: what a slot, a shared pointer or an object's
 /// native data holds. Declared with `traced!` (the `Trace` derive of `boa_streams_derive`).
+///
+/// # Contract
+/// `trace` reports every JS value `self` owns a reference count of exactly once, and the same
+/// values on every call of one collection (QuickJS's cycle collector subtracts, then adds
+/// back, one count per report: a value reported twice, or reported without being owned, makes
+/// it free an object that is still referenced). It must not allocate JS values, free them, or
+/// run script. The derive and the impls in this file keep it; the trait is not `unsafe`, so a
+/// hand-written impl elsewhere must be checked against it.
 pub trait Trace {
     /// Reports every JS value `self` holds to `marker`.
     fn trace(&self, marker: &mut Marker);
@@ -195,12 +220,19 @@ impl<A, B, C, D, R> Trace for fn(&A, &B, &[C], &mut D) -> R {
 // ---------------------------------------------------------------------------------------------
 
 thread_local! {
-    /// The innermost entered context on this thread (null when none).
+    /// The innermost entered context on this thread (null when none). Only [`Cx::enter`] and
+    /// `Cx`'s `Drop` write it (see `Cx`'s invariant).
     static CURRENT: Cell<*mut q::JSContext> = const { Cell::new(ptr::null_mut()) };
 }
 
 /// The innermost entered context of this thread: what the API's operations without a context
 /// argument use. Null outside any entry (only the host creates values there, through a `Cx`).
+///
+/// # Invariant
+/// Null, or the context of the innermost `Cx` alive on this thread, which is live, with its
+/// agent and realm state installed, for as long as it is current (`Cx`'s invariant, point 3).
+/// Code that passes it to QuickJS with a value relies, in addition, on the value belonging to
+/// that context's runtime (`Value`'s invariant, point 4).
 #[inline]
 pub(crate) fn current_ctx() -> *mut q::JSContext {
     CURRENT.with(Cell::get)
@@ -208,6 +240,19 @@ pub(crate) fn current_ctx() -> *mut q::JSContext {
 
 /// The execution context every operation runs in: a handle on a `JSContext` (a realm), entered
 /// for as long as the handle lives (it restores the previous current context on drop).
+///
+/// # Invariant
+/// What every `unsafe` block of the backend that takes a context from a `Cx` relies on (they
+/// cite it as "`Cx`'s invariant"). While a `Cx` lives:
+/// 1. `raw` is a live `JSContext` (QuickJS has not freed it), of a live runtime whose agent
+///    [`Agent::install`] set up, and its realm state is installed ([`RealmState::install`]):
+///    so [`agent_of`] and [`realm_of`] may be called on them.
+/// 2. The handle is used on the thread that runs that runtime: a `Cx` holds raw pointers, so
+///    it is neither `Send` nor `Sync`, and QuickJS runtimes are single-threaded.
+/// 3. Handles nest: one is dropped before any handle entered before it on the thread, and none
+///    is leaked, so [`current_ctx`] is always null or the `raw` of a live handle.
+///
+/// [`Cx::enter`]'s callers establish 1 and 3 (its `# Safety`); the type gives 2.
 pub struct Cx {
     raw: *mut q::JSContext,
     previous: *mut q::JSContext,
@@ -217,7 +262,11 @@ impl Cx {
     /// Enters `raw` (a live context of a runtime set up by [`Agent::install`]).
     ///
     /// # Safety
-    /// `raw` must stay alive for the handle's lifetime.
+    /// For as long as the returned handle lives, `raw` is a live context of a runtime set up by
+    /// [`Agent::install`], with its realm state installed ([`RealmState::install`] itself enters
+    /// the context right after installing it). The handle is dropped before any `Cx` entered
+    /// earlier on this thread, and is not leaked (`mem::forget`), so the previous context it
+    /// restores on drop is still live. Together: `Cx`'s invariant.
     pub(crate) unsafe fn enter(raw: *mut q::JSContext) -> Self {
         let previous = CURRENT.with(|c| c.replace(raw));
         Self { raw, previous }
@@ -232,17 +281,27 @@ impl Cx {
     /// The `JSRuntime`.
     #[inline]
     pub(crate) fn rt(&self) -> *mut q::JSRuntime {
-        // SAFETY: a live context.
+        // SAFETY: `self.raw` is a live context (`Cx`'s invariant, point 1); `JS_GetRuntime` only
+        // reads its `rt` field.
         unsafe { q::JS_GetRuntime(self.raw) }
     }
 
     /// Runs `f` with `realm` as the current realm (HTML's "entering" a realm), then returns.
+    ///
+    /// `realm` must be the context of a [`Realm`](super::Realm) of this runtime that the caller
+    /// holds for the call (both callers do: `task::in_realm` borrows one, `host::run_task` owns
+    /// the task's).
     pub(crate) fn in_realm<R>(
         &mut self,
         realm: *mut q::JSContext,
         f: impl FnOnce(&mut Cx) -> R,
     ) -> R {
-        // SAFETY: the caller holds the realm (a `Realm` keeps a reference on its context).
+        // SAFETY: `realm` is live for the whole call: the caller holds a `Realm`, one reference
+        // count of it (this method's contract). It belongs to this runtime, whose agent is
+        // installed (`self`'s invariant), and every context of the backend has its realm state
+        // from `RealmState::install` until the runtime's teardown, which runs no `Cx`. `inner`
+        // is dropped when this function returns, before `self` (mutably borrowed meanwhile), so
+        // handles nest.
         let mut inner = unsafe { Cx::enter(realm) };
         f(&mut inner)
     }
@@ -293,10 +352,20 @@ pub(crate) struct Timer {
 
 /// The agent's state (one per `JSRuntime`): the classes of ours, the data layers keep per
 /// agent, the task and timer queues the host's event loop drains, and the clock's origin.
+///
+/// # Invariant
+/// From [`Agent::install`] to [`Agent::uninstall`], the runtime's opaque is the pointer
+/// `Box::into_raw` made of the runtime's `Box<Agent>`, and nothing else sets the runtime opaque
+/// (`JS_SetRuntimeOpaque` appears only in these two functions); outside that span it is null.
+/// The agent is only ever shared-borrowed (`&Agent`), its mutable parts are behind `RefCell`s.
 pub struct Agent {
     pub(crate) native_class: q::JSClassID,
     pub(crate) function_class: q::JSClassID,
-    data: RefCell<HashMap<TypeId, Box<dyn Any>>>,
+    /// One value per type. Entries are `Rc`s, and a replaced one moves to `retired`: every
+    /// value stays allocated, at its address, until `uninstall`, which is what lets
+    /// [`Agent::data`] lend a reference without holding the map's borrow.
+    data: RefCell<HashMap<TypeId, Rc<dyn Any>>>,
+    retired: RefCell<Vec<Rc<dyn Any>>>,
     pub(crate) tasks: RefCell<VecDeque<Task>>,
     /// The Rust microtasks queued on the engine's job queue, in order: each has one job entry
     /// there, which runs the front one (`job.rs`).
@@ -306,7 +375,9 @@ pub struct Agent {
     pub(crate) origin: std::time::Instant,
     /// Native data of objects QuickJS made with a class of its own (a realm's global object),
     /// by object address: the holder, an object of our native class whose data they read as
-    /// theirs. Entries live as long as the agent (roots).
+    /// theirs. Entries are only added (a later entry for the same address shadows an earlier
+    /// one) and live as long as the agent (roots), so a `Native` read through a holder stays
+    /// allocated until `uninstall`.
     /// (A few entries, one per realm: a linear scan is cheaper than hashing.)
     foreign: RefCell<Vec<(usize, Value)>>,
 }
@@ -316,28 +387,37 @@ impl Agent {
     /// [`Agent::uninstall`] before `JS_FreeRuntime`.
     ///
     /// # Safety
-    /// `rt` is a new runtime with no opaque of its own.
+    /// `rt` is a live runtime, used on this thread, with no runtime opaque (neither an agent
+    /// nor anything else), and [`Agent::uninstall`] is called on it before `JS_FreeRuntime`.
     pub(crate) unsafe fn install(rt: *mut q::JSRuntime) {
-        let mut native_class: q::JSClassID = 0;
-        q::JS_NewClassID(rt, &mut native_class);
-        let native_def = q::JSClassDef {
-            class_name: c"Object".as_ptr(),
-            finalizer: Some(native_finalizer),
-            gc_mark: Some(native_gc_mark),
-            call: None,
-            exotic: ptr::null_mut(),
+        let register = |class_name: &'static std::ffi::CStr, call: q::JSClassCall| {
+            let mut id: q::JSClassID = 0;
+            let def = q::JSClassDef {
+                class_name: class_name.as_ptr(),
+                finalizer: Some(native_finalizer),
+                gc_mark: Some(native_gc_mark),
+                call,
+                exotic: ptr::null_mut(),
+            };
+            // SAFETY: `rt` is live and on this thread (the caller's promise). `JS_NewClassID`
+            // writes a fresh id through `&mut id`. `JS_NewClass` reads `def` during the call
+            // only (it copies the hooks and makes an atom of the NUL-terminated, static,
+            // ASCII name); the hooks are `'static` functions with the signatures QuickJS
+            // expects, each keeping the contract in its `# Safety` section.
+            let status = unsafe {
+                q::JS_NewClassID(rt, &mut id);
+                q::JS_NewClass(rt, id, &def)
+            };
+            if status < 0 {
+                // Out of memory (a fresh id cannot be taken). An object made with an
+                // unregistered id would index past QuickJS's class array when it is freed, so
+                // this must not return: abort, as Rust's allocator does on failure.
+                std::alloc::handle_alloc_error(std::alloc::Layout::new::<q::JSClassDef>());
+            }
+            id
         };
-        q::JS_NewClass(rt, native_class, &native_def);
-        let mut function_class: q::JSClassID = 0;
-        q::JS_NewClassID(rt, &mut function_class);
-        let function_def = q::JSClassDef {
-            class_name: c"Function".as_ptr(),
-            finalizer: Some(native_finalizer),
-            gc_mark: Some(native_gc_mark),
-            call: Some(super::call::function_call_hook),
-            exotic: ptr::null_mut(),
-        };
-        q::JS_NewClass(rt, function_class, &function_def);
+        let native_class = register(c"Object", None);
+        let function_class = register(c"Function", Some(super::call::function_call_hook));
         // Record the ids for `native_of`'s fast path (or that they differ between runtimes).
         let packed = (u64::from(native_class) << 32) | u64::from(function_class);
         if let Err(seen) =
@@ -351,6 +431,7 @@ impl Agent {
             native_class,
             function_class,
             data: RefCell::new(HashMap::new()),
+            retired: RefCell::new(Vec::new()),
             tasks: RefCell::new(VecDeque::new()),
             microtasks: RefCell::new(VecDeque::new()),
             timers: RefCell::new(Vec::new()),
@@ -358,60 +439,86 @@ impl Agent {
             origin: std::time::Instant::now(),
             foreign: RefCell::new(Vec::new()),
         });
-        q::JS_SetRuntimeOpaque(rt, Box::into_raw(agent).cast());
+        // SAFETY: `rt` is live (the caller's promise) and has no opaque to lose; from here on
+        // the opaque is the leaked box, as `Agent`'s invariant says.
+        unsafe { q::JS_SetRuntimeOpaque(rt, Box::into_raw(agent).cast()) };
     }
 
     /// Drops the agent's state (its queued tasks and data, which may hold values).
     ///
     /// # Safety
-    /// `rt` was set up by [`Agent::install`]; nothing uses the agent afterwards.
+    /// `rt` is live and was set up by [`Agent::install`] (or this was already called: then it
+    /// does nothing). No `&Agent` of this runtime, nor anything borrowed from one (agent data,
+    /// a `Native` found through `foreign`), is used after this returns: in practice, no `Cx` of
+    /// the runtime is alive and no script runs on it again.
     pub(crate) unsafe fn uninstall(rt: *mut q::JSRuntime) {
-        let agent = q::JS_GetRuntimeOpaque(rt).cast::<Agent>();
+        // SAFETY: `rt` is live (the caller's promise); this reads its opaque field.
+        let agent = unsafe { q::JS_GetRuntimeOpaque(rt) }.cast::<Agent>();
         if agent.is_null() {
             return;
         }
+        // SAFETY: non-null, so the pointer `install` leaked (`Agent`'s invariant), not freed
+        // yet; only shared references to it exist, and the one made here ends before the box
+        // is freed below.
+        let state = unsafe { &*agent };
         // Drop what may hold values while the agent is still reachable (their drops may look
         // it up), then the agent itself.
-        let tasks = std::mem::take(&mut *(*agent).tasks.borrow_mut());
+        let tasks = std::mem::take(&mut *state.tasks.borrow_mut());
         drop(tasks);
-        let microtasks = std::mem::take(&mut *(*agent).microtasks.borrow_mut());
+        let microtasks = std::mem::take(&mut *state.microtasks.borrow_mut());
         drop(microtasks);
-        let timers = std::mem::take(&mut *(*agent).timers.borrow_mut());
+        let timers = std::mem::take(&mut *state.timers.borrow_mut());
         drop(timers);
-        let data = std::mem::take(&mut *(*agent).data.borrow_mut());
+        let data = std::mem::take(&mut *state.data.borrow_mut());
         drop(data);
-        let foreign = std::mem::take(&mut *(*agent).foreign.borrow_mut());
+        let retired = std::mem::take(&mut *state.retired.borrow_mut());
+        drop(retired);
+        let foreign = std::mem::take(&mut *state.foreign.borrow_mut());
         drop(foreign);
-        q::JS_SetRuntimeOpaque(rt, ptr::null_mut());
-        drop(Box::from_raw(agent));
+        // SAFETY: `rt` is live; clearing the opaque first means a lookup from here on finds no
+        // agent (and `agent_of` panics) instead of a freed one.
+        unsafe { q::JS_SetRuntimeOpaque(rt, ptr::null_mut()) };
+        // SAFETY: `agent` came from `Box::into_raw` in `install` and is freed only here (the
+        // opaque no longer points to it, so a second call returns early above); `state` is not
+        // used again, and the caller promises no other reference to the agent is.
+        drop(unsafe { Box::from_raw(agent) });
     }
 
     /// Makes `holder` (an object of our native class) the native data holder of `object`, an
-    /// object of a QuickJS class (a global object).
+    /// object of a QuickJS class (a global object). An earlier holder of `object` stays alive
+    /// (shadowed) until the agent ends, as references into its data may still be held.
     pub(crate) fn adopt_foreign_data(&self, object: &Value, holder: Value) {
-        // SAFETY: reading an object's address.
+        if !object.is_object() {
+            return;
+        }
+        // SAFETY: `object` is an object, so QuickJS made its `JSValue` with `JS_MKPTR`: the
+        // pointer member of the payload is initialized, and reading it touches nothing else.
         let key = unsafe { q::JS_VALUE_GET_PTR(object.raw()) } as usize;
-        let mut foreign = self.foreign.borrow_mut();
-        foreign.retain(|(k, _)| *k != key);
-        foreign.push((key, holder));
+        self.foreign.borrow_mut().push((key, holder));
     }
 
-    /// Stores `data` (one value per type; a second one replaces the first).
+    /// Stores `data` (one value per type; a second one replaces the first, which is dropped
+    /// with the agent).
     pub(crate) fn set_data<T: Any>(&self, data: T) {
         let old = self
             .data
             .borrow_mut()
-            .insert(TypeId::of::<T>(), Box::new(data));
-        drop(old);
+            .insert(TypeId::of::<T>(), Rc::new(data));
+        if let Some(old) = old {
+            self.retired.borrow_mut().push(old);
+        }
     }
 
     /// The agent's data of type `T`.
     pub(crate) fn data<T: Any>(&self) -> Option<&T> {
         let map = self.data.borrow();
-        let boxed = map.get(&TypeId::of::<T>())?;
-        let ptr: *const T = boxed.downcast_ref::<T>()?;
-        // SAFETY: the box's contents do not move while the map holds it, and an entry is only
-        // ever replaced by `set_data`, which callers do once per type at setup.
+        let ptr: *const T = map.get(&TypeId::of::<T>())?.downcast_ref::<T>()?;
+        // SAFETY: `ptr` points into an `Rc` allocation that the map or `retired` keeps alive
+        // until `uninstall` (`set_data` retires, never drops, a replaced value), whose caller
+        // promises no `&Agent` (hence no reference borrowed from `self`) is used afterwards;
+        // moving the `Rc` (the map rehashing, a retirement) does not move its contents. The
+        // value is never borrowed mutably (the agent hands out only `&T`), so a shared
+        // reference outliving the map's `borrow` aliases nothing.
         Some(unsafe { &*ptr })
     }
 }
@@ -419,17 +526,39 @@ impl Agent {
 /// Our two classes' ids, `(native << 32) | function`, as every runtime of the process has
 /// registered them so far (0: no runtime yet; `u64::MAX`: runtimes differ, so look them up per
 /// agent).
+///
+/// Why the fast path of [`native_of`] may trust it: the value only ever goes from 0 to one
+/// packed pair, and from anything to `u64::MAX` (never back). A runtime whose ids differ from
+/// the recorded pair stores `u64::MAX` in `install`, before any object of it exists, on the
+/// thread that then uses its values (values do not leave their runtime's thread); by
+/// coherence that thread never reads an older value afterwards. So a thread that reads a pair
+/// only holds values of runtimes that registered exactly that pair.
 static CLASS_IDS: AtomicU64 = AtomicU64::new(0);
 
 /// The agent state of `rt`.
+///
+/// `rt` must be a live runtime of this backend: a `Cx`'s, or a counted `Value`'s (which
+/// outlives none of its runtime, `Value`'s invariant). Panics if its agent is not installed
+/// (before `install`, or during teardown after `uninstall`).
 #[inline]
 pub(crate) fn agent_of<'a>(rt: *mut q::JSRuntime) -> &'a Agent {
-    // SAFETY: every runtime of this backend has its agent installed for its whole life.
-    unsafe { &*q::JS_GetRuntimeOpaque(rt).cast::<Agent>() }
+    // SAFETY: `rt` is live (this function's contract above); this reads its opaque field.
+    let agent = unsafe { q::JS_GetRuntimeOpaque(rt) }.cast::<Agent>();
+    // SAFETY: the opaque is null or the live, leaked `Box<Agent>` (`Agent`'s invariant), and
+    // the agent is only shared-borrowed. It stays allocated until `uninstall`, whose caller
+    // promises that no reference to it is used afterwards: callers keep `'a` within that span
+    // (`Cx::agent` ties it to the `Cx`, `native_of` to a live value of the runtime).
+    unsafe { agent.as_ref() }.expect("the runtime's agent is installed")
 }
 
 /// The well-known symbols and intrinsics captured when a realm is set up, before any script
 /// runs, so no later patch of a global changes what the backend does.
+///
+/// # Invariant
+/// From [`RealmState::install`] to [`RealmState::uninstall`], the context's opaque is the
+/// pointer `Box::into_raw` made of its `Box<RealmState>`, and nothing else sets a context's
+/// opaque (`JS_SetContextOpaque` appears only in these two functions); outside that span it is
+/// null. The state is only ever shared-borrowed.
 pub struct RealmState {
     data: RefCell<HashMap<TypeId, Box<dyn Any>>>,
     pub(crate) intrinsics: RefCell<HashMap<&'static str, Value>>,
@@ -440,32 +569,51 @@ impl RealmState {
     /// [`RealmState::uninstall`] before `JS_FreeContext`.
     ///
     /// # Safety
-    /// `ctx` is a new context of an installed runtime, with no opaque of its own.
+    /// `ctx` is a live context, just made on this thread by `JS_NewContext` on a runtime set
+    /// up by [`Agent::install`], with no context opaque; it stays live until
+    /// [`RealmState::uninstall`] is called on it, before `JS_FreeContext`.
     pub(crate) unsafe fn install(ctx: *mut q::JSContext) -> JsResult<()> {
         let state = Box::new(RealmState {
             data: RefCell::new(HashMap::new()),
             intrinsics: RefCell::new(HashMap::new()),
         });
-        q::JS_SetContextOpaque(ctx, Box::into_raw(state).cast());
-        let mut cx = Cx::enter(ctx);
+        // SAFETY: `ctx` is live and has no opaque to lose (the caller's promise); from here on
+        // its opaque is the leaked box, as `RealmState`'s invariant says.
+        unsafe { q::JS_SetContextOpaque(ctx, Box::into_raw(state).cast()) };
+        // SAFETY: `ctx` is live, of a runtime whose agent is installed, and now has its realm
+        // state: `Cx`'s invariant holds for the handle, which is dropped when this function
+        // returns, before any handle entered earlier.
+        let mut cx = unsafe { Cx::enter(ctx) };
         super::call::capture_intrinsics(&mut cx)
     }
 
     /// Drops the realm's state.
     ///
     /// # Safety
-    /// `ctx` was set up by [`RealmState::install`]; nothing uses the realm state afterwards.
+    /// `ctx` is live and was set up by [`RealmState::install`] (or this was already called:
+    /// then it does nothing). No reference to its realm state is used after this returns: no
+    /// `Cx` of the context is alive, and none is entered on it again.
     pub(crate) unsafe fn uninstall(ctx: *mut q::JSContext) {
-        let state = q::JS_GetContextOpaque(ctx).cast::<RealmState>();
+        // SAFETY: `ctx` is live (the caller's promise); this reads its opaque field.
+        let state = unsafe { q::JS_GetContextOpaque(ctx) }.cast::<RealmState>();
         if state.is_null() {
             return;
         }
-        let data = std::mem::take(&mut *(*state).data.borrow_mut());
+        // SAFETY: non-null, so the pointer `install` leaked (`RealmState`'s invariant), not
+        // freed yet; only shared references to it exist, and this one ends before the box is
+        // freed below.
+        let realm = unsafe { &*state };
+        let data = std::mem::take(&mut *realm.data.borrow_mut());
         drop(data);
-        let intrinsics = std::mem::take(&mut *(*state).intrinsics.borrow_mut());
+        let intrinsics = std::mem::take(&mut *realm.intrinsics.borrow_mut());
         drop(intrinsics);
-        q::JS_SetContextOpaque(ctx, ptr::null_mut());
-        drop(Box::from_raw(state));
+        // SAFETY: `ctx` is live; clearing the opaque first means a lookup from here on finds
+        // no state (and `realm_of` panics) instead of a freed one.
+        unsafe { q::JS_SetContextOpaque(ctx, ptr::null_mut()) };
+        // SAFETY: `state` came from `Box::into_raw` in `install` and is freed only here (the
+        // opaque no longer points to it); `realm` is not used again, and the caller promises
+        // no other reference to the state is.
+        drop(unsafe { Box::from_raw(state) });
     }
 
     /// Stores `data` (one value per type).
@@ -494,10 +642,18 @@ impl RealmState {
 }
 
 /// The realm state of `ctx`.
+///
+/// `ctx` must be a live context of this backend (a `Cx`'s, or the current one). Panics if its
+/// realm state is not installed (during teardown, after `uninstall`).
 #[inline]
 pub(crate) fn realm_of<'a>(ctx: *mut q::JSContext) -> &'a RealmState {
-    // SAFETY: every context of this backend has its realm state for its whole life.
-    unsafe { &*q::JS_GetContextOpaque(ctx).cast::<RealmState>() }
+    // SAFETY: `ctx` is live (this function's contract above); this reads its opaque field.
+    let state = unsafe { q::JS_GetContextOpaque(ctx) }.cast::<RealmState>();
+    // SAFETY: the opaque is null or the live, leaked `Box<RealmState>` (`RealmState`'s
+    // invariant), only ever shared-borrowed. It stays allocated until `uninstall`, whose
+    // caller promises no reference to it is used afterwards: callers keep `'a` within that
+    // span (`Cx::realm_state` ties it to the `Cx`).
+    unsafe { state.as_ref() }.expect("the realm's state is installed")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -505,6 +661,15 @@ pub(crate) fn realm_of<'a>(ctx: *mut q::JSContext) -> &'a RealmState {
 // ---------------------------------------------------------------------------------------------
 
 /// What the opaque of an object of our classes points to: the native data, or a function.
+///
+/// # Invariant
+/// The opaque of every object of our two classes (`Agent::native_class`,
+/// `Agent::function_class`) is null or a pointer `Box::into_raw` made of a `Box<Native>` that
+/// the object owns: set once, right after the object is made ([`new_native_object`],
+/// `call::new_function_object`, the only `JS_SetOpaque` calls), and freed only by
+/// [`native_finalizer`] when QuickJS frees the object. So while anything keeps the object
+/// alive (a `Value` owns a count of it), its `Native` is allocated and unchanged. A `Native`
+/// is only ever shared-borrowed (`&Native`), never mutably.
 pub(crate) enum Native {
     Data(Box<dyn NativeData>),
     /// A function, with its realm (the context it was made in: it runs there, as a built-in
@@ -527,27 +692,70 @@ impl<T: NativeObject> NativeData for T {
     }
 }
 
+/// The `finalizer` of our two classes: frees the object's [`Native`].
+///
+/// # Safety
+/// Only QuickJS calls it, from `free_object` (quickjs.c), and guarantees on entry:
+/// - it runs on the thread running the runtime `_rt`, when the object's reference count has
+///   reached zero (or the cycle collector found it unreachable), once per object;
+/// - `value` is that object, `JS_MKPTR(JS_TAG_OBJECT, p)`, of one of our two classes (only
+///   they have this finalizer); its memory stays allocated during the call, and QuickJS
+///   clears its class and opaque right after, never reading them again;
+/// - `value` is borrowed: no reference count comes with it, and none is returned;
+/// - the runtime is freeing objects (possibly mid-collection, where other objects of the
+///   same cycle may already be finalized): the hook must not run script or make JS values.
+///   Freeing values (the `Native`'s own) is what C finalizers do and is allowed.
+///
+/// It returns nothing. A panic cannot unwind out of an `extern "C"` function: it aborts.
 unsafe extern "C" fn native_finalizer(_rt: *mut q::JSRuntime, value: q::JSValue) {
-    // Only objects of our two classes reach this hook: their opaque is a `Native` (or null).
     let mut class = 0;
-    let opaque = q::JS_GetAnyOpaque(value, &mut class).cast::<Native>();
+    // SAFETY: `value` is an allocated object (QuickJS's guarantee on entry); the call reads
+    // its class id and opaque and writes the id to `class`.
+    let opaque = unsafe { q::JS_GetAnyOpaque(value, &mut class) }.cast::<Native>();
     if !opaque.is_null() {
-        drop(Box::from_raw(opaque));
+        // SAFETY: the object is of one of our classes, so a non-null opaque is the
+        // `Box<Native>` it owns (`Native`'s invariant). QuickJS finalizes the object once and
+        // then clears the opaque, so the box is freed exactly once. No `&Native` outlives
+        // this: every borrow is tied to a `Value` that keeps the object alive, and none does
+        // now. Dropping it frees the values the data holds, which finalizers may do.
+        drop(unsafe { Box::from_raw(opaque) });
     }
 }
 
+/// The `gc_mark` hook of our two classes: reports the JS values the object's [`Native`] holds.
+///
+/// # Safety
+/// Only QuickJS calls it, from `mark_children` (quickjs.c) in the passes of a collection
+/// (`JS_RunGC`: `gc_decref`, `gc_scan`), and guarantees on entry:
+/// - it runs on the thread running `rt`, which is that collection's runtime;
+/// - `value` is a live object of one of our two classes (only they have this hook), borrowed
+///   for the call (no reference count comes with it); no object is freed during these
+///   passes;
+/// - `mark` is the pass's mark function, valid for the call, to be given each GC object the
+///   object references, with `rt`.
+///
+/// The collection is mid-way: the hook must report the same children on every pass, and must
+/// not make, free or run anything on the runtime (`Trace`'s contract). It returns nothing; a
+/// panic aborts (an `extern "C"` function cannot unwind).
 unsafe extern "C" fn native_gc_mark(
     rt: *mut q::JSRuntime,
     value: q::JSValue,
     mark: q::JS_MarkFunc,
 ) {
     let mut class = 0;
-    let opaque = q::JS_GetAnyOpaque(value, &mut class).cast::<Native>();
-    if opaque.is_null() {
+    // SAFETY: `value` is a live object (QuickJS's guarantee on entry); the call reads its
+    // class id and opaque and writes the id to `class`.
+    let opaque = unsafe { q::JS_GetAnyOpaque(value, &mut class) }.cast::<Native>();
+    // SAFETY: the object is of one of our classes and alive for the call, so a non-null opaque
+    // is its live `Box<Native>` (`Native`'s invariant), only ever shared-borrowed; the borrow
+    // ends with the hook, and no object is finalized during a mark pass.
+    let Some(native) = (unsafe { opaque.as_ref() }) else {
         return;
-    }
+    };
+    // `Marker`'s invariant: these are the running hook's runtime and mark function, and the
+    // marker lives on this frame.
     let mut marker = Marker { rt, mark };
-    match &*opaque {
+    match native {
         Native::Data(data) => data.trace_data(&mut marker),
         Native::Function(f, realm) => {
             f.trace(&mut marker);
@@ -568,27 +776,32 @@ pub(crate) fn native_of(value: &Value) -> Option<&Native> {
     let ids = CLASS_IDS.load(Ordering::Relaxed);
     if ids != 0 && ids != u64::MAX {
         let mut class = 0;
-        // SAFETY: `value` is live; the opaque is only read as ours when the class is ours, and
-        // then it is a `Native` that lives as long as the object `value` keeps alive.
-        unsafe {
-            let opaque = q::JS_GetAnyOpaque(value.raw(), &mut class);
-            if class == (ids >> 32) as q::JSClassID || class == ids as q::JSClassID {
-                return opaque.cast::<Native>().as_ref();
-            }
+        // SAFETY: `value` owns a count of its `JSValue` (`Value`'s invariant), so an object is
+        // allocated; for anything else the call only reads the tag and reports class 0.
+        let opaque = unsafe { q::JS_GetAnyOpaque(value.raw(), &mut class) };
+        if class == (ids >> 32) as q::JSClassID || class == ids as q::JSClassID {
+            // SAFETY: `class` is one of this runtime's two classes of ours (`CLASS_IDS` holds
+            // the ids of the runtime of every value on this thread, see there), so the opaque
+            // is null or the object's live `Native` (`Native`'s invariant). The borrow is tied
+            // to `value`, which keeps the object, hence the `Native`, alive.
+            return unsafe { opaque.cast::<Native>().as_ref() };
         }
         if class == 0 {
             return None;
         }
         return foreign_native(agent_of(rt), value);
     }
+    // A counted value's runtime is live and has its agent (`Value`'s invariant).
     let agent = agent_of(rt);
-    // SAFETY: `value` is live; the opaque of our classes is a `Native` that lives as long as
-    // the object, which `value` keeps alive for the borrow's lifetime.
+    // SAFETY: as above: `value` is live, and the call only reads the tag and the class id.
+    let class = unsafe { q::JS_GetClassID(value.raw()) };
+    if class != agent.native_class && class != agent.function_class {
+        return foreign_native(agent, value);
+    }
+    // SAFETY: `value` is an object of one of our classes (the class id matched this
+    // runtime's): `JS_GetOpaque` returns its opaque, null or its live `Native` (`Native`'s
+    // invariant). The borrow is tied to `value`, which keeps the object alive.
     unsafe {
-        let class = q::JS_GetClassID(value.raw());
-        if class != agent.native_class && class != agent.function_class {
-            return foreign_native(agent, value);
-        }
         q::JS_GetOpaque(value.raw(), class)
             .cast::<Native>()
             .as_ref()
@@ -603,14 +816,26 @@ fn foreign_native<'a>(agent: &'a Agent, value: &Value) -> Option<&'a Native> {
     if foreign.is_empty() || !value.is_object() {
         return None;
     }
-    // SAFETY: reading an object's address.
+    // SAFETY: `value` is an object, so QuickJS made its `JSValue` with `JS_MKPTR`: the
+    // pointer member of the payload is initialized, and reading it touches nothing else.
     let key = unsafe { q::JS_VALUE_GET_PTR(value.raw()) } as usize;
-    let holder = foreign.iter().find(|(k, _)| *k == key).map(|(_, h)| h)?;
-    // SAFETY: the holder is an object of our native class, kept alive by the map, whose
-    // entries live as long as the agent; its opaque lives as long as it.
+    // The newest holder of the address (an earlier one is shadowed).
+    let holder = foreign
+        .iter()
+        .rev()
+        .find(|(k, _)| *k == key)
+        .map(|(_, h)| h)?;
+    // SAFETY: `holder` is a live value (the list owns it); for a non-object the call reports
+    // `JS_INVALID_CLASS_ID` (0), which is not ours.
+    if unsafe { q::JS_GetClassID(holder.raw()) } != agent.native_class {
+        return None;
+    }
+    // SAFETY: `holder` is an object of our native class: its opaque is null or its live
+    // `Native` (`Native`'s invariant). The holder stays in the list until `uninstall`
+    // (entries are never removed before), so the `Native` lives as long as `agent` is
+    // borrowed; the borrow of the list ends here, but the entries outlive it.
     unsafe {
-        let class = q::JS_GetClassID(holder.raw());
-        q::JS_GetOpaque(holder.raw(), class)
+        q::JS_GetOpaque(holder.raw(), agent.native_class)
             .cast::<Native>()
             .as_ref()
     }
@@ -627,26 +852,36 @@ pub(crate) fn data_of<T: NativeObject>(value: &Value) -> Option<&T> {
 }
 
 /// A new object of our native class with `proto` (an object or null) and `data`.
+///
+/// `ctx` must be null (it panics) or a live context of this backend: a `Cx`'s, or
+/// [`current_ctx`]; `proto` a value alive for the call.
 pub(crate) fn new_native_object<T: NativeObject>(
     ctx: *mut q::JSContext,
     proto: q::JSValue,
     data: T,
 ) -> Value {
-    // SAFETY: `ctx` is live (the current context); the new object owns the boxed `Native`
-    // until its finalizer runs.
-    unsafe {
-        let class = agent_of(q::JS_GetRuntime(ctx)).native_class;
-        let raw = q::JS_NewObjectProtoClass(ctx, proto, class);
-        if q::JS_IsException(raw) {
-            // The only failure is a failed allocation (runtimes here have no memory limit), which
-            // Rust's own allocator treats as fatal too: abort as it does, rather than hand out
-            // an object without its data.
-            std::alloc::handle_alloc_error(std::alloc::Layout::new::<T>());
-        }
-        let native: Box<Native> = Box::new(Native::Data(Box::new(data)));
-        q::JS_SetOpaque(raw, Box::into_raw(native).cast::<c_void>());
-        Value::from_raw(q::JS_GetRuntime(ctx), raw)
+    // Callers without a `Cx` pass `current_ctx()`, which is null outside any entry.
+    assert!(!ctx.is_null(), "a native object made outside any context");
+    // SAFETY: `ctx` is live (this function's contract above); this reads its `rt` field.
+    let rt = unsafe { q::JS_GetRuntime(ctx) };
+    let class = agent_of(rt).native_class;
+    // SAFETY: `ctx` is live; `proto` is alive for the call and borrowed (QuickJS takes its own
+    // reference through the new shape; a non-object counts as null). The result is owned.
+    let raw = unsafe { q::JS_NewObjectProtoClass(ctx, proto, class) };
+    // SAFETY: reads the tag only.
+    if unsafe { q::JS_IsException(raw) } {
+        // The only failure is a failed allocation (runtimes here have no memory limit), which
+        // Rust's own allocator treats as fatal too: abort as it does, rather than hand out
+        // an object without its data.
+        std::alloc::handle_alloc_error(std::alloc::Layout::new::<T>());
     }
+    let native: Box<Native> = Box::new(Native::Data(Box::new(data)));
+    // SAFETY: `raw` is the new object of our native class, with a null opaque (QuickJS sets
+    // it so), owned here; giving it the leaked box is what `Native`'s invariant describes
+    // (the class id is not a built-in one, so `JS_SetOpaque` cannot refuse).
+    unsafe { q::JS_SetOpaque(raw, Box::into_raw(native).cast::<c_void>()) };
+    // `raw` is an owned value of `rt`: `Value::from_raw`'s contract.
+    Value::from_raw(rt, raw)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -690,15 +925,17 @@ pub(crate) fn number_value(n: f64) -> q::JSValue {
 }
 
 /// Takes an owned result of a QuickJS call: `JS_EXCEPTION` becomes the pending exception.
+///
+/// `raw` must be an owned value of `cx`'s runtime (what a QuickJS call on `cx`'s context
+/// returned), or `JS_EXCEPTION` with that exception pending.
 #[inline]
 pub(crate) fn check(cx: &mut Cx, raw: q::JSValue) -> JsResult<Value> {
-    // SAFETY: `raw` is an owned value returned by QuickJS on `cx`'s context.
-    unsafe {
-        if q::JS_IsException(raw) {
-            Err(take_exception(cx))
-        } else {
-            Ok(Value::from_raw(cx.rt(), raw))
-        }
+    // SAFETY: reads the tag only.
+    if unsafe { q::JS_IsException(raw) } {
+        Err(take_exception(cx))
+    } else {
+        // An owned value of `cx.rt()` (this function's contract): `Value::from_raw`'s.
+        Ok(Value::from_raw(cx.rt(), raw))
     }
 }
 
@@ -714,7 +951,9 @@ pub(crate) fn check_status(cx: &mut Cx, status: c_int) -> JsResult<c_int> {
 
 /// The pending exception, taken out of the context.
 pub(crate) fn take_exception(cx: &mut Cx) -> JsError {
-    // SAFETY: a live context.
+    // SAFETY: `cx`'s context is live (`Cx`'s invariant). `JS_GetException` moves the runtime's
+    // pending exception out (leaving `JS_UNINITIALIZED`, which has no count, when there is
+    // none), so the caller owns the returned value.
     let raw = unsafe { q::JS_GetException(cx.raw()) };
     JsError::from_thrown(Value::from_raw(cx.rt(), raw))
 }
@@ -722,7 +961,9 @@ pub(crate) fn take_exception(cx: &mut Cx) -> JsError {
 /// Throws `error` in `cx` and returns `JS_EXCEPTION` (what a native function returns).
 pub(crate) fn throw(cx: &mut Cx, error: JsError) -> q::JSValue {
     let value = error.into_thrown_value(cx);
-    // SAFETY: `JS_Throw` takes ownership of the value.
+    // SAFETY: `cx`'s context is live (`Cx`'s invariant). `JS_Throw` takes ownership of the
+    // value (it becomes the pending exception, freeing any earlier one): `into_raw` hands
+    // over the one count the `Value` owned, so nothing frees it twice.
     unsafe { q::JS_Throw(cx.raw(), value.into_raw()) }
 }
 
@@ -741,7 +982,9 @@ pub(crate) fn atom(cx: &mut Cx, key: &super::PropertyKey) -> JsResult<q::JSAtom>
         }
     }
     let value = key.to_value(cx);
-    // SAFETY: a live context and value.
+    // SAFETY: `cx`'s context is live (`Cx`'s invariant) and `value` a live value of its
+    // runtime (`Value`'s invariant), borrowed for the call. A key is a string or a symbol, so
+    // the conversion runs no script. The atom returned is ours to free.
     let atom = unsafe { q::JS_ValueToAtom(cx.raw(), value.raw()) };
     if atom == 0 {
         return Err(take_exception(cx));
@@ -751,8 +994,10 @@ pub(crate) fn atom(cx: &mut Cx, key: &super::PropertyKey) -> JsResult<q::JSAtom>
 
 /// The atom of an ASCII key (the caller frees it with `JS_FreeAtom`).
 pub(crate) fn ascii_atom(cx: &mut Cx, key: &[u8]) -> JsResult<q::JSAtom> {
-    // SAFETY: a live context; `key` is ASCII of the given length (QuickJS makes an index atom
-    // of a canonical numeric string, as `JS_ValueToAtom` does).
+    // SAFETY: `cx`'s context is live (`Cx`'s invariant); `key` is readable for `key.len()`
+    // bytes for the call (QuickJS reads none when the length is 0, and copies the bytes into
+    // the string it makes otherwise). ASCII is valid UTF-8, as `JS_NewAtomLen` expects; a
+    // canonical numeric string becomes an index atom, as with `JS_ValueToAtom`.
     let atom = unsafe { q::JS_NewAtomLen(cx.raw(), key.as_ptr().cast(), key.len() as _) };
     if atom == 0 {
         return Err(take_exception(cx));
@@ -762,7 +1007,9 @@ pub(crate) fn ascii_atom(cx: &mut Cx, key: &[u8]) -> JsResult<q::JSAtom> {
 
 /// A Rust string as a JS string value.
 pub(crate) fn new_string(cx: &mut Cx, s: &str) -> Value {
-    // SAFETY: a live context; the bytes are valid UTF-8 of the given length.
+    // SAFETY: `cx`'s context is live (`Cx`'s invariant); `s` is valid UTF-8, readable for
+    // `s.len()` bytes during the call (QuickJS copies them). The result is owned (or
+    // `JS_EXCEPTION`), as `check` takes it.
     let raw = unsafe { q::JS_NewStringLen(cx.raw(), s.as_ptr().cast(), s.len() as _) };
     check(cx, raw).unwrap_or_default()
 }

@@ -15,6 +15,19 @@ thread_local! {
 
 /// QuickJS's interrupt handler: called every few thousand bytecode steps; nonzero makes the
 /// running script throw an uncatchable `InternalError: interrupted`.
+///
+/// # Safety
+/// Only QuickJS calls it, from `__js_poll_interrupts` (function calls and bytecode loops) and
+/// `lre_check_timeout` (regular expression matching) in quickjs.c, and guarantees on entry:
+/// - it runs on the thread running the runtime `_rt`, in the middle of executing script (or
+///   a regular expression), with `_opaque` the pointer given to `JS_SetInterruptHandler`
+///   (null here);
+/// - nothing is passed by reference count and nothing is returned but the flag;
+/// - the engine is mid-operation: the handler must not call into it (it reads only the
+///   thread-local `STOP`, and runs the plain `fn` stored there).
+///
+/// A panic in `stop` is caught (it would abort at the `extern "C"` boundary) and stops the
+/// script instead.
 unsafe extern "C" fn interrupt(_rt: *mut q::JSRuntime, _opaque: *mut c_void) -> c_int {
     let Some(stop) = STOP.with(Cell::get) else {
         return 0;
@@ -28,7 +41,10 @@ unsafe extern "C" fn interrupt(_rt: *mut q::JSRuntime, _opaque: *mut c_void) -> 
 pub(crate) fn set_interrupt(cx: &Cx, stop: Option<fn() -> bool>) {
     STOP.with(|s| s.set(stop));
     let handler: q::JSInterruptHandler = stop.map(|_| interrupt as _);
-    // SAFETY: a live runtime; the handler reads only the thread-local above.
+    // SAFETY: `cx`'s runtime is live (`Cx`'s invariant) and this is its thread; the call
+    // stores the handler and opaque in it. `interrupt` keeps the `JSInterruptHandler` contract
+    // (its `# Safety`) and ignores the opaque, so null is fine; being a `fn` item it outlives
+    // the runtime.
     unsafe { q::JS_SetInterruptHandler(cx.rt(), handler, std::ptr::null_mut()) };
 }
 
@@ -36,11 +52,15 @@ pub(crate) fn set_interrupt(cx: &Cx, stop: Option<fn() -> bool>) {
 /// for it; it ends the script, a job or a task as QuickJS's own interrupt does).
 pub(crate) fn uncatchable_error(cx: &mut Cx, message: &str) -> JsError {
     let text = std::ffi::CString::new(message).unwrap_or_default();
-    // SAFETY: a live context; "%s" with one NUL-terminated string argument.
+    // SAFETY: `cx`'s context is live (`Cx`'s invariant); the format is the static C string
+    // "%s" and its one argument `text`, a NUL-terminated string alive for the call, as printf
+    // expects. The result is owned, or `JS_EXCEPTION`, as `check` takes it.
     let raw = unsafe { q::JS_NewInternalError(cx.raw(), c"%s".as_ptr(), text.as_ptr()) };
     match check(cx, raw) {
         Ok(error) => {
-            // SAFETY: a live context and an error object.
+            // SAFETY: `cx`'s context is live and `error` a live value of its runtime
+            // (`Value`'s invariant), borrowed; the call sets the flag of an `Error` object and
+            // does nothing to anything else.
             unsafe { q::JS_SetUncatchableError(cx.raw(), error.raw()) };
             JsError::from_thrown(error)
         }
@@ -64,7 +84,9 @@ pub(crate) fn perform_promise_then(
     }
     let then = cx.realm_state().intrinsic("Promise.prototype.then");
     let args = [on_fulfilled.clone(), on_rejected.clone()];
-    // SAFETY: a live context and an object (a promise is not a proxy: no trap runs).
+    // SAFETY: `cx`'s context is live (`Cx`'s invariant) and `promise` a live promise object of
+    // its runtime (`Value`'s invariant; checked above), borrowed. A promise is not a proxy, so
+    // no trap runs: the call reads the object's flag.
     let extensible = check_status(cx, unsafe { q::JS_IsExtensible(cx.raw(), promise.raw()) })?;
     let own_constructor = match promise.as_object() {
         Some(object) => object.has_own_property("constructor", cx)?,
@@ -73,14 +95,19 @@ pub(crate) fn perform_promise_then(
     if extensible == 0 || own_constructor {
         return super::call(&then, promise, &args, cx);
     }
-    // SAFETY: a live context; JS_GetPrototype returns a new reference (null for none).
+    // SAFETY: as above (no `getPrototypeOf` trap for a promise). `JS_GetPrototype` returns a
+    // new reference to the prototype (or `null`), owned, as `check` takes it.
     let proto = check(cx, unsafe { q::JS_GetPrototype(cx.raw(), promise.raw()) })?;
-    // SAFETY: a live context; an extensible ordinary object's prototype can be set.
+    // SAFETY: `cx`'s context is live and `promise` a live object of its runtime, borrowed, as
+    // is the `null` prototype (no count). An extensible promise takes any prototype; the call
+    // runs no script and returns a status, as `check_status` takes it.
     check_status(cx, unsafe {
         q::JS_SetPrototype(cx.raw(), promise.raw(), NULL)
     })?;
     let result = super::call(&then, promise, &args, cx);
-    // SAFETY: as above; the prototype was this object's own.
+    // SAFETY: as above; `proto` is a live value (the `Value` owns a count of it, taken before
+    // `then` ran), borrowed. Should script have made the promise non-extensible meanwhile,
+    // the call fails with a TypeError status, which `check_status` takes.
     let restored = check_status(cx, unsafe {
         q::JS_SetPrototype(cx.raw(), promise.raw(), proto.raw())
     });

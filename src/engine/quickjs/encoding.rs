@@ -13,8 +13,10 @@ use crate::engine::TypedArrayKind;
 ///
 /// On an `ArrayBuffer`, `f` writes in place. On a `SharedArrayBuffer`, `f` gets a copy of the
 /// bytes, and only the leading bytes it says it wrote are stored back. A view on an immutable
-/// `ArrayBuffer` is a TypeError too (its bytes cannot be written). `f` must not run script (it
-/// gets no context).
+/// `ArrayBuffer` is a TypeError too (its bytes cannot be written). `f` must not run script nor
+/// call into the engine (it gets no context; the engine's few context-free functions, such as
+/// `with_array_buffer_bytes_mut`, are off limits too): the bytes are lent to it as a plain
+/// slice. (Its one caller, `TextEncoder.encodeInto()`, only encodes text into them.)
 pub fn with_uint8_array_bytes_mut<R>(
     value: &Value,
     what: &str,
@@ -38,19 +40,36 @@ pub fn with_uint8_array_bytes_mut<R>(
     if !in_bounds {
         return Ok(f(&mut []).0);
     }
+    // Why the raw range below is sound: `data` is the block of `buffer` (a live value, held
+    // until this function returns), `size` bytes long, and stays so until script runs
+    // (`buffer_data`'s contract: only script detaches or resizes a buffer). No script runs
+    // from here on: `f` runs none and calls nothing of the engine (this function's contract;
+    // its one caller's closure only encodes text). And `offset + len <= size` was just
+    // checked. So `data + offset .. + len` is in bounds of one live allocation for the rest
+    // of the function.
     if shared {
         // Another agent may access the block concurrently: `f` works on a copy, and the bytes
-        // it wrote are stored back with one copy.
-        // SAFETY: the range is inside the live block (checked above, no script ran since).
+        // it wrote are stored back with one copy. (In this backend none can: QuickJS allocates
+        // a SharedArrayBuffer's block in its own runtime, as no host installs
+        // `JS_SetSharedArrayBufferFunctions`, and structured clone refuses one; so this
+        // thread is the only one that can reach the block.)
+        // SAFETY: the range is in bounds of the live block (above); the bytes are initialized
+        // (QuickJS zero-fills a new block) and, on this thread, nothing writes them while the
+        // slice is read, which ends with `to_vec`.
         let mut copy = unsafe { std::slice::from_raw_parts(data.add(offset), len) }.to_vec();
         let (result, written) = f(&mut copy);
         let written = written.min(copy.len());
-        // SAFETY: as above; `f` ran no script, so the block is still live and as large.
+        // SAFETY: `f` ran no script, so the block is still live and as large (above), and
+        // `written <= len`, so the destination range is in bounds; `copy` is a separate
+        // allocation, so the ranges do not overlap.
         unsafe { std::ptr::copy_nonoverlapping(copy.as_ptr(), data.add(offset), written) };
         return Ok(result);
     }
-    // SAFETY: the range is inside the live block; `f` runs no script, so nothing detaches or
-    // resizes the buffer while the slice lives, and no other slice of it is live.
+    // SAFETY: the range is in bounds of the live block, initialized, and stays so while the
+    // slice lives, as `f` runs no script (above). Nothing else reads or writes the bytes
+    // meanwhile: QuickJS touches a buffer's bytes only when script or an engine function
+    // runs, and neither does until the slice is gone: `ctx` is borrowed mutably by this call,
+    // and `f` calls nothing of the engine (so it makes no second slice of the block either).
     let bytes = unsafe { std::slice::from_raw_parts_mut(data.add(offset), len) };
     Ok(f(bytes).0)
 }

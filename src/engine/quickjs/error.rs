@@ -34,7 +34,8 @@ impl JsError {
     /// Whether the error is QuickJS's uncatchable error (script cannot catch it).
     pub fn is_uncatchable(&self) -> bool {
         match &self.0 {
-            // SAFETY: reading an object's flag.
+            // SAFETY: `v` is a live object (`Value`'s invariant; the tag was just checked);
+            // the call reads its class id and flag only.
             Repr::Thrown(v) => v.is_object() && unsafe { q::JS_IsUncatchableError(v.raw()) },
             Repr::Native { .. } => false,
         }
@@ -50,7 +51,9 @@ impl JsError {
 }
 
 fn new_native_error(kind: NativeKind, message: &str, cx: &mut Cx) -> Value {
-    // SAFETY: a live context; the new error is ours.
+    // SAFETY: `cx`'s context is live (`Cx`'s invariant). The format is the static C string
+    // "%s" and its one argument a static, NUL-terminated string, as printf expects (the
+    // message is set afterwards). The result is owned, or `JS_EXCEPTION`, as `check` takes it.
     let raw = unsafe {
         match kind {
             NativeKind::Type => q::JS_NewTypeError(cx.raw(), c"%s".as_ptr(), c"".as_ptr()),
@@ -89,7 +92,10 @@ impl std::fmt::Display for JsError {
             Repr::Thrown(v) => {
                 let ctx = super::core::current_ctx();
                 if v.is_object() && !ctx.is_null() {
-                    // SAFETY: the current context is live.
+                    // SAFETY: a non-null current context is the `raw` of the innermost live `Cx`
+                    // (`current_ctx`'s invariant), so `Cx`'s invariant holds for a second
+                    // handle on it while this block runs; `cx` is dropped at the block's end,
+                    // before that handle, and restores it as current.
                     let mut cx = unsafe { Cx::enter(ctx) };
                     if let Ok(s) = v.to_string(&mut cx) {
                         return f.write_str(&s.to_std_string_escaped());

@@ -22,7 +22,7 @@ pub fn json_parse(text: JsString, ctx: &mut Cx) -> JsResult<Value> {
 /// `? Call(%JSON.stringify%, undefined, « value »)`: `None` when the result is `undefined`.
 pub fn json_stringify(value: Value, ctx: &mut Cx) -> JsResult<Option<JsString>> {
     let result = call_intrinsic(ctx, "JSON.stringify", &Value::undefined(), &[value])?;
-    // SAFETY: reading a tag (a string may be a rope, which `Value::is_string` misses).
+    // SAFETY: `JS_IsString` reads the tag field only (it counts a rope as a string too).
     let is_string = unsafe { q::JS_IsString(result.raw()) };
     Ok(is_string.then(|| JsString::from_string_value(&result)))
 }

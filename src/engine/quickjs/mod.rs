@@ -66,8 +66,6 @@ mod webidl_sequences;
 
 // What the unit tests below reach through `use super::*`.
 #[cfg(test)]
-use self::core::*;
-#[cfg(test)]
 use crate::engine::{
     can_copy_data_block_bytes, clone_as_uint8_array, promise_rejected_with, promise_resolved_with,
     Slot,

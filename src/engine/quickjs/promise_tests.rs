@@ -6,37 +6,63 @@
 use std::cell::{Cell, RefCell};
 
 use super::call::{eval_internal, new_function};
-use super::core::{q, Agent, RealmState};
+use super::core::{new_string, q, Agent, RealmState};
 use super::*;
 use crate::engine::internal_promise::InternalPromise;
 
 /// Runs `f` in a fresh runtime and realm, then tears both down and checks that no object is
 /// left. `f` must drop its values before it returns (they are dropped at its end).
 fn with_realm(f: impl FnOnce(&mut Cx)) {
-    // SAFETY: a new runtime and context, set up and torn down in order on this thread.
-    unsafe {
-        let rt = q::JS_NewRuntime();
-        Agent::install(rt);
-        let ctx = q::JS_NewContext(rt);
-        RealmState::install(ctx).expect("intrinsics");
-        {
-            let mut cx = Cx::enter(ctx);
-            eval(&mut cx, "var log = [];");
-            f(&mut cx);
-            run_jobs(&mut cx);
-        }
-        RealmState::uninstall(ctx);
-        q::JS_FreeContext(ctx);
-        Agent::uninstall(rt);
-        q::JS_RunGC(rt);
-        let mut usage = std::mem::MaybeUninit::<q::JSMemoryUsage>::zeroed();
-        q::JS_ComputeMemoryUsage(rt, usage.as_mut_ptr());
-        let objects = usage.assume_init().obj_count;
-        // A runtime with objects left would abort in JS_FreeRuntime: leak it instead, so the
-        // failure is this assertion's.
-        assert_eq!(objects, 0, "objects left when the runtime is freed");
-        q::JS_FreeRuntime(rt);
+    let (rt, ctx) = new_runtime_and_realm();
+    {
+        // SAFETY: `ctx` is a live context of `rt`, with its agent and realm state installed,
+        // until the teardown below, after this block; `cx` is the thread's only handle and is
+        // dropped at the block's end.
+        let mut cx = unsafe { Cx::enter(ctx) };
+        eval(&mut cx, "var log = [];");
+        f(&mut cx);
+        run_jobs(&mut cx);
     }
+    // SAFETY: `ctx` is live and installed; the block above ended, so no `Cx` is alive, and `f`
+    // dropped the values it made (its contract), so nothing uses the realm state again.
+    unsafe { RealmState::uninstall(ctx) };
+    // SAFETY: `ctx` is live; this gives back the count `JS_NewContext` gave us, once (a
+    // `Realm` in native data may hold more; the collection below frees those).
+    unsafe { q::JS_FreeContext(ctx) };
+    // SAFETY: `rt` is live and installed; no `Cx` is alive and no script runs on it again, so
+    // no reference to the agent is used afterwards.
+    unsafe { Agent::uninstall(rt) };
+    // SAFETY: `rt` is live, on this thread, and no collection is running.
+    unsafe { q::JS_RunGC(rt) };
+    let mut usage = std::mem::MaybeUninit::<q::JSMemoryUsage>::zeroed();
+    // SAFETY: `rt` is live; the call writes the whole `JSMemoryUsage` through the pointer.
+    unsafe { q::JS_ComputeMemoryUsage(rt, usage.as_mut_ptr()) };
+    // SAFETY: zeroed, then filled by QuickJS: every field (all integers) is initialized.
+    let objects = unsafe { usage.assume_init() }.obj_count;
+    // A runtime with objects left would abort in JS_FreeRuntime: leak it instead, so the
+    // failure is this assertion's.
+    assert_eq!(objects, 0, "objects left when the runtime is freed");
+    // SAFETY: `rt` is live; its agent and context are gone and no object is left (asserted
+    // above), and nothing of it is used after.
+    unsafe { q::JS_FreeRuntime(rt) };
+}
+
+/// A new runtime with its agent, and its main context with its realm state: what the host's
+/// `Runtime::new` sets up, without a rejection tracker. The caller tears both down.
+fn new_runtime_and_realm() -> (*mut q::JSRuntime, *mut q::JSContext) {
+    // SAFETY: `JS_NewRuntime` has no precondition; the runtime is ours.
+    let rt = unsafe { q::JS_NewRuntime() };
+    assert!(!rt.is_null(), "a runtime");
+    // SAFETY: `rt` is a new, live runtime of this thread with no opaque; the caller calls
+    // `Agent::uninstall` before `JS_FreeRuntime`.
+    unsafe { Agent::install(rt) };
+    // SAFETY: `rt` is live; the context is ours.
+    let ctx = unsafe { q::JS_NewContext(rt) };
+    assert!(!ctx.is_null(), "a context");
+    // SAFETY: `ctx` is a new, live context of `rt` (whose agent is installed), with no
+    // opaque; the caller keeps it live until `RealmState::uninstall`, then `JS_FreeContext`.
+    unsafe { RealmState::install(ctx) }.expect("intrinsics");
+    (rt, ctx)
 }
 
 thread_local! {
@@ -48,7 +74,8 @@ thread_local! {
 fn run_jobs(cx: &mut Cx) {
     loop {
         let mut job_ctx = std::ptr::null_mut();
-        // SAFETY: a live runtime.
+        // SAFETY: `cx`'s runtime is live and this is its thread (`Cx`'s invariant); `job_ctx`
+        // is a valid place for the job's context. Jobs run script, with `cx` borrowed mutably.
         let status = unsafe { q::JS_ExecutePendingJob(cx.rt(), &mut job_ctx) };
         if status == 0 {
             break;
@@ -412,25 +439,26 @@ fn cycles_through_reactions_are_collected() {
 /// A microtask still queued when the runtime ends is freed with the job queue.
 #[test]
 fn queued_microtasks_are_freed_with_the_runtime() {
-    // SAFETY: as in `with_realm`, with a job left in the queue.
-    unsafe {
-        let rt = q::JS_NewRuntime();
-        Agent::install(rt);
-        let ctx = q::JS_NewContext(rt);
-        RealmState::install(ctx).expect("intrinsics");
-        {
-            let mut cx = Cx::enter(ctx);
-            let held = eval(&mut cx, "({})");
-            queue_microtask(&mut cx, move |_| {
-                drop(held);
-                Ok(())
-            });
-        }
-        RealmState::uninstall(ctx);
-        q::JS_FreeContext(ctx);
-        Agent::uninstall(rt);
-        q::JS_FreeRuntime(rt);
+    let (rt, ctx) = new_runtime_and_realm();
+    {
+        // SAFETY: as in `with_realm`.
+        let mut cx = unsafe { Cx::enter(ctx) };
+        let held = eval(&mut cx, "({})");
+        queue_microtask(&mut cx, move |_| {
+            drop(held);
+            Ok(())
+        });
     }
+    // SAFETY: as in `with_realm`: no `Cx` is alive and no value of the test is left but the
+    // one the queued closure holds, which the agent owns.
+    unsafe { RealmState::uninstall(ctx) };
+    // SAFETY: `ctx` is live; this gives back the count `JS_NewContext` gave us, once.
+    unsafe { q::JS_FreeContext(ctx) };
+    // SAFETY: as in `with_realm`; this drops the queued closure, freeing `held`.
+    unsafe { Agent::uninstall(rt) };
+    // SAFETY: `rt` is live and nothing of it is used after. The job entry left in its queue
+    // holds no value and is freed without running; no object is left.
+    unsafe { q::JS_FreeRuntime(rt) };
 }
 
 #[test]

@@ -23,29 +23,48 @@ pub(crate) use js_string;
 
 impl JsString {
     /// The contents of a string value (empty outside any context).
+    ///
+    /// `value` must be a string (a flat string or a rope): anything else would be converted
+    /// with ToString, which may run script.
     pub(crate) fn from_string_value(value: &Value) -> Self {
         let ctx = current_ctx();
         if ctx.is_null() {
             return Self::default();
         }
         let mut len: q::size_t = 0;
-        // SAFETY: a live context and string value; the buffer is freed below.
-        unsafe {
-            let ptr = q::JS_ToCStringLenUTF16(ctx, &mut len, value.raw());
-            if ptr.is_null() {
-                let _ = q::JS_GetException(ctx);
-                return Self::default();
-            }
-            let units = std::slice::from_raw_parts(ptr, len as usize);
-            let string = Self(Rc::from(units));
-            q::JS_FreeCStringUTF16(ctx, ptr);
-            string
+        // SAFETY: a non-null current context is live (`current_ctx`'s invariant), of the
+        // value's runtime (`Value`'s invariant, point 4); `value` is a live string, borrowed
+        // (no script runs: a rope is only flattened). `len` is a valid `size_t` to write. On
+        // success QuickJS returns the units of a string it holds a count of for us (the
+        // value's own, or a wide copy), `len` of them, valid until `JS_FreeCStringUTF16`.
+        let ptr = unsafe { q::JS_ToCStringLenUTF16(ctx, &mut len, value.raw()) };
+        if ptr.is_null() {
+            // Out of memory: the pending exception is ours to free.
+            // SAFETY: `ctx` is live (above); this reads its `rt` field.
+            let rt = unsafe { q::JS_GetRuntime(ctx) };
+            // SAFETY: `ctx` is live; `JS_GetException` moves the pending exception out, an
+            // owned value of `rt`, which the `Value` frees.
+            let exception = unsafe { q::JS_GetException(ctx) };
+            drop(Value::from_raw(rt, exception));
+            return Self::default();
         }
+        // SAFETY: `ptr` is non-null, aligned (the `uint16_t` units of a `JSString`) and
+        // points to `len` initialized units (above) that nothing writes while the slice
+        // lives: QuickJS does not mutate a string's units, and the slice is copied into the
+        // `Rc` before the buffer is freed.
+        let units = unsafe { std::slice::from_raw_parts(ptr, len as usize) };
+        let string = Self(Rc::from(units));
+        // SAFETY: `ptr` came from `JS_ToCStringLenUTF16` on `ctx` and is given back once;
+        // `units` is not used after this.
+        unsafe { q::JS_FreeCStringUTF16(ctx, ptr) };
+        string
     }
 
     /// The string as a QuickJS value of `cx`.
     pub(crate) fn to_value_in(&self, cx: &mut Cx) -> Value {
-        // SAFETY: a live context; the units are valid for their length.
+        // SAFETY: `cx`'s context is live (`Cx`'s invariant); the units are readable for their
+        // length during the call (QuickJS copies them; none are read for length 0). The result
+        // is owned, or `JS_EXCEPTION`, as `check` takes it.
         let raw = unsafe { q::JS_NewStringUTF16(cx.raw(), self.0.as_ptr(), self.0.len() as _) };
         super::core::check(cx, raw).unwrap_or_default()
     }
@@ -146,7 +165,10 @@ impl From<JsString> for Value {
         if ctx.is_null() {
             return Value::undefined();
         }
-        // SAFETY: the current context is live; the temporary handle restores it on drop.
+        // SAFETY: a non-null current context is the `raw` of the innermost live `Cx`
+        // (`current_ctx`'s invariant), so `Cx`'s invariant holds for a second handle on it
+        // while this function runs; `cx` is dropped at its end, before that handle, and
+        // restores it as current.
         let mut cx = unsafe { Cx::enter(ctx) };
         s.to_value_in(&mut cx)
     }

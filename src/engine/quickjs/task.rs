@@ -54,7 +54,8 @@ pub fn queue_timer(
 
 /// The current realm's global object.
 pub fn global_object(ctx: &Cx) -> Object {
-    // SAFETY: a live context; the global object reference is ours.
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant); `JS_GetGlobalObject` returns a new
+    // reference (it dups the global object), which the `Value` owns.
     let raw = unsafe { q::JS_GetGlobalObject(ctx.raw()) };
     Object::from_value_unchecked(Value::from_raw(ctx.rt(), raw))
 }

@@ -4,6 +4,27 @@ use super::core::{check, q, Marker, Trace, NULL, UNDEFINED};
 use super::{Cx, JsResult, JsString, NativeObject, Object};
 
 /// A JavaScript value.
+///
+/// # Invariant
+/// What every `unsafe` block that passes a `Value` to QuickJS relies on (cited as "`Value`'s
+/// invariant"):
+/// 1. If `rt` is null, `raw` has no reference count (`JS_VALUE_HAS_REF_COUNT` is false:
+///    undefined, null, a boolean, a number, ...), and the payload member its tag is read
+///    through is initialized (the `int32` of an int or a boolean, the `float64` of a float).
+/// 2. If `rt` is non-null, `raw` is a reference-counted value (a string, a rope, a symbol, an
+///    object, a BigInt) of the runtime `rt`, whose pointer QuickJS wrote with `JS_MKPTR`, and
+///    this `Value` owns exactly one of its reference counts: what it points to stays
+///    allocated while the `Value` lives, and `Drop` gives the count back.
+/// 3. The runtime outlives the value, and the value is only used on the runtime's thread (a
+///    `Value` holds raw pointers, so it is neither `Send` nor `Sync`). The backend drops every
+///    value it keeps before `JS_FreeRuntime` (the host frees the agent's queues and data, then
+///    the realms' state, then the contexts); code that gets a value keeps it no longer than
+///    the runtime (the type does not enforce it: a `Value` has no lifetime).
+/// 4. A value is only handed to QuickJS with a context of its own runtime (on a thread with
+///    several runtimes, values of one are never used under another's `Cx`): not checked
+///    either, but true of every runtime the host makes (each has its own values).
+///
+/// [`Value::from_raw`] and [`Value::dup_raw`] establish 1 and 2 from their callers' promises.
 pub struct Value {
     raw: q::JSValue,
     /// The runtime that frees the value (null for values without a reference count).
@@ -12,9 +33,13 @@ pub struct Value {
 
 impl Value {
     /// Takes ownership of one reference to `raw`, a value of `rt`.
+    ///
+    /// The caller gives up one reference count it owns of `raw` (an owned result of a QuickJS
+    /// call, or a count it took with `JS_DupValueRT`), `rt` being `raw`'s live runtime; or
+    /// `raw` has no count (then `rt` is not kept). That is `Value`'s invariant, points 1-2.
     #[inline]
     pub(crate) fn from_raw(rt: *mut q::JSRuntime, raw: q::JSValue) -> Self {
-        // SAFETY: reading the tag of a value.
+        // SAFETY: reads the tag field only.
         let counted = unsafe { q::JS_VALUE_HAS_REF_COUNT(raw) };
         Self {
             raw,
@@ -23,9 +48,14 @@ impl Value {
     }
 
     /// A new reference to a borrowed `raw` (an argument, a field of a struct QuickJS owns).
+    ///
+    /// The caller ensures `raw` is live for the call (someone owns a count of it) and `rt` is
+    /// its live runtime.
     #[inline]
     pub(crate) fn dup_raw(rt: *mut q::JSRuntime, raw: q::JSValue) -> Self {
-        // SAFETY: `raw` is live; the new reference is ours.
+        // SAFETY: `raw` is live, of the live runtime `rt` (this function's contract above), so
+        // incrementing its count touches allocated memory; for a value without a count the
+        // call does nothing. The count taken is the one `from_raw` takes ownership of.
         Self::from_raw(rt, unsafe { q::JS_DupValueRT(rt, raw) })
     }
 
@@ -52,7 +82,7 @@ impl Value {
     /// The value's tag; a rope (a lazily concatenated string) is a string.
     #[inline]
     fn tag(&self) -> i32 {
-        // SAFETY: reading the tag.
+        // SAFETY: reads the tag field only.
         let tag = unsafe { q::JS_VALUE_GET_NORM_TAG(self.raw) };
         if tag == q::JS_TAG_STRING_ROPE {
             q::JS_TAG_STRING
@@ -125,19 +155,22 @@ impl Value {
 
     /// The value as a boolean.
     pub fn as_boolean(&self) -> Option<bool> {
-        // SAFETY: reading a bool value.
-        (self.tag() == q::JS_TAG_BOOL).then(|| unsafe { q::JS_VALUE_GET_BOOL(self.raw) })
+        (self.tag() == q::JS_TAG_BOOL)
+            // SAFETY: a boolean: its `int32` payload member is initialized (`Value`'s
+            // invariant, point 1), which is all `JS_VALUE_GET_BOOL` reads.
+            .then(|| unsafe { q::JS_VALUE_GET_BOOL(self.raw) })
     }
 
     /// The value as a number.
     pub fn as_number(&self) -> Option<f64> {
-        // SAFETY: reading a number value.
-        unsafe {
-            match self.tag() {
-                q::JS_TAG_INT => Some(f64::from(q::JS_VALUE_GET_INT(self.raw))),
-                q::JS_TAG_FLOAT64 => Some(q::JS_VALUE_GET_FLOAT64(self.raw)),
-                _ => None,
-            }
+        match self.tag() {
+            // SAFETY: an int: its `int32` payload member is initialized (`Value`'s invariant,
+            // point 1).
+            q::JS_TAG_INT => Some(f64::from(unsafe { q::JS_VALUE_GET_INT(self.raw) })),
+            // SAFETY: a float: its `float64` payload member is initialized (`Value`'s
+            // invariant, point 1).
+            q::JS_TAG_FLOAT64 => Some(unsafe { q::JS_VALUE_GET_FLOAT64(self.raw) }),
+            _ => None,
         }
     }
 
@@ -155,7 +188,9 @@ impl Value {
             // BigInt: 0n is false. Ask the engine (any context of the runtime will do).
             _ => {
                 let ctx = super::core::current_ctx();
-                // SAFETY: a live context, when any.
+                // SAFETY: a non-null current context is live (`current_ctx`'s invariant), of
+                // this value's runtime (`Value`'s invariant, point 4); the value is live and
+                // borrowed for the call. Converting a BigInt runs no script.
                 !ctx.is_null() && unsafe { q::JS_ToBool(ctx, self.raw) } > 0
             }
         }
@@ -166,7 +201,10 @@ impl Value {
         if self.is_string() {
             return Ok(JsString::from_string_value(self));
         }
-        // SAFETY: a live context and value.
+        // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the value is live, of its runtime
+        // (`Value`'s invariant), and borrowed for the call. Script may run (an object's
+        // `toString`): `ctx` is borrowed mutably, so the caller holds nothing that script
+        // could invalidate. The result is owned, or `JS_EXCEPTION`, as `check` takes it.
         let raw = unsafe { q::JS_ToString(ctx.raw(), self.raw) };
         let string = check(ctx, raw)?;
         Ok(JsString::from_string_value(&string))
@@ -178,7 +216,7 @@ impl Value {
             return Ok(n);
         }
         let mut out = 0.0;
-        // SAFETY: a live context and value.
+        // SAFETY: as in `to_string`; `out` is a valid `f64` for QuickJS to write.
         let status = unsafe { q::JS_ToFloat64(ctx.raw(), &mut out, self.raw) };
         super::core::check_status(ctx, status)?;
         Ok(out)
@@ -189,7 +227,7 @@ impl Value {
         if let Some(o) = self.as_object() {
             return Ok(o);
         }
-        // SAFETY: a live context and value.
+        // SAFETY: as in `to_string` (no script runs for a primitive's wrapper).
         let raw = unsafe { q::JS_ToObject(ctx.raw(), self.raw) };
         Ok(Object::from_value_unchecked(check(ctx, raw)?))
     }
@@ -201,17 +239,23 @@ impl Value {
         if ctx.is_null() {
             return String::new();
         }
-        // SAFETY: a live context and a symbol value; the atom made from it is freed here, and
-        // the string made from the atom is owned by the `Value` that frees it.
-        unsafe {
-            let atom = q::JS_ValueToAtom(ctx, self.raw);
-            if atom == q::JS_ATOM_NULL {
-                return String::new();
-            }
+        // SAFETY: a non-null current context is live (`current_ctx`'s invariant), of this
+        // value's runtime (`Value`'s invariant, point 4); the value is a live symbol (the only
+        // caller checks the tag), borrowed for the call, so no script runs. The atom returned
+        // is ours.
+        let atom = unsafe { q::JS_ValueToAtom(ctx, self.raw) };
+        if atom == q::JS_ATOM_NULL {
+            return String::new();
+        }
+        // SAFETY: `ctx` is live (above) and `atom` a live atom we own; the string returned is
+        // owned (or `JS_EXCEPTION`). Then we give the atom's count back, once.
+        let raw = unsafe {
             let raw = q::JS_AtomToString(ctx, atom);
             q::JS_FreeAtom(ctx, atom);
-            check_description(ctx, raw).unwrap_or_default()
-        }
+            raw
+        };
+        // SAFETY: `ctx` is live and `raw` an owned value of it, just returned.
+        unsafe { check_description(ctx, raw) }.unwrap_or_default()
     }
 
     /// A display string for messages and logs (no script runs).
@@ -258,7 +302,10 @@ impl Drop for Value {
     #[inline]
     fn drop(&mut self) {
         if !self.rt.is_null() {
-            // SAFETY: we own one reference of a value of `rt`.
+            // SAFETY: the value owns one count of `raw`, a value of the live runtime `rt`
+            // (`Value`'s invariant, points 2-3), given back once: `self` is being dropped, and
+            // `into_raw` forgets a value instead of dropping it. Freeing may run finalizers,
+            // which run no script.
             unsafe { q::JS_FreeValueRT(self.rt, self.raw) }
         }
     }
@@ -286,14 +333,17 @@ impl PartialEq for Value {
                 x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
             }
             (q::JS_TAG_OBJECT, q::JS_TAG_OBJECT) | (q::JS_TAG_SYMBOL, q::JS_TAG_SYMBOL) => {
-                // SAFETY: reading pointers.
+                // SAFETY: objects or symbols: their pointer payload member is initialized
+                // (`Value`'s invariant, point 2); only the pointers are compared.
                 unsafe { q::JS_VALUE_GET_PTR(self.raw) == q::JS_VALUE_GET_PTR(other.raw) }
             }
             (q::JS_TAG_BOOL, q::JS_TAG_BOOL) => self.as_boolean() == other.as_boolean(),
             _ if a != b => false,
             _ => {
                 let ctx = super::core::current_ctx();
-                // SAFETY: a live context, when any.
+                // SAFETY: a non-null current context is live (`current_ctx`'s invariant), of
+                // the values' runtime (`Value`'s invariant, point 4); both values are live and
+                // borrowed. SameValue runs no script.
                 !ctx.is_null() && unsafe { q::JS_IsSameValue(ctx, self.raw, other.raw) }
             }
         }
@@ -317,7 +367,8 @@ impl std::hash::Hash for Value {
                 .hash(state);
             }
             q::JS_TAG_OBJECT | q::JS_TAG_SYMBOL => {
-                // SAFETY: reading a pointer.
+                // SAFETY: an object or a symbol: its pointer payload member is initialized
+                // (`Value`'s invariant, point 2); only the pointer is read.
                 (unsafe { q::JS_VALUE_GET_PTR(self.raw) } as usize).hash(state);
             }
             q::JS_TAG_BOOL => self.as_boolean().hash(state),
@@ -336,7 +387,7 @@ impl Trace for Value {
     #[inline]
     fn trace(&self, marker: &mut Marker) {
         if !self.rt.is_null() {
-            marker.mark(self.raw);
+            marker.mark(self);
         }
     }
 }
@@ -400,18 +451,22 @@ impl<T: NativeObject> From<Object<T>> for Value {
 /// which is cleared).
 ///
 /// # Safety
-/// `ctx` is a live context and `raw` an owned value of it.
+/// `ctx` is a live context of this backend, current on this thread (so the string is read
+/// with it), and `raw` an owned value of its runtime, or `JS_EXCEPTION` with the exception
+/// pending.
 unsafe fn check_description(ctx: *mut q::JSContext, raw: q::JSValue) -> Option<String> {
-    // SAFETY: as the caller promises; an exception is taken and freed by its `Value`.
-    unsafe {
-        let rt = q::JS_GetRuntime(ctx);
-        if q::JS_IsException(raw) {
-            drop(Value::from_raw(rt, q::JS_GetException(ctx)));
-            return None;
-        }
-        let value = Value::from_raw(rt, raw);
-        value
-            .is_string()
-            .then(|| JsString::from_string_value(&value).to_std_string_escaped())
+    // SAFETY: `ctx` is live (the caller's promise); this reads its `rt` field.
+    let rt = unsafe { q::JS_GetRuntime(ctx) };
+    // SAFETY: reads the tag only.
+    if unsafe { q::JS_IsException(raw) } {
+        // SAFETY: `ctx` is live; `JS_GetException` moves the pending exception out, an owned
+        // value of `rt` that the `Value` then frees.
+        drop(Value::from_raw(rt, unsafe { q::JS_GetException(ctx) }));
+        return None;
     }
+    // An owned value of `rt` (the caller's promise): `Value::from_raw`'s contract.
+    let value = Value::from_raw(rt, raw);
+    value
+        .is_string()
+        .then(|| JsString::from_string_value(&value).to_std_string_escaped())
 }
