@@ -174,8 +174,9 @@ pub(super) fn construct_intrinsic(cx: &mut Cx, name: &str, args: &[Value]) -> Js
     // live values of its runtime (`Value`'s invariant), borrowed for the call: `args` is
     // borrowed for the whole call, so the copies in `raw_args` stay valid, and `raw_args` holds
     // exactly `argc` of them. `JS_CallConstructor` passes `JS_CALL_FLAG_COPY_ARGV`, so the
-    // buffer is only read, and takes no count. The intrinsic constructors run no script of the
-    // user's. The result is owned, or `JS_EXCEPTION`, as `check` takes it.
+    // buffer is only read, and takes no count. Script may run (a new error calls
+    // `Error.prepareStackTrace`), with `cx` borrowed mutably. The result is owned, or
+    // `JS_EXCEPTION`, as `check` takes it.
     let raw =
         unsafe { q::JS_CallConstructor(cx.raw(), constructor.raw(), argc, raw_args.as_mut_ptr()) };
     check(cx, raw)
@@ -905,10 +906,12 @@ pub fn with_array_buffer_bytes_mut<R>(
     // is below 2^31), and they stay allocated and in place while the slice lives (`f` runs):
     // only script or an engine operation could detach or resize the buffer, and `f` runs
     // neither (this function's contract; should it anyway, the pin makes those refuse). No
-    // other slice of the block is live: the engine's lendings pin the buffer, so one lent
-    // earlier made it immutable, which was refused above; and `f` asks for none (it calls
-    // nothing of the engine; the lendings of mutable bytes would refuse anyway). For the same
-    // reason nothing else reads or writes the bytes until `f` returns.
+    // other slice of the block is live: one lent earlier by this function or
+    // `with_buffer_source_bytes` pinned the buffer, which was then immutable and refused
+    // above, and the closures of the other lendings call nothing of the engine (their
+    // contracts); `f` asks for none either (it calls nothing of the engine; the lendings of
+    // mutable bytes would refuse the pinned buffer anyway). For the same reason nothing else
+    // reads or writes the bytes until `f` returns.
     let bytes = unsafe { std::slice::from_raw_parts_mut(start, len) };
     let result = f(bytes);
     drop(pin);
