@@ -35,11 +35,14 @@ fn pipe() -> Result<(OwnedFd, OwnedFd), String> {
     let mut fds = [0; 2];
     // Close-on-exec: a process the tool spawns (the `--against` peer) must not hold a zygote's
     // pipe, or the zygote never sees its requests end. Forked children still inherit them.
-    // SAFETY: `fds` is a valid array of two ints.
+    // SAFETY: `pipe2` writes two `c_int`s through its pointer, and `fds` is a live, writable
+    // array of exactly two; it reads no memory, and `O_CLOEXEC` is a flag it takes.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
         return Err(format!("pipe: {}", std::io::Error::last_os_error()));
     }
-    // SAFETY: both descriptors were just opened and are owned by nothing else.
+    // SAFETY: `pipe2` succeeded, so `fds` holds the two descriptors it just opened; nothing
+    // else in the process has them, so each `OwnedFd` is the only owner of its descriptor
+    // (I/O safety) and closes it once.
     unsafe { Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))) }
 }
 
@@ -61,7 +64,7 @@ pub(crate) fn write_frame(file: &mut impl Write, bytes: &[u8]) -> bool {
 
 impl Zygote {
     /// Starts both zygotes and waits until their contexts are prepared. Must be called while
-    /// this process has one thread.
+    /// this process has one thread (the zygotes are forked: see `start`).
     pub fn new(
         reference: &ReferenceSource,
         variants: &[ReferenceSource],
@@ -86,7 +89,8 @@ impl Zygote {
         })
     }
 
-    /// Starts the native zygote only (the other side runs elsewhere).
+    /// Starts the native zygote only (the other side runs elsewhere). Must be called while
+    /// this process has one thread (the zygote is forked: see `start`).
     pub fn native_only() -> Result<Zygote, String> {
         let none = ReferenceSource {
             install: String::new(),
@@ -195,35 +199,56 @@ impl Drop for Zygote {
             drop(dead_read);
             drop(std::mem::replace(&mut z.requests, File::from(dead_write)));
             let mut status = 0;
-            // SAFETY: our own child; reaps it.
+            // SAFETY: `waitpid` writes a `c_int` through its pointer, and `status` is one. It
+            // has no other precondition; `z.pid` is the child `start` forked for this zygote,
+            // reaped only here, once (the `Zygote` is dropped once), so the pid still names it
+            // (an unreaped child keeps its pid) and no other process is waited for.
             unsafe { libc::waitpid(z.pid, &mut status, 0) };
         }
     }
 }
 
 /// Forks a zygote for `kind`; `close` are descriptors of other zygotes it must not hold.
+///
+/// This process must have one thread (`Zygote::new`'s and `Zygote::native_only`'s contract).
 fn start(kind: SideKind, reference: &ReferenceSource, close: &[i32]) -> Result<ZygoteProc, String> {
     let (req_read, req_write) = pipe()?;
     let (resp_read, resp_write) = pipe()?;
-    // SAFETY: this process is single-threaded (the tool starts no threads in fork mode), so
-    // the child may run arbitrary code.
+    // SAFETY: after `fork` in a multithreaded process the child may only call
+    // async-signal-safe functions (POSIX), and the child here runs arbitrary code (it
+    // allocates, builds a host, runs scripts). This process has one thread (this function's
+    // contract: its callers run before the tool starts any, and stream-diff starts none in
+    // fork mode), so the child is a complete copy of it: no lock is held by a thread that
+    // does not exist there.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(format!("fork: {}", std::io::Error::last_os_error()));
     }
     if pid == 0 {
-        for fd in close {
-            // SAFETY: descriptors inherited from the parent, unused here.
-            unsafe { libc::close(*fd) };
-        }
-        drop(req_write);
-        drop(resp_read);
-        serve(
-            kind,
-            reference,
-            File::from(req_read),
-            File::from(resp_write),
-        );
+        // The child never leaves this branch: unwinding out of it would run the parent's
+        // frames in this process (`Zygote::new`, then the tool's main loop) and drop their
+        // `File`s, some of whose descriptors are closed just below. A panic ends it instead.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            for fd in close {
+                // SAFETY: `close` has no memory precondition; I/O safety asks that no owner
+                // of the descriptor uses or closes it afterwards. Each one is open here
+                // (inherited across `fork`) and owned by a `File` of another zygote's
+                // `ZygoteProc` in the parent's frames, which this child never drops nor uses
+                // (it does not leave this branch, above): this is its only close here.
+                unsafe { libc::close(*fd) };
+            }
+            drop(req_write);
+            drop(resp_read);
+            serve(
+                kind,
+                reference,
+                File::from(req_read),
+                File::from(resp_write),
+            );
+        }));
+        // SAFETY: `_exit` has no precondition; it ends this process without running
+        // destructors or exit handlers, as the parent's frames below must not run here.
+        unsafe { libc::_exit(101) }
     }
     drop(req_read);
     drop(resp_write);
@@ -298,7 +323,9 @@ fn serve(
             break;
         }
     }
-    // SAFETY: ends the zygote without running the parent's destructors.
+    // SAFETY: `_exit` has no precondition; it ends the zygote without running destructors or
+    // exit handlers: this process is a fork of the tool, whose frames below this one (and the
+    // `File`s they own) must not run or be dropped here.
     unsafe { libc::_exit(0) }
 }
 
@@ -309,8 +336,12 @@ fn write_coverage() {
     extern "C" {
         fn __llvm_profile_write_file() -> i32;
     }
-    // SAFETY: the profiler runtime's entry point, linked in by -C instrument-coverage; it
-    // merges this process's counters into the LLVM_PROFILE_FILE pool.
+    // SAFETY: declared with the signature of the profiler runtime's function
+    // (`int __llvm_profile_write_file(void)`), which `-C instrument-coverage` links in (the
+    // `coverage` feature is only built so, by scripts/coverage; without it the symbol is
+    // missing and linking fails). It takes no arguments and merges this process's counters
+    // into the file `LLVM_PROFILE_FILE` names; the process is single-threaded (a child of a
+    // zygote).
     unsafe {
         __llvm_profile_write_file();
     }
@@ -327,32 +358,44 @@ fn spawn(
     close: &[i32],
 ) -> Result<Child, String> {
     let (read, write) = pipe()?;
-    // SAFETY: the zygote is single-threaded.
+    // SAFETY: as in `start` (the child runs arbitrary code): the zygote has one thread, being
+    // a fork of a single-threaded process (`fork` copies the calling thread only) that starts
+    // none (preparing the context builds a host and evaluates the setup scripts, which create
+    // no agent).
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(format!("fork: {}", std::io::Error::last_os_error()));
     }
     if pid == 0 {
-        for fd in close {
-            // SAFETY: the zygote's own pipes, unused by the child.
-            unsafe { libc::close(*fd) };
-        }
-        drop(read);
         // The child: run on its copy of the prepared context, write, exit without unwinding
-        // or running destructors.
-        let result = match slot.take() {
-            Some(prepared) => side::run_prepared(prepared, script, limits),
-            None => SideResult {
-                events: Vec::new(),
-                outcome: Outcome::Crash("no prepared context".to_owned()),
-                elapsed: Duration::ZERO,
-            },
-        };
-        let mut file = File::from(write);
-        let _ = file.write_all(&serialize(&result));
-        write_coverage();
-        // SAFETY: ends the child immediately.
-        unsafe { libc::_exit(0) };
+        // or running destructors. It never leaves this branch: unwinding out of it would
+        // resume the zygote's loop in this process, on descriptors closed just below.
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            for fd in close {
+                // SAFETY: `close` has no memory precondition; I/O safety asks that no owner
+                // of the descriptor uses or closes it afterwards. These are the zygote's own
+                // pipes, open here (inherited across `fork`) and owned by `File`s in the
+                // zygote's `serve` frame, which this child never returns to (above): this is
+                // their only close here.
+                unsafe { libc::close(*fd) };
+            }
+            drop(read);
+            let result = match slot.take() {
+                Some(prepared) => side::run_prepared(prepared, script, limits),
+                None => SideResult {
+                    events: Vec::new(),
+                    outcome: Outcome::Crash("no prepared context".to_owned()),
+                    elapsed: Duration::ZERO,
+                },
+            };
+            let mut file = File::from(write);
+            let _ = file.write_all(&serialize(&result));
+            write_coverage();
+        }));
+        let status = if ran.is_ok() { 0 } else { 101 };
+        // SAFETY: `_exit` has no precondition; it ends the child at once, without running
+        // destructors or exit handlers (the zygote's frames below must not run here).
+        unsafe { libc::_exit(status) };
     }
     drop(write);
     Ok(Child { pid, read })
@@ -388,7 +431,9 @@ fn collect(child: Result<Child, String>, deadline: Instant) -> SideResult {
             events: libc::POLLIN,
             revents: 0,
         };
-        // SAFETY: one valid pollfd.
+        // SAFETY: `poll` reads and writes `nfds` (1) `pollfd`s through its pointer, and `pfd`
+        // is one, live for the call, naming a descriptor `file` keeps open; the timeout is
+        // at most 60 001 ms, which fits a `c_int`.
         let ready = unsafe { libc::poll(&mut pfd, 1, left.as_millis().min(60_000) as i32 + 1) };
         if ready < 0 {
             if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
@@ -408,11 +453,14 @@ fn collect(child: Result<Child, String>, deadline: Instant) -> SideResult {
         }
     }
     if timed_out {
-        // SAFETY: our own child.
+        // SAFETY: `kill` has no memory precondition. `child.pid` is the child `spawn` forked,
+        // not reaped yet (the `waitpid` below is its only reap), so the pid still names it
+        // and no other process gets the signal.
         unsafe { libc::kill(child.pid, libc::SIGKILL) };
     }
     let mut status = 0;
-    // SAFETY: our own child; reaps it.
+    // SAFETY: `waitpid` writes a `c_int` through its pointer, and `status` is one. The pid is
+    // our child's, reaped only here, once (above).
     unsafe { libc::waitpid(child.pid, &mut status, 0) };
     if timed_out {
         let mut result = deserialize(&bytes).unwrap_or(SideResult {

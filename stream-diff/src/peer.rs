@@ -115,16 +115,22 @@ pub fn serve(fork: bool) -> i32 {
     let mut stdin = std::io::stdin().lock();
     // The protocol gets its own descriptor; whatever else writes to stdout (fd 1) goes to
     // stderr, so stray output cannot break a frame.
-    // SAFETY: duplicating and redirecting this process's own standard descriptors.
-    let protocol = unsafe {
-        let fd = libc::dup(1);
-        if fd < 0 || libc::dup2(2, 1) < 0 {
-            return 2;
-        }
-        fd
-    };
-    // SAFETY: `protocol` was just opened and is owned by nothing else.
+    // SAFETY: `dup` has no memory precondition; it only reads fd 1, this process's standard
+    // output, and returns a new descriptor (or -1).
+    let protocol = unsafe { libc::dup(1) };
+    if protocol < 0 {
+        return 2;
+    }
+    // SAFETY: `protocol` was just opened by `dup` and nothing else in the process has it, so
+    // the `OwnedFd` is its only owner (I/O safety) and closes it once.
     let mut stdout = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(protocol) });
+    // SAFETY: `dup2` has no memory precondition. It atomically makes fd 1 a copy of fd 2, so
+    // fd 1 stays open, which is all the standard library assumes of it: `std::io::Stdout`
+    // borrows fd 1 rather than owning it, and no `OwnedFd` of this process owns it (the
+    // protocol has its own descriptor, above).
+    if unsafe { libc::dup2(2, 1) } < 0 {
+        return 2;
+    }
     let none = ReferenceSource {
         install: String::new(),
         bundle: String::new(),

@@ -270,7 +270,11 @@ impl<T: NativeObject> std::fmt::Debug for Object<T> {
 
 impl<T: NativeObject> Finalize for Object<T> {}
 
-// SAFETY: the newtype traces exactly what its `JsObject` traces.
+// SAFETY: boa_gc's `Trace` contract is that `trace` marks every `Gc` the value holds (and
+// `trace_non_roots` / `run_finalizer` visit the same ones). The newtype's one field is Boa's
+// `JsObject<T>`, which is `Trace` itself (it marks the object's `Gc`), and `custom_trace!`
+// makes each of the three methods call the field's, so the newtype visits exactly the `Gc`
+// the `JsObject` does; its `Finalize` (run first by `run_finalizer`) is empty.
 unsafe impl<T: NativeObject> Trace for Object<T> {
     custom_trace!(this, mark, mark(&this.0));
 }

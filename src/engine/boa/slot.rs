@@ -54,7 +54,12 @@ impl<T: Trace + std::fmt::Debug + 'static> std::fmt::Debug for Shared<T> {
 
 impl<T: Trace + 'static> Finalize for Shared<T> {}
 
-// SAFETY: the pointer traces exactly what its `Gc` traces.
+// SAFETY: boa_gc's `Trace` contract is that `trace` marks every `Gc` the value holds (and
+// `trace_non_roots` / `run_finalizer` visit the same ones). The newtype's one field is a
+// `Gc<T>`, which is `Trace` itself (it marks its allocation, whose `T` the collector then
+// traces), and `custom_trace!` makes each of the three methods call the field's, so the
+// pointer visits exactly the one `Gc` it holds; its `Finalize` (run first by
+// `run_finalizer`) is empty.
 unsafe impl<T: Trace + 'static> Trace for Shared<T> {
     custom_trace!(this, mark, mark(&this.0));
 }

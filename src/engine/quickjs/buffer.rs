@@ -99,7 +99,8 @@ pub(super) fn class_ids(cx: &Cx) -> ClassIds {
     let id = |name: &str| {
         let sample = realm.intrinsic(name);
         if sample.is_object() {
-            // SAFETY: reading the class of a live object.
+            // SAFETY: `sample` is an object the realm's intrinsics own a count of (`Value`'s
+            // invariant), so it is allocated; `JS_GetClassID` reads its tag and class id.
             unsafe { q::JS_GetClassID(sample.raw()) }
         } else {
             // No such class in this build: an id no object has.
@@ -125,14 +126,23 @@ pub(super) fn class_of(value: &Value) -> q::JSClassID {
     if !value.is_object() {
         return 0;
     }
-    // SAFETY: reading the class of a live object.
+    // SAFETY: `value` is an object and owns a count of it (`Value`'s invariant), so it is
+    // allocated; `JS_GetClassID` reads its tag and class id.
     unsafe { q::JS_GetClassID(value.raw()) }
 }
 
-/// A handle on the current context, for the operations of the API that take none.
+/// A handle on the current context, for the operations of the API that take none (`None`
+/// outside any entry).
+///
+/// The caller keeps the handle as a local of that operation and drops it before returning: it
+/// then nests inside the `Cx` that made the context current, which outlives the operation.
 pub(super) fn current_cx() -> Option<Cx> {
     let ctx = current_ctx();
-    // SAFETY: the current context is live while it is current; the handle restores it.
+    // SAFETY: `Cx::enter`'s contract. A non-null current context is the `raw` of the innermost
+    // `Cx` alive on this thread, so it is live, of a runtime set up by `Agent::install`, with
+    // its realm state installed (`current_ctx`'s invariant), for as long as that `Cx` lives.
+    // The handle is dropped before it (the callers keep it for one operation, above) and is
+    // never leaked, so handles nest.
     (!ctx.is_null()).then(|| unsafe { Cx::enter(ctx) })
 }
 
@@ -155,8 +165,18 @@ pub(super) fn construct_intrinsic(cx: &mut Cx, name: &str, args: &[Value]) -> Js
         return Err(throw_type_error(format!("{name} is not available")));
     }
     let mut raw_args: Vec<q::JSValue> = args.iter().map(Value::raw).collect();
-    let argc = c_int::try_from(raw_args.len()).unwrap_or(c_int::MAX);
-    // SAFETY: a live context and values; JS_CallConstructor does not take ownership of them.
+    // QuickJS reads `argc` values from the buffer: a count it cannot take is an error, not a
+    // longer read.
+    let Ok(argc) = c_int::try_from(raw_args.len()) else {
+        return Err(throw_range_error("too many arguments"));
+    };
+    // SAFETY: `cx`'s context is live (`Cx`'s invariant); the constructor and the arguments are
+    // live values of its runtime (`Value`'s invariant), borrowed for the call: `args` is
+    // borrowed for the whole call, so the copies in `raw_args` stay valid, and `raw_args` holds
+    // exactly `argc` of them. `JS_CallConstructor` passes `JS_CALL_FLAG_COPY_ARGV`, so the
+    // buffer is only read, and takes no count. Script may run (a new error calls
+    // `Error.prepareStackTrace`), with `cx` borrowed mutably. The result is owned, or
+    // `JS_EXCEPTION`, as `check` takes it.
     let raw =
         unsafe { q::JS_CallConstructor(cx.raw(), constructor.raw(), argc, raw_args.as_mut_ptr()) };
     check(cx, raw)
@@ -165,7 +185,8 @@ pub(super) fn construct_intrinsic(cx: &mut Cx, name: &str, args: &[Value]) -> Js
 /// Whether `value` is an `ArrayBuffer` (not shared).
 #[inline]
 pub(super) fn is_array_buffer(value: &Value) -> bool {
-    // SAFETY: reading the class of a value.
+    // SAFETY: `value` is an object and owns a count of it (`Value`'s invariant), so it is
+    // allocated; `JS_IsArrayBuffer` reads its tag and class id.
     value.is_object() && unsafe { q::JS_IsArrayBuffer(value.raw()) }
 }
 
@@ -178,7 +199,13 @@ pub(super) fn is_shared_buffer(cx: &Cx, value: &Value) -> bool {
 
 /// The data block of an `ArrayBuffer` or `SharedArrayBuffer`: its pointer and byte length.
 /// `None` when `value` is neither or the buffer is detached (no exception is left pending).
-/// The pointer is valid until script runs (script may detach or resize the buffer).
+///
+/// What the callers' raw accesses rely on: the pointer is non-null, and the block is
+/// allocated, `len` bytes long, initialized (QuickJS zero-fills a new block; a `ByteBlock`'s
+/// is a filled `Vec`), and stays so at that address until the buffer is detached,
+/// transferred or resized, which only script and the engine's own operations on the buffer
+/// (`detach_array_buffer`, `transfer_array_buffer`) do; `value` keeps the buffer itself alive.
+/// A caller that lends the bytes to a closure pins them with [`Pin`].
 pub(super) fn buffer_data(cx: &mut Cx, value: &Value) -> Option<(*mut u8, usize)> {
     if !is_array_buffer(value) && !is_shared_buffer(cx, value) {
         return None;
@@ -187,7 +214,10 @@ pub(super) fn buffer_data(cx: &mut Cx, value: &Value) -> Option<(*mut u8, usize)
         return None;
     }
     let mut size: q::size_t = 0;
-    // SAFETY: a live context and buffer object.
+    // SAFETY: `cx`'s context is live (`Cx`'s invariant) and `value` a live buffer object of its
+    // runtime (`Value`'s invariant), an `ArrayBuffer` or a `SharedArrayBuffer` that is not
+    // detached (checked above, and nothing ran since), so QuickJS throws nothing: it writes the
+    // byte length to `size`, a valid `size_t`, and returns the block. No script runs.
     let data = unsafe { q::JS_GetArrayBuffer(cx.raw(), &mut size, value.raw()) };
     if data.is_null() {
         // Not reached (the buffer is not detached); QuickJS would have thrown.
@@ -215,7 +245,10 @@ pub(super) fn is_detached(cx: &mut Cx, buffer: &Value) -> bool {
 
 /// Whether an `ArrayBuffer` was made immutable (`transferToImmutable`).
 pub(super) fn is_immutable(buffer: &Value) -> bool {
-    // SAFETY: reading a buffer's flag (-1 for anything else).
+    // SAFETY: `buffer` is an object and owns a count of it (`Value`'s invariant), so it is
+    // allocated. `JS_IsImmutableArrayBuffer` reads its tag and class, and for an `ArrayBuffer`
+    // the flag in its opaque `JSArrayBuffer`, which the object owns while it lives (-1 for
+    // anything else).
     buffer.is_object() && unsafe { q::JS_IsImmutableArrayBuffer(buffer.raw()) } == 1
 }
 
@@ -297,14 +330,17 @@ pub(super) fn typed_array_kind_of(value: &Value) -> Option<TypedArrayKind> {
     if !value.is_object() {
         return None;
     }
-    // SAFETY: reading the class of a live object (-1 for anything but a typed array).
+    // SAFETY: `value` is an object and owns a count of it (`Value`'s invariant), so it is
+    // allocated; `JS_GetTypedArrayType` reads its tag and class id (-1 for anything but a
+    // typed array).
     typed_array_kind(unsafe { q::JS_GetTypedArrayType(value.raw()) })
 }
 
 /// Whether `value` is a `DataView`.
 #[inline]
 pub(super) fn is_data_view(value: &Value) -> bool {
-    // SAFETY: reading the class of a value.
+    // SAFETY: `value` is an object and owns a count of it (`Value`'s invariant), so it is
+    // allocated; `JS_IsDataView` reads its tag and class id.
     value.is_object() && unsafe { q::JS_IsDataView(value.raw()) }
 }
 
@@ -367,7 +403,11 @@ pub(super) fn view_slots(cx: &mut Cx, value: &Value) -> Option<ViewSlots> {
         // length slot is current: one C call.
         // `size_t` is `u64` on the targets QuickJS's bindings are generated for.
         let (mut offset, mut length): (u64, u64) = (0, 0);
-        // SAFETY: a live context and typed array; the returned buffer reference is ours.
+        // SAFETY: `cx`'s context is live (`Cx`'s invariant) and `value` a live typed array of
+        // its runtime (`Value`'s invariant), borrowed. `offset` and `length` are valid for
+        // QuickJS to write a `size_t` each (the call would not compile where `size_t` is not
+        // `u64`), and a null `pbytes_per_element` asks for nothing. The result is an owned
+        // reference to the buffer, or `JS_EXCEPTION`, as `check` takes it.
         let raw = unsafe {
             q::JS_GetTypedArrayBuffer(
                 cx.raw(),
@@ -478,9 +518,14 @@ pub fn clone_array_buffer(
             "The range to clone is outside the ArrayBuffer",
         ));
     }
-    // SAFETY: `start + count <= len` bytes of the live buffer's block; no script runs before
-    // the copy.
-    let raw = unsafe { q::JS_NewArrayBufferCopy(ctx.raw(), data.add(start), count as q::size_t) };
+    // SAFETY: `data` is the live block of `len` bytes (`buffer_data`'s contract) and
+    // `start <= start + count <= len` (checked above), so the offset pointer stays within it.
+    let source = unsafe { data.add(start) };
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant). `source` is readable for `count`
+    // bytes (above), and stays so during the call: nothing detaches or resizes the buffer
+    // (no script runs: QuickJS only allocates the new buffer, which cannot free the old one,
+    // as `buffer` holds it, and then copies). The result is owned, or `JS_EXCEPTION`.
+    let raw = unsafe { q::JS_NewArrayBufferCopy(ctx.raw(), source, count as q::size_t) };
     let value = check(ctx, raw)?;
     Ok(JsArrayBuffer(Object::from_value_unchecked(value)))
 }
@@ -505,8 +550,11 @@ pub fn construct_view(
     let value = match kind {
         ViewKind::Typed(kind) => {
             let mut raw_args: Vec<q::JSValue> = args.iter().map(Value::raw).collect();
-            // SAFETY: a live context and values; JS_NewTypedArray does not take ownership of
-            // its arguments. With no new target, the object gets the realm's prototype.
+            // SAFETY: `ctx`'s context is live (`Cx`'s invariant); `raw_args` holds exactly the
+            // 3 values `argc` says, live values of its runtime (`Value`'s invariant) that
+            // `args` owns for the whole call; QuickJS only reads them (`JSValueConst`) and
+            // takes no count. With no new target, the object gets the realm's prototype. The
+            // result is owned, or `JS_EXCEPTION`, as `check` takes it.
             let raw = unsafe {
                 q::JS_NewTypedArray(ctx.raw(), 3, raw_args.as_mut_ptr(), typed_array_enum(kind))
             };
@@ -520,7 +568,8 @@ pub fn construct_view(
 /// `! CopyDataBlockBytes(to.[[ArrayBufferData]], toIndex, from.[[ArrayBufferData]], fromIndex,
 /// count)`: one copy. Returns false (and copies nothing) where
 /// [`can_copy_data_block_bytes`](crate::engine::can_copy_data_block_bytes)
-/// would be false.
+/// would be false, and where `to` is immutable (its bytes never change; the bytes of a buffer
+/// lent to a closure are, see [`Pin`]).
 pub fn copy_data_block_bytes(
     to_buffer: &JsArrayBuffer,
     to_index: u64,
@@ -528,7 +577,7 @@ pub fn copy_data_block_bytes(
     from_index: u64,
     count: u64,
 ) -> bool {
-    if same_buffer(to_buffer, from_buffer) {
+    if same_buffer(to_buffer, from_buffer) || is_immutable(to_buffer.0.as_value()) {
         return false;
     }
     let Some(mut cx) = current_cx() else {
@@ -550,9 +599,16 @@ pub fn copy_data_block_bytes(
     }
     // The checks above bound every index by a live buffer length, which fits in usize.
     let (to_index, from_index, count) = (to_index as usize, from_index as usize, count as usize);
-    // SAFETY: both ranges are inside live blocks (checked above, no script ran since); the
-    // buffers are different objects, whose blocks do not overlap (`ptr::copy` regardless).
-    unsafe { std::ptr::copy(from.add(from_index), to.add(to_index), count) };
+    // SAFETY: `from` and `to` are live blocks of `from_len` and `to_len` bytes
+    // (`buffer_data`'s contract; no script ran since), and `from_index + count <= from_len`,
+    // `to_index + count <= to_len` (checked above), so both offset pointers stay within them.
+    let (source, destination) = unsafe { (from.add(from_index), to.add(to_index)) };
+    // SAFETY: `source` is readable and `destination` writable for `count` bytes (above). No
+    // reference to either block is live: the engine lends a block's bytes only to closures,
+    // which run nothing of the engine (their contracts), and `to` is not pinned for one
+    // (checked mutable above). The buffers are different objects, so their blocks do not
+    // overlap (`ptr::copy` would allow it anyway).
+    unsafe { std::ptr::copy(source, destination, count) };
     true
 }
 
@@ -563,8 +619,9 @@ pub fn new_array_buffer(byte_length: u64, ctx: &mut Cx) -> JsResult<JsArrayBuffe
     let Ok(length) = i32::try_from(byte_length) else {
         return Err(throw_range_error("Array buffer allocation failed"));
     };
-    // SAFETY: a live context; with a null source, JS_NewArrayBufferCopy allocates a zeroed
-    // block and copies nothing.
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant). With a null source,
+    // `JS_NewArrayBufferCopy` allocates a zeroed block of `length` bytes and reads nothing.
+    // The result is owned, or `JS_EXCEPTION`, as `check` takes it.
     let raw = unsafe { q::JS_NewArrayBufferCopy(ctx.raw(), std::ptr::null(), length as q::size_t) };
     let value = check(ctx, raw)?;
     Ok(JsArrayBuffer(Object::from_value_unchecked(value)))
@@ -638,6 +695,9 @@ pub fn buffer_source_copy(
 }
 
 /// Runs `f` on `len` bytes of `buffer` from `offset` (`None` when detached or out of range).
+///
+/// `f` must not run script nor call into the engine (it gets no context; its one caller
+/// passes `<[u8]>::to_vec`).
 fn with_range<R>(
     cx: &mut Cx,
     buffer: &Value,
@@ -650,9 +710,15 @@ fn with_range<R>(
     if end > size {
         return None;
     }
-    // SAFETY: `offset..end` is inside the live block, and `f` runs no script (it gets no
-    // context), so nothing detaches or resizes the buffer while the slice lives.
-    let bytes = unsafe { std::slice::from_raw_parts(data.add(offset), len) };
+    // SAFETY: `data` is the live block of `size` bytes (`buffer_data`'s contract) and
+    // `offset <= end <= size`, so the offset pointer stays within it.
+    let start = unsafe { data.add(offset) };
+    // SAFETY: `start` is valid for reads of `len` bytes (above), initialized, and `len` is at
+    // most a buffer's length (below 2^31). While the slice lives nothing writes, moves or frees
+    // them: that takes script or an engine operation, and `f` runs neither (this function's
+    // contract; `to_vec` only copies), and no `&mut` slice of the block is live (the engine
+    // lends one only to closures, which call nothing of it).
+    let bytes = unsafe { std::slice::from_raw_parts(start, len) };
     Some(f(bytes))
 }
 
@@ -682,9 +748,18 @@ pub fn is_buffer_source_object(value: &Value) -> bool {
 /// A new `Uint8Array` of the current realm wrapping a new `ArrayBuffer` that holds `bytes`.
 pub fn new_uint8_array(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
     crate::engine::count_objects(2);
-    // SAFETY: a live context; the bytes are valid for their length (copied).
-    let raw =
-        unsafe { q::JS_NewUint8ArrayCopy(ctx.raw(), bytes.as_ptr(), bytes.len() as q::size_t) };
+    // An empty slice's pointer is dangling, which C's `memcpy` may not be given even for no
+    // bytes: pass null, for which QuickJS copies nothing.
+    let source = if bytes.is_empty() {
+        std::ptr::null()
+    } else {
+        bytes.as_ptr()
+    };
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant). `source` is null with a length of 0
+    // (QuickJS allocates and copies nothing), or readable for `bytes.len()` bytes for the
+    // call (`bytes` is borrowed), which QuickJS copies into the new buffer. The result is
+    // owned, or `JS_EXCEPTION`, as `check` takes it.
+    let raw = unsafe { q::JS_NewUint8ArrayCopy(ctx.raw(), source, bytes.len() as q::size_t) };
     check(ctx, raw)
 }
 
@@ -697,14 +772,64 @@ pub fn uint8_array_bytes<R>(value: &Value, ctx: &mut Cx, f: impl FnOnce(&[u8]) -
     with_buffer_source_bytes(value, ctx, f)
 }
 
+/// Keeps an `ArrayBuffer` immutable while its bytes are lent to a closure as a slice, and
+/// restores the flag when dropped (when unwinding too).
+///
+/// The closures get no context, and their contracts say they run no script nor call into the
+/// engine: that is what keeps the slice valid. The pin bounds the damage should one break the
+/// contract, which is possible from safe code: the API has context-free operations that may
+/// run script (`Object::set_prototype` runs a proxy's trap), and `rust::with_chunk_bytes` lends
+/// the bytes to code outside the crate. QuickJS checks the flag before it detaches, transfers
+/// or resizes a buffer (`transfer*`, `resize`), and so do the backend's own detach and
+/// in-place writes (`detach_array_buffer`, `with_array_buffer_bytes_mut`,
+/// `copy_data_block_bytes`, `with_uint8_array_bytes_mut`): while pinned, the block stays
+/// allocated and in place, whatever runs. Writes are refused too (typed array and `DataView`
+/// stores, `set`, `fill`, `copyWithin`, `reverse`, `sort`, `setFromBase64`), except quickjs-ng's
+/// `Atomics` operations, which do not check the flag: those could still change (never free or
+/// move) lent bytes under a contract-breaking closure. A `SharedArrayBuffer` has no such flag:
+/// its bytes are copied before they are lent.
+struct Pin<'a> {
+    buffer: &'a Value,
+    /// Whether the pin set the flag (and so clears it): a buffer that was immutable stays so.
+    set: bool,
+}
+
+impl<'a> Pin<'a> {
+    /// Pins `buffer` if it is a mutable `ArrayBuffer` (anything else is left as it is).
+    fn new(buffer: &'a Value) -> Self {
+        let set = is_array_buffer(buffer) && !is_immutable(buffer);
+        if set {
+            // SAFETY: `buffer` is a live `ArrayBuffer` object (`Value`'s invariant; checked
+            // just above). `JS_SetImmutableArrayBuffer` reads its class and sets the flag in
+            // its opaque `JSArrayBuffer`, which the object owns while it lives; it takes no
+            // context and runs nothing.
+            unsafe { q::JS_SetImmutableArrayBuffer(buffer.raw(), true) };
+        }
+        Self { buffer, set }
+    }
+}
+
+impl Drop for Pin<'_> {
+    fn drop(&mut self) {
+        if self.set {
+            // SAFETY: as in `Pin::new`: `self.buffer` is still that `ArrayBuffer`, alive (the
+            // pin borrows the value that owns a count of it).
+            unsafe { q::JS_SetImmutableArrayBuffer(self.buffer.raw(), false) };
+        }
+    }
+}
+
 /// Runs `f` on the bytes of a buffer source (an `ArrayBuffer`, `SharedArrayBuffer` or
-/// `ArrayBufferView`) without copying them. `None` when `value` is not a buffer source. `f` must not run script (it gets no context).
+/// `ArrayBufferView`) without copying them (a `SharedArrayBuffer`'s are copied). `None` when
+/// `value` is not a buffer source. `f` must not run script nor call into the engine (it gets
+/// no context); should it anyway, the buffer is pinned ([`Pin`]): script gets a TypeError
+/// where it would detach, resize or write it.
 pub fn with_buffer_source_bytes<R>(
     value: &Value,
     ctx: &mut Cx,
     f: impl FnOnce(&[u8]) -> R,
 ) -> Option<R> {
-    let (buffer, _, offset, len) = buffer_source_range(value, true, "The chunk", ctx).ok()?;
+    let (buffer, shared, offset, len) = buffer_source_range(value, true, "The chunk", ctx).ok()?;
     let Some((data, size)) = buffer_data(ctx, &buffer) else {
         // Detached: no bytes.
         return Some(f(&[]));
@@ -712,12 +837,31 @@ pub fn with_buffer_source_bytes<R>(
     if offset.checked_add(len)? > size {
         return None;
     }
-    // SAFETY: `offset..offset + len` is inside the live block, and `f` runs no script (it
-    // gets no context), so nothing detaches or resizes the buffer while the slice lives.
-    let bytes = unsafe { std::slice::from_raw_parts(data.add(offset), len) };
-    // (A `SharedArrayBuffer`'s block is read in place too: QuickJS reads and writes shared
-    // blocks with plain memory accesses itself.)
-    Some(f(bytes))
+    // SAFETY: `data` is the live block of `size` bytes (`buffer_data`'s contract) and
+    // `offset + len <= size` (checked above), so the offset pointer stays within it.
+    let start = unsafe { data.add(offset) };
+    if shared {
+        // SAFETY: `start` is valid for reads of `len` initialized bytes (above; `len` is below
+        // 2^31), and nothing writes them while the slice lives, which ends with `to_vec`: no
+        // script runs, and no other thread reaches the block (QuickJS allocates a shared block
+        // in its own runtime, as no host installs `JS_SetSharedArrayBufferFunctions`, and
+        // structured clone refuses a `SharedArrayBuffer`).
+        let copy = unsafe { std::slice::from_raw_parts(start, len) }.to_vec();
+        return Some(f(&copy));
+    }
+    let pin = Pin::new(&buffer);
+    // SAFETY: `start` is valid for reads of `len` initialized bytes (above; `len` is below
+    // 2^31). They stay allocated, in place and unchanged while the slice lives, that is while
+    // `f` runs: only script or an engine operation could detach, resize or write the buffer,
+    // and `f` runs neither (this function's contract; should it anyway, the pin still keeps
+    // the block allocated and in place). No `&mut` slice of the block is live: the engine
+    // lends one only to closures, which call nothing of it, from `with_array_buffer_bytes_mut`
+    // and `with_uint8_array_bytes_mut`, which refuse a pinned (immutable) buffer besides; and
+    // `ctx` is borrowed by this call for the rest.
+    let bytes = unsafe { std::slice::from_raw_parts(start, len) };
+    let result = f(bytes);
+    drop(pin);
+    Some(result)
 }
 
 /// The byte length of a buffer source, `None` for anything else. Runs no script.
@@ -734,7 +878,10 @@ pub fn buffer_source_byte_length(value: &Value, ctx: &mut Cx) -> Option<usize> {
 }
 
 /// Runs `f` on `len` bytes of `buffer` from `offset`, writable in place. `None` when the buffer
-/// is detached or immutable, or the range is out of bounds. `f` must not run script.
+/// is detached or immutable, or the range is out of bounds. `f` must not run script nor call
+/// into the engine (it gets no context); the buffer is pinned meanwhile ([`Pin`]), so script
+/// that runs anyway cannot detach, resize or write it, and a second lending of its bytes is
+/// refused.
 pub fn with_array_buffer_bytes_mut<R>(
     buffer: &JsArrayBuffer,
     offset: u64,
@@ -751,10 +898,24 @@ pub fn with_array_buffer_bytes_mut<R>(
     if offset.checked_add(len)? > size {
         return None;
     }
-    // SAFETY: the range is inside the live block; `f` runs no script, so nothing detaches or
-    // resizes the buffer while the slice lives, and no other slice of it is live.
-    let bytes = unsafe { std::slice::from_raw_parts_mut(data.add(offset), len) };
-    Some(f(bytes))
+    // SAFETY: `data` is the live block of `size` bytes (`buffer_data`'s contract) and
+    // `offset + len <= size` (checked above), so the offset pointer stays within it.
+    let start = unsafe { data.add(offset) };
+    let pin = Pin::new(buffer.0.as_value());
+    // SAFETY: `start` is valid for reads and writes of `len` initialized bytes (above; `len`
+    // is below 2^31), and they stay allocated and in place while the slice lives (`f` runs):
+    // only script or an engine operation could detach or resize the buffer, and `f` runs
+    // neither (this function's contract; should it anyway, the pin makes those refuse). No
+    // other slice of the block is live: one lent earlier by this function or
+    // `with_buffer_source_bytes` pinned the buffer, which was then immutable and refused
+    // above, and the closures of the other lendings call nothing of the engine (their
+    // contracts); `f` asks for none either (it calls nothing of the engine; the lendings of
+    // mutable bytes would refuse the pinned buffer anyway). For the same reason nothing else
+    // reads or writes the bytes until `f` returns.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(start, len) };
+    let result = f(bytes);
+    drop(pin);
+    Some(result)
 }
 
 /// Whether `a` and `b` are the same `ArrayBuffer` object.
@@ -765,3 +926,66 @@ pub fn same_buffer(a: &JsArrayBuffer, b: &JsArrayBuffer) -> bool {
 #[cfg(test)]
 #[path = "buffer_tests.rs"]
 mod tests;
+
+/// The pin ([`Pin`]) under a closure that breaks its contract.
+#[cfg(test)]
+mod pin_tests {
+    use super::super::host::{eval_script, Runtime};
+    use super::super::*;
+
+    fn eval(cx: &mut Cx, source: &str) -> Value {
+        match eval_script(cx, "test.js", source) {
+            Ok(v) => v,
+            Err(e) => panic!("{source}: {e}"),
+        }
+    }
+
+    /// Script that runs while the bytes are lent (a proxy's trap, which the context-free
+    /// `Object::set_prototype` runs) cannot transfer the buffer out from under the slice:
+    /// the transfer throws, and the buffer is transferable again afterwards.
+    #[test]
+    fn lent_bytes_stay_put_while_script_runs() {
+        let rt = Runtime::new(Box::new(|_, _, _| {})).expect("a runtime");
+        let mut cx = rt.main_context();
+        let chunk = eval(
+            &mut cx,
+            "globalThis.chunk = new Uint8Array([1, 2, 3]); chunk",
+        );
+        let proxy = eval(
+            &mut cx,
+            "new Proxy({}, { setPrototypeOf() { chunk.buffer.transfer(1 << 20); return true; } })",
+        )
+        .as_object()
+        .expect("an object");
+        let seen = with_buffer_source_bytes(&chunk, &mut cx, |bytes| {
+            let set = proxy.set_prototype(None);
+            (set, bytes.to_vec())
+        });
+        assert_eq!(seen, Some((false, vec![1, 2, 3])));
+        let after = eval(
+            &mut cx,
+            "const mutable = !chunk.buffer.immutable; chunk.buffer.transfer(); \
+             mutable && chunk.buffer.detached",
+        );
+        assert_eq!(after.as_boolean(), Some(true));
+    }
+
+    /// A second lending of the bytes of a buffer lent mutably is refused.
+    #[test]
+    fn nested_mutable_lending_is_refused() {
+        let rt = Runtime::new(Box::new(|_, _, _| {})).expect("a runtime");
+        let mut cx = rt.main_context();
+        let value = eval(&mut cx, "new ArrayBuffer(4)");
+        let buffer =
+            clone::as_array_buffer(&value.as_object().expect("an object")).expect("an ArrayBuffer");
+        let inner = with_array_buffer_bytes_mut(&buffer, 0, 4, |outer| {
+            outer[0] = 7;
+            with_array_buffer_bytes_mut(&buffer, 0, 4, |inner| inner[0] = 8)
+        });
+        assert_eq!(inner, Some(None));
+        assert_eq!(
+            with_array_buffer_bytes_mut(&buffer, 0, 1, |bytes| bytes[0]),
+            Some(7)
+        );
+    }
+}

@@ -89,20 +89,27 @@ pub(crate) const INTRINSICS: &[(&str, &str)] = &[
 /// The primitive `value` is, or `None` for an object.
 pub fn primitive(value: &Value) -> Option<Primitive> {
     let raw = value.raw();
-    // SAFETY: reading tags and payloads of a live value.
-    unsafe {
-        if q::JS_IsString(raw) {
-            return Some(Primitive::String(JsString::from_string_value(value)));
-        }
-        if q::JS_IsBigInt(raw) {
-            return Some(Primitive::BigInt(big_int_digits(value)));
-        }
-        if q::JS_IsSymbol(raw) {
-            return Some(Primitive::Symbol);
-        }
-        if q::JS_IsObject(raw) {
-            return None;
-        }
+    // SAFETY: the four predicates (rquickjs-sys's inline functions) read the tag field only,
+    // which every `JSValue` has initialized.
+    let (string, big_int, symbol, object) = unsafe {
+        (
+            q::JS_IsString(raw),
+            q::JS_IsBigInt(raw),
+            q::JS_IsSymbol(raw),
+            q::JS_IsObject(raw),
+        )
+    };
+    if string {
+        return Some(Primitive::String(JsString::from_string_value(value)));
+    }
+    if big_int {
+        return Some(Primitive::BigInt(big_int_digits(value)));
+    }
+    if symbol {
+        return Some(Primitive::Symbol);
+    }
+    if object {
+        return None;
     }
     Some(if value.is_undefined() {
         Primitive::Undefined
@@ -149,7 +156,9 @@ pub fn primitive_value(primitive: &Primitive) -> Value {
                 Ok(v) => v,
                 Err(e) => {
                     drop(e);
-                    // SAFETY: a live context; a BigInt zero.
+                    // SAFETY: `cx`'s context is live (`Cx`'s invariant). 0 is a short BigInt,
+                    // which QuickJS makes without allocating; the result is owned (no count),
+                    // or `JS_EXCEPTION`, as `check` takes it.
                     let raw = unsafe { q::JS_NewBigInt64(cx.raw(), 0) };
                     check(&mut cx, raw).unwrap_or_default()
                 }
@@ -218,7 +227,8 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
     }
     if class == ids.string {
         let s = call_intrinsic(ctx, "String.prototype.valueOf", value, &[])?;
-        // SAFETY: reading a tag.
+        // SAFETY: `JS_IsString` reads the tag field only, which every `JSValue` has
+        // initialized.
         let s = if unsafe { q::JS_IsString(s.raw()) } {
             JsString::from_string_value(&s)
         } else {
@@ -229,12 +239,13 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
     if class == ids.symbol {
         return Ok(ObjectKind::Symbol);
     }
-    // SAFETY (the predicates below): reading the class of a live object.
+    // SAFETY: `value` owns a count of its `JSValue` (`Value`'s invariant), so an object is
+    // allocated; `JS_IsDate` reads the tag and, for an object, its class id.
     if unsafe { q::JS_IsDate(value.raw()) } {
         let time = call_intrinsic(ctx, "Date.prototype.getTime", value, &[])?;
         return Ok(ObjectKind::Date(time.as_number().unwrap_or(f64::NAN)));
     }
-    // SAFETY: as above.
+    // SAFETY: as for `JS_IsDate` above: the tag, and a live object's class id, are read.
     if unsafe { q::JS_IsRegExp(value.raw()) } {
         let source = call_intrinsic(ctx, "RegExp.prototype.source", value, &[])?;
         let source = source.to_string(ctx)?;
@@ -257,15 +268,15 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
             array_length: slots.byte_length / element_size,
         });
     }
-    // SAFETY: as above.
+    // SAFETY: as for `JS_IsDate` above: the tag, and a live object's class id, are read.
     if unsafe { q::JS_IsMap(value.raw()) } {
         return Ok(ObjectKind::Map);
     }
-    // SAFETY: as above.
+    // SAFETY: as for `JS_IsDate` above: the tag, and a live object's class id, are read.
     if unsafe { q::JS_IsSet(value.raw()) } {
         return Ok(ObjectKind::Set);
     }
-    // SAFETY: as above.
+    // SAFETY: as for `JS_IsDate` above: the tag, and a live object's class id, are read.
     if unsafe { q::JS_IsError(value.raw()) } {
         return Ok(ObjectKind::Error);
     }
@@ -301,7 +312,8 @@ fn drain_iterator(cx: &mut Cx, iterator: &Value, next: &str) -> JsResult<Vec<Val
 
 /// A copy of `[[MapData]]`'s entries (no script runs).
 pub fn map_entries(object: &Object) -> JsResult<Vec<(Value, Value)>> {
-    // SAFETY: reading the class of a live object.
+    // SAFETY: `object` owns a count of its value (`Value`'s invariant), so an object is
+    // allocated; `JS_IsMap` reads the tag and, for an object, its class id.
     if !unsafe { q::JS_IsMap(object.raw()) } {
         return Ok(Vec::new());
     }
@@ -316,7 +328,10 @@ pub fn map_entries(object: &Object) -> JsResult<Vec<(Value, Value)>> {
         let Some(pair) = pair.as_object() else {
             continue;
         };
-        // SAFETY: a live context and array; the element references are ours.
+        // SAFETY: `cx`'s context is live (`Cx`'s invariant) and `pair` a live object of its
+        // runtime (`Value`'s invariant), borrowed for both calls: a fresh Array the iterator
+        // made, whose elements 0 and 1 are own data properties, so no script runs. Each result
+        // is owned, or `JS_EXCEPTION`, as `check` takes it.
         let (key, value) = unsafe {
             (
                 q::JS_GetPropertyUint32(cx.raw(), pair.raw(), 0),
@@ -332,7 +347,8 @@ pub fn map_entries(object: &Object) -> JsResult<Vec<(Value, Value)>> {
 
 /// A copy of `[[SetData]]`'s entries (no script runs).
 pub fn set_entries(object: &Object) -> JsResult<Vec<Value>> {
-    // SAFETY: reading the class of a live object.
+    // SAFETY: `object` owns a count of its value (`Value`'s invariant), so an object is
+    // allocated; `JS_IsSet` reads the tag and, for an object, its class id.
     if !unsafe { q::JS_IsSet(object.raw()) } {
         return Ok(Vec::new());
     }
@@ -365,7 +381,9 @@ pub fn array_length(object: &Object, ctx: &mut Cx) -> JsResult<u32> {
         return Ok(0);
     }
     let mut length: i64 = 0;
-    // SAFETY: a live context and Array (its `length` is an own data property: no script).
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant) and `object` a live Array of its
+    // runtime (`Value`'s invariant), borrowed; its `length` is an own data property, so no
+    // script runs. `length` is a valid `int64_t` for QuickJS to write.
     let status = unsafe { q::JS_GetLength(ctx.raw(), object.raw(), &mut length) };
     check_status(ctx, status)?;
     Ok(u32::try_from(length).unwrap_or(u32::MAX))
@@ -374,20 +392,21 @@ pub fn array_length(object: &Object, ctx: &mut Cx) -> JsResult<u32> {
 /// `object.[[GetOwnProperty]](key)` read directly (never a proxy's trap): `Some((is_accessor,
 /// value or getter))`.
 fn own_property(object: &Object, key: &PropertyKey) -> Option<(bool, Value)> {
-    // SAFETY: reading the class of a live object.
+    // SAFETY: `object` owns a count of its value (`Value`'s invariant), so an object is
+    // allocated; `JS_IsProxy` reads the tag and, for an object, its class id.
     if unsafe { q::JS_IsProxy(object.raw()) } {
         return None;
     }
     let mut cx = current_cx()?;
     let atom = super::core::atom(&mut cx, key).ok()?;
     let mut desc = std::mem::MaybeUninit::<q::JSPropertyDescriptor>::zeroed();
-    // SAFETY: a live context, object and atom (freed here); the descriptor's values are ours
-    // when the property is found.
-    let status = unsafe {
-        let s = q::JS_GetOwnProperty(cx.raw(), desc.as_mut_ptr(), object.raw(), atom);
-        q::JS_FreeAtom(cx.raw(), atom);
-        s
-    };
+    // SAFETY: `cx`'s context is live (`Cx`'s invariant); `object` is a live value of its
+    // runtime (`Value`'s invariant), borrowed, not a proxy (so no trap runs), and `atom` a
+    // live atom we own. `desc` is valid for writes of one descriptor, which QuickJS fills in
+    // only when it finds the property.
+    let status = unsafe { q::JS_GetOwnProperty(cx.raw(), desc.as_mut_ptr(), object.raw(), atom) };
+    // SAFETY: `cx` is live; `atom` is ours (from `atom` above), given back once.
+    unsafe { q::JS_FreeAtom(cx.raw(), atom) };
     match check_status(&mut cx, status) {
         Ok(0) => return None,
         Ok(_) => {}
@@ -396,9 +415,14 @@ fn own_property(object: &Object, key: &PropertyKey) -> Option<(bool, Value)> {
             return None;
         }
     }
-    // SAFETY: filled in by a successful JS_GetOwnProperty.
+    // SAFETY: the descriptor was zeroed, and all-zero bytes are a valid
+    // `JSPropertyDescriptor` (flags 0, three `JSValue`s with tag 0, `JS_TAG_INT`, and an
+    // initialized payload); QuickJS wrote whole fields over that (all four for a found
+    // property, in `JS_GetOwnPropertyInternal2`).
     let desc = unsafe { desc.assume_init() };
     let rt = cx.rt();
+    // The three values are owned by us (QuickJS dups what it writes; `undefined` and a zeroed
+    // field have no count): `Value::from_raw`'s contract.
     let (value, getter, setter) = (
         Value::from_raw(rt, desc.value),
         Value::from_raw(rt, desc.getter),
@@ -452,7 +476,8 @@ pub fn new_primitive_wrapper(value: &Primitive, ctx: &mut Cx) -> JsResult<Object
 
 /// A new `Date` with the given time value.
 pub fn new_date(time: f64, ctx: &mut Cx) -> JsResult<Object> {
-    // SAFETY: a live context; the new object is ours. (JS_NewDate applies TimeClip.)
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant). The result is owned, or
+    // `JS_EXCEPTION`, as `check` takes it. (`JS_NewDate` applies TimeClip.)
     let raw = unsafe { q::JS_NewDate(ctx.raw(), time) };
     Ok(Object::from_value_unchecked(check(ctx, raw)?))
 }
@@ -465,8 +490,33 @@ pub fn new_regexp(source: JsString, flags: &str, ctx: &mut Cx) -> JsResult<Objec
     Ok(Object::from_value_unchecked(regexp))
 }
 
-/// The realloc function of a buffer whose data block is a [`ByteBlock`]'s: `opaque` is the
-/// boxed `Vec<u8>` that owns the block (freed when `size` is 0).
+/// The realloc function (`JSReallocArrayBufferDataFunc`) of a buffer whose data block is a
+/// [`ByteBlock`]'s: `opaque` is the boxed `Vec<u8>` that owns the block. With `size` 0 it
+/// frees the box and returns null; otherwise it resizes the vector to `size` bytes (new bytes
+/// zeroed) and returns its block, or returns null, the block left as it was, when the memory
+/// cannot be had.
+///
+/// # Safety
+/// Only QuickJS calls it: [`new_array_buffer_from`] gives it to `JS_NewArrayBuffer` as the
+/// realloc function of a fixed-length (`max_len` 0), unshared buffer whose data is the
+/// vector's block. QuickJS calls it (quickjs.c) from `JS_DetachArrayBuffer` and the
+/// ArrayBuffer finalizer with `size` 0, and from `transfer` / `transferToFixedLength` with a
+/// new length (1 to 2^31 - 1: a length of 0 detaches instead, a larger one throws first);
+/// never from `resize`, as the buffer is not resizable. It guarantees on entry:
+/// - it runs on the thread running the runtime `_rt` (the finalizer possibly mid-collection
+///   or in `JS_FreeRuntime`), and calls nothing back into the engine meanwhile;
+/// - `opaque` is the pointer `Box::into_raw` made in `new_array_buffer_from`, of a live
+///   `Box<Vec<u8>>` owned by exactly one buffer: a transfer moves it to the new buffer and
+///   clears it in the old one, and a detach clears it after the call with `size` 0, so it is
+///   never passed again after that call;
+/// - `_ptr` is the buffer's data pointer, which is always the vector's block (the one the
+///   buffer was made with, then each one this function returned), so the vector alone is used.
+///
+/// The crate keeps no reference to a vector once it is boxed, so the function has the only
+/// one. It must return null after freeing, the resized block, or null on failure with the old
+/// block still valid (QuickJS then keeps the buffer's size). A panic cannot unwind out of an
+/// `extern "C"` function (it aborts); nothing here panics but on allocation failure, which
+/// aborts anyway.
 unsafe extern "C" fn byte_block_realloc(
     _rt: *mut q::JSRuntime,
     opaque: *mut c_void,
@@ -475,16 +525,24 @@ unsafe extern "C" fn byte_block_realloc(
 ) -> *mut c_void {
     let vec = opaque.cast::<Vec<u8>>();
     if vec.is_null() {
+        // Not reached (QuickJS passes the opaque it was given); nothing to free or resize.
         return std::ptr::null_mut();
     }
     if size == 0 {
-        drop(Box::from_raw(vec));
+        // SAFETY: `vec` is the live box `new_array_buffer_from` leaked, owned by the buffer
+        // that is being detached or finalized, which never passes it again (QuickJS's
+        // guarantee on entry): it is freed exactly once, and no reference to the vector is
+        // live (the function has the only one, and made none yet).
+        drop(unsafe { Box::from_raw(vec) });
         return std::ptr::null_mut();
     }
     let Ok(size) = usize::try_from(size) else {
         return std::ptr::null_mut();
     };
-    let block = &mut *vec;
+    // SAFETY: `vec` is the live box (QuickJS's guarantee on entry), a valid, aligned
+    // `Vec<u8>`, and nothing else references the vector during the call (the crate keeps no
+    // reference to it, and QuickJS calls nothing back): a unique borrow for this call.
+    let block = unsafe { &mut *vec };
     if size > block.len() {
         if block.try_reserve_exact(size - block.len()).is_err() {
             // Out of memory: the block stays as it was.
@@ -502,15 +560,21 @@ pub fn new_array_buffer_from(bytes: ByteBlock, ctx: &mut Cx) -> JsResult<Object>
     crate::engine::count_objects(1);
     let mut block = bytes.0;
     if block.is_empty() {
-        // SAFETY: a live context; no bytes are read.
+        // SAFETY: `ctx`'s context is live (`Cx`'s invariant); with a null source and a length
+        // of 0, QuickJS reads nothing. The result is owned, or `JS_EXCEPTION`.
         let raw = unsafe { q::JS_NewArrayBufferCopy(ctx.raw(), std::ptr::null(), 0) };
         return Ok(Object::from_value_unchecked(check(ctx, raw)?));
     }
     let (data, len) = (block.as_mut_ptr(), block.len());
+    // Moving the vector into the box moves its header only: `data` stays its block.
     let owner = Box::into_raw(Box::new(block));
-    // SAFETY: a live context; the buffer owns `owner` (its realloc function frees it, also
-    // when the buffer is detached or finalized); `data` is the vector's heap block, which does
-    // not move when the box does.
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant). `data` is the block of the vector
+    // `owner` owns, valid for reads and writes of `len` (at least 1, below 2^31 or QuickJS
+    // refuses it) initialized bytes. On success the new buffer takes the block as its data,
+    // with `byte_block_realloc` and `owner` as its realloc function and opaque: from then on
+    // the buffer owns the box, and QuickJS calls the function as its `# Safety` section
+    // describes. On failure QuickJS stored neither (it frees the half-made object, whose
+    // opaque is still null, and never calls the function): the box is still ours.
     let raw = unsafe {
         q::JS_NewArrayBuffer(
             ctx.raw(),
@@ -522,10 +586,10 @@ pub fn new_array_buffer_from(bytes: ByteBlock, ctx: &mut Cx) -> JsResult<Object>
             false,
         )
     };
-    // SAFETY: reading a tag.
+    // SAFETY: reads the tag only.
     if unsafe { q::JS_IsException(raw) } {
-        // Not created: the block is still ours.
-        // SAFETY: `owner` came from `Box::into_raw` above and was not taken.
+        // SAFETY: `owner` came from `Box::into_raw` above and, the buffer not made, QuickJS
+        // kept no pointer to it (above): this is its only owner, freeing it once.
         drop(unsafe { Box::from_raw(owner) });
     }
     Ok(Object::from_value_unchecked(check(ctx, raw)?))
@@ -566,10 +630,13 @@ pub fn new_error(name: &str, message: Option<JsString>, ctx: &mut Cx) -> JsResul
 
 /// `! ArrayCreate(length)`.
 pub fn new_array(length: u32, ctx: &mut Cx) -> JsResult<Object> {
-    // SAFETY: a live context.
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant). The result is owned, or
+    // `JS_EXCEPTION`, as `check` takes it.
     let raw = unsafe { q::JS_NewArray(ctx.raw()) };
     let array = check(ctx, raw)?;
-    // SAFETY: a live context and new Array (its `length` is an own data property).
+    // SAFETY: `ctx` is live and `array` a live, new Array of its runtime (`Value`'s
+    // invariant), borrowed; its `length` is an own data property, and the new length a
+    // number, so setting it runs no script.
     let status = unsafe { q::JS_SetLength(ctx.raw(), array.raw(), i64::from(length)) };
     check_status(ctx, status)?;
     Ok(Object::from_value_unchecked(array))
@@ -577,7 +644,8 @@ pub fn new_array(length: u32, ctx: &mut Cx) -> JsResult<Object> {
 
 /// `! OrdinaryObjectCreate(%Object.prototype%)`.
 pub fn new_plain_object(ctx: &mut Cx) -> Object {
-    // SAFETY: a live context.
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant). The result is owned, or
+    // `JS_EXCEPTION`, as `check` takes it.
     let raw = unsafe { q::JS_NewObject(ctx.raw()) };
     Object::from_value_unchecked(check(ctx, raw).unwrap_or_default())
 }
@@ -612,10 +680,12 @@ impl ByteBlock {
 pub fn copy_buffer_bytes(buffer: &JsArrayBuffer) -> Option<ByteBlock> {
     let mut cx = current_cx()?;
     let (data, len) = buffer_data(&mut cx, buffer.0.as_value())?;
-    // SAFETY: `len` bytes of the live block; no script runs during the copy.
-    Some(ByteBlock::copy_of(unsafe {
-        std::slice::from_raw_parts(data, len)
-    }))
+    // SAFETY: `data` is the live block of `len` initialized bytes (`buffer_data`'s contract;
+    // `len` is below 2^31), and nothing writes, moves or frees it while the slice lives, which
+    // ends with the copy: no script or engine operation runs, and no `&mut` slice of it is
+    // live (the engine lends one only to closures, which call nothing of it).
+    let bytes = unsafe { std::slice::from_raw_parts(data, len) };
+    Some(ByteBlock::copy_of(bytes))
 }
 
 /// `? DetachArrayBuffer(buffer)`, returning its data block (one copy: QuickJS frees the block
@@ -632,9 +702,15 @@ pub fn detach_array_buffer(buffer: &JsArrayBuffer) -> JsResult<ByteBlock> {
     let Some((data, len)) = buffer_data(&mut cx, value) else {
         return Err(throw_type_error("ArrayBuffer was already detached"));
     };
-    // SAFETY: `len` bytes of the live block, copied before it is freed.
-    let block = ByteBlock::copy_of(unsafe { std::slice::from_raw_parts(data, len) });
-    // SAFETY: a live context and ArrayBuffer.
+    // SAFETY: as in `copy_buffer_bytes`: `data` is the live block of `len` initialized bytes
+    // (`buffer_data`'s contract), unchanged until the copy ends the slice.
+    let bytes = unsafe { std::slice::from_raw_parts(data, len) };
+    let block = ByteBlock::copy_of(bytes);
+    // SAFETY: `cx`'s context is live (`Cx`'s invariant) and `value` a live `ArrayBuffer` of its
+    // runtime (`Value`'s invariant), borrowed, neither detached nor immutable (checked above).
+    // QuickJS frees the block (through its realloc function, with size 0) and marks the buffer
+    // and its views detached. No slice of the block is live: `bytes` ended with the copy, and
+    // a block lent to a closure is pinned, that is immutable, which was refused above.
     unsafe { q::JS_DetachArrayBuffer(cx.raw(), value.raw()) };
     Ok(block)
 }
@@ -652,7 +728,8 @@ pub fn is_shared_array_buffer(object: &Object) -> bool {
 /// A new frozen Array of `values` (a WebIDL `FrozenArray<T>` value).
 pub fn frozen_array(values: Vec<Value>, ctx: &mut Cx) -> JsResult<Object> {
     let array = create_array_from_list(values, ctx);
-    // SAFETY: a live context and new Array (freezing it runs no script).
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant) and `array` a live, new Array of its
+    // runtime (`Value`'s invariant), borrowed; freezing an ordinary Array runs no script.
     let status = unsafe { q::JS_FreezeObject(ctx.raw(), array.raw()) };
     check_status(ctx, status)?;
     Ok(array)

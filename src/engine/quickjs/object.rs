@@ -3,11 +3,12 @@
 //! `Realm`).
 
 use std::cell::{Ref, RefCell, RefMut};
+use std::ffi::c_void;
 use std::ops::Deref;
 
 use super::core::{
-    atom, check, check_status, current_ctx, data_of, new_native_object, q, Marker, NativeObject,
-    Trace, NULL,
+    atom, check, check_status, current_ctx, data_of, new_native_object, q, take_exception, Marker,
+    NativeObject, Trace, NULL,
 };
 use super::{Cx, JsResult, PropertyKey, Value};
 
@@ -17,9 +18,18 @@ pub struct ErasedObjectData;
 
 /// A JavaScript object; `Object<T>` is one whose native data is a `T`.
 ///
-/// A typed `Object<T>` made by a downcast keeps a pointer to its `T` (the native data neither
-/// moves nor goes away while the object lives, and the handle keeps it alive), so `borrow()`
-/// is a load; otherwise the pointer is null and the data is looked up.
+/// A typed `Object<T>` made by a downcast keeps a pointer to its `T`, so `borrow()` is a load;
+/// otherwise the pointer is null and the data is looked up.
+///
+/// # Invariant
+/// What the `unsafe` blocks below rely on (cited as "`Object`'s invariant"):
+/// 1. The value is an object, or `undefined` where making one failed (out of memory: the
+///    constructors that cannot report it hand out `Value::undefined()`); the calls below take
+///    either (QuickJS checks the tag, and throws or answers "no" for a non-object).
+/// 2. The pointer is null, or points to the `T` in the native data of the object the value
+///    holds: only [`Object::downcast`] sets it, from `data_of`, and clones copy it along
+///    with the value. That data neither moves nor goes away while the object lives, and is
+///    only ever shared-borrowed (`Native`'s invariant); the value keeps the object alive.
 pub struct Object<T: NativeObject = ErasedObjectData>(Value, *const T);
 
 impl Trace for ErasedObjectData {
@@ -85,7 +95,10 @@ impl<T: NativeObject> Object<T> {
     /// Borrows the object to read its native data (`object.borrow().data()`).
     #[inline]
     pub fn borrow(&self) -> ObjectRef<'_, T> {
-        // SAFETY: a non-null pointer was taken from this object's native data (see the type).
+        // SAFETY: the pointer is null or points to the `T` in this object's native data
+        // (`Object`'s invariant, point 2), which stays allocated and unchanged while `self.0`
+        // keeps the object alive, that is for the borrow of `self` the reference is tied to,
+        // and is never borrowed mutably.
         if let Some(data) = unsafe { self.1.as_ref() } {
             return ObjectRef(data);
         }
@@ -110,15 +123,36 @@ impl<T: NativeObject> Object<T> {
     /// Whether `a` and `b` are the same object.
     #[inline]
     pub fn equals(a: &Self, b: &Self) -> bool {
-        // SAFETY: reading pointers.
-        unsafe { q::JS_VALUE_GET_PTR(a.raw()) == q::JS_VALUE_GET_PTR(b.raw()) }
+        a.address() == b.address()
+    }
+
+    /// The object's address, which identifies it while it lives (null for the `undefined` a
+    /// failed allocation leaves).
+    #[inline]
+    fn address(&self) -> *mut c_void {
+        if !self.0.is_object() {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: an object: QuickJS made the `JSValue` with `JS_MKPTR`, so the pointer member
+        // of its payload is initialized (`Value`'s invariant, point 2), and reading it touches
+        // nothing else. (Checked first: the payload of a non-object may be partly
+        // uninitialized.)
+        unsafe { q::JS_VALUE_GET_PTR(self.raw()) }
     }
 }
 
-/// The current context, entered for one operation without a context argument.
+/// A handle on the current context, for one operation without a context argument (`None`
+/// outside any entry).
+///
+/// The caller keeps the handle as a local of that operation and drops it before returning: it
+/// then nests inside the `Cx` that made the context current, which outlives the operation.
 fn current_cx() -> Option<Cx> {
     let ctx = current_ctx();
-    // SAFETY: the current context is live while it is current.
+    // SAFETY: `Cx::enter`'s contract. A non-null current context is the `raw` of the innermost
+    // `Cx` alive on this thread, so it is live, of a runtime set up by `Agent::install`, with
+    // its realm state installed (`current_ctx`'s invariant), for as long as that `Cx` lives.
+    // The handle is dropped before it (the callers keep it for one operation, above) and is
+    // never leaked, so handles nest.
     (!ctx.is_null()).then(|| unsafe { Cx::enter(ctx) })
 }
 
@@ -126,12 +160,14 @@ impl Object {
     /// `? Get(object, key)`: may run script (a getter, a proxy trap).
     pub fn get(&self, key: impl Into<PropertyKey>, ctx: &mut Cx) -> JsResult<Value> {
         let atom = atom(ctx, &key.into())?;
-        // SAFETY: a live context, object and atom (freed below).
-        let raw = unsafe {
-            let raw = q::JS_GetProperty(ctx.raw(), self.raw(), atom);
-            q::JS_FreeAtom(ctx.raw(), atom);
-            raw
-        };
+        // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the object is a live value of its
+        // runtime (`Value`'s invariant), borrowed for the call, and `atom` a live atom we own.
+        // A getter or a proxy trap may run script: `ctx` is borrowed mutably, so nothing the
+        // caller holds depends on the heap staying as it is. The result is owned, or
+        // `JS_EXCEPTION`, as `check` takes it.
+        let raw = unsafe { q::JS_GetProperty(ctx.raw(), self.raw(), atom) };
+        // SAFETY: `ctx` is live; `atom` is ours (from `atom` above), given back once.
+        unsafe { q::JS_FreeAtom(ctx.raw(), atom) };
         check(ctx, raw)
     }
 
@@ -188,9 +224,14 @@ impl Object {
                 }
             }
         }
-        // SAFETY: a live context and values; JS_DefineProperty does not take ownership.
+        // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the object, `value`, `getter`
+        // and `setter` are live values of its runtime (`Value`'s invariant), borrowed for the
+        // call (`JS_DefineProperty` takes `JSValueConst`s and dups what it stores), and `atom`
+        // a live atom we own. A proxy trap, or the conversion of an array's new `length`, may
+        // run script, with `ctx` borrowed mutably and the descriptor's values owned by `desc`
+        // for the whole call.
         let status = unsafe {
-            let status = q::JS_DefineProperty(
+            q::JS_DefineProperty(
                 ctx.raw(),
                 self.raw(),
                 atom,
@@ -198,10 +239,10 @@ impl Object {
                 getter.raw(),
                 setter.raw(),
                 flags,
-            );
-            q::JS_FreeAtom(ctx.raw(), atom);
-            status
+            )
         };
+        // SAFETY: `ctx` is live; `atom` is ours (from `atom` above), given back once.
+        unsafe { q::JS_FreeAtom(ctx.raw(), atom) };
         Ok(check_status(ctx, status)? != 0)
     }
 
@@ -224,12 +265,14 @@ impl Object {
     /// `? HasOwnProperty(object, key)`.
     pub fn has_own_property(&self, key: impl Into<PropertyKey>, ctx: &mut Cx) -> JsResult<bool> {
         let atom = atom(ctx, &key.into())?;
-        // SAFETY: a live context, object and atom; no descriptor is asked for.
-        let status = unsafe {
-            let s = q::JS_GetOwnProperty(ctx.raw(), std::ptr::null_mut(), self.raw(), atom);
-            q::JS_FreeAtom(ctx.raw(), atom);
-            s
-        };
+        // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the object is a live value of its
+        // runtime (`Value`'s invariant), borrowed, and `atom` a live atom we own. A null
+        // descriptor asks for none: QuickJS writes nothing through it (a proxy's trap result
+        // is freed instead). A trap may run script, with `ctx` borrowed mutably.
+        let status =
+            unsafe { q::JS_GetOwnProperty(ctx.raw(), std::ptr::null_mut(), self.raw(), atom) };
+        // SAFETY: `ctx` is live; `atom` is ours (from `atom` above), given back once.
+        unsafe { q::JS_FreeAtom(ctx.raw(), atom) };
         Ok(check_status(ctx, status)? != 0)
     }
 
@@ -242,18 +285,26 @@ impl Object {
     ) -> JsResult<Option<bool>> {
         let atom = atom(ctx, &key.into())?;
         let mut desc = std::mem::MaybeUninit::<q::JSPropertyDescriptor>::zeroed();
-        // SAFETY: a live context; the descriptor's values are freed when found.
-        let status = unsafe {
-            let s = q::JS_GetOwnProperty(ctx.raw(), desc.as_mut_ptr(), self.raw(), atom);
-            q::JS_FreeAtom(ctx.raw(), atom);
-            s
-        };
+        // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the object is a live value of its
+        // runtime (`Value`'s invariant), borrowed, and `atom` a live atom we own. `desc` is
+        // valid for writes of one descriptor, which QuickJS fills in only when it finds the
+        // property. A proxy's trap may run script, with `ctx` borrowed mutably.
+        let status =
+            unsafe { q::JS_GetOwnProperty(ctx.raw(), desc.as_mut_ptr(), self.raw(), atom) };
+        // SAFETY: `ctx` is live; `atom` is ours (from `atom` above), given back once.
+        unsafe { q::JS_FreeAtom(ctx.raw(), atom) };
         if check_status(ctx, status)? == 0 {
             return Ok(None);
         }
-        // SAFETY: filled in by a successful JS_GetOwnProperty.
+        // SAFETY: the descriptor was zeroed, and all-zero bytes are a valid
+        // `JSPropertyDescriptor` (flags 0, three `JSValue`s with tag 0, `JS_TAG_INT`, and an
+        // initialized payload); QuickJS wrote whole fields over that (all four for a found
+        // property, in `JS_GetOwnPropertyInternal2` and a proxy's `js_obj_to_desc`).
         let desc = unsafe { desc.assume_init() };
         let rt = ctx.rt();
+        // The three values are owned by us (QuickJS dups what it writes; `undefined` and a
+        // zeroed field have no count): `Value::from_raw`'s contract, and dropping the values
+        // gives the counts back.
         drop((
             Value::from_raw(rt, desc.value),
             Value::from_raw(rt, desc.getter),
@@ -266,7 +317,10 @@ impl Object {
     pub fn own_property_keys(&self, ctx: &mut Cx) -> JsResult<Vec<PropertyKey>> {
         let mut tab: *mut q::JSPropertyEnum = std::ptr::null_mut();
         let mut len: u32 = 0;
-        // SAFETY: a live context; the table is freed below.
+        // SAFETY: `ctx`'s context is live (`Cx`'s invariant) and the object a live value of its
+        // runtime (`Value`'s invariant), borrowed. `tab` and `len` are valid for QuickJS to
+        // write (a table we own on success, null and 0 on failure). A proxy's `ownKeys` trap
+        // may run script, with `ctx` borrowed mutably.
         let status = unsafe {
             q::JS_GetOwnPropertyNames(
                 ctx.raw(),
@@ -278,15 +332,21 @@ impl Object {
         };
         check_status(ctx, status)?;
         let mut keys = Vec::with_capacity(len as usize);
-        // SAFETY: `tab` has `len` entries until freed.
-        unsafe {
-            for i in 0..len as usize {
-                let atom = (*tab.add(i)).atom;
-                let value = Value::from_raw(ctx.rt(), q::JS_AtomToValue(ctx.raw(), atom));
-                keys.push(PropertyKey::from_value(&value));
-            }
-            q::JS_FreePropertyEnum(ctx.raw(), tab, len);
+        for i in 0..len as usize {
+            // SAFETY: on success `tab` points to `len` initialized entries that we own until
+            // `JS_FreePropertyEnum` below, and `i < len`, so the entry read is in bounds.
+            let atom = unsafe { (*tab.add(i)).atom };
+            // SAFETY: `ctx` is live (`Cx`'s invariant) and `atom` a live atom (the table holds
+            // a count of it), borrowed. The result is an owned string or symbol of `ctx`'s
+            // runtime (or `JS_EXCEPTION`, which has no count): `Value::from_raw`'s contract.
+            // Converting an atom runs no script.
+            let raw = unsafe { q::JS_AtomToValue(ctx.raw(), atom) };
+            let value = Value::from_raw(ctx.rt(), raw);
+            keys.push(PropertyKey::from_value(&value));
         }
+        // SAFETY: `ctx` is live; `tab` and its `len` atoms are ours (the successful
+        // `JS_GetOwnPropertyNames` above), given back once, and not read again.
+        unsafe { q::JS_FreePropertyEnum(ctx.raw(), tab, len) };
         Ok(keys)
     }
 
@@ -304,19 +364,23 @@ impl Object {
         self.define(&key.into(), &desc, 0, &mut cx).unwrap_or(false)
     }
 
-    /// Sets the object's [[Prototype]] (`None`: null): whether it was set.
+    /// Sets the object's [[Prototype]] (`None`: null): whether it was set. (On a proxy this
+    /// runs its `setPrototypeOf` trap, and a refusal throws, which may run script too: meant
+    /// for objects the layer made.)
     pub fn set_prototype(&self, prototype: Option<Object>) -> bool {
-        let Some(cx) = current_cx() else {
+        let Some(mut cx) = current_cx() else {
             return false;
         };
         let proto = prototype.as_ref().map_or(NULL, Object::raw);
-        // SAFETY: a live context and values.
+        // SAFETY: `cx`'s context is live (`Cx`'s invariant); the object and `proto` (null, or
+        // the live object `prototype` holds) are values of its runtime (`Value`'s invariant),
+        // borrowed for the call (QuickJS dups the prototype it stores). Script that runs (a
+        // trap) finds `cx` entered as the current context, and nothing here borrowed from the
+        // heap.
         let status = unsafe { q::JS_SetPrototype(cx.raw(), self.raw(), proto) };
         if status < 0 {
-            // SAFETY: clear the pending exception; the answer is "not set".
-            drop(Value::from_raw(cx.rt(), unsafe {
-                q::JS_GetException(cx.raw())
-            }));
+            // The answer is "not set": the pending exception is cleared.
+            drop(take_exception(&mut cx));
         }
         status > 0
     }
@@ -329,13 +393,17 @@ impl Object {
     /// Whether the object is callable.
     pub fn is_callable(&self) -> bool {
         let ctx = current_ctx();
-        // SAFETY: a live context when one is current.
+        // SAFETY: a non-null current context is live (`current_ctx`'s invariant), of the
+        // object's runtime (`Value`'s invariant, point 4); `JS_IsFunction` reads the value's
+        // tag, and for an object (alive: the value owns a count of it) its class and, through
+        // the context, the runtime's class table. It runs no script.
         !ctx.is_null() && unsafe { q::JS_IsFunction(ctx, self.raw()) }
     }
 
     /// Whether the object is an Array exotic object.
     pub fn is_array(&self) -> bool {
-        // SAFETY: reading the class.
+        // SAFETY: `JS_IsArray` reads the tag, and for an object its class id: the value owns a
+        // count of it (`Value`'s invariant), so it is allocated.
         unsafe { q::JS_IsArray(self.raw()) }
     }
 
@@ -352,14 +420,15 @@ impl Object {
     }
 
     /// A new ordinary object with a null prototype and no native data.
+    ///
+    /// Panics outside any context (as [`Object::from_proto_and_data`] does).
     pub fn with_null_proto() -> Object {
         crate::engine::count_objects(1);
-        let ctx = current_ctx();
-        // SAFETY: the current context is live.
-        let raw = unsafe { q::JS_NewObjectProto(ctx, NULL) };
-        // SAFETY: as above.
-        let rt = unsafe { q::JS_GetRuntime(ctx) };
-        Object::from_value_unchecked(Value::from_raw(rt, raw))
+        let mut cx = current_cx().expect("an object made outside any context");
+        // SAFETY: `cx`'s context is live (`Cx`'s invariant); `NULL` has no count. The result is
+        // owned, or `JS_EXCEPTION`, as `check` takes it.
+        let raw = unsafe { q::JS_NewObjectProto(cx.raw(), NULL) };
+        Object::from_value_unchecked(check(&mut cx, raw).unwrap_or_default())
     }
 
     /// The object as an `Object<U>`, if its native data is a `U`.
@@ -396,16 +465,12 @@ impl<T: NativeObject> PartialEq for Object<T> {
 impl<T: NativeObject> Eq for Object<T> {}
 impl<T: NativeObject> std::hash::Hash for Object<T> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        // SAFETY: reading a pointer.
-        (unsafe { q::JS_VALUE_GET_PTR(self.raw()) } as usize).hash(state);
+        (self.address() as usize).hash(state);
     }
 }
 impl<T: NativeObject> std::fmt::Debug for Object<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // SAFETY: reading a pointer.
-        write!(f, "Object({:p})", unsafe {
-            q::JS_VALUE_GET_PTR(self.raw())
-        })
+        write!(f, "Object({:p})", self.address())
     }
 }
 impl<T: NativeObject> Trace for Object<T> {
@@ -496,10 +561,14 @@ pub(crate) type SlotCellMut<'a, T> = RefMut<'a, T>;
 
 /// A traced shared pointer: an object of our native class (never an `Rc`, so that the cycle
 /// collector sees each holder's reference once).
+///
+/// # Invariant
+/// `ptr` points to the `T` in the native data (a `SharedCell<T>`) of the object `object`
+/// holds: `Shared::new` takes it from the new object's data (never null), and clones copy it
+/// along with `object`. That data neither moves nor goes away while the object lives, and is
+/// only ever shared-borrowed (`Native`'s invariant); `object` keeps the object alive.
 pub struct Shared<T: Trace + 'static> {
     object: Value,
-    /// The value inside the object's native data: it neither moves nor goes away while the
-    /// object lives, and `object` keeps the object alive.
     ptr: *const T,
 }
 
@@ -510,9 +579,13 @@ impl<T: Trace + 'static> Shared<T> {
         crate::engine::count_objects(1);
         let ctx = current_ctx();
         let object = new_native_object(ctx, NULL, SharedCell(value));
-        // Assert: `object` is a new object of our native class holding a `SharedCell<T>`
-        // (`new_native_object` never returns without one).
-        let ptr = data_of::<SharedCell<T>>(&object).map_or(std::ptr::null(), |cell| &cell.0);
+        // `object` is a new object of our native class holding a `SharedCell<T>`
+        // (`new_native_object` never returns without one): `Shared`'s invariant rests on
+        // the pointer, so it is checked rather than assumed.
+        let ptr: *const T = match data_of::<SharedCell<T>>(&object) {
+            Some(cell) => &cell.0,
+            None => unreachable!("a new native object holds its data"),
+        };
         Self { object, ptr }
     }
     /// Whether `a` and `b` point to the same value.
@@ -541,9 +614,9 @@ impl<T: Trace + 'static> Deref for Shared<T> {
     type Target = T;
     #[inline]
     fn deref(&self) -> &T {
-        // Assert: `ptr` is not null (see `Shared::new`); it points into the native data of the
-        // object `self.object` keeps alive, which only the object's finalizer drops.
-        // SAFETY: as asserted.
+        // SAFETY: `ptr` points to the `T` in the native data of the object `self.object` keeps
+        // alive (`Shared`'s invariant): allocated, unchanged and never borrowed mutably for as
+        // long as the borrow of `self` the reference is tied to.
         unsafe { &*self.ptr }
     }
 }
@@ -620,12 +693,21 @@ impl Trace for StandardConstructor {
 }
 
 /// A realm: a reference to a QuickJS context.
+///
+/// # Invariant
+/// The realm owns one reference count of the live context it holds (taken by `Realm::of`,
+/// the only constructor; the field is only read elsewhere), given back on drop. Like a
+/// `Value`, it holds a raw pointer, so it is neither `Send` nor `Sync` and stays on the
+/// runtime's thread, and the backend drops every realm it keeps before `JS_FreeRuntime`
+/// (`Value`'s invariant, point 3, which the host keeps for both).
 pub struct Realm(pub(crate) *mut q::JSContext);
 
 impl Realm {
-    /// A new reference to `ctx`.
+    /// A new reference to `ctx`, a live context of this backend (a `Cx`'s, or one a `Realm`
+    /// holds: every caller passes one of these).
     pub(crate) fn of(ctx: *mut q::JSContext) -> Self {
-        // SAFETY: a live context; the reference is released on drop.
+        // SAFETY: `ctx` is live (this function's contract above); `JS_DupContext` increments
+        // its reference count, which the new `Realm` owns (`Realm`'s invariant).
         Self(unsafe { q::JS_DupContext(ctx) })
     }
 }
@@ -636,7 +718,9 @@ impl Clone for Realm {
 }
 impl Drop for Realm {
     fn drop(&mut self) {
-        // SAFETY: we hold one reference.
+        // SAFETY: the realm owns one count of the live context `self.0` (`Realm`'s invariant),
+        // given back once: `self` is being dropped. This runs on the runtime's thread, before
+        // `JS_FreeRuntime`; should it be the last count, QuickJS frees the context then.
         unsafe { q::JS_FreeContext(self.0) }
     }
 }

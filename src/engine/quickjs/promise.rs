@@ -53,7 +53,8 @@ impl JsPromise {
         let resolve = ctx.realm_state().intrinsic("Promise.resolve");
         let constructor = ctx.realm_state().intrinsic("Promise");
         let promise = call(&resolve, &constructor, &[value], ctx)?;
-        // SAFETY: reading the class of a value.
+        // SAFETY: `promise` owns a count of its `JSValue` (`Value`'s invariant), so an object
+        // is allocated; `JS_IsPromise` reads the tag and, for an object, its class id.
         if unsafe { q::JS_IsPromise(promise.raw()) } {
             Ok(JsPromise(Object::from_value_unchecked(promise)))
         } else {
@@ -70,10 +71,15 @@ impl PromiseCapability {
     pub fn new(ctx: &mut Cx) -> Self {
         crate::engine::count_objects(3);
         let mut funcs = [UNDEFINED; 2];
-        // SAFETY: a live context; on success the promise and both functions are ours.
+        // SAFETY: `ctx`'s context is live (`Cx`'s invariant); `funcs` is valid for QuickJS to
+        // write two `JSValue`s. On success the result and both functions are owned values of
+        // `ctx`'s runtime; on failure the result is `JS_EXCEPTION` and `funcs` hold
+        // `undefined` (left as they were, or reset by `js_create_resolving_functions` after
+        // it frees what it made), which has no count. With no constructor, no script runs.
         let raw = unsafe { q::JS_NewPromiseCapability(ctx.raw(), funcs.as_mut_ptr()) };
         let rt = ctx.rt();
         let promise = check(ctx, raw).unwrap_or_default();
+        // Owned values of `rt`, or `undefined` (above): `Value::from_raw`'s contract.
         Self {
             promise: JsPromise(Object::from_value_unchecked(promise)),
             resolve: Value::from_raw(rt, funcs[0]),
@@ -118,38 +124,51 @@ impl PromiseCapability {
 
 /// `JS_PromiseState` (`JS_PROMISE_NOT_A_PROMISE` for anything but a promise).
 fn promise_state(promise: &Value) -> q::JSPromiseStateEnum {
-    // SAFETY: `JS_PromiseState` only reads the object's opaque (it never uses the context,
-    // which may be null outside any entry).
+    // SAFETY: `JS_PromiseState` never reads its context argument (quickjs.c: it only calls
+    // `JS_GetOpaque(promise, JS_CLASS_PROMISE)` and reads the state), so a null one, outside
+    // any entry, is fine. `promise` owns a count of its `JSValue` (`Value`'s invariant), so an
+    // object is allocated, and a promise's opaque is its `JSPromiseData`, which the object
+    // owns while it lives (or null: then the answer is "not a promise").
     unsafe { q::JS_PromiseState(current_ctx(), promise.raw()) }
 }
 
 /// `JS_PromiseResult`: the value or reason of a settled promise.
 fn promise_result(promise: &Value, ctx: &Cx) -> Value {
-    // SAFETY: a live context and value; the result is a new reference.
-    Value::from_raw(ctx.rt(), unsafe {
-        q::JS_PromiseResult(ctx.raw(), promise.raw())
-    })
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant) and `promise` a live value of its
+    // runtime (`Value`'s invariant), borrowed. QuickJS returns a new reference to the result
+    // (`js_dup`), or `undefined` for a non-promise, with no exception possible.
+    let raw = unsafe { q::JS_PromiseResult(ctx.raw(), promise.raw()) };
+    // An owned value of `ctx`'s runtime: `Value::from_raw`'s contract.
+    Value::from_raw(ctx.rt(), raw)
 }
 
 /// <https://webidl.spec.whatwg.org/#mark-a-promise-as-handled>: sets [[PromiseIsHandled]]
 /// (`JS_PromiseMarkAsHandled`, which also tells the host's rejection tracker when the promise
 /// was a rejected, unhandled one). Nothing script can observe happens here.
 pub fn mark_as_handled(promise: &JsPromise, ctx: &mut Cx) -> JsResult<()> {
-    // SAFETY: a live context and value (a no-op for a non-promise).
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant) and the promise a live value of its
+    // runtime (`Value`'s invariant), borrowed (a no-op for a non-promise). For a rejected,
+    // unhandled promise QuickJS first calls the host's rejection tracker, Rust code of the
+    // host's, with `ctx` borrowed mutably by this call.
     unsafe { q::JS_PromiseMarkAsHandled(ctx.raw(), promise.0.raw()) };
     Ok(())
 }
 
 /// The head of quickjs-ng's `JSPromiseData` (quickjs.c, 0.16.2: the promise object's opaque),
 /// up to `is_handled`, the [[PromiseIsHandled]] slot. QuickJS has no public getter for it.
+///
+/// Every field takes any initialized bit pattern (`is_handled` is a `u8`, not a `bool`), so
+/// reading the head is sound even were the layout to drift in a later rquickjs-sys 0.14.x
+/// (Cargo.toml asks for `0.14`): a wrong answer, never undefined behavior.
 #[repr(C)]
+#[derive(Clone, Copy)]
 struct PromiseDataHead {
     /// `JSPromiseStateEnum promise_state`.
     promise_state: c_int,
     /// `struct list_head promise_reactions[2]` (two pairs of pointers).
     promise_reactions: [[*mut c_void; 2]; 2],
     /// `bool is_handled`.
-    is_handled: bool,
+    is_handled: u8,
 }
 
 /// Whether [[PromiseIsHandled]] is set on `promise`: the streams layer marked it as handled
@@ -164,24 +183,31 @@ struct PromiseDataHead {
 /// whose flag is set.)
 pub fn is_marked_as_handled(promise: &Object, ctx: &mut Cx) -> bool {
     let value = promise.as_value();
-    // SAFETY: reading the class of a value.
+    // SAFETY: `value` owns a count of its `JSValue` (`Value`'s invariant), so an object is
+    // allocated; `JS_IsPromise` reads the tag and, for an object, its class id.
     if !unsafe { q::JS_IsPromise(value.raw()) } {
         return false;
     }
-    // SAFETY: the object is a promise, whose opaque is its `JSPromiseData` (alive as long as
-    // the object, which `promise` holds); only its head is read.
-    let head = unsafe {
-        let class = q::JS_GetClassID(value.raw());
-        q::JS_GetOpaque(value.raw(), class)
-            .cast::<PromiseDataHead>()
-            .as_ref()
-    };
-    let Some(head) = head else {
+    // SAFETY: `value` is a live object (above); `JS_GetClassID` reads its class id, the
+    // promise class's.
+    let class = unsafe { q::JS_GetClassID(value.raw()) };
+    // SAFETY: `value` is a live object of class `class`; `JS_GetOpaque` returns its opaque.
+    let data = unsafe { q::JS_GetOpaque(value.raw(), class) }.cast::<PromiseDataHead>();
+    if data.is_null() {
         return false;
-    };
-    // SAFETY: a live context and value.
+    }
+    // SAFETY: a promise's opaque is its `JSPromiseData`, allocated (`js_mallocz`, so aligned
+    // for any field and zero-filled before it is set up) when the promise is made and freed
+    // only by its finalizer, so alive while `promise` holds the object. `PromiseDataHead`
+    // mirrors a prefix of it (the whole struct also holds the result `JSValue` after the
+    // head), so the read stays in the allocation, and each of its fields takes any
+    // initialized bits (see the type). The head is copied out; nothing writes it meanwhile
+    // (no script runs, and the runtime is this thread's).
+    let head = unsafe { data.read() };
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant) and `value` a live value of its
+    // runtime (`Value`'s invariant); `JS_PromiseState` reads the state through the opaque.
     let state = unsafe { q::JS_PromiseState(ctx.raw(), value.raw()) };
-    head.promise_state == state && head.is_handled
+    head.promise_state == state && head.is_handled != 0
 }
 
 /// A reaction: the captured data and both steps, shared by the two reaction functions.
@@ -257,7 +283,12 @@ pub fn react<T: Trace + 'static>(
             (reaction.on_rejected)(&reaction.data, reason, ctx).map(|()| Value::undefined())
         },
     );
-    // SAFETY: a live context and values; the result promise is ours.
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the promise and both functions are
+    // live values of its runtime (`Value`'s invariant), borrowed for the call (the reactions
+    // QuickJS records dup the handlers). The promise is pending (checked above, and nothing
+    // ran since). No script runs: `JS_PromiseThen` makes an intrinsic result promise without
+    // a `then` or `@@species` lookup. The result is owned, or `JS_EXCEPTION`, as `check`
+    // takes it.
     let raw = unsafe { q::JS_PromiseThen(ctx.raw(), value.raw(), fulfilled.raw(), rejected.raw()) };
     check(ctx, raw).map(drop)
 }
@@ -287,13 +318,17 @@ enum Own {
 /// %Promise.prototype%, whose [[GetOwnProperty]] runs no script).
 fn own_property(object: &Value, key: OwnKey, ctx: &mut Cx) -> Own {
     let atom = match key {
-        // SAFETY: a live context; NUL-terminated names; the atoms are freed below.
+        // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the name is a static,
+        // NUL-terminated ASCII string (`JS_NewAtom` reads it up to the NUL). The atom
+        // returned (or 0) is ours, freed below.
         OwnKey::Then => unsafe { q::JS_NewAtom(ctx.raw(), c"then".as_ptr()) },
-        // SAFETY: as above.
+        // SAFETY: as for `then` just above.
         OwnKey::Constructor => unsafe { q::JS_NewAtom(ctx.raw(), c"constructor".as_ptr()) },
         OwnKey::Species => {
             let species = ctx.realm_state().intrinsic("Symbol.species");
-            // SAFETY: a live context and value; the atom is freed below.
+            // SAFETY: `ctx` is live and `species` a live value of its runtime (`Value`'s
+            // invariant), borrowed: the captured `Symbol.species`, a symbol, so converting it
+            // runs no script. The atom returned (or 0) is ours, freed below.
             unsafe { q::JS_ValueToAtom(ctx.raw(), species.raw()) }
         }
     };
@@ -302,12 +337,13 @@ fn own_property(object: &Value, key: OwnKey, ctx: &mut Cx) -> Own {
         return Own::Unknown;
     }
     let mut desc = std::mem::MaybeUninit::<q::JSPropertyDescriptor>::zeroed();
-    // SAFETY: a live context, object and atom; the descriptor's values are ours when found.
-    let status = unsafe {
-        let s = q::JS_GetOwnProperty(ctx.raw(), desc.as_mut_ptr(), object.raw(), atom);
-        q::JS_FreeAtom(ctx.raw(), atom);
-        s
-    };
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant); `object` is a live value of its
+    // runtime (`Value`'s invariant), borrowed, an ordinary object (this function's contract),
+    // so no trap runs, and `atom` a live atom we own. `desc` is valid for writes of one
+    // descriptor, which QuickJS fills in only when it finds the property.
+    let status = unsafe { q::JS_GetOwnProperty(ctx.raw(), desc.as_mut_ptr(), object.raw(), atom) };
+    // SAFETY: `ctx` is live; `atom` is ours (made above), given back once.
+    unsafe { q::JS_FreeAtom(ctx.raw(), atom) };
     if status < 0 {
         drop(take_exception(ctx));
         return Own::Unknown;
@@ -315,9 +351,14 @@ fn own_property(object: &Value, key: OwnKey, ctx: &mut Cx) -> Own {
     if status == 0 {
         return Own::Absent;
     }
-    // SAFETY: filled in by a successful JS_GetOwnProperty.
+    // SAFETY: the descriptor was zeroed, and all-zero bytes are a valid
+    // `JSPropertyDescriptor` (flags 0, three `JSValue`s with tag 0, `JS_TAG_INT`, and an
+    // initialized payload); QuickJS wrote whole fields over that (all four for a found
+    // property, in `JS_GetOwnPropertyInternal2`).
     let desc = unsafe { desc.assume_init() };
     let rt = ctx.rt();
+    // The three values are owned by us (QuickJS dups what it writes; `undefined` and a zeroed
+    // field have no count): `Value::from_raw`'s contract.
     let (value, getter, setter) = (
         Value::from_raw(rt, desc.value),
         Value::from_raw(rt, desc.getter),
@@ -351,7 +392,10 @@ fn own_data_is(object: &Value, key: OwnKey, expected: &Value, ctx: &mut Cx) -> b
 
 /// `object`'s [[Prototype]] (an ordinary object's: no script runs).
 fn prototype_of(object: &Value, ctx: &mut Cx) -> Value {
-    // SAFETY: a live context and value; the prototype reference is ours.
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant) and `object` a live value of its
+    // runtime (`Value`'s invariant), borrowed: an ordinary object (no proxy trap runs), or a
+    // primitive. quickjs-ng returns a new reference (`js_dup`; unlike older QuickJS, whose
+    // result was borrowed), or `JS_EXCEPTION`, as `check` takes it.
     let raw = unsafe { q::JS_GetPrototype(ctx.raw(), object.raw()) };
     check(ctx, raw).unwrap_or_default()
 }
@@ -423,7 +467,8 @@ pub fn species_lookups_of_fresh_promise(ctx: &mut Cx) -> JsResult<()> {
 
 /// IsPromise(value) (<https://tc39.es/ecma262/#sec-ispromise>).
 pub fn is_promise(value: &Value) -> bool {
-    // SAFETY: reading the class of a value.
+    // SAFETY: `value` owns a count of its `JSValue` (`Value`'s invariant), so an object is
+    // allocated; `JS_IsPromise` reads the tag and, for an object, its class id.
     unsafe { q::JS_IsPromise(value.raw()) }
 }
 

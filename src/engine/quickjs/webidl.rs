@@ -118,7 +118,8 @@ impl MemberTarget<'_, '_> {
 
 /// A new ordinary object of the current realm (its [[Prototype]] %Object.prototype%).
 fn new_plain_object(ctx: &mut Cx) -> JsResult<Object> {
-    // SAFETY: a live context; the new object is ours.
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant). The result is owned, or
+    // `JS_EXCEPTION`, as `check` takes it.
     let raw = unsafe { q::JS_NewObject(ctx.raw()) };
     Ok(Object::from_value_unchecked(check(ctx, raw)?))
 }
@@ -354,9 +355,18 @@ pub(crate) fn construct_interface<T: ClassInterface>(
 ) -> JsResult<Object<T>> {
     let constructor = registered::<T>(ctx)?.constructor;
     let mut raw_args: Vec<q::JSValue> = args.iter().map(Value::raw).collect();
-    let argc = std::ffi::c_int::try_from(raw_args.len()).unwrap_or(std::ffi::c_int::MAX);
-    // SAFETY: a live context and values; JS_CallConstructor does not take ownership of its
-    // arguments, and returns an owned value or JS_EXCEPTION.
+    // QuickJS reads `argc` values from the buffer: a count it cannot take is an error, not a
+    // longer read.
+    let Ok(argc) = std::ffi::c_int::try_from(raw_args.len()) else {
+        return Err(super::throw_range_error("too many arguments"));
+    };
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the interface object and the
+    // arguments are live values of its runtime (`Value`'s invariant), borrowed for the call:
+    // `args` is borrowed for the whole call, so the copies in `raw_args` stay valid, and
+    // `raw_args` holds exactly `argc` of them. `JS_CallConstructor` passes
+    // `JS_CALL_FLAG_COPY_ARGV`, so the buffer is only read, and takes no count. The
+    // constructor's steps may run script, with `ctx` borrowed mutably. The result is owned, or
+    // `JS_EXCEPTION`, as `check` takes it.
     let raw =
         unsafe { q::JS_CallConstructor(ctx.raw(), constructor.raw(), argc, raw_args.as_mut_ptr()) };
     let object = check(ctx, raw)?;
