@@ -286,7 +286,7 @@ fn script_fn(host: &Host, ctx: &mut Context, source: &str) -> JsFunction {
         .eval_script(ctx, "route.js", source)
         .expect("the script runs");
     f.as_object()
-        .and_then(|o| JsFunction::from_object(o.clone()))
+        .and_then(|o| JsFunction::from_object(o.into()))
         .expect("a function")
 }
 
@@ -628,7 +628,7 @@ fn main() {
         .eval_script(&mut ctx, "make.js", MAKE)
         .expect("make()")
         .as_object()
-        .and_then(JsFunction::from_object)
+        .and_then(|o| JsFunction::from_object(o.into()))
         .expect("a function");
 
     if want(1) {
@@ -852,7 +852,7 @@ fn main() {
             .eval_script(&mut ctx, "decode.js", DECODE)
             .expect("decode()")
             .as_object()
-            .and_then(JsFunction::from_object)
+            .and_then(|o| JsFunction::from_object(o.into()))
             .expect("a function");
         let mut best_plain = Duration::MAX;
         let mut best_pipeline = Duration::MAX;

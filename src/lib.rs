@@ -25,11 +25,6 @@ mod encoding;
 // forms, and the interfaces built on them.
 mod fetch;
 pub mod file;
-#[cfg(feature = "engine-boa")]
-pub mod host;
-/// The embedding on QuickJS (issue 21): a runtime, its event loop and the host globals.
-#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
-#[path = "host/quickjs/mod.rs"]
 pub mod host;
 mod html;
 mod queue;
@@ -41,9 +36,6 @@ mod transform;
 // The URL Standard's API (`URL`, `URLSearchParams`) and its form-urlencoded algorithms.
 mod url;
 mod writable;
-
-#[cfg(feature = "engine-boa")]
-use boa_engine::{realm::Realm, Context, JsResult as BoaResult};
 
 pub use engine::is_marked_as_handled;
 
@@ -90,27 +82,34 @@ pub use html::live_port_queues;
 #[doc(hidden)]
 pub use writable::queue_capacities as writable_queue_capacities;
 
-/// Installs the streams globals (and the DOM interfaces they depend on) as a
-/// [`boa_runtime::RuntimeExtension`], so it composes with
-/// `boa_runtime::register((StreamsExtension, …), None, ctx)`.
+/// The library's registration ([`register`]) as the engine's boa_runtime extension runs it
+/// (Boa only).
 #[cfg(feature = "engine-boa")]
-#[derive(Debug, Default, Clone, Copy)]
-pub struct StreamsExtension;
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Streams;
 
 #[cfg(feature = "engine-boa")]
-impl boa_runtime::RuntimeExtension for StreamsExtension {
-    fn register(self, realm: Option<Realm>, ctx: &mut Context) -> BoaResult<()> {
-        match realm {
-            Some(realm) => {
-                let previous = ctx.enter_realm(realm);
-                let result = register(ctx);
-                ctx.enter_realm(previous);
-                result
-            }
-            None => register(ctx),
-        }
+impl engine::Registration for Streams {
+    fn register(ctx: &mut engine::Cx) -> JsResult<()> {
+        register(ctx)
     }
 }
+
+/// Installs the streams globals (and the DOM and HTML interfaces they depend on, see
+/// [`register`]) as a `boa_runtime::RuntimeExtension` (Boa only), so it composes with
+/// `boa_runtime::register((StreamsExtension, …), None, ctx)`.
+#[cfg(feature = "engine-boa")]
+pub type StreamsExtension = engine::Extension<Streams>;
+
+/// The extension as a value (a unit value, as a unit struct's name is one):
+/// `boa_runtime::register(StreamsExtension, None, ctx)`.
+#[cfg(feature = "engine-boa")]
+#[allow(non_upper_case_globals)]
+pub const StreamsExtension: StreamsExtension = engine::Extension::new();
+
+/// A realm (its intrinsics and global object), as the host's API returns it.
+pub use engine::Realm;
 
 /// Installs the streams globals, and the DOM and HTML interfaces they depend on
 /// (`DOMException`, `EventTarget`, `Event`, `AbortController`, `AbortSignal`, `MessageChannel`,
@@ -119,20 +118,7 @@ impl boa_runtime::RuntimeExtension for StreamsExtension {
 /// `URLSearchParams`, the File API's `Blob`, `File`, `FileReader` and `ProgressEvent`, and the
 /// Fetch Standard's `Headers`, `Request`, `Response` and `fetch()`,
 /// in the current realm.
-#[cfg(feature = "engine-boa")]
-pub fn register(ctx: &mut Context) -> BoaResult<()> {
-    register_in(ctx).map_err(Into::into)
-}
-
-/// Installs the streams globals and the interfaces they depend on, in the current realm (see
-/// the Boa backend's `register`).
-#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
 pub fn register(ctx: &mut engine::Cx) -> JsResult<()> {
-    register_in(ctx)
-}
-
-#[cfg(any(feature = "engine-boa", feature = "engine-quickjs"))]
-fn register_in(ctx: &mut engine::Cx) -> JsResult<()> {
     engine::remember_promise_intrinsics(ctx);
     dom::register(ctx)?;
     html::register(ctx)?;

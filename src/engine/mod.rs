@@ -8,7 +8,8 @@
 //! - `quickjs/`: quickjs-ng 0.16 through rquickjs's raw bindings (`engine-quickjs`, without
 //!   `engine-boa`).
 //! - Beside them, the engine-free code written over the contract's own names: plain data
-//!   (`kinds.rs`) and the promise vocabulary of the stream modules (`promise_result.rs`).
+//!   (`kinds.rs`), the promise vocabulary of the stream modules (`promise_result.rs`), and the
+//!   runtime interface's host side (`runtime.rs`: what a runtime asks of the host).
 //!
 //! The contract is the list of re-exports below, by name (no glob): a backend that lacks an
 //! item fails to compile here, whichever layer happens to use it. The items' signatures are
@@ -35,14 +36,12 @@ use boa as backend;
 #[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
 #[macro_use]
 mod quickjs;
+/// A boa_runtime extension over a registration (Boa only: how the crate root offers the library
+/// to an embedder's own Boa context).
+#[cfg(feature = "engine-boa")]
+pub use boa::{Extension, Registration};
 #[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
 use quickjs as backend;
-/// The reference diff's hook on QuickJS (the host's `diff_api`).
-#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
-pub(crate) use quickjs::diff_hook;
-/// The engine side of the QuickJS host.
-#[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
-pub(crate) use quickjs::host as quickjs_host;
 /// What QuickJS's `Trace` derive (`traced!`) expands to: the collector's marking context.
 #[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
 pub use quickjs::Marker;
@@ -107,6 +106,22 @@ pub use backend::{
     set_realm_data, with_realm_data,
 };
 
+// The runtime (`runtime.rs`): an agent (`Runtime`: the engine's runtime and its main realm,
+// new realms, the microtask queue), script evaluation, async jobs, collection; and, in the
+// engine-free `runtime.rs` beside the backends, what a runtime asks of the host that embeds it.
+#[allow(unused_imports)]
+pub use backend::{
+    clear_kept_objects, collect_garbage, evaluate_script, inspect, is_pending_promise, run_jobs,
+    AsyncJobs, Runtime,
+};
+#[allow(unused_imports)]
+pub use runtime::{RejectionOperation, RuntimeHost, Task, TimerCanceled};
+
+// What a differential tester's host needs beyond running scripts (`diff_hook.rs`).
+pub(crate) use backend::diff_hook::{
+    perform_promise_then, set_interrupt, set_runtime_limits, uncatchable_error,
+};
+
 // ---- Engine-free code over the contract ----
 
 mod buffer;
@@ -118,6 +133,7 @@ pub use slot::{Slot, SlotMut, SlotRef};
 pub(crate) mod internal_promise;
 pub(crate) mod kinds;
 mod promise_result;
+mod runtime;
 pub(crate) mod webidl;
 mod webidl_iterable;
 pub use kinds::{TypedArrayKind, ViewKind, ViewRecord};

@@ -1,11 +1,11 @@
 //! Agents on other threads, connected by `MessagePort`s.
 //!
-//! Each [`Host`] is one agent: one context, its event loop, on one thread. Two agents talk
-//! through an entangled pair of ports: [`port_pair`] makes one (as Rust handles that can be sent
-//! to any thread), [`Host::adopt_port`] turns a handle into a `MessagePort` in a context, and
-//! [`Host::spawn_agent`] does both for a new agent on a new thread. What crosses between the
-//! threads is always serialized data (HTML's structured serialization), never a JS value; a
-//! stream transferred over such a port is read or written in the other agent through the
+//! Each [`Host`] is one agent: one runtime and its event loop, on one thread. Two agents talk
+//! through an entangled pair of ports: [`port_pair`] makes one (as Rust handles that can be
+//! sent to any thread), [`Host::adopt_port`] turns a handle into a `MessagePort` in a context,
+//! and [`Host::spawn_agent`] does both for a new agent on a new thread. What crosses between
+//! the threads is always serialized data (HTML's structured serialization), never a JS value;
+//! a stream transferred over such a port is read or written in the other agent through the
 //! Streams Standard's cross-realm transform.
 //!
 //! An agent's event loop waits (blocking, no busy-wait) for messages while one of its started
@@ -15,18 +15,15 @@
 
 use std::thread::JoinHandle;
 
-use boa_engine::{Context, JsObject, JsResult};
-
 pub use super::types::{port_pair, AgentExit, PortHandle};
-use super::{error_message, Host, HostOptions};
+use super::{error_message, Context, Host, HostOptions};
+use crate::{JsResult, Object, Value};
 
 impl Host {
     /// A new `MessagePort` in the current realm of `ctx` for `port` (its queue starts disabled:
     /// `start()` it, or set `onmessage`).
-    pub fn adopt_port(&self, ctx: &mut Context, port: PortHandle) -> JsResult<JsObject> {
+    pub fn adopt_port(&self, ctx: &mut Context, port: PortHandle) -> JsResult<Object> {
         crate::html::adopt_port(port.0, ctx)
-            .map(Into::into)
-            .map_err(Into::into)
     }
 
     /// Starts a second agent on its own thread: a fresh host and context built with `options`,
@@ -41,25 +38,24 @@ impl Host {
     /// so the ports entangled with them get their `close` event.
     ///
     /// ```
-    /// use boa_engine::{js_string, Source};
-    /// use boa_streams::host::{Host, HostOptions};
+    /// use boa_streams::host::{test_api, Host, HostOptions};
     ///
     /// let (host, mut ctx) = Host::new(HostOptions::default()).unwrap();
     /// let (port, agent) = host
     ///     .spawn_agent(&mut ctx, HostOptions::default(), |host, ctx, port| {
-    ///         ctx.global_object().set(js_string!("port"), port, true, ctx)?;
+    ///         host.set_global(ctx, "port", port)?;
     ///         // Echo every message back, doubled.
     ///         host.eval_script(ctx, "agent.js", "port.onmessage = e => port.postMessage(e.data * 2);")?;
     ///         Ok(())
     ///     })
     ///     .unwrap();
-    /// ctx.global_object().set(js_string!("port"), port, true, &mut ctx).unwrap();
+    /// host.set_global(&mut ctx, "port", port).unwrap();
     /// host.eval_script(&mut ctx, "main.js", r#"
     ///     port.onmessage = e => { globalThis.answer = e.data; port.close(); };
     ///     port.postMessage(21);
     /// "#).unwrap();
     /// host.run_until(&mut ctx, None, &mut |_| false);
-    /// let answer = ctx.global_object().get(js_string!("answer"), &mut ctx).unwrap();
+    /// let answer = test_api::global_object(&mut ctx).get("answer", &mut ctx).unwrap();
     /// assert_eq!(answer.as_number(), Some(42.0));
     /// assert_eq!(agent.join().unwrap().error, None);
     /// ```
@@ -68,9 +64,9 @@ impl Host {
         ctx: &mut Context,
         options: HostOptions,
         setup: F,
-    ) -> JsResult<(JsObject, JoinHandle<AgentExit>)>
+    ) -> JsResult<(Object, JoinHandle<AgentExit>)>
     where
-        F: FnOnce(&Host, &mut Context, JsObject) -> JsResult<()> + Send + 'static,
+        F: FnOnce(&Host, &mut Context, Object) -> JsResult<()> + Send + 'static,
     {
         let (here, there) = port_pair();
         let port = self.adopt_port(ctx, here)?;
@@ -79,24 +75,19 @@ impl Host {
     }
 }
 
-/// The agent's global `close()`: closes the agent (its event loop stops).
-fn install_close(ctx: &mut Context) -> JsResult<()> {
-    ctx.register_global_builtin_callable(
-        boa_engine::js_string!("close"),
-        0,
-        boa_engine::NativeFunction::from_fn_ptr(|_, _, ctx| {
-            if let Some(host) = Host::from_context(ctx) {
-                host.close();
-            }
-            Ok(boa_engine::JsValue::undefined())
-        }),
-    )
+/// The agent's global `close()`: closes the agent (its event loop stops after the current
+/// task), as a dedicated worker's `close()` does.
+fn close(_: &Value, _: &[Value], ctx: &mut Context) -> JsResult<Value> {
+    if let Some(host) = Host::from_context(ctx) {
+        host.close();
+    }
+    Ok(Value::undefined())
 }
 
 /// The body of a spawned agent's thread.
 fn run_agent<F>(options: HostOptions, port: PortHandle, setup: F) -> AgentExit
 where
-    F: FnOnce(&Host, &mut Context, JsObject) -> JsResult<()>,
+    F: FnOnce(&Host, &mut Context, Object) -> JsResult<()>,
 {
     let (host, mut ctx) = match Host::new(options) {
         Ok(built) => built,
@@ -107,7 +98,8 @@ where
             }
         }
     };
-    let result = install_close(&mut ctx)
+    let result = host
+        .define_global_function(&mut ctx, "close", 0, close)
         .and_then(|()| host.adopt_port(&mut ctx, port))
         .and_then(|port| setup(&host, &mut ctx, port));
     host.perform_microtask_checkpoint(&mut ctx);
@@ -119,6 +111,8 @@ where
         Err(error) => Some(error_message(error, &mut ctx)),
     };
     let reports = host.take_reports();
+    // The context first: on QuickJS the host owns the runtime.
     drop(ctx);
+    drop(host);
     AgentExit { error, reports }
 }

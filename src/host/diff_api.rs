@@ -1,45 +1,36 @@
 //! What stream-diff (a differential tester, `stream-diff/`) needs of a host beyond running
-//! scripts, with the same signatures on every engine (`src/host/quickjs/diff_api.rs`):
-//! runtime limits for runaway scripts, an uncatchable error to stop one, a global built-in
-//! function, and a native PerformPromiseThen.
-
-use boa_engine::{
-    error::{EngineError, RuntimeLimitError},
-    js_string,
-    native_function::NativeFunction,
-    object::builtins::{JsFunction, JsPromise},
-    JsNativeError, JsObject, JsValue,
-};
+//! scripts, the same on both engines: runtime limits for runaway scripts, an uncatchable error
+//! to stop one, a global built-in function, and a native PerformPromiseThen.
 
 use super::Context;
+use crate::engine::{self, webidl, PropertyDescriptor};
 use crate::{JsError, JsResult, NativeFunctionPointer, Value};
 
 /// Sets the limits that stop a runaway script on this engine: on Boa, at most 1,000,000
-/// iterations per loop and a recursion depth of 400 (each an uncatchable runtime-limit error).
+/// iterations per loop and a recursion depth of 400 (each an uncatchable runtime-limit error);
+/// on QuickJS, its own stack limit (a catchable RangeError) is kept, and runaway loops are
+/// stopped by [`set_interrupt`].
 pub fn set_runtime_limits(ctx: &mut Context) {
-    let limits = ctx.runtime_limits_mut();
-    limits.set_loop_iteration_limit(1_000_000);
-    limits.set_recursion_limit(400);
+    engine::set_runtime_limits(ctx);
 }
 
 /// Makes running script stop (with an uncatchable error) once `stop` returns true, checked
-/// while script runs; `None` removes the check. Boa has no such hook: its runtime limits
-/// ([`set_runtime_limits`]) stop runaway loops instead, so this does nothing.
-pub fn set_interrupt(_ctx: &mut Context, _stop: Option<fn() -> bool>) {}
+/// while script runs (QuickJS's interrupt handler); `None` removes the check. Boa has no such
+/// hook: its runtime limits ([`set_runtime_limits`]) stop runaway loops instead, so there this
+/// does nothing.
+pub fn set_interrupt(ctx: &mut Context, stop: Option<fn() -> bool>) {
+    engine::set_interrupt(ctx, stop);
+}
 
-/// An uncatchable error (script cannot catch it): on Boa, a loop-iteration runtime limit.
-pub fn uncatchable_error(_ctx: &mut Context) -> JsError {
-    JsError::from(boa_engine::JsError::from(EngineError::RuntimeLimit(
-        RuntimeLimitError::LoopIteration,
-    )))
+/// An uncatchable error (script cannot catch it): on Boa, a loop-iteration runtime limit; on
+/// QuickJS, an uncatchable `InternalError`.
+pub fn uncatchable_error(ctx: &mut Context) -> JsError {
+    engine::uncatchable_error(ctx, "stopped by the host's limits")
 }
 
 /// The value an error throws, or for an uncatchable engine error its description.
 pub fn thrown_or_uncatchable(error: JsError, ctx: &mut Context) -> Result<Value, String> {
-    match boa_engine::JsError::from(error).into_opaque(ctx) {
-        Ok(value) => Ok(Value::from(value)),
-        Err(engine) => Err(engine.to_string()),
-    }
+    engine::thrown_value(error, ctx).map_err(|e| e.to_string())
 }
 
 /// [`Host::eval_script`](super::Host::eval_script) (a classic script, then a microtask
@@ -51,7 +42,6 @@ pub fn eval_script(
     source: &str,
 ) -> Result<Value, String> {
     host.eval_script(ctx, name, source)
-        .map(Value::from)
         .map_err(|e| super::error_message(e, ctx))
 }
 
@@ -62,13 +52,17 @@ pub fn define_builtin(
     length: usize,
     f: NativeFunctionPointer,
 ) -> JsResult<()> {
-    let function = NativeFunction::from_copy_closure(move |this, args, ctx| {
-        f(Value::from_js_ref(this), Value::from_js_slice(args), ctx)
-            .map(JsValue::from)
-            .map_err(boa_engine::JsError::from)
-    });
-    ctx.register_global_builtin_callable(boa_engine::JsString::from(name), length, function)
-        .map_err(JsError::from)
+    let function = webidl::function(ctx, name, length, f);
+    engine::global_object(ctx).define_property_or_throw(
+        name,
+        PropertyDescriptor::builder()
+            .value(function)
+            .writable(true)
+            .enumerable(false)
+            .configurable(true),
+        ctx,
+    )?;
+    Ok(())
 }
 
 /// The ToString of a value, as a Rust string (lone surrogates escaped).
@@ -83,35 +77,6 @@ pub fn to_rust_string(value: &Value, ctx: &mut Context) -> JsResult<String> {
 /// %Promise%; a promise that script made non-extensible or gave an own `constructor` gets plain
 /// `then`. A TypeError if the first argument is not a promise.
 pub fn perform_promise_then(_: &Value, args: &[Value], ctx: &mut Context) -> JsResult<Value> {
-    let args = Value::as_js_slice(args);
     let arg = |i: usize| args.get(i).cloned().unwrap_or_default();
-    let Some(promise) = arg(0)
-        .as_object()
-        .and_then(|o| JsPromise::from_object(o.clone()).ok())
-    else {
-        return Err(JsNativeError::typ()
-            .with_message("__sdPerformPromiseThen: not a promise")
-            .into());
-    };
-    let handler = |v: JsValue| {
-        v.as_object()
-            .and_then(|o| JsFunction::from_object(o.clone()))
-    };
-    let (on_fulfilled, on_rejected) = (handler(arg(1)), handler(arg(2)));
-    let object: JsObject = promise.clone().into();
-    let quiet =
-        object.is_extensible(ctx)? && !object.has_own_property(js_string!("constructor"), ctx)?;
-    if !quiet {
-        return promise
-            .then(on_fulfilled, on_rejected, ctx)
-            .map(|p| Value::from(JsValue::from(p)))
-            .map_err(JsError::from);
-    }
-    let proto = object.prototype();
-    object.set_prototype(None);
-    let result = promise.then(on_fulfilled, on_rejected, ctx);
-    object.set_prototype(proto);
-    result
-        .map(|p| Value::from(JsValue::from(p)))
-        .map_err(JsError::from)
+    engine::perform_promise_then(&arg(0), &arg(1), &arg(2), ctx)
 }

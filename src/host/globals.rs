@@ -1,82 +1,99 @@
-//! The host globals: boa_runtime's web APIs, `self`, `gc()`, and the file-serving fetcher
-//! behind `fetch()`.
+//! The globals of a host realm: `console` and the timers (their own files), `self`, `gc()`,
+//! the streams globals (`crate::register`), `performance`, `crypto`, `atob`/`btoa`, the
+//! document's URL (`location`, the base URL), the window and the fetcher.
 
-use std::io::Write;
+use crate::engine::{self, webidl, Cx, JsResult, PropertyDescriptor, Value};
 
-use boa_engine::{
-    js_string,
-    native_function::NativeFunction,
-    object::{FunctionObjectBuilder, ObjectInitializer},
-    property::Attribute,
-    Context, JsNativeError, JsResult, JsString, JsValue,
-};
-use boa_gc::{Finalize, Trace};
-use boa_runtime::{extensions::ConsoleExtension, ConsoleState, Logger};
-
-/// The origin that `Response.url` reports (wptserve's default host and port).
+/// The origin that `Response.url` reports and blob URLs carry (wptserve's default host and
+/// port).
 pub(super) const FETCH_ORIGIN: &str = "http://web-platform.test:8000";
 
-/// boa_runtime's globals, with `console` writing to stdout (`DefaultLogger`) or to stderr.
-pub(super) fn register_runtime(console_to_stderr: bool, ctx: &mut Context) -> JsResult<()> {
-    if console_to_stderr {
-        boa_runtime::register(ConsoleExtension(StderrLogger), None, ctx)
-    } else {
-        boa_runtime::register(ConsoleExtension::default(), None, ctx)
-    }
-}
-
-/// `self`, `gc()`, `performance`, `crypto`, `atob` and `btoa`.
-pub(super) fn register_host_globals(ctx: &mut Context) -> JsResult<()> {
-    // `self`: the global object (HTML's `self` is the WindowProxy / WorkerGlobalScope itself).
-    let global = ctx.global_object();
-    ctx.register_global_property(
-        js_string!("self"),
-        global,
-        Attribute::WRITABLE | Attribute::CONFIGURABLE,
-    )?;
-
-    // `gc()`: a full collection, as common/gc.js expects from `self.gc`.
-    ctx.register_global_builtin_callable(
-        js_string!("gc"),
-        0,
-        NativeFunction::from_fn_ptr(|_, _, _| {
-            boa_gc::force_collect();
-            Ok(JsValue::undefined())
-        }),
-    )?;
-
+/// Installs the globals of a host realm in the current realm.
+pub(super) fn install_realm(options: &super::HostOptions, ctx: &mut Cx) -> JsResult<()> {
+    super::console::install(ctx)?;
+    super::timers::install(ctx)?;
+    install_self_and_gc(ctx)?;
+    crate::register(ctx)?;
     super::performance::register(ctx)?;
     super::crypto::register(ctx)?;
     super::base64::register(ctx)?;
     crate::file::set_blob_url_origin(ctx, FETCH_ORIGIN);
+    // The document's base URL for relative URLs (the location, or wptserve's origin).
+    let base = options
+        .location
+        .clone()
+        .unwrap_or_else(|| format!("{FETCH_ORIGIN}/"));
+    if !crate::fetch::urls::set_api_base_url(&base, ctx) {
+        return Err(engine::throw_type_error(format!(
+            "the host's location {base:?} is not a URL"
+        )));
+    }
+    if let Some(location) = &options.location {
+        install_location(location, ctx)?;
+    }
+    let fetcher: Option<crate::fetcher::SharedFetcher> =
+        match (&options.fetcher, &options.fetch_root) {
+            (Some(fetcher), _) => Some(fetcher.clone()),
+            (None, Some(root)) => Some(std::sync::Arc::new(super::file_fetcher::FileFetcher {
+                root: root.clone(),
+            })),
+            (None, None) => None,
+        };
+    if let Some(fetcher) = fetcher {
+        crate::fetcher::set_fetcher(fetcher, ctx);
+    }
+    if options.window {
+        crate::html::window::install_window(FETCH_ORIGIN, ctx)?;
+    }
     Ok(())
+}
+
+/// A global's own property that is neither a WebIDL operation nor an attribute: writable,
+/// not enumerable, configurable.
+pub(super) fn hidden(value: impl Into<Value>) -> PropertyDescriptor {
+    PropertyDescriptor::builder()
+        .value(value)
+        .writable(true)
+        .enumerable(false)
+        .configurable(true)
+        .build()
+}
+
+/// `self` (the global object: HTML's `self` is the WindowProxy / WorkerGlobalScope itself) and
+/// `gc()` (a full collection, as WPT's common/gc.js expects from `self.gc`).
+fn install_self_and_gc(ctx: &mut Cx) -> JsResult<()> {
+    let global = engine::global_object(ctx);
+    global.define_property_or_throw("self", hidden(global.clone()), ctx)?;
+    let gc = webidl::function(ctx, "gc", 0, gc);
+    global.define_property_or_throw("gc", hidden(gc), ctx)?;
+    Ok(())
+}
+
+fn gc(_: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    engine::collect_garbage(ctx);
+    Ok(Value::undefined())
+}
+
+traced! {
+    data;
+    /// The realm's document URL, as `location.toString()` returns it.
+    struct LocationHref {
+        href: String,
+    }
 }
 
 /// `location`: a stand-in for HTML's `Location` object (`WorkerLocation`-like), with the
 /// components of the document's URL (`href`, `origin`, `protocol`, `host`, `hostname`, `port`,
 /// `pathname`, `search`, `hash`: read-only data properties) and `toString()`. `location` must
 /// be an absolute URL.
-pub(super) fn register_location(location: &str, ctx: &mut Context) -> JsResult<()> {
+fn install_location(location: &str, ctx: &mut Cx) -> JsResult<()> {
     use ::url::quirks;
     let url = ::url::Url::parse(location).map_err(|error| {
-        JsNativeError::typ().with_message(format!("invalid location {location:?}: {error}"))
+        engine::throw_type_error(format!("invalid location {location:?}: {error}"))
     })?;
-    let href = JsString::from(quirks::href(&url));
-    let to_string = FunctionObjectBuilder::new(
-        ctx.realm(),
-        NativeFunction::from_copy_closure_with_captures(
-            |_, _, href: &JsString, _| Ok(href.clone().into()),
-            href.clone(),
-        ),
-    )
-    .name(js_string!("toString"))
-    .length(0)
-    .constructor(false)
-    .build();
-    let read_only = Attribute::ENUMERABLE;
-    let mut object = ObjectInitializer::new(ctx);
-    object.property(js_string!("href"), href, read_only);
+    let object = engine::clone::new_plain_object(ctx);
     for (name, value) in [
+        ("href", quirks::href(&url).to_owned()),
         ("origin", quirks::origin(&url)),
         ("protocol", quirks::protocol(&url).to_owned()),
         ("host", quirks::host(&url).to_owned()),
@@ -86,42 +103,39 @@ pub(super) fn register_location(location: &str, ctx: &mut Context) -> JsResult<(
         ("search", quirks::search(&url).to_owned()),
         ("hash", quirks::hash(&url).to_owned()),
     ] {
-        object.property(JsString::from(name), JsString::from(value), read_only);
+        object.define_property_or_throw(
+            name,
+            PropertyDescriptor::builder()
+                .value(engine::JsString::from(value))
+                .writable(false)
+                .enumerable(true)
+                .configurable(false),
+            ctx,
+        )?;
     }
-    object.property(js_string!("toString"), to_string, Attribute::all());
-    let object = object.build();
-    ctx.register_global_property(
-        js_string!("location"),
-        object,
-        Attribute::WRITABLE | Attribute::CONFIGURABLE,
-    )
+    engine::set_realm_data(
+        ctx,
+        LocationHref {
+            href: quirks::href(&url).to_owned(),
+        },
+    );
+    let to_string = webidl::function(ctx, "toString", 0, location_to_string);
+    object.define_property_or_throw(
+        "toString",
+        PropertyDescriptor::builder()
+            .value(to_string)
+            .writable(true)
+            .enumerable(true)
+            .configurable(true),
+        ctx,
+    )?;
+    engine::global_object(ctx).define_property_or_throw("location", hidden(object), ctx)?;
+    Ok(())
 }
 
-/// A `console` logger that writes every message to stderr.
-#[derive(Debug, Clone, Trace, Finalize)]
-struct StderrLogger;
-
-impl StderrLogger {
-    fn write(msg: &str, state: &ConsoleState) -> JsResult<()> {
-        let indent = state.indent();
-        writeln!(std::io::stderr(), "{:indent$}{msg}", "").map_err(boa_engine::JsError::from_rust)
-    }
-}
-
-impl Logger for StderrLogger {
-    fn log(&self, msg: String, state: &ConsoleState, _: &mut Context) -> JsResult<()> {
-        Self::write(&msg, state)
-    }
-
-    fn info(&self, msg: String, state: &ConsoleState, _: &mut Context) -> JsResult<()> {
-        Self::write(&msg, state)
-    }
-
-    fn warn(&self, msg: String, state: &ConsoleState, _: &mut Context) -> JsResult<()> {
-        Self::write(&msg, state)
-    }
-
-    fn error(&self, msg: String, state: &ConsoleState, _: &mut Context) -> JsResult<()> {
-        Self::write(&msg, state)
-    }
+/// `location.toString()`: the document's URL (of the function's realm, which is current).
+fn location_to_string(_: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    let href =
+        engine::with_realm_data::<LocationHref, _>(ctx, |l| l.href.clone()).unwrap_or_default();
+    Ok(Value::from(engine::JsString::from(href)))
 }

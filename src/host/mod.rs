@@ -3,6 +3,10 @@
 //! threads connected by `MessagePort`s, and second realms. Not part of the spec layer: the
 //! streams code never depends on it.
 //!
+//! One host for both engines, written over the engine's runtime interface (`Runtime`,
+//! `evaluate_script`, the microtask queue, and the [`RuntimeHost`](crate::engine::RuntimeHost)
+//! hooks the event loop implements); it names no engine crate.
+//!
 //! ```no_run
 //! use boa_streams::host::{Host, HostOptions, RunOutcome};
 //!
@@ -17,126 +21,142 @@
 
 mod agent;
 mod base64;
+mod common_api;
+mod console;
+mod crypto;
 pub mod diff_api;
 mod event_loop;
+mod file_fetcher;
 mod globals;
 mod performance;
+/// Helpers for tests, with the same signatures on both engines.
+pub mod test_api;
+mod text;
+mod timers;
+mod types;
 
-use std::{path::Path, rc::Rc, time::Instant};
+use std::{
+    cell::RefCell,
+    path::Path,
+    rc::{Rc, Weak},
+    sync::Arc,
+    time::Instant,
+};
 
-use boa_engine::{context::ContextBuilder, JsError, JsNativeError, JsResult, JsValue, Source};
-
+use crate::engine::{self, Runtime, RuntimeHost};
+use crate::{JsError, JsResult, Object, Realm, Value};
 use event_loop::EventLoop;
 
 pub use agent::{port_pair, AgentExit, PortHandle};
-
-mod common_api;
-mod crypto;
-mod file_fetcher;
-mod text;
 pub use text::json_string;
-mod types;
 pub use types::{HostOptions, HostReport, RunOutcome};
-/// Helpers for tests, with the same signatures on both engines.
-pub mod test_api;
 
-/// The VM stack size limit of a host's context, in values: 1,048,576 (Boa's default is
-/// 10,240). See ENGINE_BUGS.md, 1: it lets about 150,000 caught exceptions leak before the
-/// limit, against about 1,460.
-pub const HOST_STACK_SIZE_LIMIT: usize = 1 << 20;
+/// The context handle the host's API takes: on Boa, Boa's `Context` (the embedder owns it); on
+/// QuickJS, a handle on a realm of the host's runtime (the host owns the runtime: drop every
+/// value and context handle before the last clone of the [`Host`]).
+pub type Context = engine::Cx;
 
-/// The context handle the host's API takes (on Boa, Boa's `Context`).
-pub use boa_engine::Context;
+/// An agent's host: its runtime (on QuickJS, the owner of the runtime), event loop and
+/// options. Cloning it clones the handle.
+#[derive(Clone)]
+pub struct Host(Rc<HostInner>);
 
-/// A context's host: owns its event loop and host hooks.
-///
-/// The event loop is also the context's [`boa_engine::job::JobExecutor`], so
-/// `Context::run_jobs` runs it until idle (reporting errors instead of returning them).
-#[derive(Debug, Clone)]
-pub struct Host {
+struct HostInner {
+    // Dropped before the runtime (field order): its tasks and timers hold values of it.
     event_loop: Rc<EventLoop>,
-    options: Rc<HostOptions>,
+    runtime: Runtime,
+    options: HostOptions,
 }
 
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host")
+            .field("event_loop", &self.0.event_loop)
+            .field("options", &self.0.options)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The host of an agent, as the agent's data: a weak link (the host owns the runtime on
+/// QuickJS, whose agent data this is).
+struct HostLink(Weak<HostInner>);
+
 impl Host {
-    /// Builds a context with the event loop, host hooks, the host globals, and the streams
-    /// globals (`crate::register`) installed.
+    /// Builds an agent (the engine's runtime) and its main realm with the host globals and the
+    /// streams globals (`crate::register`) installed; returns the host and a handle on the
+    /// realm.
     ///
-    /// Globals, in installation order: boa_runtime's (`console`, `setTimeout`, `setInterval`,
-    /// `clearTimeout`, `clearInterval`, `queueMicrotask`, `TextEncoder`, `TextDecoder`, `atob`,
-    /// `btoa`), the streams, DOM and HTML interfaces (`MessageChannel`, `MessagePort`,
-    /// `MessageEvent`, a `structuredClone`, `TextEncoder` and `TextDecoder` that replace
-    /// boa_runtime's), then `self`, `gc()`, `fetch()`, `performance`,
-    /// `crypto.getRandomValues`, and `atob`/`btoa` that replace boa_runtime's; with
-    /// [`HostOptions::window`], `window`, `postMessage` and `onmessage`.
+    /// Globals, in installation order: `console`, `setTimeout`, `setInterval`, `clearTimeout`,
+    /// `clearInterval`, `queueMicrotask`, `self`, `gc()`; the streams, DOM, HTML, Encoding,
+    /// URL, File and Fetch interfaces with `structuredClone` and `fetch()`
+    /// ([`crate::register`]); `performance`, `crypto.getRandomValues`, `atob`, `btoa`; with
+    /// [`HostOptions::location`], `location`; with [`HostOptions::window`], `window`,
+    /// `postMessage` and `onmessage`.
     ///
     /// The context is one agent: its `MessagePort`s can be entangled with ports of agents on
     /// other threads ([`Host::spawn_agent`], [`port_pair`]).
     pub fn new(options: HostOptions) -> JsResult<(Host, Context)> {
-        let event_loop = Rc::new(EventLoop::new());
-        let mut ctx = ContextBuilder::new()
-            .host_hooks(Rc::clone(&event_loop))
-            .job_executor(Rc::clone(&event_loop))
-            .build()?;
-        crate::html::set_agent(&mut ctx, std::sync::Arc::clone(event_loop.agent()));
-        // Mitigates a Boa 0.22 bug (ENGINE_BUGS.md, 1): each caught exception leaks a few VM
-        // stack slots, so at Boa's default limit (10,240 values) a loop dies with an uncatchable
-        // "maximum stack size" error after about 1,460 catches. The limit is a setting; the
-        // stack grows only as it is used.
-        ctx.runtime_limits_mut()
-            .set_stack_size_limit(HOST_STACK_SIZE_LIMIT);
-        ctx.insert_data(Rc::new(options.clone()));
-        install_globals(&options, &mut ctx)?;
-        let options = Rc::new(options);
-        Ok((
-            Host {
-                event_loop,
-                options,
-            },
-            ctx,
-        ))
-    }
-
-    /// The host of a context built by [`Host::new`], if `ctx` is one.
-    pub fn from_context(ctx: &Context) -> Option<Host> {
-        let event_loop = ctx.downcast_job_executor::<EventLoop>()?;
-        let options = ctx
-            .get_data::<Rc<HostOptions>>()
-            .cloned()
-            .unwrap_or_default();
-        Some(Host {
+        let agent = crate::html::Agent::new();
+        let event_loop = Rc::new(EventLoop::new(Arc::clone(&agent)));
+        let (runtime, mut ctx) = Runtime::new(Rc::clone(&event_loop) as Rc<dyn RuntimeHost>)?;
+        crate::html::set_agent(&mut ctx, agent);
+        console::set_up(options.console_to_stderr, &mut ctx);
+        let host = Host(Rc::new(HostInner {
             event_loop,
+            runtime,
             options,
-        })
+        }));
+        engine::set_agent_data(&mut ctx, HostLink(Rc::downgrade(&host.0)));
+        // The checkpoint that follows a callback run from a task ("clean up after running
+        // script").
+        engine::set_microtask_checkpoint(&mut ctx, |ctx| {
+            if let Some(host) = Host::from_context(ctx) {
+                host.perform_microtask_checkpoint(ctx);
+            }
+        });
+        globals::install_realm(&host.0.options, &mut ctx)?;
+        Ok((host, ctx))
     }
 
-    /// A second realm in this context's agent, with the same globals as the first (the
-    /// streams, DOM and HTML interfaces, the host globals, a window if the host makes windows).
-    /// Returns it and its global object. Objects of one realm can be handed to the other
-    /// directly, and a stream can be transferred into it (`otherGlobal.structuredClone(rs,
-    /// { transfer: [rs] })`, or a `MessagePort` whose other end is in it).
+    /// The host of a context built by [`Host::new`] (or of one of its realms), while the host
+    /// lives.
+    pub fn from_context(ctx: &Context) -> Option<Host> {
+        engine::agent_data::<HostLink>(ctx)
+            .and_then(|link| link.0.upgrade())
+            .map(Host)
+    }
+
+    /// A second realm in this agent, with the same globals as the first (the streams, DOM and
+    /// HTML interfaces, the host globals, a window if the host makes windows). Returns it and
+    /// its global object. Objects of one realm can be handed to the other directly, and a
+    /// stream can be transferred into it (`otherGlobal.structuredClone(rs, { transfer: [rs]
+    /// })`, or a `MessagePort` whose other end is in it).
     ///
     /// ```
     /// use boa_streams::host::{Host, HostOptions};
-    /// use boa_engine::{js_string, Source};
     ///
     /// let (host, mut ctx) = Host::new(HostOptions::default()).unwrap();
     /// let (_realm, global) = host.create_realm(&mut ctx).unwrap();
-    /// ctx.global_object().set(js_string!("other"), global, true, &mut ctx).unwrap();
+    /// host.set_global(&mut ctx, "other", global).unwrap();
     /// let same = host
     ///     .eval_script(&mut ctx, "realms.js", "other.ReadableStream === ReadableStream")
     ///     .unwrap();
     /// assert_eq!(same.as_boolean(), Some(false));
     /// ```
-    pub fn create_realm(
-        &self,
-        ctx: &mut Context,
-    ) -> JsResult<(boa_engine::realm::Realm, boa_engine::JsObject)> {
-        let realm = ctx.create_realm()?;
-        let previous = ctx.enter_realm(realm.clone());
-        let result = install_globals(&self.options, ctx).map(|()| ctx.global_object());
-        ctx.enter_realm(previous);
-        Ok((realm, result?))
+    pub fn create_realm(&self, ctx: &mut Context) -> JsResult<(Realm, Object)> {
+        let realm = self.0.runtime.new_realm(ctx)?;
+        let global = engine::in_realm(ctx, &realm, |ctx| {
+            globals::install_realm(&self.0.options, ctx)?;
+            Ok::<_, JsError>(engine::global_object(ctx))
+        })?;
+        Ok((realm, global))
+    }
+
+    /// The global object of a new realm of this agent, with the same globals (see
+    /// [`Host::create_realm`]).
+    pub fn new_realm_global(&self, ctx: &mut Context) -> JsResult<Value> {
+        let (_, global) = self.create_realm(ctx)?;
+        Ok(Value::from(global))
     }
 
     /// Evaluates a classic script, then performs a microtask checkpoint (also when the script
@@ -144,41 +164,135 @@ impl Host {
     ///
     /// An exception thrown by the script is returned (the caller reports it); exceptions thrown
     /// by microtasks during the checkpoint are reported ([`Host::take_reports`]).
-    pub fn eval_script(&self, ctx: &mut Context, name: &str, source: &str) -> JsResult<JsValue> {
-        let result = ctx.eval(Source::from_bytes(source).with_path(Path::new(name)));
-        self.event_loop.microtask_checkpoint(ctx);
+    pub fn eval_script(&self, ctx: &mut Context, name: &str, source: &str) -> JsResult<Value> {
+        let result = engine::evaluate_script(ctx, Some(Path::new(name)), source);
+        self.perform_microtask_checkpoint(ctx);
         result
     }
 
-    /// <https://html.spec.whatwg.org/multipage/webappapis.html#perform-a-microtask-checkpoint>:
-    /// runs every queued microtask (and those they queue), then reports unhandled rejections.
-    pub fn perform_microtask_checkpoint(&self, ctx: &mut Context) {
-        self.event_loop.microtask_checkpoint(ctx);
+    /// Evaluates a classic script in the current realm, without the microtask checkpoint
+    /// [`Host::eval_script`] performs (for a harness that loads several scripts in one task).
+    pub fn evaluate(
+        &self,
+        ctx: &mut Context,
+        path: Option<&Path>,
+        source: &str,
+    ) -> JsResult<Value> {
+        engine::evaluate_script(ctx, path, source)
     }
 
-    /// Runs the event loop until `done` returns true (checked after every task / microtask
-    /// checkpoint), nothing is left to run, or `deadline` passes.
+    /// <https://html.spec.whatwg.org/multipage/webappapis.html#perform-a-microtask-checkpoint>:
+    /// runs every queued microtask (and those they queue), then reports the rejected promises
+    /// still unhandled. Does nothing if a checkpoint is already being performed.
+    pub fn perform_microtask_checkpoint(&self, ctx: &mut Context) {
+        let HostInner {
+            event_loop,
+            runtime,
+            ..
+        } = &*self.0;
+        // 1–2. If the event loop's performing a microtask checkpoint is true, return;
+        //      otherwise set it to true.
+        if event_loop.enter_checkpoint() {
+            return;
+        }
+        // 3. While the microtask queue is not empty: run the oldest microtask (its exception
+        //    reported).
+        runtime.run_microtasks(ctx, &mut |error, ctx| event_loop.report_error(error, ctx));
+        // 4. Notify about rejected promises.
+        event_loop.notify_about_rejected_promises(ctx);
+        // 6. ClearKeptObjects().
+        engine::clear_kept_objects(ctx);
+        // 7. Set the event loop's performing a microtask checkpoint to false.
+        event_loop.leave_checkpoint();
+    }
+
+    /// Runs the event loop (<https://html.spec.whatwg.org/multipage/webappapis.html#event-loop-processing-model>)
+    /// until `done` returns true (checked after every task and its microtask checkpoint),
+    /// nothing is left to run, the agent closes, or `deadline` passes.
     ///
-    /// Between tasks the loop sleeps until the next timer is due, never past `deadline`.
+    /// Between tasks the loop sleeps until the next timer is due (never past `deadline`), or a
+    /// message from another agent arrives.
     pub fn run_until(
         &self,
         ctx: &mut Context,
         deadline: Option<Instant>,
         done: &mut dyn FnMut(&mut Context) -> bool,
     ) -> RunOutcome {
-        self.event_loop.run(ctx, deadline, done)
+        let HostInner {
+            event_loop,
+            runtime,
+            ..
+        } = &*self.0;
+        let ctx = RefCell::new(ctx);
+        let agent = Arc::clone(event_loop.agent());
+        let mut async_jobs = engine::AsyncJobs::new(runtime, &ctx, Arc::new(move || agent.wake()));
+        let report = &mut |error, ctx: &mut Context| event_loop.report_error(error, ctx);
+
+        let outcome = loop {
+            self.perform_microtask_checkpoint(&mut ctx.borrow_mut());
+            if event_loop.is_closing() {
+                break RunOutcome::Closed;
+            }
+            if done(&mut ctx.borrow_mut()) {
+                break RunOutcome::Done;
+            }
+            if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                break RunOutcome::DeadlineReached;
+            }
+            // The engine's async jobs (Boa's futures): a polling round counts as a task.
+            if async_jobs.poll(report) {
+                self.perform_microtask_checkpoint(&mut ctx.borrow_mut());
+                if done(&mut ctx.borrow_mut()) {
+                    break RunOutcome::Done;
+                }
+            }
+            // Messages other agents posted to this agent's ports become tasks.
+            crate::html::deliver_remote_messages(&mut ctx.borrow_mut());
+            // One task.
+            if let Some(task) = event_loop.next_task(Instant::now()) {
+                let mut ctx = ctx.borrow_mut();
+                if let Err(error) = task(&mut ctx) {
+                    event_loop.report_error(error, &mut ctx);
+                }
+                continue;
+            }
+            // Nothing runnable: stop, or wait until the next timer, the deadline, a wake-up of
+            // an async job, or a message from another agent.
+            let next_timer = event_loop.next_timer_due();
+            let may_receive = event_loop.agent().has_ready()
+                || crate::html::may_receive_remote_messages(&ctx.borrow());
+            if next_timer.is_none() && !async_jobs.keeps_alive() && !may_receive {
+                break RunOutcome::Idle;
+            }
+            let wake_at = match (next_timer, deadline) {
+                (Some(timer), Some(deadline)) => Some(timer.min(deadline)),
+                (timer, deadline) => timer.or(deadline),
+            };
+            event_loop.agent().wait(wake_at);
+        };
+
+        let abandoned = async_jobs.abandon();
+        if abandoned > 0 {
+            event_loop.report(HostReport::UncaughtError(format!(
+                "{abandoned} pending async job(s) abandoned when the event loop returned"
+            )));
+        }
+        outcome
     }
 
     /// Closes this agent, as a worker's `close()` does: the event loop stops after the current
     /// task and does not run again. (The agent's ports are disentangled when its context is
     /// dropped.)
     pub fn close(&self) {
-        self.event_loop.close();
+        self.0.event_loop.close();
     }
 
-    /// Whether a microtask, task, live timer or async job is queued.
+    /// Whether a microtask, task, live timer, async job or message from another agent is
+    /// queued.
     pub fn has_pending_work(&self) -> bool {
-        self.event_loop.has_pending_work()
+        self.0.runtime.has_pending_jobs()
+            || self.0.event_loop.has_pending_tasks()
+            || self.0.event_loop.agent().has_ready()
     }
 
     /// How many `MessagePort`s this agent holds because they are entangled (or still have
@@ -190,25 +304,7 @@ impl Host {
 
     /// Takes the reports gathered so far.
     pub fn take_reports(&self) -> Vec<HostReport> {
-        self.event_loop.take_reports()
-    }
-
-    /// Evaluates a classic script in the current realm, without the microtask checkpoint
-    /// [`Host::eval_script`] performs (for a harness that loads several scripts in one task).
-    pub fn evaluate(
-        &self,
-        ctx: &mut Context,
-        path: Option<&Path>,
-        source: &str,
-    ) -> crate::JsResult<crate::Value> {
-        let mut src = Source::from_bytes(source);
-        if let Some(path) = path {
-            src = src.with_path(path);
-        }
-        boa_engine::Script::parse(src, None, ctx)
-            .and_then(|script| script.evaluate(ctx))
-            .map(crate::Value::from)
-            .map_err(crate::JsError::from)
+        self.0.event_loop.take_reports()
     }
 
     /// Defines a function on the current realm's global object (writable, enumerable and
@@ -219,83 +315,28 @@ impl Host {
         name: &str,
         length: usize,
         f: crate::NativeFunctionPointer,
-    ) -> crate::JsResult<()> {
-        crate::engine::webidl::define_global_operation(name, length, f, ctx)
-    }
-
-    /// The global object of a new realm of this agent, with the same globals (see
-    /// [`Host::create_realm`]).
-    pub fn new_realm_global(&self, ctx: &mut Context) -> crate::JsResult<crate::Value> {
-        let (_, global) = self.create_realm(ctx)?;
-        Ok(crate::Value::from(crate::Object::from(global)))
+    ) -> JsResult<()> {
+        engine::webidl::define_global_operation(name, length, f, ctx)
     }
 
     /// The value an error throws, if it is not an uncatchable engine error.
-    pub fn thrown_value(&self, error: crate::JsError, ctx: &mut Context) -> Option<crate::Value> {
-        crate::engine::thrown_value(error, ctx).ok()
+    pub fn thrown_value(&self, error: JsError, ctx: &mut Context) -> Option<Value> {
+        engine::thrown_value(error, ctx).ok()
     }
 
     /// Whether `value` is a promise that is still pending.
-    pub fn is_pending_promise(&self, value: &JsValue) -> bool {
-        value
-            .as_object()
-            .and_then(|o| boa_engine::object::builtins::JsPromise::from_object(o.clone()).ok())
-            .is_some_and(|p| {
-                matches!(
-                    p.state(),
-                    boa_engine::builtins::promise::PromiseState::Pending
-                )
-            })
+    pub fn is_pending_promise(&self, value: &Value) -> bool {
+        engine::is_pending_promise(value)
     }
-}
-
-/// Installs the globals of a host realm in the current realm.
-fn install_globals(options: &HostOptions, ctx: &mut Context) -> JsResult<()> {
-    // The checkpoint that follows a callback run from a task ("clean up after running script").
-    crate::engine::set_microtask_checkpoint(ctx, |ctx| {
-        if let Some(host) = Host::from_context(ctx) {
-            host.perform_microtask_checkpoint(ctx);
-        }
-    });
-    globals::register_runtime(options.console_to_stderr, ctx)?;
-    crate::register(ctx)?;
-    globals::register_host_globals(ctx)?;
-    // The document's base URL for relative URLs (the location, or wptserve's origin), and the
-    // fetcher.
-    match &options.location {
-        Some(location) => {
-            if !crate::fetch::urls::set_api_base_url(location, ctx) {
-                return Err(JsNativeError::typ()
-                    .with_message(format!("the host's location {location:?} is not a URL"))
-                    .into());
-            }
-            globals::register_location(location, ctx)?;
-        }
-        None => {
-            crate::fetch::urls::set_api_base_url(&format!("{}/", globals::FETCH_ORIGIN), ctx);
-        }
-    }
-    let fetcher: Option<crate::fetcher::SharedFetcher> =
-        match (&options.fetcher, &options.fetch_root) {
-            (Some(fetcher), _) => Some(fetcher.clone()),
-            (None, Some(root)) => Some(std::sync::Arc::new(file_fetcher::FileFetcher {
-                root: root.clone(),
-            })),
-            (None, None) => None,
-        };
-    if let Some(fetcher) = fetcher {
-        crate::fetcher::set_fetcher(fetcher, ctx);
-    }
-    if options.window {
-        crate::html::window::install_window(globals::FETCH_ORIGIN, ctx)?;
-    }
-    Ok(())
 }
 
 /// The message of an uncaught exception, as the host reports it: `ToString(thrown value)`
-/// (e.g. `TypeError: foo`), falling back to Boa's display form when that throws.
+/// (e.g. `TypeError: foo`), or the engine's description of an uncatchable error.
 pub fn error_message(error: impl Into<JsError>, ctx: &mut Context) -> String {
-    event_loop::error_message(error.into(), ctx)
+    match engine::thrown_value(error.into(), ctx) {
+        Ok(value) => engine::value_message(&value, ctx),
+        Err(error) => error.to_string(),
+    }
 }
 
 /// The host's event loop is what [`crate::rust::Ticket::wait`] drives.

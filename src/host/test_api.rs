@@ -1,38 +1,34 @@
-//! Helpers for tests of the library (its integration tests first), with the same signatures on
-//! both engines (`src/host/quickjs/test_api.rs` is the QuickJS twin): script evaluation with
-//! and without running the jobs, an exception's message, the global object, a global function,
-//! and a full garbage collection.
+//! Helpers for tests of the library (its integration tests first), the same on both engines:
+//! script evaluation with and without running the jobs, an exception's message, the global
+//! object, a global function, and a full garbage collection.
 
-use boa_engine::{Context, Source};
-
+use super::Context;
+use crate::engine;
 use crate::{JsError, JsResult, NativeFunctionPointer, Object, Value};
 
 /// Evaluates `source` as a classic script in the current realm, without running any job.
 pub fn evaluate(ctx: &mut Context, source: &str) -> JsResult<Value> {
-    ctx.eval(Source::from_bytes(source))
-        .map(Value::from)
-        .map_err(JsError::from)
+    engine::evaluate_script(ctx, None, source)
 }
 
 /// Evaluates `source` as a classic script in the current realm, then runs the context's jobs
-/// until none is left (a host's context: its event loop until idle; a plain context: its job
-/// queue). An exception comes back as its message ([`error_text`]).
+/// until none is left (a host's context: its event loop until idle, errors reported there; on
+/// Boa, a plain context: its own job queue). An exception comes back as its message
+/// ([`error_text`]).
 pub fn run_script(ctx: &mut Context, source: &str) -> Result<Value, String> {
-    let value = ctx
-        .eval(Source::from_bytes(source))
-        .map_err(|e| super::error_message(e, ctx))?;
-    ctx.run_jobs().map_err(|e| super::error_message(e, ctx))?;
-    Ok(value.into())
+    let value = engine::evaluate_script(ctx, None, source).map_err(|e| error_text(e, ctx))?;
+    engine::run_jobs(ctx).map_err(|e| error_text(e, ctx))?;
+    Ok(value)
 }
 
 /// The message of an exception, as the host reports it: `ToString(thrown value)`.
 pub fn error_text(error: JsError, ctx: &mut Context) -> String {
-    super::error_message(boa_engine::JsError::from(error), ctx)
+    super::error_message(error, ctx)
 }
 
 /// The current realm's global object.
 pub fn global_object(ctx: &mut Context) -> Object {
-    Object::from(ctx.global_object())
+    engine::global_object(ctx)
 }
 
 /// Defines a function on the current realm's global object (writable, enumerable and
@@ -43,13 +39,13 @@ pub fn define_global_function(
     length: usize,
     f: NativeFunctionPointer,
 ) -> JsResult<()> {
-    crate::engine::webidl::define_global_operation(name, length, f, ctx)
+    engine::webidl::define_global_operation(name, length, f, ctx)
 }
 
 /// Collects all garbage, after releasing the objects `WeakRef`s keep alive for the current job.
 pub fn collect_garbage(ctx: &mut Context) {
-    ctx.clear_kept_objects();
-    boa_gc::force_collect();
+    engine::clear_kept_objects(ctx);
+    engine::collect_garbage(ctx);
 }
 
 impl super::Host {
@@ -57,12 +53,11 @@ impl super::Host {
     /// (`EventTarget`, `DOMException`, `MessageChannel`, `MessagePort`, `structuredClone`, ...)
     /// and none of the streams: a realm where a transferred stream's interface is not exposed.
     pub fn new_bare_realm_global(&self, ctx: &mut Context) -> JsResult<Value> {
-        let realm = ctx.create_realm()?;
-        let previous = ctx.enter_realm(realm);
-        let result = crate::dom::register(ctx)
-            .and_then(|()| crate::html::register(ctx))
-            .map(|()| Value::from(Object::from(ctx.global_object())));
-        ctx.enter_realm(previous);
-        result
+        let realm = self.0.runtime.new_realm(ctx)?;
+        engine::in_realm(ctx, &realm, |ctx| {
+            crate::dom::register(ctx)?;
+            crate::html::register(ctx)?;
+            Ok(Value::from(engine::global_object(ctx)))
+        })
     }
 }

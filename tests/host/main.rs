@@ -577,3 +577,39 @@ fn many_caught_exceptions_fit_in_the_hosts_stack_limit() {
         TestAction::assert_string("caught + ' ' + after", "20000 20000"),
     ]);
 }
+
+// Boa only: boa_runtime's extension API, for an embedder's own Boa context.
+#[cfg(feature = "engine-boa")]
+#[test]
+fn streams_extension_composes_with_boa_runtime() {
+    use boa_runtime::RuntimeExtension as _;
+    let mut ctx = boa_engine::Context::default();
+    boa_runtime::register(boa_streams::StreamsExtension, None, &mut ctx).expect("registered");
+    let realm = ctx.create_realm().expect("a realm");
+    boa_streams::StreamsExtension::default()
+        .register(Some(realm.clone()), &mut ctx)
+        .expect("registered in the second realm");
+    let types = |ctx: &mut boa_engine::Context| {
+        ctx.eval(boa_engine::Source::from_bytes(
+            "[typeof ReadableStream, typeof structuredClone, typeof setTimeout].join()",
+        ))
+        .expect("no exception")
+        .as_string()
+        .map(|s| s.to_std_string_escaped())
+    };
+    assert_eq!(
+        types(&mut ctx).as_deref(),
+        Some("function,function,function")
+    );
+    let previous = ctx.enter_realm(realm);
+    // The second realm has the streams, and none of boa_runtime's globals.
+    assert_eq!(
+        types(&mut ctx).as_deref(),
+        Some("function,function,undefined")
+    );
+    ctx.enter_realm(previous);
+    assert_eq!(
+        format!("{:?}", boa_streams::StreamsExtension),
+        "StreamsExtension"
+    );
+}

@@ -3,8 +3,8 @@
 //! names. Each type is a `#[repr(transparent)]` newtype of Boa's type of the same role with
 //! `#[inline]` methods, so the boundary costs nothing (ARCHITECTURE.md, "The engine contract").
 //!
-//! This folder and the host's runtime glue (`runtime.rs`) are the only code that names a Boa
-//! crate.
+//! This folder is the only code that names a Boa crate (`runtime.rs` is the runtime: the
+//! context's job executor and host hooks).
 
 /// Declares a traced type: `traced! { struct S { .. } }` (or an enum) makes `S`'s values
 /// traceable by the engine's garbage collector (it marks the JS values `S` holds; a field marked
@@ -53,8 +53,10 @@ mod buffer;
 mod call;
 mod callback;
 pub mod clone;
+pub(crate) mod diff_hook;
 mod encoding;
 mod error;
+mod extension;
 mod handle;
 mod job;
 mod json;
@@ -62,6 +64,7 @@ mod json_fallback;
 mod object;
 mod promise;
 mod property;
+mod runtime;
 mod slot;
 mod string;
 mod task;
@@ -73,12 +76,17 @@ pub use call::*;
 pub use callback::*;
 pub use encoding::*;
 pub use error::*;
+pub use extension::{Extension, Registration};
 pub use handle::*;
 pub use job::*;
 pub use json::*;
 pub use object::{DataRef, Object, ObjectRef};
 pub use promise::*;
 pub use property::{PropertyDescriptor, PropertyDescriptorBuilder, PropertyKey};
+pub use runtime::{
+    clear_kept_objects, collect_garbage, evaluate_script, inspect, is_pending_promise, run_jobs,
+    AsyncJobs, Runtime,
+};
 pub use slot::Shared;
 pub(crate) use slot::{SlotCell, SlotCellMut, SlotCellRef};
 pub(crate) use string::js_string;

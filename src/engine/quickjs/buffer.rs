@@ -930,7 +930,7 @@ mod tests;
 /// The pin ([`Pin`]) under a closure that breaks its contract.
 #[cfg(test)]
 mod pin_tests {
-    use super::super::host::{eval_script, Runtime};
+    use super::super::runtime::{eval_script, Runtime};
     use super::super::*;
 
     fn eval(cx: &mut Cx, source: &str) -> Value {
@@ -945,7 +945,7 @@ mod pin_tests {
     /// the transfer throws, and the buffer is transferable again afterwards.
     #[test]
     fn lent_bytes_stay_put_while_script_runs() {
-        let rt = Runtime::new(Box::new(|_, _, _| {})).expect("a runtime");
+        let rt = Runtime::for_tests().0;
         let mut cx = rt.main_context();
         let chunk = eval(
             &mut cx,
@@ -973,7 +973,7 @@ mod pin_tests {
     /// A second lending of the bytes of a buffer lent mutably is refused.
     #[test]
     fn nested_mutable_lending_is_refused() {
-        let rt = Runtime::new(Box::new(|_, _, _| {})).expect("a runtime");
+        let rt = Runtime::for_tests().0;
         let mut cx = rt.main_context();
         let value = eval(&mut cx, "new ArrayBuffer(4)");
         let buffer =

@@ -1,12 +1,12 @@
 //! Tests of buffer.rs, clone.rs, encoding.rs and json.rs on a bare runtime. Each test frees its
 //! runtime at the end, and QuickJS asserts then that no object is left (a leak check).
 
-use super::super::host::{eval_script, run_gc, Runtime};
+use super::super::runtime::{eval_script, run_gc, Runtime};
 use super::super::*;
 use crate::engine::{TypedArrayKind, ViewKind};
 
 fn runtime() -> Runtime {
-    Runtime::new(Box::new(|_, _, _| {})).expect("a runtime")
+    Runtime::for_tests().0
 }
 
 fn eval(cx: &mut Cx, source: &str) -> Value {

@@ -289,8 +289,8 @@ impl Cx {
     /// Runs `f` with `realm` as the current realm (HTML's "entering" a realm), then returns.
     ///
     /// `realm` must be the context of a [`Realm`](super::Realm) of this runtime that the caller
-    /// holds for the call (both callers do: `task::in_realm` borrows one, `host::run_task` owns
-    /// the task's).
+    /// holds for the call (its caller, `task::in_realm`, borrows one: a task's realm, which
+    /// the task owns, or a realm the host holds).
     pub(crate) fn in_realm<R>(
         &mut self,
         realm: *mut q::JSContext,
@@ -335,23 +335,9 @@ impl std::fmt::Debug for Cx {
 /// Rust code queued to run later with a context.
 pub(crate) type Job = Box<dyn FnOnce(&mut Cx) -> JsResult<()>>;
 
-/// A task: Rust code to run in a realm, from the host's event loop.
-pub(crate) struct Task {
-    pub(crate) realm: super::Realm,
-    pub(crate) job: Job,
-}
-
-/// A timer: a task that becomes runnable at `due` (the clock's nanoseconds).
-pub(crate) struct Timer {
-    pub(crate) due: u128,
-    pub(crate) sequence: u64,
-    /// The host's key for a timer it may cancel (`clearTimeout`).
-    pub(crate) key: Option<u64>,
-    pub(crate) task: Task,
-}
-
 /// The agent's state (one per `JSRuntime`): the classes of ours, the data layers keep per
-/// agent, the task and timer queues the host's event loop drains, and the clock's origin.
+/// agent (the host's event loop among them, which holds the tasks and timers), the Rust
+/// microtasks, and the clock's origin.
 ///
 /// # Invariant
 /// From [`Agent::install`] to [`Agent::uninstall`], the runtime's opaque is the pointer
@@ -366,12 +352,9 @@ pub struct Agent {
     /// [`Agent::data`] lend a reference without holding the map's borrow.
     data: RefCell<HashMap<TypeId, Rc<dyn Any>>>,
     retired: RefCell<Vec<Rc<dyn Any>>>,
-    pub(crate) tasks: RefCell<VecDeque<Task>>,
     /// The Rust microtasks queued on the engine's job queue, in order: each has one job entry
     /// there, which runs the front one (`job.rs`).
     pub(crate) microtasks: RefCell<VecDeque<Job>>,
-    pub(crate) timers: RefCell<Vec<Timer>>,
-    pub(crate) timer_sequence: Cell<u64>,
     pub(crate) origin: std::time::Instant,
     /// Native data of objects QuickJS made with a class of its own (a realm's global object),
     /// by object address: the holder, an object of our native class whose data they read as
@@ -432,10 +415,7 @@ impl Agent {
             function_class,
             data: RefCell::new(HashMap::new()),
             retired: RefCell::new(Vec::new()),
-            tasks: RefCell::new(VecDeque::new()),
             microtasks: RefCell::new(VecDeque::new()),
-            timers: RefCell::new(Vec::new()),
-            timer_sequence: Cell::new(0),
             origin: std::time::Instant::now(),
             foreign: RefCell::new(Vec::new()),
         });
@@ -444,7 +424,7 @@ impl Agent {
         unsafe { q::JS_SetRuntimeOpaque(rt, Box::into_raw(agent).cast()) };
     }
 
-    /// Drops the agent's state (its queued tasks and data, which may hold values).
+    /// Drops the agent's state (its microtasks and data, which may hold values).
     ///
     /// # Safety
     /// `rt` is live and was set up by [`Agent::install`] (or this was already called: then it
@@ -463,12 +443,8 @@ impl Agent {
         let state = unsafe { &*agent };
         // Drop what may hold values while the agent is still reachable (their drops may look
         // it up), then the agent itself.
-        let tasks = std::mem::take(&mut *state.tasks.borrow_mut());
-        drop(tasks);
         let microtasks = std::mem::take(&mut *state.microtasks.borrow_mut());
         drop(microtasks);
-        let timers = std::mem::take(&mut *state.timers.borrow_mut());
-        drop(timers);
         let data = std::mem::take(&mut *state.data.borrow_mut());
         drop(data);
         let retired = std::mem::take(&mut *state.retired.borrow_mut());

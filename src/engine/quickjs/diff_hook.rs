@@ -1,6 +1,6 @@
-//! The engine side of the host's stream-diff additions (`src/host/quickjs/diff_api.rs`):
-//! QuickJS's interrupt handler, its uncatchable errors, and a native PerformPromiseThen. Raw
-//! FFI stays in this folder; the host calls these.
+//! The engine side of the host's stream-diff additions (`src/host/diff_api.rs`): QuickJS's
+//! interrupt handler, its uncatchable errors, and a native PerformPromiseThen. Raw FFI stays in
+//! this folder; the host calls these (the Boa backend's `diff_hook.rs` has the same functions).
 
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
@@ -35,6 +35,10 @@ unsafe extern "C" fn interrupt(_rt: *mut q::JSRuntime, _opaque: *mut c_void) -> 
     // A panic must not unwind into C: it stops the script instead.
     c_int::from(std::panic::catch_unwind(stop).unwrap_or(true))
 }
+
+/// QuickJS keeps its own stack limit (a catchable RangeError); runaway loops are stopped by
+/// [`set_interrupt`] instead, so this does nothing.
+pub(crate) fn set_runtime_limits(_cx: &mut Cx) {}
 
 /// Makes running script stop with an uncatchable error once `stop` returns true (asked every
 /// few thousand bytecode steps); `None` removes the handler.

@@ -14,8 +14,8 @@
 //!   closure's captured data is traced the same way.
 //! - **Strings** are Rust-owned UTF-16 ([`JsString`]), converted at the boundary.
 //! - **The context** ([`Cx`]) is a handle on a `JSContext` (a realm); the agent's state (its
-//!   data, tasks, timers, class ids) hangs off the `JSRuntime`'s opaque, a realm's off the
-//!   context's. The innermost entered context is also kept in a thread-local, for the API's
+//!   data, the host that holds its tasks and timers, class ids) hangs off the `JSRuntime`'s
+//!   opaque, a realm's off the context's. The innermost entered context is also kept in a thread-local, for the API's
 //!   few operations that take no context (`Object::from_proto_and_data`, `Shared::new`).
 
 // The `traced!` of this backend: the `Trace` derive of `boa_streams_derive`.
@@ -45,7 +45,6 @@ pub use self::core::{Cx, Finalize, Marker, NativeObject, Trace};
 
 mod call;
 mod error;
-pub(crate) mod host;
 mod object;
 mod string;
 mod task;
@@ -61,6 +60,7 @@ mod json;
 mod promise;
 #[cfg(test)]
 mod promise_tests;
+mod runtime;
 pub(crate) mod webidl;
 mod webidl_sequences;
 
@@ -87,6 +87,10 @@ pub use json::*;
 pub use object::*;
 pub(crate) use object::{SlotCell, SlotCellMut, SlotCellRef};
 pub use promise::*;
+pub use runtime::{
+    clear_kept_objects, collect_garbage, evaluate_script, inspect, is_pending_promise, run_jobs,
+    AsyncJobs, Runtime,
+};
 pub(crate) use string::js_string;
 pub use string::*;
 pub use task::*;

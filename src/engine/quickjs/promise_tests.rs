@@ -402,17 +402,20 @@ fn clean_up_after_running_script_checks_the_stack() {
 }
 
 #[test]
-fn tasks_go_to_the_agent() {
-    with_realm(|cx| {
+fn tasks_go_to_the_host() {
+    let (runtime, host) = super::runtime::Runtime::for_tests();
+    {
+        let mut cx = runtime.main_context();
+        let cx = &mut cx;
+        eval(cx, "var log = [];");
         queue_task(cx, |cx| {
             push(cx, "task");
             Ok(())
         });
-        let task = cx.agent().tasks.borrow_mut().pop_front().expect("a task");
-        assert!(task.realm == current_realm(cx));
-        (task.job)(cx).expect("task");
+        let task = host.tasks.borrow_mut().pop_front().expect("a task");
+        task(cx).expect("task");
         assert_eq!(log(cx), "task");
-    });
+    }
 }
 
 /// Cycles through reaction data are traced, so the collector frees them.
@@ -472,12 +475,7 @@ fn the_leak_check_catches_a_leak() {
 /// never reported.
 #[test]
 fn the_rejection_tracker_sees_mark_as_handled_and_reactions() {
-    let events = std::rc::Rc::new(RefCell::new(Vec::<bool>::new()));
-    let seen = std::rc::Rc::clone(&events);
-    let runtime = super::host::Runtime::new(Box::new(move |_, _, handled| {
-        seen.borrow_mut().push(handled);
-    }))
-    .expect("runtime");
+    let (runtime, host) = super::runtime::Runtime::for_tests();
     {
         let mut cx = runtime.main_context();
         let cx = &mut cx;
@@ -488,8 +486,9 @@ fn the_rejection_tracker_sees_mark_as_handled_and_reactions() {
         let marked_early = PromiseCapability::new(cx);
         mark_as_handled(marked_early.promise(), cx).expect("mark");
         marked_early.reject(Value::from(3), cx).expect("reject");
-        let errors = super::host::run_microtasks(cx);
-        assert!(errors.is_empty());
+        let mut errors = 0;
+        runtime.run_microtasks(cx, &mut |_, _| errors += 1);
+        assert_eq!(errors, 0);
     }
-    assert_eq!(*events.borrow(), [false, true, false, true]);
+    assert_eq!(*host.rejections.borrow(), [false, true, false, true]);
 }

@@ -1,8 +1,8 @@
 //! Realms and agents: the current realm, its global object, %Error.prototype% and the data a
-//! layer keeps per realm or per agent; tasks queued in a given realm and timer tasks (the
-//! host's event loop drains the agent's queues); the clock.
+//! layer keeps per realm or per agent; tasks queued in a given realm and timer tasks (handed
+//! to the host's event loop, `runtime.rs`); the clock.
 
-use super::core::{q, Task, Timer};
+use super::core::q;
 use super::{Cx, JsResult, NativeObject, Object, Realm, Value};
 
 /// The current realm.
@@ -25,10 +25,7 @@ pub fn queue_task_in(
     realm: Realm,
     job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static,
 ) {
-    ctx.agent().tasks.borrow_mut().push_back(Task {
-        realm,
-        job: Box::new(job),
-    });
+    super::runtime::enqueue_task(ctx, Box::new(move |cx| in_realm(cx, &realm, job)));
 }
 
 /// Queues a timer task: `job` runs in the current realm once `milliseconds` have passed.
@@ -37,19 +34,13 @@ pub fn queue_timer(
     milliseconds: u64,
     job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static,
 ) {
-    let due = clock_nanos(ctx) + u128::from(milliseconds) * 1_000_000;
-    let agent = ctx.agent();
-    let sequence = agent.timer_sequence.get();
-    agent.timer_sequence.set(sequence + 1);
-    agent.timers.borrow_mut().push(Timer {
-        due,
-        sequence,
-        key: None,
-        task: Task {
-            realm: Realm::of(ctx.raw()),
-            job: Box::new(job),
-        },
-    });
+    let realm = current_realm(ctx);
+    super::runtime::enqueue_timer(
+        ctx,
+        std::time::Duration::from_millis(milliseconds),
+        Box::new(move |cx| in_realm(cx, &realm, job)),
+        None,
+    );
 }
 
 /// The current realm's global object.

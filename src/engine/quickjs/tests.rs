@@ -3,7 +3,7 @@
 //! a leak check.
 
 use super::call::{new_closure, new_function};
-use super::host::{eval_script, run_gc, Runtime};
+use super::runtime::{eval_script, run_gc, Runtime};
 use super::*;
 
 traced! {
@@ -14,7 +14,7 @@ traced! {
 }
 
 fn runtime() -> Runtime {
-    Runtime::new(Box::new(|_, _, _| {})).expect("a runtime")
+    Runtime::for_tests().0
 }
 
 fn eval(cx: &mut Cx, source: &str) -> Value {
@@ -146,7 +146,7 @@ fn the_global_object_carries_adopted_native_data() {
             held: Slot::new(None),
         },
     );
-    super::host::adopt_global_data(&mut cx, holder);
+    super::runtime::adopt_global_data(&mut cx, holder);
     assert!(global_object(&cx).is::<Holder>());
     let this = eval(&mut cx, "globalThis").as_object().expect("an object");
     assert!(this.is::<Holder>());

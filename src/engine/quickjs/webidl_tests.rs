@@ -4,14 +4,14 @@
 
 use std::cell::Cell;
 
-use super::host::{eval_script, run_gc, Runtime};
+use super::runtime::{eval_script, run_gc, Runtime};
 use super::*;
 use crate::engine::webidl::{
     self, ClassInterface, InterfaceBuilder, InterfaceObject, PairIterable,
 };
 
 fn runtime() -> Runtime {
-    Runtime::new(Box::new(|_, _, _| {})).expect("a runtime")
+    Runtime::for_tests().0
 }
 
 fn eval(cx: &mut Cx, source: &str) -> Value {

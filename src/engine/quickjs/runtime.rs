@@ -1,0 +1,335 @@
+//! The runtime interface on QuickJS (`../runtime.rs` has its engine-free half): a `JSRuntime`
+//! with its agent state and main realm, new realms, script evaluation, the microtask queue
+//! (QuickJS's job queue), promise rejection tracking, and collection. Tasks and timers go to
+//! the host's [`RuntimeHost`], which the agent holds.
+
+use std::ffi::{c_int, c_void, CString};
+use std::path::Path;
+use std::rc::Rc;
+
+use super::core::{agent_of, check, q, take_exception, Agent, RealmState};
+use super::{Cx, JsError, JsResult, Object, Value};
+use crate::engine::runtime::{RejectionOperation, RuntimeHost, Task, TimerCanceled};
+
+/// The agent's host, as agent data.
+struct Host(Rc<dyn RuntimeHost>);
+
+/// The host of the runtime `cx` belongs to.
+fn host_of(cx: &Cx) -> Option<Rc<dyn RuntimeHost>> {
+    cx.agent().data::<Host>().map(|host| Rc::clone(&host.0))
+}
+
+/// Hands `task` to the agent's host (dropped if the runtime has none).
+pub(crate) fn enqueue_task(cx: &Cx, task: Task) {
+    if let Some(host) = host_of(cx) {
+        host.enqueue_task(task);
+    }
+}
+
+/// Hands a timer to the agent's host (dropped if the runtime has none).
+pub(crate) fn enqueue_timer(
+    cx: &Cx,
+    delay: std::time::Duration,
+    task: Task,
+    canceled: Option<TimerCanceled>,
+) {
+    if let Some(host) = host_of(cx) {
+        host.enqueue_timer(delay, task, canceled);
+    }
+}
+
+/// A QuickJS runtime (an agent) with its main realm and the realms made after it.
+pub struct Runtime {
+    rt: *mut q::JSRuntime,
+    ctx: *mut q::JSContext,
+    /// Realms made after the main one (freed with the runtime).
+    realms: std::cell::RefCell<Vec<*mut q::JSContext>>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime").finish_non_exhaustive()
+    }
+}
+
+/// QuickJS's HostPromiseRejectionTracker hook: to the agent's host.
+unsafe extern "C" fn track_rejection(
+    ctx: *mut q::JSContext,
+    promise: q::JSValue,
+    reason: q::JSValue,
+    is_handled: bool,
+    _opaque: *mut c_void,
+) {
+    let rt = q::JS_GetRuntime(ctx);
+    let Some(host) = agent_of(rt).data::<Host>().map(|host| Rc::clone(&host.0)) else {
+        return;
+    };
+    let promise = Object::from_value_unchecked(Value::dup_raw(rt, promise));
+    let operation = if is_handled {
+        RejectionOperation::Handle
+    } else {
+        RejectionOperation::Reject {
+            reason: Value::dup_raw(rt, reason),
+        }
+    };
+    host.promise_rejection_tracker(promise, operation);
+}
+
+impl Runtime {
+    /// A new runtime (an agent) and its main realm (QuickJS's standard intrinsics, the
+    /// backend's captured intrinsics, and the host's global object data), whose tasks, timers
+    /// and rejections go to `host`. Returns a handle on the main realm.
+    pub fn new(host: Rc<dyn RuntimeHost>) -> JsResult<(Runtime, Cx)> {
+        // SAFETY: a new runtime and context, set up before any script runs.
+        let runtime = unsafe {
+            let rt = q::JS_NewRuntime();
+            // A debugging aid: `BOA_STREAMS_QUICKJS_DUMP_LEAKS=1` lists the objects left when
+            // the runtime is freed (before QuickJS's assertion that none is).
+            if std::env::var_os("BOA_STREAMS_QUICKJS_DUMP_LEAKS").is_some() {
+                q::JS_SetDumpFlags(rt, 0x4000);
+            }
+            Agent::install(rt);
+            agent_of(rt).set_data(Host(host));
+            q::JS_SetHostPromiseRejectionTracker(rt, Some(track_rejection), std::ptr::null_mut());
+            Self {
+                rt,
+                ctx: q::JS_NewContext(rt),
+                realms: std::cell::RefCell::new(Vec::new()),
+            }
+        };
+        // SAFETY: the main context is new.
+        unsafe { set_up_realm(runtime.ctx)? };
+        let cx = runtime.main_context();
+        Ok((runtime, cx))
+    }
+
+    /// A handle on the main realm.
+    pub(crate) fn main_context(&self) -> Cx {
+        // SAFETY: the context lives as long as the runtime.
+        unsafe { Cx::enter(self.ctx) }
+    }
+
+    /// A new realm of this runtime's agent (its global object's data from the host); the
+    /// caller installs its globals.
+    pub fn new_realm(&self, _cx: &mut Cx) -> JsResult<super::Realm> {
+        // SAFETY: a new context of this runtime, freed in `drop`.
+        unsafe {
+            let ctx = q::JS_NewContext(self.rt);
+            if ctx.is_null() {
+                return Err(super::throw_type_error("cannot create a realm"));
+            }
+            self.realms.borrow_mut().push(ctx);
+            set_up_realm(ctx)?;
+            Ok(super::Realm::of(ctx))
+        }
+    }
+
+    /// Runs QuickJS's job queue (promise jobs and queued microtasks) until it is empty,
+    /// handing each error a job threw to `report`.
+    pub fn run_microtasks(&self, _cx: &mut Cx, report: &mut dyn FnMut(JsError, &mut Cx)) {
+        loop {
+            let mut job_ctx: *mut q::JSContext = std::ptr::null_mut();
+            // SAFETY: a live runtime.
+            let status = unsafe { q::JS_ExecutePendingJob(self.rt, &mut job_ctx) };
+            if status == 0 {
+                break;
+            }
+            if status < 0 && !job_ctx.is_null() {
+                // SAFETY: the job's context is live.
+                let mut job_cx = unsafe { Cx::enter(job_ctx) };
+                let error = take_exception(&mut job_cx);
+                report(error, &mut job_cx);
+            }
+        }
+    }
+
+    /// Whether a microtask is queued.
+    pub fn has_pending_jobs(&self) -> bool {
+        // SAFETY: a live runtime.
+        unsafe { q::JS_IsJobPending(self.rt) }
+    }
+}
+
+/// Sets up a new context's realm: its state (the captured intrinsics), then its global
+/// object's native data from the host (QuickJS makes the global object with a class of its
+/// own, which has no room for ours: a holder object carries it).
+///
+/// # Safety
+/// `ctx` is a new context of a runtime set up by [`Runtime::new`].
+unsafe fn set_up_realm(ctx: *mut q::JSContext) -> JsResult<()> {
+    RealmState::install(ctx)?;
+    let mut cx = Cx::enter(ctx);
+    if let Some(host) = host_of(&cx) {
+        let prototype = super::task::intrinsic_object(&cx, "Object.prototype");
+        let holder = host.new_global_object(prototype);
+        adopt_global_data(&mut cx, holder);
+    }
+    Ok(())
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        // SAFETY: nothing of the runtime is used afterwards; the host (with the tasks it
+        // queued) and the agent's data are dropped before the contexts and the runtime they
+        // hold values of.
+        unsafe {
+            q::JS_SetHostPromiseRejectionTracker(self.rt, None, std::ptr::null_mut());
+            Agent::uninstall(self.rt);
+            for ctx in self.realms.borrow_mut().drain(..) {
+                RealmState::uninstall(ctx);
+                q::JS_FreeContext(ctx);
+            }
+            RealmState::uninstall(self.ctx);
+            q::JS_FreeContext(self.ctx);
+            q::JS_RunGC(self.rt);
+            q::JS_FreeRuntime(self.rt);
+        }
+    }
+}
+
+/// Evaluates a classic script in the current realm (`name` is its file name in stack traces
+/// and errors).
+pub fn evaluate_script(cx: &mut Cx, name: Option<&Path>, source: &str) -> JsResult<Value> {
+    let text = CString::new(source)
+        .map_err(|_| super::throw_type_error("the script contains a NUL character"))?;
+    let name = name.map_or_else(|| "<script>".to_owned(), |p| p.display().to_string());
+    let name = CString::new(name).unwrap_or_default();
+    // SAFETY: a live context; both strings are NUL-terminated.
+    let raw = unsafe {
+        q::JS_Eval(
+            cx.raw(),
+            text.as_ptr(),
+            source.len() as _,
+            name.as_ptr(),
+            q::JS_EVAL_TYPE_GLOBAL as c_int,
+        )
+    };
+    check(cx, raw)
+}
+
+/// Runs every job: the host's event loop, until nothing is left (errors are reported there).
+pub fn run_jobs(cx: &mut Cx) -> JsResult<()> {
+    if let Some(host) = host_of(cx) {
+        host.run_jobs(cx);
+    }
+    Ok(())
+}
+
+/// Whether `value` is a pending promise.
+pub fn is_pending_promise(value: &Value) -> bool {
+    let ctx = super::core::current_ctx();
+    // SAFETY: a live context when one is current.
+    !ctx.is_null()
+        && unsafe { q::JS_IsPromise(value.raw()) }
+        && unsafe { q::JS_PromiseState(ctx, value.raw()) }
+            == q::JSPromiseStateEnum_JS_PROMISE_PENDING
+}
+
+/// A full collection (cycles included).
+pub fn collect_garbage(cx: &mut Cx) {
+    // SAFETY: a live runtime.
+    unsafe { q::JS_RunGC(cx.rt()) }
+}
+
+/// ClearKeptObjects(): nothing to do (QuickJS's `WeakRef`s keep nothing alive for the job).
+pub fn clear_kept_objects(_cx: &mut Cx) {}
+
+/// How the console prints a value that is not a string (the Console Standard leaves it to the
+/// implementation): QuickJS has no inspection of its own over the API, so `ToString` (an
+/// `Error` as `TypeError: message`), or the display form when that throws.
+pub fn inspect(value: &Value, cx: &mut Cx) -> String {
+    super::value_message(value, cx)
+}
+
+/// Makes the current realm's global object carry `holder`'s native data: what makes it an
+/// `EventTarget`.
+pub(crate) fn adopt_global_data(cx: &mut Cx, holder: Object) {
+    let global = super::global_object(cx);
+    cx.agent()
+        .adopt_foreign_data(global.as_value(), holder.into_value());
+}
+
+/// QuickJS has no async jobs of Rust futures (the Boa backend's `AsyncJobs` polls Boa's): the
+/// same API, with nothing ever in flight.
+pub struct AsyncJobs<'a, 'c> {
+    _ctx: std::marker::PhantomData<&'a std::cell::RefCell<&'c mut Cx>>,
+}
+
+impl<'a, 'c> AsyncJobs<'a, 'c> {
+    /// The async jobs of one run of the event loop (none on QuickJS).
+    pub fn new(
+        _runtime: &'a Runtime,
+        _ctx: &'a std::cell::RefCell<&'c mut Cx>,
+        _wake: std::sync::Arc<dyn Fn() + Send + Sync>,
+    ) -> Self {
+        Self {
+            _ctx: std::marker::PhantomData,
+        }
+    }
+
+    /// Polls nothing: returns false.
+    pub fn poll(&mut self, _report: &mut dyn FnMut(JsError, &mut Cx)) -> bool {
+        false
+    }
+
+    /// Nothing in flight keeps the loop alive.
+    pub fn keeps_alive(&self) -> bool {
+        false
+    }
+
+    /// Nothing was in flight.
+    pub fn abandon(self) -> usize {
+        0
+    }
+}
+
+/// A host for the backend's unit tests: tasks are kept for the test to run (it must leave none:
+/// they hold values of the runtime), timers are dropped, each rejection event is recorded
+/// (`true`: a handler was added), and the global object carries no data.
+#[cfg(test)]
+pub(crate) struct TestHost {
+    pub(crate) tasks: std::cell::RefCell<std::collections::VecDeque<Task>>,
+    pub(crate) rejections: std::cell::RefCell<Vec<bool>>,
+}
+
+#[cfg(test)]
+impl RuntimeHost for TestHost {
+    fn enqueue_task(&self, task: Task) {
+        self.tasks.borrow_mut().push_back(task);
+    }
+    fn enqueue_timer(&self, _: std::time::Duration, _: Task, _: Option<TimerCanceled>) {}
+    fn promise_rejection_tracker(&self, _promise: Object, operation: RejectionOperation) {
+        let handled = matches!(operation, RejectionOperation::Handle);
+        self.rejections.borrow_mut().push(handled);
+    }
+    fn new_global_object(&self, object_prototype: Object) -> Object {
+        Object::from_proto_and_data(Some(object_prototype), ())
+    }
+    fn run_jobs(&self, _ctx: &mut Cx) {}
+}
+
+#[cfg(test)]
+impl Runtime {
+    /// A runtime with a [`TestHost`] (the backend's unit tests).
+    pub(crate) fn for_tests() -> (Self, Rc<TestHost>) {
+        let host = Rc::new(TestHost {
+            tasks: std::cell::RefCell::default(),
+            rejections: std::cell::RefCell::default(),
+        });
+        let (runtime, cx) = Self::new(Rc::clone(&host) as Rc<dyn RuntimeHost>).expect("a runtime");
+        drop(cx);
+        (runtime, host)
+    }
+}
+
+/// [`evaluate_script`] with a file name (the backend's unit tests).
+#[cfg(test)]
+pub(crate) fn eval_script(cx: &mut Cx, name: &str, source: &str) -> JsResult<Value> {
+    evaluate_script(cx, Some(Path::new(name)), source)
+}
+
+/// [`collect_garbage`] (the backend's unit tests).
+#[cfg(test)]
+pub(crate) fn run_gc(cx: &mut Cx) {
+    collect_garbage(cx);
+}
