@@ -923,10 +923,6 @@ pub fn same_buffer(a: &JsArrayBuffer, b: &JsArrayBuffer) -> bool {
     Object::equals(&a.0, &b.0)
 }
 
-#[cfg(test)]
-#[path = "buffer_tests.rs"]
-mod tests;
-
 /// The pin ([`Pin`]) under a closure that breaks its contract.
 #[cfg(test)]
 mod pin_tests {

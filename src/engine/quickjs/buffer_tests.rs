@@ -1,8 +1,8 @@
 //! Tests of buffer.rs, clone.rs, encoding.rs and json.rs on a bare runtime. Each test frees its
 //! runtime at the end, and QuickJS asserts then that no object is left (a leak check).
 
-use super::super::runtime::{eval_script, run_gc, Runtime};
-use super::super::*;
+use super::runtime::{eval_script, run_gc, Runtime};
+use super::*;
 use crate::engine::{TypedArrayKind, ViewKind};
 
 fn runtime() -> Runtime {

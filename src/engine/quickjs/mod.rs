@@ -51,6 +51,8 @@ mod task;
 mod value;
 
 mod buffer;
+#[cfg(test)]
+mod buffer_tests;
 mod callback;
 pub mod clone;
 pub(crate) mod diff_hook;
