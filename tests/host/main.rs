@@ -5,6 +5,7 @@ mod support;
 
 mod blob;
 mod file_api;
+mod rejections;
 
 use std::time::{Duration, Instant};
 
