@@ -1,6 +1,6 @@
 //! `crypto.getRandomValues(array)` (<https://w3c.github.io/webcrypto/#Crypto-method-getRandomValues>),
 //! filled from the operating system's random source (`/dev/urandom`); the rest of Web Crypto is
-//! not provided. Engine-free (the engine API only), shared by the Boa and QuickJS hosts.
+//! not provided. Written over the engine API alone.
 
 use std::io::Read;
 

@@ -1,4 +1,4 @@
-//! The hosts' file-serving fetcher (engine-free, shared by the Boa and QuickJS hosts): what
+//! The host's file-serving fetcher (engine-free): what
 //! `fetch()` of an `http:` or `https:` URL reads when the host has a fetch root.
 
 use std::path::PathBuf;

@@ -21,7 +21,6 @@
 
 mod agent;
 mod base64;
-mod common_api;
 mod console;
 mod crypto;
 pub mod diff_api;
@@ -305,6 +304,27 @@ impl Host {
     /// Takes the reports gathered so far.
     pub fn take_reports(&self) -> Vec<HostReport> {
         self.0.event_loop.take_reports()
+    }
+
+    /// Defines `name` on the current realm's global object as a writable, enumerable and
+    /// configurable data property holding `value` (what `globalThis[name] = value` makes of a
+    /// new name).
+    pub fn set_global(
+        &self,
+        ctx: &mut Context,
+        name: &str,
+        value: impl Into<Value>,
+    ) -> JsResult<()> {
+        engine::global_object(ctx).define_property_or_throw(
+            name,
+            engine::PropertyDescriptor::builder()
+                .value(value.into())
+                .writable(true)
+                .enumerable(true)
+                .configurable(true),
+            ctx,
+        )?;
+        Ok(())
     }
 
     /// Defines a function on the current realm's global object (writable, enumerable and

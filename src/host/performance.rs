@@ -1,7 +1,6 @@
 //! `performance` (High Resolution Time, <https://w3c.github.io/hr-time/>): `now()`,
 //! `timeOrigin` and `toJSON()` on a `Performance` object, measured from the moment the host
-//! globals were installed (the global object's time origin). Written on the engine API alone,
-//! shared by the Boa and QuickJS hosts.
+//! globals were installed (the global object's time origin). Written on the engine API alone.
 
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 

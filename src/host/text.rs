@@ -1,4 +1,4 @@
-//! Text helpers of the embedding, shared by the Boa and QuickJS hosts.
+//! Text helpers of the embedding.
 
 /// `s` as a JSON (and JavaScript) string literal, quotes included: what the embedding's tools
 /// write into reports and generated scripts (the WPT runner's, stream-diff's). U+2028 and

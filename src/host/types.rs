@@ -1,5 +1,4 @@
-//! The hosts' option, report and outcome types, and the port handles agents talk through: the
-//! same on the Boa and the QuickJS host (this file is a module of each).
+//! The host's option, report and outcome types, and the port handles agents talk through.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -18,8 +17,8 @@ pub struct HostOptions {
     /// [`crate::fetcher`]). Without it and without [`HostOptions::fetch_root`], such a
     /// `fetch()` rejects with a `TypeError`: no network by default.
     pub fetcher: Option<crate::fetcher::SharedFetcher>,
-    /// Send every `console` message to stderr. By default `console.error` (and, on QuickJS,
-    /// `console.warn`) goes to stderr and the other methods to stdout.
+    /// Send every `console` message to stderr. By default `console.error`, `console.warn` and
+    /// `console.assert` go to stderr and the other methods to stdout.
     pub console_to_stderr: bool,
     /// Make the global object a window: `window`, `postMessage(message, targetOrigin,
     /// transfer)` posting to itself, `onmessage`, and `EventTarget.prototype` as its prototype
