@@ -419,3 +419,54 @@ fn time_log(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 fn time_end(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     time_report(args, true, ctx)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::format;
+    use crate::engine::Value;
+    use crate::host::{test_api, Host, HostOptions};
+
+    /// What the formatter makes of the arguments `source` (an array literal) evaluates to.
+    fn formatted(source: &str) -> String {
+        let (host, mut ctx) = Host::new(HostOptions::default()).expect("a host");
+        let array = test_api::evaluate(&mut ctx, source)
+            .ok()
+            .and_then(|v| v.as_object())
+            .expect("an array");
+        let length = array
+            .get("length", &mut ctx)
+            .ok()
+            .and_then(|v| v.as_number())
+            .unwrap_or(0.0) as usize;
+        let args: Vec<Value> = (0..length)
+            .map(|i| {
+                array
+                    .get(i.to_string().as_str(), &mut ctx)
+                    .expect("an element")
+            })
+            .collect();
+        let line = format(&args, &mut ctx);
+        drop((args, array, ctx, host));
+        line
+    }
+
+    #[test]
+    fn the_formatter_replaces_specifiers_and_appends_the_rest() {
+        assert_eq!(
+            formatted("['%s is %d years (%i), %f%%', 'Ada', 36.6, '12px', '2.5e1x', 'more']"),
+            "Ada is 36 years (12), 25% more"
+        );
+        assert_eq!(formatted("['%c styled', 'color: red']"), " styled");
+        assert_eq!(
+            formatted("['no specifiers', 1, 'two']"),
+            "no specifiers 1 two"
+        );
+        // A symbol is NaN to %d; a specifier with no argument left stays as it is.
+        assert_eq!(formatted("['%d %d', Symbol('s')]"), "NaN %d");
+        // One argument, or a first argument that is not a string: no formatting.
+        assert_eq!(formatted("['100%s']"), "100%s");
+        assert_eq!(formatted("[1, '%s']"), "1 %s");
+        assert_eq!(formatted("['%f %d', 'Infinityx', -7.9]"), "Infinity -7");
+        assert_eq!(formatted("[]"), "");
+    }
+}

@@ -6,6 +6,7 @@ mod support;
 mod blob;
 mod file_api;
 mod rejections;
+mod timers;
 
 use std::time::{Duration, Instant};
 
