@@ -53,6 +53,14 @@ impl std::fmt::Debug for Runtime {
 }
 
 /// QuickJS's HostPromiseRejectionTracker hook: to the agent's host.
+///
+/// # Safety
+/// QuickJS calls it (`js_promise_rejection_tracker` callers in quickjs.c: `reject_promise`
+/// and `perform_promise_then`) on the runtime's own thread, during a call into the engine, with
+/// `ctx` the live context the promise operation runs in (so its runtime is the one
+/// [`Runtime::new`] installed the agent and this hook on, and the hook is removed in `drop`
+/// before the agent goes), and with `promise` and `reason` borrowed: it keeps neither
+/// reference, so each value kept here is duplicated. The host's tracker runs no script.
 unsafe extern "C" fn track_rejection(
     ctx: *mut q::JSContext,
     promise: q::JSValue,
@@ -60,10 +68,16 @@ unsafe extern "C" fn track_rejection(
     is_handled: bool,
     _opaque: *mut c_void,
 ) {
-    let rt = q::JS_GetRuntime(ctx);
-    let Some(host) = agent_of(rt).data::<Host>().map(|host| Rc::clone(&host.0)) else {
+    // SAFETY: `ctx` is live on this thread (the hook's entry contract above).
+    let rt = unsafe { q::JS_GetRuntime(ctx) };
+    // `rt` is the runtime `Runtime::new` installed the agent on (the hook is only set there,
+    // after `Agent::install`, and removed before `Agent::uninstall`).
+    let agent = agent_of(rt);
+    let Some(host) = agent.data::<Host>().map(|host| Rc::clone(&host.0)) else {
         return;
     };
+    // `promise` and `reason` are live values of `rt` that QuickJS only lends for this call;
+    // `dup_raw` takes a reference of our own for each.
     let promise = Object::from_value_unchecked(Value::dup_raw(rt, promise));
     let operation = if is_handled {
         RejectionOperation::Handle
@@ -80,24 +94,41 @@ impl Runtime {
     /// backend's captured intrinsics, and the host's global object data), whose tasks, timers
     /// and rejections go to `host`. Returns a handle on the main realm.
     pub fn new(host: Rc<dyn RuntimeHost>) -> JsResult<(Runtime, Cx)> {
-        // SAFETY: a new runtime and context, set up before any script runs.
-        let runtime = unsafe {
-            let rt = q::JS_NewRuntime();
-            // A debugging aid: `BOA_STREAMS_QUICKJS_DUMP_LEAKS=1` lists the objects left when
-            // the runtime is freed (before QuickJS's assertion that none is).
-            if std::env::var_os("BOA_STREAMS_QUICKJS_DUMP_LEAKS").is_some() {
-                q::JS_SetDumpFlags(rt, 0x4000);
-            }
-            Agent::install(rt);
-            agent_of(rt).set_data(Host(host));
+        // SAFETY: `JS_NewRuntime` has no precondition; it returns null only when out of memory.
+        let rt = unsafe { q::JS_NewRuntime() };
+        if rt.is_null() {
+            return Err(super::throw_type_error("cannot create a QuickJS runtime"));
+        }
+        // A debugging aid: `BOA_STREAMS_QUICKJS_DUMP_LEAKS=1` lists the objects left when the
+        // runtime is freed (before QuickJS's assertion that none is).
+        if std::env::var_os("BOA_STREAMS_QUICKJS_DUMP_LEAKS").is_some() {
+            // SAFETY: `rt` is the live runtime just made; the flags only select what
+            // `JS_FreeRuntime` prints.
+            unsafe { q::JS_SetDumpFlags(rt, 0x4000) };
+        }
+        // SAFETY: `rt` is new, used on this thread only, and has no opaque yet; `drop` calls
+        // `Agent::uninstall` before `JS_FreeRuntime`.
+        unsafe { Agent::install(rt) };
+        // (The agent was installed on `rt` just above.)
+        agent_of(rt).set_data(Host(host));
+        // SAFETY: `rt` is live, with its agent installed (what `track_rejection` reads); `drop`
+        // removes the hook before the agent goes.
+        unsafe {
             q::JS_SetHostPromiseRejectionTracker(rt, Some(track_rejection), std::ptr::null_mut());
-            Self {
-                rt,
-                ctx: q::JS_NewContext(rt),
-                realms: std::cell::RefCell::new(Vec::new()),
-            }
+        }
+        // SAFETY: `rt` is live and set up; the context is freed in `drop`.
+        let ctx = unsafe { q::JS_NewContext(rt) };
+        let runtime = Self {
+            rt,
+            ctx,
+            realms: std::cell::RefCell::new(Vec::new()),
         };
-        // SAFETY: the main context is new.
+        if ctx.is_null() {
+            // (`drop` frees the runtime; it skips the context that was never made.)
+            return Err(super::throw_type_error("cannot create a QuickJS context"));
+        }
+        // SAFETY: `ctx` was just made by `JS_NewContext` on `rt`, whose agent is installed; it
+        // has no opaque yet and lives until `drop`.
         unsafe { set_up_realm(runtime.ctx)? };
         let cx = runtime.main_context();
         Ok((runtime, cx))
@@ -157,8 +188,11 @@ impl Runtime {
 /// # Safety
 /// `ctx` is a new context of a runtime set up by [`Runtime::new`].
 unsafe fn set_up_realm(ctx: *mut q::JSContext) -> JsResult<()> {
-    RealmState::install(ctx)?;
-    let mut cx = Cx::enter(ctx);
+    // SAFETY: the caller's contract: `ctx` is new, of a set-up runtime, without an opaque.
+    unsafe { RealmState::install(ctx)? };
+    // SAFETY: `ctx` is live with its realm state installed just above, and this handle is
+    // dropped at the end of this function, before any handle entered earlier.
+    let mut cx = unsafe { Cx::enter(ctx) };
     if let Some(host) = host_of(&cx) {
         let prototype = super::task::intrinsic_object(&cx, "Object.prototype");
         let holder = host.new_global_object(prototype);
@@ -179,8 +213,10 @@ impl Drop for Runtime {
                 RealmState::uninstall(ctx);
                 q::JS_FreeContext(ctx);
             }
-            RealmState::uninstall(self.ctx);
-            q::JS_FreeContext(self.ctx);
+            if !self.ctx.is_null() {
+                RealmState::uninstall(self.ctx);
+                q::JS_FreeContext(self.ctx);
+            }
             q::JS_RunGC(self.rt);
             q::JS_FreeRuntime(self.rt);
         }
