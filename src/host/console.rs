@@ -73,16 +73,7 @@ pub(super) fn install(ctx: &mut Cx) -> JsResult<()> {
         ("exception", 0, error),
     ];
     for (name, length, f) in methods {
-        let function = webidl::function(ctx, name, length, f);
-        console.define_property_or_throw(
-            name,
-            PropertyDescriptor::builder()
-                .value(function)
-                .writable(true)
-                .enumerable(true)
-                .configurable(true),
-            ctx,
-        )?;
+        webidl::define_operation(&console, name, length, f, ctx)?;
     }
     console.define_property_or_throw(
         JsSymbol::to_string_tag(),

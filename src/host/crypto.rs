@@ -10,17 +10,8 @@ use crate::engine::{
 
 /// Defines `crypto` (a plain object with `getRandomValues`) on the current realm's global.
 pub(super) fn register(ctx: &mut Cx) -> JsResult<()> {
-    let function = engine::webidl::function(ctx, "getRandomValues", 1, get_random_values);
     let crypto = engine::clone::new_plain_object(ctx);
-    crypto.define_property_or_throw(
-        "getRandomValues",
-        PropertyDescriptor::builder()
-            .value(function)
-            .writable(true)
-            .enumerable(true)
-            .configurable(true),
-        ctx,
-    )?;
+    engine::webidl::define_operation(&crypto, "getRandomValues", 1, get_random_values, ctx)?;
     engine::global_object(ctx).define_property_or_throw(
         "crypto",
         PropertyDescriptor::builder()
