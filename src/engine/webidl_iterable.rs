@@ -93,7 +93,7 @@ impl InterfaceBuilder<'_, '_> {
 /// Iterator".
 fn iterator_prototype_object<T: PairIterable>(ctx: &mut Cx) -> Object {
     let parent = iterator_prototype(ctx);
-    let prototype = Object::with_null_proto();
+    let prototype = Object::with_null_proto(ctx);
     prototype.set_prototype(Some(parent));
     let next = Object::from(function(ctx, "next", 0, next::<T>));
     prototype.insert_property(

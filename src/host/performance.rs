@@ -99,7 +99,7 @@ pub(super) fn register(ctx: &mut Cx) -> JsResult<()> {
             .configurable(true),
         ctx,
     )?;
-    let performance = Object::with_null_proto();
+    let performance = Object::with_null_proto(ctx);
     performance.set_prototype(Some(prototype));
     // A [Replaceable] attribute of the global in HR-Time; a writable data property here.
     engine::global_object(ctx).define_property_or_throw(

@@ -71,7 +71,7 @@ traced! {
 /// Creates the realm's `ReadableStream` async iterator prototype.
 pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
     let parent = engine::async_iterator_prototype(ctx);
-    let proto = Object::with_null_proto();
+    let proto = Object::with_null_proto(ctx);
     proto.set_prototype(Some(parent));
     for (name, length, f) in [
         ("next", 0, next as crate::engine::NativeFunctionPointer),

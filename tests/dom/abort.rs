@@ -424,7 +424,7 @@ fn rust_signal_abort_default_reason_and_dependents() {
         ),
         // Not a signal: everything is a no-op.
         TestAction::inspect_context(|ctx| {
-            let plain = Object::with_null_proto();
+            let plain = Object::with_null_proto(ctx);
             assert!(!signal_is_aborted(&plain));
             let h = add_abort_algorithm(&plain, plain.clone(), log_step);
             remove_abort_algorithm(&plain, h);

@@ -320,8 +320,8 @@ fn rust_event_api() {
             assert!(dispatch_event(&target, &event, ctx).expect("dispatch"));
             // The same event can be dispatched again once dispatch is over.
             assert!(dispatch_event(&target, &event, ctx).expect("dispatch"));
-            assert!(dispatch_event(&Object::with_null_proto(), &event, ctx).is_err());
-            assert!(dispatch_event(&target, &Object::with_null_proto(), ctx).is_err());
+            assert!(dispatch_event(&Object::with_null_proto(ctx), &event, ctx).is_err());
+            assert!(dispatch_event(&target, &Object::with_null_proto(ctx), ctx).is_err());
             set_global(ctx, "ev", event);
         }),
         TestAction::check(

@@ -214,9 +214,9 @@ impl Object {
         ))
     }
 
-    /// An ordinary object with a null prototype and no native data.
+    /// An ordinary object of `ctx`'s realm with a null prototype and no native data.
     #[inline]
-    pub fn with_null_proto() -> Object {
+    pub fn with_null_proto(_ctx: &mut super::Cx) -> Object {
         crate::engine::count_objects(1);
         Object(JsObject::with_null_proto())
     }

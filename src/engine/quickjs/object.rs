@@ -419,16 +419,13 @@ impl Object {
         Object::from_value_unchecked(value)
     }
 
-    /// A new ordinary object with a null prototype and no native data.
-    ///
-    /// Panics outside any context (as [`Object::from_proto_and_data`] does).
-    pub fn with_null_proto() -> Object {
+    /// A new ordinary object of `ctx`'s realm with a null prototype and no native data.
+    pub fn with_null_proto(ctx: &mut Cx) -> Object {
         crate::engine::count_objects(1);
-        let mut cx = current_cx().expect("an object made outside any context");
-        // SAFETY: `cx`'s context is live (`Cx`'s invariant); `NULL` has no count. The result is
-        // owned, or `JS_EXCEPTION`, as `check` takes it.
-        let raw = unsafe { q::JS_NewObjectProto(cx.raw(), NULL) };
-        Object::from_value_unchecked(check(&mut cx, raw).unwrap_or_default())
+        // SAFETY: `ctx`'s context is live (`Cx`'s invariant); `NULL` has no count. The result
+        // is owned, or `JS_EXCEPTION`, as `check` takes it.
+        let raw = unsafe { q::JS_NewObjectProto(ctx.raw(), NULL) };
+        Object::from_value_unchecked(check(ctx, raw).unwrap_or_default())
     }
 
     /// The object as an `Object<U>`, if its native data is a `U`.
@@ -584,6 +581,7 @@ impl<T: Trace + 'static> Shared<T> {
         // the pointer, so it is checked rather than assumed.
         let ptr: *const T = match data_of::<SharedCell<T>>(&object) {
             Some(cell) => &cell.0,
+            // Assert: a new native object of our class holds its data (above).
             None => unreachable!("a new native object holds its data"),
         };
         Self { object, ptr }

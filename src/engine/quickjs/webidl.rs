@@ -182,7 +182,7 @@ impl<'ctx> InterfaceObject<'ctx> {
         constructor: NativeFunctionPointer,
     ) -> Self {
         let function = new_constructor(ctx, name, length, constructor);
-        let prototype = new_plain_object(ctx).unwrap_or_else(|_| Object::with_null_proto());
+        let prototype = new_plain_object(ctx).unwrap_or_else(|_| Object::with_null_proto(ctx));
         let _ = define_prototype_property(&function, &prototype, ctx);
         let mut interface = Self {
             ctx,
