@@ -35,6 +35,20 @@ pub type AbortAlgorithmStep = fn(&Object, &mut Cx) -> JsResult<()>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct AbortAlgorithmHandle(u64);
 
+impl AbortAlgorithmHandle {
+    /// The handle as a number (for a host that hands it to script, as stream-diff does).
+    #[doc(hidden)]
+    pub fn to_bits(self) -> u64 {
+        self.0
+    }
+
+    /// The handle [`Self::to_bits`] gave.
+    #[doc(hidden)]
+    pub fn from_bits(bits: u64) -> Self {
+        AbortAlgorithmHandle(bits)
+    }
+}
+
 traced! {
     /// The `AbortSignal`-specific internal state.
     pub(crate) struct AbortSignalState {

@@ -83,9 +83,9 @@ pub use backend::{
 pub(crate) use backend::new_closure;
 #[allow(unused_imports)]
 pub use backend::{
-    call, call_object, create_array_from_list, create_iter_result_object, json_parse,
-    json_stringify, range_error, remember_json_intrinsics, throw_range_error, throw_type_error,
-    throw_value, thrown_value, type_error, value_message,
+    call, call_object, create_array_from_list, create_iter_result_object, get_script_property,
+    json_parse, json_stringify, range_error, remember_json_intrinsics, throw_range_error,
+    throw_type_error, throw_value, thrown_value, type_error, value_message,
 };
 
 // Promises (`promise.rs`).

@@ -321,7 +321,7 @@ pub fn dictionary(value: &Value, what: &str) -> JsResult<Option<Object>> {
 /// Reads one dictionary member (`Get`); `undefined` for an empty dictionary.
 pub fn member(dict: Option<&Object>, key: &str, ctx: &mut Cx) -> JsResult<Value> {
     match dict {
-        Some(o) => o.get(JsString::from(key), ctx),
+        Some(o) => crate::engine::get_script_property(o, key, ctx),
         None => Ok(Value::undefined()),
     }
 }

@@ -64,7 +64,11 @@ pub(crate) fn to_body_init(value: &Value, ctx: &mut Cx) -> JsResult<BodyInit> {
     if let Some(serialized) = crate::url::serialized_search_params(value) {
         return Ok(BodyInit::SearchParams(serialized));
     }
-    if let Some(bytes) = engine::with_buffer_source_bytes(value, ctx, <[u8]>::to_vec) {
+    // An object with [[ArrayBufferData]] or [[ViewedArrayBuffer]] goes to the `BufferSource`
+    // member, whose conversion throws for a shared or resizable buffer (no `[AllowShared]`,
+    // no `[AllowResizable]`).
+    if engine::is_buffer_source_object(value) {
+        let bytes = engine::buffer_source_copy(value, false, "The body", ctx)?;
         return Ok(BodyInit::Bytes(bytes));
     }
     let text = value.to_string(ctx)?;

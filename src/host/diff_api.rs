@@ -80,3 +80,39 @@ pub fn perform_promise_then(_: &Value, args: &[Value], ctx: &mut Context) -> JsR
     let arg = |i: usize| args.get(i).cloned().unwrap_or_default();
     engine::perform_promise_then(&arg(0), &arg(1), &arg(2), ctx)
 }
+
+/// `(signal, algorithm)` → DOM's "add" of an abort algorithm to `signal`: `algorithm` (a
+/// function) is called with no arguments among the signal's abort algorithms, which "signal
+/// abort" runs before it fires `abort` at the signal; returns a handle for
+/// [`remove_abort_algorithm`] (0 when the signal is already aborted, and nothing is added). A
+/// TypeError unless the arguments are an `AbortSignal` and a function.
+pub fn add_abort_algorithm(_: &Value, args: &[Value], _ctx: &mut Context) -> JsResult<Value> {
+    let signal = args.first().and_then(Value::as_object);
+    let algorithm = args.get(1).and_then(Value::as_object);
+    match (signal, algorithm) {
+        (Some(signal), Some(algorithm))
+            if crate::dom::is_abort_signal(&signal.clone().into()) && algorithm.is_callable() =>
+        {
+            let handle = crate::dom::add_abort_algorithm(&signal, algorithm, |f, ctx| {
+                engine::call_object(f, &Value::undefined(), &[], ctx).map(drop)
+            });
+            Ok(Value::from(handle.to_bits() as f64))
+        }
+        _ => Err(engine::throw_type_error(
+            "__sdAddAbortAlgorithm: expects an AbortSignal and a function",
+        )),
+    }
+}
+
+/// `(signal, handle)` → DOM's "remove" of the abort algorithm [`add_abort_algorithm`] added.
+pub fn remove_abort_algorithm(_: &Value, args: &[Value], _ctx: &mut Context) -> JsResult<Value> {
+    let signal = args.first().and_then(Value::as_object);
+    let handle = args.get(1).and_then(Value::as_number);
+    if let (Some(signal), Some(handle)) = (signal, handle) {
+        crate::dom::remove_abort_algorithm(
+            &signal,
+            crate::dom::AbortAlgorithmHandle::from_bits(handle as u64),
+        );
+    }
+    Ok(Value::undefined())
+}

@@ -65,17 +65,29 @@ pub enum Correction {
     /// array whose `then` script could patch (WPT piping/then-interception.any.js: "piping
     /// should not be observable").
     PromiseLookups,
+    /// The pipe's abort algorithm is added to the signal as an `abort` event listener
+    /// (`signal.addEventListener('abort', abortAlgorithm)`), so `abort()` runs it among the
+    /// script's own listeners, in registration order, after those added before `pipeTo`. The
+    /// spec: ReadableStreamPipeTo step 14.2 "Add abortAlgorithm to signal" (DOM's "add" of an
+    /// abort algorithm), and DOM's "run the abort steps" for a signal: "1. For each algorithm
+    /// of signal's abort algorithms: run algorithm. 2. Empty signal's abort algorithms. 3. Fire
+    /// an event named abort at signal." Every abort algorithm runs before any listener.
+    /// Corrected: the algorithm is added to and removed from the signal's abort algorithms
+    /// (`__sdAddAbortAlgorithm` / `__sdRemoveAbortAlgorithm`, stream-diff's own), so it also
+    /// no longer goes through the signal's script-visible `addEventListener`.
+    AbortAlgorithm,
 }
 
 impl Correction {
     /// Every correction, in the order of their bits in a [`crate::diff::Class::Corrected`]
     /// mask.
-    pub const ALL: [Correction; 5] = [
+    pub const ALL: [Correction; 6] = [
         Correction::SyncWrite,
         Correction::AsyncSequence,
         Correction::ReadAfterShutdown,
         Correction::ClearedAlgorithm,
         Correction::PromiseLookups,
+        Correction::AbortAlgorithm,
     ];
 }
 
@@ -255,6 +267,29 @@ const PROMISE_LOOKUPS: &[Patch] = &[
         replace: "  const successSteps = () => {
     resolvePromise(promise, undefined);
   };",
+        times: 1,
+    },
+];
+
+const ABORT_ALGORITHM: &[Patch] = &[
+    Patch {
+        find: "    let abortAlgorithm;
+    if (signal !== undefined) {",
+        replace: "    let abortAlgorithm;
+    let __sdAbortHandle;
+    if (signal !== undefined) {",
+        times: 1,
+    },
+    // ReadableStreamPipeTo 14.2: "Add abortAlgorithm to signal."
+    Patch {
+        find: "      signal.addEventListener('abort', abortAlgorithm);",
+        replace: "      __sdAbortHandle = __sdAddAbortAlgorithm(signal, abortAlgorithm);",
+        times: 1,
+    },
+    // Finalize: "If signal is not undefined, remove abortAlgorithm from signal."
+    Patch {
+        find: "        signal.removeEventListener('abort', abortAlgorithm);",
+        replace: "        __sdRemoveAbortAlgorithm(signal, __sdAbortHandle);",
         times: 1,
     },
 ];
@@ -487,6 +522,7 @@ impl Correction {
             Correction::ReadAfterShutdown => "read-after-shutdown",
             Correction::ClearedAlgorithm => "cleared-algorithm",
             Correction::PromiseLookups => "promise-lookups",
+            Correction::AbortAlgorithm => "abort-algorithm-as-listener",
         }
     }
 
@@ -503,6 +539,7 @@ impl Correction {
             Correction::ReadAfterShutdown => READ_AFTER_SHUTDOWN,
             Correction::ClearedAlgorithm => CLEARED_ALGORITHM,
             Correction::PromiseLookups => PROMISE_LOOKUPS,
+            Correction::AbortAlgorithm => ABORT_ALGORITHM,
         }
     }
 }

@@ -20,6 +20,8 @@ pub enum Class {
     ReferenceClearedAlgorithm,
     /// The reference's reactions and pipe loop look up `then` / `constructor` on promises.
     ReferencePromiseLookups,
+    /// The reference runs pipeTo's abort algorithm as an `abort` event listener.
+    ReferenceAbortAlgorithmAsListener,
     /// Several of the reference's departures at once: only the reference with all of these
     /// corrected (bits in [`crate::correct::Correction::ALL`] order) matches.
     ReferenceSeveral(u8),
@@ -36,6 +38,7 @@ impl Class {
             Class::ReferenceReadAfterShutdown => "reference-read-after-shutdown",
             Class::ReferenceClearedAlgorithm => "reference-cleared-algorithm",
             Class::ReferencePromiseLookups => "reference-promise-lookups",
+            Class::ReferenceAbortAlgorithmAsListener => "reference-abort-algorithm-as-listener",
             Class::ReferenceSeveral(mask) => several_name(mask),
             Class::Real => "real",
         }
@@ -112,6 +115,7 @@ impl Verdict {
                         | Class::ReferenceReadAfterShutdown
                         | Class::ReferenceClearedAlgorithm
                         | Class::ReferencePromiseLookups
+                        | Class::ReferenceAbortAlgorithmAsListener
                         | Class::ReferenceSeveral(_)
                 )
         )

@@ -71,6 +71,7 @@ fn corrected_references(
         0b100 => diff::Class::ReferenceReadAfterShutdown,
         0b1000 => diff::Class::ReferenceClearedAlgorithm,
         0b1_0000 => diff::Class::ReferencePromiseLookups,
+        0b10_0000 => diff::Class::ReferenceAbortAlgorithmAsListener,
         several => diff::Class::ReferenceSeveral(several),
     };
     let mut masks: Vec<u8> = (1u8..1 << Correction::ALL.len()).collect();

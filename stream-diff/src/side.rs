@@ -219,6 +219,23 @@ pub fn prepare(kind: SideKind, reference: &ReferenceSource) -> Result<Prepared, 
             diff_api::perform_promise_then,
         )
         .map_err(|e| e.to_string())?;
+        // `__sdAddAbortAlgorithm(signal, f)` / `__sdRemoveAbortAlgorithm(signal, handle)`: DOM's
+        // "add" and "remove" of an abort algorithm, which script cannot reach (the
+        // abort-algorithm-as-listener correction calls them).
+        diff_api::define_builtin(
+            &mut ctx,
+            "__sdAddAbortAlgorithm",
+            2,
+            diff_api::add_abort_algorithm,
+        )
+        .map_err(|e| e.to_string())?;
+        diff_api::define_builtin(
+            &mut ctx,
+            "__sdRemoveAbortAlgorithm",
+            2,
+            diff_api::remove_abort_algorithm,
+        )
+        .map_err(|e| e.to_string())?;
         eval(&host, &mut ctx, "install.js", &reference.install)?;
         eval(&host, &mut ctx, &reference.bundle_name, &reference.bundle)?;
         eval(&host, &mut ctx, "reference-hook.js", REFERENCE_HOOK)?;

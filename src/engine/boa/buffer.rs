@@ -63,7 +63,8 @@ fn view_constructor(kind: ViewKind, ctx: &Context) -> JsObject {
 }
 
 /// Converts a JS value to an `ArrayBufferView` (<https://webidl.spec.whatwg.org/#ArrayBufferView>,
-/// without `[AllowShared]`): anything else, and views on a `SharedArrayBuffer`, are TypeErrors.
+/// without `[AllowShared]` or `[AllowResizable]`): anything else, and views on a
+/// `SharedArrayBuffer` or a resizable `ArrayBuffer`, are TypeErrors.
 ///
 /// The slots are read through the built-in getters' internals, which run no script.
 pub fn array_buffer_view(value: &Value, what: &str, ctx: &mut Cx) -> JsResult<ViewRecord> {
@@ -86,10 +87,15 @@ pub fn array_buffer_view(value: &Value, what: &str, ctx: &mut Cx) -> JsResult<Vi
     } else {
         return Err(error("must be an ArrayBufferView"));
     };
+    // 2. Without [AllowShared], a view on a SharedArrayBuffer is a TypeError.
     let buffer = buffer
         .as_object()
         .and_then(|b| BoaArrayBuffer::from_object(b).ok())
         .ok_or_else(|| error("must not be backed by a SharedArrayBuffer"))?;
+    // 3. Without [AllowResizable], a view on a resizable ArrayBuffer is a TypeError.
+    if is_resizable_array_buffer(&buffer.clone().into()) {
+        return Err(error("must not be backed by a resizable ArrayBuffer"));
+    }
     let (byte_offset, byte_length) = if buffer.data().is_none() {
         (0, 0)
     } else {
@@ -286,23 +292,14 @@ impl Backing {
         matches!(self, Backing::Shared(_))
     }
 
-    /// `IsResizableArrayBuffer` for an `ArrayBuffer` that is not detached.
-    ///
-    /// Boa 0.22 keeps the maximum byte length private; its public `resize` fails exactly for
-    /// fixed-length buffers, and resizing to the current length changes nothing.
-    /// (A growable `SharedArrayBuffer` cannot be told apart through the public API.)
-    fn is_resizable(&self) -> bool {
-        let Backing::Buffer(buffer) = self else {
-            return false;
-        };
-        let object: JsObject = buffer.clone().into();
-        let Some(mut data) = object.downcast_mut::<ArrayBuffer>() else {
-            return false;
-        };
-        let Some(length) = data.data().map(<[u8]>::len) else {
-            return false;
-        };
-        data.resize(length as u64).is_ok()
+    /// `IsFixedLengthArrayBuffer` is false: a resizable `ArrayBuffer` that is not detached
+    /// ([`is_resizable_array_buffer`]), or a growable `SharedArrayBuffer`
+    /// ([`is_growable_shared_array_buffer`]).
+    fn is_resizable(&self, ctx: &mut Context) -> bool {
+        match self {
+            Backing::Buffer(buffer) => is_resizable_array_buffer(&buffer.clone().into()),
+            Backing::Shared(buffer) => is_growable_shared_array_buffer(&buffer.clone().into(), ctx),
+        }
     }
 
     /// The current byte length (0 once detached).
@@ -414,7 +411,7 @@ pub(super) fn buffer_source_range(
     if backing.is_shared() && !allow_shared {
         return Err(not_a_buffer_source().into());
     }
-    if backing.is_resizable() {
+    if backing.is_resizable(ctx) {
         return Err(JsNativeError::typ()
             .with_message(format!(
                 "{what} must not be backed by a resizable ArrayBuffer"
@@ -516,4 +513,56 @@ pub fn with_array_buffer_bytes_mut<R>(
 pub fn same_buffer(a: &JsArrayBuffer, b: &JsArrayBuffer) -> bool {
     let (a, b): (JsObject, JsObject) = (a.0.clone().into(), b.0.clone().into());
     JsObject::equals(&a, &b)
+}
+
+/// `IsFixedLengthArrayBuffer(buffer)` is false: `buffer` is a resizable `ArrayBuffer` that is not
+/// detached.
+///
+/// Boa 0.22 keeps the maximum byte length private; its public `resize` fails exactly for
+/// fixed-length buffers, and resizing to the current length changes nothing.
+fn is_resizable_array_buffer(object: &JsObject) -> bool {
+    let Some(mut data) = object.downcast_mut::<ArrayBuffer>() else {
+        return false;
+    };
+    let Some(length) = data.data().map(<[u8]>::len) else {
+        return false;
+    };
+    data.resize(length as u64).is_ok()
+}
+
+/// The realm's `get SharedArrayBuffer.prototype.growable`, as it was when the streams were
+/// registered (Boa 0.22 has no public Rust reading of a shared buffer's growability).
+#[derive(boa_gc::Trace, boa_gc::Finalize, boa_engine::JsData)]
+struct GrowableGetter(JsObject);
+
+/// Remembers the realm's `get SharedArrayBuffer.prototype.growable` (before script runs).
+pub(super) fn remember_buffer_intrinsics(ctx: &mut Cx) {
+    let proto = ctx
+        .intrinsics()
+        .constructors()
+        .shared_array_buffer()
+        .prototype();
+    let getter = proto
+        .borrow()
+        .properties()
+        .get(&boa_engine::js_string!("growable").into())
+        .and_then(|d| d.get().and_then(JsValue::as_object));
+    if let Some(getter) = getter {
+        ctx.realm()
+            .host_defined_mut()
+            .insert(GrowableGetter(getter));
+    }
+}
+
+/// Whether a `SharedArrayBuffer` is growable, through the remembered built-in getter (no
+/// script runs; false where none was remembered).
+fn is_growable_shared_array_buffer(object: &JsObject, ctx: &mut Context) -> bool {
+    let realm = ctx.realm().clone();
+    let getter = match realm.host_defined().get::<GrowableGetter>() {
+        Some(g) => g.0.clone(),
+        None => return false,
+    };
+    getter
+        .call(&JsValue::from(object.clone()), &[], ctx)
+        .is_ok_and(|v| v.to_boolean())
 }

@@ -112,6 +112,10 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
             return Ok(ObjectKind::Other);
         };
         let buffer = typed.buffer(ctx)?;
+        let shared_length = buffer
+            .as_object()
+            .and_then(|b| JsSharedArrayBuffer::from_object(b).ok())
+            .map(|b| b.byte_length());
         let buffer = match buffer
             .as_object()
             .and_then(|b| BoaArrayBuffer::from_object(b).ok())
@@ -119,9 +123,11 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
             Some(b) => ViewedBuffer::Buffer(JsArrayBuffer(b)),
             None => ViewedBuffer::Shared,
         };
+        // The viewed buffer's length, shared or not: Boa's `array_length` asserts that the
+        // view is in bounds of it.
         let buffer_length = match &buffer {
             ViewedBuffer::Buffer(b) => b.0.byte_length(),
-            ViewedBuffer::Shared => 0,
+            ViewedBuffer::Shared => shared_length.unwrap_or(0),
         };
         let (byte_offset, array_length) = match object.downcast_ref::<TypedArray>() {
             Some(t) => (t.byte_offset(), t.array_length(buffer_length)),

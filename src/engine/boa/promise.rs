@@ -337,8 +337,10 @@ struct PromiseIntrinsics {
     species_getter: JsValue,
 }
 
-/// Remembers [`PromiseIntrinsics`] for the current realm (from `register`, before script runs).
+/// Remembers [`PromiseIntrinsics`] for the current realm (from `register`, before script runs),
+/// and the buffer getter that `buffer.rs` calls.
 pub fn remember_promise_intrinsics(ctx: &mut Cx) {
+    super::buffer::remember_buffer_intrinsics(ctx);
     let promise = ctx.intrinsics().constructors().promise().clone();
     let then = promise
         .prototype()

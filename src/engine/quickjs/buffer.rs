@@ -435,12 +435,19 @@ pub(super) fn view_slots(cx: &mut Cx, value: &Value) -> Option<ViewSlots> {
 // ---------------------------------------------------------------------------------------------
 
 /// Converts a JS value to an `ArrayBufferView` (<https://webidl.spec.whatwg.org/#ArrayBufferView>,
-/// without `[AllowShared]`): anything else, and views on a `SharedArrayBuffer`, are TypeErrors.
+/// without `[AllowShared]` or `[AllowResizable]`): anything else, and views on a
+/// `SharedArrayBuffer` or a resizable `ArrayBuffer`, are TypeErrors.
 pub fn array_buffer_view(value: &Value, what: &str, ctx: &mut Cx) -> JsResult<ViewRecord> {
     let error = |message: &str| throw_type_error(format!("{what} {message}"));
+    // 1. Not an object with [[ViewedArrayBuffer]]: a TypeError.
     let slots = view_slots(ctx, value).ok_or_else(|| error("must be an ArrayBufferView"))?;
+    // 2. Without [AllowShared], a view on a SharedArrayBuffer is a TypeError.
     if !is_array_buffer(&slots.buffer) {
         return Err(error("must not be backed by a SharedArrayBuffer"));
+    }
+    // 3. Without [AllowResizable], a view on a resizable ArrayBuffer is a TypeError.
+    if slots.resizable {
+        return Err(error("must not be backed by a resizable ArrayBuffer"));
     }
     Ok(ViewRecord {
         buffer: JsArrayBuffer(Object::from_value_unchecked(slots.buffer)),

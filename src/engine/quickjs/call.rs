@@ -259,6 +259,12 @@ pub fn call_object(
     call(function.as_value(), this, args, ctx)
 }
 
+/// `? Get(object, key)` of a property of an object script gave, whose getter may be script
+/// (nothing to work around on QuickJS: a plain Get).
+pub fn get_script_property(object: &Object, key: &str, ctx: &mut Cx) -> JsResult<Value> {
+    object.get(key, ctx)
+}
+
 /// CreateIteratorResultObject(value, done).
 pub fn create_iter_result_object(value: Value, done: bool, ctx: &mut Cx) -> Value {
     crate::engine::count_objects(1);
