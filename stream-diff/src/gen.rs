@@ -269,7 +269,13 @@ impl Gen {
             15 => {
                 let ac = self.fresh("ac");
                 self.acs.push(ac.clone());
-                self.now(format!("{ac} = new AbortController();"));
+                // Now and then an `abort` listener registered before any pipe uses the signal.
+                let listener = if self.rng.chance(40) {
+                    format!(" {ac}.signal.addEventListener('abort', () => log('{ac} listener'));")
+                } else {
+                    String::new()
+                };
+                self.now(format!("{ac} = new AbortController();{listener}"));
             }
             16 => {
                 let ac = self.rng.pick(&self.acs).clone();
@@ -317,7 +323,7 @@ impl Gen {
     fn byte_chunk(&mut self) -> String {
         self.chunk += 1;
         let k = self.chunk % 200;
-        match self.rng.weighted(&[10, 3, 2, 2, 1, 1, 1, 1, 1]) {
+        match self.rng.weighted(&[10, 3, 2, 2, 1, 1, 1, 1, 1, 2]) {
             0 => format!("new Uint8Array([{k}, {}])", k + 1),
             1 => format!("new Uint8Array([{k}, {}, {}, {}])", k + 1, k + 2, k + 3),
             2 => format!("new Uint16Array([{k}])"),
@@ -331,15 +337,35 @@ impl Gen {
             6 => "new Uint8Array(0)".to_owned(),
             // A view whose buffer has been detached.
             7 => DETACHED_VIEW.to_owned(),
-            _ => self
+            8 => self
                 .rng
                 .pick(&["'x'", "new ArrayBuffer(2)", "[1]"])
                 .to_string(),
+            // Views on resizable and shared buffers: WebIDL's ArrayBufferView conversion
+            // without [AllowResizable] / [AllowShared] throws.
+            _ => self.odd_buffer_view(),
+        }
+    }
+
+    /// A view on a resizable `ArrayBuffer`, a `SharedArrayBuffer` or a growable one (a
+    /// TypeError where an `ArrayBufferView` argument lacks `[AllowResizable]` /
+    /// `[AllowShared]`).
+    fn odd_buffer_view(&mut self) -> String {
+        let buffer = *self.rng.pick(&[
+            "new ArrayBuffer(4, { maxByteLength: 8 })",
+            "new ArrayBuffer(4, { maxByteLength: 8 })",
+            "new SharedArrayBuffer(4)",
+            "new SharedArrayBuffer(4, { maxByteLength: 8 })",
+        ]);
+        match self.rng.below(3) {
+            0 => format!("new Uint8Array({buffer})"),
+            1 => format!("new Uint8Array({buffer}, 1, 2)"),
+            _ => format!("new DataView({buffer})"),
         }
     }
 
     fn view(&mut self) -> String {
-        match self.rng.weighted(&[8, 3, 2, 2, 1, 1, 1, 1]) {
+        match self.rng.weighted(&[8, 3, 2, 2, 1, 1, 1, 1, 2]) {
             0 => format!("new Uint8Array({})", 1 + self.rng.below(6)),
             1 => format!("new Uint16Array({})", 1 + self.rng.below(3)),
             2 => format!(
@@ -351,7 +377,8 @@ impl Gen {
             4 => "new Uint32Array(1)".to_owned(),
             5 => "new Uint8Array(0)".to_owned(),
             6 => DETACHED_VIEW.to_owned(),
-            _ => "new ArrayBuffer(4)".to_owned(),
+            7 => "new ArrayBuffer(4)".to_owned(),
+            _ => self.odd_buffer_view(),
         }
     }
 
@@ -402,13 +429,27 @@ impl Gen {
     /// Wraps callback actions in a random outcome: sync, after a microtask, after a task,
     /// throwing, rejecting, or (rarely) never settling.
     fn outcome(&mut self, name: &str, actions: String) -> String {
-        match self.rng.weighted(&[8, 4, 3, 2, 2, 1]) {
+        match self.rng.weighted(&[8, 4, 3, 2, 2, 1, 1, 1]) {
             0 => actions,
             1 => format!("return afterMicrotask(() => {{ {actions} }});"),
             2 => format!("return afterTask(() => {{ {actions} }});"),
             3 => format!("{actions} throw err('{name}');"),
             4 => format!("{actions} return rejected(err('{name}'));"),
-            _ => format!("{actions} return new Promise(() => {{}});"),
+            5 => format!("{actions} return new Promise(() => {{}});"),
+            // A throw several frames down that escapes the callback.
+            6 => format!(
+                "deep({}, () => {{ {actions} throw err('{name}'); }});",
+                1 + self.rng.below(3)
+            ),
+            // A throw several frames down (the actions' own, or ours) caught inside the
+            // callback, at one of the frames between.
+            _ => {
+                let depth = 1 + self.rng.below(3);
+                let at = self.rng.below(depth + 1);
+                format!(
+                    "deepCatch({depth}, {at}, '{name}', () => {{ {actions} throw err('{name}'); }});"
+                )
+            }
         }
     }
 
@@ -467,10 +508,10 @@ impl Gen {
                 ),
                 _ => {
                     let len = self.rng.pick(&["1", "q.view.byteLength", "0"]);
-                    let view = if self.rng.chance(80) {
-                        format!("new Uint8Array(q.view.buffer, q.view.byteOffset, {len})")
-                    } else {
-                        "new Uint8Array(2)".to_owned()
+                    let view = match self.rng.weighted(&[16, 3, 2]) {
+                        0 => format!("new Uint8Array(q.view.buffer, q.view.byteOffset, {len})"),
+                        1 => "new Uint8Array(2)".to_owned(),
+                        _ => self.odd_buffer_view(),
                     };
                     format!(
                         "{{ const q = {n}.byobRequest; log('{n}.byobRequest', q && q.view); \
@@ -544,6 +585,17 @@ impl Gen {
         }
     }
 
+    /// `T(name, object)` (its callbacks traced), or now and then the object itself: a
+    /// callback the stream calls with no wrapper frame between (whose exceptions then reach
+    /// the stream straight from the frames that threw them).
+    fn maybe_traced(&mut self, name: &str, object: &str) -> String {
+        if self.rng.chance(15) {
+            object.to_owned()
+        } else {
+            format!("T('{name}', {object})")
+        }
+    }
+
     fn next_id(&mut self) -> usize {
         self.id += 1;
         self.id
@@ -612,9 +664,10 @@ impl Gen {
             self.callback(&src, "cancel", "reason", body);
         }
         let strategy = self.strategy(&rs, !bytes);
+        let src_arg = self.maybe_traced(&rs, &src);
         let args = match strategy {
-            Some(s) => format!("T('{rs}', {src}), {s}"),
-            None => format!("T('{rs}', {src})"),
+            Some(s) => format!("{src_arg}, {s}"),
+            None => src_arg,
         };
         self.now(format!("{rs} = new ReadableStream({args});"));
         self.ctrls.push(c);
@@ -955,9 +1008,10 @@ impl Gen {
             self.callback(&sink, "abort", "reason", body);
         }
         let strategy = self.strategy(&format!("{ws}.w"), true);
+        let sink_arg = self.maybe_traced(&ws, &sink);
         let args = match strategy {
-            Some(s) => format!("T('{ws}', {sink}), {s}"),
-            None => format!("T('{ws}', {sink})"),
+            Some(s) => format!("{sink_arg}, {s}"),
+            None => sink_arg,
         };
         self.now(format!("{ws} = new WritableStream({args});"));
         self.ctrls.push(c);
@@ -1069,7 +1123,7 @@ impl Gen {
         }
         let ws_strategy = self.strategy(&format!("{ts}.w"), true);
         let rs_strategy = self.strategy(&format!("{ts}.r"), true);
-        let mut args = format!("T('{ts}', {tr})");
+        let mut args = self.maybe_traced(&ts, &tr);
         if ws_strategy.is_some() || rs_strategy.is_some() {
             let _ = write!(
                 args,
@@ -1099,8 +1153,11 @@ impl Gen {
 
     // ----- pipes -----
 
-    fn pipe_options(&mut self) -> String {
+    /// A pipe's options argument (with its leading comma), and the controller whose signal it
+    /// names, if any.
+    fn pipe_options(&mut self) -> (String, Option<String>) {
         let mut parts = Vec::new();
+        let mut signal = None;
         for key in ["preventClose", "preventAbort", "preventCancel"] {
             if self.rng.chance(25) {
                 parts.push(format!("{key}: {}", self.rng.chance(70)));
@@ -1109,12 +1166,14 @@ impl Gen {
         if !self.acs.is_empty() && self.rng.chance(55) {
             let ac = self.rng.pick(&self.acs).clone();
             parts.push(format!("signal: {ac}.signal"));
+            signal = Some(ac);
         }
-        if parts.is_empty() {
+        let options = if parts.is_empty() {
             String::new()
         } else {
             format!(", {{ {} }}", parts.join(", "))
-        }
+        };
+        (options, signal)
     }
 
     /// Records that `from` now feeds transform `ts`: its readable side (and what was made from
@@ -1143,10 +1202,17 @@ impl Gen {
             return;
         }
         let ws = self.rng.pick(&candidates).clone();
-        let opts = self.pipe_options();
+        let (opts, signal) = self.pipe_options();
         let label = self.label();
+        // Now and then an `abort` listener registered right after the pipe.
+        let listener = match signal {
+            Some(ac) if self.rng.chance(40) => format!(
+                " {ac}.signal.addEventListener('abort', () => log('{ac} listener after {label}'));"
+            ),
+            _ => String::new(),
+        };
         self.timed(format!(
-            "watch('{label}.pipe', {}.pipeTo({}{opts}));",
+            "watch('{label}.pipe', {}.pipeTo({}{opts}));{listener}",
             rs.name, ws.name
         ));
         if let Some(ts) = &ws.transform {
@@ -1166,7 +1232,7 @@ impl Gen {
             return;
         }
         let ts = self.rng.pick(&candidates).clone();
-        let opts = self.pipe_options();
+        let (opts, _) = self.pipe_options();
         let out = self.fresh("rs");
         self.now(format!("{out} = {}.pipeThrough({ts}{opts});", src.name));
         self.feeds(&src, &ts);

@@ -275,6 +275,27 @@
     return construct(typeof Ctor === 'function' ? Ctor : ErrorCtor, [MARK + tag]);
   });
 
+  // deep(n, f): f() called n frames down (n nested calls of deep's own).
+  function deep(n, f) {
+    return n <= 0 ? f() : deep(n - 1, f);
+  }
+  define('deep', deep);
+
+  // deepCatch(n, at, name, f): f() called n frames down, its exception caught at the frame
+  // `at` levels above f's caller (0: the innermost), logged as `name caught X`.
+  function deepCatch(n, at, name, f) {
+    if (n === at) {
+      try {
+        return n <= 0 ? f() : deep(n - 1, f);
+      } catch (e) {
+        emitEvent(name + ' caught ' + render(e));
+        return undefined;
+      }
+    }
+    return deepCatch(n - 1, at, name, f);
+  }
+  define('deepCatch', deepCatch);
+
   // traced(name, fn): fn, logging `name(args)` on each call and `name threw X` if it throws.
   function traced(name, fn) {
     return function (...args) {

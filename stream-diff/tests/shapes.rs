@@ -397,3 +397,76 @@ fn a_byte_stream_accepts_chunks_until_a_cancel_through_tee_and_pipe_through_reac
         Verdict::Diverged(Class::ReferenceClearedAlgorithm),
     );
 }
+
+/// Issue 39, shape 3: a pipe aborted through its signal, with an `abort` listener added before
+/// `pipeTo`. DOM's "run the abort steps" runs every abort algorithm ("for each algorithm of
+/// signal's abort algorithms: run algorithm"), then fires `abort`; ReadableStreamPipeTo adds
+/// its abort algorithm to the signal, and with the destination not writable, "shutdown with an
+/// action" cancels the source at once. The reference adds it as an `abort` listener, after the
+/// script's.
+#[test]
+fn a_pipes_abort_algorithm_runs_before_earlier_abort_listeners() {
+    let script = r#"
+        const rs = new ReadableStream({ cancel(r) { log('source cancel', r); } });
+        const ws = new WritableStream({ start(c) { c.error(err('dest')); } });
+        const ac = new AbortController();
+        ac.signal.addEventListener('abort', () => log('listener'));
+        watch('pipe', rs.pipeTo(ws, { signal: ac.signal }));
+        ac.abort(err('why'));
+        log('after abort');
+    "#;
+    check(
+        script,
+        &[
+            "\"source cancel\" Error(sd:why)",
+            "\"listener\"",
+            "\"after abort\"",
+            "pipe rejected Error(sd:why)",
+        ],
+        Verdict::Diverged(Class::ReferenceAbortAlgorithmAsListener),
+    );
+}
+
+/// Issue 39, shape 1: WebIDL's ArrayBufferView conversion without [AllowResizable] throws a
+/// TypeError for a view on a resizable buffer ("If the conversion is not to an IDL type
+/// associated with the [AllowResizable] extended attribute, and IsFixedLengthArrayBuffer(
+/// V.[[ViewedArrayBuffer]]) is false, then throw a TypeError"); `enqueue(ArrayBufferView)` and
+/// the BYOB `read(ArrayBufferView view)` have none. The reference agrees.
+#[test]
+fn views_on_resizable_buffers_are_type_errors() {
+    let script = r#"
+        let c;
+        new ReadableStream({ type: 'bytes', start(ctrl) { c = ctrl; } });
+        try { c.enqueue(new Uint8Array(new ArrayBuffer(8, { maxByteLength: 16 }))); log('accepted'); }
+        catch (e) { log('enqueue threw', e); }
+        const reader = new ReadableStream({ type: 'bytes' }).getReader({ mode: 'byob' });
+        watch('read', reader.read(new Uint8Array(new ArrayBuffer(8, { maxByteLength: 16 }))));
+    "#;
+    check(
+        script,
+        &["\"enqueue threw\" TypeError", "read rejected TypeError"],
+        Verdict::Same,
+    );
+}
+
+/// Issue 39, shape 2: a sink's `write()` (no tracing wrapper) whose nested function throws.
+/// The write's promise is rejected ("a promise rejected with" the exception) and the script
+/// around `writer.write()` goes on. On Boa 0.22 that needed the backend's call trampoline
+/// (ENGINE_BUGS.md 6).
+#[test]
+fn a_nested_throw_in_a_sink_leaves_the_calling_expression_intact() {
+    let script = r#"
+        function thrower() { throw err('thr'); }
+        const w = new WritableStream({ write() { thrower(); } }).getWriter();
+        later(1, 'write', () => { log('typeof', typeof w.write('a')); log('after'); });
+    "#;
+    check(
+        script,
+        &[
+            "\"typeof\" \"object\"",
+            "\"after\"",
+            "report unhandled Error(sd:thr)",
+        ],
+        Verdict::Same,
+    );
+}
