@@ -225,3 +225,41 @@ fn a_pipes_abort_algorithm_runs_before_the_signals_abort_listeners() {
         "{settled}"
     );
 }
+
+/// A spec Assert that script reaches (stream-diff's generator, seed 1 index 6501):
+/// ReadableStreamReaderGenericRelease's "Assert: stream is not undefined". WebIDL's async
+/// iterator `next()` sets the ongoing promise to null in its fulfill steps even when a later
+/// `next()` chained on it, so a third `next()` reads while the second's read is pending. When
+/// the stream closes, ReadableStreamClose performs both read requests' close steps, and each
+/// performs ReadableStreamDefaultReaderRelease: the second finds the reader released. The
+/// reference reaches the same Assert; here the second release does nothing, and both
+/// `next()` promises end the iteration. (Before, a debug build panicked: on QuickJS inside a
+/// native call, which aborted the process.)
+#[test]
+fn a_reader_released_twice_through_an_async_iterator_is_no_panic() {
+    let mut f = Fixture::host();
+    f.eval(
+        r#"
+        var out = [];
+        function soon(n, f) { if (n <= 0) return f(); queueMicrotask(() => soon(n - 1, f)); }
+        function show(name, p) {
+          p.then((r) => out.push(name + ' ' + r.value + ' ' + r.done),
+                 (e) => out.push(name + ' rejected ' + e.name));
+        }
+        var c2;
+        var rs = new ReadableStream({
+          start(c) { c2 = c; return new Promise((r) => setTimeout(() => { c2.close(); r(); }, 0)); },
+        }, { highWaterMark: 1 });
+        c2.enqueue({ then(r) { r('t1'); } });
+        var it = rs.values({ preventCancel: true });
+        soon(6, () => show('third', it.next()));
+        show('first', it.next());
+        soon(1, () => show('second', it.next()));
+        "#,
+    );
+    f.run_to_idle();
+    assert_eq!(
+        f.eval_string("out.join('\\n')"),
+        "first t1 false\nthird undefined true\nsecond undefined true"
+    );
+}

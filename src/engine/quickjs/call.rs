@@ -67,7 +67,8 @@ impl NativeFunction {
 ///   function.
 ///
 /// It returns an owned value (QuickJS takes its count), or `JS_EXCEPTION` with the exception
-/// pending. A panic cannot unwind out of it: it aborts.
+/// pending. A panic cannot unwind out of it (it would abort the process): it is caught, and
+/// thrown as a TypeError.
 pub(crate) unsafe extern "C" fn function_call_hook(
     ctx: *mut q::JSContext,
     func_obj: q::JSValue,
@@ -100,7 +101,10 @@ pub(crate) unsafe extern "C" fn function_call_hook(
         .map(|i| Value::dup_raw(rt, unsafe { *argv.add(i) }))
         .collect();
     let constructing = flags & q::JS_CALL_FLAG_CONSTRUCTOR as c_int != 0;
-    let result = match native_of(&function) {
+    // A panic must not unwind into quickjs.c (it would abort the process): one that escapes
+    // the function (a bug of ours: a broken invariant, a failed debug assertion) becomes a
+    // thrown error instead, so the host reports it and the embedding goes on.
+    let call = std::panic::AssertUnwindSafe(|| match native_of(&function) {
         Some(Native::Function(NativeFunction::Pointer { f, constructor }, _)) => {
             let this = if *constructor && !constructing {
                 Value::undefined()
@@ -111,7 +115,17 @@ pub(crate) unsafe extern "C" fn function_call_hook(
         }
         Some(Native::Function(NativeFunction::Closure(c), _)) => c.call(&this, &args, &mut cx),
         _ => Err(throw_type_error("not a function")),
-    };
+    });
+    let result = std::panic::catch_unwind(call).unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(throw_type_error(format!(
+            "internal error in a built-in function (a bug of boa_streams): {message}"
+        )))
+    });
     match result {
         Ok(v) => v.into_raw(),
         Err(e) => throw(&mut cx, e),
