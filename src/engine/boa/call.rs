@@ -17,33 +17,32 @@ pub fn call(function: &Value, this: &Value, args: &[Value], ctx: &mut Cx) -> JsR
 
 /// Calls a callable object (its [[Call]]): a user callback, iterator method or getter.
 ///
-/// AD-HOC: through the realm's call trampoline ([`Trampolines`]) (up to three arguments), so that an exception
-/// thrown several JS frames deep inside the callback leaves Boa's VM stack as it found it. Boa
-/// 0.22's `JsObject::call` does not truncate the stack when the frame it entered rethrows an
-/// exception that a deeper frame threw; the caller's pending call operands then sit below the
-/// leftovers, and script that catches nothing sees a TypeError ("not a callable function")
-/// from the next call of the frame that called us (ENGINE_BUGS.md 6). A JS frame entered from
-/// Rust that rethrows itself does truncate, so the trampoline's own frame cleans up.
+/// AD-HOC: while script frames are on Boa's VM stack (script called the operation that calls
+/// back), the call goes through the realm's call trampoline ([`Trampolines`]), so that an
+/// exception thrown several JS frames deep inside the callback leaves the VM stack as it found
+/// it. Boa 0.22's `JsObject::call` does not truncate the stack when the frame it entered
+/// rethrows an exception that a deeper frame threw; the caller's pending call operands then
+/// sit below the leftovers, and script that catches nothing sees a TypeError ("not a callable
+/// function") from its next call (ENGINE_BUGS.md 6). A JS frame entered from Rust that rethrows
+/// itself does truncate, so the trampoline's own frame cleans up. With no script frame (a
+/// callback from a job: a pipe's write, a reaction's pull), nothing pending can be disturbed,
+/// and the call is direct: the trampoline costs a JS frame and a native call per callback.
 pub fn call_object(
     function: &Object,
     this: &Value,
     args: &[Value],
     ctx: &mut Cx,
 ) -> JsResult<Value> {
-    if args.len() <= 3 {
-        if let Some(t) = Trampolines::get(ctx) {
-            let arg = |i: usize| args.get(i).map(Value::js).cloned().unwrap_or_default();
-            let js_args = [
-                JsValue::from(function.js().clone()),
-                this.js().clone(),
-                JsValue::from(args.len()),
-                arg(0),
-                arg(1),
-                arg(2),
-            ];
-            return t
-                .call
-                .call(&JsValue::undefined(), &js_args, ctx)
+    if args.len() < ARITIES && ctx.stack_trace().next().is_some() {
+        if let Some(trampoline) = Trampolines::get(ctx, args.len()) {
+            let mut js_args = [const { JsValue::undefined() }; ARITIES + 1];
+            js_args[0] = function.js().clone().into();
+            js_args[1] = this.js().clone();
+            for (slot, arg) in js_args[2..].iter_mut().zip(args) {
+                *slot = arg.js().clone();
+            }
+            return trampoline
+                .call(&JsValue::undefined(), &js_args[..args.len() + 2], ctx)
                 .map(Value::from)
                 .map_err(Into::into);
         }
@@ -54,85 +53,84 @@ pub fn call_object(
 /// `? Get(object, key)` of a property of an object script gave (a dictionary's member, say),
 /// whose getter may be script.
 ///
-/// AD-HOC: through the realm's get trampoline `(o, k) => o[k]`, for the reason given at
-/// [`call_object`]: a getter that rethrows an exception from a deeper frame would otherwise
-/// leave Boa's VM stack out of step with its caller (ENGINE_BUGS.md 6).
+/// AD-HOC: while script frames are on the VM stack, through the realm's get trampoline
+/// `(o, k) => o[k]`, for the reason given at [`call_object`]: a getter that rethrows an
+/// exception from a deeper frame would otherwise leave Boa's VM stack out of step with its
+/// caller (ENGINE_BUGS.md 6).
 pub fn get_script_property(object: &Object, key: &str, ctx: &mut Cx) -> JsResult<Value> {
-    match Trampolines::get(ctx) {
-        Some(t) => t
-            .get
-            .call(
-                &JsValue::undefined(),
-                &[
-                    JsValue::from(object.js().clone()),
-                    JsValue::from(boa_engine::JsString::from(key)),
-                ],
-                ctx,
-            )
-            .map(Value::from)
-            .map_err(Into::into),
-        None => object.get(boa_engine::JsString::from(key), ctx),
+    if ctx.stack_trace().next().is_some() {
+        if let Some(get) = Trampolines::get(ctx, GET) {
+            return get
+                .call(
+                    &JsValue::undefined(),
+                    &[
+                        JsValue::from(object.js().clone()),
+                        JsValue::from(boa_engine::JsString::from(key)),
+                    ],
+                    ctx,
+                )
+                .map(Value::from)
+                .map_err(Into::into);
+        }
     }
+    object.get(boa_engine::JsString::from(key), ctx)
 }
 
+/// Calls with fewer arguments than this go through a call trampoline.
+const ARITIES: usize = 4;
+/// The index of the get trampoline in [`Trampolines`].
+const GET: usize = ARITIES;
+
 /// A realm's trampolines, JS functions whose frame, entered from Rust, absorbs what Boa leaves
-/// on its VM stack when a deeper frame throws (see [`call_object`]):
-/// - `call`: `(f, t, n, a, b, c) => h(f, t, n, a, b, c)`, where the built-in `h` performs
-///   `Call(f, t, « the first n of a, b, c »)`;
-/// - `get`: `(o, k) => o[k]`.
+/// on its VM stack when a deeper frame throws (see [`call_object`]): for each arity n < 4,
+/// `(f, t, a1, …, an) => h(f, t, a1, …, an)`, where the built-in `h` performs `Call(f, t, «
+/// a1, …, an »)`; then `(o, k) => o[k]`.
 ///
 /// Made once per realm, on first use, by a script that only defines them (no script of the
 /// user's runs, and nothing is looked up on a global).
 #[derive(Trace, Finalize, JsData)]
-struct Trampolines {
-    call: JsObject,
-    get: JsObject,
-}
+struct Trampolines([JsObject; ARITIES + 1]);
 
 impl Trampolines {
-    fn get(ctx: &mut Cx) -> Option<Trampolines> {
+    /// The realm's trampoline at `index` (an arity, or [`GET`]), made on first use.
+    fn get(ctx: &mut Cx, index: usize) -> Option<JsObject> {
         let realm = ctx.realm().clone();
         if let Some(t) = realm.host_defined().get::<Trampolines>() {
-            return Some(Trampolines {
-                call: t.call.clone(),
-                get: t.get.clone(),
-            });
+            return t.0.get(index).cloned();
         }
         let made = Self::make(ctx)?;
-        realm.host_defined_mut().insert(Trampolines {
-            call: made.call.clone(),
-            get: made.get.clone(),
-        });
-        Some(made)
+        let wanted = made.0.get(index).cloned();
+        realm.host_defined_mut().insert(made);
+        wanted
     }
 
     fn make(ctx: &mut Cx) -> Option<Trampolines> {
         let outer = ctx
             .eval(Source::from_bytes(
                 "(function (h) { 'use strict'; return [\
-                 function (f, t, n, a, b, c) { return h(f, t, n, a, b, c); },\
+                 function (f, t) { return h(f, t); },\
+                 function (f, t, a) { return h(f, t, a); },\
+                 function (f, t, a, b) { return h(f, t, a, b); },\
+                 function (f, t, a, b, c) { return h(f, t, a, b, c); },\
                  function (o, k) { return o[k]; }]; })",
             ))
             .ok()?;
         let h = NativeFunction::from_fn_ptr(|_, args, ctx| {
-            let arg = |i: usize| args.get(i).cloned().unwrap_or_default();
-            let function = arg(0);
+            let function = args.first().cloned().unwrap_or_default();
             let f = function
                 .as_callable()
                 .ok_or_else(|| JsNativeError::typ().with_message("value is not callable"))?;
-            let n = arg(2).as_number().unwrap_or(0.0) as usize;
-            let rest = args.get(3..3 + n.min(3)).unwrap_or(&[]);
-            f.call(&arg(1), rest, ctx)
+            let this = args.get(1).cloned().unwrap_or_default();
+            f.call(&this, args.get(2..).unwrap_or(&[]), ctx)
         })
         .to_js_function(ctx.realm());
-        let pair = outer
+        let list = outer
             .as_callable()?
             .call(&JsValue::undefined(), &[h.into()], ctx)
             .ok()?;
-        let pair = pair.as_object()?;
-        let call = pair.get(0, ctx).ok()?.as_object()?;
-        let get = pair.get(1, ctx).ok()?.as_object()?;
-        Some(Trampolines { call, get })
+        let list = list.as_object()?;
+        let mut item = |i: u32| list.get(i, &mut *ctx).ok()?.as_object();
+        Some(Trampolines([item(0)?, item(1)?, item(2)?, item(3)?, item(4)?]))
     }
 }
 
