@@ -50,6 +50,8 @@ mod string;
 mod task;
 mod value;
 
+#[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
+mod adopt;
 mod buffer;
 #[cfg(test)]
 mod buffer_tests;
@@ -63,6 +65,8 @@ mod promise;
 #[cfg(test)]
 mod promise_tests;
 mod runtime;
+#[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
+pub use adopt::{adopted_cx, AdoptedCtx};
 pub(crate) mod webidl;
 mod webidl_sequences;
 
