@@ -29,6 +29,9 @@ pub mod host;
 mod html;
 mod queue;
 mod queuing_strategy;
+/// boa_streams in an application's own rquickjs runtime (QuickJS, feature `rquickjs`).
+#[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
+pub mod quickjs;
 mod readable;
 pub mod rust;
 mod transfer;

@@ -77,6 +77,48 @@ pub fn adopted_cx(ctx: &AdoptedCtx<'_>) -> Option<Cx> {
     Some(unsafe { Cx::enter(raw) })
 }
 
+/// A clone of the agent data of type `T` of `ctx`'s runtime, if boa_streams' agent is installed
+/// there (the context itself may not be set up yet).
+pub fn adopted_agent_data<T: std::any::Any + Clone>(ctx: &AdoptedCtx<'_>) -> Option<T> {
+    let raw = raw_context(ctx);
+    // SAFETY: `raw` is live (`ctx` holds a count of it); this reads its `rt` field.
+    let rt = unsafe { q::JS_GetRuntime(raw) };
+    if !has_agent(rt) {
+        return None;
+    }
+    // (The agent is installed: checked above.)
+    super::core::agent_of(rt).data::<T>().cloned()
+}
+
+/// The engine's value of an rquickjs value (one more reference count of it).
+pub fn value_from_adopted(value: &rquickjs::Value<'_>) -> super::Value {
+    let rt = {
+        let ctx = value.ctx();
+        // SAFETY: the value's context is live (the value holds its `Ctx`); this reads its
+        // `rt` field.
+        unsafe { q::JS_GetRuntime(raw_context(ctx)) }
+    };
+    // `as_raw` lends the value; `dup_raw` takes a count of our own, of the value's runtime.
+    super::Value::dup_raw(rt, value.as_raw())
+}
+
+/// The rquickjs value of an engine value, if it belongs to `ctx`'s runtime (or has no runtime:
+/// a primitive without a reference count).
+pub fn value_to_adopted<'js>(
+    ctx: &AdoptedCtx<'js>,
+    value: super::Value,
+) -> Option<rquickjs::Value<'js>> {
+    // SAFETY: the context is live (`ctx` holds a count of it); this reads its `rt` field.
+    let rt = unsafe { q::JS_GetRuntime(raw_context(ctx)) };
+    if !value.runtime().is_null() && value.runtime() != rt {
+        return None;
+    }
+    // SAFETY: `value` owns one count of its `JSValue` (`Value`'s invariant), of `ctx`'s runtime
+    // or without a count (checked above); `into_raw` hands that count over and `from_raw`
+    // takes it, so it is given back once, when the rquickjs value drops.
+    Some(unsafe { rquickjs::Value::from_raw(ctx.clone(), value.into_raw()) })
+}
+
 impl Runtime {
     /// Adopts the runtime of `ctx`, an application's rquickjs context: installs the agent
     /// (our classes, the agent state, `host` for its tasks, timers and, with

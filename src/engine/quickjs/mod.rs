@@ -66,7 +66,7 @@ mod promise;
 mod promise_tests;
 mod runtime;
 #[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
-pub use adopt::{adopted_cx, AdoptedCtx};
+pub use adopt::{adopted_agent_data, adopted_cx, value_from_adopted, value_to_adopted, AdoptedCtx};
 pub(crate) mod webidl;
 mod webidl_sequences;
 
