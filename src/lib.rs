@@ -163,6 +163,19 @@ impl Clients {
     };
 }
 
+impl Clients {
+    /// Throws a `TypeError` when the choice misses a client a chosen one needs (`fetch`
+    /// without `url` and `file`).
+    pub fn check(&self) -> JsResult<()> {
+        if self.fetch && !(self.url && self.file) {
+            return Err(engine::throw_type_error(
+                "the Fetch client needs the URL and File clients (Clients::url and Clients::file)",
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Default for Clients {
     /// [`Clients::ALL`].
     fn default() -> Self {
@@ -174,11 +187,7 @@ impl Default for Clients {
 /// they depend on, then the clients `clients` names, in the current realm. Throws a
 /// `TypeError` (installing nothing) when `clients.fetch` is chosen without `url` and `file`.
 pub fn register_with(ctx: &mut engine::Cx, clients: Clients) -> JsResult<()> {
-    if clients.fetch && !(clients.url && clients.file) {
-        return Err(engine::throw_type_error(
-            "the Fetch client needs the URL and File clients (Clients::url and Clients::file)",
-        ));
-    }
+    clients.check()?;
     engine::remember_promise_intrinsics(ctx);
     dom::register(ctx)?;
     html::register(ctx)?;

@@ -82,6 +82,15 @@ impl Host {
     ///
     /// Fails (with a `TypeError`) when boa_streams is already installed in `ctx`.
     pub fn adopt(ctx: &engine::AdoptedCtx<'_>, options: AdoptOptions) -> JsResult<Host> {
+        // The options first: a refused install changes nothing.
+        options.clients.check()?;
+        if let Some(base) = &options.base_url {
+            if ::url::Url::parse(base).is_err() {
+                return Err(engine::throw_type_error(format!(
+                    "the base URL {base:?} is not a URL"
+                )));
+            }
+        }
         if engine::adopted_cx(ctx).is_some() {
             return Err(engine::throw_type_error(
                 "boa_streams is already installed in this context",
