@@ -123,9 +123,7 @@ thread_local! {
 
 fn main() -> JsResult<()> {
     let executor = Rc::new(AppExecutor::default());
-    let mut ctx = Context::builder()
-        .job_executor(executor)
-        .build()?;
+    let mut ctx = Context::builder().job_executor(executor).build()?;
 
     // The application's own class and function.
     ctx.register_global_class::<Collector>()?;
@@ -171,14 +169,19 @@ fn main() -> JsResult<()> {
     println!("rustSink received {received:?}");
     assert_eq!(done.as_boolean(), Some(true), "the pipe finished");
     assert!(received.contains(&"from a blob".to_owned()));
-    let text: String = received.iter().filter(|s| *s != "from a blob").cloned().collect();
+    let text: String = received
+        .iter()
+        .filter(|s| *s != "from a blob")
+        .cloned()
+        .collect();
     assert_eq!(text, "héllo wörld €");
     assert!(!text.contains('\u{FFFD}'));
     // The application's own object saw the same chunks.
     let collector = ctx.eval(Source::from_bytes("collector"))?;
-    let collected = collector
-        .as_object()
-        .and_then(|o| o.downcast_ref::<Collector>().map(|c| c.chunks.borrow().concat()));
+    let collected = collector.as_object().and_then(|o| {
+        o.downcast_ref::<Collector>()
+            .map(|c| c.chunks.borrow().concat())
+    });
     assert_eq!(collected.as_deref(), Some("héllo wörld €"));
     Ok(())
 }
