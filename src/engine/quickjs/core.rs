@@ -387,6 +387,7 @@ thread_local! {
 }
 
 /// Whether `rt` has its agent (on this thread).
+#[cfg(feature = "rquickjs")]
 pub(crate) fn has_agent(rt: *mut q::JSRuntime) -> bool {
     !agent_ptr(rt).is_null()
 }
@@ -686,6 +687,7 @@ impl RealmState {
 }
 
 /// Whether `ctx` (a live context) has its realm state.
+#[cfg(feature = "rquickjs")]
 pub(crate) fn has_realm_state(ctx: *mut q::JSContext) -> bool {
     // SAFETY: `ctx` is live (this function's contract); this reads its opaque field.
     !unsafe { q::JS_GetContextOpaque(ctx) }.is_null()
