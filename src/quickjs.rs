@@ -104,10 +104,19 @@ pub fn is_installed(ctx: &AdoptedCtx<'_>) -> bool {
 /// these queue run too. Returns how many ran.
 ///
 /// Call it whenever the application's own jobs are done, until it returns 0 while
-/// `is_job_pending()` is false; then [`next_timer_at`] says when to call it again.
+/// `is_job_pending()` is false; then [`next_timer_at`] says when to call it again. (A program
+/// whose tasks keep queueing tasks, a `MessagePort` ping-pong, keeps it running: [`run_tasks`]
+/// bounds a call.)
 pub fn run_pending_tasks(ctx: &AdoptedCtx<'_>) -> Result<usize, Error> {
     let (host, mut cx) = Host::of_adopted(ctx).ok_or(Error::NotInstalled)?;
-    Ok(host.run_pending_tasks(&mut cx))
+    Ok(host.run_pending_tasks(&mut cx, None))
+}
+
+/// [`run_pending_tasks`], stopping after `max` tasks (the microtask checkpoint that follows
+/// the last one included), so an application interleaves its own work.
+pub fn run_tasks(ctx: &AdoptedCtx<'_>, max: usize) -> Result<usize, Error> {
+    let (host, mut cx) = Host::of_adopted(ctx).ok_or(Error::NotInstalled)?;
+    Ok(host.run_pending_tasks(&mut cx, Some(max)))
 }
 
 /// When the next timer of `ctx`'s runtime is due (`None`: no timer waits).
@@ -129,7 +138,9 @@ pub fn take_reports(ctx: &AdoptedCtx<'_>) -> Vec<HostReport> {
 }
 
 /// Runs `f` with the host and a context handle of ours on `ctx`: what the Rust API
-/// (`boa_streams::rust`) and the library's values take. The handle is valid for the call.
+/// (`boa_streams::rust`) and the library's values take. The handle is valid for the call;
+/// neither a clone of the host nor a value may be kept past the application's runtime (they
+/// hold parts of it: QuickJS then finds objects left when it frees the runtime, and aborts).
 pub fn with_context<R>(
     ctx: &AdoptedCtx<'_>,
     f: impl FnOnce(&Host, &mut crate::host::Context) -> R,
@@ -138,9 +149,10 @@ pub fn with_context<R>(
     Ok(f(&host, &mut cx))
 }
 
-/// The library's value of an rquickjs value (to hand a JS stream to `boa_streams::rust`).
-pub fn from_rquickjs(value: &rquickjs::Value<'_>) -> Value {
-    engine::value_from_adopted(value)
+/// The library's value of an rquickjs value (to hand a JS stream to `boa_streams::rust`), once
+/// boa_streams is installed in its runtime.
+pub fn from_rquickjs(value: &rquickjs::Value<'_>) -> Result<Value, Error> {
+    engine::value_from_adopted(value).ok_or(Error::NotInstalled)
 }
 
 /// The rquickjs value of a library value made in `ctx`'s runtime.

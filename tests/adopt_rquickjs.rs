@@ -351,6 +351,11 @@ fn misuse_is_an_error_not_a_panic() {
             Err(quickjs::Error::NotInstalled)
         );
         assert_eq!(quickjs::next_timer_at(&ctx), None);
+        let object: Value = ctx.eval("({})").expect("an object");
+        assert_eq!(
+            quickjs::from_rquickjs(&object).err(),
+            Some(quickjs::Error::NotInstalled)
+        );
         let fetch_alone = InstallOptions {
             clients: Clients {
                 url: false,
@@ -421,7 +426,7 @@ fn the_rust_api_reads_a_stream_of_the_apps_context() {
         let js: Value = ctx
             .eval("new Blob(['from ', 'the app']).stream()")
             .expect("a stream");
-        let value = quickjs::from_rquickjs(&js);
+        let value = quickjs::from_rquickjs(&js).expect("installed");
         quickjs::with_context(&ctx, |host, cx| {
             let stream = ReadableStream::from_value(&value).expect("a ReadableStream");
             let reader = stream.reader(cx).expect("a reader");
@@ -439,4 +444,29 @@ fn the_rust_api_reads_a_stream_of_the_apps_context() {
         .expect("installed")
     });
     assert_eq!(bytes, b"from the app");
+}
+
+#[test]
+fn run_tasks_bounds_a_call_when_tasks_keep_coming() {
+    let (_runtime, context, _log) = app(InstallOptions::default());
+    // A port ping-pong: every message is a task that posts the next one, forever.
+    eval::<()>(
+        &context,
+        r#"
+        globalThis.count = 0;
+        const { port1, port2 } = new MessageChannel();
+        port2.onmessage = () => { count++; port1.postMessage(0); };
+        port1.postMessage(0);
+        globalThis.stop = () => { port2.onmessage = null; port1.close(); };
+        "#,
+    );
+    for round in 1..=3 {
+        assert_eq!(context.with(|ctx| quickjs::run_tasks(&ctx, 10)), Ok(10));
+        assert_eq!(eval::<i32>(&context, "count"), 10 * round);
+    }
+    eval::<()>(&context, "stop()");
+    context
+        .with(|ctx| quickjs::run_pending_tasks(&ctx))
+        .expect("installed");
+    assert!(!context.with(|ctx| quickjs::has_pending_tasks(&ctx)));
 }

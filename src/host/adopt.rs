@@ -143,13 +143,14 @@ impl Host {
     /// Runs the tasks that are ready: a microtask checkpoint, then each queued task, each
     /// timer due by the time of the call and each message other agents posted, in the event
     /// loop's order, each followed by a microtask checkpoint, until none is ready (tasks these
-    /// queue run too, when ready). Returns how many tasks ran. What an application that
-    /// drives its own loop calls, with its own jobs, until it returns 0 and no job is pending.
-    pub fn run_pending_tasks(&self, ctx: &mut Cx) -> usize {
+    /// queue run too, when ready), or until `limit` tasks ran. Returns how many tasks ran.
+    /// What an application that drives its own loop calls, with its own jobs, until it returns
+    /// 0 and no job is pending.
+    pub fn run_pending_tasks(&self, ctx: &mut Cx, limit: Option<usize>) -> usize {
         let now = Instant::now();
         let mut ran = 0;
         self.perform_microtask_checkpoint(ctx);
-        loop {
+        while limit.is_none_or(|limit| ran < limit) {
             crate::html::deliver_remote_messages(ctx);
             let Some(task) = self.0.event_loop.next_task(now) else {
                 break;

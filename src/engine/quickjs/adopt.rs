@@ -90,16 +90,22 @@ pub fn adopted_agent_data<T: std::any::Any + Clone>(ctx: &AdoptedCtx<'_>) -> Opt
     super::core::agent_of(rt).data::<T>().cloned()
 }
 
-/// The engine's value of an rquickjs value (one more reference count of it).
-pub fn value_from_adopted(value: &rquickjs::Value<'_>) -> super::Value {
+/// The engine's value of an rquickjs value (one more reference count of it), if boa_streams
+/// is installed in its runtime: the backend only ever looks at values of runtimes with our
+/// agent (whose class ids it knows: `native_of`).
+pub fn value_from_adopted(value: &rquickjs::Value<'_>) -> Option<super::Value> {
     let rt = {
         let ctx = value.ctx();
         // SAFETY: the value's context is live (the value holds its `Ctx`); this reads its
         // `rt` field.
         unsafe { q::JS_GetRuntime(raw_context(ctx)) }
     };
-    // `as_raw` lends the value; `dup_raw` takes a count of our own, of the value's runtime.
-    super::Value::dup_raw(rt, value.as_raw())
+    if !has_agent(rt) {
+        return None;
+    }
+    // `as_raw` lends the value, live while `value` is; `dup_raw` takes a count of our own, of
+    // the value's live runtime.
+    Some(super::Value::dup_raw(rt, value.as_raw()))
 }
 
 /// The rquickjs value of an engine value, if it belongs to `ctx`'s runtime (or has no runtime:

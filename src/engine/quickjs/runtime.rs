@@ -176,16 +176,26 @@ impl Runtime {
     /// A new realm of this runtime's agent (its global object's data from the host); the
     /// caller installs its globals.
     pub fn new_realm(&self, _cx: &mut Cx) -> JsResult<super::Realm> {
-        // SAFETY: a new context of this runtime, freed in `drop`.
-        unsafe {
-            let ctx = q::JS_NewContext(self.rt);
-            if ctx.is_null() {
-                return Err(super::throw_type_error("cannot create a realm"));
-            }
-            self.realms.borrow_mut().push(ctx);
-            set_up_realm(ctx)?;
-            Ok(super::Realm::of(ctx))
+        // SAFETY: `self.rt` is live (this handle's runtime, on its thread); the new context's
+        // count is ours: kept in `realms` and given back in `drop` for a runtime we own, given
+        // back below for an adopted one.
+        let ctx = unsafe { q::JS_NewContext(self.rt) };
+        if ctx.is_null() {
+            return Err(super::throw_type_error("cannot create a realm"));
         }
+        if self.owned {
+            self.realms.borrow_mut().push(ctx);
+        }
+        // SAFETY: `ctx` is new (no opaque), of this runtime, whose agent is installed.
+        let realm = unsafe { set_up_realm(ctx) }.map(|()| super::Realm::of(ctx));
+        if !self.owned {
+            // An adopted runtime may outlive this handle's use, or this handle the runtime (a
+            // host clone kept too long): the agent's own count (`RealmState::install`) and the
+            // `Realm`'s keep the context, and the agent's teardown gives its count back.
+            // SAFETY: gives back the count `JS_NewContext` gave us, once.
+            unsafe { q::JS_FreeContext(ctx) };
+        }
+        realm
     }
 
     /// Runs QuickJS's job queue (promise jobs and queued microtasks) until it is empty,
@@ -260,16 +270,10 @@ pub(super) unsafe fn set_up_realm(ctx: *mut q::JSContext) -> JsResult<()> {
 impl Drop for Runtime {
     fn drop(&mut self) {
         if !self.owned {
-            // An adopted runtime: give back the counts of the realms this handle made (the
-            // agent holds counts of its own until its teardown, so none is freed here, while
-            // the agent may still run); the application's runtime tears the agent down.
-            for ctx in self.realms.borrow_mut().drain(..) {
-                // SAFETY: `ctx` is live (this handle holds the count `JS_NewContext` gave it),
-                // and that count is given back once (the list is drained).
-                unsafe { q::JS_FreeContext(ctx) };
-            }
-            // (The rquickjs runtime this handle made, if any: dropping it tears the agent
-            // down and frees the runtime.)
+            // An adopted runtime: this handle holds no count of anything (`new_realm` gives
+            // its count back at once); the application's runtime tears the agent down. The
+            // rquickjs runtime this handle made, if any, goes now: dropping it tears the agent
+            // down and frees the runtime.
             drop(self.owner.take());
             return;
         }
