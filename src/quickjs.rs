@@ -48,8 +48,8 @@
 //! assert_eq!(text, "ab");
 //! ```
 //!
-//! Limits: rquickjs's `parallel` feature is not supported (the agent of a runtime is found
-//! from the thread that installed it); a context the application drops stays alive (with its
+//! Limits: rquickjs's `parallel` feature is not supported ([`install`] refuses: the agent of
+//! a runtime is found from the thread that installed it, and our values are not `Send`); a context the application drops stays alive (with its
 //! realm's state) until its runtime is dropped.
 
 use std::time::Instant;

@@ -20,6 +20,38 @@ use crate::engine::runtime::RuntimeHost;
 /// An application's rquickjs context: what an adopting embedder passes in.
 pub type AdoptedCtx<'js> = rquickjs::Ctx<'js>;
 
+/// Whether the type `$t` is `Send`, decided at compile time at a call site with a concrete type
+/// (method resolution picks the `Send` impl first, by value, and falls back to the blanket
+/// impl through one more autoref).
+macro_rules! is_send {
+    ($t:ty) => {{
+        struct Probe<T>(std::marker::PhantomData<T>);
+        // (Each expansion calls one of the two traits' methods: the other is unused there.)
+        #[allow(dead_code)]
+        trait Fallback {
+            fn is_send(&self) -> bool {
+                false
+            }
+        }
+        impl<T> Fallback for &Probe<T> {}
+        #[allow(dead_code)]
+        trait IfSend {
+            fn is_send(&self) -> bool {
+                true
+            }
+        }
+        impl<T: Send> IfSend for Probe<T> {}
+        (&Probe::<$t>(std::marker::PhantomData)).is_send()
+    }};
+}
+
+/// Whether rquickjs was built with its `parallel` feature: its `Runtime` is `Send` then, and
+/// a runtime may move to another thread, where neither our agent (in a per-thread table) nor
+/// our values (neither `Send` nor `Sync`) may follow. Installing is refused.
+fn rquickjs_is_parallel() -> bool {
+    is_send!(rquickjs::Runtime)
+}
+
 /// The runtime's teardown, kept as rquickjs userdata: dropped by rquickjs when the runtime is
 /// (`RawRuntime`'s drop clears the userdata before `JS_FreeRuntime`), it uninstalls the agent,
 /// which drops the host, the realms' state and every value they hold.
@@ -139,6 +171,12 @@ impl Runtime {
         host: Rc<dyn RuntimeHost>,
         track_rejections: bool,
     ) -> JsResult<(Runtime, Cx)> {
+        if rquickjs_is_parallel() {
+            return Err(super::throw_type_error(
+                "rquickjs's `parallel` feature is not supported: boa_streams' state of a \
+                 runtime stays on the thread that installed it",
+            ));
+        }
         let raw = raw_context(ctx);
         // SAFETY: `raw` is live (`ctx` holds a count of it); this reads its `rt` field.
         let rt = unsafe { q::JS_GetRuntime(raw) };
@@ -231,4 +269,17 @@ fn context_opaque_in_use(ctx: *mut q::JSContext) -> bool {
     // SAFETY: `ctx` is live (the callers hold an rquickjs `Ctx` of it); this reads its opaque
     // field.
     !unsafe { q::JS_GetContextOpaque(ctx) }.is_null()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_send_probe_tells_send_types_from_others() {
+        assert!(is_send!(u8));
+        assert!(is_send!(std::sync::Arc<u8>));
+        assert!(!is_send!(std::rc::Rc<u8>));
+        assert!(!is_send!(*mut u8));
+        // This build's rquickjs has no `parallel` feature: installing is allowed.
+        assert!(!super::rquickjs_is_parallel());
+    }
 }
