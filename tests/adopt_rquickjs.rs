@@ -470,3 +470,42 @@ fn run_tasks_bounds_a_call_when_tasks_keep_coming() {
         .expect("installed");
     assert!(!context.with(|ctx| quickjs::has_pending_tasks(&ctx)));
 }
+
+#[test]
+fn dropping_the_apps_runtime_mid_flight_frees_everything() {
+    let options = InstallOptions {
+        host_globals: true,
+        track_rejections: true,
+        ..InstallOptions::default()
+    };
+    let (runtime, context, log) = app(options);
+    // Work of every kind left undone: a timer, blob reads and a pipe waiting on tasks,
+    // microtasks queued, a port with a message in flight, a promise rejected unhandled.
+    eval::<()>(
+        &context,
+        r#"
+        setTimeout(() => rustSink("never"), 60_000);
+        new Blob(["x".repeat(200_000)]).stream()
+            .pipeThrough(new TextDecoderStream())
+            .pipeTo(new WritableStream({ write(c) { rustSink(c.slice(0, 1)); } }));
+        const { port1, port2 } = new MessageChannel();
+        port2.onmessage = () => rustSink("message");
+        const rs = new ReadableStream();
+        port1.postMessage(rs, [rs]);
+        Promise.resolve().then(() => rustSink("microtask"));
+        Promise.reject(new Error("unhandled"));
+        "#,
+    );
+    // One round: a few tasks run, most of the work is still queued.
+    context
+        .with(|ctx| quickjs::run_tasks(&ctx, 1))
+        .expect("installed");
+    assert!(context.with(|ctx| quickjs::has_pending_tasks(&ctx)));
+    assert!(context.with(|ctx| quickjs::next_timer_at(&ctx)).is_some());
+    assert!(log.borrow().contains(&"microtask".to_owned()));
+    // The application drops its context, then its runtime: our teardown runs in between
+    // (rquickjs's userdata), and QuickJS's `JS_FreeRuntime` finds nothing left.
+    drop(context);
+    drop(runtime);
+    assert!(!log.borrow().contains(&"never".to_owned()));
+}
