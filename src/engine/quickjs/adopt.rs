@@ -203,8 +203,9 @@ impl Runtime {
                  `Ctx::userdata` borrow",
             ));
         }
-        // SAFETY: `rt` is live and used on this thread (rquickjs's runtimes without its
-        // `parallel` feature are not `Send`), without an agent (checked above); the teardown
+        // SAFETY: `rt` is live and used on this thread only (without rquickjs's `parallel`
+        // feature, refused above, its runtimes and contexts are not `Send`), without an agent
+        // (checked above); the teardown
         // stored above calls `Agent::uninstall` before rquickjs calls `JS_FreeRuntime`.
         unsafe { Agent::install(rt) };
         // SAFETY: `rt` is live with its agent installed just above; the teardown removes the
