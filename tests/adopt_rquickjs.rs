@@ -380,6 +380,26 @@ fn misuse_is_an_error_not_a_panic() {
         let again = quickjs::install(&ctx, InstallOptions::default()).expect_err("twice");
         assert!(again.to_string().contains("already installed"), "{again}");
     });
+    // A context of an installed runtime that boa_streams was not installed in, whose opaque
+    // the application uses itself, is not taken for one of ours (nor installed into).
+    let other = Context::full(&runtime).expect("a context");
+    other.with(|ctx| {
+        let mut mine = 7u64;
+        // SAFETY: `ctx` is live; the opaque is only stored (and cleared below), never freed.
+        unsafe {
+            rquickjs::qjs::JS_SetContextOpaque(ctx.as_raw().as_ptr(), (&raw mut mine).cast())
+        };
+        assert!(!quickjs::is_installed(&ctx));
+        assert_eq!(
+            quickjs::run_pending_tasks(&ctx),
+            Err(quickjs::Error::NotInstalled)
+        );
+        let error = quickjs::install(&ctx, InstallOptions::default()).expect_err("opaque in use");
+        assert!(error.to_string().contains("opaque"), "{error}");
+        // SAFETY: as above.
+        unsafe { rquickjs::qjs::JS_SetContextOpaque(ctx.as_raw().as_ptr(), std::ptr::null_mut()) };
+    });
+    drop(other);
 }
 
 #[test]

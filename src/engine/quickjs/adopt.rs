@@ -102,8 +102,8 @@ pub fn adopted_cx(ctx: &AdoptedCtx<'_>) -> Option<Cx> {
     if !has_agent(rt) || !super::core::has_realm_state(raw) {
         return None;
     }
-    // SAFETY: `raw` is live, of a runtime whose agent is installed, with its realm state (both
-    // checked above), and they stay so while `ctx` lives (the agent holds a count of the
+    // SAFETY: `raw` is live, of a runtime whose agent is installed, with the realm state that
+    // agent set up (both checked above), and they stay so while `ctx` lives (the agent holds a count of the
     // context; the teardown runs when the runtime is dropped, which `ctx` prevents). The
     // caller drops the handle before `ctx`, so it nests in whatever was entered before.
     Some(unsafe { Cx::enter(raw) })

@@ -686,11 +686,15 @@ impl RealmState {
     }
 }
 
-/// Whether `ctx` (a live context) has its realm state.
+/// Whether `ctx` (a live context) has its realm state: the agent of its runtime set it up
+/// (the context's opaque alone does not say: an application may use it on a context it never
+/// gave us).
 #[cfg(feature = "rquickjs")]
 pub(crate) fn has_realm_state(ctx: *mut q::JSContext) -> bool {
-    // SAFETY: `ctx` is live (this function's contract); this reads its opaque field.
-    !unsafe { q::JS_GetContextOpaque(ctx) }.is_null()
+    // SAFETY: `ctx` is live (this function's contract); this reads its `rt` field.
+    let rt = unsafe { q::JS_GetRuntime(ctx) };
+    // (`agent_of` only when the runtime has an agent.)
+    has_agent(rt) && agent_of(rt).realms.borrow().contains(&ctx)
 }
 
 /// The realm state of `ctx`.
