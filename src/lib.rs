@@ -29,6 +29,9 @@ pub mod host;
 mod html;
 mod queue;
 mod queuing_strategy;
+/// boa_streams in an application's own rquickjs runtime (QuickJS, feature `rquickjs`).
+#[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
+pub mod quickjs;
 mod readable;
 pub mod rust;
 mod transfer;
@@ -119,6 +122,72 @@ pub use engine::Realm;
 /// Fetch Standard's `Headers`, `Request`, `Response` and `fetch()`,
 /// in the current realm.
 pub fn register(ctx: &mut engine::Cx) -> JsResult<()> {
+    register_with(ctx, Clients::ALL)
+}
+
+/// Which clients of the Streams Standard [`register_with`] installs beside the streams and
+/// the DOM and HTML interfaces they depend on (which it always installs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clients {
+    /// The Encoding Standard: `TextEncoder`, `TextDecoder`, `TextEncoderStream`,
+    /// `TextDecoderStream`.
+    pub encoding: bool,
+    /// The Compression Standard: `CompressionStream`, `DecompressionStream`.
+    pub compression: bool,
+    /// The URL Standard: `URL`, `URLSearchParams`.
+    pub url: bool,
+    /// The File API: `Blob`, `File`, `FileReader`, `ProgressEvent` (with `url`, also
+    /// `URL.createObjectURL` and `URL.revokeObjectURL`).
+    pub file: bool,
+    /// The Fetch Standard: `Headers`, `Request`, `Response`, `FormData`, `fetch()`. Needs `url`
+    /// and `file` (bodies are blobs, requests parse URLs).
+    pub fetch: bool,
+}
+
+impl Clients {
+    /// Every client ([`register`]'s choice).
+    pub const ALL: Clients = Clients {
+        encoding: true,
+        compression: true,
+        url: true,
+        file: true,
+        fetch: true,
+    };
+    /// None: the streams, with the DOM and HTML interfaces they depend on.
+    pub const NONE: Clients = Clients {
+        encoding: false,
+        compression: false,
+        url: false,
+        file: false,
+        fetch: false,
+    };
+}
+
+impl Clients {
+    /// Throws a `TypeError` when the choice misses a client a chosen one needs (`fetch`
+    /// without `url` and `file`).
+    pub fn check(&self) -> JsResult<()> {
+        if self.fetch && !(self.url && self.file) {
+            return Err(engine::throw_type_error(
+                "the Fetch client needs the URL and File clients (Clients::url and Clients::file)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Default for Clients {
+    /// [`Clients::ALL`].
+    fn default() -> Self {
+        Clients::ALL
+    }
+}
+
+/// [`register`] with a choice of clients: the streams globals and the DOM and HTML interfaces
+/// they depend on, then the clients `clients` names, in the current realm. Throws a
+/// `TypeError` (installing nothing) when `clients.fetch` is chosen without `url` and `file`.
+pub fn register_with(ctx: &mut engine::Cx, clients: Clients) -> JsResult<()> {
+    clients.check()?;
     engine::remember_promise_intrinsics(ctx);
     dom::register(ctx)?;
     html::register(ctx)?;
@@ -127,17 +196,29 @@ pub fn register(ctx: &mut engine::Cx) -> JsResult<()> {
     writable::register(ctx)?;
     transform::register(ctx)?;
     transfer::register(ctx)?;
-    encoding::register(ctx)?;
-    compression::register(ctx)?;
-    // The File API's `partial interface URL`: the blob URL store's static operations.
-    url::register(
-        ctx,
-        &[
-            ("createObjectURL", 1, file::create_object_url_operation),
-            ("revokeObjectURL", 1, file::revoke_object_url_operation),
-        ],
-    )?;
-    file::register(ctx)?;
-    fetch::register(ctx)?;
+    if clients.encoding {
+        encoding::register(ctx)?;
+    }
+    if clients.compression {
+        compression::register(ctx)?;
+    }
+    if clients.url {
+        // The File API's `partial interface URL`: the blob URL store's static operations.
+        let blob_urls: &[(&'static str, usize, engine::NativeFunctionPointer)] = if clients.file {
+            &[
+                ("createObjectURL", 1, file::create_object_url_operation),
+                ("revokeObjectURL", 1, file::revoke_object_url_operation),
+            ]
+        } else {
+            &[]
+        };
+        url::register(ctx, blob_urls)?;
+    }
+    if clients.file {
+        file::register(ctx)?;
+    }
+    if clients.fetch {
+        fetch::register(ctx)?;
+    }
     Ok(())
 }

@@ -45,6 +45,13 @@ use quickjs as backend;
 /// What QuickJS's `Trace` derive (`traced!`) expands to: the collector's marking context.
 #[cfg(all(feature = "engine-quickjs", not(feature = "engine-boa")))]
 pub use quickjs::Marker;
+/// Adopting an application's rquickjs runtime (QuickJS with the `rquickjs` feature): its
+/// context type, and a handle on a context boa_streams is installed in (`Runtime::adopt` and
+/// `Runtime::adopt_context` set them up).
+#[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
+pub use quickjs::{
+    adopted_agent_data, adopted_cx, value_from_adopted, value_to_adopted, AdoptedCtx,
+};
 
 // ---- The contract ----
 // (Some names are used only inside signatures, never spelled out by a layer: they are still

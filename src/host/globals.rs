@@ -10,13 +10,9 @@ pub(super) const FETCH_ORIGIN: &str = "http://web-platform.test:8000";
 
 /// Installs the globals of a host realm in the current realm.
 pub(super) fn install_realm(options: &super::HostOptions, ctx: &mut Cx) -> JsResult<()> {
-    super::console::install(ctx)?;
-    super::timers::install(ctx)?;
-    install_self_and_gc(ctx)?;
+    install_host_globals(ctx)?;
     crate::register(ctx)?;
-    super::performance::register(ctx)?;
-    super::crypto::register(ctx)?;
-    super::base64::register(ctx)?;
+    install_after_streams(ctx)?;
     crate::file::set_blob_url_origin(ctx, FETCH_ORIGIN);
     // The document's base URL for relative URLs (the location, or wptserve's origin).
     let base = options
@@ -46,6 +42,22 @@ pub(super) fn install_realm(options: &super::HostOptions, ctx: &mut Cx) -> JsRes
         crate::html::window::install_window(FETCH_ORIGIN, ctx)?;
     }
     Ok(())
+}
+
+/// The host globals installed before the streams: `console`, the timers and
+/// `queueMicrotask`, `self` and `gc()`.
+pub(super) fn install_host_globals(ctx: &mut Cx) -> JsResult<()> {
+    super::console::install(ctx)?;
+    super::timers::install(ctx)?;
+    install_self_and_gc(ctx)
+}
+
+/// The host globals installed after the streams: `performance`, `crypto.getRandomValues`,
+/// `atob` and `btoa`.
+pub(super) fn install_after_streams(ctx: &mut Cx) -> JsResult<()> {
+    super::performance::register(ctx)?;
+    super::crypto::register(ctx)?;
+    super::base64::register(ctx)
 }
 
 /// A global's own property that is neither a WebIDL operation nor an attribute: writable,

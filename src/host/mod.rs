@@ -19,6 +19,8 @@
 //! }
 //! ```
 
+#[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
+mod adopt;
 mod agent;
 mod base64;
 mod console;
@@ -46,6 +48,8 @@ use crate::engine::{self, Runtime, RuntimeHost};
 use crate::{JsError, JsResult, Object, Realm, Value};
 use event_loop::EventLoop;
 
+#[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
+pub use adopt::AdoptOptions;
 pub use agent::{port_pair, AgentExit, PortHandle};
 pub use text::json_string;
 pub use types::{HostOptions, HostReport, RunOutcome};

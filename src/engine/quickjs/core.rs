@@ -339,11 +339,16 @@ pub(crate) type Job = Box<dyn FnOnce(&mut Cx) -> JsResult<()>>;
 /// agent (the host's event loop among them, which holds the tasks and timers), the Rust
 /// microtasks, and the clock's origin.
 ///
+/// The agent lives in a side table of this thread ([`AGENTS`]), keyed by the runtime, never in
+/// the runtime's opaque: that slot belongs to whoever made the runtime (rquickjs's safe
+/// `Runtime` keeps its own state there), and one code path serves the runtimes we make and
+/// the ones an application made and gave us (`adopt.rs`).
+///
 /// # Invariant
-/// From [`Agent::install`] to [`Agent::uninstall`], the runtime's opaque is the pointer
-/// `Box::into_raw` made of the runtime's `Box<Agent>`, and nothing else sets the runtime opaque
-/// (`JS_SetRuntimeOpaque` appears only in these two functions); outside that span it is null.
-/// The agent is only ever shared-borrowed (`&Agent`), its mutable parts are behind `RefCell`s.
+/// From [`Agent::install`] to [`Agent::uninstall`], [`AGENTS`] on the runtime's thread has one
+/// entry for the runtime: the pointer `Box::into_raw` made of its `Box<Agent>`; outside that
+/// span it has none (only these two functions add or remove entries). The agent is only ever
+/// shared-borrowed (`&Agent`), its mutable parts are behind `RefCell`s.
 pub struct Agent {
     pub(crate) native_class: q::JSClassID,
     pub(crate) function_class: q::JSClassID,
@@ -363,6 +368,48 @@ pub struct Agent {
     /// allocated until `uninstall`.
     /// (A few entries, one per realm: a linear scan is cheaper than hashing.)
     foreign: RefCell<Vec<(usize, Value)>>,
+    /// The contexts whose realm state [`RealmState::install`] set up, each with one reference
+    /// count of ours (`JS_DupContext`): [`Agent::uninstall`] removes their state and gives the
+    /// counts back. So a realm's state outlives every use of it, whoever made the context and
+    /// whenever they free their own count of it.
+    realms: RefCell<Vec<*mut q::JSContext>>,
+}
+
+thread_local! {
+    /// The agents of this thread's runtimes, by runtime (see [`Agent`]'s invariant). A handful
+    /// of entries at most: a linear scan, behind a one-entry cache of the last lookup.
+    static AGENTS: RefCell<Vec<(*mut q::JSRuntime, *const Agent)>> =
+        const { RefCell::new(Vec::new()) };
+    /// The last entry [`agent_of`] found (null runtime: none). Reset whenever an entry is
+    /// removed, so it only ever holds a live entry of [`AGENTS`].
+    static LAST_AGENT: Cell<(*mut q::JSRuntime, *const Agent)> =
+        const { Cell::new((ptr::null_mut(), ptr::null())) };
+}
+
+/// Whether `rt` has its agent (on this thread).
+#[cfg(feature = "rquickjs")]
+pub(crate) fn has_agent(rt: *mut q::JSRuntime) -> bool {
+    !agent_ptr(rt).is_null()
+}
+
+/// The entry of [`AGENTS`] for `rt`, or null.
+#[inline]
+fn agent_ptr(rt: *mut q::JSRuntime) -> *const Agent {
+    let (last_rt, last) = LAST_AGENT.with(Cell::get);
+    if last_rt == rt && !rt.is_null() {
+        return last;
+    }
+    let found = AGENTS.with(|agents| {
+        agents
+            .borrow()
+            .iter()
+            .find(|(r, _)| *r == rt)
+            .map_or(ptr::null(), |(_, a)| *a)
+    });
+    if !found.is_null() {
+        LAST_AGENT.with(|c| c.set((rt, found)));
+    }
+    found
 }
 
 impl Agent {
@@ -370,8 +417,9 @@ impl Agent {
     /// [`Agent::uninstall`] before `JS_FreeRuntime`.
     ///
     /// # Safety
-    /// `rt` is a live runtime, used on this thread, with no runtime opaque (neither an agent
-    /// nor anything else), and [`Agent::uninstall`] is called on it before `JS_FreeRuntime`.
+    /// `rt` is a live runtime, used on this thread only, without an agent (`has_agent`), and
+    /// [`Agent::uninstall`] is called on it before `JS_FreeRuntime`. (Its opaque is not ours:
+    /// whoever made it may use it.)
     pub(crate) unsafe fn install(rt: *mut q::JSRuntime) {
         let register = |class_name: &'static std::ffi::CStr, call: q::JSClassCall| {
             let mut id: q::JSClassID = 0;
@@ -418,22 +466,24 @@ impl Agent {
             microtasks: RefCell::new(VecDeque::new()),
             origin: std::time::Instant::now(),
             foreign: RefCell::new(Vec::new()),
+            realms: RefCell::new(Vec::new()),
         });
-        // SAFETY: `rt` is live (the caller's promise) and has no opaque to lose; from here on
-        // the opaque is the leaked box, as `Agent`'s invariant says.
-        unsafe { q::JS_SetRuntimeOpaque(rt, Box::into_raw(agent).cast()) };
+        // `rt` has no entry (the caller's promise); from here on its entry is the leaked box,
+        // as `Agent`'s invariant says.
+        let agent: *const Agent = Box::into_raw(agent);
+        AGENTS.with(|agents| agents.borrow_mut().push((rt, agent)));
     }
 
-    /// Drops the agent's state (its microtasks and data, which may hold values).
+    /// Drops the agent's state (its microtasks and data, which may hold values), then the
+    /// realm state of every context it set up, giving back the context counts it held.
     ///
     /// # Safety
     /// `rt` is live and was set up by [`Agent::install`] (or this was already called: then it
     /// does nothing). No `&Agent` of this runtime, nor anything borrowed from one (agent data,
-    /// a `Native` found through `foreign`), is used after this returns: in practice, no `Cx` of
-    /// the runtime is alive and no script runs on it again.
+    /// a `Native` found through `foreign`, a realm's state), is used after this returns: in
+    /// practice, no `Cx` of the runtime is alive and no script runs on it again.
     pub(crate) unsafe fn uninstall(rt: *mut q::JSRuntime) {
-        // SAFETY: `rt` is live (the caller's promise); this reads its opaque field.
-        let agent = unsafe { q::JS_GetRuntimeOpaque(rt) }.cast::<Agent>();
+        let agent = agent_ptr(rt).cast_mut();
         if agent.is_null() {
             return;
         }
@@ -451,12 +501,23 @@ impl Agent {
         drop(retired);
         let foreign = std::mem::take(&mut *state.foreign.borrow_mut());
         drop(foreign);
-        // SAFETY: `rt` is live; clearing the opaque first means a lookup from here on finds no
-        // agent (and `agent_of` panics) instead of a freed one.
-        unsafe { q::JS_SetRuntimeOpaque(rt, ptr::null_mut()) };
-        // SAFETY: `agent` came from `Box::into_raw` in `install` and is freed only here (the
-        // opaque no longer points to it, so a second call returns early above); `state` is not
-        // used again, and the caller promises no other reference to the agent is.
+        let realms = std::mem::take(&mut *state.realms.borrow_mut());
+        for ctx in realms {
+            // SAFETY: `ctx` is live: the list holds a count of it (`RealmState::install`), given
+            // back just below. The caller promises no `Cx` of the runtime is alive and none is
+            // entered again, so no reference to its realm state is used afterwards.
+            unsafe { RealmState::uninstall(ctx) };
+            // SAFETY: gives back the count `RealmState::install` took, once (the list was
+            // emptied above); QuickJS frees the context when no other count is left.
+            unsafe { q::JS_FreeContext(ctx) };
+        }
+        // Removing the entry first means a lookup from here on finds no agent (and `agent_of`
+        // panics) instead of a freed one.
+        AGENTS.with(|agents| agents.borrow_mut().retain(|(r, _)| *r != rt));
+        LAST_AGENT.with(|c| c.set((ptr::null_mut(), ptr::null())));
+        // SAFETY: `agent` came from `Box::into_raw` in `install` and is freed only here (its
+        // entry is gone, so a second call returns early above); `state` is not used again, and
+        // the caller promises no other reference to the agent is.
         drop(unsafe { Box::from_raw(agent) });
     }
 
@@ -518,9 +579,8 @@ static CLASS_IDS: AtomicU64 = AtomicU64::new(0);
 /// (before `install`, or during teardown after `uninstall`).
 #[inline]
 pub(crate) fn agent_of<'a>(rt: *mut q::JSRuntime) -> &'a Agent {
-    // SAFETY: `rt` is live (this function's contract above); this reads its opaque field.
-    let agent = unsafe { q::JS_GetRuntimeOpaque(rt) }.cast::<Agent>();
-    // SAFETY: the opaque is null or the live, leaked `Box<Agent>` (`Agent`'s invariant), and
+    let agent = agent_ptr(rt);
+    // SAFETY: the entry is null or the live, leaked `Box<Agent>` (`Agent`'s invariant), and
     // the agent is only shared-borrowed. It stays allocated until `uninstall`, whose caller
     // promises that no reference to it is used afterwards: callers keep `'a` within that span
     // (`Cx::agent` ties it to the `Cx`, `native_of` to a live value of the runtime).
@@ -546,10 +606,18 @@ impl RealmState {
     /// [`RealmState::uninstall`] before `JS_FreeContext`.
     ///
     /// # Safety
-    /// `ctx` is a live context, just made on this thread by `JS_NewContext` on a runtime set
-    /// up by [`Agent::install`], with no context opaque; it stays live until
-    /// [`RealmState::uninstall`] is called on it, before `JS_FreeContext`.
+    /// `ctx` is a live context, used on this thread, of a runtime set up by
+    /// [`Agent::install`], with no context opaque (made by `JS_NewContext`, ours or an
+    /// application's). The agent takes a count of it, so it stays live until
+    /// [`Agent::uninstall`] removes the state and gives the count back.
     pub(crate) unsafe fn install(ctx: *mut q::JSContext) -> JsResult<()> {
+        // SAFETY: `ctx` is live (the caller's promise); this reads its `rt` field.
+        let rt = unsafe { q::JS_GetRuntime(ctx) };
+        // SAFETY: `ctx` is live; the agent keeps this count until `Agent::uninstall`, which
+        // uninstalls the state, then gives the count back.
+        unsafe { q::JS_DupContext(ctx) };
+        // The caller's promise: `rt` has its agent.
+        agent_of(rt).realms.borrow_mut().push(ctx);
         let state = Box::new(RealmState {
             data: RefCell::new(HashMap::new()),
             intrinsics: RefCell::new(HashMap::new()),
@@ -616,6 +684,17 @@ impl RealmState {
             .cloned()
             .unwrap_or_default()
     }
+}
+
+/// Whether `ctx` (a live context) has its realm state: the agent of its runtime set it up
+/// (the context's opaque alone does not say: an application may use it on a context it never
+/// gave us).
+#[cfg(feature = "rquickjs")]
+pub(crate) fn has_realm_state(ctx: *mut q::JSContext) -> bool {
+    // SAFETY: `ctx` is live (this function's contract); this reads its `rt` field.
+    let rt = unsafe { q::JS_GetRuntime(ctx) };
+    // (`agent_of` only when the runtime has an agent.)
+    has_agent(rt) && agent_of(rt).realms.borrow().contains(&ctx)
 }
 
 /// The realm state of `ctx`.

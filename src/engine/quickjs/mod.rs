@@ -14,9 +14,11 @@
 //!   closure's captured data is traced the same way.
 //! - **Strings** are Rust-owned UTF-16 ([`JsString`]), converted at the boundary.
 //! - **The context** ([`Cx`]) is a handle on a `JSContext` (a realm); the agent's state (its
-//!   data, the host that holds its tasks and timers, class ids) hangs off the `JSRuntime`'s
-//!   opaque, a realm's off the context's. The innermost entered context is also kept in a thread-local, for the API's
-//!   few operations that take no context (`Object::from_proto_and_data`, `Shared::new`).
+//!   data, the host that holds its tasks and timers, class ids) is in a per-thread side table
+//!   keyed by the `JSRuntime` (the runtime's opaque belongs to whoever made the runtime:
+//!   rquickjs keeps its own state there, `adopt.rs`), a realm's hangs off the context's
+//!   opaque. The innermost entered context is also kept in a thread-local, for the API's few
+//!   operations that take no context (`Object::from_proto_and_data`, `Shared::new`).
 
 // The `traced!` of this backend: the `Trace` derive of `boa_streams_derive`.
 macro_rules! traced {
@@ -50,6 +52,8 @@ mod string;
 mod task;
 mod value;
 
+#[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
+mod adopt;
 mod buffer;
 #[cfg(test)]
 mod buffer_tests;
@@ -63,6 +67,8 @@ mod promise;
 #[cfg(test)]
 mod promise_tests;
 mod runtime;
+#[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
+pub use adopt::{adopted_agent_data, adopted_cx, value_from_adopted, value_to_adopted, AdoptedCtx};
 pub(crate) mod webidl;
 mod webidl_sequences;
 

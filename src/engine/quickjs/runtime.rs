@@ -38,12 +38,20 @@ pub(crate) fn enqueue_timer(
     }
 }
 
-/// A QuickJS runtime (an agent) with its main realm and the realms made after it.
+/// A QuickJS runtime (an agent) with its main realm and the realms made after it: one we made
+/// ([`Runtime::new`]), or one an application made with rquickjs and gave us
+/// ([`Runtime::adopt`], feature `rquickjs`).
 pub struct Runtime {
-    rt: *mut q::JSRuntime,
+    pub(super) rt: *mut q::JSRuntime,
     ctx: *mut q::JSContext,
     /// Realms made after the main one (freed with the runtime).
     realms: std::cell::RefCell<Vec<*mut q::JSContext>>,
+    /// Whether this handle made the runtime (and frees it on drop). An adopted runtime's agent
+    /// is torn down by the application's runtime, when it is dropped (`adopt.rs`).
+    owned: bool,
+    /// What an adopted runtime's handle keeps alive and drops last: the rquickjs runtime and
+    /// context it made itself ([`Runtime::new`] over rquickjs, `adopt.rs`), if any.
+    owner: Option<Box<dyn std::any::Any>>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -93,7 +101,15 @@ impl Runtime {
     /// A new runtime (an agent) and its main realm (QuickJS's standard intrinsics, the
     /// backend's captured intrinsics, and the host's global object data), whose tasks, timers
     /// and rejections go to `host`. Returns a handle on the main realm.
+    ///
+    /// With the `rquickjs` feature and `BOA_STREAMS_QUICKJS_ADOPT` set in the environment, the
+    /// runtime is an rquickjs `Runtime` and `Context` made with rquickjs's safe API, then
+    /// adopted ([`Runtime::adopt`]): the tests run once that way too.
     pub fn new(host: Rc<dyn RuntimeHost>) -> JsResult<(Runtime, Cx)> {
+        #[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
+        if std::env::var_os("BOA_STREAMS_QUICKJS_ADOPT").is_some() {
+            return Self::new_over_rquickjs(host);
+        }
         // SAFETY: `JS_NewRuntime` has no precondition; it returns null only when out of memory.
         let rt = unsafe { q::JS_NewRuntime() };
         if rt.is_null() {
@@ -106,22 +122,20 @@ impl Runtime {
             // `JS_FreeRuntime` prints.
             unsafe { q::JS_SetDumpFlags(rt, 0x4000) };
         }
-        // SAFETY: `rt` is new, used on this thread only, and has no opaque yet; `drop` calls
+        // SAFETY: `rt` is new (so without an agent) and used on this thread only; `drop` calls
         // `Agent::uninstall` before `JS_FreeRuntime`.
         unsafe { Agent::install(rt) };
-        // (The agent was installed on `rt` just above.)
-        agent_of(rt).set_data(Host(host));
-        // SAFETY: `rt` is live, with its agent installed (what `track_rejection` reads); `drop`
-        // removes the hook before the agent goes.
-        unsafe {
-            q::JS_SetHostPromiseRejectionTracker(rt, Some(track_rejection), std::ptr::null_mut());
-        }
+        // SAFETY: `rt` is live with its agent installed just above; `drop` removes the hook
+        // before the agent goes.
+        unsafe { set_up_runtime(rt, host, true) };
         // SAFETY: `rt` is live and set up; the context is freed in `drop`.
         let ctx = unsafe { q::JS_NewContext(rt) };
         let runtime = Self {
             rt,
             ctx,
             realms: std::cell::RefCell::new(Vec::new()),
+            owned: true,
+            owner: None,
         };
         if ctx.is_null() {
             // (`drop` frees the runtime; it skips the context that was never made.)
@@ -134,6 +148,25 @@ impl Runtime {
         Ok((runtime, cx))
     }
 
+    /// The handle of an adopted runtime (`adopt.rs`): `ctx` is its main realm, set up; the
+    /// handle frees neither.
+    #[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
+    pub(super) fn adopted(rt: *mut q::JSRuntime, ctx: *mut q::JSContext) -> Self {
+        Self {
+            rt,
+            ctx,
+            realms: std::cell::RefCell::new(Vec::new()),
+            owned: false,
+            owner: None,
+        }
+    }
+
+    /// Makes this adopted runtime's handle keep `owner` alive, and drop it last.
+    #[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
+    pub(super) fn keep_owner(&mut self, owner: Box<dyn std::any::Any>) {
+        self.owner = Some(owner);
+    }
+
     /// A handle on the main realm.
     pub(crate) fn main_context(&self) -> Cx {
         // SAFETY: the context lives as long as the runtime.
@@ -143,16 +176,26 @@ impl Runtime {
     /// A new realm of this runtime's agent (its global object's data from the host); the
     /// caller installs its globals.
     pub fn new_realm(&self, _cx: &mut Cx) -> JsResult<super::Realm> {
-        // SAFETY: a new context of this runtime, freed in `drop`.
-        unsafe {
-            let ctx = q::JS_NewContext(self.rt);
-            if ctx.is_null() {
-                return Err(super::throw_type_error("cannot create a realm"));
-            }
-            self.realms.borrow_mut().push(ctx);
-            set_up_realm(ctx)?;
-            Ok(super::Realm::of(ctx))
+        // SAFETY: `self.rt` is live (this handle's runtime, on its thread); the new context's
+        // count is ours: kept in `realms` and given back in `drop` for a runtime we own, given
+        // back below for an adopted one.
+        let ctx = unsafe { q::JS_NewContext(self.rt) };
+        if ctx.is_null() {
+            return Err(super::throw_type_error("cannot create a realm"));
         }
+        if self.owned {
+            self.realms.borrow_mut().push(ctx);
+        }
+        // SAFETY: `ctx` is new (no opaque), of this runtime, whose agent is installed.
+        let realm = unsafe { set_up_realm(ctx) }.map(|()| super::Realm::of(ctx));
+        if !self.owned {
+            // An adopted runtime may outlive this handle's use, or this handle the runtime (a
+            // host clone kept too long): the agent's own count (`RealmState::install`) and the
+            // `Realm`'s keep the context, and the agent's teardown gives its count back.
+            // SAFETY: gives back the count `JS_NewContext` gave us, once.
+            unsafe { q::JS_FreeContext(ctx) };
+        }
+        realm
     }
 
     /// Runs QuickJS's job queue (promise jobs and queued microtasks) until it is empty,
@@ -181,14 +224,37 @@ impl Runtime {
     }
 }
 
-/// Sets up a new context's realm: its state (the captured intrinsics), then its global
-/// object's native data from the host (QuickJS makes the global object with a class of its
-/// own, which has no room for ours: a holder object carries it).
+/// Gives a runtime's agent its host and, with `track_rejections`, sets QuickJS's rejection
+/// tracker to hand rejections to it.
 ///
 /// # Safety
-/// `ctx` is a new context of a runtime set up by [`Runtime::new`].
-unsafe fn set_up_realm(ctx: *mut q::JSContext) -> JsResult<()> {
-    // SAFETY: the caller's contract: `ctx` is new, of a set-up runtime, without an opaque.
+/// `rt` is live, on this thread, with its agent installed ([`Agent::install`]); when
+/// `track_rejections`, the hook is removed before the agent is uninstalled.
+pub(super) unsafe fn set_up_runtime(
+    rt: *mut q::JSRuntime,
+    host: Rc<dyn RuntimeHost>,
+    track_rejections: bool,
+) {
+    // (The caller's promise: the agent is installed.)
+    agent_of(rt).set_data(Host(host));
+    if track_rejections {
+        // SAFETY: `rt` is live, with its agent installed (what `track_rejection` reads); the
+        // caller removes the hook before the agent goes.
+        unsafe {
+            q::JS_SetHostPromiseRejectionTracker(rt, Some(track_rejection), std::ptr::null_mut());
+        }
+    }
+}
+
+/// Sets up a context's realm: its state (the captured intrinsics), then its global object's
+/// native data from the host (QuickJS makes the global object with a class of its own, which
+/// has no room for ours: a holder object carries it).
+///
+/// # Safety
+/// `ctx` is a live context, used on this thread, of a runtime whose agent is installed (by
+/// [`Runtime::new`] or [`Runtime::adopt`]), without a context opaque.
+pub(super) unsafe fn set_up_realm(ctx: *mut q::JSContext) -> JsResult<()> {
+    // SAFETY: the caller's contract: `ctx` is live, of a set-up runtime, without an opaque.
     unsafe { RealmState::install(ctx)? };
     // SAFETY: `ctx` is live with its realm state installed just above, and this handle is
     // dropped at the end of this function, before any handle entered earlier.
@@ -203,20 +269,34 @@ unsafe fn set_up_realm(ctx: *mut q::JSContext) -> JsResult<()> {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        // SAFETY: nothing of the runtime is used afterwards; the host (with the tasks it
-        // queued) and the agent's data are dropped before the contexts and the runtime they
-        // hold values of.
+        if !self.owned {
+            // An adopted runtime: this handle holds no count of anything (`new_realm` gives
+            // its count back at once); the application's runtime tears the agent down. The
+            // rquickjs runtime this handle made, if any, goes now: dropping it tears the agent
+            // down and frees the runtime.
+            drop(self.owner.take());
+            return;
+        }
+        // SAFETY: `self.rt` is the live runtime this handle made, on its thread; removing the
+        // hook first means no rejection reaches a freed agent.
+        unsafe { q::JS_SetHostPromiseRejectionTracker(self.rt, None, std::ptr::null_mut()) };
+        // SAFETY: nothing of the runtime is used afterwards (the host drops its handle last,
+        // after every value and context handle, as its API says): the host (with the tasks it
+        // queued), the agent's data and the realms' state are dropped before the contexts and
+        // the runtime they hold values of.
+        unsafe { Agent::uninstall(self.rt) };
+        for ctx in self.realms.borrow_mut().drain(..) {
+            // SAFETY: `ctx` is live (this handle holds the count `JS_NewContext` gave it), and
+            // that count is given back once.
+            unsafe { q::JS_FreeContext(ctx) };
+        }
+        if !self.ctx.is_null() {
+            // SAFETY: as above, for the main context.
+            unsafe { q::JS_FreeContext(self.ctx) };
+        }
+        // SAFETY: the runtime is live, on this thread, with no collection running; nothing of
+        // it is used after `JS_FreeRuntime`, and no other handle frees it (`owned`).
         unsafe {
-            q::JS_SetHostPromiseRejectionTracker(self.rt, None, std::ptr::null_mut());
-            Agent::uninstall(self.rt);
-            for ctx in self.realms.borrow_mut().drain(..) {
-                RealmState::uninstall(ctx);
-                q::JS_FreeContext(ctx);
-            }
-            if !self.ctx.is_null() {
-                RealmState::uninstall(self.ctx);
-                q::JS_FreeContext(self.ctx);
-            }
             q::JS_RunGC(self.rt);
             q::JS_FreeRuntime(self.rt);
         }
