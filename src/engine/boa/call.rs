@@ -34,15 +34,16 @@ pub fn call_object(
     ctx: &mut Cx,
 ) -> JsResult<Value> {
     if args.len() < ARITIES && ctx.stack_trace().next().is_some() {
-        if let Some(trampoline) = Trampolines::get(ctx, args.len()) {
-            let mut js_args = [const { JsValue::undefined() }; ARITIES + 1];
-            js_args[0] = function.js().clone().into();
-            js_args[1] = this.js().clone();
-            for (slot, arg) in js_args[2..].iter_mut().zip(args) {
+        if let Some((trampoline, h)) = Trampolines::get(ctx, args.len()) {
+            let mut js_args = [const { JsValue::undefined() }; ARITIES + 2];
+            js_args[0] = h.into();
+            js_args[1] = function.js().clone().into();
+            js_args[2] = this.js().clone();
+            for (slot, arg) in js_args[3..].iter_mut().zip(args) {
                 *slot = arg.js().clone();
             }
             return trampoline
-                .call(&JsValue::undefined(), &js_args[..args.len() + 2], ctx)
+                .call(&JsValue::undefined(), &js_args[..args.len() + 3], ctx)
                 .map(Value::from)
                 .map_err(Into::into);
         }
@@ -59,7 +60,7 @@ pub fn call_object(
 /// caller (ENGINE_BUGS.md 6).
 pub fn get_script_property(object: &Object, key: &str, ctx: &mut Cx) -> JsResult<Value> {
     if ctx.stack_trace().next().is_some() {
-        if let Some(get) = Trampolines::get(ctx, GET) {
+        if let Some((get, _)) = Trampolines::get(ctx, GET) {
             return get
                 .call(
                     &JsValue::undefined(),
@@ -83,38 +84,46 @@ const GET: usize = ARITIES;
 
 /// A realm's trampolines, JS functions whose frame, entered from Rust, absorbs what Boa leaves
 /// on its VM stack when a deeper frame throws (see [`call_object`]): for each arity n < 4,
-/// `(f, t, a1, …, an) => h(f, t, a1, …, an)`, where the built-in `h` performs `Call(f, t, «
-/// a1, …, an »)`; then `(o, k) => o[k]`.
+/// `(h, f, t, a1, …, an) => h(f, t, a1, …, an)`, where the built-in `h` performs `Call(f, t,
+/// « a1, …, an »)`; then `(o, k) => o[k]`.
 ///
 /// Made once per realm, on first use, by a script that only defines them (no script of the
 /// user's runs, and nothing is looked up on a global).
 #[derive(Trace, Finalize, JsData)]
-struct Trampolines([JsObject; ARITIES + 1]);
+struct Trampolines {
+    functions: [JsObject; ARITIES + 1],
+    /// The built-in that performs the call, passed to the call trampolines as their first
+    /// argument.
+    h: JsObject,
+}
 
 impl Trampolines {
-    /// The realm's trampoline at `index` (an arity, or [`GET`]), made on first use.
-    fn get(ctx: &mut Cx, index: usize) -> Option<JsObject> {
+    /// The realm's trampoline at `index` (an arity, or [`GET`]), and `h`, made on first use.
+    fn get(ctx: &mut Cx, index: usize) -> Option<(JsObject, JsObject)> {
         let realm = ctx.realm().clone();
         if let Some(t) = realm.host_defined().get::<Trampolines>() {
-            return t.0.get(index).cloned();
+            return Some((t.functions.get(index)?.clone(), t.h.clone()));
         }
         let made = Self::make(ctx)?;
-        let wanted = made.0.get(index).cloned();
+        let wanted = (made.functions.get(index)?.clone(), made.h.clone());
         realm.host_defined_mut().insert(made);
-        wanted
+        Some(wanted)
     }
 
     fn make(ctx: &mut Cx) -> Option<Trampolines> {
-        let outer = ctx
+        // `h` is an argument, not a captured binding: the trampolines need no environment.
+        let list = ctx
             .eval(Source::from_bytes(
-                "(function (h) { 'use strict'; return [\
-                 function (f, t) { return h(f, t); },\
-                 function (f, t, a) { return h(f, t, a); },\
-                 function (f, t, a, b) { return h(f, t, a, b); },\
-                 function (f, t, a, b, c) { return h(f, t, a, b, c); },\
-                 function (o, k) { return o[k]; }]; })",
+                "[function (h, f, t) { 'use strict'; return h(f, t); },\
+                 function (h, f, t, a) { 'use strict'; return h(f, t, a); },\
+                 function (h, f, t, a, b) { 'use strict'; return h(f, t, a, b); },\
+                 function (h, f, t, a, b, c) { 'use strict'; return h(f, t, a, b, c); },\
+                 function (o, k) { 'use strict'; return o[k]; }]",
             ))
             .ok()?;
+        let list = list.as_object()?;
+        let mut item = |i: u32| list.get(i, &mut *ctx).ok()?.as_object();
+        let functions = [item(0)?, item(1)?, item(2)?, item(3)?, item(4)?];
         let h = NativeFunction::from_fn_ptr(|_, args, ctx| {
             let function = args.first().cloned().unwrap_or_default();
             let f = function
@@ -124,13 +133,10 @@ impl Trampolines {
             f.call(&this, args.get(2..).unwrap_or(&[]), ctx)
         })
         .to_js_function(ctx.realm());
-        let list = outer
-            .as_callable()?
-            .call(&JsValue::undefined(), &[h.into()], ctx)
-            .ok()?;
-        let list = list.as_object()?;
-        let mut item = |i: u32| list.get(i, &mut *ctx).ok()?.as_object();
-        Some(Trampolines([item(0)?, item(1)?, item(2)?, item(3)?, item(4)?]))
+        Some(Trampolines {
+            functions,
+            h: h.into(),
+        })
     }
 }
 
