@@ -34,6 +34,13 @@ mod queuing_strategy;
 pub mod quickjs;
 mod readable;
 pub mod rust;
+
+/// The parsers that take untrusted bytes, for the fuzz targets in `fuzz/` (not a stable API).
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use crate::fetch::{data_url, headers, mime, multipart};
+    pub use crate::url::urlencoded;
+}
 mod transfer;
 mod transform;
 // The URL Standard's API (`URL`, `URLSearchParams`) and its form-urlencoded algorithms.

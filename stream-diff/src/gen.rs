@@ -13,18 +13,41 @@ use std::fmt::Write as _;
 const DETACHED_VIEW: &str =
     "(() => { const v = new Uint8Array(2); v.buffer.transfer(); return v; })()";
 
-/// splitmix64: tiny, fast, and good enough for picking program shapes.
+/// splitmix64: tiny, fast, and good enough for picking program shapes; or, for a fuzzer, the
+/// bytes it gives (two per choice), then splitmix64 once they run out.
 #[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub struct Rng {
+    state: u64,
+    input: Vec<u8>,
+    position: usize,
+}
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng {
+            state: seed,
+            input: Vec::new(),
+            position: 0,
+        }
+    }
+
+    /// Choices read from `bytes` (a fuzzer's input), two bytes each: the same bytes give the
+    /// same program, and a change to a byte changes one choice.
+    pub fn from_bytes(bytes: &[u8]) -> Rng {
+        Rng {
+            state: 0,
+            input: bytes.to_vec(),
+            position: 0,
+        }
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
+        if let Some(pair) = self.input.get(self.position..self.position + 2) {
+            self.position += 2;
+            return u64::from(u16::from_le_bytes([pair[0], pair[1]]));
+        }
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
@@ -151,8 +174,17 @@ struct Gen {
 
 /// Generates program `index` of a run with `seed`.
 pub fn generate(seed: u64, index: u64) -> Program {
+    generate_with(Rng::new(program_seed(seed, index)), seed, index)
+}
+
+/// Generates the program whose choices a fuzzer's `bytes` make ([`Rng::from_bytes`]).
+pub fn generate_from_bytes(bytes: &[u8]) -> Program {
+    generate_with(Rng::from_bytes(bytes), 0, 0)
+}
+
+fn generate_with(rng: Rng, seed: u64, index: u64) -> Program {
     let mut g = Gen {
-        rng: Rng::new(program_seed(seed, index)),
+        rng,
         id: 0,
         chunk: 0,
         vars: Vec::new(),
@@ -1249,6 +1281,14 @@ impl Gen {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn programs_from_bytes_follow_the_bytes() {
+        let a = generate_from_bytes(&[1, 0, 7, 0, 3, 0, 9, 9]);
+        assert_eq!(a, generate_from_bytes(&[1, 0, 7, 0, 3, 0, 9, 9]));
+        assert_ne!(a.to_js(), generate_from_bytes(&[2, 0, 7, 0, 3, 0, 9, 9]).to_js());
+        assert!(!generate_from_bytes(&[]).to_js().is_empty());
+    }
 
     #[test]
     fn deterministic_for_a_seed() {

@@ -1,0 +1,50 @@
+//! Stream programs from fuzzer bytes: stream-diff's generator makes its choices from the input
+//! (two bytes a choice), and the program runs on the native streams of the build's engine. The
+//! oracle: the run ends (idle, a hang past the deadline, or the event limit), never with a Rust
+//! panic (a borrow panic included) or a crash. With `STREAM_FUZZ_DIFF=1`, the reference
+//! implementation runs the program too, and a `real` divergence is a finding.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use stream_diff::{
+    diff::{Class, Verdict},
+    gen::generate_from_bytes,
+    side::{self, Limits, Outcome, ReferenceSource, SideKind},
+};
+
+fuzz_target!(|data: &[u8]| {
+    let program = generate_from_bytes(data).to_js();
+    let none = ReferenceSource {
+        install: String::new(),
+        bundle: String::new(),
+        bundle_name: String::new(),
+    };
+    let limits = Limits::default();
+    let native = side::run_fresh(SideKind::Native, &none, &program, limits);
+    if let Outcome::Panic(_) | Outcome::Crash(_) = native.outcome {
+        panic!("{}\n--- program ---\n{program}", native.outcome);
+    }
+    if std::env::var_os("STREAM_FUZZ_DIFF").is_some() {
+        RUNNER.with(|runner| {
+            let mut runner = runner.borrow_mut();
+            if runner.is_none() {
+                let reference = stream_diff::load_reference(None).expect("the reference bundle");
+                *runner = Some(
+                    stream_diff::Runner::new(reference, limits, false)
+                        .expect("a stream-diff runner"),
+                );
+            }
+            let verdict = runner.as_mut().expect("made above").verdict(&program);
+            assert!(
+                verdict != Verdict::Diverged(Class::Real),
+                "a real divergence\n--- program ---\n{program}"
+            );
+        });
+    }
+});
+
+thread_local! {
+    /// The reference side, set up once per process (its corrected references take seconds).
+    static RUNNER: std::cell::RefCell<Option<stream_diff::Runner>> =
+        const { std::cell::RefCell::new(None) };
+}
