@@ -102,6 +102,7 @@ mod sink;
 mod source;
 mod ticket;
 mod transform;
+pub(crate) mod wake;
 
 use std::{cell::RefCell, fmt, rc::Rc};
 
@@ -114,6 +115,7 @@ pub use source::{
 };
 pub use ticket::{EventLoop, Ticket};
 pub use transform::{TransformController, TransformStream, Transformer};
+pub use wake::{KeepAlive, LoopHandle, RemoteHandle};
 
 /// The engine's execution context (Boa's `Context`): every stream operation takes one.
 pub use crate::engine::Cx as Context;
