@@ -110,6 +110,7 @@ impl Agent {
     /// [`Agent::wait`] for an event loop that runs as a future: ready when a port id is
     /// waiting or [`Agent::wake`] was called since the last wait (consumed); otherwise
     /// `cx`'s waker is woken by the next [`Agent::wake`] or message.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
     pub fn poll_wake(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
         let mut inbox = lock(&self.inbox);
         if !inbox.ready.is_empty() || std::mem::take(&mut inbox.woken) {

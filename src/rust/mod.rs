@@ -95,6 +95,8 @@
 //! assert_eq!(out.to_string(&mut ctx).unwrap().to_std_string_escaped(), "a b c");
 //! ```
 
+#[cfg(feature = "tokio")]
+mod async_io;
 mod error;
 mod io;
 mod reader;
@@ -106,6 +108,11 @@ pub(crate) mod wake;
 
 use std::{cell::RefCell, fmt, rc::Rc};
 
+#[cfg(feature = "tokio")]
+pub use async_io::{
+    AbortHandle, AsyncReadSource, AsyncWriteSink, FuturesSink, IntoAsyncRead, IntoSink, IntoStream,
+    PipeOptions, StreamSource,
+};
 pub use error::StreamError;
 pub use io::{ReadSource, WriteSink};
 pub use reader::{Drained, DrainedBytes, DrainingReader, ReadResult, Reader};

@@ -29,6 +29,7 @@ type RemoteTask = Box<dyn FnOnce(&mut Cx) + Send>;
 /// A closure queued from this thread without a context.
 type LocalTask = Box<dyn FnOnce(&mut Cx)>;
 /// What a woken poller runs.
+#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
 type PollFn = Rc<dyn Fn(&mut Cx)>;
 
 /// The part of the hub other threads reach: woken poller ids, queued closures, the
@@ -161,6 +162,7 @@ pub(crate) fn keeps_alive(ctx: &Cx) -> bool {
 }
 
 /// A poller's waker: records its id and wakes the loop.
+#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
 struct IdWaker {
     id: u64,
     signal: Arc<Signal>,
@@ -179,6 +181,7 @@ impl Wake for IdWaker {
 
 /// A Rust operation polled from the event loop: when its waker is woken, `poll` runs as a
 /// task. Dropping the poller unregisters it (a later wake-up does nothing).
+#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
 pub(crate) struct Poller {
     id: u64,
     local: Rc<Local>,
@@ -191,6 +194,7 @@ impl fmt::Debug for Poller {
     }
 }
 
+#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
 impl Poller {
     /// Registers `poll` (held weakly: its owner keeps it alive).
     pub(crate) fn new(poll: &PollFn, ctx: &Cx) -> Result<Self, StreamError> {
@@ -219,17 +223,6 @@ impl Poller {
         if let Some((_, waiting)) = self.local.pollers.borrow_mut().get_mut(&self.id) {
             if !std::mem::replace(waiting, true) {
                 self.local.waiting.set(self.local.waiting.get() + 1);
-            }
-        }
-    }
-
-    /// Marks the operation as no longer waiting.
-    pub(crate) fn clear_waiting(&self) {
-        if let Some((_, waiting)) = self.local.pollers.borrow_mut().get_mut(&self.id) {
-            if std::mem::take(waiting) {
-                self.local
-                    .waiting
-                    .set(self.local.waiting.get().saturating_sub(1));
             }
         }
     }
