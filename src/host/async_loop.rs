@@ -42,13 +42,23 @@ impl Host {
     pub async fn run_until_async(
         &self,
         ctx: &mut Context,
+        done: impl FnMut(&mut Context) -> bool,
+    ) -> RunOutcome {
+        self.run_async(ctx, false, done).await
+    }
+
+    /// The async loop; with `never_idle`, it waits when idle instead of returning.
+    async fn run_async(
+        &self,
+        ctx: &mut Context,
+        never_idle: bool,
         mut done: impl FnMut(&mut Context) -> bool,
     ) -> RunOutcome {
         let ctx = RefCell::new(ctx);
         let mut async_jobs = self.async_jobs(&ctx);
         let mut ran = 0;
         let outcome = loop {
-            match self.turn(&ctx, &mut async_jobs, None, &mut done) {
+            match self.turn(&ctx, &mut async_jobs, None, never_idle, &mut done) {
                 Turn::Ran => {
                     ran += 1;
                     if ran == TASKS_PER_YIELD {
@@ -67,10 +77,11 @@ impl Host {
         outcome
     }
 
-    /// Runs the event loop until `future` completes (polled after every turn of the loop),
-    /// and returns its output; `None` if the loop stopped first (nothing left to run, or the
-    /// agent closed) with `future` still pending. For a [`crate::rust::Ticket`] or any future
-    /// that the loop's work completes.
+    /// Runs the event loop until `future` completes (polled after every turn of the loop, and
+    /// whenever it is woken), and returns its output; `None` if the agent closed first. The
+    /// loop waits rather than returning idle while `future` is pending (it may complete through
+    /// other tasks of the runtime: a `JoinHandle`, a socket). For a [`crate::rust::Ticket`], a
+    /// bridge's future, or any future that the loop's work completes.
     pub async fn complete<F: Future>(&self, ctx: &mut Context, future: F) -> Option<F::Output> {
         let mut future = std::pin::pin!(future);
         let mut output = None;
@@ -80,7 +91,7 @@ impl Host {
             agent: Arc::clone(self.0.event_loop.agent()),
             task: task_waker,
         }));
-        self.run_until_async(ctx, |_| {
+        self.run_async(ctx, true, |_| {
             if output.is_none() {
                 if let Poll::Ready(value) =
                     future.as_mut().poll(&mut TaskContext::from_waker(&waker))

@@ -223,7 +223,7 @@ impl Host {
         let ctx = RefCell::new(ctx);
         let mut async_jobs = self.async_jobs(&ctx);
         let outcome = loop {
-            match self.turn(&ctx, &mut async_jobs, deadline, done) {
+            match self.turn(&ctx, &mut async_jobs, deadline, false, done) {
                 Turn::Ran => {}
                 Turn::Stop(outcome) => break outcome,
                 Turn::Wait(wake_at) => self.0.event_loop.agent().wait(wake_at),
@@ -255,12 +255,14 @@ impl Host {
     /// One turn of the event loop, the steps the blocking loop ([`Host::run_until`]) and the
     /// async one (`Host::run`) share: a microtask checkpoint, the stop conditions, the
     /// engine's async jobs, messages and Rust work that arrived, then one task; or, with
-    /// nothing runnable, when to wake up (`Turn::Wait`) or that the loop is idle.
+    /// nothing runnable, when to wake up (`Turn::Wait`) or that the loop is idle (never, with
+    /// `never_idle`: a caller that waits for something outside the loop).
     fn turn(
         &self,
         ctx: &RefCell<&mut Context>,
         async_jobs: &mut engine::AsyncJobs<'_, '_>,
         deadline: Option<Instant>,
+        never_idle: bool,
         done: &mut dyn FnMut(&mut Context) -> bool,
     ) -> Turn {
         let event_loop = &self.0.event_loop;
@@ -301,7 +303,7 @@ impl Host {
         let may_receive = event_loop.agent().has_ready()
             || crate::html::may_receive_remote_messages(&ctx.borrow())
             || crate::rust::wake::keeps_alive(&ctx.borrow());
-        if next_timer.is_none() && !async_jobs.keeps_alive() && !may_receive {
+        if next_timer.is_none() && !async_jobs.keeps_alive() && !may_receive && !never_idle {
             return Turn::Stop(RunOutcome::Idle);
         }
         Turn::Wait(match (next_timer, deadline) {
