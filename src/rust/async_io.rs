@@ -42,14 +42,14 @@ type OnReason = Box<dyn FnOnce(StreamError, &mut Cx)>;
 
 /// A Rust operation polled by the event loop: the poller registration and the function it
 /// runs (held here; the registry holds it weakly).
-struct Driver {
+pub(super) struct Driver {
     poller: Poller,
     _poll: Rc<dyn Fn(&mut Cx)>,
 }
 
 impl Driver {
     /// Registers `step(state)` to run as a task whenever the driver's waker is woken.
-    fn new<S: 'static>(
+    pub(super) fn new<S: 'static>(
         state: &Rc<S>,
         step: fn(&Rc<S>, &mut Cx),
         ctx: &Cx,
@@ -67,8 +67,13 @@ impl Driver {
         })
     }
 
-    fn waker(&self) -> Waker {
+    pub(super) fn waker(&self) -> Waker {
         self.poller.waker().clone()
+    }
+
+    /// Marks the operation as waiting on the waker.
+    pub(super) fn set_waiting(&self) {
+        self.poller.set_waiting();
     }
 }
 
@@ -90,7 +95,7 @@ pub struct StreamSource<S> {
 
 struct StreamState<S> {
     stream: RefCell<Option<Pin<Box<S>>>>,
-    pending: RefCell<Option<(ReadableController, Completer)>>,
+    pending: RefCell<Option<(Box<dyn ItemTarget>, Completer)>>,
     driver: RefCell<Option<Driver>>,
 }
 
@@ -124,6 +129,19 @@ where
         self
     }
 
+    /// What drops the Rust stream (and stops its polling) when called: for an owner that
+    /// must stop the source without canceling the stream (an aborted fetch).
+    pub(crate) fn dropper(&self) -> Box<dyn FnOnce()> {
+        let weak = Rc::downgrade(&self.state);
+        Box::new(move || {
+            if let Some(state) = weak.upgrade() {
+                let stream = state.stream.borrow_mut().take();
+                let driver = state.driver.borrow_mut().take();
+                drop((stream, driver));
+            }
+        })
+    }
+
     /// The readable stream of this source (high-water mark 0). A `TypeError` for a context
     /// the host did not make (nothing would poll the Rust stream).
     pub fn into_stream(self, ctx: &mut Cx) -> Result<ReadableStream, StreamError> {
@@ -132,10 +150,18 @@ where
         ReadableStream::from_source(self, 0.0, ctx)
     }
 
+    /// The readable byte stream of this source (high-water mark 0): each item is enqueued (a
+    /// copy, which fills a waiting BYOB read's view), for a body that must be a byte stream.
+    pub(crate) fn into_byte_stream(self, ctx: &mut Cx) -> Result<ReadableStream, StreamError> {
+        let driver = Driver::new(&self.state, Self::step, ctx)?;
+        *self.state.driver.borrow_mut() = Some(driver);
+        ReadableStream::from_byte_source(ByteItems(self), 0.0, None, ctx)
+    }
+
     /// Polls the Rust stream once and acts on the item.
     fn attempt(
         state: &StreamState<S>,
-        c: &ReadableController,
+        c: &dyn ItemTarget,
         ctx: &mut Cx,
     ) -> Poll<Result<(), StreamError>> {
         let Some(mut stream) = state.stream.borrow_mut().take() else {
@@ -159,10 +185,10 @@ where
                     // An empty item is no chunk: ask again.
                     return Self::attempt(state, c, ctx);
                 }
-                Poll::Ready(c.enqueue_native(NativeBytes::from_vec(Vec::from(bytes)), ctx))
+                Poll::Ready(c.deliver(bytes, ctx))
             }
             Poll::Ready(Some(Err(error))) => Poll::Ready(Err(error.into())),
-            Poll::Ready(None) => Poll::Ready(c.close(ctx)),
+            Poll::Ready(None) => Poll::Ready(c.end(ctx)),
         }
     }
 
@@ -171,7 +197,7 @@ where
         let Some((c, completer)) = state.pending.borrow_mut().take() else {
             return;
         };
-        match Self::attempt(state, &c, ctx) {
+        match Self::attempt(state, &*c, ctx) {
             Poll::Pending => wait_again(
                 state.driver.borrow().as_ref(),
                 &state.pending,
@@ -181,10 +207,87 @@ where
             Poll::Ready(Err(error)) => completer.fail(error, ctx),
         }
     }
+
+    /// A pull: polls, or waits for a wake-up with `target`.
+    fn pull_into(
+        &mut self,
+        target: Box<dyn ItemTarget>,
+        ctx: &mut Cx,
+    ) -> Result<Completion, StreamError> {
+        match Self::attempt(&self.state, &*target, ctx) {
+            Poll::Ready(result) => result.map(|()| Completion::Ready),
+            Poll::Pending => {
+                let (completion, completer) = Completion::later();
+                wait_again(
+                    self.state.driver.borrow().as_ref(),
+                    &self.state.pending,
+                    (target, completer),
+                );
+                Ok(completion)
+            }
+        }
+    }
+
+    /// A cancel: drops the Rust stream, and tells the Rust side the reason.
+    fn cancel_with(&mut self, reason: Value, ctx: &mut Cx) -> Result<Completion, StreamError> {
+        let stream = self.state.stream.borrow_mut().take();
+        drop(stream);
+        let driver = self.state.driver.borrow_mut().take();
+        drop(driver);
+        if let Some(on_cancel) = self.on_cancel.take() {
+            on_cancel(StreamError::Js(reason), ctx);
+        }
+        Ok(Completion::Ready)
+    }
+}
+
+/// Where a Rust stream's items go: a value stream's controller (Rust bytes, no copy) or a byte
+/// stream's (enqueued).
+trait ItemTarget {
+    fn deliver(&self, bytes: Bytes, ctx: &mut Cx) -> Result<(), StreamError>;
+    fn end(&self, ctx: &mut Cx) -> Result<(), StreamError>;
+}
+
+impl ItemTarget for ReadableController {
+    fn deliver(&self, bytes: Bytes, ctx: &mut Cx) -> Result<(), StreamError> {
+        self.enqueue_native(NativeBytes::from_vec(Vec::from(bytes)), ctx)
+    }
+
+    fn end(&self, ctx: &mut Cx) -> Result<(), StreamError> {
+        self.close(ctx)
+    }
+}
+
+impl ItemTarget for ByteController {
+    fn deliver(&self, bytes: Bytes, ctx: &mut Cx) -> Result<(), StreamError> {
+        self.enqueue(&bytes, ctx)
+    }
+
+    fn end(&self, ctx: &mut Cx) -> Result<(), StreamError> {
+        self.close(ctx)
+    }
+}
+
+/// A [`StreamSource`] as a byte source ([`StreamSource::into_byte_stream`]).
+struct ByteItems<S>(StreamSource<S>);
+
+impl<S, B, E> ByteSource for ByteItems<S>
+where
+    S: futures::Stream<Item = Result<B, E>> + 'static,
+    B: Into<Bytes>,
+    E: Into<StreamError>,
+{
+    fn pull(&mut self, c: &ByteController, ctx: &mut Cx) -> Result<Completion, StreamError> {
+        self.0.pull_into(Box::new(c.clone()), ctx)
+    }
+
+    fn cancel(&mut self, reason: Value, ctx: &mut Cx) -> Result<Completion, StreamError> {
+        self.0.cancel_with(reason, ctx)
+    }
 }
 
 /// Puts a waiting operation back, and marks its driver as waiting.
-fn wait_again<T>(driver: Option<&Driver>, slot: &RefCell<Option<T>>, pending: T) {
+pub(super) fn wait_again<T>(driver: Option<&Driver>, slot: &RefCell<Option<T>>, pending: T) {
     *slot.borrow_mut() = Some(pending);
     if let Some(driver) = driver {
         driver.poller.set_waiting();
@@ -198,29 +301,11 @@ where
     E: Into<StreamError>,
 {
     fn pull(&mut self, c: &ReadableController, ctx: &mut Cx) -> Result<Completion, StreamError> {
-        match Self::attempt(&self.state, c, ctx) {
-            Poll::Ready(result) => result.map(|()| Completion::Ready),
-            Poll::Pending => {
-                let (completion, completer) = Completion::later();
-                wait_again(
-                    self.state.driver.borrow().as_ref(),
-                    &self.state.pending,
-                    (c.clone(), completer),
-                );
-                Ok(completion)
-            }
-        }
+        self.pull_into(Box::new(c.clone()), ctx)
     }
 
     fn cancel(&mut self, reason: Value, ctx: &mut Cx) -> Result<Completion, StreamError> {
-        let stream = self.state.stream.borrow_mut().take();
-        drop(stream);
-        let driver = self.state.driver.borrow_mut().take();
-        drop(driver);
-        if let Some(on_cancel) = self.on_cancel.take() {
-            on_cancel(StreamError::Js(reason), ctx);
-        }
-        Ok(Completion::Ready)
+        self.cancel_with(reason, ctx)
     }
 }
 
@@ -277,6 +362,19 @@ impl<R: AsyncRead + 'static> AsyncReadSource<R> {
     pub fn on_cancel(mut self, f: impl FnOnce(StreamError, &mut Cx) + 'static) -> Self {
         self.on_cancel = Some(Box::new(f));
         self
+    }
+
+    /// What drops the reader (and stops its polling) when called (see
+    /// [`StreamSource::dropper`]).
+    pub(crate) fn dropper(&self) -> Box<dyn FnOnce()> {
+        let weak = Rc::downgrade(&self.state);
+        Box::new(move || {
+            if let Some(state) = weak.upgrade() {
+                let reader = state.reader.borrow_mut().take();
+                let driver = state.driver.borrow_mut().take();
+                drop((reader, driver));
+            }
+        })
     }
 
     /// The readable byte stream of this source (high-water mark 0, `autoAllocateChunkSize` =

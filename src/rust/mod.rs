@@ -96,6 +96,8 @@
 //! ```
 
 #[cfg(feature = "tokio")]
+mod async_fetch;
+#[cfg(feature = "tokio")]
 mod async_io;
 mod error;
 mod io;
@@ -108,6 +110,10 @@ pub(crate) mod wake;
 
 use std::{cell::RefCell, fmt, rc::Rc};
 
+#[cfg(feature = "tokio")]
+pub use async_fetch::{
+    set_async_fetcher, AsyncBody, AsyncFetchResponse, AsyncFetcher, FetchFuture,
+};
 #[cfg(feature = "tokio")]
 pub use async_io::{
     AbortHandle, AsyncReadSource, AsyncWriteSink, FuturesSink, IntoAsyncRead, IntoSink, IntoStream,

@@ -32,6 +32,9 @@ type LocalTask = Box<dyn FnOnce(&mut Cx)>;
 #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
 type PollFn = Rc<dyn Fn(&mut Cx)>;
 
+/// A registered poller's function, as the hub holds it.
+type WeakPollFn = Weak<dyn Fn(&mut Cx)>;
+
 /// The part of the hub other threads reach: woken poller ids, queued closures, the
 /// keep-alive count, and how to wake the loop.
 struct Signal {
@@ -60,7 +63,8 @@ pub(crate) struct WakeHub(Rc<Local>);
 struct Local {
     signal: Arc<Signal>,
     tasks: RefCell<VecDeque<LocalTask>>,
-    pollers: RefCell<HashMap<u64, (Weak<dyn Fn(&mut Cx)>, bool)>>,
+    /// Each poller's function (held weakly) and whether it waits on its waker.
+    pollers: RefCell<HashMap<u64, (WeakPollFn, bool)>>,
     next_id: Cell<u64>,
     /// How many pollers wait on a waker (their operation is pending).
     waiting: Cell<usize>,
