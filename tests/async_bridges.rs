@@ -709,3 +709,76 @@ fn loopback_sockets_through_a_js_transform() {
         assert_eq!(string(&host, &mut ctx, "result"), "done");
     });
 }
+
+#[test]
+fn the_bridges_work_under_the_blocking_loop_too() {
+    let (host, mut ctx) = host();
+    let items = futures::stream::iter([Ok::<_, StreamError>("ab"), Ok("cd")]);
+    let rs = ReadableStream::from_stream(items, &mut ctx).expect("a stream");
+    let reader = rs.reader(&mut ctx).expect("a reader");
+    let mut seen = Vec::new();
+    while let Some(chunk) = reader
+        .read(&mut ctx)
+        .wait(&host, &mut ctx)
+        .expect("a result")
+        .expect("no error")
+    {
+        let bytes =
+            boa_streams::rust::with_chunk_bytes(&chunk, &mut ctx, <[u8]>::to_vec).expect("bytes");
+        seen.push(String::from_utf8(bytes).expect("utf-8"));
+    }
+    assert_eq!(seen, ["ab", "cd"]);
+
+    // An AsyncRead woken from another thread: the blocking loop waits on the agent's
+    // condition variable, which the waker notifies.
+    let (mut tx, rx) = tokio::io::duplex(8);
+    let rs = ReadableStream::from_async_read(rx, 8, &mut ctx).expect("a stream");
+    host.set_global(&mut ctx, "rs", rs).expect("global");
+    host.eval_script(&mut ctx, "r.js", "globalThis.text = ''; (async () => { for await (const c of rs) text += new TextDecoder().decode(c); })();")
+        .expect("runs");
+    let writer = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime");
+        rt.block_on(async move {
+            for part in ["one ", "two ", "three"] {
+                tx.write_all(part.as_bytes()).await.expect("write");
+            }
+        });
+    });
+    assert_eq!(
+        host.run_until(&mut ctx, None, &mut |_| false),
+        RunOutcome::Idle
+    );
+    writer.join().expect("the writer");
+    assert_eq!(string(&host, &mut ctx, "text"), "one two three");
+}
+
+#[test]
+fn into_stream_release_leaves_the_rest_to_script() {
+    paused_local(async {
+        let (host, mut ctx) = host();
+        let js = host
+            .eval_script(
+                &mut ctx,
+                "s.js",
+                "new ReadableStream({ start(c) { for (const s of ['a', 'b', 'c']) c.enqueue(new TextEncoder().encode(s)); c.close(); } })",
+            )
+            .expect("a stream");
+        let stream = ReadableStream::from_value(&js).expect("a stream");
+        let mut items = stream.clone().into_stream(&mut ctx).expect("unlocked");
+        let first = host
+            .complete(&mut ctx, items.next())
+            .await
+            .expect("an item");
+        assert_eq!(&first.expect("a chunk").expect("bytes")[..], b"a");
+        items.release();
+        host.run(&mut ctx).await;
+        assert!(!stream.is_locked());
+        host.set_global(&mut ctx, "rs", stream).expect("global");
+        host.eval_script(&mut ctx, "r.js", "globalThis.rest = ''; (async () => { for await (const c of rs) rest += new TextDecoder().decode(c); })();")
+            .expect("runs");
+        host.run(&mut ctx).await;
+        assert_eq!(string(&host, &mut ctx, "rest"), "bc");
+    });
+}

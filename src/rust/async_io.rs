@@ -234,6 +234,9 @@ where
         drop(stream);
         let driver = self.state.driver.borrow_mut().take();
         drop(driver);
+        // The operation that waited (its controller and completer) will never finish.
+        let pending = self.state.pending.borrow_mut().take();
+        drop(pending);
         if let Some(on_cancel) = self.on_cancel.take() {
             on_cancel(StreamError::Js(reason), ctx);
         }
@@ -481,6 +484,9 @@ impl<R: AsyncRead + 'static> ByteSource for AsyncReadSource<R> {
         drop(reader);
         let driver = self.state.driver.borrow_mut().take();
         drop(driver);
+        // The operation that waited (its controller and completer) will never finish.
+        let pending = self.state.pending.borrow_mut().take();
+        drop(pending);
         if let Some(on_cancel) = self.on_cancel.take() {
             on_cancel(StreamError::Js(reason), ctx);
         }
@@ -613,11 +619,7 @@ impl IntoStream {
             shared.reader.take()
         };
         if let Some(reader) = reader {
-            self.handle.queue(move |ctx| {
-                if let Ok(reader) = Rc::try_unwrap(reader) {
-                    reader.release(ctx);
-                }
-            });
+            self.handle.queue(move |ctx| reader.release_lock(ctx));
         }
     }
 }
@@ -907,6 +909,9 @@ impl<W: AsyncWrite + 'static> ByteSink for AsyncWriteSink<W> {
         drop(writer);
         let driver = self.state.driver.borrow_mut().take();
         drop(driver);
+        // The operation that waited (its controller and completer) will never finish.
+        let pending = self.state.pending.borrow_mut().take();
+        drop(pending);
         if let Some(on_abort) = self.on_abort.take() {
             on_abort(StreamError::Js(reason), ctx);
         }
@@ -1057,6 +1062,9 @@ where
         drop(sink);
         let driver = self.state.driver.borrow_mut().take();
         drop(driver);
+        // The operation that waited (its controller and completer) will never finish.
+        let pending = self.state.pending.borrow_mut().take();
+        drop(pending);
         if let Some(on_abort) = self.on_abort.take() {
             on_abort(StreamError::Js(reason), ctx);
         }

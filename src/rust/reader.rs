@@ -185,6 +185,12 @@ impl Reader {
         );
     }
 
+    /// `reader.releaseLock()` through a shared reader.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    pub(crate) fn release_lock(&self, ctx: &mut Cx) {
+        release_reader(&self.reader, ctx);
+    }
+
     /// Reads one chunk as the stream holds it (Rust bytes stay bytes); `callback` gets it
     /// from the read request's steps (it must run no script).
     #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
