@@ -506,9 +506,10 @@ impl ReadableStream {
     ///     let items = futures::stream::iter([Ok::<_, StreamError>("ab"), Ok("c")]);
     ///     let stream = ReadableStream::from_stream(items, &mut ctx).unwrap();
     ///     host.set_global(&mut ctx, "rs", stream).unwrap();
-    ///     let text = host.eval_script(&mut ctx, "t.js", "new Response(rs).text()").unwrap();
+    ///     host.eval_script(&mut ctx, "t.js", "new Response(rs).text().then(t => globalThis.t = t)").unwrap();
     ///     host.run(&mut ctx).await;
-    /// #   drop(text);
+    ///     let t = host.eval_script(&mut ctx, "t.js", "t").unwrap();
+    ///     assert_eq!(t.to_string(&mut ctx).unwrap().to_std_string_escaped(), "abc");
     /// });
     /// ```
     pub fn from_stream<S, B, E>(stream: S, ctx: &mut Cx) -> Result<Self, StreamError>
