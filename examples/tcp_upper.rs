@@ -12,7 +12,9 @@
 //!
 //! `selftest BYTES` starts the server on a loopback port, sends BYTES through one connection
 //! from a client task in the same process, checks every byte that comes back, and prints the
-//! throughput and the process's peak RSS.
+//! throughput and the process's peak RSS; `selftest BYTES identity` passes the bytes through an
+//! identity `new TransformStream()` instead (no JS per chunk: the bridges' own cost), and
+//! checks they come back unchanged.
 
 use std::time::Instant;
 
@@ -85,8 +87,12 @@ fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Sends `total` bytes through the server at `address` and checks what comes back.
-async fn client(address: std::net::SocketAddr, total: u64) -> u64 {
+/// The identity pipeline, for `selftest BYTES identity`.
+const IDENTITY_JS: &str = "globalThis.serve = (readable, writable) => readable.pipeThrough(new TransformStream()).pipeTo(writable);";
+
+/// Sends `total` bytes through the server at `address` and checks what comes back
+/// (uppercased, or unchanged with `identity`).
+async fn client(address: std::net::SocketAddr, total: u64, identity: bool) -> u64 {
     let stream = TcpStream::connect(address).await.expect("connect");
     let (mut read, mut write) = stream.into_split();
     let writer = tokio::task::spawn_local(async move {
@@ -101,9 +107,12 @@ async fn client(address: std::net::SocketAddr, total: u64) -> u64 {
         }
         write.shutdown().await.expect("shutdown");
     });
-    let expected: Vec<u8> = (0..64 * 1024)
-        .map(|i| b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 \n"[i % 38])
-        .collect();
+    let expected_text: &[u8] = if identity {
+        b"abcdefghijklmnopqrstuvwxyz0123456789 \n"
+    } else {
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 \n"
+    };
+    let expected: Vec<u8> = (0..64 * 1024).map(|i| expected_text[i % 38]).collect();
     let mut buf = vec![0u8; 64 * 1024];
     let mut received = 0u64;
     loop {
@@ -147,12 +156,16 @@ fn main() {
             }
             _ => {
                 let total: u64 = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(64 << 20);
+                let identity = args.get(2).map(String::as_str) == Some("identity");
+                if identity {
+                    host.eval_script(&mut ctx, "identity.js", IDENTITY_JS).expect("identity.js");
+                }
                 let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
                 let address = listener.local_addr().expect("an address");
                 tokio::task::spawn_local(accept_loop(listener, handle));
                 let start = Instant::now();
                 let received = host
-                    .complete(&mut ctx, client(address, total))
+                    .complete(&mut ctx, client(address, total, identity))
                     .await
                     .expect("the client finishes");
                 let elapsed = start.elapsed();
@@ -161,7 +174,8 @@ fn main() {
                     eprintln!("{report}");
                 }
                 println!(
-                    "tcp_upper selftest: {total} bytes through a JS TransformStream and back in {:.2} s ({:.1} MB/s), peak RSS {} KiB",
+                    "tcp_upper selftest{}: {total} bytes through a JS TransformStream and back in {:.2} s ({:.1} MB/s), peak RSS {} KiB",
+                    if identity { " (identity)" } else { "" },
                     elapsed.as_secs_f64(),
                     total as f64 / elapsed.as_secs_f64() / 1e6,
                     peak_rss_kib().map_or("?".to_owned(), |k| k.to_string()),
