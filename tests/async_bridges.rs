@@ -782,3 +782,60 @@ fn into_stream_release_leaves_the_rest_to_script() {
         assert_eq!(string(&host, &mut ctx, "rest"), "bc");
     });
 }
+
+#[test]
+fn an_async_read_through_an_identity_transform_into_an_async_write() {
+    paused_local(async {
+        let (host, mut ctx) = host();
+        const TOTAL: u64 = 64 * 64 * 1024;
+        let reader = tokio::io::AsyncReadExt::take(tokio::io::repeat(b'x'), TOTAL);
+        let (tx, mut rx) = tokio::io::duplex(256 * 1024);
+        let rs = ReadableStream::from_async_read(reader, 64 * 1024, &mut ctx).expect("a readable");
+        let ws = WritableStream::from_async_write(tx, &mut ctx).expect("a writable");
+        host.set_global(&mut ctx, "rs", rs).expect("rs");
+        host.set_global(&mut ctx, "ws", ws).expect("ws");
+        host.eval_script(
+            &mut ctx,
+            "pipe.js",
+            "globalThis.done = 'pending'; rs.pipeThrough(new TransformStream()).pipeTo(ws).then(() => done = 'ok', (e) => done = String(e));",
+        )
+        .expect("runs");
+        let drain = tokio::task::spawn_local(async move {
+            let mut got = Vec::new();
+            rx.read_to_end(&mut got).await.expect("read");
+            got.len() as u64
+        });
+        assert_eq!(
+            host.complete(&mut ctx, drain)
+                .await
+                .expect("drained")
+                .expect("no panic"),
+            TOTAL
+        );
+        host.run(&mut ctx).await;
+        assert_eq!(string(&host, &mut ctx, "done"), "ok");
+    });
+}
+
+#[test]
+/// A close that waits (tokio's cooperative budget makes `sink()` wait) outlives the sink: the
+/// writable stream clears its algorithms, dropping the Rust sink, as soon as the close starts.
+fn an_async_read_through_an_identity_transform_into_tokio_sink() {
+    paused_local(async {
+        let (host, mut ctx) = host();
+        const TOTAL: u64 = 64 * 64 * 1024;
+        let reader = tokio::io::AsyncReadExt::take(tokio::io::repeat(b'x'), TOTAL);
+        let rs = ReadableStream::from_async_read(reader, 64 * 1024, &mut ctx).expect("a readable");
+        let ws = WritableStream::from_async_write(tokio::io::sink(), &mut ctx).expect("a writable");
+        host.set_global(&mut ctx, "rs", rs).expect("rs");
+        host.set_global(&mut ctx, "ws", ws).expect("ws");
+        host.eval_script(
+            &mut ctx,
+            "pipe.js",
+            "globalThis.done = 'pending'; rs.pipeThrough(new TransformStream()).pipeTo(ws).then(() => done = 'ok', (e) => done = String(e));",
+        )
+        .expect("runs");
+        host.run(&mut ctx).await;
+        assert_eq!(string(&host, &mut ctx, "done"), "ok");
+    });
+}

@@ -194,7 +194,7 @@ fn step(state: &Rc<InFlight>, ctx: &mut Cx) {
         Poll::Pending => {
             *state.future.borrow_mut() = Some(future);
             if let Some(driver) = state.driver.borrow().as_ref() {
-                driver.set_waiting();
+                driver.set_waiting(Rc::clone(state) as Rc<dyn std::any::Any>);
             }
             return;
         }

@@ -72,8 +72,8 @@ impl Driver {
     }
 
     /// Marks the operation as waiting on the waker.
-    pub(super) fn set_waiting(&self) {
-        self.poller.set_waiting();
+    pub(super) fn set_waiting(&self, hold: Rc<dyn std::any::Any>) {
+        self.poller.set_waiting(hold);
     }
 }
 
@@ -199,6 +199,7 @@ where
         };
         match Self::attempt(state, &*c, ctx) {
             Poll::Pending => wait_again(
+                Rc::clone(state) as Rc<dyn std::any::Any>,
                 state.driver.borrow().as_ref(),
                 &state.pending,
                 (c, completer),
@@ -219,6 +220,7 @@ where
             Poll::Pending => {
                 let (completion, completer) = Completion::later();
                 wait_again(
+                    Rc::clone(&self.state) as Rc<dyn std::any::Any>,
                     self.state.driver.borrow().as_ref(),
                     &self.state.pending,
                     (target, completer),
@@ -289,11 +291,18 @@ where
     }
 }
 
-/// Puts a waiting operation back, and marks its driver as waiting.
-pub(super) fn wait_again<T>(driver: Option<&Driver>, slot: &RefCell<Option<T>>, pending: T) {
+/// Puts a waiting operation back, and marks its driver as waiting; the hub holds `hold` (the
+/// operation's state) until the wake-up, so the operation outlives its owner (a writable
+/// stream clears its algorithms, dropping its sink, as soon as the close starts).
+pub(super) fn wait_again<T>(
+    hold: Rc<dyn std::any::Any>,
+    driver: Option<&Driver>,
+    slot: &RefCell<Option<T>>,
+    pending: T,
+) {
     *slot.borrow_mut() = Some(pending);
     if let Some(driver) = driver {
-        driver.poller.set_waiting();
+        driver.poller.set_waiting(hold);
     }
 }
 
@@ -453,6 +462,7 @@ impl<R: AsyncRead + 'static> AsyncReadSource<R> {
         };
         match Self::attempt(state, &c, ctx) {
             Poll::Pending => wait_again(
+                Rc::clone(state) as Rc<dyn std::any::Any>,
                 state.driver.borrow().as_ref(),
                 &state.pending,
                 (c, completer),
@@ -470,6 +480,7 @@ impl<R: AsyncRead + 'static> ByteSource for AsyncReadSource<R> {
             Poll::Pending => {
                 let (completion, completer) = Completion::later();
                 wait_again(
+                    Rc::clone(&self.state) as Rc<dyn std::any::Any>,
                     self.state.driver.borrow().as_ref(),
                     &self.state.pending,
                     (c.clone(), completer),
@@ -865,6 +876,7 @@ impl<W: AsyncWrite + 'static> AsyncWriteSink<W> {
                 }
                 let (completion, completer) = Completion::later();
                 wait_again(
+                    Rc::clone(&self.state) as Rc<dyn std::any::Any>,
                     self.state.driver.borrow().as_ref(),
                     &self.state.pending,
                     (op, completer),
@@ -881,6 +893,7 @@ impl<W: AsyncWrite + 'static> AsyncWriteSink<W> {
         };
         match Self::progress(state, &mut op, None) {
             Poll::Pending => wait_again(
+                Rc::clone(state) as Rc<dyn std::any::Any>,
                 state.driver.borrow().as_ref(),
                 &state.pending,
                 (op, completer),
@@ -1009,6 +1022,7 @@ where
                 let (completion, completer) = Completion::later();
                 if let Some(op) = op {
                     wait_again(
+                        Rc::clone(&self.state) as Rc<dyn std::any::Any>,
                         self.state.driver.borrow().as_ref(),
                         &self.state.pending,
                         (op, completer),
@@ -1028,6 +1042,7 @@ where
             Poll::Pending => {
                 if let Some(op) = op {
                     wait_again(
+                        Rc::clone(state) as Rc<dyn std::any::Any>,
                         state.driver.borrow().as_ref(),
                         &state.pending,
                         (op, completer),

@@ -34,6 +34,8 @@ type PollFn = Rc<dyn Fn(&mut Cx)>;
 
 /// A registered poller's function, as the hub holds it.
 type WeakPollFn = Weak<dyn Fn(&mut Cx)>;
+/// What a waiting poller keeps alive until its wake-up (its operation's state).
+type Hold = Rc<dyn std::any::Any>;
 
 /// The part of the hub other threads reach: woken poller ids, queued closures, the
 /// keep-alive count, and how to wake the loop.
@@ -63,8 +65,9 @@ pub(crate) struct WakeHub(Rc<Local>);
 struct Local {
     signal: Arc<Signal>,
     tasks: RefCell<VecDeque<LocalTask>>,
-    /// Each poller's function (held weakly) and whether it waits on its waker.
-    pollers: RefCell<HashMap<u64, (WeakPollFn, bool)>>,
+    /// Each poller's function (held weakly) and, while it waits on its waker, what it holds
+    /// alive until then.
+    pollers: RefCell<HashMap<u64, (WeakPollFn, Option<Hold>)>>,
     next_id: Cell<u64>,
     /// How many pollers wait on a waker (their operation is pending).
     waiting: Cell<usize>,
@@ -115,23 +118,28 @@ pub(crate) fn deliver(ctx: &mut Cx) -> bool {
     let tasks = std::mem::take(&mut *local.tasks.borrow_mut());
     let any = !woken.is_empty() || !remote.is_empty() || !tasks.is_empty();
     for id in woken {
-        let poll = {
+        let (poll, hold) = {
             let mut pollers = local.pollers.borrow_mut();
             match pollers.get_mut(&id) {
-                Some((poll, waiting)) => {
-                    if std::mem::take(waiting) {
+                Some((poll, hold)) => {
+                    let hold = hold.take();
+                    if hold.is_some() {
                         local.waiting.set(local.waiting.get().saturating_sub(1));
                     }
-                    poll.upgrade()
+                    (poll.upgrade(), hold)
                 }
-                None => None,
+                None => (None, None),
             }
         };
-        if let Some(poll) = poll {
-            engine::queue_task(ctx, move |ctx| {
+        match poll {
+            Some(poll) => engine::queue_task(ctx, move |ctx| {
                 poll(ctx);
+                // Held until the poll ran (it may wait again, with a new hold).
+                drop(hold);
                 Ok(())
-            });
+            }),
+            // Dropped outside the borrow: it may drop a poller, which unregisters itself.
+            None => drop(hold),
         }
     }
     for task in tasks {
@@ -208,7 +216,7 @@ impl Poller {
         local
             .pollers
             .borrow_mut()
-            .insert(id, (Rc::downgrade(poll), false));
+            .insert(id, (Rc::downgrade(poll), None));
         let waker = Waker::from(Arc::new(IdWaker {
             id,
             signal: Arc::clone(&local.signal),
@@ -221,24 +229,36 @@ impl Poller {
         &self.waker
     }
 
-    /// Marks the operation as waiting on the waker (the loop stays alive until it is woken
-    /// or the poller is dropped).
-    pub(crate) fn set_waiting(&self) {
-        if let Some((_, waiting)) = self.local.pollers.borrow_mut().get_mut(&self.id) {
-            if !std::mem::replace(waiting, true) {
-                self.local.waiting.set(self.local.waiting.get() + 1);
+    /// Marks the operation as waiting on the waker, holding `hold` alive until the wake-up
+    /// (the loop stays alive meanwhile).
+    pub(crate) fn set_waiting(&self, hold: Hold) {
+        let previous = {
+            let mut pollers = self.local.pollers.borrow_mut();
+            match pollers.get_mut(&self.id) {
+                Some((_, slot)) => {
+                    let previous = slot.replace(hold);
+                    if previous.is_none() {
+                        self.local.waiting.set(self.local.waiting.get() + 1);
+                    }
+                    previous
+                }
+                None => Some(hold),
             }
-        }
+        };
+        // Dropped outside the borrow.
+        drop(previous);
     }
 }
 
 impl Drop for Poller {
     fn drop(&mut self) {
         let removed = self.local.pollers.borrow_mut().remove(&self.id);
-        if let Some((_, true)) = removed {
+        if let Some((_, Some(hold))) = removed {
             self.local
                 .waiting
                 .set(self.local.waiting.get().saturating_sub(1));
+            // Dropped outside the borrow.
+            drop(hold);
         }
     }
 }
