@@ -839,3 +839,23 @@ fn an_async_read_through_an_identity_transform_into_tokio_sink() {
         assert_eq!(string(&host, &mut ctx, "done"), "ok");
     });
 }
+
+#[test]
+fn a_host_dropped_with_a_read_waiting_on_rust_io_leaves_no_js_object() {
+    // On QuickJS the host's drop is a leak check: the waiting read's controller and completer,
+    // held by the wake hub, are dropped before the runtime.
+    let (_writer_kept_open, rx) = tokio::io::duplex(64);
+    paused_local(async move {
+        let (host, mut ctx) = host();
+        let rs = ReadableStream::from_async_read(rx, 16, &mut ctx).expect("a stream");
+        host.set_global(&mut ctx, "rs", rs).expect("global");
+        host.eval_script(&mut ctx, "r.js", "globalThis.read = rs.getReader().read();")
+            .expect("runs");
+        let handle = LoopHandle::new(&ctx).expect("a handle");
+        handle.queue(|_| {});
+        let outcome = tokio::time::timeout(Duration::from_secs(1), host.run(&mut ctx)).await;
+        assert!(outcome.is_err(), "the read keeps the loop waiting");
+        drop(ctx);
+        drop(host);
+    });
+}

@@ -63,6 +63,8 @@ pub type Context = engine::Cx;
 pub struct Host(Rc<HostInner>);
 
 struct HostInner {
+    /// Drops the Rust operations still waiting when the host goes (see `Drop`).
+    wake: crate::rust::wake::ShutDown,
     // Dropped before the runtime (field order): its tasks and timers hold values of it.
     event_loop: Rc<EventLoop>,
     runtime: Runtime,
@@ -75,6 +77,14 @@ impl std::fmt::Debug for Host {
             .field("event_loop", &self.0.event_loop)
             .field("options", &self.0.options)
             .finish_non_exhaustive()
+    }
+}
+
+impl Drop for HostInner {
+    /// Before the runtime goes: the Rust operations still waiting (a bridge's pending read or
+    /// write, an async fetch) drop their JS values, so no Rust root outlives the runtime.
+    fn drop(&mut self) {
+        self.wake.shut_down();
     }
 }
 
@@ -101,9 +111,10 @@ impl Host {
         let event_loop = Rc::new(EventLoop::new(Arc::clone(&agent)));
         let (runtime, mut ctx) = Runtime::new(Rc::clone(&event_loop) as Rc<dyn RuntimeHost>)?;
         crate::html::set_agent(&mut ctx, Arc::clone(&agent));
-        crate::rust::wake::install(&mut ctx, Arc::new(move || agent.wake()));
+        let wake = crate::rust::wake::install(&mut ctx, Arc::new(move || agent.wake()));
         console::set_up(options.console_to_stderr, &mut ctx);
         let host = Host(Rc::new(HostInner {
+            wake,
             event_loop,
             runtime,
             options,

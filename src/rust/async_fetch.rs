@@ -21,7 +21,7 @@ use crate::fetch::fetcher::{
 };
 
 use super::{
-    async_io::{AsyncReadSource, Driver, StreamSource},
+    async_io::{AsyncReadSource, Driver, ShutDown, StreamSource},
     StreamError,
 };
 
@@ -147,6 +147,15 @@ struct InFlight {
     respond: RefCell<Option<Responder>>,
     driver: RefCell<Option<Driver>>,
     drop_body: RefCell<Option<Box<dyn FnOnce()>>>,
+}
+
+impl ShutDown for InFlight {
+    fn shut_down(&self) {
+        let future = self.future.borrow_mut().take();
+        let respond = self.respond.borrow_mut().take();
+        let driver = self.driver.borrow_mut().take();
+        drop((future, respond, driver));
+    }
 }
 
 impl DeferredFetcher for Adapter {

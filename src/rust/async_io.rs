@@ -45,11 +45,18 @@ type OnReason = Box<dyn FnOnce(StreamError, &mut Cx)>;
 pub(super) struct Driver {
     poller: Poller,
     _poll: Rc<dyn Fn(&mut Cx)>,
+    _clear: Rc<dyn Fn()>,
+}
+
+/// What a bridge's state drops when the host shuts down with its operation still waiting.
+pub(super) trait ShutDown {
+    /// Drops the waiting operation (and the Rust object behind the stream).
+    fn shut_down(&self);
 }
 
 impl Driver {
     /// Registers `step(state)` to run as a task whenever the driver's waker is woken.
-    pub(super) fn new<S: 'static>(
+    pub(super) fn new<S: ShutDown + 'static>(
         state: &Rc<S>,
         step: fn(&Rc<S>, &mut Cx),
         ctx: &Cx,
@@ -60,10 +67,17 @@ impl Driver {
                 step(&state, ctx);
             }
         });
-        let poller = Poller::new(&poll, ctx)?;
+        let weak = Rc::downgrade(state);
+        let clear: Rc<dyn Fn()> = Rc::new(move || {
+            if let Some(state) = weak.upgrade() {
+                state.shut_down();
+            }
+        });
+        let poller = Poller::new(&poll, &clear, ctx)?;
         Ok(Self {
             poller,
             _poll: poll,
+            _clear: clear,
         })
     }
 
@@ -74,6 +88,44 @@ impl Driver {
     /// Marks the operation as waiting on the waker.
     pub(super) fn set_waiting(&self, hold: Rc<dyn std::any::Any>) {
         self.poller.set_waiting(hold);
+    }
+}
+
+/// Takes a cell's value out, and drops it after the borrow ended.
+fn clear_cell<T>(cell: &RefCell<Option<T>>) {
+    let value = cell.borrow_mut().take();
+    drop(value);
+}
+
+impl<S> ShutDown for StreamState<S> {
+    fn shut_down(&self) {
+        clear_cell(&self.pending);
+        clear_cell(&self.stream);
+        clear_cell(&self.driver);
+    }
+}
+
+impl<R> ShutDown for ReadState<R> {
+    fn shut_down(&self) {
+        clear_cell(&self.pending);
+        clear_cell(&self.reader);
+        clear_cell(&self.driver);
+    }
+}
+
+impl<W> ShutDown for WriteState<W> {
+    fn shut_down(&self) {
+        clear_cell(&self.pending);
+        clear_cell(&self.writer);
+        clear_cell(&self.driver);
+    }
+}
+
+impl<S> ShutDown for SinkState<S> {
+    fn shut_down(&self) {
+        clear_cell(&self.pending);
+        clear_cell(&self.sink);
+        clear_cell(&self.driver);
     }
 }
 

@@ -36,6 +36,11 @@ type PollFn = Rc<dyn Fn(&mut Cx)>;
 type WeakPollFn = Weak<dyn Fn(&mut Cx)>;
 /// What a waiting poller keeps alive until its wake-up (its operation's state).
 type Hold = Rc<dyn std::any::Any>;
+/// A registered poller: its function, what it holds while it waits, and what drops its
+/// operation when the host shuts down.
+type Entry = (WeakPollFn, Option<Hold>, WeakClearFn);
+/// What drops a poller's operation when the host shuts down, as the hub holds it.
+type WeakClearFn = Weak<dyn Fn()>;
 
 /// The part of the hub other threads reach: woken poller ids, queued closures, the
 /// keep-alive count, and how to wake the loop.
@@ -67,29 +72,58 @@ struct Local {
     tasks: RefCell<VecDeque<LocalTask>>,
     /// Each poller's function (held weakly) and, while it waits on its waker, what it holds
     /// alive until then.
-    pollers: RefCell<HashMap<u64, (WeakPollFn, Option<Hold>)>>,
+    pollers: RefCell<HashMap<u64, Entry>>,
     next_id: Cell<u64>,
     /// How many pollers wait on a waker (their operation is pending).
     waiting: Cell<usize>,
 }
 
 /// Installs the agent's hub; `notify` wakes its event loop (from any thread).
-pub(crate) fn install(ctx: &mut Cx, notify: Arc<dyn Fn() + Send + Sync>) {
+pub(crate) fn install(ctx: &mut Cx, notify: Arc<dyn Fn() + Send + Sync>) -> ShutDown {
     let signal = Arc::new(Signal {
         inbox: Mutex::default(),
         keep_alive: AtomicUsize::new(0),
         notify,
     });
-    engine::set_agent_data(
-        ctx,
-        WakeHub(Rc::new(Local {
-            signal,
-            tasks: RefCell::default(),
-            pollers: RefCell::default(),
-            next_id: Cell::new(0),
-            waiting: Cell::new(0),
-        })),
-    );
+    let local = Rc::new(Local {
+        signal,
+        tasks: RefCell::default(),
+        pollers: RefCell::default(),
+        next_id: Cell::new(0),
+        waiting: Cell::new(0),
+    });
+    engine::set_agent_data(ctx, WakeHub(Rc::clone(&local)));
+    ShutDown(local)
+}
+
+/// What the host calls before its runtime goes: drops every Rust operation still waiting
+/// (its state, and the JS values it holds: a controller, a completer, a fetch's promise) and
+/// every closure still queued, so no Rust root keeps a JS object alive past the runtime
+/// (QuickJS asserts that none is left when it is freed).
+pub(crate) struct ShutDown(Rc<Local>);
+
+impl ShutDown {
+    /// Drops what waits and what is queued.
+    pub(crate) fn shut_down(&self) {
+        let local = &self.0;
+        let entries: Vec<(Option<Hold>, WeakClearFn)> = local
+            .pollers
+            .borrow_mut()
+            .values_mut()
+            .map(|(_, hold, clear)| (hold.take(), clear.clone()))
+            .collect();
+        local.waiting.set(0);
+        for (hold, clear) in entries {
+            if let Some(clear) = clear.upgrade() {
+                clear();
+            }
+            drop(hold);
+        }
+        let tasks = std::mem::take(&mut *local.tasks.borrow_mut());
+        drop(tasks);
+        let remote = std::mem::take(&mut local.signal.lock().remote);
+        drop(remote);
+    }
 }
 
 fn local(ctx: &Cx) -> Result<Rc<Local>, StreamError> {
@@ -121,7 +155,7 @@ pub(crate) fn deliver(ctx: &mut Cx) -> bool {
         let (poll, hold) = {
             let mut pollers = local.pollers.borrow_mut();
             match pollers.get_mut(&id) {
-                Some((poll, hold)) => {
+                Some((poll, hold, _)) => {
                     let hold = hold.take();
                     if hold.is_some() {
                         local.waiting.set(local.waiting.get().saturating_sub(1));
@@ -208,15 +242,16 @@ impl fmt::Debug for Poller {
 
 #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
 impl Poller {
-    /// Registers `poll` (held weakly: its owner keeps it alive).
-    pub(crate) fn new(poll: &PollFn, ctx: &Cx) -> Result<Self, StreamError> {
+    /// Registers `poll` (held weakly: its owner keeps it alive) and `clear`, which drops the
+    /// operation when the host shuts down (held weakly too).
+    pub(crate) fn new(poll: &PollFn, clear: &Rc<dyn Fn()>, ctx: &Cx) -> Result<Self, StreamError> {
         let local = local(ctx)?;
         let id = local.next_id.get();
         local.next_id.set(id.wrapping_add(1));
         local
             .pollers
             .borrow_mut()
-            .insert(id, (Rc::downgrade(poll), None));
+            .insert(id, (Rc::downgrade(poll), None, Rc::downgrade(clear)));
         let waker = Waker::from(Arc::new(IdWaker {
             id,
             signal: Arc::clone(&local.signal),
@@ -235,7 +270,7 @@ impl Poller {
         let previous = {
             let mut pollers = self.local.pollers.borrow_mut();
             match pollers.get_mut(&self.id) {
-                Some((_, slot)) => {
+                Some((_, slot, _)) => {
                     let previous = slot.replace(hold);
                     if previous.is_none() {
                         self.local.waiting.set(self.local.waiting.get() + 1);
@@ -253,7 +288,7 @@ impl Poller {
 impl Drop for Poller {
     fn drop(&mut self) {
         let removed = self.local.pollers.borrow_mut().remove(&self.id);
-        if let Some((_, Some(hold))) = removed {
+        if let Some((_, Some(hold), _)) = removed {
             self.local
                 .waiting
                 .set(self.local.waiting.get().saturating_sub(1));
