@@ -3,7 +3,10 @@
 //! stream pulls from the fetcher's [`BodyReader`](super::fetcher::BodyReader) one chunk at a
 //! time (see `fetcher.rs`).
 
-use std::cell::{Cell, RefCell};
+use std::{
+    cell::{Cell, RefCell},
+    rc::Rc,
+};
 
 use crate::dom;
 use crate::engine::{
@@ -17,7 +20,10 @@ use crate::readable::{
 use super::{
     body::{self, Body},
     data_url::data_url_processor,
-    fetcher::{BodyReader, FetchRequest, FetchResponse, ResponseBody, SharedFetcher},
+    fetcher::{
+        AbortFetch, BodyReader, DeferredFetcher, FetchRequest, FetchResponse, Responder,
+        ResponseBody, SharedFetcher, StreamBody,
+    },
     headers::parse_a_single_range_header_value,
     headers_object::Guard,
     mime::serialize_a_mime_type,
@@ -38,6 +44,17 @@ pub(crate) fn set_fetcher(fetcher: SharedFetcher, ctx: &mut Cx) {
 
 traced! {
     data;
+    /// The current realm's deferred fetcher.
+    struct RealmDeferredFetcher(#[unsafe_ignore_trace] Rc<dyn DeferredFetcher>);
+}
+
+/// Sets the current realm's deferred fetcher.
+pub(crate) fn set_deferred_fetcher(fetcher: Rc<dyn DeferredFetcher>, ctx: &mut Cx) {
+    engine::set_realm_data(ctx, RealmDeferredFetcher(fetcher));
+}
+
+traced! {
+    data;
     /// One `fetch()` call: its promise, the request's body, the response object once there is
     /// one, and whether the call was aborted.
     struct FetchCall {
@@ -48,6 +65,9 @@ traced! {
         body_source: Slot<Option<Object<FetchBodySource>>>,
         #[unsafe_ignore_trace]
         locally_aborted: Cell<bool>,
+        /// What stops a deferred fetcher's work in progress.
+        #[unsafe_ignore_trace]
+        abort_work: RefCell<Option<AbortFetch>>,
         signal: Object,
     }
 }
@@ -79,6 +99,7 @@ pub(crate) fn fetch(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> 
             response_object: Slot::new(None),
             body_source: Slot::new(None),
             locally_aborted: Cell::new(false),
+            abort_work: RefCell::new(None),
             signal: signal.clone(),
         },
         ctx,
@@ -117,6 +138,10 @@ fn abort_steps(call: &Object, ctx: &mut Cx) -> JsResult<()> {
     //       dropped, so nothing more is read).
     if let Some(source) = call.borrow().data().body_source.borrow().clone() {
         source.borrow().data().reader.borrow_mut().take();
+    }
+    let abort_work = call.borrow().data().abort_work.borrow_mut().take();
+    if let Some(abort_work) = abort_work {
+        abort_work();
     }
     // 15.3. Abort the fetch() call with p, request, responseObject, and requestObject's
     //       signal's abort reason.
@@ -231,19 +256,40 @@ fn fetch_in_task(call: &Object<FetchCall>, request: FetchRequest, ctx: &mut Cx) 
     if call.borrow().data().locally_aborted.get() {
         return Ok(());
     }
+    if !matches!(url_scheme(&request).as_str(), "data" | "blob") {
+        let deferred = engine::with_realm_data(ctx, |f: &RealmDeferredFetcher| f.0.clone());
+        if let Some(deferred) = deferred {
+            let (responding_call, responding_request) = (call.clone(), request.clone());
+            let respond: Responder = Box::new(move |outcome, ctx| {
+                if let Err(error) =
+                    process_response(&responding_call, &responding_request, outcome, ctx)
+                {
+                    crate::dom::report_exception(ctx, error);
+                }
+            });
+            let abort_work = deferred.start(request, respond, ctx);
+            *call.borrow().data().abort_work.borrow_mut() = Some(abort_work);
+            return Ok(());
+        }
+    }
     let outcome = scheme_fetch(&request, ctx);
     process_response(call, &request, outcome, ctx)
+}
+
+/// The request's URL's scheme, lowercased.
+fn url_scheme(request: &FetchRequest) -> String {
+    request
+        .url
+        .split(':')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase()
 }
 
 /// <https://fetch.spec.whatwg.org/#scheme-fetch>: `data:` here; everything else goes to the
 /// realm's fetcher (none: a network error).
 fn scheme_fetch(request: &FetchRequest, ctx: &mut Cx) -> Result<FetchResponse, String> {
-    let scheme = request
-        .url
-        .split(':')
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
+    let scheme = url_scheme(request);
     if scheme == "data" {
         // 1. Let dataURLStruct be the result of running the data: URL processor on request's
         //    current URL. 2. If dataURLStruct is failure, then return a network error.
@@ -417,6 +463,14 @@ fn process_response(
             let (body, source) = reader_body(reader, ctx)?;
             record.body = Some(body);
             Some(source)
+        }
+        ResponseBody::Stream(StreamBody(stream)) => {
+            record.body = Some(Body {
+                stream,
+                source: None,
+                length: None,
+            });
+            None
         }
     };
     let response_object = create_response(record, ctx)?;

@@ -74,6 +74,18 @@ pub enum ResponseBody {
     Bytes(Vec<u8>),
     /// Bytes read chunk by chunk as the stream pulls.
     Reader(Box<dyn BodyReader>),
+    /// A readable stream made for the body (by a [`DeferredFetcher`]: the Rust API's async
+    /// fetcher makes one that polls an async body as it pulls).
+    Stream(StreamBody),
+}
+
+/// A `ReadableStream` object as a response body ([`ResponseBody::Stream`]).
+pub struct StreamBody(pub(crate) crate::engine::Object<crate::readable::ReadableStream>);
+
+impl std::fmt::Debug for StreamBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StreamBody")
+    }
 }
 
 impl std::fmt::Debug for ResponseBody {
@@ -82,6 +94,7 @@ impl std::fmt::Debug for ResponseBody {
             ResponseBody::None => f.write_str("None"),
             ResponseBody::Bytes(b) => write!(f, "Bytes({} bytes)", b.len()),
             ResponseBody::Reader(_) => f.write_str("Reader(..)"),
+            ResponseBody::Stream(_) => f.write_str("Stream(..)"),
         }
     }
 }
@@ -125,6 +138,37 @@ impl FetchResponse {
 pub trait Fetcher: Send + Sync {
     /// The response to `request`.
     fn fetch(&self, request: &FetchRequest) -> Result<FetchResponse, String>;
+}
+
+/// How a [`DeferredFetcher`] hands its response (or network error) back, from a task of the
+/// event loop.
+pub type Responder = Box<dyn FnOnce(Result<FetchResponse, String>, &mut crate::engine::Cx)>;
+
+/// What stops a fetch a [`DeferredFetcher`] started (the request's signal aborted): it drops
+/// the work in progress.
+pub type AbortFetch = Box<dyn FnOnce()>;
+
+/// A fetcher that answers later, from the event loop: it starts the fetch, and calls the
+/// [`Responder`] once the response is there (the Rust API's async fetcher, which polls a
+/// future, is one). When the request's signal aborts first, `fetch()` calls the returned
+/// [`AbortFetch`] (and ignores a later response). Takes precedence over a realm's
+/// [`Fetcher`].
+pub trait DeferredFetcher {
+    /// Starts fetching `request`.
+    fn start(
+        &self,
+        request: FetchRequest,
+        respond: Responder,
+        ctx: &mut crate::engine::Cx,
+    ) -> AbortFetch;
+}
+
+/// Sets the current realm's deferred fetcher (replacing any earlier one).
+pub fn set_deferred_fetcher(
+    fetcher: std::rc::Rc<dyn DeferredFetcher>,
+    ctx: &mut crate::engine::Cx,
+) {
+    super::fetch_method::set_deferred_fetcher(fetcher, ctx);
 }
 
 /// The realm's fetcher, shared.

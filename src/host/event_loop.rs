@@ -37,6 +37,21 @@ use crate::engine::{
 };
 use crate::html::Agent;
 
+/// The event loop's clock: tokio's with the `tokio` feature (so `tokio::time::pause` makes
+/// timers deterministic: a paused runtime's clock jumps to the next timer when the loop
+/// sleeps), the system's monotonic clock otherwise. Timers, deadlines and the loop's sleeps
+/// all read it.
+pub(super) fn now() -> Instant {
+    #[cfg(feature = "tokio")]
+    {
+        tokio::time::Instant::now().into_std()
+    }
+    #[cfg(not(feature = "tokio"))]
+    {
+        Instant::now()
+    }
+}
+
 /// A timer: its task, and (for an engine's cancellable timer) whether it was canceled.
 struct Timer {
     task: Task,
@@ -227,7 +242,7 @@ impl EventLoop {
     /// initialization steps' "run steps after a timeout", and map of active timers[id]).
     pub(super) fn set_active_timer(&self, id: u32, timeout: Duration, task: Task) {
         let key = self.add_timer(
-            Instant::now() + timeout,
+            now() + timeout,
             Timer {
                 task,
                 canceled: None,
@@ -303,7 +318,7 @@ impl RuntimeHost for EventLoop {
     }
 
     fn enqueue_timer(&self, delay: Duration, task: Task, canceled: Option<TimerCanceled>) {
-        self.add_timer(Instant::now() + delay, Timer { task, canceled });
+        self.add_timer(now() + delay, Timer { task, canceled });
     }
 
     /// <https://html.spec.whatwg.org/multipage/webappapis.html#the-hostpromiserejectiontracker-implementation>

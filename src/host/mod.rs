@@ -22,6 +22,8 @@
 #[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
 mod adopt;
 mod agent;
+#[cfg(feature = "tokio")]
+mod async_loop;
 mod base64;
 mod console;
 mod crypto;
@@ -65,6 +67,8 @@ pub type Context = engine::Cx;
 pub struct Host(Rc<HostInner>);
 
 struct HostInner {
+    /// Drops the Rust operations still waiting when the host goes (see `Drop`).
+    wake: crate::rust::wake::ShutDown,
     // Dropped before the runtime (field order): its tasks and timers hold values of it.
     event_loop: Rc<EventLoop>,
     runtime: Runtime,
@@ -77,6 +81,14 @@ impl std::fmt::Debug for Host {
             .field("event_loop", &self.0.event_loop)
             .field("options", &self.0.options)
             .finish_non_exhaustive()
+    }
+}
+
+impl Drop for HostInner {
+    /// Before the runtime goes: the Rust operations still waiting (a bridge's pending read or
+    /// write, an async fetch) drop their JS values, so no Rust root outlives the runtime.
+    fn drop(&mut self) {
+        self.wake.shut_down();
     }
 }
 
@@ -102,9 +114,11 @@ impl Host {
         let agent = crate::html::Agent::new();
         let event_loop = Rc::new(EventLoop::new(Arc::clone(&agent)));
         let (runtime, mut ctx) = Runtime::new(Rc::clone(&event_loop) as Rc<dyn RuntimeHost>)?;
-        crate::html::set_agent(&mut ctx, agent);
+        crate::html::set_agent(&mut ctx, Arc::clone(&agent));
+        let wake = crate::rust::wake::install(&mut ctx, Arc::new(move || agent.wake()));
         console::set_up(options.console_to_stderr, &mut ctx);
         let host = Host(Rc::new(HostInner {
+            wake,
             event_loop,
             runtime,
             options,
@@ -221,66 +235,96 @@ impl Host {
         deadline: Option<Instant>,
         done: &mut dyn FnMut(&mut Context) -> bool,
     ) -> RunOutcome {
-        let HostInner {
-            event_loop,
-            runtime,
-            ..
-        } = &*self.0;
         let ctx = RefCell::new(ctx);
-        let agent = Arc::clone(event_loop.agent());
-        let mut async_jobs = engine::AsyncJobs::new(runtime, &ctx, Arc::new(move || agent.wake()));
-        let report = &mut |error, ctx: &mut Context| event_loop.report_error(error, ctx);
-
+        let mut async_jobs = self.async_jobs(&ctx);
         let outcome = loop {
-            self.perform_microtask_checkpoint(&mut ctx.borrow_mut());
-            if event_loop.is_closing() {
-                break RunOutcome::Closed;
+            match self.turn(&ctx, &mut async_jobs, deadline, false, done) {
+                Turn::Ran => {}
+                Turn::Stop(outcome) => break outcome,
+                Turn::Wait(wake_at) => self.0.event_loop.agent().wait(wake_at),
             }
-            if done(&mut ctx.borrow_mut()) {
-                break RunOutcome::Done;
-            }
-            if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-                break RunOutcome::DeadlineReached;
-            }
-            // The engine's async jobs (Boa's futures): a polling round counts as a task.
-            if async_jobs.poll(report) {
-                self.perform_microtask_checkpoint(&mut ctx.borrow_mut());
-                if done(&mut ctx.borrow_mut()) {
-                    break RunOutcome::Done;
-                }
-            }
-            // Messages other agents posted to this agent's ports become tasks.
-            crate::html::deliver_remote_messages(&mut ctx.borrow_mut());
-            // One task.
-            if let Some(task) = event_loop.next_task(Instant::now()) {
-                let mut ctx = ctx.borrow_mut();
-                if let Err(error) = task(&mut ctx) {
-                    event_loop.report_error(error, &mut ctx);
-                }
-                continue;
-            }
-            // Nothing runnable: stop, or wait until the next timer, the deadline, a wake-up of
-            // an async job, or a message from another agent.
-            let next_timer = event_loop.next_timer_due();
-            let may_receive = event_loop.agent().has_ready()
-                || crate::html::may_receive_remote_messages(&ctx.borrow());
-            if next_timer.is_none() && !async_jobs.keeps_alive() && !may_receive {
-                break RunOutcome::Idle;
-            }
-            let wake_at = match (next_timer, deadline) {
-                (Some(timer), Some(deadline)) => Some(timer.min(deadline)),
-                (timer, deadline) => timer.or(deadline),
-            };
-            event_loop.agent().wait(wake_at);
         };
+        self.end_run(async_jobs);
+        outcome
+    }
 
+    /// The engine's async jobs of one run of the loop, which wake the agent.
+    fn async_jobs<'a, 'c>(
+        &'a self,
+        ctx: &'a RefCell<&'c mut Context>,
+    ) -> engine::AsyncJobs<'a, 'c> {
+        let agent = Arc::clone(self.0.event_loop.agent());
+        engine::AsyncJobs::new(&self.0.runtime, ctx, Arc::new(move || agent.wake()))
+    }
+
+    /// Reports the async jobs a run of the loop leaves behind.
+    fn end_run(&self, async_jobs: engine::AsyncJobs<'_, '_>) {
         let abandoned = async_jobs.abandon();
         if abandoned > 0 {
-            event_loop.report(HostReport::UncaughtError(format!(
+            self.0.event_loop.report(HostReport::UncaughtError(format!(
                 "{abandoned} pending async job(s) abandoned when the event loop returned"
             )));
         }
-        outcome
+    }
+
+    /// One turn of the event loop, the steps the blocking loop ([`Host::run_until`]) and the
+    /// async one (`Host::run`) share: a microtask checkpoint, the stop conditions, the
+    /// engine's async jobs, messages and Rust work that arrived, then one task; or, with
+    /// nothing runnable, when to wake up (`Turn::Wait`) or that the loop is idle (never, with
+    /// `never_idle`: a caller that waits for something outside the loop).
+    fn turn(
+        &self,
+        ctx: &RefCell<&mut Context>,
+        async_jobs: &mut engine::AsyncJobs<'_, '_>,
+        deadline: Option<Instant>,
+        never_idle: bool,
+        done: &mut dyn FnMut(&mut Context) -> bool,
+    ) -> Turn {
+        let event_loop = &self.0.event_loop;
+        self.perform_microtask_checkpoint(&mut ctx.borrow_mut());
+        if event_loop.is_closing() {
+            return Turn::Stop(RunOutcome::Closed);
+        }
+        if done(&mut ctx.borrow_mut()) {
+            return Turn::Stop(RunOutcome::Done);
+        }
+        let now = event_loop::now();
+        if deadline.is_some_and(|deadline| now >= deadline) {
+            return Turn::Stop(RunOutcome::DeadlineReached);
+        }
+        // The engine's async jobs (Boa's futures): a polling round counts as a task.
+        let report = &mut |error, ctx: &mut Context| event_loop.report_error(error, ctx);
+        if async_jobs.poll(report) {
+            self.perform_microtask_checkpoint(&mut ctx.borrow_mut());
+            if done(&mut ctx.borrow_mut()) {
+                return Turn::Stop(RunOutcome::Done);
+            }
+        }
+        // Messages other agents posted to this agent's ports become tasks, and so do Rust
+        // wake-ups and closures queued without a context.
+        crate::html::deliver_remote_messages(&mut ctx.borrow_mut());
+        crate::rust::wake::deliver(&mut ctx.borrow_mut());
+        // One task.
+        if let Some(task) = event_loop.next_task(now) {
+            let mut ctx = ctx.borrow_mut();
+            if let Err(error) = task(&mut ctx) {
+                event_loop.report_error(error, &mut ctx);
+            }
+            return Turn::Ran;
+        }
+        // Nothing runnable: stop, or wait until the next timer, the deadline, a wake-up of
+        // an async job or of Rust work, or a message from another agent.
+        let next_timer = event_loop.next_timer_due();
+        let may_receive = event_loop.agent().has_ready()
+            || crate::html::may_receive_remote_messages(&ctx.borrow())
+            || crate::rust::wake::keeps_alive(&ctx.borrow());
+        if next_timer.is_none() && !async_jobs.keeps_alive() && !may_receive && !never_idle {
+            return Turn::Stop(RunOutcome::Idle);
+        }
+        Turn::Wait(match (next_timer, deadline) {
+            (Some(timer), Some(deadline)) => Some(timer.min(deadline)),
+            (timer, deadline) => timer.or(deadline),
+        })
     }
 
     /// Closes this agent, as a worker's `close()` does: the event loop stops after the current
@@ -352,6 +396,16 @@ impl Host {
     pub fn is_pending_promise(&self, value: &Value) -> bool {
         engine::is_pending_promise(value)
     }
+}
+
+/// What one turn of the event loop did.
+enum Turn {
+    /// It ran a task.
+    Ran,
+    /// The loop stops.
+    Stop(RunOutcome),
+    /// Nothing is runnable: wait until this time (or a wake-up).
+    Wait(Option<Instant>),
 }
 
 /// The message of an uncaught exception, as the host reports it: `ToString(thrown value)`

@@ -60,6 +60,9 @@ struct Inbox {
     ready: VecDeque<u64>,
     /// Set by [`Agent::wake`] (an async job can make progress), consumed by [`Agent::wait`].
     woken: bool,
+    /// The waker of an event loop that runs as a future ([`Agent::poll_wake`]), woken with the
+    /// condition variable.
+    waker: Option<std::task::Waker>,
 }
 
 impl Agent {
@@ -79,16 +82,42 @@ impl Agent {
 
     /// Records that port `port_id` has one more queue entry to dispatch, and wakes the agent.
     pub(crate) fn notify(&self, port_id: u64) {
-        lock(&self.inbox).ready.push_back(port_id);
+        let waker = {
+            let mut inbox = lock(&self.inbox);
+            inbox.ready.push_back(port_id);
+            inbox.waker.take()
+        };
         self.cond.notify_all();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
     }
 
-    /// Wakes the agent's event loop without a message (an async job can make progress).
-    // (Only the Boa host's async jobs wake the loop this way.)
-    #[cfg_attr(not(feature = "engine-boa"), allow(dead_code))]
+    /// Wakes the agent's event loop without a message (an async job can make progress, or
+    /// Rust work was queued for it).
     pub fn wake(&self) {
-        lock(&self.inbox).woken = true;
+        let waker = {
+            let mut inbox = lock(&self.inbox);
+            inbox.woken = true;
+            inbox.waker.take()
+        };
         self.cond.notify_all();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    /// [`Agent::wait`] for an event loop that runs as a future: ready when a port id is
+    /// waiting or [`Agent::wake`] was called since the last wait (consumed); otherwise
+    /// `cx`'s waker is woken by the next [`Agent::wake`] or message.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    pub fn poll_wake(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        let mut inbox = lock(&self.inbox);
+        if !inbox.ready.is_empty() || std::mem::take(&mut inbox.woken) {
+            return std::task::Poll::Ready(());
+        }
+        inbox.waker = Some(cx.waker().clone());
+        std::task::Poll::Pending
     }
 
     /// Takes the port ids recorded so far.

@@ -16,6 +16,7 @@
 //! | a [`std::io::Read`] | [`ReadSource`] (a byte source) |
 //! | a [`std::io::Write`] | [`WriteSink`] (a sink) |
 //! | any `ReadableStream` to consume | [`Reader`] (one chunk per read) or [`DrainingReader`] (every chunk available now, up to a byte limit) |
+//! | async Rust (`tokio` feature) | see "Async Rust" below |
 //!
 //! ## Completion: now or later
 //!
@@ -44,14 +45,26 @@
 //!
 //! ## Async Rust
 //!
-//! [`Ticket`] implements [`std::future::Future`], so an `async` Rust caller can `.await` a read,
-//! provided something drives the host's event loop meanwhile (`Host::run_until` in the same
-//! thread: the engine's [`Context`] is `!Send` and every stream operation needs `&mut Context`).
-//! There is no `futures::Stream` / `AsyncRead` adapter: a Rust source fed by an async runtime
-//! would need that runtime's executor and Boa's event loop to share one thread and hand
-//! `&mut Context` back and forth at every poll, which the host's loop (a blocking
-//! `run_until`) does not offer. Feed such data from the async side with [`queue_task`] and a
-//! [`Completer`] instead.
+//! [`Ticket`] implements [`std::future::Future`]. With the `tokio` feature the host's event
+//! loop is a future too (`Host::run`, `Host::run_until_async`, `Host::complete`, on a
+//! current-thread runtime or a `LocalSet`: the [`Context`] is `!Send`), and streams bridge to
+//! the async ecosystem, polled from the loop with wakers that queue the next poll as a task
+//! (nothing is polled ahead of what the stream asks for):
+//!
+//! | you have | you make |
+//! |---|---|
+//! | a `futures::Stream` of byte chunks | `ReadableStream::from_stream` (`StreamSource`) |
+//! | a tokio `AsyncRead` | `ReadableStream::from_async_read` (`AsyncReadSource`, a byte stream filling the reads' buffers in place) |
+//! | a `ReadableStream` to read from async Rust | `into_stream` (`IntoStream`, a `futures::Stream` of `Bytes`) or `into_async_read` (`IntoAsyncRead`) |
+//! | a tokio `AsyncWrite` | `WritableStream::from_async_write` (`AsyncWriteSink`) |
+//! | a `futures::Sink<Bytes>` | `WritableStream::from_futures_sink` (`FuturesSink`) |
+//! | a `WritableStream` to write from async Rust | `into_sink` (`IntoSink`, a `futures::Sink<Bytes>`) |
+//! | a pipe with options, abortable | `ReadableStream::pipe_to_with_options` (`PipeOptions`, `AbortHandle`) |
+//! | an async HTTP client for `fetch()` | `set_async_fetcher` (`AsyncFetcher`) |
+//!
+//! Without the feature, feed async data with [`queue_task`] and a [`Completer`];
+//! [`LoopHandle`] and [`RemoteHandle`] queue closures on the loop without a context, from this
+//! thread or any other, in either build.
 //!
 //! ## Garbage collection
 //!
@@ -95,6 +108,10 @@
 //! assert_eq!(out.to_string(&mut ctx).unwrap().to_std_string_escaped(), "a b c");
 //! ```
 
+#[cfg(feature = "tokio")]
+mod async_fetch;
+#[cfg(feature = "tokio")]
+mod async_io;
 mod error;
 mod io;
 mod reader;
@@ -102,9 +119,19 @@ mod sink;
 mod source;
 mod ticket;
 mod transform;
+pub(crate) mod wake;
 
 use std::{cell::RefCell, fmt, rc::Rc};
 
+#[cfg(feature = "tokio")]
+pub use async_fetch::{
+    set_async_fetcher, AsyncBody, AsyncFetchResponse, AsyncFetcher, FetchFuture,
+};
+#[cfg(feature = "tokio")]
+pub use async_io::{
+    AbortHandle, AsyncReadSource, AsyncWriteSink, FuturesSink, IntoAsyncRead, IntoSink, IntoStream,
+    PipeOptions, StreamSource,
+};
 pub use error::StreamError;
 pub use io::{ReadSource, WriteSink};
 pub use reader::{Drained, DrainedBytes, DrainingReader, ReadResult, Reader};
@@ -114,6 +141,7 @@ pub use source::{
 };
 pub use ticket::{EventLoop, Ticket};
 pub use transform::{TransformController, TransformStream, Transformer};
+pub use wake::{KeepAlive, LoopHandle, RemoteHandle};
 
 /// The engine's execution context (Boa's `Context`): every stream operation takes one.
 pub use crate::engine::Cx as Context;

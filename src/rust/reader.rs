@@ -185,6 +185,36 @@ impl Reader {
         );
     }
 
+    /// `reader.releaseLock()` through a shared reader.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    pub(crate) fn release_lock(&self, ctx: &mut Cx) {
+        release_reader(&self.reader, ctx);
+    }
+
+    /// Reads one chunk as the stream holds it (Rust bytes stay bytes); `callback` gets it
+    /// from the read request's steps (it must run no script).
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    pub(crate) fn read_chunk_with(
+        &self,
+        ctx: &mut Cx,
+        callback: impl FnOnce(Result<Option<Chunk>, StreamError>, &mut Cx) + 'static,
+    ) {
+        read_into(
+            &self.reader,
+            move |outcome: ReadOutcome, ctx: &mut Cx| {
+                callback(
+                    match outcome {
+                        ReadOutcome::Chunk(chunk) => Ok(Some(chunk)),
+                        ReadOutcome::Close => Ok(None),
+                        ReadOutcome::Error(e) => Err(StreamError::Js(e)),
+                    },
+                    ctx,
+                );
+            },
+            ctx,
+        );
+    }
+
     /// Reads one chunk; the [`Ticket`] gets the result.
     pub fn read(&self, ctx: &mut Cx) -> Ticket<ReadResult> {
         let (ticket, fill) = Ticket::new();

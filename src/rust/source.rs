@@ -236,6 +236,23 @@ impl ReadableController {
         readable_stream_default_controller_enqueue_chunk(&self.0, chunk, ctx).map_err(js_err(ctx))
     }
 
+    /// Enqueues Rust bytes as one chunk, without a copy (see
+    /// [`ReadableController::enqueue_bytes`]).
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    pub(crate) fn enqueue_native(
+        &self,
+        bytes: NativeBytes,
+        ctx: &mut Cx,
+    ) -> Result<(), StreamError> {
+        if !readable_stream_default_controller_can_close_or_enqueue(&self.0) {
+            return Err(StreamError::type_error(
+                "The stream is not in a state that permits enqueue",
+            ));
+        }
+        readable_stream_default_controller_enqueue_chunk(&self.0, Chunk::Bytes(bytes), ctx)
+            .map_err(js_err(ctx))
+    }
+
     /// Closes the stream once the queued chunks are read (`controller.close()`): a `TypeError`
     /// when it is already closed, closing or errored.
     pub fn close(&self, ctx: &mut Cx) -> Result<(), StreamError> {
@@ -523,6 +540,19 @@ impl ReadableStream {
         destination: &WritableStream,
         ctx: &mut Cx,
     ) -> Ticket<Result<(), StreamError>> {
+        self.pipe_to_with(destination, false, false, false, None, ctx)
+    }
+
+    /// ReadableStreamPipeTo with its options, after `pipeTo`'s lock checks.
+    pub(crate) fn pipe_to_with(
+        &self,
+        destination: &WritableStream,
+        prevent_close: bool,
+        prevent_abort: bool,
+        prevent_cancel: bool,
+        signal: Option<Object>,
+        ctx: &mut Cx,
+    ) -> Ticket<Result<(), StreamError>> {
         let error = if self.is_locked() {
             Some("Cannot pipe a locked stream")
         } else if destination.is_locked() {
@@ -538,10 +568,10 @@ impl ReadableStream {
         match crate::readable::pipe::readable_stream_pipe_to(
             &self.0,
             &destination.0,
-            false,
-            false,
-            false,
-            None,
+            prevent_close,
+            prevent_abort,
+            prevent_cancel,
+            signal,
             ctx,
         ) {
             Ok(promise) => ticket_for_promise(&promise, ctx),
