@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let reparsed = parse_a_multipart_form_data_body(&encoded, boundary.as_bytes())
         .expect("an encoded body parses");
-    let again = multipart_form_data_encoding_algorithm(&reparsed, boundary)
-        .expect("parsed entries encode");
+    let again =
+        multipart_form_data_encoding_algorithm(&reparsed, boundary).expect("parsed entries encode");
     assert_eq!(again, encoded, "encode(parse(encode(x))) == encode(x)");
 });

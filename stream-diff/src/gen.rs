@@ -1286,7 +1286,10 @@ mod tests {
     fn programs_from_bytes_follow_the_bytes() {
         let a = generate_from_bytes(&[1, 0, 7, 0, 3, 0, 9, 9]);
         assert_eq!(a, generate_from_bytes(&[1, 0, 7, 0, 3, 0, 9, 9]));
-        assert_ne!(a.to_js(), generate_from_bytes(&[2, 0, 7, 0, 3, 0, 9, 9]).to_js());
+        assert_ne!(
+            a.to_js(),
+            generate_from_bytes(&[2, 0, 7, 0, 3, 0, 9, 9]).to_js()
+        );
         assert!(!generate_from_bytes(&[]).to_js().is_empty());
     }
 
