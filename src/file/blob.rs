@@ -382,8 +382,9 @@ fn convert_line_endings_to_native(s: &str) -> String {
 }
 
 /// The `type` normalization of the constructor and `slice()`: empty if any character is
-/// outside U+0020 to U+007E, else ASCII-lowercased.
-fn normalize_type(t: &str) -> String {
+/// outside U+0020 to U+007E, else ASCII-lowercased. (Also what a `File` made from a
+/// `multipart/form-data` part gets: a `Blob`'s type is "an ASCII-encoded string in lower case".)
+pub(crate) fn normalize_type(t: &str) -> String {
     if t.chars().all(|c| (' '..='~').contains(&c)) {
         t.to_ascii_lowercase()
     } else {

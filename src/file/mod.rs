@@ -23,6 +23,7 @@ use std::sync::Arc;
 use crate::engine::webidl;
 use crate::engine::{self, Cx, JsResult, Object, StandardConstructor, Value};
 
+pub(crate) use blob::normalize_type;
 pub use url::{
     create_object_url, create_object_url_operation, entry_blob, resolve_blob_url,
     revoke_object_url, revoke_object_url_operation, set_blob_url_origin, BlobUrlEntry,
