@@ -108,9 +108,13 @@ impl Host {
             Rc::clone(&event_loop) as Rc<dyn RuntimeHost>,
             options.track_rejections,
         )?;
-        crate::html::set_agent(&mut cx, agent);
+        crate::html::set_agent(&mut cx, Arc::clone(&agent));
+        // The Rust operations' wake hub, as on a host's own runtime: what waits when the
+        // application drops the runtime is dropped first.
+        let wake = crate::rust::wake::install(&mut cx, Arc::new(move || agent.wake()));
         console::set_up(options.console_to_stderr, &mut cx);
         let host = Host(Rc::new(HostInner {
+            wake,
             event_loop,
             runtime,
             options: HostOptions {
