@@ -186,5 +186,9 @@ fn dead_buffers_are_collected_once_enough_buffer_data_is_allocated() {
     let alive = host
         .eval_script(&mut ctx, "check.js", "ref.deref() !== undefined")
         .expect("runs");
-    assert_eq!(alive.as_boolean(), Some(false), "the dead buffer was collected");
+    assert_eq!(
+        alive.as_boolean(),
+        Some(false),
+        "the dead buffer was collected"
+    );
 }
