@@ -859,3 +859,68 @@ fn a_host_dropped_with_a_read_waiting_on_rust_io_leaves_no_js_object() {
         drop(host);
     });
 }
+
+#[test]
+fn a_host_dropped_with_a_native_pipe_waiting_leaves_no_js_object() {
+    // A Rust byte source into a Rust byte sink (the pipe reads into Rust buffers, no JS
+    // chunk), still waiting on the source's I/O when the host goes: on QuickJS the host's drop
+    // is a leak check (JS_FreeRuntime asserts that no object is left).
+    let (_writer_kept_open, rx) = tokio::io::duplex(64);
+    let (tx, _reader_kept) = tokio::io::duplex(64);
+    paused_local(async move {
+        let (host, mut ctx) = host();
+        let source = ReadableStream::from_async_read(rx, 16, &mut ctx).expect("a source");
+        let dest = WritableStream::from_async_write(tx, &mut ctx).expect("a sink");
+        let piped = source.pipe_to_with_options(&dest, PipeOptions::default(), &mut ctx);
+        let outcome =
+            tokio::time::timeout(Duration::from_secs(1), host.complete(&mut ctx, piped)).await;
+        assert!(outcome.is_err(), "the pipe waits on the source");
+        assert!(source.is_locked() && dest.is_locked());
+        drop((source, dest));
+        drop(ctx);
+        drop(host);
+    });
+}
+
+#[test]
+fn a_host_dropped_with_a_rust_byte_source_pending_in_a_pipe_leaves_no_js_object() {
+    // A Rust byte source whose pull never completes (it keeps its completer), piped into a
+    // Rust sink, when the host goes: the completer is a Rust root of the pipe's JS objects,
+    // which hold the source (a cycle through Rust). The host's drop drops the source (on
+    // QuickJS it is a leak check too: JS_FreeRuntime asserts that no object is left).
+    struct Never(Option<boa_streams::rust::Completer>, Rc<Cell<bool>>);
+    impl Drop for Never {
+        fn drop(&mut self) {
+            self.1.set(true);
+        }
+    }
+    impl boa_streams::rust::ByteSource for Never {
+        fn pull(
+            &mut self,
+            _: &boa_streams::rust::ByteController,
+            _: &mut Context,
+        ) -> Result<boa_streams::rust::Completion, StreamError> {
+            let (completion, completer) = boa_streams::rust::Completion::later();
+            self.0 = Some(completer);
+            Ok(completion)
+        }
+    }
+    let (tx, _reader_kept) = tokio::io::duplex(64);
+    let dropped = Rc::new(Cell::new(false));
+    let flag = Rc::clone(&dropped);
+    paused_local(async move {
+        let (host, mut ctx) = host();
+        let source = ReadableStream::from_byte_source(Never(None, flag), 0.0, Some(16), &mut ctx)
+            .expect("a source");
+        let dest = WritableStream::from_async_write(tx, &mut ctx).expect("a sink");
+        let piped = source.pipe_to_with_options(&dest, PipeOptions::default(), &mut ctx);
+        let outcome =
+            tokio::time::timeout(Duration::from_secs(1), host.complete(&mut ctx, piped)).await;
+        assert!(outcome.is_err(), "the pipe waits on the source");
+        drop((source, dest));
+        drop(ctx);
+        assert!(!dropped.get(), "the pipe holds the source");
+        drop(host);
+        assert!(dropped.get(), "the host's drop drops the source");
+    });
+}

@@ -162,3 +162,33 @@ fn one_embedding_builds_and_runs_on_either_engine() {
     drop(pending);
     drop(ctx);
 }
+
+#[test]
+fn dead_buffers_are_collected_once_enough_buffer_data_is_allocated() {
+    // Boa's collector counts its own allocations, not an ArrayBuffer's data block: the host
+    // collects once 16 MiB of buffer data have been allocated by the built-ins (here
+    // TextEncoder), without script calling gc(). QuickJS frees the buffer by its count.
+    let (host, mut ctx) = Host::new(HostOptions::default()).expect("a host");
+    host.eval_script(
+        &mut ctx,
+        "make.js",
+        "globalThis.ref = new WeakRef(new TextEncoder().encode('dead'));",
+    )
+    .expect("runs");
+    host.run_until(&mut ctx, None, &mut |_| false);
+    host.eval_script(
+        &mut ctx,
+        "churn.js",
+        "{ const big = 'x'.repeat(1 << 20); const e = new TextEncoder(); for (let i = 0; i < 17; i++) e.encode(big); }",
+    )
+    .expect("runs");
+    host.run_until(&mut ctx, None, &mut |_| false);
+    let alive = host
+        .eval_script(&mut ctx, "check.js", "ref.deref() !== undefined")
+        .expect("runs");
+    assert_eq!(
+        alive.as_boolean(),
+        Some(false),
+        "the dead buffer was collected"
+    );
+}

@@ -86,7 +86,8 @@ impl std::fmt::Debug for Host {
 
 impl Drop for HostInner {
     /// Before the runtime goes: the Rust operations still waiting (a bridge's pending read or
-    /// write, an async fetch) drop their JS values, so no Rust root outlives the runtime.
+    /// write, an async fetch) and the Rust objects behind streams' algorithms (a source that
+    /// keeps a pull's completer) drop their JS values, so no Rust root outlives the runtime.
     fn drop(&mut self) {
         self.wake.shut_down();
     }

@@ -279,8 +279,29 @@ pub fn uint8_array(bytes: &[u8], ctx: &mut Cx) -> Result<Value, StreamError> {
 }
 
 /// A Rust object shared between a stream's algorithm slots (pull and cancel, write, close and
-/// abort, ...). It holds no JS value the collector must trace (see the module docs).
-pub(crate) struct Callbacks<T: ?Sized>(Rc<RefCell<T>>);
+/// abort, ...). The collector does not trace it (see the module docs): the JS values it holds
+/// (a [`Completer`] it keeps, a controller) are roots, so a cycle through it (the object holds
+/// a completer whose reaction holds the stream that holds the object) is never collected. The
+/// host's wake hub therefore holds it weakly and drops the object when the host goes, before
+/// the runtime (`wake::ShutDown`): QuickJS asserts at `JS_FreeRuntime` that no object is left.
+pub(crate) struct Callbacks<T: ?Sized>(Rc<RefCell<Option<Box<T>>>>);
+
+/// What the host drops when it goes: the Rust object of a [`Callbacks`].
+pub(crate) trait Release {
+    /// Drops the Rust object (unless it is running: then it is never released, as before).
+    fn release(&self);
+}
+
+impl<T: ?Sized> Release for RefCell<Option<Box<T>>> {
+    fn release(&self) {
+        let object = match self.try_borrow_mut() {
+            Ok(mut slot) => slot.take(),
+            Err(_) => None,
+        };
+        // Dropped after the borrow ended: its drop may reach other Rust objects.
+        drop(object);
+    }
+}
 
 impl<T: ?Sized> Clone for Callbacks<T> {
     fn clone(&self) -> Self {
@@ -295,6 +316,15 @@ impl<T: ?Sized> fmt::Debug for Callbacks<T> {
 }
 
 impl<T: ?Sized + 'static> Callbacks<T> {
+    /// Shares `object`, registered with the host's wake hub (where there is one: an adopted
+    /// runtime's application tears its agent down itself) to be dropped when the host goes.
+    pub(crate) fn new(object: Box<T>, ctx: &Cx) -> Self {
+        let cell = Rc::new(RefCell::new(Some(object)));
+        let weak: std::rc::Weak<dyn Release> = Rc::downgrade(&cell) as _;
+        wake::register_release(ctx, weak);
+        Self(cell)
+    }
+
     /// Performs one callback of the shared object as an algorithm returning a promise.
     ///
     /// The object is borrowed only while `f` runs. If it is already borrowed (`f` is a
@@ -306,7 +336,11 @@ impl<T: ?Sized + 'static> Callbacks<T> {
         f: impl FnOnce(&mut T, &mut Cx) -> Result<Completion, StreamError> + 'static,
     ) -> JsResult<PromiseResult> {
         let outcome = match self.0.try_borrow_mut() {
-            Ok(mut object) => f(&mut object, ctx),
+            Ok(mut slot) => match slot.as_deref_mut() {
+                Some(object) => f(object, ctx),
+                // Released: the host has gone (no script runs after that; kept total).
+                None => Err(StreamError::type_error("the host has shut down")),
+            },
             Err(_) => {
                 let deferred = InternalPromise::new();
                 let (this, result) = (self.clone(), deferred.clone());

@@ -302,7 +302,7 @@ impl WritableStream {
         ctx: &mut Cx,
     ) -> Result<Self, StreamError> {
         check_high_water_mark(high_water_mark)?;
-        let shared: RustSink = Callbacks(std::rc::Rc::new(std::cell::RefCell::new(sink)));
+        let shared: RustSink = Callbacks::new(Box::new(sink), ctx);
         let sink = webidl::internal_object(SinkObject(shared), ctx);
         Self::with_native_sink(&sink, high_water_mark, ctx)
     }
@@ -354,7 +354,7 @@ impl WritableStream {
         ctx: &mut Cx,
     ) -> Result<Self, StreamError> {
         check_high_water_mark(high_water_mark)?;
-        let shared: RustByteSink = Callbacks(std::rc::Rc::new(std::cell::RefCell::new(sink)));
+        let shared: RustByteSink = Callbacks::new(Box::new(sink), ctx);
         let sink = webidl::internal_object(ByteSinkObject(shared), ctx);
         Self::with_native_sink(&sink, high_water_mark, ctx)
     }

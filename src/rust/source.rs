@@ -429,7 +429,7 @@ impl ReadableStream {
         ctx: &mut Cx,
     ) -> Result<Self, StreamError> {
         let hwm = check_high_water_mark(high_water_mark)?;
-        let shared: RustSource = Callbacks(std::rc::Rc::new(std::cell::RefCell::new(source)));
+        let shared: RustSource = Callbacks::new(Box::new(source), ctx);
         let source = webidl::internal_object(SourceObject(shared), ctx);
         let stream = other_specs::set_up(
             Some(NativeSource::new(&source)),
@@ -484,7 +484,7 @@ impl ReadableStream {
                 "autoAllocateChunkSize must be greater than 0",
             ));
         }
-        let shared: RustByteSource = Callbacks(std::rc::Rc::new(std::cell::RefCell::new(source)));
+        let shared: RustByteSource = Callbacks::new(Box::new(source), ctx);
         let source = webidl::internal_object(ByteSourceObject(shared), ctx);
         let stream = other_specs::set_up_with_byte_reading_support(
             Some(NativeSource::new(&source)),

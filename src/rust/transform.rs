@@ -194,8 +194,7 @@ impl TransformStream {
         ctx: &mut Cx,
     ) -> Result<Self, StreamError> {
         let js_err = |e, ctx: &mut Cx| StreamError::from_js_error(e, ctx);
-        let shared: RustTransformer =
-            Callbacks(std::rc::Rc::new(std::cell::RefCell::new(transformer)));
+        let shared: RustTransformer = Callbacks::new(Box::new(transformer), ctx);
         let transformer = webidl::internal_object(TransformerObject(shared), ctx);
         let stream = new_transform_stream(ctx).map_err(|e| js_err(e, ctx))?;
         NativeTransform::new(&transformer)

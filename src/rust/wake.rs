@@ -22,7 +22,7 @@ use std::{
 
 use crate::engine::{self, Cx};
 
-use super::StreamError;
+use super::{Release, StreamError};
 
 /// A closure queued from another thread.
 type RemoteTask = Box<dyn FnOnce(&mut Cx) + Send>;
@@ -76,6 +76,12 @@ struct Local {
     next_id: Cell<u64>,
     /// How many pollers wait on a waker (their operation is pending).
     waiting: Cell<usize>,
+    /// The Rust objects behind streams' algorithms (sources, sinks, transformers), held weakly:
+    /// dropped when the host goes (see [`ShutDown`]).
+    releases: RefCell<Vec<Weak<dyn Release>>>,
+    /// The length at which `releases` is next rid of its dead entries (twice the live count
+    /// at the last pruning: amortized constant time per registration).
+    prune_at: Cell<usize>,
 }
 
 /// Installs the agent's hub; `notify` wakes its event loop (from any thread).
@@ -91,15 +97,37 @@ pub(crate) fn install(ctx: &mut Cx, notify: Arc<dyn Fn() + Send + Sync>) -> Shut
         pollers: RefCell::default(),
         next_id: Cell::new(0),
         waiting: Cell::new(0),
+        releases: RefCell::default(),
+        prune_at: Cell::new(PRUNE_MIN),
     });
     engine::set_agent_data(ctx, WakeHub(Rc::clone(&local)));
     ShutDown(local)
 }
 
+/// The least length at which the registered Rust objects are pruned.
+const PRUNE_MIN: usize = 64;
+
+/// Registers a stream's Rust object (source, sink or transformer) to be dropped when the host
+/// goes. Without a hub (an adopted runtime) nothing is registered.
+pub(crate) fn register_release(ctx: &Cx, object: Weak<dyn Release>) {
+    let Ok(local) = local(ctx) else {
+        return;
+    };
+    let mut releases = local.releases.borrow_mut();
+    if releases.len() >= local.prune_at.get() {
+        releases.retain(|weak| weak.strong_count() > 0);
+        local.prune_at.set((releases.len() * 2).max(PRUNE_MIN));
+    }
+    releases.push(object);
+}
+
 /// What the host calls before its runtime goes: drops every Rust operation still waiting
-/// (its state, and the JS values it holds: a controller, a completer, a fetch's promise) and
-/// every closure still queued, so no Rust root keeps a JS object alive past the runtime
-/// (QuickJS asserts that none is left when it is freed).
+/// (its state, and the JS values it holds: a controller, a completer, a fetch's promise),
+/// every closure still queued, and the Rust object behind every stream's algorithms still
+/// alive (a source keeping the completer of a pull that never finishes: the completer's
+/// reactions hold the stream, which holds the source, a cycle through Rust the collector
+/// cannot see), so no Rust root keeps a JS object alive past the runtime (QuickJS asserts
+/// that none is left when it is freed).
 pub(crate) struct ShutDown(Rc<Local>);
 
 impl ShutDown {
@@ -123,6 +151,13 @@ impl ShutDown {
         drop(tasks);
         let remote = std::mem::take(&mut local.signal.lock().remote);
         drop(remote);
+        // Taken out first: an object's drop may drop a poller (which borrows the hub).
+        let releases = std::mem::take(&mut *local.releases.borrow_mut());
+        for object in releases {
+            if let Some(object) = object.upgrade() {
+                object.release();
+            }
+        }
     }
 }
 

@@ -188,6 +188,7 @@ pub fn clone_array_buffer(
         };
         AlignedVec::from_slice(0, bytes)
     };
+    note_buffer_bytes(block.len());
     BoaArrayBuffer::from_byte_block(block, ctx)
         .map(JsArrayBuffer)
         .map_err(JsError::from)
@@ -246,12 +247,42 @@ pub fn copy_data_block_bytes(
     true
 }
 
+thread_local! {
+    /// Bytes of `ArrayBuffer` data this backend has allocated since the last collection it asked
+    /// for (per thread: Boa's collector is the thread's).
+    ///
+    /// Boa's collector counts only its own allocations (an `ArrayBuffer`'s object, not its data
+    /// block), so script that makes a buffer per chunk (a JS transform's `encoder.encode(...)`,
+    /// a byte stream's auto-allocated 64 KiB buffer) lets megabytes of dead data blocks pile up
+    /// between the collections Boa triggers. The host's policy: once [`COLLECT_AFTER_BYTES`] of
+    /// data blocks have been allocated here, the allocation first runs a full collection, at a
+    /// point where Boa may run one itself (an allocation). Counting costs an add and a compare.
+    static BUFFER_BYTES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// See [`BUFFER_BYTES`].
+pub(crate) const COLLECT_AFTER_BYTES: usize = 16 << 20;
+
+/// Counts `bytes` of new buffer data, collecting first once the budget is spent.
+fn note_buffer_bytes(bytes: usize) {
+    BUFFER_BYTES.with(|total| {
+        let sum = total.get().saturating_add(bytes);
+        if sum >= COLLECT_AFTER_BYTES {
+            total.set(0);
+            boa_gc::force_collect();
+        } else {
+            total.set(sum);
+        }
+    });
+}
+
 /// `Construct(%ArrayBuffer%, « byteLength »)`: a RangeError when it cannot be allocated.
 pub fn new_array_buffer(byte_length: u64, ctx: &mut Cx) -> JsResult<JsArrayBuffer> {
     crate::engine::count_objects(1);
     let length = usize::try_from(byte_length).map_err(|_| {
         JsError::from(JsNativeError::range().with_message("Array buffer allocation failed"))
     })?;
+    note_buffer_bytes(length);
     BoaArrayBuffer::new(length, ctx)
         .map(JsArrayBuffer)
         .map_err(JsError::from)
@@ -435,6 +466,7 @@ fn typed_array_range(object: &JsObject, buffer_length: usize) -> (usize, usize) 
 /// A new `Uint8Array` of the current realm wrapping a new `ArrayBuffer` that holds `bytes`.
 pub fn new_uint8_array(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
     crate::engine::count_objects(2);
+    note_buffer_bytes(bytes.len());
     let block = AlignedVec::from_slice(0, bytes);
     let buffer = BoaArrayBuffer::from_byte_block(block, ctx)?;
     let array = JsUint8Array::from_array_buffer(buffer, ctx)?;
