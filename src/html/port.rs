@@ -299,9 +299,19 @@ impl PortCore {
     /// entangled port lives in another agent, or is on its way there (in a message bound for
     /// another agent, or in Rust hands outside any agent). A port entangled with one that waits
     /// in a message of this agent can only hear from it after this agent runs something.
+    ///
+    /// An enabled port with entries in its queue counts too: another agent may have queued
+    /// them (a message, or its `close` entry as it disentangled) and not yet notified this
+    /// agent.
     pub(crate) fn may_receive_from_elsewhere(&self, agent: &Agent) -> bool {
-        if !lock(&self.state).enabled {
-            return false;
+        {
+            let state = lock(&self.state);
+            if !state.enabled {
+                return false;
+            }
+            if !state.queue.is_empty() {
+                return true;
+            }
         }
         self.peer()
             .is_some_and(|peer| peer.held_elsewhere(agent, 0))
@@ -369,17 +379,24 @@ impl PortCore {
         let (_, weak) = peer?;
         let other = weak.upgrade()?;
         // 3. Disentangle initiatorPort and otherPort.
-        {
+        // 4. Fire an event named close at otherPort (a task of otherPort's queue, after the
+        //    messages already in it).
+        // Both under one lock: another agent's event loop that sees the port no longer
+        // entangled also sees its `close` entry waiting (`may_receive_from_elsewhere`), and
+        // does not go idle before the entry's notification arrives.
+        let delivery = {
             let mut state = lock(&other.state);
             if state.peer.as_ref().is_some_and(|(id, _)| *id == self.id) {
                 state.peer = None;
             } else {
                 return None;
             }
-        }
-        // 4. Fire an event named close at otherPort (a task of otherPort's queue, after the
-        //    messages already in it).
-        let delivery = other.push(Envelope::Close);
+            state.queue.push_back(Envelope::Close);
+            match (&state.owner, state.enabled) {
+                (Some(owner), true) => Delivery::To(Arc::clone(owner)),
+                _ => Delivery::Later,
+            }
+        };
         Some((other, delivery))
     }
 }
