@@ -99,9 +99,10 @@ impl std::fmt::Debug for ResponseBody {
     }
 }
 
-/// A response as the fetcher gives it.
+/// A response as the fetcher gives it; the async fetcher's (`rust::AsyncFetchResponse`, with
+/// the `tokio` feature) is the same with an async body.
 #[derive(Debug)]
-pub struct FetchResponse {
+pub struct FetchResponse<B = ResponseBody> {
     /// The status (200 by default).
     pub status: u16,
     /// The status message (`OK`, ...; may be empty).
@@ -112,12 +113,12 @@ pub struct FetchResponse {
     /// the request's.
     pub url: Option<String>,
     /// The body.
-    pub body: ResponseBody,
+    pub body: B,
 }
 
-impl FetchResponse {
+impl<B> FetchResponse<B> {
     /// A 200 response with `body` and no headers.
-    pub fn ok(body: ResponseBody) -> Self {
+    pub fn ok(body: B) -> Self {
         Self {
             status: 200,
             status_text: "OK".to_owned(),

@@ -61,33 +61,9 @@ impl fmt::Debug for AsyncBody {
     }
 }
 
-/// A response as an async fetcher gives it (see [`crate::fetcher::FetchResponse`]).
-#[derive(Debug)]
-pub struct AsyncFetchResponse {
-    /// The status.
-    pub status: u16,
-    /// The status message.
-    pub status_text: String,
-    /// The header list, in order.
-    pub headers: Vec<(Vec<u8>, Vec<u8>)>,
-    /// The response's URL, if it differs from the request's.
-    pub url: Option<String>,
-    /// The body.
-    pub body: AsyncBody,
-}
-
-impl AsyncFetchResponse {
-    /// A 200 response with `body` and no headers.
-    pub fn ok(body: AsyncBody) -> Self {
-        Self {
-            status: 200,
-            status_text: "OK".to_owned(),
-            headers: Vec::new(),
-            url: None,
-            body,
-        }
-    }
-}
+/// A response as an async fetcher gives it: [`crate::fetcher::FetchResponse`] with an
+/// [`AsyncBody`].
+pub type AsyncFetchResponse = crate::fetcher::FetchResponse<AsyncBody>;
 
 /// The future an async fetcher returns: the response, or a network error (`fetch()` rejects
 /// with a `TypeError` carrying the message).
