@@ -267,7 +267,7 @@ fn mime_type_of_object<T: BodyMixin>(object: &Object) -> Option<MimeType> {
 impl Convert {
     fn run(
         self,
-        bytes: Vec<u8>,
+        bytes: ByteBlock,
         owner: &Object,
         mime: MimeTypeOf,
         ctx: &mut Cx,
@@ -279,23 +279,28 @@ impl Convert {
                 let type_ = mime(owner)
                     .map(|m| mime::serialize_a_mime_type(&m))
                     .unwrap_or_default();
-                Ok(crate::file::new_blob(bytes.into(), type_, ctx)?.into())
+                Ok(crate::file::new_blob(bytes.as_slice().into(), type_, ctx)?.into())
             }
-            Convert::ArrayBuffer => {
-                Ok(engine::clone::new_array_buffer_from(ByteBlock::copy_of(&bytes), ctx)?.into())
+            // The block becomes the buffer's data as is (no copy).
+            Convert::ArrayBuffer => Ok(engine::clone::new_array_buffer_from(bytes, ctx)?.into()),
+            Convert::Bytes => {
+                let length = bytes.len() as u64;
+                let buffer = engine::clone::new_array_buffer_from(bytes, ctx)?;
+                let buffer = engine::clone::as_array_buffer(&buffer)
+                    .ok_or_else(|| engine::throw_type_error("not an ArrayBuffer"))?;
+                Ok(engine::construct_view(engine::ViewKind::Typed(engine::TypedArrayKind::Uint8), &buffer, 0, length, ctx)?.into())
             }
-            Convert::Bytes => engine::new_uint8_array(&bytes, ctx),
             // The formData() steps: parse bytes by this's MIME type; a body that is not form
             // data is a TypeError.
             Convert::FormData => {
                 let mime_type = mime(owner);
-                match super::multipart::form_data_steps(&bytes, mime_type.as_ref()) {
+                match super::multipart::form_data_steps(bytes.as_slice(), mime_type.as_ref()) {
                     Ok(entries) => Ok(super::form_data::new_form_data(entries, ctx)?.into()),
                     Err(e) => Err(engine::throw_type_error(format!("formData(): {e}"))),
                 }
             }
-            Convert::Json => parse_json_from_bytes(&bytes, ctx),
-            Convert::Text => Ok(utf8_decode(&bytes).into()),
+            Convert::Json => parse_json_from_bytes(bytes.as_slice(), ctx),
+            Convert::Text => Ok(utf8_decode(bytes.as_slice()).into()),
         }
     }
 }
@@ -331,7 +336,7 @@ traced! {
 
 impl ConsumeSteps {
     /// "consume body" step 4: the successSteps given a byte sequence data.
-    fn success(self, data: Vec<u8>, ctx: &mut Cx) -> JsResult<()> {
+    fn success(self, data: ByteBlock, ctx: &mut Cx) -> JsResult<()> {
         // 4.1. Let value be the result of running convertBytesToJSValue with data. If that
         //      threw an exception e, then run errorSteps with e and return.
         match self.convert.run(data, &self.owner, self.mime, ctx) {
@@ -358,7 +363,7 @@ traced! {
 }
 
 impl ReadAllBytesSteps for FullyRead {
-    fn success_steps(self: Box<Self>, bytes: Vec<u8>, ctx: &mut Cx) -> JsResult<()> {
+    fn success_steps(self: Box<Self>, bytes: ByteBlock, ctx: &mut Cx) -> JsResult<()> {
         // 2. Let successSteps given a byte sequence bytes be to queue a fetch task to run
         //    processBody given bytes, with taskDestination.
         if let Some(steps) = self.0.borrow_mut().take() {
@@ -417,7 +422,7 @@ fn consume_body<T: BodyMixin + 'static>(
     };
     match body {
         // 5. If object's body is null, then run successSteps with an empty byte sequence.
-        None => steps.success(Vec::new(), ctx)?,
+        None => steps.success(ByteBlock::new(), ctx)?,
         // 6. Otherwise, fully read object's body given successSteps, errorSteps, and
         //    object's relevant global object.
         Some(body) => fully_read(&body, steps, ctx)?,

@@ -10,7 +10,8 @@ use std::{
 
 use crate::dom;
 use crate::engine::{
-    self, webidl, Cx, JsResult, Object, PromiseCapability, PromiseResult, Slot, Value,
+    self, clone::ByteBlock, webidl, Cx, JsResult, Object, PromiseCapability, PromiseResult, Slot,
+    Value,
 };
 use crate::readable::{
     other_specs::{self, NativeSource, NativeUnderlyingSource, ReadAllBytesSteps},
@@ -190,11 +191,11 @@ traced! {
 }
 
 impl ReadAllBytesSteps for RequestBodyRead {
-    fn success_steps(self: Box<Self>, bytes: Vec<u8>, ctx: &mut Cx) -> JsResult<()> {
+    fn success_steps(self: Box<Self>, bytes: ByteBlock, ctx: &mut Cx) -> JsResult<()> {
         let Some(mut request) = self.request.borrow_mut().take() else {
             return Ok(());
         };
-        request.body = Some(bytes);
+        request.body = Some(bytes.into_vec());
         let call = self.call.clone();
         engine::queue_task(ctx, move |ctx| fetch_in_task(&call, request, ctx));
         Ok(())

@@ -8,7 +8,7 @@
 //! [`ReadRequestSteps`] value.
 
 use crate::engine::{
-    self, webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Shared, Slot, Value,
+    self, clone::ByteBlock, webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Shared, Slot, Value,
 };
 use crate::queuing_strategy::SizeAlgorithm;
 
@@ -303,8 +303,8 @@ pub(crate) fn get_a_reader(
 
 /// The success and failure steps of "read all bytes": they run once, and each takes the steps.
 pub(crate) trait ReadAllBytesSteps: crate::engine::Trace + std::fmt::Debug {
-    /// The successSteps, given the bytes read.
-    fn success_steps(self: Box<Self>, bytes: Vec<u8>, ctx: &mut Cx) -> JsResult<()>;
+    /// The successSteps, given the bytes read, in a block an `ArrayBuffer` can adopt as is.
+    fn success_steps(self: Box<Self>, bytes: ByteBlock, ctx: &mut Cx) -> JsResult<()>;
     /// The failureSteps, given the error.
     fn failure_steps(self: Box<Self>, e: Value, ctx: &mut Cx) -> JsResult<()>;
 }
@@ -316,7 +316,7 @@ traced! {
 struct ReadAllBytes {
     reader: Object<ReadableStreamDefaultReader>,
     #[unsafe_ignore_trace]
-    bytes: std::cell::RefCell<Vec<u8>>,
+    bytes: std::cell::RefCell<ByteBlock>,
     steps: Slot<Option<Box<dyn ReadAllBytesSteps>>>,
     /// A read is in progress on the Rust stack (inside [`read_loop`]'s call).
     #[unsafe_ignore_trace]
@@ -362,7 +362,8 @@ impl ReadRequestSteps for ReadLoopRequest {
 
     fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
         // 1. Call successSteps with bytes.
-        let bytes = std::mem::take(&mut *self.0.bytes.borrow_mut());
+        let mut bytes = std::mem::take(&mut *self.0.bytes.borrow_mut());
+        bytes.shrink_if_sparse();
         let steps = self.0.steps.borrow_mut().take();
         match steps {
             Some(steps) => steps.success_steps(bytes, ctx),
@@ -389,7 +390,7 @@ pub(crate) fn read_all_bytes(
     // Read-loop given reader, a new byte sequence, successSteps, and failureSteps.
     let state = Shared::new(ReadAllBytes {
         reader: reader.clone(),
-        bytes: std::cell::RefCell::new(Vec::new()),
+        bytes: std::cell::RefCell::new(ByteBlock::new()),
         steps: Slot::new(Some(steps)),
         reading: std::cell::Cell::new(false),
         again: std::cell::Cell::new(false),

@@ -264,7 +264,7 @@ thread_local! {
 pub(crate) const COLLECT_AFTER_BYTES: usize = 16 << 20;
 
 /// Counts `bytes` of new buffer data, collecting first once the budget is spent.
-fn note_buffer_bytes(bytes: usize) {
+pub(super) fn note_buffer_bytes(bytes: usize) {
     BUFFER_BYTES.with(|total| {
         let sum = total.get().saturating_add(bytes);
         if sum >= COLLECT_AFTER_BYTES {

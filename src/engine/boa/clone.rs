@@ -295,6 +295,7 @@ pub fn new_regexp(source: JsString, flags: &str, ctx: &mut Cx) -> JsResult<Objec
 /// A new `ArrayBuffer` whose data block is `bytes` (moved, not copied).
 pub fn new_array_buffer_from(bytes: ByteBlock, ctx: &mut Cx) -> JsResult<Object> {
     crate::engine::count_objects(1);
+    super::buffer::note_buffer_bytes(bytes.len());
     Ok(Object::from_js(BoaArrayBuffer::from_byte_block(
         bytes.0, ctx,
     )?))
@@ -383,6 +384,36 @@ impl ByteBlock {
     /// A copy of `bytes`.
     pub fn copy_of(bytes: &[u8]) -> Self {
         Self(AlignedVec::from_slice(0, bytes))
+    }
+
+    /// An empty block, to be grown with [`ByteBlock::extend_from_slice`] (what "read all
+    /// bytes" builds a body in, so that the body's `ArrayBuffer` adopts it without a copy).
+    pub fn new() -> Self {
+        Self(AlignedVec::new(0))
+    }
+
+    /// Appends a copy of `bytes` (amortized growth, as a vector's).
+    pub fn extend_from_slice(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+
+    /// The number of bytes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Gives back the spare capacity that growth left when it is more than a quarter of the
+    /// block (one copy), so that a long-lived buffer does not hold up to twice its size.
+    pub fn shrink_if_sparse(&mut self) {
+        if self.0.capacity() - self.0.len() > self.0.len() / 4 {
+            self.0.shrink_to_fit();
+        }
+    }
+}
+
+impl Default for ByteBlock {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

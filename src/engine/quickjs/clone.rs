@@ -674,6 +674,36 @@ impl ByteBlock {
     pub fn copy_of(bytes: &[u8]) -> Self {
         Self(bytes.to_vec())
     }
+
+    /// An empty block, to be grown with [`ByteBlock::extend_from_slice`] (what "read all
+    /// bytes" builds a body in, so that the body's `ArrayBuffer` adopts it without a copy).
+    pub fn new() -> Self {
+        Self(Vec::new())
+    }
+
+    /// Appends a copy of `bytes` (amortized growth, as a vector's).
+    pub fn extend_from_slice(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+
+    /// The number of bytes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Gives back the spare capacity that growth left when it is more than a quarter of the
+    /// block (one copy), so that a long-lived buffer does not hold up to twice its size.
+    pub fn shrink_if_sparse(&mut self) {
+        if self.0.capacity() - self.0.len() > self.0.len() / 4 {
+            self.0.shrink_to_fit();
+        }
+    }
+}
+
+impl Default for ByteBlock {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// A copy of the bytes of a buffer that is not detached.
