@@ -10,7 +10,8 @@
 //!    `pull` enqueues one fresh `Uint8Array` per call. The Rust consumer writes into a Rust
 //!    sink: the plain reader makes one write per chunk, the draining reader one write per batch
 //!    (the batch's chunks coalesced). Reported: µs per iteration (making the stream, reading it
-//!    to the end, event loop included) and writes per iteration.
+//!    to the end, event loop included) and writes per iteration. `--shape 65536x16` runs one
+//!    shape's rows only.
 //! 2. **A native pipe**: `pipeTo` from a Rust byte source (filling each 64 KiB auto-allocated
 //!    buffer in place from a Rust slice) to a Rust sink (copying each chunk out into a Rust
 //!    buffer): no JS runs per chunk. In GB/s, beside a plain `memcpy` loop over the same bytes
@@ -622,6 +623,13 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|n| n.parse().ok());
     let want = |n: u32| only.is_none_or(|o| o == n);
+    // `--shape SIZExCOUNT` (e.g. `65536x16`) runs part 1's rows of that shape only.
+    let shape: Option<(usize, usize)> = args
+        .iter()
+        .position(|a| a == "--shape")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|s| s.split_once('x'))
+        .and_then(|(size, count)| Some((size.parse().ok()?, count.parse().ok()?)));
     let rounds = if quick { 2 } else { 5 };
     let (host, mut ctx) = Host::new(HostOptions::default()).expect("a host");
     let make = host
@@ -642,7 +650,7 @@ fn main() {
         println!("| stream | shape | hwm | plain µs | draining µs | plain / draining | plain writes | draining writes |");
         println!("|---|---|---:|---:|---:|---:|---:|---:|");
         for bytes in [false, true] {
-            for &(size, count) in &SHAPES {
+            for &(size, count) in SHAPES.iter().filter(|&&s| shape.is_none_or(|t| t == s)) {
                 for hwm in [0, 16 * 1024] {
                     let total = size * count;
                     let iterations = if quick {

@@ -340,7 +340,11 @@ impl ReadRequestSteps for ReadLoopRequest {
         //    these steps.
         let is_uint8_array = engine::uint8_array_bytes(&chunk, ctx, |bytes| {
             state.bytes.borrow_mut().extend_from_slice(bytes);
+            bytes.len()
         });
+        if let Some(consumed) = is_uint8_array {
+            engine::note_consumed_bytes(consumed);
+        }
         if is_uint8_array.is_none() {
             let error = engine::type_error("The chunk read is not a Uint8Array", ctx);
             return match state.steps.borrow_mut().take() {

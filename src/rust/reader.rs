@@ -384,8 +384,10 @@ impl DrainingReader {
     ) {
         self.drain(byte_limit, ctx, move |batch, ctx| {
             let result = batch.and_then(|(chunks, done)| {
+                // The batch's byte count, so that the run is allocated once.
+                let total = chunks.iter().map(|c| chunk_size(c, ctx)).sum();
                 let mut out = DrainedBytes {
-                    bytes: Vec::new(),
+                    bytes: Vec::with_capacity(total),
                     chunks: chunks.len(),
                     done,
                 };
@@ -393,14 +395,16 @@ impl DrainingReader {
                     match chunk {
                         Chunk::Bytes(bytes) => out.bytes.extend_from_slice(bytes.as_slice()),
                         Chunk::Value(value) => {
-                            super::with_chunk_bytes(&value, ctx, |b| {
+                            let consumed = super::with_chunk_bytes(&value, ctx, |b| {
                                 out.bytes.extend_from_slice(b);
+                                b.len()
                             })
                             .ok_or_else(|| {
                                 StreamError::type_error(
                                     "The chunk must be an ArrayBuffer or an ArrayBufferView",
                                 )
                             })?;
+                            engine::note_consumed_bytes(consumed);
                         }
                     }
                 }

@@ -276,6 +276,14 @@ pub(super) fn note_buffer_bytes(bytes: usize) {
     });
 }
 
+/// Counts `bytes` of a chunk a native consumer copied out and let go (a body's "read all
+/// bytes", a draining read of bytes): data that script made and that is now, most likely,
+/// garbage Boa does not count (its collector weighs a buffer by its object, not its data
+/// block). They count toward the host's collection like buffer data made here.
+pub fn note_consumed_bytes(bytes: usize) {
+    note_buffer_bytes(bytes);
+}
+
 /// `Construct(%ArrayBuffer%, « byteLength »)`: a RangeError when it cannot be allocated.
 pub fn new_array_buffer(byte_length: u64, ctx: &mut Cx) -> JsResult<JsArrayBuffer> {
     crate::engine::count_objects(1);

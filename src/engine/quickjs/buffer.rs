@@ -770,6 +770,11 @@ pub fn new_uint8_array(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
     check(ctx, raw)
 }
 
+/// Counts `bytes` of a chunk a native consumer copied out and let go. Nothing to do here:
+/// QuickJS frees a buffer when its last reference goes (the Boa backend counts them toward a
+/// collection).
+pub fn note_consumed_bytes(_bytes: usize) {}
+
 /// Runs `f` on the bytes of a `Uint8Array` (of any realm). `None` when `value` is not a `Uint8Array` object (a `Uint8ClampedArray` is
 /// not one). Runs no script; `f` must not run script either.
 pub fn uint8_array_bytes<R>(value: &Value, ctx: &mut Cx, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
