@@ -1,0 +1,158 @@
+// Byte paths, the same program on every runtime (issue 33): the shapes where few or no JS
+// callbacks run per byte. Prints one line per shape: `name ns_per_chunk floor_ns_per_chunk`
+// (median of 3 timed runs after a warm-up; the floor is the same bytes made and copied, or
+// decoded, without a stream, on the same runtime, `-` where there is none). Runs as a classic
+// script (no modules, no top-level await) so that every runtime takes it as is.
+const KiB = 1024;
+const CHUNK = 64 * KiB;
+
+function pullSource(n) {
+  let i = 0;
+  return new ReadableStream({
+    pull(c) {
+      if (i++ < n) c.enqueue(new Uint8Array(CHUNK));
+      else c.close();
+    },
+  });
+}
+
+function byteSource(n) {
+  let i = 0;
+  return new ReadableStream({
+    type: 'bytes',
+    autoAllocateChunkSize: CHUNK,
+    pull(c) {
+      if (i++ < n) {
+        const r = c.byobRequest;
+        r.respond(r.view.byteLength);
+      } else {
+        c.close();
+        if (c.byobRequest) c.byobRequest.respond(0);
+      }
+    },
+  });
+}
+
+// 64 KiB of text that compresses the way prose does (about 3:1): a vocabulary of 4,000
+// pseudo-words made of syllables, drawn with a skew by a fixed LCG, some with accents.
+const VOCAB = (() => {
+  const syl = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'te', 'vi', 'do', 'pe', 'qu', 'an', 'or',
+    'is', 'ul', 'é', 'ü', 'str', 'ch', 'ght', 'io', 'be', 'ze', 'fa'];
+  let s = 7;
+  const words = [];
+  for (let i = 0; i < 4000; i++) {
+    let w = '';
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    const n = 1 + ((s >>> 16) % 4);
+    for (let j = 0; j < n; j++) {
+      s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+      w += syl[(s >>> 16) % syl.length];
+    }
+    words.push(w);
+  }
+  return words;
+})();
+
+function textChunk(seed) {
+  let s = seed >>> 0;
+  let out = '';
+  while (out.length < CHUNK) {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    const r = (s >>> 8) / 16777216;
+    out += VOCAB[Math.floor(VOCAB.length * r * r * r)] + ((s & 15) === 0 ? '.\n' : ' ');
+  }
+  return new TextEncoder().encode(out).subarray(0, CHUNK);
+}
+
+const TEXT = [textChunk(1), textChunk(2), textChunk(3), textChunk(4)];
+
+function listSource(n, chunkAt) {
+  let i = 0;
+  return new ReadableStream({
+    pull(c) {
+      if (i < n) c.enqueue(chunkAt(i++));
+      else c.close();
+    },
+  });
+}
+
+async function drain(rs) {
+  const reader = rs.getReader();
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return n;
+    n += value.length;
+  }
+}
+
+// The floor of the two body shapes: the same chunks made and copied into one buffer, no stream.
+async function concatFloor() {
+  const out = new Uint8Array(16 * CHUNK);
+  for (let i = 0; i < 16; i++) out.set(new Uint8Array(CHUNK), i * CHUNK);
+  const b = out.buffer;
+  if (b.byteLength !== 16 * CHUNK) throw new Error('length');
+}
+
+const shapes = {
+  // workerd #5838's "Large": 16 x 64 KiB through Response.arrayBuffer().
+  'response-arraybuffer': { chunks: 16, bodies: 40, async run() {
+    const b = await new Response(pullSource(16)).arrayBuffer();
+    if (b.byteLength !== 16 * CHUNK) throw new Error('length');
+  }, floor: concatFloor },
+  'response-arraybuffer-bytes': { chunks: 16, bodies: 40, async run() {
+    const b = await new Response(byteSource(16)).arrayBuffer();
+    if (b.byteLength !== 16 * CHUNK) throw new Error('length');
+  }, floor: concatFloor },
+  'gzip-roundtrip': { chunks: 16, bodies: 4, async run() {
+    const out = listSource(16, (i) => TEXT[i & 3])
+      .pipeThrough(new CompressionStream('gzip'))
+      .pipeThrough(new DecompressionStream('gzip'));
+    const n = await drain(out);
+    if (n !== 16 * CHUNK) throw new Error('length ' + n);
+  } },
+  'text-decoder-stream': { chunks: 16, bodies: 8, async run() {
+    const out = listSource(16, (i) => TEXT[i & 3]).pipeThrough(new TextDecoderStream());
+    const reader = out.getReader();
+    let n = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      n += value.length;
+    }
+    if (n < 16 * 60000) throw new Error('length ' + n);
+  }, async floor() {
+    const decoder = new TextDecoder();
+    let n = 0;
+    for (let i = 0; i < 16; i++) n += decoder.decode(TEXT[i & 3], { stream: true }).length;
+    n += decoder.decode().length;
+    if (n < 16 * 60000) throw new Error('length ' + n);
+  } },
+};
+
+async function time(shape, run) {
+  const t0 = performance.now();
+  for (let i = 0; i < shape.bodies; i++) await run();
+  return ((performance.now() - t0) * 1e6) / (shape.bodies * shape.chunks);
+}
+
+async function median(shape, run) {
+  await time(shape, run);
+  const runs = [await time(shape, run), await time(shape, run), await time(shape, run)];
+  return Math.round(runs.sort((a, b) => a - b)[1]);
+}
+
+async function main() {
+  const only = typeof globalThis.BENCH_ONLY === 'string' ? globalThis.BENCH_ONLY : null;
+  for (const [name, shape] of Object.entries(shapes)) {
+    if (only && name !== only) continue;
+    const ns = await median(shape, shape.run);
+    const floor = shape.floor ? await median(shape, shape.floor) : '-';
+    console.log(name + ' ' + ns + ' ' + floor);
+  }
+}
+
+main().catch((e) => {
+  console.log('error ' + e);
+  throw e;
+});
