@@ -128,7 +128,36 @@ const shapes = {
     n += decoder.decode().length;
     if (n < 16 * 60000) throw new Error('length ' + n);
   } },
+  // A Blob's stream, read to the end.
+  'blob-stream': { chunks: 16, bodies: 40, async run() {
+    const n = await drain(BLOB.stream());
+    if (n !== 16 * CHUNK) throw new Error('length ' + n);
+  } },
+  // A text body, read with text().
+  'response-text': { chunks: 16, bodies: 8, async run() {
+    const t = await new Response(listSource(16, (i) => TEXT[i & 3])).text();
+    if (t.length < 16 * 60000) throw new Error('length ' + t.length);
+  } },
+  // 64 Ki-character strings through TextEncoderStream.
+  'text-encoder-stream': { chunks: 16, bodies: 8, async run() {
+    const n = await drain(listSource(16, (i) => STRINGS[i & 3]).pipeThrough(new TextEncoderStream()));
+    if (n < 16 * CHUNK) throw new Error('length ' + n);
+  }, async floor() {
+    const encoder = new TextEncoder();
+    let n = 0;
+    for (let i = 0; i < 16; i++) n += encoder.encode(STRINGS[i & 3]).length;
+    if (n < 16 * CHUNK) throw new Error('length ' + n);
+  } },
+  // Both branches of a tee, read in turn.
+  'tee': { chunks: 16, bodies: 40, async run() {
+    const [a, b] = pullSource(16).tee();
+    const [x, y] = await Promise.all([drain(a), drain(b)]);
+    if (x + y !== 32 * CHUNK) throw new Error('length');
+  } },
 };
+
+const BLOB = new Blob(Array.from({ length: 16 }, (_, i) => TEXT[i & 3]));
+const STRINGS = TEXT.map((t) => new TextDecoder().decode(t).slice(0, CHUNK));
 
 async function time(shape, run) {
   const t0 = performance.now();

@@ -2,7 +2,7 @@
 
 use std::cell::Cell;
 
-use crate::engine::{js_string, Cx, JsResult, Object, Slot, Value};
+use crate::engine::{js_string, CodeUnits, Cx, JsResult, Object, Slot, Value};
 
 use crate::{
     engine::new_uint8_array,
@@ -128,13 +128,70 @@ fn utf8_encode(scalar: u32, output: &mut Vec<u8>) {
 }
 
 /// Encodes the code units of one chunk to UTF-8, carrying a high surrogate at its end over to
-/// the next chunk through `pending`.
-pub(crate) fn encode_code_units(
-    pending: &Cell<Option<u16>>,
-    input: impl IntoIterator<Item = u16>,
-) -> Vec<u8> {
+/// the next chunk through `pending`: step 4's loop of "encode and enqueue a chunk".
+///
+/// AD-HOC: the units between the chunk's first and last go through encoding_rs's bulk
+/// UTF-16 → UTF-8 conversion (vectorized over ASCII), which replaces each lone surrogate with
+/// U+FFFD exactly as "convert code unit to scalar value" does within a run; only a pending
+/// high surrogate from the previous chunk and a high surrogate that ends this one take the
+/// per-unit steps. `encode_code_units_per_unit` (tests) is the loop as written, and the tests
+/// check the two agree.
+pub(crate) fn encode_code_units(pending: &Cell<Option<u16>>, input: CodeUnits<'_>) -> Vec<u8> {
     let mut output = Vec::new();
-    for item in input {
+    let units = match input {
+        CodeUnits::Latin1(bytes) => {
+            if bytes.is_empty() {
+                return output;
+            }
+            // A Latin-1 unit is never a surrogate: a pending high surrogate becomes U+FFFD and
+            // the first unit is read again as itself.
+            if pending.take().is_some() {
+                utf8_encode(0xFFFD, &mut output);
+            }
+            let start = output.len();
+            output.resize(start + bytes.len() * 2, 0);
+            let written = encoding_rs::mem::convert_latin1_to_utf8(bytes, &mut output[start..]);
+            output.truncate(start + written);
+            return output;
+        }
+        CodeUnits::Utf16(units) => units,
+    };
+    let Some((&first, _)) = units.split_first() else {
+        return output;
+    };
+    let mut rest = units;
+    // A pending high surrogate meets the chunk's first unit.
+    if pending.get().is_some() {
+        match convert_code_unit_to_scalar_value(pending, first) {
+            Converted::Scalar(scalar) => {
+                utf8_encode(scalar, &mut output);
+                rest = &units[1..];
+            }
+            // The first unit is read again, now with nothing pending (below).
+            Converted::ReplacementAndPrepend => utf8_encode(0xFFFD, &mut output),
+            Converted::Continue => {}
+        }
+    }
+    // A high surrogate at the end waits for the next chunk.
+    if let Some((&last, init)) = rest.split_last() {
+        if (0xD800..=0xDBFF).contains(&last) {
+            pending.set(Some(last));
+            rest = init;
+        }
+    }
+    let start = output.len();
+    output.resize(start + rest.len() * 3, 0);
+    let written = encoding_rs::mem::convert_utf16_to_utf8(rest, &mut output[start..]);
+    output.truncate(start + written);
+    output
+}
+
+/// Step 4's loop of "encode and enqueue a chunk" as written, one unit at a time (the oracle
+/// of [`encode_code_units`]).
+#[cfg(test)]
+fn encode_code_units_per_unit(pending: &Cell<Option<u16>>, input: &[u16]) -> Vec<u8> {
+    let mut output = Vec::new();
+    for &item in input {
         match convert_code_unit_to_scalar_value(pending, item) {
             Converted::Scalar(scalar) => utf8_encode(scalar, &mut output),
             Converted::Continue => {}
@@ -166,7 +223,7 @@ pub(crate) fn encode_and_enqueue_a_chunk(
     //    the UTF-8 encoder.
     let output = {
         let e = encoder.borrow();
-        encode_code_units(&e.data().pending_high_surrogate, input.iter())
+        encode_code_units(&e.data().pending_high_surrogate, input.code_units())
     };
     // 4.2. If item is end-of-queue, then:
     // 4.2.1. Convert output into a byte sequence.
@@ -207,12 +264,55 @@ mod tests {
         let pending = Cell::new(None);
         let mut out: Vec<Vec<u8>> = chunks
             .iter()
-            .map(|c| encode_code_units(&pending, c.iter().copied()))
+            .map(|c| encode_code_units(&pending, CodeUnits::Utf16(c)))
             .collect();
         if pending.get().is_some() {
             out.push(vec![0xEF, 0xBF, 0xBD]);
         }
         out
+    }
+
+    /// Every sequence of up to 6 units drawn from ASCII, Latin-1, BMP, high and low
+    /// surrogates, split into two chunks at every point, and also given as Latin-1 where it
+    /// can be: the bulk encoder gives the bytes and the pending surrogate the per-unit loop
+    /// gives.
+    #[test]
+    fn the_bulk_encoder_agrees_with_the_per_unit_loop() {
+        const UNITS: [u16; 6] = [0x41, 0xE9, 0x20AC, 0xD83D, 0xDC99, 0xDBFF];
+        let mut checked = 0;
+        for len in 0..=6u32 {
+            for mut code in 0..6usize.pow(len) {
+                let mut seq = Vec::new();
+                for _ in 0..len {
+                    seq.push(UNITS[code % 6]);
+                    code /= 6;
+                }
+                for split in 0..=seq.len() {
+                    let (a, b) = seq.split_at(split);
+                    let (bulk, unit) = (Cell::new(None), Cell::new(None));
+                    for chunk in [a, b] {
+                        let before = unit.get();
+                        assert_eq!(
+                            encode_code_units(&bulk, CodeUnits::Utf16(chunk)),
+                            encode_code_units_per_unit(&unit, chunk),
+                            "{seq:x?} split at {split}"
+                        );
+                        assert_eq!(bulk.get(), unit.get(), "{seq:x?} split at {split}");
+                        if let Ok(latin1) = chunk.iter().map(|&u| u8::try_from(u)).collect::<Result<Vec<u8>, _>>() {
+                            let (bulk, unit) = (Cell::new(before), Cell::new(before));
+                            assert_eq!(
+                                encode_code_units(&bulk, CodeUnits::Latin1(&latin1)),
+                                encode_code_units_per_unit(&unit, chunk),
+                                "{seq:x?} as Latin-1"
+                            );
+                            assert_eq!(bulk.get(), unit.get());
+                        }
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 1 + 2 * 6 + 3 * 36 + 4 * 216 + 5 * 1296 + 6 * 7776 + 7 * 46656);
     }
 
     #[test]

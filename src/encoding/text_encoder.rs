@@ -44,11 +44,13 @@ fn utf8_bytes(c: char, buf: &mut [u8; 4]) -> &[u8] {
 fn encode(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     webidl::this::<TextEncoder>(this)?;
     // WebIDL: `optional USVString input = ""`.
+    // AD-HOC: converted to a DOMString only: the UTF-8 encoding below replaces each lone
+    // surrogate with U+FFFD, which is what the USVString conversion would have done first.
     let input = webidl::arg(args, 0);
     let input = if input.is_undefined() {
         JsString::from("")
     } else {
-        webidl::to_usv_string(&input, ctx)?
+        input.to_string(ctx)?
     };
     // 1. Convert input to an I/O queue of scalar values.
     // 2. Let output be the I/O queue of bytes « end-of-queue ».
@@ -59,12 +61,12 @@ fn encode(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     //    3. Assert: result is not an error.
     //    4. If result is finished, then convert output into a byte sequence and return a
     //       Uint8Array object wrapping an ArrayBuffer containing output.
-    let mut output = Vec::with_capacity(input.len());
-    let mut buf = [0u8; 4];
-    for c in char::decode_utf16(input.iter()) {
-        // A USVString has no lone surrogate.
-        let c = c.unwrap_or(char::REPLACEMENT_CHARACTER);
-        output.extend_from_slice(utf8_bytes(c, &mut buf));
+    //    (The whole string at once: encode_code_units with nothing pending is this loop, a
+    //    high surrogate left pending at the end being a lone one, U+FFFD.)
+    let pending = std::cell::Cell::new(None);
+    let mut output = super::encoder::encode_code_units(&pending, input.code_units());
+    if pending.get().is_some() {
+        output.extend_from_slice("\u{FFFD}".as_bytes());
     }
     engine::new_uint8_array(&output, ctx)
 }

@@ -172,3 +172,13 @@ pub const ERROR_NAMES: [&str; 7] = [
     "TypeError",
     "URIError",
 ];
+
+/// A string's code units as the engine stores them: one byte each (Latin-1, every unit below
+/// U+0100) or UTF-16. Lets byte-level code (the UTF-8 encoder) run over the units in place.
+#[derive(Debug, Clone, Copy)]
+pub enum CodeUnits<'a> {
+    /// Each byte is one code unit.
+    Latin1(&'a [u8]),
+    /// UTF-16 code units (possibly with lone surrogates).
+    Utf16(&'a [u16]),
+}

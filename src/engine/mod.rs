@@ -143,7 +143,7 @@ mod promise_result;
 mod runtime;
 pub(crate) mod webidl;
 mod webidl_iterable;
-pub use kinds::{TypedArrayKind, ViewKind, ViewRecord};
+pub use kinds::{CodeUnits, TypedArrayKind, ViewKind, ViewRecord};
 pub(crate) use promise_result::*;
 pub use promise_result::{promise_rejected_with, promise_resolved_with};
 

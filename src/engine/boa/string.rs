@@ -40,6 +40,19 @@ impl JsString {
         self.0.iter()
     }
 
+    /// The string's code units in place, in the engine's storage.
+    #[inline]
+    pub fn code_units(&self) -> crate::engine::CodeUnits<'_> {
+        match self.0.variant() {
+            boa_engine::string::JsStrVariant::Latin1(units) => {
+                crate::engine::CodeUnits::Latin1(units)
+            }
+            boa_engine::string::JsStrVariant::Utf16(units) => {
+                crate::engine::CodeUnits::Utf16(units)
+            }
+        }
+    }
+
     /// A copy of the string's code units.
     #[inline]
     pub fn to_vec(&self) -> Vec<u16> {

@@ -74,6 +74,11 @@ impl JsString {
         self.0.iter().copied()
     }
 
+    /// The string's code units in place (always UTF-16 here).
+    pub fn code_units(&self) -> crate::engine::CodeUnits<'_> {
+        crate::engine::CodeUnits::Utf16(&self.0)
+    }
+
     /// The code units, copied.
     pub fn to_vec(&self) -> Vec<u16> {
         self.0.to_vec()
