@@ -118,14 +118,10 @@ impl TextDecoderCommon {
     }
 
     /// Processes `input`, then end-of-queue when `last`, with this's decoder and error mode
-    /// (<https://encoding.spec.whatwg.org/#concept-encoding-process>).
-    pub(crate) fn process(&self, input: &[u8], last: bool) -> Result<Vec<u16>, DecodeError> {
-        run_decoder(&mut self.decoder.borrow_mut(), self.fatal, input, last)
-    }
-
-    /// [`TextDecoderCommon::process`], then serialize the I/O queue
-    /// ([`TextDecoderCommon::serialize_io_queue`]), giving `f` the code units: decoded into
-    /// this decoder's scratch buffer, which the next call reuses. `f` must not run script.
+    /// (<https://encoding.spec.whatwg.org/#concept-encoding-process>), then serializes the I/O
+    /// queue ([`TextDecoderCommon::serialize_io_queue_units`]), giving `f` the code units:
+    /// decoded into this decoder's scratch buffer, which the next call reuses. `f` must not
+    /// run script.
     pub(crate) fn process_with<R>(
         &self,
         input: &[u8],
@@ -150,9 +146,14 @@ impl TextDecoderCommon {
         result
     }
 
-    /// [`TextDecoderCommon::serialize_io_queue`] on a slice: the code units without the
-    /// leading BOM it drops.
+    /// <https://encoding.spec.whatwg.org/#concept-td-serialize>, on the code units of the
+    /// decoder's output: without a leading BOM when the encoding is UTF-8 or UTF-16 and ignore
+    /// BOM is false, for the first scalar value this decoder outputs.
     fn serialize_io_queue_units<'a>(&self, units: &'a [u16]) -> &'a [u16] {
+        // 1. Let output be the empty string.
+        // 2. While true: read item from ioQueue; at end-of-queue return output.
+        // 2.3. If decoder's encoding is UTF-8 or UTF-16BE/LE, and decoder's ignore BOM and BOM
+        //      seen are false, then:
         let bom_encoding = self.encoding == encoding_rs::UTF_8
             || self.encoding == encoding_rs::UTF_16BE
             || self.encoding == encoding_rs::UTF_16LE;
@@ -164,30 +165,8 @@ impl TextDecoderCommon {
                 return units.get(1..).unwrap_or_default();
             }
         }
-        units
-    }
-
-    /// <https://encoding.spec.whatwg.org/#concept-td-serialize>: the code units of `output`,
-    /// without a leading BOM when the encoding is UTF-8 or UTF-16 and ignore BOM is false,
-    /// for the first scalar value this decoder outputs.
-    pub(crate) fn serialize_io_queue(&self, mut output: Vec<u16>) -> Vec<u16> {
-        // 1. Let output be the empty string.
-        // 2. While true: read item from ioQueue; at end-of-queue return output.
-        // 2.3. If decoder's encoding is UTF-8 or UTF-16BE/LE, and decoder's ignore BOM and BOM
-        //      seen are false, then:
-        let bom_encoding = self.encoding == encoding_rs::UTF_8
-            || self.encoding == encoding_rs::UTF_16BE
-            || self.encoding == encoding_rs::UTF_16LE;
-        if bom_encoding && !self.ignore_bom && !self.bom_seen.get() && !output.is_empty() {
-            // 2.3.1. Set decoder's BOM seen to true.
-            self.bom_seen.set(true);
-            // 2.3.2. If item is U+FEFF BOM, then continue.
-            if output.first() == Some(&0xFEFF) {
-                output.remove(0);
-            }
-        }
         // 2.4. Append item to output.
-        output
+        units
     }
 
     /// The TypeError of a decoder error in "fatal" mode.
@@ -214,6 +193,7 @@ pub(crate) struct DecodeError {
 /// Runs `decoder` over `input` (then over end-of-queue when `last`), giving the code units of
 /// the scalar values it outputs. In "replacement" error mode errors become U+FFFD; in "fatal"
 /// mode the first one is returned. Bytes of an unfinished sequence stay in the decoder.
+#[cfg(test)]
 pub(crate) fn run_decoder(
     decoder: &mut Decoder,
     fatal: bool,

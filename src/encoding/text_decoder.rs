@@ -132,11 +132,9 @@ fn decode(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     //       2. If result is finished, then return the result of running serialize I/O queue
     //          with this and output.
     //       3. Otherwise, if result is error, throw a TypeError.
-    match d.common.process(&queue, !stream) {
-        Ok(output) => {
-            let output = d.common.serialize_io_queue(output);
-            Ok(JsString::from(&output[..]).into())
-        }
+    //    (Decoded into the decoder's scratch buffer, which the next call reuses.)
+    match d.common.process_with(&queue, !stream, |units| JsString::from(units)) {
+        Ok(output) => Ok(output.into()),
         Err(error) => {
             // The items after the error stay in the I/O queue.
             let at_end = error.consumed >= queue.len();
