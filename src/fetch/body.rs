@@ -309,7 +309,16 @@ impl Convert {
 /// sequences become U+FFFD.
 pub(crate) fn utf8_decode(bytes: &[u8]) -> JsString {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    JsString::from(String::from_utf8_lossy(bytes).as_ref())
+    // The Encoding Standard's UTF-8 decoder (encoding_rs's, as TextDecoder's), straight to
+    // UTF-16 code units: one pass, vectorized over ASCII.
+    let mut decoder = encoding_rs::UTF_8.new_decoder_without_bom_handling();
+    let room = decoder
+        .max_utf16_buffer_length(bytes.len())
+        .unwrap_or(bytes.len().saturating_add(1));
+    let mut units = vec![0u16; room];
+    // With room for the whole output, one call with `last` decodes everything.
+    let (_, _, written, _) = decoder.decode_to_utf16(bytes, &mut units, true);
+    JsString::from(units.get(..written).unwrap_or_default())
 }
 
 /// <https://infra.spec.whatwg.org/#parse-json-bytes-to-a-javascript-value>
