@@ -755,6 +755,9 @@ pub fn is_buffer_source_object(value: &Value) -> bool {
 /// A new `Uint8Array` of the current realm wrapping a new `ArrayBuffer` that holds `bytes`.
 pub fn new_uint8_array(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
     crate::engine::count_objects(2);
+    if bytes.len() >= UNZEROED_FROM {
+        return new_uint8_array_unzeroed(bytes, ctx);
+    }
     // An empty slice's pointer is dangling, which C's `memcpy` may not be given even for no
     // bytes: pass null, for which QuickJS copies nothing.
     let source = if bytes.is_empty() {
@@ -774,6 +777,87 @@ pub fn new_uint8_array(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
 /// QuickJS frees a buffer when its last reference goes (the Boa backend counts them toward a
 /// collection).
 pub fn note_consumed_bytes(_bytes: usize) {}
+
+/// From this many bytes on, [`new_uint8_array`] fills a block it allocated itself instead of
+/// calling `JS_NewUint8ArrayCopy`, which zero-fills its block before copying into it. Below
+/// it the extra constructor call costs more than the zero-fill saves.
+const UNZEROED_FROM: usize = 4096;
+
+/// [`new_uint8_array`] for a large chunk: the block comes from the runtime's allocator
+/// (`js_malloc`, counted against the runtime's memory limit as `JS_NewUint8ArrayCopy`'s block
+/// is), is filled once, and becomes a fixed-length `ArrayBuffer`'s data, viewed by a new
+/// `Uint8Array`.
+fn new_uint8_array_unzeroed(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant). On failure `js_malloc` returns null
+    // with an out-of-memory exception pending.
+    let data = unsafe { q::js_malloc(ctx.raw(), bytes.len() as q::size_t) }.cast::<u8>();
+    if data.is_null() {
+        return Err(take_exception(ctx));
+    }
+    // SAFETY: `data` is a fresh block of `bytes.len()` bytes (non-null, checked above) that
+    // nothing else references, and `bytes` is a borrowed slice: disjoint, both valid for the
+    // length.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), data, bytes.len()) };
+    // SAFETY: `ctx` is live; `data` is a `js_malloc` block of `bytes.len()` (at least 4096,
+    // below 2^31 or QuickJS refuses it) initialized bytes. On success the buffer owns it,
+    // with `runtime_heap_realloc` (QuickJS's own realloc for the blocks it allocates) as its
+    // realloc function: QuickJS frees or resizes it through that function from then on. On
+    // failure QuickJS stored it nowhere (the half-made object has no data yet): it is still
+    // ours, and freed below.
+    let raw = unsafe {
+        q::JS_NewArrayBuffer(
+            ctx.raw(),
+            data,
+            bytes.len() as q::size_t,
+            0,
+            Some(runtime_heap_realloc),
+            std::ptr::null_mut(),
+            false,
+        )
+    };
+    // SAFETY: reads the tag only.
+    if unsafe { q::JS_IsException(raw) } {
+        // SAFETY: `data` came from `js_malloc` on this context and, the buffer not made, no
+        // one else holds it (above): freed once, here.
+        unsafe { q::js_free(ctx.raw(), data.cast()) };
+    }
+    let buffer = check(ctx, raw)?;
+    let mut args = [buffer.raw()];
+    // SAFETY: `ctx` is live; `args` holds one borrowed value, the new `ArrayBuffer` (`buffer`
+    // keeps it alive for the call). With no new target, the intrinsic Uint8Array constructor
+    // views the whole buffer and runs no script. The result is owned, or `JS_EXCEPTION`.
+    let raw = unsafe {
+        q::JS_NewTypedArray(
+            ctx.raw(),
+            1,
+            args.as_mut_ptr(),
+            q::JSTypedArrayEnum_JS_TYPED_ARRAY_UINT8,
+        )
+    };
+    check(ctx, raw)
+}
+
+/// The realloc function of the blocks [`new_uint8_array_unzeroed`] allocates: what QuickJS's
+/// own `js_array_buffer_realloc` does for the buffers it allocates, `js_realloc_rt`.
+///
+/// # Safety
+///
+/// Only QuickJS calls it, as a fixed-length buffer's realloc function: from the finalizer and
+/// `JS_DetachArrayBuffer` with `size` 0 (to free) and from `transfer` with a new length, on the
+/// thread running `rt`, with `ptr` the buffer's current block, which came from `js_malloc` on
+/// one of `rt`'s contexts or from an earlier call of this function, and is never passed again
+/// after a call that freed it (QuickJS clears the buffer's data then).
+unsafe extern "C" fn runtime_heap_realloc(
+    rt: *mut q::JSRuntime,
+    _opaque: *mut std::ffi::c_void,
+    ptr: *mut std::ffi::c_void,
+    size: q::size_t,
+) -> *mut std::ffi::c_void {
+    // SAFETY: `ptr` is a live block of `rt`'s allocator (this function's contract), which
+    // `js_realloc_rt` frees for a size of 0 and otherwise resizes (null on failure, the old
+    // block untouched).
+    unsafe { q::js_realloc_rt(rt, ptr, size) }
+}
 
 /// Runs `f` on the bytes of a `Uint8Array` (of any realm). `None` when `value` is not a `Uint8Array` object (a `Uint8ClampedArray` is
 /// not one). Runs no script; `f` must not run script either.
