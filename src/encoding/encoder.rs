@@ -298,7 +298,11 @@ mod tests {
                             "{seq:x?} split at {split}"
                         );
                         assert_eq!(bulk.get(), unit.get(), "{seq:x?} split at {split}");
-                        if let Ok(latin1) = chunk.iter().map(|&u| u8::try_from(u)).collect::<Result<Vec<u8>, _>>() {
+                        if let Ok(latin1) = chunk
+                            .iter()
+                            .map(|&u| u8::try_from(u))
+                            .collect::<Result<Vec<u8>, _>>()
+                        {
                             let (bulk, unit) = (Cell::new(before), Cell::new(before));
                             assert_eq!(
                                 encode_code_units(&bulk, CodeUnits::Latin1(&latin1)),
@@ -312,7 +316,10 @@ mod tests {
                 }
             }
         }
-        assert_eq!(checked, 1 + 2 * 6 + 3 * 36 + 4 * 216 + 5 * 1296 + 6 * 7776 + 7 * 46656);
+        assert_eq!(
+            checked,
+            1 + 2 * 6 + 3 * 36 + 4 * 216 + 5 * 1296 + 6 * 7776 + 7 * 46656
+        );
     }
 
     #[test]

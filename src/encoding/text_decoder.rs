@@ -133,7 +133,10 @@ fn decode(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     //          with this and output.
     //       3. Otherwise, if result is error, throw a TypeError.
     //    (Decoded into the decoder's scratch buffer, which the next call reuses.)
-    match d.common.process_with(&queue, !stream, |units| JsString::from(units)) {
+    match d
+        .common
+        .process_with(&queue, !stream, |units| JsString::from(units))
+    {
         Ok(output) => Ok(output.into()),
         Err(error) => {
             // The items after the error stay in the I/O queue.

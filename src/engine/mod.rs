@@ -94,6 +94,8 @@ pub use backend::{
     json_parse, json_stringify, range_error, remember_json_intrinsics, throw_range_error,
     throw_type_error, throw_value, thrown_value, type_error, value_message,
 };
+#[allow(unused_imports)]
+pub use backend::{string_value_from_utf16, string_value_from_utf8};
 
 // Promises (`promise.rs`).
 #[allow(unused_imports)]

@@ -288,7 +288,14 @@ impl Convert {
                 let buffer = engine::clone::new_array_buffer_from(bytes, ctx)?;
                 let buffer = engine::clone::as_array_buffer(&buffer)
                     .ok_or_else(|| engine::throw_type_error("not an ArrayBuffer"))?;
-                Ok(engine::construct_view(engine::ViewKind::Typed(engine::TypedArrayKind::Uint8), &buffer, 0, length, ctx)?.into())
+                Ok(engine::construct_view(
+                    engine::ViewKind::Typed(engine::TypedArrayKind::Uint8),
+                    &buffer,
+                    0,
+                    length,
+                    ctx,
+                )?
+                .into())
             }
             // The formData() steps: parse bytes by this's MIME type; a body that is not form
             // data is a TypeError.
@@ -300,7 +307,18 @@ impl Convert {
                 }
             }
             Convert::Json => parse_json_from_bytes(bytes.as_slice(), ctx),
-            Convert::Text => Ok(utf8_decode(bytes.as_slice()).into()),
+            // UTF-8 decode (below); valid UTF-8 goes straight to the engine's string where
+            // the engine builds strings from UTF-8 itself.
+            Convert::Text => {
+                let text = bytes.as_slice();
+                let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+                match engine::string_value_from_utf8(text, ctx) {
+                    Some(value) => Ok(value),
+                    None => Ok(with_utf8_decoded(text, |units| {
+                        engine::string_value_from_utf16(units, ctx)
+                    })),
+                }
+            }
         }
     }
 }
@@ -309,6 +327,11 @@ impl Convert {
 /// sequences become U+FFFD.
 pub(crate) fn utf8_decode(bytes: &[u8]) -> JsString {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    with_utf8_decoded(bytes, |units| JsString::from(units))
+}
+
+/// [`utf8_decode`] after its BOM step, giving `f` the string's code units.
+fn with_utf8_decoded<R>(bytes: &[u8], f: impl FnOnce(&[u16]) -> R) -> R {
     // The Encoding Standard's UTF-8 decoder (encoding_rs's, as TextDecoder's), straight to
     // UTF-16 code units: one pass, vectorized over ASCII.
     let mut decoder = encoding_rs::UTF_8.new_decoder_without_bom_handling();
@@ -318,7 +341,7 @@ pub(crate) fn utf8_decode(bytes: &[u8]) -> JsString {
     let mut units = vec![0u16; room];
     // With room for the whole output, one call with `last` decodes everything.
     let (_, _, written, _) = decoder.decode_to_utf16(bytes, &mut units, true);
-    JsString::from(units.get(..written).unwrap_or_default())
+    f(units.get(..written).unwrap_or_default())
 }
 
 /// <https://infra.spec.whatwg.org/#parse-json-bytes-to-a-javascript-value>

@@ -8,7 +8,8 @@
 //! [`ReadRequestSteps`] value.
 
 use crate::engine::{
-    self, clone::ByteBlock, webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Shared, Slot, Value,
+    self, clone::ByteBlock, webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Shared,
+    Slot, Value,
 };
 use crate::queuing_strategy::SizeAlgorithm;
 

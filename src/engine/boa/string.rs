@@ -183,3 +183,21 @@ impl From<JsString> for Value {
         Value::from(boa_engine::JsValue::from(string.0))
     }
 }
+
+/// A string value made from UTF-16 code units (one copy, into the engine's string).
+pub fn string_value_from_utf16(
+    units: &[u16],
+    _ctx: &mut crate::engine::Cx,
+) -> crate::engine::Value {
+    JsString::from(units).into()
+}
+
+/// A string value straight from UTF-8 bytes, where the engine builds strings from UTF-8
+/// itself: never on Boa (its strings are Latin-1 or UTF-16; the caller decodes to UTF-16 in
+/// one pass, which is what Boa would do anyway).
+pub fn string_value_from_utf8(
+    _bytes: &[u8],
+    _ctx: &mut crate::engine::Cx,
+) -> Option<crate::engine::Value> {
+    None
+}

@@ -291,3 +291,25 @@ impl From<PropertyKey> for Value {
         }
     }
 }
+
+/// A string value made from UTF-16 code units: one copy, straight into a QuickJS string (a
+/// [`JsString`] would be a second, Rust-side copy first).
+pub fn string_value_from_utf16(units: &[u16], ctx: &mut Cx) -> Value {
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the units are readable for their
+    // length during the call (QuickJS copies them; none are read for length 0). The result
+    // is owned, or `JS_EXCEPTION`, as `check` takes it.
+    let raw = unsafe { q::JS_NewStringUTF16(ctx.raw(), units.as_ptr(), units.len() as _) };
+    super::core::check(ctx, raw).unwrap_or_default()
+}
+
+/// A string value straight from UTF-8 bytes when they are valid UTF-8 (`None` otherwise: the
+/// caller decodes, with its replacement rules): QuickJS converts them as it copies them into
+/// its own string (8-bit when every character is Latin-1), with no intermediate buffer.
+pub fn string_value_from_utf8(bytes: &[u8], ctx: &mut Cx) -> Option<Value> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant); `text` is valid UTF-8, readable for
+    // its length during the call (QuickJS copies it). The result is owned, or `JS_EXCEPTION`,
+    // as `check` takes it.
+    let raw = unsafe { q::JS_NewStringLen(ctx.raw(), text.as_ptr().cast(), text.len() as _) };
+    Some(super::core::check(ctx, raw).unwrap_or_default())
+}
