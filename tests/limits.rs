@@ -36,6 +36,16 @@ fn is_limit_report(report: &HostReport) -> bool {
     matches!(report, HostReport::LimitExceeded(m) if m.contains("time limit"))
 }
 
+/// The host reported that the time limit ran out, and its loop stays closed.
+fn assert_closed_by_the_time_limit(host: &Host, ctx: &mut boa_streams::host::Context) {
+    let reports = host.take_reports();
+    assert!(reports.iter().any(is_limit_report), "{reports:?}");
+    assert_eq!(
+        host.run_until(ctx, None, &mut |_| false),
+        RunOutcome::Closed
+    );
+}
+
 #[test]
 fn an_infinite_loop_ends_with_an_uncatchable_error() {
     let (host, mut ctx) = host(runaway_limits());
@@ -66,12 +76,7 @@ fn the_time_limit_interrupts_a_loop_on_quickjs() {
     assert!(error.is_uncatchable());
     let message = error_message(error, &mut ctx);
     assert!(message.contains("interrupted"), "{message}");
-    let reports = host.take_reports();
-    assert!(reports.iter().any(is_limit_report), "{reports:?}");
-    assert_eq!(
-        host.run_until(&mut ctx, None, &mut |_| false),
-        RunOutcome::Closed
-    );
+    assert_closed_by_the_time_limit(&host, &mut ctx);
 }
 
 #[test]
@@ -99,42 +104,32 @@ fn a_loop_in_a_timer_ends_and_the_agent_closes_or_reports() {
     }
 }
 
+/// Runs `script` (which returns at once but leaves work that never ends) under
+/// [`runaway_limits`]: the time limit must stop it between microtasks, report it and close
+/// the agent.
+fn ends_by_the_time_limit(script: &str) {
+    let (host, mut ctx) = host(runaway_limits());
+    host.eval_script(&mut ctx, "runaway.js", script)
+        .expect("the script returns; its checkpoint is cut short");
+    assert_closed_by_the_time_limit(&host, &mut ctx);
+}
+
 /// A chain of microtasks that never ends (no loop anywhere): both engines stop it between
-/// microtasks once the time limit runs out, report it, and close the agent.
+/// microtasks once the time limit runs out.
 #[test]
 fn an_endless_microtask_chain_ends_by_the_time_limit() {
-    let (host, mut ctx) = host(runaway_limits());
-    host.eval_script(
-        &mut ctx,
-        "chain.js",
+    ends_by_the_time_limit(
         "globalThis.n = 0; function again() { n++; queueMicrotask(again); } again();",
-    )
-    .expect("the script returns; its checkpoint is cut short");
-    let reports = host.take_reports();
-    assert!(reports.iter().any(is_limit_report), "{reports:?}");
-    assert_eq!(
-        host.run_until(&mut ctx, None, &mut |_| false),
-        RunOutcome::Closed
     );
 }
 
 /// A source whose `pull` enqueues forever (a high-water mark of Infinity asks for more after
-/// every chunk): memory grows until the time limit stops it; the host reports it and closes.
+/// every chunk): memory grows until the time limit stops it.
 #[test]
 fn a_stream_that_enqueues_forever_ends_by_the_time_limit() {
-    let (host, mut ctx) = host(runaway_limits());
-    host.eval_script(
-        &mut ctx,
-        "enqueue.js",
+    ends_by_the_time_limit(
         "new ReadableStream({ pull(c) { c.enqueue(new Uint8Array(1024)); } },
                            { highWaterMark: Infinity });",
-    )
-    .expect("the script returns");
-    let reports = host.take_reports();
-    assert!(reports.iter().any(is_limit_report), "{reports:?}");
-    assert_eq!(
-        host.run_until(&mut ctx, None, &mut |_| false),
-        RunOutcome::Closed
     );
 }
 

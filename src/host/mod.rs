@@ -221,41 +221,35 @@ impl Host {
     ///
     /// Under [`HostOptions::time_limit`], the script and its checkpoint share one deadline.
     pub fn eval_script(&self, ctx: &mut Context, name: &str, source: &str) -> JsResult<Value> {
-        let armed = self.arm_time_limit(ctx);
+        let _time_limit = self.arm_time_limit();
         if self.0.gc_stress {
             engine::collect_garbage(ctx);
         }
         let result = engine::evaluate_script(ctx, Some(Path::new(name)), source);
         self.perform_microtask_checkpoint(ctx);
-        self.disarm_time_limit(ctx, armed);
         result
     }
 
     /// Starts the clock of [`HostOptions::time_limit`] for a script or a turn of the loop,
-    /// unless one already runs (a script evaluated from inside a task); returns whether this
-    /// call started it.
-    fn arm_time_limit(&self, ctx: &Context) -> bool {
-        let Some(limit) = self.0.options.time_limit else {
-            return false;
-        };
-        if self.0.deadline.get().is_some() {
-            return false;
+    /// unless one already runs (a script evaluated from inside a task); the clock stops when
+    /// the guard drops.
+    fn arm_time_limit(&self) -> TimeLimit<'_> {
+        let mut armed = false;
+        if let (Some(limit), None) = (self.0.options.time_limit, self.0.deadline.get()) {
+            // The system's clock, even with tokio's paused one: the limit is about real time.
+            let deadline = Instant::now().checked_add(limit);
+            self.0.deadline.set(deadline);
+            self.0.runtime.set_deadline(deadline);
+            armed = deadline.is_some();
         }
-        // The system's clock, even with tokio's paused one: the limit is about real time.
-        let deadline = Instant::now().checked_add(limit);
-        self.0.deadline.set(deadline);
-        self.0.runtime.set_deadline(ctx, deadline);
-        deadline.is_some()
+        TimeLimit { host: self, armed }
     }
 
-    /// Stops the clock `arm_time_limit` started (if `armed`); if the deadline passed, reports
-    /// it and closes the agent.
-    fn disarm_time_limit(&self, ctx: &Context, armed: bool) {
-        if !armed {
-            return;
-        }
+    /// Stops the clock a [`TimeLimit`] started; if the deadline passed, reports it and closes
+    /// the agent.
+    fn disarm_time_limit(&self) {
         let deadline = self.0.deadline.take();
-        self.0.runtime.set_deadline(ctx, None);
+        self.0.runtime.set_deadline(None);
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
             let limit = self.0.options.time_limit.unwrap_or_default();
             self.0.event_loop.report(HostReport::LimitExceeded(format!(
@@ -365,21 +359,7 @@ impl Host {
         if self.0.limit_exceeded.get() {
             return Turn::Stop(RunOutcome::Closed);
         }
-        let armed = self.arm_time_limit(&ctx.borrow());
-        let turn = self.run_turn(ctx, async_jobs, deadline, never_idle, done);
-        self.disarm_time_limit(&ctx.borrow(), armed);
-        turn
-    }
-
-    /// [`Host::turn`]'s steps.
-    fn run_turn(
-        &self,
-        ctx: &RefCell<&mut Context>,
-        async_jobs: &mut engine::AsyncJobs<'_, '_>,
-        deadline: Option<Instant>,
-        never_idle: bool,
-        done: &mut dyn FnMut(&mut Context) -> bool,
-    ) -> Turn {
+        let _time_limit = self.arm_time_limit();
         let event_loop = &self.0.event_loop;
         self.perform_microtask_checkpoint(&mut ctx.borrow_mut());
         if event_loop.is_closing() {
@@ -498,6 +478,22 @@ impl Host {
     /// Whether `value` is a promise that is still pending.
     pub fn is_pending_promise(&self, value: &Value) -> bool {
         engine::is_pending_promise(value)
+    }
+}
+
+/// The clock of [`HostOptions::time_limit`] for one script or turn of the loop, from
+/// `Host::arm_time_limit` until it drops.
+struct TimeLimit<'a> {
+    host: &'a Host,
+    /// Whether this guard started the clock (an inner script's guard did not).
+    armed: bool,
+}
+
+impl Drop for TimeLimit<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.host.disarm_time_limit();
+        }
     }
 }
 

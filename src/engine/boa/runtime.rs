@@ -142,7 +142,7 @@ impl Runtime {
     /// microtasks ([`Runtime::run_microtasks`] leaves the rest queued). Boa 0.22 has no hook
     /// that interrupts running script (no interrupt handler, no clock in its runtime limits):
     /// a loop is bounded only by [`Runtime::set_loop_iteration_limit`].
-    pub fn set_deadline(&self, _ctx: &Cx, deadline: Option<Instant>) {
+    pub fn set_deadline(&self, deadline: Option<Instant>) {
         self.executor.deadline.set(deadline);
     }
 

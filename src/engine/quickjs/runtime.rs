@@ -253,7 +253,7 @@ impl Runtime {
     /// [`Runtime::run_microtasks`] runs no job past it (the rest stay queued). Native work
     /// inside one engine call (a huge `Array.prototype.join`, a `TextEncoder` over a long
     /// string) is not interrupted.
-    pub fn set_deadline(&self, _cx: &Cx, deadline: Option<Instant>) {
+    pub fn set_deadline(&self, deadline: Option<Instant>) {
         let agent = agent_of(self.rt);
         if agent.data::<Deadline>().is_none() {
             agent.set_data(Deadline::default());
