@@ -7,8 +7,11 @@ mod checks;
 
 use std::path::Path;
 
+/// A target's check: panics on a finding.
+type Check = fn(&[u8]);
+
 /// Runs `check` on every file of `fuzz/corpus/<target>`; returns how many there were.
-fn replay(target: &str, check: fn(&[u8])) -> usize {
+fn replay(target: &str, check: Check) -> usize {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fuzz/corpus")
         .join(target);
@@ -23,7 +26,7 @@ fn replay(target: &str, check: fn(&[u8])) -> usize {
 
 #[test]
 fn the_seed_corpora_pass_the_parser_targets_checks() {
-    let targets: [(&str, fn(&[u8])); 5] = [
+    let targets: [(&str, Check); 5] = [
         ("multipart", checks::multipart),
         ("data_url", checks::data_url),
         ("mime", checks::mime),
