@@ -17,7 +17,7 @@ fn unhandled(source: &str) -> Vec<String> {
         .into_iter()
         .map(|report| match report {
             HostReport::UnhandledRejection(message) => message,
-            HostReport::UncaughtError(message) => panic!("uncaught error: {message}"),
+            other => panic!("{other}"),
         })
         .collect()
 }

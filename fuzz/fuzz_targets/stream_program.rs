@@ -5,25 +5,18 @@
 //! implementation runs the program too, and a `real` divergence is a finding.
 #![no_main]
 
+#[path = "../stream_check.rs"]
+mod stream_check;
+
 use libfuzzer_sys::fuzz_target;
 use stream_diff::{
     diff::{Class, Verdict},
-    gen::generate_from_bytes,
-    side::{self, Limits, Outcome, ReferenceSource, SideKind},
+    side::Limits,
 };
 
 fuzz_target!(|data: &[u8]| {
-    let program = generate_from_bytes(data).to_js();
-    let none = ReferenceSource {
-        install: String::new(),
-        bundle: String::new(),
-        bundle_name: String::new(),
-    };
+    let program = stream_check::stream_program(data);
     let limits = Limits::default();
-    let native = side::run_fresh(SideKind::Native, &none, &program, limits);
-    if let Outcome::Panic(_) | Outcome::Crash(_) = native.outcome {
-        panic!("{}\n--- program ---\n{program}", native.outcome);
-    }
     if std::env::var_os("STREAM_FUZZ_DIFF").is_some() {
         RUNNER.with(|runner| {
             let mut runner = runner.borrow_mut();

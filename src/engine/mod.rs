@@ -116,7 +116,9 @@ pub use backend::{
 };
 
 // The runtime (`runtime.rs`): an agent (`Runtime`: the engine's runtime and its main realm,
-// new realms, the microtask queue), script evaluation, async jobs, collection; and, in the
+// new realms, the microtask queue, and what bounds or stresses it: `set_deadline`,
+// `set_memory_limit`, `set_loop_iteration_limit`, `set_gc_stress`, each enforced as far as its
+// engine can, which it says), script evaluation, async jobs, collection; and, in the
 // engine-free `runtime.rs` beside the backends, what a runtime asks of the host that embeds it.
 #[allow(unused_imports)]
 pub use backend::{

@@ -7,7 +7,7 @@
 //! callbacks) and timers are this host's: [`Host::run_pending_tasks`] runs those ready, and
 //! [`Host::next_timer_due`] says when the next timer is due.
 
-use std::{rc::Rc, sync::Arc, time::Instant};
+use std::{cell::Cell, rc::Rc, sync::Arc, time::Instant};
 
 use super::event_loop::EventLoop;
 use super::{console, globals, Host, HostInner, HostLink, HostOptions};
@@ -120,10 +120,13 @@ impl Host {
             options: HostOptions {
                 fetcher: options.fetcher.clone(),
                 console_to_stderr: options.console_to_stderr,
-                location: None,
-                fetch_root: None,
-                window: false,
+                // An application's own runtime keeps its own limits (rquickjs's
+                // `Runtime::set_memory_limit`, `set_interrupt_handler`).
+                ..HostOptions::default()
             },
+            gc_stress: false,
+            deadline: Cell::new(None),
+            limit_exceeded: Cell::new(false),
         }));
         engine::set_agent_data(&mut cx, HostLink(Rc::downgrade(&host.0)));
         engine::set_agent_data(&mut cx, HostKeep(host.clone()));

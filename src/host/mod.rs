@@ -39,7 +39,7 @@ mod timers;
 mod types;
 
 use std::{
-    cell::RefCell,
+    cell::{Cell, RefCell},
     path::Path,
     rc::{Rc, Weak},
     sync::Arc,
@@ -73,6 +73,29 @@ struct HostInner {
     event_loop: Rc<EventLoop>,
     runtime: Runtime,
     options: HostOptions,
+    /// GC stress is on ([`HostOptions::gc_stress`] or `BOA_STREAMS_GC_STRESS`): collect
+    /// before every task and script.
+    gc_stress: bool,
+    /// The deadline of the script or turn of the loop that runs now, under
+    /// [`HostOptions::time_limit`] (the outermost one: nested calls keep it).
+    deadline: Cell<Option<Instant>>,
+    /// The time limit ran out: the loop stops at once, before running anything more.
+    limit_exceeded: Cell<bool>,
+}
+
+/// The GC stress setting: the option, else `BOA_STREAMS_GC_STRESS=N` from the environment
+/// (N microtasks between collections; 0 or not a number: off).
+fn gc_stress_setting(options: &HostOptions) -> Option<u32> {
+    options
+        .gc_stress
+        .or_else(|| {
+            std::env::var("BOA_STREAMS_GC_STRESS")
+                .ok()?
+                .trim()
+                .parse()
+                .ok()
+        })
+        .filter(|every| *every > 0)
 }
 
 impl std::fmt::Debug for Host {
@@ -118,11 +141,24 @@ impl Host {
         crate::html::set_agent(&mut ctx, Arc::clone(&agent));
         let wake = crate::rust::wake::install(&mut ctx, Arc::new(move || agent.wake()));
         console::set_up(options.console_to_stderr, &mut ctx);
+        if let Some(bytes) = options.memory_limit {
+            runtime.set_memory_limit(&mut ctx, bytes);
+        }
+        if let Some(iterations) = options.loop_iteration_limit {
+            runtime.set_loop_iteration_limit(&mut ctx, iterations);
+        }
+        let gc_stress = gc_stress_setting(&options);
+        if let Some(every) = gc_stress {
+            runtime.set_gc_stress(&mut ctx, every);
+        }
         let host = Host(Rc::new(HostInner {
             wake,
             event_loop,
             runtime,
             options,
+            gc_stress: gc_stress.is_some(),
+            deadline: Cell::new(None),
+            limit_exceeded: Cell::new(false),
         }));
         engine::set_agent_data(&mut ctx, HostLink(Rc::downgrade(&host.0)));
         // The checkpoint that follows a callback run from a task ("clean up after running
@@ -182,10 +218,46 @@ impl Host {
     ///
     /// An exception thrown by the script is returned (the caller reports it); exceptions thrown
     /// by microtasks during the checkpoint are reported ([`Host::take_reports`]).
+    ///
+    /// Under [`HostOptions::time_limit`], the script and its checkpoint share one deadline.
     pub fn eval_script(&self, ctx: &mut Context, name: &str, source: &str) -> JsResult<Value> {
+        let _time_limit = self.arm_time_limit();
+        if self.0.gc_stress {
+            engine::collect_garbage(ctx);
+        }
         let result = engine::evaluate_script(ctx, Some(Path::new(name)), source);
         self.perform_microtask_checkpoint(ctx);
         result
+    }
+
+    /// Starts the clock of [`HostOptions::time_limit`] for a script or a turn of the loop,
+    /// unless one already runs (a script evaluated from inside a task); the clock stops when
+    /// the guard drops.
+    fn arm_time_limit(&self) -> TimeLimit<'_> {
+        let mut armed = false;
+        if let (Some(limit), None) = (self.0.options.time_limit, self.0.deadline.get()) {
+            // The system's clock, even with tokio's paused one: the limit is about real time.
+            let deadline = Instant::now().checked_add(limit);
+            self.0.deadline.set(deadline);
+            self.0.runtime.set_deadline(deadline);
+            armed = deadline.is_some();
+        }
+        TimeLimit { host: self, armed }
+    }
+
+    /// Stops the clock a [`TimeLimit`] started; if the deadline passed, reports it and closes
+    /// the agent.
+    fn disarm_time_limit(&self) {
+        let deadline = self.0.deadline.take();
+        self.0.runtime.set_deadline(None);
+        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            let limit = self.0.options.time_limit.unwrap_or_default();
+            self.0.event_loop.report(HostReport::LimitExceeded(format!(
+                "the time limit ({limit:?}) ran out; the agent is closed"
+            )));
+            self.0.limit_exceeded.set(true);
+            self.close();
+        }
     }
 
     /// Evaluates a classic script in the current realm, without the microtask checkpoint
@@ -273,6 +345,9 @@ impl Host {
     /// engine's async jobs, messages and Rust work that arrived, then one task; or, with
     /// nothing runnable, when to wake up (`Turn::Wait`) or that the loop is idle (never, with
     /// `never_idle`: a caller that waits for something outside the loop).
+    ///
+    /// Under [`HostOptions::time_limit`], the turn runs with a deadline; once one ran out, the
+    /// loop stops at once (nothing more runs).
     fn turn(
         &self,
         ctx: &RefCell<&mut Context>,
@@ -281,6 +356,10 @@ impl Host {
         never_idle: bool,
         done: &mut dyn FnMut(&mut Context) -> bool,
     ) -> Turn {
+        if self.0.limit_exceeded.get() {
+            return Turn::Stop(RunOutcome::Closed);
+        }
+        let _time_limit = self.arm_time_limit();
         let event_loop = &self.0.event_loop;
         self.perform_microtask_checkpoint(&mut ctx.borrow_mut());
         if event_loop.is_closing() {
@@ -308,6 +387,9 @@ impl Host {
         // One task.
         if let Some(task) = event_loop.next_task(now) {
             let mut ctx = ctx.borrow_mut();
+            if self.0.gc_stress {
+                engine::collect_garbage(&mut ctx);
+            }
             if let Err(error) = task(&mut ctx) {
                 event_loop.report_error(error, &mut ctx);
             }
@@ -396,6 +478,22 @@ impl Host {
     /// Whether `value` is a promise that is still pending.
     pub fn is_pending_promise(&self, value: &Value) -> bool {
         engine::is_pending_promise(value)
+    }
+}
+
+/// The clock of [`HostOptions::time_limit`] for one script or turn of the loop, from
+/// `Host::arm_time_limit` until it drops.
+struct TimeLimit<'a> {
+    host: &'a Host,
+    /// Whether this guard started the clock (an inner script's guard did not).
+    armed: bool,
+}
+
+impl Drop for TimeLimit<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.host.disarm_time_limit();
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::html::PortCore;
 
@@ -31,6 +32,33 @@ pub struct HostOptions {
     /// file's URL under `http://web-platform.test:8000`). Without it, there is no `location`
     /// and the base URL is `http://web-platform.test:8000/`.
     pub location: Option<String>,
+    /// The most memory the engine's heap may use, in bytes: past it, an allocation fails and
+    /// the operation throws (catchable). QuickJS: `JS_SetMemoryLimit`, the engine's whole heap
+    /// (objects, strings, array buffers' bytes, bytecode), not the library's own Rust
+    /// allocations (a stream queue's records, about 32 bytes a chunk). Boa 0.22: not
+    /// enforced (Boa has no allocation limit or hook); bound a script there with
+    /// [`HostOptions::time_limit`] and [`HostOptions::loop_iteration_limit`].
+    pub memory_limit: Option<usize>,
+    /// How long one script ([`Host::eval_script`](super::Host::eval_script)) or one turn of
+    /// the event loop (a task) may run, its microtask checkpoint included. When it runs out,
+    /// the host stops running microtasks, reports [`HostReport::LimitExceeded`] and closes
+    /// the agent (as a worker's `close()` does: the loop returns [`RunOutcome::Closed`]).
+    /// QuickJS also interrupts running script (its interrupt handler, asked every few
+    /// thousand bytecode steps: an uncatchable `InternalError: interrupted`). Boa 0.22 cannot
+    /// interrupt running script: there the limit is checked between microtasks and tasks only,
+    /// so a loop inside one script, task or microtask needs
+    /// [`HostOptions::loop_iteration_limit`].
+    pub time_limit: Option<Duration>,
+    /// Boa's loop-iteration runtime limit: the loops of one call frame may run this many
+    /// iterations in all before an uncatchable `RuntimeLimit` error ends the script. Ignored
+    /// on QuickJS, which has no such limit (its interrupt handler enforces
+    /// [`HostOptions::time_limit`] inside loops).
+    pub loop_iteration_limit: Option<u64>,
+    /// GC stress, for testing: a full collection before every task (and script), and after
+    /// every this many microtasks (on QuickJS, the collection threshold drops to zero then,
+    /// so the collection lands at the next allocation). Also set by the environment variable
+    /// `BOA_STREAMS_GC_STRESS=N` when this is `None`.
+    pub gc_stress: Option<u32>,
 }
 
 impl fmt::Debug for HostOptions {
@@ -41,6 +69,10 @@ impl fmt::Debug for HostOptions {
             .field("console_to_stderr", &self.console_to_stderr)
             .field("window", &self.window)
             .field("location", &self.location)
+            .field("memory_limit", &self.memory_limit)
+            .field("time_limit", &self.time_limit)
+            .field("loop_iteration_limit", &self.loop_iteration_limit)
+            .field("gc_stress", &self.gc_stress)
             .finish()
     }
 }
@@ -53,6 +85,8 @@ pub enum HostReport {
     UncaughtError(String),
     /// A promise rejected with no handler by the end of a microtask checkpoint.
     UnhandledRejection(String),
+    /// A limit of [`HostOptions`] ended the agent (the time limit; the message says which).
+    LimitExceeded(String),
 }
 
 impl fmt::Display for HostReport {
@@ -62,6 +96,7 @@ impl fmt::Display for HostReport {
             HostReport::UnhandledRejection(message) => {
                 write!(f, "Unhandled promise rejection: {message}")
             }
+            HostReport::LimitExceeded(message) => write!(f, "Limit exceeded: {message}"),
         }
     }
 }

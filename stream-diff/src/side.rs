@@ -275,6 +275,7 @@ fn report_event(report: HostReport) -> String {
     match report {
         HostReport::UncaughtError(m) => format!("report uncaught {}", normalize_report(&m)),
         HostReport::UnhandledRejection(m) => format!("report unhandled {}", normalize_report(&m)),
+        HostReport::LimitExceeded(m) => format!("report limit {m}"),
     }
 }
 

@@ -241,6 +241,7 @@ fn print_reports(host: &Host) {
         match report {
             HostReport::UncaughtError(m) => eprintln!("uncaught error: {m}"),
             HostReport::UnhandledRejection(m) => eprintln!("unhandled rejection: {m}"),
+            HostReport::LimitExceeded(m) => eprintln!("limit exceeded: {m}"),
         }
     }
 }

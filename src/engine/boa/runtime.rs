@@ -5,7 +5,7 @@
 //! cleanup, an embedder's); script evaluation and collection.
 
 use std::{
-    cell::RefCell,
+    cell::{Cell, RefCell},
     collections::VecDeque,
     future::Future,
     path::Path,
@@ -16,7 +16,7 @@ use std::{
         Arc,
     },
     task::{Poll, Wake, Waker},
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use boa_engine::{
@@ -47,6 +47,12 @@ struct Executor {
     /// `FinalizationRegistry` cleanup jobs: polled like async jobs, but they never keep the
     /// event loop alive (the spec allows omitting cleanup).
     cleanup_jobs: RefCell<VecDeque<NativeAsyncJob>>,
+    /// Past this time the microtask queue stops running ([`Runtime::set_deadline`]).
+    deadline: Cell<Option<Instant>>,
+    /// GC stress: a full collection after every this many microtasks (0: off).
+    gc_every: Cell<u32>,
+    /// Microtasks run since the last stress collection.
+    since_gc: Cell<u32>,
 }
 
 /// An agent on Boa: the context it built (the embedder holds it) and the context's executor.
@@ -70,6 +76,9 @@ impl Runtime {
             microtasks: RefCell::default(),
             async_jobs: RefCell::default(),
             cleanup_jobs: RefCell::default(),
+            deadline: Cell::default(),
+            gc_every: Cell::default(),
+            since_gc: Cell::default(),
         });
         let mut ctx = ContextBuilder::new()
             .host_hooks(Rc::clone(&executor))
@@ -87,9 +96,13 @@ impl Runtime {
     }
 
     /// Runs the microtask queue until it is empty (microtasks queued meanwhile included),
-    /// handing each error a microtask threw to `report`.
+    /// handing each error a microtask threw to `report`; stops early, leaving the rest queued,
+    /// once the deadline ([`Runtime::set_deadline`]) has passed.
     pub fn run_microtasks(&self, ctx: &mut Cx, report: &mut dyn FnMut(JsError, &mut Cx)) {
         loop {
+            if self.deadline_passed() {
+                break;
+            }
             // The borrow ends before the job runs.
             let job = self.executor.microtasks.borrow_mut().pop_front();
             let Some(job) = job else { break };
@@ -98,7 +111,61 @@ impl Runtime {
             }
             // Reactions the streams layer holds in Rust run once their promise has settled.
             super::run_deferred_reactions(ctx);
+            self.gc_stress_tick();
         }
+    }
+
+    /// Whether the deadline ([`Runtime::set_deadline`]) has passed.
+    fn deadline_passed(&self) -> bool {
+        self.executor
+            .deadline
+            .get()
+            .is_some_and(|deadline| Instant::now() >= deadline)
+    }
+
+    /// Counts a microtask for GC stress, collecting after every `gc_every`-th.
+    fn gc_stress_tick(&self) {
+        let every = self.executor.gc_every.get();
+        if every == 0 {
+            return;
+        }
+        let count = self.executor.since_gc.get() + 1;
+        if count >= every {
+            self.executor.since_gc.set(0);
+            boa_gc::force_collect();
+        } else {
+            self.executor.since_gc.set(count);
+        }
+    }
+
+    /// Sets (or, with `None`, removes) the time past which script stops: on Boa, only between
+    /// microtasks ([`Runtime::run_microtasks`] leaves the rest queued). Boa 0.22 has no hook
+    /// that interrupts running script (no interrupt handler, no clock in its runtime limits):
+    /// a loop is bounded only by [`Runtime::set_loop_iteration_limit`].
+    pub fn set_deadline(&self, deadline: Option<Instant>) {
+        self.executor.deadline.set(deadline);
+    }
+
+    /// Boa 0.22 has no memory limit (its collector has no allocation cap and no allocation
+    /// hook): does nothing and returns false.
+    pub fn set_memory_limit(&self, _ctx: &mut Cx, _bytes: usize) -> bool {
+        false
+    }
+
+    /// Boa's loop-iteration runtime limit: a loop (every loop of one call frame, counted
+    /// together) that runs more than `iterations` iterations ends with an uncatchable
+    /// `RuntimeLimit` error. Returns true (the engine enforces it).
+    pub fn set_loop_iteration_limit(&self, ctx: &mut Cx, iterations: u64) -> bool {
+        ctx.runtime_limits_mut()
+            .set_loop_iteration_limit(iterations);
+        true
+    }
+
+    /// GC stress: a full collection after every `every` microtasks (0: off). The host
+    /// collects at every task itself ([`collect_garbage`]).
+    pub fn set_gc_stress(&self, _ctx: &mut Cx, every: u32) {
+        self.executor.gc_every.set(every);
+        self.executor.since_gc.set(0);
     }
 
     /// Whether a microtask, or an async job not started yet, is queued.

@@ -386,6 +386,19 @@ thread_local! {
         const { Cell::new((ptr::null_mut(), ptr::null())) };
 }
 
+/// The agent state of `rt`, if it is installed (on this thread); unlike [`agent_of`], never
+/// panics (for the interrupt handler, which may run while a runtime is torn down).
+///
+/// `rt` must be a live runtime of this backend, as for [`agent_of`]; the reference is used
+/// only while the agent is installed (the caller holds no reference across a call that may
+/// uninstall it).
+pub(crate) fn try_agent_of<'a>(rt: *mut q::JSRuntime) -> Option<&'a Agent> {
+    let agent = agent_ptr(rt);
+    // SAFETY: as in `agent_of`: the entry is null or the live, leaked `Box<Agent>`, only
+    // shared-borrowed, allocated until `uninstall` (the caller's promise keeps `'a` short of it).
+    unsafe { agent.as_ref() }
+}
+
 /// Whether `rt` has its agent (on this thread).
 #[cfg(feature = "rquickjs")]
 pub(crate) fn has_agent(rt: *mut q::JSRuntime) -> bool {

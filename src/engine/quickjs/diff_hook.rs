@@ -4,8 +4,9 @@
 
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
+use std::time::Instant;
 
-use super::core::{check, check_status, q, Cx, NULL};
+use super::core::{check, check_status, q, try_agent_of, Cx, NULL};
 use super::{is_promise, throw_type_error, JsError, JsResult, Value};
 
 thread_local! {
@@ -13,22 +14,41 @@ thread_local! {
     static STOP: Cell<Option<fn() -> bool>> = const { Cell::new(None) };
 }
 
+/// A runtime's deadline (agent data): past it, the interrupt handler stops running script, and
+/// the microtask queue stops running jobs (`Runtime::set_deadline`).
+#[derive(Default)]
+pub(super) struct Deadline(pub(super) Cell<Option<Instant>>);
+
+/// Whether the deadline of the runtime `rt` (agent data) has passed.
+pub(super) fn deadline_passed(rt: *mut q::JSRuntime) -> bool {
+    try_agent_of(rt)
+        .and_then(|agent| agent.data::<Deadline>())
+        .and_then(|deadline| deadline.0.get())
+        .is_some_and(|deadline| Instant::now() >= deadline)
+}
+
 /// QuickJS's interrupt handler: called every few thousand bytecode steps; nonzero makes the
-/// running script throw an uncatchable `InternalError: interrupted`.
+/// running script throw an uncatchable `InternalError: interrupted`. It stops script once the
+/// thread's `STOP` function (the differential tester's) says so, or once the runtime's
+/// [`Deadline`] has passed.
 ///
 /// # Safety
 /// Only QuickJS calls it, from `__js_poll_interrupts` (function calls and bytecode loops) and
 /// `lre_check_timeout` (regular expression matching) in quickjs.c, and guarantees on entry:
-/// - it runs on the thread running the runtime `_rt`, in the middle of executing script (or
+/// - it runs on the thread running the runtime `rt`, in the middle of executing script (or
 ///   a regular expression), with `_opaque` the pointer given to `JS_SetInterruptHandler`
 ///   (null here);
 /// - nothing is passed by reference count and nothing is returned but the flag;
-/// - the engine is mid-operation: the handler must not call into it (it reads only the
-///   thread-local `STOP`, and runs the plain `fn` stored there).
+/// - the engine is mid-operation: the handler must not call into it (it reads the
+///   thread-local `STOP` and runs the plain `fn` stored there, and reads the agent's
+///   deadline, plain Rust state found by the runtime's address without calling QuickJS).
 ///
 /// A panic in `stop` is caught (it would abort at the `extern "C"` boundary) and stops the
 /// script instead.
-unsafe extern "C" fn interrupt(_rt: *mut q::JSRuntime, _opaque: *mut c_void) -> c_int {
+unsafe extern "C" fn interrupt(rt: *mut q::JSRuntime, _opaque: *mut c_void) -> c_int {
+    if deadline_passed(rt) {
+        return 1;
+    }
     let Some(stop) = STOP.with(Cell::get) else {
         return 0;
     };
@@ -36,20 +56,25 @@ unsafe extern "C" fn interrupt(_rt: *mut q::JSRuntime, _opaque: *mut c_void) -> 
     c_int::from(std::panic::catch_unwind(stop).unwrap_or(true))
 }
 
+/// Installs [`interrupt`] as `rt`'s interrupt handler (it does nothing until `STOP` or a
+/// deadline is set).
+pub(super) fn install_interrupt(rt: *mut q::JSRuntime) {
+    // SAFETY: `rt` is a live runtime on this thread (the callers pass a `Cx`'s or a
+    // `Runtime`'s); the call stores the handler and opaque in it. `interrupt` keeps the
+    // `JSInterruptHandler` contract (its `# Safety`) and ignores the opaque, so null is fine;
+    // being a `fn` item it outlives the runtime.
+    unsafe { q::JS_SetInterruptHandler(rt, Some(interrupt), std::ptr::null_mut()) };
+}
+
 /// QuickJS keeps its own stack limit (a catchable RangeError); runaway loops are stopped by
 /// [`set_interrupt`] instead, so this does nothing.
 pub(crate) fn set_runtime_limits(_cx: &mut Cx) {}
 
 /// Makes running script stop with an uncatchable error once `stop` returns true (asked every
-/// few thousand bytecode steps); `None` removes the handler.
+/// few thousand bytecode steps); `None` removes it (the handler stays, for a deadline).
 pub(crate) fn set_interrupt(cx: &Cx, stop: Option<fn() -> bool>) {
     STOP.with(|s| s.set(stop));
-    let handler: q::JSInterruptHandler = stop.map(|_| interrupt as _);
-    // SAFETY: `cx`'s runtime is live (`Cx`'s invariant) and this is its thread; the call
-    // stores the handler and opaque in it. `interrupt` keeps the `JSInterruptHandler` contract
-    // (its `# Safety`) and ignores the opaque, so null is fine; being a `fn` item it outlives
-    // the runtime.
-    unsafe { q::JS_SetInterruptHandler(cx.rt(), handler, std::ptr::null_mut()) };
+    install_interrupt(cx.rt());
 }
 
 /// A new uncatchable `InternalError` with `message` (script's `catch` and `finally` do not run

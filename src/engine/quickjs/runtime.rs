@@ -6,13 +6,22 @@
 use std::ffi::{c_int, c_void, CString};
 use std::path::Path;
 use std::rc::Rc;
+use std::time::Instant;
 
 use super::core::{agent_of, check, q, take_exception, Agent, RealmState};
+use super::diff_hook::Deadline;
 use super::{Cx, JsError, JsResult, Object, Value};
 use crate::engine::runtime::{RejectionOperation, RuntimeHost, Task, TimerCanceled};
 
 /// The agent's host, as agent data.
 struct Host(Rc<dyn RuntimeHost>);
+
+/// GC stress (agent data, [`Runtime::set_gc_stress`]): every how many microtasks the
+/// collection threshold drops to zero, and how many ran since it last did.
+struct GcStress {
+    every: u32,
+    since: std::cell::Cell<u32>,
+}
 
 /// The host of the runtime `cx` belongs to.
 fn host_of(cx: &Cx) -> Option<Rc<dyn RuntimeHost>> {
@@ -199,9 +208,14 @@ impl Runtime {
     }
 
     /// Runs QuickJS's job queue (promise jobs and queued microtasks) until it is empty,
-    /// handing each error a job threw to `report`.
+    /// handing each error a job threw to `report`; stops early, leaving the rest queued, once
+    /// the deadline ([`Runtime::set_deadline`]) has passed.
     pub fn run_microtasks(&self, _cx: &mut Cx, report: &mut dyn FnMut(JsError, &mut Cx)) {
         loop {
+            if super::diff_hook::deadline_passed(self.rt) {
+                break;
+            }
+            self.gc_stress_tick();
             let mut job_ctx: *mut q::JSContext = std::ptr::null_mut();
             // SAFETY: a live runtime.
             let status = unsafe { q::JS_ExecutePendingJob(self.rt, &mut job_ctx) };
@@ -215,6 +229,71 @@ impl Runtime {
                 report(error, &mut job_cx);
             }
         }
+    }
+
+    /// Counts a microtask for GC stress: after every `every`-th, the collection threshold
+    /// drops to zero, so a collection lands at the next allocation, wherever it is.
+    fn gc_stress_tick(&self) {
+        let Some(stress) = agent_of(self.rt).data::<GcStress>() else {
+            return;
+        };
+        let count = stress.since.get() + 1;
+        if count >= stress.every {
+            stress.since.set(0);
+            // SAFETY: a live runtime, on its thread; the call sets a number.
+            unsafe { q::JS_SetGCThreshold(self.rt, 0) };
+        } else {
+            stress.since.set(count);
+        }
+    }
+
+    /// Sets (or, with `None`, removes) the time past which script stops: QuickJS's interrupt
+    /// handler (asked every few thousand bytecode steps, and during regular expression
+    /// matching) makes running script throw an uncatchable `InternalError: interrupted`, and
+    /// [`Runtime::run_microtasks`] runs no job past it (the rest stay queued). Native work
+    /// inside one engine call (a huge `Array.prototype.join`, a `TextEncoder` over a long
+    /// string) is not interrupted.
+    pub fn set_deadline(&self, deadline: Option<Instant>) {
+        let agent = agent_of(self.rt);
+        if agent.data::<Deadline>().is_none() {
+            agent.set_data(Deadline::default());
+            super::diff_hook::install_interrupt(self.rt);
+        }
+        if let Some(stored) = agent.data::<Deadline>() {
+            stored.0.set(deadline);
+        }
+    }
+
+    /// QuickJS's memory limit (`JS_SetMemoryLimit`): an allocation of the engine's heap that
+    /// would take it past `bytes` fails, and the operation throws `InternalError: out of
+    /// memory` (catchable). Memory the library allocates in Rust (queue records, buffers'
+    /// bookkeeping) is not counted. Returns true (the engine enforces it).
+    pub fn set_memory_limit(&self, _cx: &mut Cx, bytes: usize) -> bool {
+        let limit = q::size_t::try_from(bytes).unwrap_or(q::size_t::MAX);
+        // SAFETY: a live runtime, on its thread; the call sets a number.
+        unsafe { q::JS_SetMemoryLimit(self.rt, limit) };
+        true
+    }
+
+    /// QuickJS has no loop-iteration limit (its interrupt handler bounds loops by time,
+    /// [`Runtime::set_deadline`]): does nothing and returns false.
+    pub fn set_loop_iteration_limit(&self, _cx: &mut Cx, _iterations: u64) -> bool {
+        false
+    }
+
+    /// GC stress: the collection threshold drops to zero now and after every `every`
+    /// microtasks (0: off), so a collection lands at the next allocation. The host collects at
+    /// every task itself ([`collect_garbage`]).
+    pub fn set_gc_stress(&self, _cx: &mut Cx, every: u32) {
+        if every == 0 {
+            return;
+        }
+        agent_of(self.rt).set_data(GcStress {
+            every,
+            since: std::cell::Cell::new(0),
+        });
+        // SAFETY: a live runtime, on its thread; the call sets a number.
+        unsafe { q::JS_SetGCThreshold(self.rt, 0) };
     }
 
     /// Whether a microtask is queued.
@@ -341,10 +420,15 @@ pub fn is_pending_promise(value: &Value) -> bool {
             == q::JSPromiseStateEnum_JS_PROMISE_PENDING
 }
 
-/// A full collection (cycles included).
+/// A full collection (cycles included). Under GC stress ([`Runtime::set_gc_stress`]) the
+/// collection threshold drops back to zero after it.
 pub fn collect_garbage(cx: &mut Cx) {
     // SAFETY: a live runtime.
     unsafe { q::JS_RunGC(cx.rt()) }
+    if cx.agent().data::<GcStress>().is_some() {
+        // SAFETY: a live runtime, on its thread; the call sets a number.
+        unsafe { q::JS_SetGCThreshold(cx.rt(), 0) };
+    }
 }
 
 /// ClearKeptObjects(): nothing to do (QuickJS's `WeakRef`s keep nothing alive for the job).

@@ -1,0 +1,203 @@
+//! The host's limits for untrusted scripts ([`HostOptions::memory_limit`],
+//! [`HostOptions::time_limit`], [`HostOptions::loop_iteration_limit`]): each ends a runaway
+//! script with an error or a [`HostReport`], and the host stays usable (or closed, cleanly).
+//! No test measures time: each sets a limit, runs something that never ends on its own, and
+//! asserts how it ended.
+
+use std::time::Duration;
+
+#[cfg(not(feature = "engine-boa"))]
+use boa_streams::host::test_api;
+use boa_streams::host::{error_message, Host, HostOptions, HostReport, RunOutcome};
+
+/// A string value's text ("" for another value).
+#[cfg(not(feature = "engine-boa"))]
+fn text(value: &boa_streams::Value) -> String {
+    value
+        .as_string()
+        .map(|s| s.to_std_string_lossy())
+        .unwrap_or_default()
+}
+
+fn host(options: HostOptions) -> (Host, boa_streams::host::Context) {
+    Host::new(options).expect("a host")
+}
+
+/// A short time limit, and on Boa (which cannot interrupt running script) a loop limit.
+fn runaway_limits() -> HostOptions {
+    HostOptions {
+        time_limit: Some(Duration::from_millis(200)),
+        loop_iteration_limit: Some(100_000),
+        ..HostOptions::default()
+    }
+}
+
+fn is_limit_report(report: &HostReport) -> bool {
+    matches!(report, HostReport::LimitExceeded(m) if m.contains("time limit"))
+}
+
+/// The host reported that the time limit ran out, and its loop stays closed.
+fn assert_closed_by_the_time_limit(host: &Host, ctx: &mut boa_streams::host::Context) {
+    let reports = host.take_reports();
+    assert!(reports.iter().any(is_limit_report), "{reports:?}");
+    assert_eq!(
+        host.run_until(ctx, None, &mut |_| false),
+        RunOutcome::Closed
+    );
+}
+
+#[test]
+fn an_infinite_loop_ends_with_an_uncatchable_error() {
+    let (host, mut ctx) = host(runaway_limits());
+    let error = host
+        .eval_script(
+            &mut ctx,
+            "loop.js",
+            "let caught = false; try { for (;;) {} } catch { caught = true; }",
+        )
+        .expect_err("the loop cannot run forever");
+    assert!(error.is_uncatchable(), "{}", error_message(error, &mut ctx));
+    // `catch` did not run.
+    let caught = host.eval_script(&mut ctx, "after.js", "caught").ok();
+    assert_ne!(caught.and_then(|v| v.as_boolean()), Some(true));
+}
+
+/// QuickJS's interrupt handler ends a loop by time alone (Boa needs its loop limit).
+#[cfg(not(feature = "engine-boa"))]
+#[test]
+fn the_time_limit_interrupts_a_loop_on_quickjs() {
+    let (host, mut ctx) = host(HostOptions {
+        time_limit: Some(Duration::from_millis(100)),
+        ..HostOptions::default()
+    });
+    let error = host
+        .eval_script(&mut ctx, "loop.js", "while (true) {}")
+        .expect_err("interrupted");
+    assert!(error.is_uncatchable());
+    let message = error_message(error, &mut ctx);
+    assert!(message.contains("interrupted"), "{message}");
+    assert_closed_by_the_time_limit(&host, &mut ctx);
+}
+
+#[test]
+fn a_loop_in_a_timer_ends_and_the_agent_closes_or_reports() {
+    let (host, mut ctx) = host(runaway_limits());
+    host.eval_script(
+        &mut ctx,
+        "timer.js",
+        "setTimeout(() => { for (;;) {} }, 0); setTimeout(() => { globalThis.later = 1; }, 1);",
+    )
+    .expect("the script itself is short");
+    let outcome = host.run_until(&mut ctx, None, &mut |_| false);
+    let reports = host.take_reports();
+    // Boa: the loop limit throws in the timer's task (reported) and the loop goes on; QuickJS:
+    // the interrupt ends the task once the time limit ran out, and the agent closes.
+    assert!(!reports.is_empty(), "the runaway timer is reported");
+    if outcome == RunOutcome::Closed {
+        assert!(reports.iter().any(is_limit_report), "{reports:?}");
+    } else {
+        assert_eq!(outcome, RunOutcome::Idle);
+        assert!(
+            matches!(&reports[0], HostReport::UncaughtError(_)),
+            "{reports:?}"
+        );
+    }
+}
+
+/// Runs `script` (which returns at once but leaves work that never ends) under
+/// [`runaway_limits`]: the time limit must stop it between microtasks, report it and close
+/// the agent.
+fn ends_by_the_time_limit(script: &str) {
+    let (host, mut ctx) = host(runaway_limits());
+    host.eval_script(&mut ctx, "runaway.js", script)
+        .expect("the script returns; its checkpoint is cut short");
+    assert_closed_by_the_time_limit(&host, &mut ctx);
+}
+
+/// A chain of microtasks that never ends (no loop anywhere): both engines stop it between
+/// microtasks once the time limit runs out.
+#[test]
+fn an_endless_microtask_chain_ends_by_the_time_limit() {
+    ends_by_the_time_limit(
+        "globalThis.n = 0; function again() { n++; queueMicrotask(again); } again();",
+    );
+}
+
+/// A source whose `pull` enqueues forever (a high-water mark of Infinity asks for more after
+/// every chunk): memory grows until the time limit stops it.
+#[test]
+fn a_stream_that_enqueues_forever_ends_by_the_time_limit() {
+    ends_by_the_time_limit(
+        "new ReadableStream({ pull(c) { c.enqueue(new Uint8Array(1024)); } },
+                           { highWaterMark: Infinity });",
+    );
+}
+
+/// QuickJS's memory limit: a stream that enqueues forever fails with a catchable
+/// `InternalError: out of memory`; the stream errors, and the host is usable afterwards
+/// (the memory comes back once the stream is collected).
+#[cfg(not(feature = "engine-boa"))]
+#[test]
+fn a_stream_that_enqueues_forever_ends_by_the_memory_limit_on_quickjs() {
+    let (host, mut ctx) = host(HostOptions {
+        memory_limit: Some(32 << 20),
+        ..HostOptions::default()
+    });
+    // In `start` (a loop, synchronous): the constructor throws the error, catchably.
+    let caught = host
+        .eval_script(
+            &mut ctx,
+            "start.js",
+            "let message = 'none';
+             try {
+               new ReadableStream({ start(c) { for (;;) c.enqueue(new Uint8Array(65536)); } });
+             } catch (e) { message = String(e); }
+             message",
+        )
+        .expect("the error is caught");
+    let message = text(&caught);
+    assert!(message.contains("out of memory"), "{message}");
+    // In `pull` (microtasks): the pull's promise rejects, so the stream errors and stops.
+    host.eval_script(
+        &mut ctx,
+        "pull.js",
+        "globalThis.rs = new ReadableStream(
+           { pull(c) { c.enqueue(new Uint8Array(65536)); } }, { highWaterMark: Infinity });
+         globalThis.result = 'pending';
+         rs.getReader().closed.then(() => { result = 'closed'; }, e => { result = String(e); });",
+    )
+    .expect("the script returns");
+    assert_eq!(
+        host.run_until(&mut ctx, None, &mut |_| false),
+        RunOutcome::Idle
+    );
+    host.eval_script(&mut ctx, "drop.js", "rs = undefined;")
+        .expect("no error");
+    test_api::collect_garbage(&mut ctx);
+    let result = host
+        .eval_script(
+            &mut ctx,
+            "after.js",
+            "[result, new Uint8Array(1 << 20).length].join()",
+        )
+        .expect("usable again");
+    let result = text(&result);
+    assert!(
+        result.starts_with("InternalError: out of memory,1048576"),
+        "{result}"
+    );
+}
+
+/// Boa 0.22 has no memory limit: the option is accepted and changes nothing.
+#[cfg(feature = "engine-boa")]
+#[test]
+fn the_memory_limit_is_not_enforced_on_boa() {
+    let (host, mut ctx) = host(HostOptions {
+        memory_limit: Some(1 << 20),
+        ..HostOptions::default()
+    });
+    let length = host
+        .eval_script(&mut ctx, "big.js", "new Uint8Array(4 << 20).length")
+        .expect("no limit");
+    assert_eq!(length.as_number(), Some(f64::from(4 << 20)));
+}
