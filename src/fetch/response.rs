@@ -242,6 +242,15 @@ impl webidl::ClassInterface for Response {
 
 webidl::interface!(Response, "Response");
 
+impl Response {
+    /// Runs `f` on the response record of `this` (a short borrow: `f` must not run script).
+    pub(crate) fn with_record<R>(this: &Object<Self>, f: impl FnOnce(&ResponseRecord) -> R) -> R {
+        let data = this.borrow();
+        let record = data.data().response.borrow();
+        f(&record)
+    }
+}
+
 /// <https://fetch.spec.whatwg.org/#response-create>: a new `Response` object of the current
 /// realm for `record` (whose header list carries `guard`).
 pub(crate) fn create_response(record: ResponseRecord, ctx: &mut Cx) -> JsResult<Object<Response>> {
