@@ -30,6 +30,7 @@
 mod rt;
 mod server;
 
+pub use rt::TokioIo;
 pub use server::{OutBody, ServeOptions, Server, ServerStats};
 
 use crate::engine::Cx;

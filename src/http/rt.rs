@@ -14,20 +14,32 @@ use std::{
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
-/// A tokio socket as hyper's I/O, stamping `activity` whenever bytes move.
-pub(crate) struct Io<T> {
+/// A tokio socket (any `AsyncRead`/`AsyncWrite`) as hyper's I/O (`hyper::rt::Read` and
+/// `Write`), for hyper's client or server connections.
+pub struct TokioIo<T> {
     inner: T,
     activity: Rc<Cell<Instant>>,
 }
 
-impl<T> Io<T> {
+impl<T> std::fmt::Debug for TokioIo<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokioIo")
+    }
+}
+
+impl<T> TokioIo<T> {
+    /// Wraps `inner`.
+    pub fn new(inner: T) -> Self {
+        Self::with_activity(inner, Rc::new(Cell::new(Instant::now())))
+    }
+
     /// Wraps `inner`; `activity` gets the time of each read or write that moved bytes.
-    pub(crate) fn new(inner: T, activity: Rc<Cell<Instant>>) -> Self {
+    pub(crate) fn with_activity(inner: T, activity: Rc<Cell<Instant>>) -> Self {
         Self { inner, activity }
     }
 }
 
-impl<T: AsyncRead + Unpin> hyper::rt::Read for Io<T> {
+impl<T: AsyncRead + Unpin> hyper::rt::Read for TokioIo<T> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -55,7 +67,7 @@ impl<T: AsyncRead + Unpin> hyper::rt::Read for Io<T> {
     }
 }
 
-impl<T: AsyncWrite + Unpin> hyper::rt::Write for Io<T> {
+impl<T: AsyncWrite + Unpin> hyper::rt::Write for TokioIo<T> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,

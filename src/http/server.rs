@@ -34,7 +34,7 @@ use crate::rust::{
     DrainedBytes, DrainingReader, LoopHandle, ReadableStream, StreamError, StreamSource,
 };
 
-use super::rt::{Io, Timer};
+use super::rt::{Timer, TokioIo};
 
 /// The server's limits. Each, when reached, is a response or a closed connection, never a
 /// panic.
@@ -190,7 +190,7 @@ async fn connection(state: Rc<State>, socket: tokio::net::TcpStream, peer: Socke
     let activity = Rc::new(Cell::new(Instant::now()));
     let in_flight = Rc::new(Cell::new(0usize));
     let local = socket.local_addr().ok();
-    let io = Io::new(socket, Rc::clone(&activity));
+    let io = TokioIo::with_activity(socket, Rc::clone(&activity));
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(Timer)
@@ -292,7 +292,7 @@ impl Drop for ExchangeGuard {
                 let reason = StreamError::dom_exception("AbortError", "the client disconnected")
                     .into_js(ctx);
                 if let Err(error) = dom::signal_abort(&signal, reason, ctx) {
-                    dom::report_exception(ctx, error);
+                    report(error, ctx);
                 }
             });
         }
@@ -420,9 +420,14 @@ fn dispatch(
         send: RefCell::new(Some(send)),
     };
     if let Err(error) = call_handler(head, &exchange, &pending, ctx) {
-        dom::report_exception(ctx, error);
         fail(&pending);
+        report(error, ctx);
     }
+}
+
+/// Reports `error` as an uncaught exception (the host's reports): thrown from a microtask.
+fn report(error: engine::JsError, ctx: &mut Cx) {
+    engine::queue_microtask(ctx, move |_| Err(error));
 }
 
 fn fail(pending: &Pending) {
@@ -491,13 +496,11 @@ fn on_response(pending: &Pending, value: Value, ctx: &mut Cx) -> JsResult<()> {
                 "serve: the handler's result is not a Response (or is Response.error())",
                 ctx,
             );
-            dom::report_exception(ctx, engine::throw_value(error));
-            return Ok(());
+            return Err(engine::throw_value(error));
         }
         Err(error) => {
             fail(pending);
-            dom::report_exception(ctx, error);
-            return Ok(());
+            return Err(error);
         }
     };
     let reader = match &parts.body {
@@ -507,8 +510,7 @@ fn on_response(pending: &Pending, value: Value, ctx: &mut Cx) -> JsResult<()> {
                 Err(error) => {
                     fail(pending);
                     let error = error.into_js(ctx);
-                    dom::report_exception(ctx, engine::throw_value(error));
-                    return Ok(());
+                    return Err(engine::throw_value(error));
                 }
             }
         }
@@ -521,10 +523,9 @@ fn on_response(pending: &Pending, value: Value, ctx: &mut Cx) -> JsResult<()> {
     Ok(())
 }
 
-fn on_rejected(pending: &Pending, reason: Value, ctx: &mut Cx) -> JsResult<()> {
+fn on_rejected(pending: &Pending, reason: Value, _: &mut Cx) -> JsResult<()> {
     fail(pending);
-    dom::report_exception(ctx, engine::throw_value(reason));
-    Ok(())
+    Err(engine::throw_value(reason))
 }
 
 /// hyper's response for the handler's.
