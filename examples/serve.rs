@@ -63,6 +63,9 @@ fn main() -> ExitCode {
         if let Err(error) = boa_streams::http::install(&mut ctx) {
             return usage(&format!("serve: {error}"));
         }
+        if let Err(error) = boa_streams::http::install_fetcher(&mut ctx) {
+            return usage(&format!("fetch: {error}"));
+        }
         if let Err(error) = host.eval_script(&mut ctx, &file, &source) {
             eprintln!(
                 "{file}: {}",

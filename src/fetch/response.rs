@@ -21,6 +21,8 @@ pub(crate) enum ResponseType {
     Basic,
     Default,
     Error,
+    /// An opaque-redirect filtered response (`redirect: "manual"`).
+    OpaqueRedirect,
 }
 
 impl ResponseType {
@@ -29,6 +31,7 @@ impl ResponseType {
             ResponseType::Basic => "basic",
             ResponseType::Default => "default",
             ResponseType::Error => "error",
+            ResponseType::OpaqueRedirect => "opaqueredirect",
         }
     }
 }

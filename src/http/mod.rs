@@ -27,14 +27,22 @@
 //! });
 //! ```
 
+mod client;
 mod rt;
 mod server;
 
+pub use client::HttpFetcher;
 pub use rt::TokioIo;
 pub use server::{OutBody, ServeOptions, Server, ServerStats};
 
 use crate::engine::Cx;
 use crate::rust::StreamError;
+
+/// Makes [`HttpFetcher`] the current realm's fetcher: `fetch()` of `http:` URLs goes over
+/// hyper's client (a `TypeError` for a context no host made).
+pub fn install_fetcher(ctx: &mut Cx) -> Result<(), StreamError> {
+    crate::rust::set_async_fetcher(HttpFetcher, ctx)
+}
 
 /// Installs the global `serve(handler)` in the current realm: it registers the handler a
 /// [`Server`] of this realm's host calls for each request.

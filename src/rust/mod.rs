@@ -125,7 +125,7 @@ use std::{cell::RefCell, fmt, rc::Rc};
 
 #[cfg(feature = "tokio")]
 pub use async_fetch::{
-    set_async_fetcher, AsyncBody, AsyncFetchResponse, AsyncFetcher, FetchFuture,
+    set_async_fetcher, AsyncBody, AsyncFetchResponse, AsyncFetcher, FetchFuture, UploadStream,
 };
 #[cfg(feature = "tokio")]
 pub use async_io::{
