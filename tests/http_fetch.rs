@@ -29,10 +29,10 @@ fn run(script: &str) -> String {
         host.eval_script(&mut ctx, "test.js", script)
             .expect("the script");
         let server = Server::new(ServeOptions::default(), &ctx).expect("a server");
-        let accept = tokio::task::spawn_local(server.run(listener));
+        tokio::task::spawn_local(server.clone().run(listener));
         host.run_until_async(&mut ctx, |ctx| flag(ctx, "done"))
             .await;
-        accept.abort();
+        shut_down(&server, &host, &mut ctx).await;
         let reports: Vec<String> = host.take_reports().iter().map(|r| r.to_string()).collect();
         let result = host
             .eval_script(&mut ctx, "result.js", "String(globalThis.result)")
@@ -46,6 +46,16 @@ fn run(script: &str) -> String {
         );
         result
     })
+}
+
+/// Closes the server and runs the loop until its connections are gone (they hold JS values,
+/// which must go before the host).
+async fn shut_down(server: &Server, host: &Host, ctx: &mut Context) {
+    server.close();
+    while server.stats().connections > 0 {
+        tokio::task::yield_now().await;
+    }
+    host.run_until_async(ctx, |_| false).await;
 }
 
 fn flag(ctx: &mut Context, name: &str) -> bool {

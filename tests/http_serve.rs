@@ -130,17 +130,27 @@ where
             .await
             .expect("bind");
         let address = listener.local_addr().expect("an address");
-        let accept = tokio::task::spawn_local(server.clone().run(listener));
+        tokio::task::spawn_local(server.clone().run(listener));
         let output = host
-            .complete(&mut ctx, client(address, server))
+            .complete(&mut ctx, client(address, server.clone()))
             .await
             .expect("the client finishes");
         for flag in flags {
             until_flag(&host, &mut ctx, flag).await;
         }
-        accept.abort();
+        shut_down(&server, &host, &mut ctx).await;
         (output, host, ctx)
     })
+}
+
+/// Closes the server and runs the loop until its connections are gone (they hold JS values,
+/// which must go before the host).
+async fn shut_down(server: &Server, host: &Host, ctx: &mut Context) {
+    server.close();
+    while server.stats().connections > 0 {
+        tokio::task::yield_now().await;
+    }
+    host.run_until_async(ctx, |_| false).await;
 }
 
 /// Runs the loop until script's `globalThis[flag]` is truthy.

@@ -245,6 +245,7 @@ impl webidl::ClassInterface for Response {
 
 webidl::interface!(Response, "Response");
 
+#[cfg(feature = "http")]
 impl Response {
     /// Runs `f` on the response record of `this` (a short borrow: `f` must not run script).
     pub(crate) fn with_record<R>(this: &Object<Self>, f: impl FnOnce(&ResponseRecord) -> R) -> R {

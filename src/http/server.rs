@@ -92,6 +92,10 @@ struct State {
     handle: LoopHandle,
     options: ServeOptions,
     stats: Cell<ServerStats>,
+    /// The accept loop's and the connections' tasks, for [`Server::close`].
+    tasks: RefCell<Vec<tokio::task::AbortHandle>>,
+    closed: Cell<bool>,
+    accept_waker: RefCell<Option<Waker>>,
 }
 
 impl State {
@@ -127,6 +131,9 @@ impl Server {
                 handle: LoopHandle::new(ctx)?,
                 options,
                 stats: Cell::new(ServerStats::default()),
+                tasks: RefCell::new(Vec::new()),
+                closed: Cell::new(false),
+                accept_waker: RefCell::new(None),
             }),
         })
     }
@@ -134,6 +141,21 @@ impl Server {
     /// What the server holds now.
     pub fn stats(&self) -> ServerStats {
         self.state.stats.get()
+    }
+
+    /// Stops accepting and drops every open connection (their requests' signals abort and
+    /// their response streams are cancelled on the loop's next turns). Close the server and
+    /// let the loop run once more before dropping the host: a connection holds JS values.
+    pub fn close(&self) {
+        self.state.closed.set(true);
+        let tasks = std::mem::take(&mut *self.state.tasks.borrow_mut());
+        for task in tasks {
+            task.abort();
+        }
+        let waker = self.state.accept_waker.borrow_mut().take();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
     }
 
     /// Accepts connections from `listener` and serves them, each as a local task, until the
@@ -148,11 +170,20 @@ impl Server {
 
     async fn accept(self, listener: TcpListener, _alive: crate::rust::KeepAlive) {
         loop {
-            let (socket, peer) = match listener.accept().await {
-                Ok(accepted) => accepted,
+            let accepted = std::future::poll_fn(|cx| {
+                if self.state.closed.get() {
+                    return Poll::Ready(None);
+                }
+                *self.state.accept_waker.borrow_mut() = Some(cx.waker().clone());
+                listener.poll_accept(cx).map(Some)
+            })
+            .await;
+            let (socket, peer) = match accepted {
+                None => return,
+                Some(Ok(accepted)) => accepted,
                 // A failed accept (out of descriptors, a reset before accept) loses one
                 // connection, not the server: wait a little and go on.
-                Err(_) => {
+                Some(Err(_)) => {
                     tokio::time::sleep(Duration::from_millis(10)).await;
                     continue;
                 }
@@ -165,12 +196,24 @@ impl Server {
             }
             let _ = socket.set_nodelay(true);
             state.update(|s| s.connections += 1);
-            tokio::task::spawn_local(async move {
-                let counted = Rc::clone(&state);
+            let counted = Counted(Rc::clone(&state));
+            let task = tokio::task::spawn_local(async move {
+                let _counted = counted;
                 connection(state, socket, peer).await;
-                counted.update(|s| s.connections -= 1);
             });
+            let mut tasks = self.state.tasks.borrow_mut();
+            tasks.retain(|t| !t.is_finished());
+            tasks.push(task.abort_handle());
         }
+    }
+}
+
+/// Counts a connection for as long as its task lives (finished or aborted).
+struct Counted(Rc<State>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.update(|s| s.connections -= 1);
     }
 }
 
