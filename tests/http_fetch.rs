@@ -127,8 +127,10 @@ fn abort_before_the_response() {
         const handlerStarted = new Promise((resolve) => { started = resolve; });
         let serverSawAbort;
         const sawAbort = new Promise((resolve) => { serverSawAbort = resolve; });
-        serve((request) => new Promise(() => {
-            request.signal.onabort = () => serverSawAbort(request.signal.reason.name);
+        // The handler's promise stays pending (its resolver is kept: a promise nothing can
+        // settle may be collected, and then the exchange ends with a 500).
+        serve((request) => new Promise((resolve) => {
+            request.signal.onabort = () => { serverSawAbort(request.signal.reason.name); resolve(new Response('late')); };
             started();
         }));
         (async () => {
