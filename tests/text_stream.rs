@@ -6,6 +6,7 @@
 use boa_streams::host::{Host, HostOptions};
 
 /// Runs `script`, whose promise `run()` gives the result, and returns it as a string.
+#[allow(clippy::let_and_return)] // the binding is the point: see below
 fn run(script: &str) -> String {
     let (host, mut ctx) = Host::new(HostOptions::default()).expect("a host");
     let source = format!(
@@ -16,11 +17,15 @@ fn run(script: &str) -> String {
     host.run_until(&mut ctx, None, &mut |_| false);
     let reports = host.take_reports();
     assert!(reports.is_empty(), "{reports:?}");
-    host.eval_script(&mut ctx, "result.js", "String(globalThis.result)")
+    // Bound, so the value goes before the host (a tail expression's temporaries outlive the
+    // function's locals).
+    let result = host
+        .eval_script(&mut ctx, "result.js", "String(globalThis.result)")
         .expect("a result")
         .to_string(&mut ctx)
         .expect("a string")
-        .to_std_string_escaped()
+        .to_std_string_escaped();
+    result
 }
 
 const COLLECT: &str = r#"
