@@ -17,7 +17,7 @@ use std::{
 };
 
 use bytes::Bytes;
-use http_body::{Body as _, Frame};
+use http_body::Frame;
 use hyper::body::Incoming;
 use tokio::net::TcpStream;
 
@@ -198,21 +198,6 @@ impl futures::Stream for ResponseBody {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
         drive(&mut this.connection, cx);
-        loop {
-            match Pin::new(&mut this.incoming).poll_frame(cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(None) => return Poll::Ready(None),
-                Poll::Ready(Some(Err(error))) => {
-                    return Poll::Ready(Some(Err(io::Error::other(error))))
-                }
-                Poll::Ready(Some(Ok(frame))) => {
-                    if let Ok(data) = frame.into_data() {
-                        if !data.is_empty() {
-                            return Poll::Ready(Some(Ok(data)));
-                        }
-                    }
-                }
-            }
-        }
+        super::rt::poll_data(&mut this.incoming, cx)
     }
 }

@@ -135,3 +135,28 @@ impl hyper::rt::Timer for Timer {
         Box::pin(Sleep(Box::pin(tokio::time::sleep_until(deadline.into()))))
     }
 }
+
+/// The next data chunk of hyper's incoming body (trailers and empty frames skipped); `None` at
+/// its end.
+pub(crate) fn poll_data(
+    body: &mut hyper::body::Incoming,
+    cx: &mut Context<'_>,
+) -> Poll<Option<io::Result<bytes::Bytes>>> {
+    use http_body::Body as _;
+    loop {
+        match Pin::new(&mut *body).poll_frame(cx) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(None) => return Poll::Ready(None),
+            Poll::Ready(Some(Err(error))) => {
+                return Poll::Ready(Some(Err(io::Error::other(error))))
+            }
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Ok(data) = frame.into_data() {
+                    if !data.is_empty() {
+                        return Poll::Ready(Some(Ok(data)));
+                    }
+                }
+            }
+        }
+    }
+}

@@ -638,30 +638,19 @@ impl futures::Stream for IncomingStream {
     type Item = Result<Bytes, io::Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
-        loop {
-            let frame = match Pin::new(&mut self.body).poll_frame(cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(None) => return Poll::Ready(None),
-                Poll::Ready(Some(Err(error))) => {
-                    return Poll::Ready(Some(Err(io::Error::other(error))))
-                }
-                Poll::Ready(Some(Ok(frame))) => frame,
-            };
-            let Ok(data) = frame.into_data() else {
-                continue;
-            };
-            let len = data.len() as u64;
-            if len > self.left {
-                self.left = 0;
-                return Poll::Ready(Some(Err(io::Error::other(
-                    "the request body is larger than the server's limit",
-                ))));
-            }
-            self.left -= len;
-            if !data.is_empty() {
-                return Poll::Ready(Some(Ok(data)));
-            }
+        let data = match super::rt::poll_data(&mut self.body, cx) {
+            Poll::Ready(Some(Ok(data))) => data,
+            other => return other,
+        };
+        let len = data.len() as u64;
+        if len > self.left {
+            self.left = 0;
+            return Poll::Ready(Some(Err(io::Error::other(
+                "the request body is larger than the server's limit",
+            ))));
         }
+        self.left -= len;
+        Poll::Ready(Some(Ok(data)))
     }
 }
 
