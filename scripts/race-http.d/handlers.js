@@ -38,7 +38,9 @@
     return new ReadableStream({
       pull(c) {
         return new Promise((resolve) => setTimeout(() => {
-          c.enqueue(chunk(size)); if (++i == count) c.close(); resolve();
+          // The client may have gone (the stream cancelled) while the timer ran.
+          try { c.enqueue(chunk(size)); if (++i == count) c.close(); } catch {}
+          resolve();
         }, 1));
       },
     });
