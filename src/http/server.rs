@@ -31,7 +31,8 @@ use crate::dom;
 use crate::engine::{self, webidl, Cx, JsPromise, JsResult, JsString, Value};
 use crate::fetch::native::{self, OutgoingBody};
 use crate::rust::{
-    DrainedBytes, DrainingReader, LoopHandle, ReadableStream, StreamError, StreamSource,
+    deliver, Arrival, DrainedBytes, DrainingReader, LoopHandle, ReadableStream, StreamError,
+    StreamSource,
 };
 
 use super::rt::{Timer, TokioIo};
@@ -738,6 +739,16 @@ struct DrainShared {
     done: bool,
 }
 
+impl Arrival for DrainShared {
+    type Result = Result<DrainedBytes, StreamError>;
+
+    fn arrive(&mut self, result: Self::Result) -> Option<Waker> {
+        self.in_flight = false;
+        self.arrived = Some(result);
+        self.waker.take()
+    }
+}
+
 impl HttpBody for OutBody {
     type Data = Bytes;
     type Error = io::Error;
@@ -824,20 +835,7 @@ impl StreamOut {
                 let weak = Rc::downgrade(&self.shared);
                 let limit = self.frame_size;
                 self.handle.queue(move |ctx| {
-                    reader.read_bytes_with(limit, ctx, move |result, _| {
-                        let Some(shared) = weak.upgrade() else {
-                            return;
-                        };
-                        let waker = {
-                            let mut shared = shared.borrow_mut();
-                            shared.in_flight = false;
-                            shared.arrived = Some(result);
-                            shared.waker.take()
-                        };
-                        if let Some(waker) = waker {
-                            waker.wake();
-                        }
-                    });
+                    reader.read_bytes_with(limit, ctx, move |result, _| deliver(&weak, result));
                 });
             }
             return Poll::Pending;

@@ -127,6 +127,8 @@ use std::{cell::RefCell, fmt, rc::Rc};
 pub use async_fetch::{
     set_async_fetcher, AsyncBody, AsyncFetchResponse, AsyncFetcher, FetchFuture, UploadStream,
 };
+#[cfg(feature = "http")]
+pub(crate) use async_io::{deliver, Arrival};
 #[cfg(feature = "tokio")]
 pub use async_io::{
     AbortHandle, AsyncReadSource, AsyncWriteSink, FuturesSink, IntoAsyncRead, IntoSink, IntoStream,
