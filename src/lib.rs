@@ -27,6 +27,8 @@ mod fetch;
 pub mod file;
 pub mod host;
 mod html;
+#[cfg(feature = "http")]
+pub mod http;
 mod queue;
 mod queuing_strategy;
 /// boa_streams in an application's own rquickjs runtime (QuickJS, feature `rquickjs`).

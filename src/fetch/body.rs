@@ -210,6 +210,30 @@ pub(crate) fn define_body_mixin<T: BodyMixin + 'static>(b: &mut webidl::Interfac
     b.promise_operation("formData", 0, form_data::<T>);
     b.promise_operation("json", 0, json::<T>);
     b.promise_operation("text", 0, text::<T>);
+    b.operation("textStream", 0, text_stream::<T>);
+}
+
+/// <https://fetch.spec.whatwg.org/#dom-body-textstream>
+fn text_stream<T: BodyMixin + 'static>(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    let this = webidl::this::<T>(this)?;
+    let body = T::body(&this);
+    // 1. If this is unusable, then throw a TypeError.
+    if is_unusable(body.as_ref()) {
+        return Err(engine::throw_type_error(
+            "textStream: the body has already been used or is locked",
+        ));
+    }
+    // 2. Let stream be this's body's stream; if this's body is null, a new ReadableStream
+    //    that is closed (an empty body).
+    let stream = match body {
+        Some(body) => body.stream.clone(),
+        None => byte_stream_of(&[], ctx)?,
+    };
+    // 3. Let decoder be a new TextDecoderStream in this's relevant realm (UTF-8).
+    // 4. Return the result of stream piped through decoder.
+    Ok(crate::encoding::pipe_through_utf8_decoder(&stream, ctx)?
+        .upcast()
+        .into())
 }
 
 /// <https://fetch.spec.whatwg.org/#dom-body-body>

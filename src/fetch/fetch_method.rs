@@ -6,6 +6,7 @@
 use std::{
     cell::{Cell, RefCell},
     rc::Rc,
+    sync::Arc,
 };
 
 use crate::dom;
@@ -28,7 +29,7 @@ use super::{
     headers::parse_a_single_range_header_value,
     headers_object::Guard,
     mime::serialize_a_mime_type,
-    request::{request_parts, Request, RequestRecord},
+    request::{request_parts, Request, RequestRecord, RequestRedirect},
     response::{create_response, Response, ResponseRecord, ResponseType},
 };
 
@@ -70,7 +71,26 @@ traced! {
         #[unsafe_ignore_trace]
         abort_work: RefCell<Option<AbortFetch>>,
         signal: Object,
+        /// What HTTP-redirect fetch needs of the request.
+        #[unsafe_ignore_trace]
+        redirects: RefCell<RedirectState>,
     }
+}
+
+/// The request's members HTTP-redirect fetch reads and updates
+/// (<https://fetch.spec.whatwg.org/#http-redirect-fetch>).
+#[derive(Debug, Default)]
+struct RedirectState {
+    /// The request's redirect mode.
+    mode: Option<RequestRedirect>,
+    /// The request's redirect count.
+    count: u32,
+    /// The request's URL list (the current URL last).
+    url_list: Vec<String>,
+    /// The request's body's source, when it has one (bytes: a redirect can send them again).
+    body_source: Option<Arc<[u8]>>,
+    /// Whether the request's body is non-null with a null source (a stream).
+    body_is_stream: bool,
 }
 
 /// `fetch(input, init)` (<https://fetch.spec.whatwg.org/#dom-global-fetch>).
@@ -102,6 +122,13 @@ pub(crate) fn fetch(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> 
             locally_aborted: Cell::new(false),
             abort_work: RefCell::new(None),
             signal: signal.clone(),
+            redirects: RefCell::new(RedirectState {
+                mode: Some(request.redirect),
+                count: 0,
+                url_list: vec![request.url().to_owned()],
+                body_source: request_body.as_ref().and_then(|b| b.source.clone()),
+                body_is_stream: request_body.as_ref().is_some_and(|b| b.source.is_none()),
+            }),
         },
         ctx,
     );
@@ -230,7 +257,31 @@ fn start_fetch(
     ctx: &mut Cx,
 ) -> JsResult<()> {
     let fetch_request = fetch_request(&request);
+    let scheme = url_scheme(&fetch_request);
+    let streaming = engine::with_realm_data(ctx, |f: &RealmDeferredFetcher| f.0.clone())
+        .filter(|f| f.streams_uploads() && !matches!(scheme.as_str(), "data" | "blob"));
     match request_body {
+        // A stream body goes to a fetcher that sends it as it is written.
+        Some(body) if body.source.is_none() && streaming.is_some() => {
+            let Some(fetcher) = streaming else {
+                return Ok(());
+            };
+            engine::queue_task(ctx, move |ctx| {
+                if call.borrow().data().locally_aborted.get() {
+                    return Ok(());
+                }
+                let respond = responder(&call, &fetch_request);
+                let abort_work = fetcher.start_streaming(
+                    fetch_request,
+                    StreamBody(body.stream.clone()),
+                    respond,
+                    ctx,
+                );
+                *call.borrow().data().abort_work.borrow_mut() = Some(abort_work);
+                Ok(())
+            });
+            Ok(())
+        }
         Some(body) => {
             let reader = match other_specs::get_a_reader(&body.stream, ctx) {
                 Ok(reader) => reader,
@@ -260,14 +311,7 @@ fn fetch_in_task(call: &Object<FetchCall>, request: FetchRequest, ctx: &mut Cx) 
     if !matches!(url_scheme(&request).as_str(), "data" | "blob") {
         let deferred = engine::with_realm_data(ctx, |f: &RealmDeferredFetcher| f.0.clone());
         if let Some(deferred) = deferred {
-            let (responding_call, responding_request) = (call.clone(), request.clone());
-            let respond: Responder = Box::new(move |outcome, ctx| {
-                if let Err(error) =
-                    process_response(&responding_call, &responding_request, outcome, ctx)
-                {
-                    crate::dom::report_exception(ctx, error);
-                }
-            });
+            let respond = responder(call, &request);
             let abort_work = deferred.start(request, respond, ctx);
             *call.borrow().data().abort_work.borrow_mut() = Some(abort_work);
             return Ok(());
@@ -275,6 +319,16 @@ fn fetch_in_task(call: &Object<FetchCall>, request: FetchRequest, ctx: &mut Cx) 
     }
     let outcome = scheme_fetch(&request, ctx);
     process_response(call, &request, outcome, ctx)
+}
+
+/// How a deferred fetcher hands its response to processResponse.
+fn responder(call: &Object<FetchCall>, request: &FetchRequest) -> Responder {
+    let (responding_call, responding_request) = (call.clone(), request.clone());
+    Box::new(move |outcome, ctx| {
+        if let Err(error) = process_response(&responding_call, &responding_request, outcome, ctx) {
+            crate::dom::report_exception(ctx, error);
+        }
+    })
 }
 
 /// The request's URL's scheme, lowercased.
@@ -426,20 +480,57 @@ fn process_response(
     }
     // 3. If response is a network error, then reject p with a TypeError and abort these
     //    steps.
-    let response = match outcome {
+    let mut response = match outcome {
         Ok(response) => response,
         Err(message) => {
             let error = engine::type_error(&format!("fetch failed: {message}"), ctx);
             return promise.reject(error, ctx);
         }
     };
+    let mut opaque_redirect = false;
+    if super::status::is_redirect_status(response.status) {
+        match http_redirect_fetch(call, request, &response) {
+            Redirect::Return => {}
+            Redirect::Opaque => opaque_redirect = true,
+            Redirect::NetworkError(message) => {
+                discard_body(
+                    std::mem::replace(&mut response.body, ResponseBody::None),
+                    ctx,
+                )?;
+                let error = engine::type_error(&format!("fetch failed: {message}"), ctx);
+                return promise.reject(error, ctx);
+            }
+            Redirect::Follow(next) => {
+                discard_body(
+                    std::mem::replace(&mut response.body, ResponseBody::None),
+                    ctx,
+                )?;
+                let call = call.clone();
+                engine::queue_task(ctx, move |ctx| fetch_in_task(&call, next, ctx));
+                return Ok(());
+            }
+        }
+    }
     // 4. Set responseObject to the result of creating a Response object, given response,
     //    "immutable", and relevantRealm.
     let mut record = ResponseRecord::new(Guard::Immutable);
     record.type_ = ResponseType::Basic;
-    record.url_list = vec![request.url.clone()];
+    record.url_list = call.borrow().data().redirects.borrow().url_list.clone();
+    if record.url_list.is_empty() {
+        record.url_list.push(request.url.clone());
+    }
     if let Some(url) = response.url {
         record.url_list.push(url);
+    }
+    if opaque_redirect {
+        // An opaque-redirect filtered response: type "opaqueredirect", status 0, an empty
+        // status message and header list, a null body.
+        discard_body(response.body, ctx)?;
+        record.type_ = ResponseType::OpaqueRedirect;
+        record.status = 0;
+        let response_object = create_response(record, ctx)?;
+        *call.borrow().data().response_object.borrow_mut() = Some(response_object.clone());
+        return promise.resolve(response_object.into(), ctx);
     }
     record.status = response.status;
     record.status_message = response.status_text.into_bytes();
@@ -479,6 +570,129 @@ fn process_response(
     *call.borrow().data().body_source.borrow_mut() = source;
     // 5. Resolve p with responseObject.
     promise.resolve(response_object.into(), ctx)
+}
+
+/// What HTTP-redirect fetch decided.
+enum Redirect {
+    /// Not a redirect after all (no `Location`): the response as it is.
+    Return,
+    /// `redirect: "manual"`: an opaque-redirect filtered response.
+    Opaque,
+    /// A network error.
+    NetworkError(String),
+    /// Fetch this request next.
+    Follow(FetchRequest),
+}
+
+/// <https://fetch.spec.whatwg.org/#http-redirect-fetch>, for a response whose status is a
+/// redirect status.
+fn http_redirect_fetch(
+    call: &Object<FetchCall>,
+    request: &FetchRequest,
+    response: &FetchResponse,
+) -> Redirect {
+    let data = call.borrow();
+    let mut state = data.data().redirects.borrow_mut();
+    // 3. Let locationURL be internalResponse's location URL given request's current URL's
+    //    fragment: the `Location` header parsed against the response's URL (null without one).
+    let location = response
+        .headers
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(b"Location"))
+        .map(|(_, value)| String::from_utf8_lossy(value).into_owned());
+    // 4. If locationURL is null, then return response.
+    let Some(location) = location else {
+        return Redirect::Return;
+    };
+    let current = match url::Url::parse(&request.url) {
+        Ok(url) => url,
+        Err(_) => return Redirect::NetworkError(format!("'{}' is not a URL", request.url)),
+    };
+    // 5. If locationURL is failure, then return a network error.
+    let mut location_url = match current.join(&location) {
+        Ok(url) => url,
+        Err(_) => return Redirect::NetworkError(format!("the Location '{location}' is not a URL")),
+    };
+    // (location URL, step 3: if it has no fragment, it gets the request's current URL's.)
+    if location_url.fragment().is_none() {
+        location_url.set_fragment(current.fragment());
+    }
+    match state.mode.unwrap_or(RequestRedirect::Follow) {
+        // "error": set response to a network error.
+        RequestRedirect::Error => {
+            return Redirect::NetworkError("the request's redirect mode is \"error\"".to_owned())
+        }
+        // "manual": an opaque-redirect filtered response whose internal response is
+        // actualResponse.
+        RequestRedirect::Manual => return Redirect::Opaque,
+        RequestRedirect::Follow => {}
+    }
+    // 6. If locationURL's scheme is not an HTTP(S) scheme, then return a network error.
+    if !matches!(location_url.scheme(), "http" | "https") {
+        return Redirect::NetworkError(format!("a redirect to '{location_url}' (not HTTP)"));
+    }
+    // 7. If request's redirect count is 20, then return a network error.
+    if state.count == 20 {
+        return Redirect::NetworkError("too many redirects (20)".to_owned());
+    }
+    // 8. Increase request's redirect count by 1.
+    state.count += 1;
+    // 11. If internalResponse's status is not 303, request's body is non-null, and request's
+    //     body's source is null, then return a network error.
+    if response.status != 303 && state.body_is_stream {
+        return Redirect::NetworkError(
+            "a redirect would send a stream body a second time".to_owned(),
+        );
+    }
+    let mut next = request.clone();
+    // 12. If one of the following is true: internalResponse's status is 301 or 302 and
+    //     request's method is `POST`; internalResponse's status is 303 and request's method
+    //     is not `GET` or `HEAD`; then: set request's method to `GET` and request's body to
+    //     null; for each headerName of request-body-header name, delete headerName from
+    //     request's header list.
+    if ((response.status == 301 || response.status == 302) && request.method == "POST")
+        || (response.status == 303 && !matches!(request.method.as_str(), "GET" | "HEAD"))
+    {
+        next.method = "GET".to_owned();
+        state.body_source = None;
+        state.body_is_stream = false;
+        next.headers.retain(|(name, _)| {
+            ![
+                b"content-encoding".as_slice(),
+                b"content-language",
+                b"content-location",
+                b"content-type",
+            ]
+            .iter()
+            .any(|n| name.eq_ignore_ascii_case(n))
+        });
+    }
+    // 13. If request's current URL's origin is not same origin with locationURL's origin,
+    //     then for each headerName of CORS non-wildcard request-header name, delete
+    //     headerName from request's header list.
+    if current.origin() != location_url.origin() {
+        next.headers
+            .retain(|(name, _)| !name.eq_ignore_ascii_case(b"Authorization"));
+    }
+    // 14. If request's body is non-null, then set request's body to the body of the result
+    //     of safely extracting request's body's source.
+    next.body = state.body_source.as_ref().map(|b| b.to_vec());
+    // 19. Append locationURL to request's URL list.
+    next.url = location_url.to_string();
+    state.url_list.push(next.url.clone());
+    // 21. Return the result of running main fetch given fetchParams and true.
+    Redirect::Follow(next)
+}
+
+/// Lets a response body nobody will read go (its reader or stream is dropped or cancelled).
+fn discard_body(body: ResponseBody, ctx: &mut Cx) -> JsResult<()> {
+    if let ResponseBody::Stream(StreamBody(stream)) = body {
+        if other_specs::is_readable(&stream) {
+            let cancel = other_specs::cancel(&stream, Value::undefined(), ctx)?;
+            engine::mark_as_handled(&cancel, ctx)?;
+        }
+    }
+    Ok(())
 }
 
 traced! {

@@ -162,6 +162,31 @@ pub trait DeferredFetcher {
         respond: Responder,
         ctx: &mut crate::engine::Cx,
     ) -> AbortFetch;
+
+    /// Whether the fetcher sends a request body that is a stream as it is written
+    /// ([`DeferredFetcher::start_streaming`]); otherwise `fetch()` reads the body in full
+    /// first.
+    fn streams_uploads(&self) -> bool {
+        false
+    }
+
+    /// Starts fetching `request` whose body is the stream `upload` (`request.body` is
+    /// `None`), read as it sends. Called only when [`DeferredFetcher::streams_uploads`]; the
+    /// default answers with a network error.
+    fn start_streaming(
+        &self,
+        request: FetchRequest,
+        upload: StreamBody,
+        respond: Responder,
+        ctx: &mut crate::engine::Cx,
+    ) -> AbortFetch {
+        let _ = (request, upload);
+        respond(
+            Err("this fetcher does not stream request bodies".to_owned()),
+            ctx,
+        );
+        Box::new(|| ())
+    }
 }
 
 /// Sets the current realm's deferred fetcher (replacing any earlier one).

@@ -32,6 +32,8 @@ pub mod method;
 pub mod mime;
 #[allow(dead_code)] // the data algorithms: not all have a caller yet
 pub mod multipart;
+#[cfg(feature = "http")]
+pub(crate) mod native;
 pub(crate) mod request;
 pub(crate) mod response;
 #[allow(dead_code)] // the data algorithms: not all have a caller yet

@@ -134,7 +134,7 @@ traced! {
 
 impl RequestRecord {
     /// A new request whose URL is `url`, with the spec's defaults.
-    fn new(url: String) -> Self {
+    pub(crate) fn new(url: String) -> Self {
         Self {
             method: b"GET".to_vec(),
             url_list: vec![url],

@@ -21,6 +21,8 @@ pub(crate) enum ResponseType {
     Basic,
     Default,
     Error,
+    /// An opaque-redirect filtered response (`redirect: "manual"`).
+    OpaqueRedirect,
 }
 
 impl ResponseType {
@@ -29,6 +31,7 @@ impl ResponseType {
             ResponseType::Basic => "basic",
             ResponseType::Default => "default",
             ResponseType::Error => "error",
+            ResponseType::OpaqueRedirect => "opaqueredirect",
         }
     }
 }
@@ -241,6 +244,16 @@ impl webidl::ClassInterface for Response {
 }
 
 webidl::interface!(Response, "Response");
+
+#[cfg(feature = "http")]
+impl Response {
+    /// Runs `f` on the response record of `this` (a short borrow: `f` must not run script).
+    pub(crate) fn with_record<R>(this: &Object<Self>, f: impl FnOnce(&ResponseRecord) -> R) -> R {
+        let data = this.borrow();
+        let record = data.data().response.borrow();
+        f(&record)
+    }
+}
 
 /// <https://fetch.spec.whatwg.org/#response-create>: a new `Response` object of the current
 /// realm for `record` (whose header list carries `guard`).

@@ -97,6 +97,7 @@ pub(super) fn build_blob_interface(ctx: &mut Cx) -> StandardConstructor {
         .attribute("type", blob_type, None)
         .operation("slice", 0, blob_slice)
         .operation("stream", 0, blob_stream)
+        .operation("textStream", 0, blob_text_stream)
         .promise_operation("text", 0, blob_text)
         .promise_operation("arrayBuffer", 0, blob_array_buffer)
         .promise_operation("bytes", 0, blob_bytes);
@@ -510,6 +511,18 @@ fn slice_blob(
 fn blob_stream(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let (bytes, _) = this_blob(this)?;
     Ok(get_stream(bytes, ctx)?.upcast().into())
+}
+
+/// <https://w3c.github.io/FileAPI/#dom-blob-textstream>
+fn blob_text_stream(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    let (bytes, _) = this_blob(this)?;
+    // 1. Let stream be the result of calling get stream on this.
+    let stream = get_stream(bytes, ctx)?;
+    // 2. Let decoder be a new TextDecoderStream object in this's relevant realm, set up with
+    //    UTF-8. 3. Return the result of stream piped through decoder.
+    Ok(crate::encoding::pipe_through_utf8_decoder(&stream, ctx)?
+        .upcast()
+        .into())
 }
 
 /// <https://w3c.github.io/FileAPI/#blob-get-stream>

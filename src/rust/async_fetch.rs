@@ -104,7 +104,26 @@ pub type FetchFuture = Pin<Box<dyn Future<Output = Result<AsyncFetchResponse, St
 pub trait AsyncFetcher: 'static {
     /// The response to `request`, as a future.
     fn fetch(&self, request: FetchRequest) -> FetchFuture;
+
+    /// Whether the fetcher sends a request body that is a `ReadableStream` as script writes it
+    /// ([`AsyncFetcher::fetch_with_upload`]); otherwise (the default) `fetch()` reads such a
+    /// body in full first and calls [`AsyncFetcher::fetch`].
+    fn streams_uploads(&self) -> bool {
+        false
+    }
+
+    /// The response to `request`, whose body is the stream `upload` (`request.body` is
+    /// `None`): called only when [`AsyncFetcher::streams_uploads`]. Dropping `upload` before
+    /// its end cancels the body's stream. The default is a network error.
+    fn fetch_with_upload(&self, request: FetchRequest, upload: UploadStream) -> FetchFuture {
+        drop((request, upload));
+        Box::pin(async { Err("this fetcher does not stream request bodies".to_owned()) })
+    }
 }
+
+/// A request body that is a stream, as an async fetcher reads it: a `futures::Stream` of its
+/// chunks' bytes (see [`super::IntoStream`]).
+pub type UploadStream = super::IntoStream;
 
 /// Makes `fetcher` the current realm's fetcher (it takes precedence over a synchronous
 /// [`crate::fetcher::Fetcher`]). A `TypeError` for a context the host did not make.
@@ -136,35 +155,61 @@ impl ShutDown for InFlight {
 
 impl DeferredFetcher for Adapter {
     fn start(&self, request: FetchRequest, respond: Responder, ctx: &mut Cx) -> AbortFetch {
-        let state = Rc::new(InFlight {
-            future: RefCell::new(Some(self.0.fetch(request))),
-            respond: RefCell::new(Some(respond)),
-            driver: RefCell::new(None),
-            drop_body: RefCell::new(None),
-        });
-        match Driver::new(&state, step, ctx) {
-            Ok(driver) => *state.driver.borrow_mut() = Some(driver),
+        begin(self.0.fetch(request), respond, ctx)
+    }
+
+    fn streams_uploads(&self) -> bool {
+        self.0.streams_uploads()
+    }
+
+    fn start_streaming(
+        &self,
+        request: FetchRequest,
+        upload: crate::fetch::fetcher::StreamBody,
+        respond: Responder,
+        ctx: &mut Cx,
+    ) -> AbortFetch {
+        match super::ReadableStream(upload.0).into_stream(ctx) {
+            Ok(upload) => begin(self.0.fetch_with_upload(request, upload), respond, ctx),
             Err(error) => {
-                let respond = state.respond.borrow_mut().take();
-                if let Some(respond) = respond {
-                    respond(Err(error.to_string()), ctx);
-                }
+                respond(Err(error.to_string()), ctx);
+                Box::new(|| ())
             }
         }
-        step(&state, ctx);
-        // The fetch call holds the abort closure, and the closure holds the fetch in progress
-        // (the future until it is ready, then what drops the body).
-        Box::new(move || {
-            let future = state.future.borrow_mut().take();
-            let driver = state.driver.borrow_mut().take();
-            let respond = state.respond.borrow_mut().take();
-            drop((future, driver, respond));
-            let drop_body = state.drop_body.borrow_mut().take();
-            if let Some(drop_body) = drop_body {
-                drop_body();
-            }
-        })
     }
+}
+
+/// Polls `future` from the loop and responds with its outcome; the closure it returns drops
+/// the work in progress.
+fn begin(future: FetchFuture, respond: Responder, ctx: &mut Cx) -> AbortFetch {
+    let state = Rc::new(InFlight {
+        future: RefCell::new(Some(future)),
+        respond: RefCell::new(Some(respond)),
+        driver: RefCell::new(None),
+        drop_body: RefCell::new(None),
+    });
+    match Driver::new(&state, step, ctx) {
+        Ok(driver) => *state.driver.borrow_mut() = Some(driver),
+        Err(error) => {
+            let respond = state.respond.borrow_mut().take();
+            if let Some(respond) = respond {
+                respond(Err(error.to_string()), ctx);
+            }
+        }
+    }
+    step(&state, ctx);
+    // The fetch call holds the abort closure, and the closure holds the fetch in progress
+    // (the future until it is ready, then what drops the body).
+    Box::new(move || {
+        let future = state.future.borrow_mut().take();
+        let driver = state.driver.borrow_mut().take();
+        let respond = state.respond.borrow_mut().take();
+        drop((future, driver, respond));
+        let drop_body = state.drop_body.borrow_mut().take();
+        if let Some(drop_body) = drop_body {
+            drop_body();
+        }
+    })
 }
 
 /// Polls the fetch's future; once it is ready, makes the body's stream and responds.

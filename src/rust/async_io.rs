@@ -699,6 +699,36 @@ fn chunk_bytes(chunk: Chunk, ctx: &mut Cx) -> Result<Bytes, StreamError> {
     }
 }
 
+/// State a Rust future polls and a callback on the loop fills: a read's result arrives, and
+/// the future is woken to take it.
+pub(crate) trait Arrival {
+    /// What arrives.
+    type Result;
+    /// Stores `result` (the read is no longer in flight); the waker to wake, if one waits.
+    fn arrive(&mut self, result: Self::Result) -> Option<Waker>;
+}
+
+/// Hands `result` to the state behind `weak` (gone: dropped) and wakes its poller.
+pub(crate) fn deliver<A: Arrival>(weak: &std::rc::Weak<RefCell<A>>, result: A::Result) {
+    let Some(shared) = weak.upgrade() else {
+        return;
+    };
+    let waker = shared.borrow_mut().arrive(result);
+    if let Some(waker) = waker {
+        waker.wake();
+    }
+}
+
+impl Arrival for ReadShared {
+    type Result = Result<Option<Bytes>, StreamError>;
+
+    fn arrive(&mut self, result: Self::Result) -> Option<Waker> {
+        self.in_flight = false;
+        self.arrived = Some(result);
+        self.waker.take()
+    }
+}
+
 impl futures::Stream for IntoStream {
     type Item = Result<Bytes, StreamError>;
 
@@ -731,18 +761,7 @@ impl futures::Stream for IntoStream {
                 reader.read_chunk_with(ctx, move |outcome, ctx| {
                     let result =
                         outcome.and_then(|chunk| chunk.map(|c| chunk_bytes(c, ctx)).transpose());
-                    let Some(shared) = weak.upgrade() else {
-                        return;
-                    };
-                    let waker = {
-                        let mut shared = shared.borrow_mut();
-                        shared.in_flight = false;
-                        shared.arrived = Some(result);
-                        shared.waker.take()
-                    };
-                    if let Some(waker) = waker {
-                        waker.wake();
-                    }
+                    deliver(&weak, result);
                 });
             });
         }

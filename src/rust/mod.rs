@@ -125,8 +125,10 @@ use std::{cell::RefCell, fmt, rc::Rc};
 
 #[cfg(feature = "tokio")]
 pub use async_fetch::{
-    set_async_fetcher, AsyncBody, AsyncFetchResponse, AsyncFetcher, FetchFuture,
+    set_async_fetcher, AsyncBody, AsyncFetchResponse, AsyncFetcher, FetchFuture, UploadStream,
 };
+#[cfg(feature = "http")]
+pub(crate) use async_io::{deliver, Arrival};
 #[cfg(feature = "tokio")]
 pub use async_io::{
     AbortHandle, AsyncReadSource, AsyncWriteSink, FuturesSink, IntoAsyncRead, IntoSink, IntoStream,

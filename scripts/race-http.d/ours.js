@@ -1,0 +1,1 @@
+serve({ fetch: (request) => raceHandler(request) });

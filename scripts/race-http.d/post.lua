@@ -1,0 +1,3 @@
+wrk.method = "POST"
+wrk.body = string.rep("x", 65536)
+wrk.headers["Content-Type"] = "application/octet-stream"

@@ -1,0 +1,894 @@
+//! `serve`: an HTTP/1.1 server on hyper whose requests go to a script's handler.
+//!
+//! One server serves from one host's event loop: connections are tasks of a current-thread
+//! runtime (or `LocalSet`) next to `Host::run`, since the JS engines are `!Send`. Each request
+//! is handed to the loop as a closure ([`LoopHandle`]): it makes the `Request` object (its body
+//! a byte stream polling hyper's incoming body only as script reads), calls the handler, and
+//! sends the `Response` back through a channel. The response body goes to hyper as draining
+//! reads of the body's stream, one per frame hyper asks for; a body made from bytes (a string,
+//! a buffer, a `Blob`) goes out as those bytes, with no read at all.
+
+use std::{
+    cell::{Cell, RefCell},
+    convert::Infallible,
+    fmt,
+    future::Future,
+    io,
+    net::SocketAddr,
+    pin::Pin,
+    rc::Rc,
+    sync::Arc,
+    task::{Context as TaskContext, Poll, Waker},
+    time::{Duration, Instant},
+};
+
+use bytes::Bytes;
+use http_body::{Body as HttpBody, Frame, SizeHint};
+use hyper::body::Incoming;
+use tokio::net::TcpListener;
+
+use crate::dom;
+use crate::engine::{self, webidl, Cx, JsPromise, JsResult, JsString, Value};
+use crate::fetch::native::{self, OutgoingBody};
+use crate::rust::{
+    deliver, Arrival, DrainedBytes, DrainingReader, LoopHandle, ReadableStream, StreamError,
+    StreamSource,
+};
+
+use super::rt::{Timer, TokioIo};
+
+/// The server's limits. Each, when reached, is a response or a closed connection, never a
+/// panic.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// The most bytes a request's head may take (at least 8 KiB, hyper's floor): past it the
+    /// client gets `431 Request Header Fields Too Large` and the connection closes.
+    pub max_header_bytes: usize,
+    /// The most bytes a request body may have: a declared `Content-Length` above it gets
+    /// `413 Content Too Large` without calling the handler; a chunked body that grows past it
+    /// errors the request's body stream (a `TypeError`) and the connection closes.
+    pub max_body_bytes: u64,
+    /// How long a client may take to send a request's head, from its first byte (slowloris):
+    /// then the connection closes.
+    pub header_read_timeout: Duration,
+    /// How long a connection may stay open with no request in progress and no byte moving:
+    /// then it closes.
+    pub idle_timeout: Duration,
+    /// The most connections open at once: one more gets `503 Service Unavailable` and is
+    /// closed.
+    pub max_connections: usize,
+    /// The most bytes one draining read of a response body takes (one frame to hyper).
+    pub frame_size: usize,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        Self {
+            max_header_bytes: 64 * 1024,
+            max_body_bytes: 64 << 20,
+            header_read_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 10_000,
+            frame_size: 64 * 1024,
+        }
+    }
+}
+
+/// Counts of what the server holds now, and what it did (for tests and leak checks).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServerStats {
+    /// Connections open now.
+    pub connections: usize,
+    /// Requests whose response has not finished (or been dropped) yet.
+    pub requests_in_flight: usize,
+    /// Response bodies being read now.
+    pub bodies_in_flight: usize,
+    /// Requests handled since the start.
+    pub requests: u64,
+    /// Connections refused for the connection limit.
+    pub refused: u64,
+}
+
+struct State {
+    handle: LoopHandle,
+    options: ServeOptions,
+    stats: Cell<ServerStats>,
+    /// The accept loop's and the connections' tasks, for [`Server::close`].
+    tasks: RefCell<Vec<tokio::task::AbortHandle>>,
+    closed: Cell<bool>,
+    accept_waker: RefCell<Option<Waker>>,
+}
+
+impl State {
+    fn update(&self, f: impl FnOnce(&mut ServerStats)) {
+        let mut stats = self.stats.get();
+        f(&mut stats);
+        self.stats.set(stats);
+    }
+}
+
+/// An HTTP/1.1 server whose handler is the one script registered with the global
+/// `serve(handler)` (see [`super::install`]): a function `(request, info) => response`, or an
+/// object with such a `fetch` method. Run [`Server::run`] on the same current-thread runtime
+/// or `LocalSet` as the host's loop (`Host::run`).
+#[derive(Clone)]
+pub struct Server {
+    state: Rc<State>,
+}
+
+impl fmt::Debug for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("stats", &self.state.stats.get())
+            .finish()
+    }
+}
+
+impl Server {
+    /// A server for the host of `ctx` (a `TypeError` for a context no host made).
+    pub fn new(options: ServeOptions, ctx: &Cx) -> Result<Self, StreamError> {
+        Ok(Self {
+            state: Rc::new(State {
+                handle: LoopHandle::new(ctx)?,
+                options,
+                stats: Cell::new(ServerStats::default()),
+                tasks: RefCell::new(Vec::new()),
+                closed: Cell::new(false),
+                accept_waker: RefCell::new(None),
+            }),
+        })
+    }
+
+    /// What the server holds now.
+    pub fn stats(&self) -> ServerStats {
+        self.state.stats.get()
+    }
+
+    /// Stops accepting and drops every open connection (their requests' signals abort and
+    /// their response streams are cancelled on the loop's next turns). Close the server and
+    /// let the loop run once more before dropping the host: a connection holds JS values.
+    pub fn close(&self) {
+        self.state.closed.set(true);
+        let tasks = std::mem::take(&mut *self.state.tasks.borrow_mut());
+        for task in tasks {
+            task.abort();
+        }
+        let waker = self.state.accept_waker.borrow_mut().take();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    /// Accepts connections from `listener` and serves them, each as a local task, until the
+    /// future is dropped (open connections go on). Keeps the host's loop alive meanwhile.
+    /// Must run inside a `LocalSet` (or a current-thread runtime's `LocalSet`).
+    /// The loop is kept alive from the call on (not from the first poll), so `Host::run` does
+    /// not find it idle before the task starts.
+    pub fn run(self, listener: TcpListener) -> impl Future<Output = ()> {
+        let alive = self.state.handle.keep_alive();
+        self.accept(listener, alive)
+    }
+
+    async fn accept(self, listener: TcpListener, _alive: crate::rust::KeepAlive) {
+        loop {
+            let accepted = std::future::poll_fn(|cx| {
+                if self.state.closed.get() {
+                    return Poll::Ready(None);
+                }
+                *self.state.accept_waker.borrow_mut() = Some(cx.waker().clone());
+                listener.poll_accept(cx).map(Some)
+            })
+            .await;
+            let (socket, peer) = match accepted {
+                None => return,
+                Some(Ok(accepted)) => accepted,
+                // A failed accept (out of descriptors, a reset before accept) loses one
+                // connection, not the server: wait a little and go on.
+                Some(Err(_)) => {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                }
+            };
+            let state = Rc::clone(&self.state);
+            if state.stats.get().connections >= state.options.max_connections {
+                state.update(|s| s.refused += 1);
+                tokio::task::spawn_local(refuse(socket));
+                continue;
+            }
+            let _ = socket.set_nodelay(true);
+            state.update(|s| s.connections += 1);
+            let counted = Counted(Rc::clone(&state));
+            let task = tokio::task::spawn_local(async move {
+                let _counted = counted;
+                connection(state, socket, peer).await;
+            });
+            let mut tasks = self.state.tasks.borrow_mut();
+            tasks.retain(|t| !t.is_finished());
+            tasks.push(task.abort_handle());
+        }
+    }
+}
+
+/// Counts a connection for as long as its task lives (finished or aborted).
+struct Counted(Rc<State>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.update(|s| s.connections -= 1);
+    }
+}
+
+/// Answers a connection over the limit with a 503 and closes it.
+async fn refuse(mut socket: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    let _ = socket
+        .write_all(
+            b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+        )
+        .await;
+    let _ = socket.shutdown().await;
+}
+
+/// Serves one connection until it closes, errors, or idles out.
+async fn connection(state: Rc<State>, socket: tokio::net::TcpStream, peer: SocketAddr) {
+    let activity = Rc::new(Cell::new(Instant::now()));
+    let in_flight = Rc::new(Cell::new(0usize));
+    let local = socket.local_addr().ok();
+    let io = TokioIo::with_activity(socket, Rc::clone(&activity));
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(Timer)
+        .header_read_timeout(Some(state.options.header_read_timeout))
+        .max_buf_size(state.options.max_header_bytes.max(8192))
+        .keep_alive(true);
+    let service_state = Rc::clone(&state);
+    let service_in_flight = Rc::clone(&in_flight);
+    let service = hyper::service::service_fn(move |request| {
+        let state = Rc::clone(&service_state);
+        let in_flight = Rc::clone(&service_in_flight);
+        async move { Ok::<_, Infallible>(respond(state, request, peer, local, in_flight).await) }
+    });
+    let conn = builder.serve_connection(io, service);
+    let mut conn = std::pin::pin!(conn);
+    let idle = state.options.idle_timeout;
+    let mut sleep = Box::pin(tokio::time::sleep(idle));
+    std::future::poll_fn(|cx| {
+        if conn.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(());
+        }
+        while sleep.as_mut().poll(cx).is_ready() {
+            let due = activity.get() + idle;
+            if in_flight.get() == 0 && Instant::now() >= due {
+                return Poll::Ready(());
+            }
+            let next = if in_flight.get() == 0 {
+                due
+            } else {
+                Instant::now() + idle
+            };
+            sleep.as_mut().reset(next.into());
+        }
+        Poll::Pending
+    })
+    .await;
+}
+
+/// A response with no body.
+fn plain(status: u16) -> hyper::Response<OutBody> {
+    let mut response = hyper::Response::new(OutBody::empty());
+    *response.status_mut() =
+        hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+    response
+}
+
+/// What the handler's side sends back for one request.
+enum Reply {
+    Response(native::ResponseParts, Option<DrainingReader>),
+    Failed,
+}
+
+/// What the request's side shares with the loop: the request's signal, and whether the
+/// exchange finished (then a disconnect no longer aborts it).
+#[derive(Default)]
+struct Exchange {
+    signal: Option<engine::Object>,
+    finished: bool,
+}
+
+/// Aborts the request's signal when dropped before the exchange finished (the client went
+/// away), and keeps the connection's in-flight count.
+struct ExchangeGuard {
+    exchange: Rc<RefCell<Exchange>>,
+    handle: LoopHandle,
+    state: Rc<State>,
+    in_flight: Rc<Cell<usize>>,
+}
+
+impl ExchangeGuard {
+    fn finish(&self) {
+        let signal = {
+            let mut exchange = self.exchange.borrow_mut();
+            exchange.finished = true;
+            exchange.signal.take()
+        };
+        if let Some(signal) = signal {
+            // Drop the handle on the loop's turn (a JS value is released there).
+            self.handle.queue(move |_| drop(signal));
+        }
+    }
+}
+
+impl Drop for ExchangeGuard {
+    fn drop(&mut self) {
+        self.in_flight.set(self.in_flight.get().saturating_sub(1));
+        self.state.update(|s| s.requests_in_flight -= 1);
+        let signal = {
+            let mut exchange = self.exchange.borrow_mut();
+            if exchange.finished {
+                None
+            } else {
+                exchange.finished = true;
+                exchange.signal.take()
+            }
+        };
+        if let Some(signal) = signal {
+            self.handle.queue(move |ctx| {
+                let reason = StreamError::dom_exception("AbortError", "the client disconnected")
+                    .into_js(ctx);
+                if let Err(error) = dom::signal_abort(&signal, reason, ctx) {
+                    report(error, ctx);
+                }
+            });
+        }
+    }
+}
+
+/// One request: to the handler and back.
+async fn respond(
+    state: Rc<State>,
+    request: hyper::Request<Incoming>,
+    peer: SocketAddr,
+    local: Option<SocketAddr>,
+    in_flight: Rc<Cell<usize>>,
+) -> hyper::Response<OutBody> {
+    let declared = content_length(request.headers());
+    if declared.is_some_and(|n| n > state.options.max_body_bytes) {
+        return plain(413);
+    }
+    let (parts, incoming) = request.into_parts();
+    let Some(url) = request_url(&parts, local) else {
+        return plain(400);
+    };
+    in_flight.set(in_flight.get() + 1);
+    state.update(|s| {
+        s.requests_in_flight += 1;
+        s.requests += 1;
+    });
+    let guard = ExchangeGuard {
+        exchange: Rc::new(RefCell::new(Exchange::default())),
+        handle: state.handle.clone(),
+        state: Rc::clone(&state),
+        in_flight,
+    };
+    let (send, receive) = tokio::sync::oneshot::channel();
+    let incoming = IncomingStream {
+        body: incoming,
+        left: state.options.max_body_bytes,
+    };
+    let has_body = !incoming.body.is_end_stream();
+    let head = RequestHead {
+        method: parts.method.as_str().as_bytes().to_vec(),
+        url,
+        headers: parts
+            .headers
+            .iter()
+            .map(|(name, value)| (name.as_str().as_bytes().to_vec(), value.as_bytes().to_vec()))
+            .collect(),
+        body: has_body.then_some((incoming, declared)),
+        peer,
+    };
+    let exchange = Rc::clone(&guard.exchange);
+    state
+        .handle
+        .queue(move |ctx| dispatch(head, exchange, send, ctx));
+    let is_head = parts.method == hyper::Method::HEAD;
+    match receive.await {
+        Ok(Reply::Response(parts, reader)) => build_response(parts, reader, guard, is_head, &state),
+        Ok(Reply::Failed) | Err(_) => {
+            guard.finish();
+            plain(500)
+        }
+    }
+}
+
+/// The request's declared `Content-Length`, if valid.
+fn content_length(headers: &hyper::HeaderMap) -> Option<u64> {
+    headers
+        .get(hyper::header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// The request's URL: `http://` + its `Host` (or the local address) + its target, parsed.
+fn request_url(parts: &hyper::http::request::Parts, local: Option<SocketAddr>) -> Option<String> {
+    let target = parts
+        .uri
+        .path_and_query()
+        .map_or("/", |p| p.as_str())
+        .to_owned();
+    let authority = match parts.uri.authority() {
+        Some(authority) => authority.as_str().to_owned(),
+        None => match parts.headers.get(hyper::header::HOST) {
+            Some(host) => host.to_str().ok()?.to_owned(),
+            None => local?.to_string(),
+        },
+    };
+    let url = url::Url::parse(&format!("http://{authority}{target}")).ok()?;
+    Some(url.into())
+}
+
+/// The request as it crosses to the loop.
+struct RequestHead {
+    method: Vec<u8>,
+    url: String,
+    headers: Vec<(Vec<u8>, Vec<u8>)>,
+    body: Option<(IncomingStream, Option<u64>)>,
+    peer: SocketAddr,
+}
+
+traced! {
+    data;
+    /// The handler the global `serve(handler)` registered in the realm.
+    pub(crate) struct ServeHandler(Value);
+}
+
+traced! {
+    /// What the handler's result promise reacts with.
+    struct Pending {
+        #[unsafe_ignore_trace]
+        send: RefCell<Option<tokio::sync::oneshot::Sender<Reply>>>,
+    }
+}
+
+/// In a task of the loop: makes the `Request`, calls the handler, and sends its response.
+fn dispatch(
+    head: RequestHead,
+    exchange: Rc<RefCell<Exchange>>,
+    send: tokio::sync::oneshot::Sender<Reply>,
+    ctx: &mut Cx,
+) {
+    let pending = Pending {
+        send: RefCell::new(Some(send)),
+    };
+    if let Err(error) = call_handler(head, &exchange, &pending, ctx) {
+        fail(&pending);
+        report(error, ctx);
+    }
+}
+
+/// Reports `error` as an uncaught exception (the host's reports): thrown from a microtask.
+fn report(error: engine::JsError, ctx: &mut Cx) {
+    engine::queue_microtask(ctx, move |_| Err(error));
+}
+
+fn fail(pending: &Pending) {
+    let send = pending.send.borrow_mut().take();
+    if let Some(send) = send {
+        let _ = send.send(Reply::Failed);
+    }
+}
+
+fn call_handler(
+    head: RequestHead,
+    exchange: &Rc<RefCell<Exchange>>,
+    pending: &Pending,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    let Some(handler) = engine::with_realm_data(ctx, |h: &ServeHandler| h.0.clone()) else {
+        return Err(engine::throw_type_error(
+            "serve: no handler (the script did not call serve(handler))",
+        ));
+    };
+    let signal = dom::new_abort_signal(ctx)?;
+    exchange.borrow_mut().signal = Some(signal.clone());
+    let body = match head.body {
+        Some((incoming, length)) => {
+            let stream = StreamSource::new(incoming)
+                .into_byte_stream(ctx)
+                .map_err(|e| engine::throw_value(e.into_js(ctx)))?;
+            Some((stream.0, length))
+        }
+        None => None,
+    };
+    let request =
+        native::new_request_object(head.method, head.url, head.headers, body, signal, ctx)?;
+    let info = engine::json_parse(
+        JsString::from(
+            format!(
+                r#"{{"remoteAddr":{{"transport":"tcp","hostname":"{}","port":{}}}}}"#,
+                head.peer.ip(),
+                head.peer.port()
+            )
+            .as_str(),
+        ),
+        ctx,
+    )?;
+    let args = [request.into(), info];
+    let result = match handler.as_object() {
+        Some(object) if handler.as_callable().is_none() => {
+            let fetch = object.get("fetch", ctx)?;
+            engine::call(&fetch, &handler, &args, ctx)?
+        }
+        _ => engine::call(&handler, &Value::undefined(), &args, ctx)?,
+    };
+    let promise = JsPromise::resolve(result, ctx)?;
+    let data = Pending {
+        send: RefCell::new(pending.send.borrow_mut().take()),
+    };
+    engine::react(&promise, data, on_response, on_rejected, ctx)
+}
+
+fn on_response(pending: &Pending, value: Value, ctx: &mut Cx) -> JsResult<()> {
+    let parts = match native::response_parts(&value, ctx) {
+        Ok(Some(parts)) if parts.status != 0 => parts,
+        Ok(_) => {
+            fail(pending);
+            let error = engine::type_error(
+                "serve: the handler's result is not a Response (or is Response.error())",
+                ctx,
+            );
+            return Err(engine::throw_value(error));
+        }
+        Err(error) => {
+            fail(pending);
+            return Err(error);
+        }
+    };
+    let reader = match &parts.body {
+        Some(OutgoingBody::Stream(stream, _)) => {
+            match ReadableStream(stream.clone()).draining_reader(ctx) {
+                Ok(reader) => Some(reader),
+                Err(error) => {
+                    fail(pending);
+                    let error = error.into_js(ctx);
+                    return Err(engine::throw_value(error));
+                }
+            }
+        }
+        _ => None,
+    };
+    let send = pending.send.borrow_mut().take();
+    if let Some(send) = send {
+        let _ = send.send(Reply::Response(parts, reader));
+    }
+    Ok(())
+}
+
+fn on_rejected(pending: &Pending, reason: Value, _: &mut Cx) -> JsResult<()> {
+    fail(pending);
+    Err(engine::throw_value(reason))
+}
+
+/// hyper's response for the handler's.
+fn build_response(
+    parts: native::ResponseParts,
+    reader: Option<DrainingReader>,
+    guard: ExchangeGuard,
+    is_head: bool,
+    state: &Rc<State>,
+) -> hyper::Response<OutBody> {
+    let mut headers = hyper::HeaderMap::new();
+    for (name, value) in &parts.headers {
+        let (Ok(name), Ok(value)) = (
+            hyper::header::HeaderName::from_bytes(name),
+            hyper::header::HeaderValue::from_bytes(value),
+        ) else {
+            continue;
+        };
+        // hyper frames the body itself.
+        if name == hyper::header::TRANSFER_ENCODING || name == hyper::header::CONNECTION {
+            continue;
+        }
+        headers.append(name, value);
+    }
+    let body = match (parts.body, reader) {
+        (Some(OutgoingBody::Bytes(bytes)), _) => {
+            guard.finish();
+            OutBody::full(bytes, guard)
+        }
+        (Some(OutgoingBody::Stream(_, length)), Some(reader)) => {
+            if is_head {
+                // No body goes out: let the stream go.
+                let reader = Rc::new(reader);
+                guard.handle.queue(move |ctx| {
+                    let reason = engine::Value::undefined();
+                    drop(reader.cancel(reason, ctx));
+                });
+                guard.finish();
+                OutBody::done(guard)
+            } else {
+                OutBody::stream(reader, length, guard, state)
+            }
+        }
+        _ => {
+            guard.finish();
+            OutBody::done(guard)
+        }
+    };
+    let mut response = hyper::Response::new(body);
+    *response.status_mut() =
+        hyper::StatusCode::from_u16(parts.status).unwrap_or(hyper::StatusCode::OK);
+    *response.headers_mut() = headers;
+    response
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bodies
+// ---------------------------------------------------------------------------------------------
+
+/// hyper's incoming body as a stream of byte chunks (trailers skipped), held to the body limit.
+pub(crate) struct IncomingStream {
+    body: Incoming,
+    left: u64,
+}
+
+impl futures::Stream for IncomingStream {
+    type Item = Result<Bytes, io::Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        let data = match super::rt::poll_data(&mut self.body, cx) {
+            Poll::Ready(Some(Ok(data))) => data,
+            other => return other,
+        };
+        let len = data.len() as u64;
+        if len > self.left {
+            self.left = 0;
+            return Poll::Ready(Some(Err(io::Error::other(
+                "the request body is larger than the server's limit",
+            ))));
+        }
+        self.left -= len;
+        Poll::Ready(Some(Ok(data)))
+    }
+}
+
+/// The body of a response as hyper sends it.
+pub struct OutBody {
+    kind: OutKind,
+    _guard: Option<ExchangeGuardHandle>,
+}
+
+/// Keeps an exchange's guard for as long as hyper holds the body.
+struct ExchangeGuardHandle(#[allow(dead_code)] ExchangeGuard);
+
+enum OutKind {
+    Empty,
+    Full(Option<Bytes>),
+    Stream(StreamOut),
+}
+
+impl fmt::Debug for OutBody {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("OutBody")
+    }
+}
+
+impl OutBody {
+    fn empty() -> Self {
+        Self {
+            kind: OutKind::Empty,
+            _guard: None,
+        }
+    }
+
+    fn done(guard: ExchangeGuard) -> Self {
+        Self {
+            kind: OutKind::Empty,
+            _guard: Some(ExchangeGuardHandle(guard)),
+        }
+    }
+
+    fn full(bytes: Arc<[u8]>, guard: ExchangeGuard) -> Self {
+        Self {
+            kind: OutKind::Full(Some(Bytes::from(bytes.to_vec()))),
+            _guard: Some(ExchangeGuardHandle(guard)),
+        }
+    }
+
+    fn stream(
+        reader: DrainingReader,
+        length: Option<u64>,
+        guard: ExchangeGuard,
+        state: &Rc<State>,
+    ) -> Self {
+        state.update(|s| s.bodies_in_flight += 1);
+        Self {
+            kind: OutKind::Stream(StreamOut {
+                handle: guard.handle.clone(),
+                frame_size: state.options.frame_size.max(1),
+                length,
+                shared: Rc::new(RefCell::new(DrainShared {
+                    reader: Some(Rc::new(reader)),
+                    ..DrainShared::default()
+                })),
+                state: Rc::clone(state),
+            }),
+            _guard: Some(ExchangeGuardHandle(guard)),
+        }
+    }
+}
+
+/// A response body read from its stream with draining reads.
+struct StreamOut {
+    handle: LoopHandle,
+    frame_size: usize,
+    length: Option<u64>,
+    shared: Rc<RefCell<DrainShared>>,
+    state: Rc<State>,
+}
+
+#[derive(Default)]
+struct DrainShared {
+    reader: Option<Rc<DrainingReader>>,
+    in_flight: bool,
+    arrived: Option<Result<DrainedBytes, StreamError>>,
+    waker: Option<Waker>,
+    done: bool,
+}
+
+impl Arrival for DrainShared {
+    type Result = Result<DrainedBytes, StreamError>;
+
+    fn arrive(&mut self, result: Self::Result) -> Option<Waker> {
+        self.in_flight = false;
+        self.arrived = Some(result);
+        self.waker.take()
+    }
+}
+
+impl HttpBody for OutBody {
+    type Data = Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
+        let this = &mut *self;
+        let finished = match &mut this.kind {
+            OutKind::Empty => return Poll::Ready(None),
+            OutKind::Full(bytes) => return Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            OutKind::Stream(out) => match out.poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Some(Ok(bytes))) => return Poll::Ready(Some(Ok(Frame::data(bytes)))),
+                Poll::Ready(other) => other,
+            },
+        };
+        // The body ended (or failed): the exchange is over.
+        if let Some(ExchangeGuardHandle(guard)) = &this._guard {
+            if finished.is_none() {
+                guard.finish();
+            }
+        }
+        Poll::Ready(finished.map(|r| r.map(Frame::data)))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match &self.kind {
+            OutKind::Empty => true,
+            OutKind::Full(bytes) => bytes.is_none(),
+            OutKind::Stream(out) => out.shared.borrow().done,
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match &self.kind {
+            OutKind::Empty => SizeHint::with_exact(0),
+            OutKind::Full(bytes) => {
+                SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64))
+            }
+            OutKind::Stream(out) => match out.length {
+                Some(length) => SizeHint::with_exact(length),
+                None => SizeHint::default(),
+            },
+        }
+    }
+}
+
+impl StreamOut {
+    /// The next run of bytes: a draining read on the loop, handed over when it completes.
+    fn poll(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<Bytes, io::Error>>> {
+        loop {
+            let mut shared = self.shared.borrow_mut();
+            if let Some(result) = shared.arrived.take() {
+                match result {
+                    Ok(drained) => {
+                        if drained.done {
+                            shared.done = true;
+                        }
+                        if !drained.bytes.is_empty() {
+                            return Poll::Ready(Some(Ok(Bytes::from(drained.bytes))));
+                        }
+                        if shared.done {
+                            return Poll::Ready(None);
+                        }
+                        continue;
+                    }
+                    Err(error) => {
+                        shared.done = true;
+                        return Poll::Ready(Some(Err(io::Error::other(error.to_string()))));
+                    }
+                }
+            }
+            if shared.done {
+                return Poll::Ready(None);
+            }
+            shared.waker = Some(cx.waker().clone());
+            if !shared.in_flight {
+                shared.in_flight = true;
+                let Some(reader) = shared.reader.clone() else {
+                    return Poll::Ready(None);
+                };
+                let weak = Rc::downgrade(&self.shared);
+                let limit = self.frame_size;
+                self.handle.queue(move |ctx| {
+                    reader.read_bytes_with(limit, ctx, move |result, _| deliver(&weak, result));
+                });
+            }
+            return Poll::Pending;
+        }
+    }
+}
+
+impl Drop for StreamOut {
+    fn drop(&mut self) {
+        self.state.update(|s| s.bodies_in_flight -= 1);
+        let reader = {
+            let mut shared = self.shared.borrow_mut();
+            if shared.done {
+                shared.reader.take().map(|r| (r, false))
+            } else {
+                shared.reader.take().map(|r| (r, true))
+            }
+        };
+        // The reader's JS objects are released on the loop; a body dropped before its end
+        // (the client went away) cancels the stream.
+        if let Some((reader, cancel)) = reader {
+            self.handle.queue(move |ctx| {
+                if cancel {
+                    let reason =
+                        StreamError::dom_exception("AbortError", "the client disconnected")
+                            .into_js(ctx);
+                    drop(reader.cancel(reason, ctx));
+                }
+                drop(reader);
+            });
+        }
+    }
+}
+
+/// The global `serve(handler)`: registers the realm's handler (a function, or an object with a
+/// `fetch` method); a `TypeError` for anything else.
+pub(crate) fn serve_global(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
+    let handler = args.first().cloned().unwrap_or_else(Value::undefined);
+    let valid = handler.as_callable().is_some()
+        || match handler.as_object() {
+            Some(object) => object.get("fetch", ctx)?.as_callable().is_some(),
+            None => false,
+        };
+    if !valid {
+        return Err(engine::throw_type_error(
+            "serve: the handler must be a function or an object with a fetch method",
+        ));
+    }
+    engine::set_realm_data(ctx, ServeHandler(handler));
+    Ok(Value::undefined())
+}
+
+/// Installs the global `serve(handler)` in the current realm.
+pub(crate) fn install(ctx: &mut Cx) -> JsResult<()> {
+    webidl::define_global_operation("serve", 1, serve_global, ctx)
+}
