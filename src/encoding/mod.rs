@@ -34,6 +34,40 @@ pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
     Ok(())
 }
 
+/// <https://encoding.spec.whatwg.org/#utf-8-decode>: a leading BOM is dropped, invalid
+/// sequences become U+FFFD.
+pub(crate) fn utf8_decode(bytes: &[u8]) -> crate::engine::JsString {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    with_utf8_decoded(bytes, |units| crate::engine::JsString::from(units))
+}
+
+/// [`utf8_decode`] as a string value: valid UTF-8 goes straight into the engine's string where
+/// the engine builds strings from UTF-8 itself (QuickJS), with no UTF-16 buffer in between.
+/// `Body`'s `text()`, `Blob`'s `text()` and `FileReader`'s `readAsText()` for UTF-8.
+pub(crate) fn utf8_decode_to_value(bytes: &[u8], ctx: &mut Cx) -> crate::engine::Value {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match crate::engine::string_value_from_utf8(bytes, ctx) {
+        Some(value) => value,
+        None => with_utf8_decoded(bytes, |units| {
+            crate::engine::string_value_from_utf16(units, ctx)
+        }),
+    }
+}
+
+/// [`utf8_decode`] after its BOM step, giving `f` the string's code units.
+fn with_utf8_decoded<R>(bytes: &[u8], f: impl FnOnce(&[u16]) -> R) -> R {
+    // The UTF-8 decoder (encoding_rs's, as TextDecoder's), straight to UTF-16 code units: one
+    // pass, vectorized over ASCII.
+    let mut decoder = encoding_rs::UTF_8.new_decoder_without_bom_handling();
+    let room = decoder
+        .max_utf16_buffer_length(bytes.len())
+        .unwrap_or(bytes.len().saturating_add(1));
+    let mut units = vec![0u16; room];
+    // With room for the whole output, one call with `last` decodes everything.
+    let (_, _, written, _) = decoder.decode_to_utf16(bytes, &mut units, true);
+    f(units.get(..written).unwrap_or_default())
+}
+
 /// `stream` piped through a new `TextDecoderStream` (UTF-8, the defaults) of the current realm
 /// (<https://streams.spec.whatwg.org/#readablestream-pipe-through>): the decoder's readable
 /// side, a stream of strings. `Blob`'s and the `Body` mixin's `textStream()`.

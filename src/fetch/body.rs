@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crate::engine::{
-    self, clone::ByteBlock, webidl, Cx, JsResult, JsString, Object, PromiseCapability, Slot, Value,
+    self, clone::ByteBlock, webidl, Cx, JsResult, Object, PromiseCapability, Slot, Value,
 };
 use crate::readable::{
     other_specs::{self, ReadAllBytesSteps},
@@ -331,47 +331,15 @@ impl Convert {
                 }
             }
             Convert::Json => parse_json_from_bytes(bytes.as_slice(), ctx),
-            // UTF-8 decode (below); valid UTF-8 goes straight to the engine's string where
-            // the engine builds strings from UTF-8 itself.
-            Convert::Text => {
-                let text = bytes.as_slice();
-                let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
-                match engine::string_value_from_utf8(text, ctx) {
-                    Some(value) => Ok(value),
-                    None => Ok(with_utf8_decoded(text, |units| {
-                        engine::string_value_from_utf16(units, ctx)
-                    })),
-                }
-            }
+            Convert::Text => Ok(crate::encoding::utf8_decode_to_value(bytes.as_slice(), ctx)),
         }
     }
-}
-
-/// <https://encoding.spec.whatwg.org/#utf-8-decode>: a leading BOM is dropped, invalid
-/// sequences become U+FFFD.
-pub(crate) fn utf8_decode(bytes: &[u8]) -> JsString {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    with_utf8_decoded(bytes, |units| JsString::from(units))
-}
-
-/// [`utf8_decode`] after its BOM step, giving `f` the string's code units.
-fn with_utf8_decoded<R>(bytes: &[u8], f: impl FnOnce(&[u16]) -> R) -> R {
-    // The Encoding Standard's UTF-8 decoder (encoding_rs's, as TextDecoder's), straight to
-    // UTF-16 code units: one pass, vectorized over ASCII.
-    let mut decoder = encoding_rs::UTF_8.new_decoder_without_bom_handling();
-    let room = decoder
-        .max_utf16_buffer_length(bytes.len())
-        .unwrap_or(bytes.len().saturating_add(1));
-    let mut units = vec![0u16; room];
-    // With room for the whole output, one call with `last` decodes everything.
-    let (_, _, written, _) = decoder.decode_to_utf16(bytes, &mut units, true);
-    f(units.get(..written).unwrap_or_default())
 }
 
 /// <https://infra.spec.whatwg.org/#parse-json-bytes-to-a-javascript-value>
 pub(crate) fn parse_json_from_bytes(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
     // 1. Let string be the result of running UTF-8 decode on bytes.
-    let string = utf8_decode(bytes);
+    let string = crate::encoding::utf8_decode(bytes);
     // 2. Return ? Call(%JSON.parse%, undefined, « string »).
     engine::json_parse(string, ctx)
 }
