@@ -54,6 +54,17 @@ pub(crate) fn utf8_decode_to_value(bytes: &[u8], ctx: &mut Cx) -> crate::engine:
     }
 }
 
+/// The most code units [`with_utf8_decoded`]'s scratch buffer keeps between calls (4 MiB): a
+/// body of up to 2 Mi characters decodes into memory already mapped, instead of a fresh
+/// zero-filled block that faults in page by page.
+const UTF8_SCRATCH_KEEP: usize = 1 << 21;
+
+thread_local! {
+    /// [`with_utf8_decoded`]'s output buffer, reused (taken out while in use, so a nested
+    /// call would get a fresh one).
+    static UTF8_SCRATCH: std::cell::Cell<Vec<u16>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 /// [`utf8_decode`] after its BOM step, giving `f` the string's code units.
 fn with_utf8_decoded<R>(bytes: &[u8], f: impl FnOnce(&[u16]) -> R) -> R {
     // The UTF-8 decoder (encoding_rs's, as TextDecoder's), straight to UTF-16 code units: one
@@ -62,10 +73,17 @@ fn with_utf8_decoded<R>(bytes: &[u8], f: impl FnOnce(&[u16]) -> R) -> R {
     let room = decoder
         .max_utf16_buffer_length(bytes.len())
         .unwrap_or(bytes.len().saturating_add(1));
-    let mut units = vec![0u16; room];
+    let mut units = UTF8_SCRATCH.with(std::cell::Cell::take);
+    if units.len() < room {
+        units.resize(room, 0);
+    }
     // With room for the whole output, one call with `last` decodes everything.
     let (_, _, written, _) = decoder.decode_to_utf16(bytes, &mut units, true);
-    f(units.get(..written).unwrap_or_default())
+    let result = f(units.get(..written).unwrap_or_default());
+    if units.len() <= UTF8_SCRATCH_KEEP {
+        UTF8_SCRATCH.with(|scratch| scratch.set(units));
+    }
+    result
 }
 
 /// `stream` piped through a new `TextDecoderStream` (UTF-8, the defaults) of the current realm
