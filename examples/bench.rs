@@ -1031,6 +1031,8 @@ fn verdict(met: bool) -> &'static str {
 }
 
 fn main() -> ExitCode {
+    // Body-sized buffers reuse freed heap instead of fresh mappings (see the function).
+    boa_streams::host::keep_freed_memory_mapped();
     let mut polyfill_path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("target/bench-polyfill/node_modules/web-streams-polyfill/dist/ponyfill.js");
     let mut o = Options {

@@ -59,6 +59,8 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
 }
 
 fn main() -> ExitCode {
+    // Body-sized buffers reuse freed heap instead of fresh mappings (see the function).
+    boa_streams::host::keep_freed_memory_mapped();
     let Args { files, options } = match parse_args(std::env::args().skip(1)) {
         Ok(args) => args,
         Err(error) => {

@@ -23,6 +23,8 @@ use boa_streams::host::{Host, HostOptions};
 use boa_streams::http::{ServeOptions, Server};
 
 fn main() -> ExitCode {
+    // Body-sized buffers reuse freed heap instead of fresh mappings (see the function).
+    boa_streams::host::keep_freed_memory_mapped();
     let mut file = None;
     let mut port = 8000u16;
     let mut address = "127.0.0.1".to_owned();

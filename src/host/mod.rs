@@ -22,6 +22,7 @@
 #[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
 mod adopt;
 mod agent;
+mod allocator;
 #[cfg(feature = "tokio")]
 mod async_loop;
 mod base64;
@@ -52,6 +53,7 @@ use event_loop::EventLoop;
 
 #[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
 pub use adopt::AdoptOptions;
+pub use allocator::keep_freed_memory_mapped;
 pub use agent::{port_pair, AgentExit, PortHandle};
 pub use text::json_string;
 pub use types::{HostOptions, HostReport, RunOutcome};
