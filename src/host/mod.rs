@@ -53,8 +53,8 @@ use event_loop::EventLoop;
 
 #[cfg(all(feature = "rquickjs", not(feature = "engine-boa")))]
 pub use adopt::AdoptOptions;
-pub use allocator::keep_freed_memory_mapped;
 pub use agent::{port_pair, AgentExit, PortHandle};
+pub use allocator::keep_freed_memory_mapped;
 pub use text::json_string;
 pub use types::{HostOptions, HostReport, RunOutcome};
 
