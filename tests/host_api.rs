@@ -192,3 +192,46 @@ fn dead_buffers_are_collected_once_enough_buffer_data_is_allocated() {
         "the dead buffer was collected"
     );
 }
+
+/// An embedder may drop its hosts in any order: with the first host (made before the second)
+/// and its context gone, the second still makes a stream from Rust and reads it. (On QuickJS
+/// dropping the first context used to leave no context current while the second was alive,
+/// and the next internal object panicked.)
+#[test]
+fn a_host_works_after_an_earlier_host_is_dropped() {
+    use boa_streams::rust::{
+        with_chunk_bytes, Completion, ReadableController, ReadableStream, Source, StreamError,
+    };
+    struct Once(bool);
+    impl Source for Once {
+        fn pull(
+            &mut self,
+            c: &ReadableController,
+            ctx: &mut Context,
+        ) -> Result<Completion, StreamError> {
+            if std::mem::replace(&mut self.0, true) {
+                c.close(ctx)?;
+            } else {
+                c.enqueue_bytes(b"hi", ctx)?;
+            }
+            Ok(Completion::Ready)
+        }
+    }
+    let (first, first_ctx) = Host::new(HostOptions::default()).expect("a host");
+    let (second, mut ctx) = Host::new(HostOptions::default()).expect("a host");
+    drop(first_ctx);
+    drop(first);
+    let stream = ReadableStream::from_source(Once(false), 0.0, &mut ctx).expect("a stream");
+    let reader = stream.reader(&mut ctx).expect("a reader");
+    let chunk = reader
+        .read(&mut ctx)
+        .wait(&second, &mut ctx)
+        .expect("a result")
+        .expect("a chunk")
+        .expect("a chunk before the end");
+    let bytes = with_chunk_bytes(&chunk, &mut ctx, <[u8]>::to_vec).expect("bytes");
+    assert_eq!(bytes, b"hi");
+    drop(chunk);
+    drop(reader);
+    drop(stream);
+}

@@ -220,17 +220,40 @@ impl<A, B, C, D, R> Trace for fn(&A, &B, &[C], &mut D) -> R {
 // ---------------------------------------------------------------------------------------------
 
 thread_local! {
-    /// The innermost entered context on this thread (null when none). Only [`Cx::enter`] and
-    /// `Cx`'s `Drop` write it (see `Cx`'s invariant).
+    /// The contexts of the `Cx` handles alive on this thread, in the order they were entered
+    /// (a context entered twice is listed twice). Only [`Cx::enter`], `Cx`'s `Drop` and
+    /// [`forget_entered_contexts`] change it.
+    static ENTERED: RefCell<Vec<*mut q::JSContext>> = const { RefCell::new(Vec::new()) };
+    /// The last entry of `ENTERED` (null when it is empty), kept beside it so that reading it
+    /// is one load.
     static CURRENT: Cell<*mut q::JSContext> = const { Cell::new(ptr::null_mut()) };
 }
 
-/// The innermost entered context of this thread: what the API's operations without a context
-/// argument use. Null outside any entry (only the host creates values there, through a `Cx`).
+/// Sets [`CURRENT`] to `ENTERED`'s last entry.
+fn update_current(entered: &[*mut q::JSContext]) {
+    let top = entered.last().copied().unwrap_or(ptr::null_mut());
+    CURRENT.with(|c| c.set(top));
+}
+
+/// Removes every entry of `contexts` from the entered contexts: a runtime calls it before it
+/// frees them, so that a `Cx` the embedder leaked (`mem::forget`) cannot leave a freed context
+/// current.
+pub(crate) fn forget_entered_contexts(contexts: &[*mut q::JSContext]) {
+    ENTERED.with(|entered| {
+        let mut entered = entered.borrow_mut();
+        entered.retain(|ctx| !contexts.contains(ctx));
+        update_current(&entered);
+    });
+}
+
+/// The most recently entered context of this thread whose `Cx` is still alive: what the API's
+/// operations without a context argument use. Null outside any entry (only the host creates
+/// values there, through a `Cx`).
 ///
 /// # Invariant
-/// Null, or the context of the innermost `Cx` alive on this thread, which is live, with its
-/// agent and realm state installed, for as long as it is current (`Cx`'s invariant, point 3).
+/// Null, or the context of a `Cx` alive on this thread (the last entered of those alive),
+/// which is live, with its agent and realm state installed, for as long as it is current
+/// (`Cx`'s invariant, point 3).
 /// Code that passes it to QuickJS with a value relies, in addition, on the value belonging to
 /// that context's runtime (`Value`'s invariant, point 4).
 #[inline]
@@ -239,7 +262,7 @@ pub(crate) fn current_ctx() -> *mut q::JSContext {
 }
 
 /// The execution context every operation runs in: a handle on a `JSContext` (a realm), entered
-/// for as long as the handle lives (it restores the previous current context on drop).
+/// for as long as the handle lives (the current context is the last entered of the live ones).
 ///
 /// # Invariant
 /// What every `unsafe` block of the backend that takes a context from a `Cx` relies on (they
@@ -249,13 +272,13 @@ pub(crate) fn current_ctx() -> *mut q::JSContext {
 ///    so [`agent_of`] and [`realm_of`] may be called on them.
 /// 2. The handle is used on the thread that runs that runtime: a `Cx` holds raw pointers, so
 ///    it is neither `Send` nor `Sync`, and QuickJS runtimes are single-threaded.
-/// 3. Handles nest: one is dropped before any handle entered before it on the thread, and none
-///    is leaked, so [`current_ctx`] is always null or the `raw` of a live handle.
+/// 3. [`current_ctx`] is always null or the `raw` of a live handle: handles may be dropped in any
+///    order (each removes its own entry from the thread's list of entered contexts), and a
+///    leaked one's entry goes when its runtime frees the context ([`forget_entered_contexts`]).
 ///
 /// [`Cx::enter`]'s callers establish 1 and 3 (its `# Safety`); the type gives 2.
 pub struct Cx {
     raw: *mut q::JSContext,
-    previous: *mut q::JSContext,
 }
 
 impl Cx {
@@ -264,12 +287,12 @@ impl Cx {
     /// # Safety
     /// For as long as the returned handle lives, `raw` is a live context of a runtime set up by
     /// [`Agent::install`], with its realm state installed ([`RealmState::install`] itself enters
-    /// the context right after installing it). The handle is dropped before any `Cx` entered
-    /// earlier on this thread, and is not leaked (`mem::forget`), so the previous context it
-    /// restores on drop is still live. Together: `Cx`'s invariant.
+    /// the context right after installing it). Whoever frees `raw` first calls
+    /// [`forget_entered_contexts`] with it. Together: `Cx`'s invariant.
     pub(crate) unsafe fn enter(raw: *mut q::JSContext) -> Self {
-        let previous = CURRENT.with(|c| c.replace(raw));
-        Self { raw, previous }
+        ENTERED.with(|entered| entered.borrow_mut().push(raw));
+        CURRENT.with(|c| c.set(raw));
+        Self { raw }
     }
 
     /// The `JSContext`.
@@ -320,9 +343,16 @@ impl Cx {
 }
 
 impl Drop for Cx {
+    /// Removes this handle's entry (the last one of its context: the top one when handles
+    /// nest, as they do inside the crate; an embedder may drop its handles in any order).
     fn drop(&mut self) {
-        let previous = self.previous;
-        CURRENT.with(|c| c.set(previous));
+        ENTERED.with(|entered| {
+            let mut entered = entered.borrow_mut();
+            if let Some(at) = entered.iter().rposition(|&ctx| ctx == self.raw) {
+                entered.remove(at);
+            }
+            update_current(&entered);
+        });
     }
 }
 
@@ -930,7 +960,10 @@ pub(crate) fn new_native_object<T: NativeObject>(
     proto: q::JSValue,
     data: T,
 ) -> Value {
-    // Callers without a `Cx` pass `current_ctx()`, which is null outside any entry.
+    // Assert: `ctx` is not null. Callers without a `Cx` pass `current_ctx()`, which is null
+    // only while no `Cx` is alive on the thread (`current_ctx`'s invariant, which holds
+    // whatever order an embedder drops its handles in), and every caller runs inside an
+    // operation given a `Cx`.
     assert!(!ctx.is_null(), "a native object made outside any context");
     // SAFETY: `ctx` is live (this function's contract above); this reads its `rt` field.
     let rt = unsafe { q::JS_GetRuntime(ctx) };

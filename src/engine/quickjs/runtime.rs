@@ -364,6 +364,10 @@ impl Drop for Runtime {
         // queued), the agent's data and the realms' state are dropped before the contexts and
         // the runtime they hold values of.
         unsafe { Agent::uninstall(self.rt) };
+        // No handle the embedder leaked may leave one of these contexts current.
+        let mut contexts = self.realms.borrow().clone();
+        contexts.push(self.ctx);
+        super::core::forget_entered_contexts(&contexts);
         for ctx in self.realms.borrow_mut().drain(..) {
             // SAFETY: `ctx` is live (this handle holds the count `JS_NewContext` gave it), and
             // that count is given back once.
