@@ -219,20 +219,27 @@ impl<A, B, C, D, R> Trace for fn(&A, &B, &[C], &mut D) -> R {
 // The context, the agent and the realms
 // ---------------------------------------------------------------------------------------------
 
-thread_local! {
-    /// The contexts of the `Cx` handles alive on this thread, in the order they were entered
-    /// (a context entered twice is listed twice). Only [`Cx::enter`], `Cx`'s `Drop` and
-    /// [`forget_entered_contexts`] change it.
-    static ENTERED: RefCell<Vec<*mut q::JSContext>> = const { RefCell::new(Vec::new()) };
-    /// The last entry of `ENTERED` (null when it is empty), kept beside it so that reading it
-    /// is one load.
-    static CURRENT: Cell<*mut q::JSContext> = const { Cell::new(ptr::null_mut()) };
+/// The contexts of the `Cx` handles alive on this thread, in the order they were entered (a
+/// context entered twice is listed twice), and the last of them (null when there is none),
+/// kept beside the list so that reading it is one load. Only [`Cx::enter`], `Cx`'s `Drop` and
+/// [`forget_entered_contexts`] change them.
+struct Entered {
+    list: RefCell<Vec<*mut q::JSContext>>,
+    current: Cell<*mut q::JSContext>,
 }
 
-/// Sets [`CURRENT`] to `ENTERED`'s last entry.
-fn update_current(entered: &[*mut q::JSContext]) {
-    let top = entered.last().copied().unwrap_or(ptr::null_mut());
-    CURRENT.with(|c| c.set(top));
+impl Entered {
+    /// Sets `current` to the list's last entry.
+    fn update_current(&self, list: &[*mut q::JSContext]) {
+        self.current
+            .set(list.last().copied().unwrap_or(ptr::null_mut()));
+    }
+}
+
+thread_local! {
+    static ENTERED: Entered = const {
+        Entered { list: RefCell::new(Vec::new()), current: Cell::new(ptr::null_mut()) }
+    };
 }
 
 /// Removes every entry of `contexts` from the entered contexts: a runtime calls it before it
@@ -240,9 +247,9 @@ fn update_current(entered: &[*mut q::JSContext]) {
 /// current.
 pub(crate) fn forget_entered_contexts(contexts: &[*mut q::JSContext]) {
     ENTERED.with(|entered| {
-        let mut entered = entered.borrow_mut();
-        entered.retain(|ctx| !contexts.contains(ctx));
-        update_current(&entered);
+        let mut list = entered.list.borrow_mut();
+        list.retain(|ctx| !contexts.contains(ctx));
+        entered.update_current(&list);
     });
 }
 
@@ -258,7 +265,7 @@ pub(crate) fn forget_entered_contexts(contexts: &[*mut q::JSContext]) {
 /// that context's runtime (`Value`'s invariant, point 4).
 #[inline]
 pub(crate) fn current_ctx() -> *mut q::JSContext {
-    CURRENT.with(Cell::get)
+    ENTERED.with(|entered| entered.current.get())
 }
 
 /// The execution context every operation runs in: a handle on a `JSContext` (a realm), entered
@@ -290,8 +297,10 @@ impl Cx {
     /// the context right after installing it). Whoever frees `raw` first calls
     /// [`forget_entered_contexts`] with it. Together: `Cx`'s invariant.
     pub(crate) unsafe fn enter(raw: *mut q::JSContext) -> Self {
-        ENTERED.with(|entered| entered.borrow_mut().push(raw));
-        CURRENT.with(|c| c.set(raw));
+        ENTERED.with(|entered| {
+            entered.list.borrow_mut().push(raw);
+            entered.current.set(raw);
+        });
         Self { raw }
     }
 
@@ -347,11 +356,13 @@ impl Drop for Cx {
     /// nest, as they do inside the crate; an embedder may drop its handles in any order).
     fn drop(&mut self) {
         ENTERED.with(|entered| {
-            let mut entered = entered.borrow_mut();
-            if let Some(at) = entered.iter().rposition(|&ctx| ctx == self.raw) {
-                entered.remove(at);
+            let mut list = entered.list.borrow_mut();
+            if list.last() == Some(&self.raw) {
+                list.pop();
+            } else if let Some(at) = list.iter().rposition(|&ctx| ctx == self.raw) {
+                list.remove(at);
             }
-            update_current(&entered);
+            entered.update_current(&list);
         });
     }
 }
