@@ -135,40 +135,39 @@ fn utf8_encode(scalar: u32, output: &mut Vec<u8>) {
 /// U+FFFD exactly as "convert code unit to scalar value" does within a run; only a pending
 /// high surrogate from the previous chunk and a high surrogate that ends this one take the
 /// per-unit steps. `encode_code_units_per_unit` (tests) is the loop as written, and the tests
-/// check the two agree.
-pub(crate) fn encode_code_units(pending: &Cell<Option<u16>>, input: CodeUnits<'_>) -> Vec<u8> {
-    let mut output = Vec::new();
+/// check the two agree. The bytes are appended to `output`.
+fn encode_code_units_into(pending: &Cell<Option<u16>>, input: CodeUnits<'_>, output: &mut Vec<u8>) {
     let units = match input {
         CodeUnits::Latin1(bytes) => {
             if bytes.is_empty() {
-                return output;
+                return;
             }
             // A Latin-1 unit is never a surrogate: a pending high surrogate becomes U+FFFD and
             // the first unit is read again as itself.
             if pending.take().is_some() {
-                utf8_encode(0xFFFD, &mut output);
+                utf8_encode(0xFFFD, output);
             }
             let start = output.len();
             output.resize(start + bytes.len() * 2, 0);
             let written = encoding_rs::mem::convert_latin1_to_utf8(bytes, &mut output[start..]);
             output.truncate(start + written);
-            return output;
+            return;
         }
         CodeUnits::Utf16(units) => units,
     };
     let Some((&first, _)) = units.split_first() else {
-        return output;
+        return;
     };
     let mut rest = units;
     // A pending high surrogate meets the chunk's first unit.
     if pending.get().is_some() {
         match convert_code_unit_to_scalar_value(pending, first) {
             Converted::Scalar(scalar) => {
-                utf8_encode(scalar, &mut output);
+                utf8_encode(scalar, output);
                 rest = &units[1..];
             }
             // The first unit is read again, now with nothing pending (below).
-            Converted::ReplacementAndPrepend => utf8_encode(0xFFFD, &mut output),
+            Converted::ReplacementAndPrepend => utf8_encode(0xFFFD, output),
             Converted::Continue => {}
         }
     }
@@ -183,11 +182,37 @@ pub(crate) fn encode_code_units(pending: &Cell<Option<u16>>, input: CodeUnits<'_
     output.resize(start + rest.len() * 3, 0);
     let written = encoding_rs::mem::convert_utf16_to_utf8(rest, &mut output[start..]);
     output.truncate(start + written);
-    output
+}
+
+/// The most bytes [`with_encoded`]'s buffer keeps between calls (1 MiB).
+const ENCODED_KEEP: usize = 1 << 20;
+
+thread_local! {
+    /// [`with_encoded`]'s output buffer, reused (taken out while in use, so a nested call
+    /// would get a fresh one).
+    static ENCODED: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// [`encode_code_units_into`] a buffer reused from call to call, which `f` gets (it may append
+/// to it): a chunk's encoding allocates nothing once the buffer has grown to the chunks' size
+/// (a fresh three-bytes-per-unit block per chunk was a fresh mapping, faulted in page by page).
+pub(crate) fn with_encoded<R>(
+    pending: &Cell<Option<u16>>,
+    input: CodeUnits<'_>,
+    f: impl FnOnce(&mut Vec<u8>) -> R,
+) -> R {
+    let mut output = ENCODED.with(Cell::take);
+    output.clear();
+    encode_code_units_into(pending, input, &mut output);
+    let result = f(&mut output);
+    if output.capacity() <= ENCODED_KEEP {
+        ENCODED.with(|kept| kept.set(output));
+    }
+    result
 }
 
 /// Step 4's loop of "encode and enqueue a chunk" as written, one unit at a time (the oracle
-/// of [`encode_code_units`]).
+/// of [`encode_code_units_into`]).
 #[cfg(test)]
 fn encode_code_units_per_unit(pending: &Cell<Option<u16>>, input: &[u16]) -> Vec<u8> {
     let mut output = Vec::new();
@@ -221,21 +246,28 @@ pub(crate) fn encode_and_enqueue_a_chunk(
     // 3. Let output be the I/O queue of bytes « end-of-queue ».
     // 4. While true: read each item, convert it to a scalar value, and process the result for
     //    the UTF-8 encoder.
-    let output = {
-        let e = encoder.borrow();
-        encode_code_units(&e.data().pending_high_surrogate, input.code_units())
-    };
     // 4.2. If item is end-of-queue, then:
     // 4.2.1. Convert output into a byte sequence.
     // 4.2.2. If output is non-empty, then:
-    if output.is_empty() {
-        // 4.2.3. Return.
-        return Ok(());
-    }
     // 4.2.2.1. Let chunk be a Uint8Array object wrapping an ArrayBuffer containing output.
-    let chunk = new_uint8_array(&output, ctx)?;
-    // 4.2.2.2. Enqueue chunk into encoder's transform.
-    transform_stream_default_controller_enqueue(controller, chunk, ctx)
+    let chunk = {
+        let e = encoder.borrow();
+        with_encoded(
+            &e.data().pending_high_surrogate,
+            input.code_units(),
+            |output| {
+                (!output.is_empty())
+                    .then(|| new_uint8_array(output, ctx))
+                    .transpose()
+            },
+        )?
+    };
+    match chunk {
+        // 4.2.2.2. Enqueue chunk into encoder's transform.
+        Some(chunk) => transform_stream_default_controller_enqueue(controller, chunk, ctx),
+        // 4.2.3. Return.
+        None => Ok(()),
+    }
 }
 
 /// <https://encoding.spec.whatwg.org/#encode-and-flush>
@@ -259,6 +291,13 @@ pub(crate) fn encode_and_flush(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`encode_code_units_into`] a new vector.
+    fn encode_code_units(pending: &Cell<Option<u16>>, input: CodeUnits<'_>) -> Vec<u8> {
+        let mut output = Vec::new();
+        encode_code_units_into(pending, input, &mut output);
+        output
+    }
 
     fn encode(chunks: &[&[u16]]) -> Vec<Vec<u8>> {
         let pending = Cell::new(None);

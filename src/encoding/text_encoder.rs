@@ -61,14 +61,15 @@ fn encode(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     //    3. Assert: result is not an error.
     //    4. If result is finished, then convert output into a byte sequence and return a
     //       Uint8Array object wrapping an ArrayBuffer containing output.
-    //    (The whole string at once: encode_code_units with nothing pending is this loop, a
+    //    (The whole string at once: the streams' encoder with nothing pending is this loop, a
     //    high surrogate left pending at the end being a lone one, U+FFFD.)
     let pending = std::cell::Cell::new(None);
-    let mut output = super::encoder::encode_code_units(&pending, input.code_units());
-    if pending.get().is_some() {
-        output.extend_from_slice("\u{FFFD}".as_bytes());
-    }
-    engine::new_uint8_array(&output, ctx)
+    super::encoder::with_encoded(&pending, input.code_units(), |output| {
+        if pending.get().is_some() {
+            output.extend_from_slice("\u{FFFD}".as_bytes());
+        }
+        engine::new_uint8_array(output, ctx)
+    })
 }
 
 /// <https://encoding.spec.whatwg.org/#dom-textencoder-encodeinto>
