@@ -29,6 +29,101 @@ use super::{JsError, JsResult, Value};
 pub struct Marker {
     rt: *mut q::JSRuntime,
     mark: q::JS_MarkFunc,
+    /// The pass of the collection this hook runs in.
+    pub(crate) pass: GcPass,
+    /// The collection's number on this thread ([`enter_gc_pass`]).
+    pub(crate) epoch: u32,
+}
+
+/// The three passes of QuickJS's cycle collection (`JS_RunGC` in quickjs.c), each of which
+/// calls every `gc_mark` hook of the objects it visits:
+/// 1. `gc_decref`: every object's children lose one count per reference it holds;
+/// 2. `gc_scan`, first loop: objects left with a count are alive, and give their children the
+///    count back (rescuing those that had dropped to zero);
+/// 3. `gc_scan`, second loop: the unreachable objects give their children the count back, so
+///    that freeing them (`gc_free_cycles`) sees the real counts.
+///
+/// Every object the first pass visits is visited again by exactly one of the other two. Rust
+/// nodes outside the QuickJS heap (`object::AcyclicShared`) take part through this.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum GcPass {
+    Decref,
+    Scan,
+    Restore,
+}
+
+thread_local! {
+    /// The mark functions of [`GcPass::Decref`] and [`GcPass::Scan`] (as addresses), learned
+    /// by [`calibrate_gc_passes`]; (0, 0) until then, when every call counts as
+    /// [`GcPass::Restore`], which makes Rust nodes act as roots (never frees anything early).
+    static GC_PASS_FUNCTIONS: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    /// The current collection's number on this thread and the pass of the last hook call.
+    static GC_EPOCH: Cell<(u32, GcPass)> = const { Cell::new((0, GcPass::Restore)) };
+    /// What a calibration probe's hook saw (the mark functions, in order).
+    static GC_PROBE_SEEN: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The pass that `mark` belongs to and the collection's number, for a `gc_mark` hook call: a
+/// first-pass call after a call of another pass starts a new collection. (Collections on one
+/// thread never nest: no collection runs script or allocates JS objects, and each runtime
+/// lives on one thread.)
+fn enter_gc_pass(mark: q::JS_MarkFunc) -> (GcPass, u32) {
+    let f = mark.map_or(0, |f| f as usize);
+    let (decref, scan) = GC_PASS_FUNCTIONS.with(Cell::get);
+    let pass = if f != 0 && f == decref {
+        GcPass::Decref
+    } else if f != 0 && f == scan {
+        GcPass::Scan
+    } else {
+        GcPass::Restore
+    };
+    GC_EPOCH.with(|state| {
+        let (mut epoch, last) = state.get();
+        if pass == GcPass::Decref && last != GcPass::Decref {
+            epoch = epoch.wrapping_add(1);
+        }
+        state.set((epoch, pass));
+        (pass, epoch)
+    })
+}
+
+/// Native data that records the mark functions its hook is called with.
+struct GcProbe;
+
+impl Trace for GcProbe {
+    fn trace(&self, m: &mut Marker) {
+        let f = m.mark.map_or(0, |f| f as usize);
+        GC_PROBE_SEEN.with(|seen| seen.borrow_mut().push(f));
+    }
+}
+
+/// Learns which mark function is which pass's, once per thread: a live probe object through
+/// one collection sees the first pass's function, then the second's. If the collection does
+/// not look like that, nothing is recorded, and Rust nodes stay roots (they keep what they
+/// hold alive, never freeing early; a cycle through one would then be kept until teardown).
+///
+/// `ctx` must be a live context of this backend, with its agent installed.
+fn calibrate_gc_passes(ctx: *mut q::JSContext) {
+    if GC_PASS_FUNCTIONS.with(Cell::get) != (0, 0) {
+        return;
+    }
+    GC_PROBE_SEEN.with(|seen| seen.borrow_mut().clear());
+    let (probe, _) = new_native_object(ctx, NULL, GcProbe);
+    // SAFETY: `ctx` is live (this function's contract); collecting runs no script, and the
+    // probe, held by `probe`, stays alive through it.
+    unsafe { q::JS_RunGC(q::JS_GetRuntime(ctx)) };
+    drop(probe);
+    let seen = GC_PROBE_SEEN.with(|seen| std::mem::take(&mut *seen.borrow_mut()));
+    if let [decref, scan] = seen[..] {
+        if decref != 0 && scan != 0 && decref != scan {
+            GC_PASS_FUNCTIONS.with(|f| f.set((decref, scan)));
+            return;
+        }
+    }
+    debug_assert!(
+        false,
+        "QuickJS's collection passes are not as expected: {seen:?}"
+    );
 }
 
 impl Marker {
@@ -396,8 +491,14 @@ pub struct Agent {
     /// One value per type. Entries are `Rc`s, and a replaced one moves to `retired`: every
     /// value stays allocated, at its address, until `uninstall`, which is what lets
     /// [`Agent::data`] lend a reference without holding the map's borrow.
-    data: RefCell<HashMap<TypeId, Rc<dyn Any>>>,
+    data: RefCell<TypeMap<Rc<dyn Any>>>,
     retired: RefCell<Vec<Rc<dyn Any>>>,
+    /// The time past which script stops (`Runtime::set_deadline`): a field, not agent data,
+    /// because the microtask loop and the interrupt handler read it at every job.
+    pub(crate) deadline: Cell<Option<std::time::Instant>>,
+    /// GC stress (`Runtime::set_gc_stress`): every how many microtasks the collection
+    /// threshold drops to zero (0: off), and how many ran since it last did. Read at every job.
+    pub(crate) gc_stress: Cell<(u32, u32)>,
     /// The Rust microtasks queued on the engine's job queue, in order: each has one job entry
     /// there, which runs the front one (`job.rs`).
     pub(crate) microtasks: RefCell<VecDeque<Job>>,
@@ -414,6 +515,33 @@ pub struct Agent {
     /// counts back. So a realm's state outlives every use of it, whoever made the context and
     /// whenever they free their own count of it.
     realms: RefCell<Vec<*mut q::JSContext>>,
+}
+
+/// A map keyed by type: agent and realm data. A `TypeId` is already a hash of the type, so the
+/// map uses it as it is ([`TypeIdHasher`]) instead of hashing it again with SipHash.
+type TypeMap<V> = HashMap<TypeId, V, std::hash::BuildHasherDefault<TypeIdHasher>>;
+
+/// The hasher of [`TypeMap`]: keeps the bits `TypeId`'s `Hash` writes (folded into a `u64`).
+#[derive(Default)]
+struct TypeIdHasher(u64);
+
+impl std::hash::Hasher for TypeIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // `TypeId` writes integers (below); any other bytes are folded in, so a different
+        // `Hash` still gives a usable, if slower, hash.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 ^= n;
+    }
+    fn write_u128(&mut self, n: u128) {
+        self.0 ^= n as u64 ^ (n >> 64) as u64;
+    }
 }
 
 thread_local! {
@@ -515,8 +643,10 @@ impl Agent {
         let agent = Box::new(Agent {
             native_class,
             function_class,
-            data: RefCell::new(HashMap::new()),
+            data: RefCell::new(TypeMap::default()),
             retired: RefCell::new(Vec::new()),
+            deadline: Cell::new(None),
+            gc_stress: Cell::new((0, 0)),
             microtasks: RefCell::new(VecDeque::new()),
             origin: std::time::Instant::now(),
             foreign: RefCell::new(Vec::new()),
@@ -651,7 +781,7 @@ pub(crate) fn agent_of<'a>(rt: *mut q::JSRuntime) -> &'a Agent {
 /// opaque (`JS_SetContextOpaque` appears only in these two functions); outside that span it is
 /// null. The state is only ever shared-borrowed.
 pub struct RealmState {
-    data: RefCell<HashMap<TypeId, Box<dyn Any>>>,
+    data: RefCell<TypeMap<Box<dyn Any>>>,
     pub(crate) intrinsics: RefCell<HashMap<&'static str, Value>>,
 }
 
@@ -673,7 +803,7 @@ impl RealmState {
         // The caller's promise: `rt` has its agent.
         agent_of(rt).realms.borrow_mut().push(ctx);
         let state = Box::new(RealmState {
-            data: RefCell::new(HashMap::new()),
+            data: RefCell::new(TypeMap::default()),
             intrinsics: RefCell::new(HashMap::new()),
         });
         // SAFETY: `ctx` is live and has no opaque to lose (the caller's promise); from here on
@@ -683,6 +813,7 @@ impl RealmState {
         // state: `Cx`'s invariant holds for the handle, which is dropped when this function
         // returns, before any handle entered earlier.
         let mut cx = unsafe { Cx::enter(ctx) };
+        calibrate_gc_passes(ctx);
         super::call::capture_intrinsics(&mut cx)
     }
 
@@ -865,7 +996,13 @@ unsafe extern "C" fn native_gc_mark(
     };
     // `Marker`'s invariant: these are the running hook's runtime and mark function, and the
     // marker lives on this frame.
-    let mut marker = Marker { rt, mark };
+    let (pass, epoch) = enter_gc_pass(mark);
+    let mut marker = Marker {
+        rt,
+        mark,
+        pass,
+        epoch,
+    };
     match native {
         Native::Data(data) => data.trace_data(&mut marker),
         Native::Function(f, realm) => {
@@ -962,7 +1099,8 @@ pub(crate) fn data_of<T: NativeObject>(value: &Value) -> Option<&T> {
     }
 }
 
-/// A new object of our native class with `proto` (an object or null) and `data`.
+/// A new object of our native class with `proto` (an object or null) and `data`, and the
+/// address of that data in it (what a typed `Object<T>` keeps, so reading it needs no lookup).
 ///
 /// `ctx` must be null (it panics) or a live context of this backend: a `Cx`'s, or
 /// [`current_ctx`]; `proto` a value alive for the call.
@@ -970,7 +1108,7 @@ pub(crate) fn new_native_object<T: NativeObject>(
     ctx: *mut q::JSContext,
     proto: q::JSValue,
     data: T,
-) -> Value {
+) -> (Value, *const T) {
     // Assert: `ctx` is not null. Callers without a `Cx` pass `current_ctx()`, which is null
     // only while no `Cx` is alive on the thread (`current_ctx`'s invariant, which holds
     // whatever order an embedder drops its handles in), and every caller runs inside an
@@ -989,13 +1127,17 @@ pub(crate) fn new_native_object<T: NativeObject>(
         // an object without its data.
         std::alloc::handle_alloc_error(std::alloc::Layout::new::<T>());
     }
-    let native: Box<Native> = Box::new(Native::Data(Box::new(data)));
+    let data = Box::new(data);
+    // The data's address: the box's contents stay where they are when the box moves into the
+    // `Native` (and from there into the object's opaque).
+    let ptr: *const T = &*data;
+    let native: Box<Native> = Box::new(Native::Data(data));
     // SAFETY: `raw` is the new object of our native class, with a null opaque (QuickJS sets
     // it so), owned here; giving it the leaked box is what `Native`'s invariant describes
     // (the class id is not a built-in one, so `JS_SetOpaque` cannot refuse).
     unsafe { q::JS_SetOpaque(raw, Box::into_raw(native).cast::<c_void>()) };
     // `raw` is an owned value of `rt`: `Value::from_raw`'s contract.
-    Value::from_raw(rt, raw)
+    (Value::from_raw(rt, raw), ptr)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,23 +14,19 @@ thread_local! {
     static STOP: Cell<Option<fn() -> bool>> = const { Cell::new(None) };
 }
 
-/// A runtime's deadline (agent data): past it, the interrupt handler stops running script, and
-/// the microtask queue stops running jobs (`Runtime::set_deadline`).
-#[derive(Default)]
-pub(super) struct Deadline(pub(super) Cell<Option<Instant>>);
-
-/// Whether the deadline of the runtime `rt` (agent data) has passed.
+/// Whether the deadline of the runtime `rt` (its agent's `deadline`, set by
+/// `Runtime::set_deadline`) has passed: past it, the interrupt handler stops running script, and
+/// the microtask queue stops running jobs.
 pub(super) fn deadline_passed(rt: *mut q::JSRuntime) -> bool {
     try_agent_of(rt)
-        .and_then(|agent| agent.data::<Deadline>())
-        .and_then(|deadline| deadline.0.get())
+        .and_then(|agent| agent.deadline.get())
         .is_some_and(|deadline| Instant::now() >= deadline)
 }
 
 /// QuickJS's interrupt handler: called every few thousand bytecode steps; nonzero makes the
 /// running script throw an uncatchable `InternalError: interrupted`. It stops script once the
 /// thread's `STOP` function (the differential tester's) says so, or once the runtime's
-/// [`Deadline`] has passed.
+/// deadline has passed.
 ///
 /// # Safety
 /// Only QuickJS calls it, from `__js_poll_interrupts` (function calls and bytecode loops) and

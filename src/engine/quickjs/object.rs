@@ -27,7 +27,8 @@ pub struct ErasedObjectData;
 ///    constructors that cannot report it hand out `Value::undefined()`); the calls below take
 ///    either (QuickJS checks the tag, and throws or answers "no" for a non-object).
 /// 2. The pointer is null, or points to the `T` in the native data of the object the value
-///    holds: only [`Object::downcast`] sets it, from `data_of`, and clones copy it along
+///    holds: only [`Object::downcast`] sets it, from `data_of`, and
+///    [`Object::from_new_native`], from `new_native_object`; clones copy it along
 ///    with the value. That data neither moves nor goes away while the object lives, and is
 ///    only ever shared-borrowed (`Native`'s invariant); the value keeps the object alive.
 pub struct Object<T: NativeObject = ErasedObjectData>(Value, *const T);
@@ -72,6 +73,13 @@ impl<T: NativeObject> Object<T> {
     #[inline]
     pub(crate) fn from_value_unchecked(value: Value) -> Self {
         Self(value, std::ptr::null())
+    }
+
+    /// Wraps a new object of our native class and the address of its `T` data (what
+    /// `new_native_object` returns: the pair `Object`'s invariant, point 2, describes).
+    #[inline]
+    pub(crate) fn from_new_native(made: (Value, *const T)) -> Self {
+        Self(made.0, made.1)
     }
 
     /// The object as a value, borrowed.
@@ -415,7 +423,7 @@ impl Object {
         crate::engine::count_objects(1);
         let proto = prototype.into();
         let ctx = current_ctx();
-        let value = new_native_object(ctx, proto.as_ref().map_or(NULL, Object::raw), data);
+        let (value, _) = new_native_object(ctx, proto.as_ref().map_or(NULL, Object::raw), data);
         Object::from_value_unchecked(value)
     }
 
@@ -575,15 +583,12 @@ impl<T: Trace + 'static> Shared<T> {
         // A JS object of our class (what QuickJS's collector traces through).
         crate::engine::count_objects(1);
         let ctx = current_ctx();
-        let object = new_native_object(ctx, NULL, SharedCell(value));
-        // `object` is a new object of our native class holding a `SharedCell<T>`
-        // (`new_native_object` never returns without one): `Shared`'s invariant rests on
-        // the pointer, so it is checked rather than assumed.
-        let ptr: *const T = match data_of::<SharedCell<T>>(&object) {
-            Some(cell) => &cell.0,
-            // Assert: a new native object of our class holds its data (above).
-            None => unreachable!("a new native object holds its data"),
-        };
+        let (object, cell) = new_native_object(ctx, NULL, SharedCell(value));
+        // `cell` is the address of the `SharedCell<T>` in the new object's native data
+        // (`new_native_object`'s result), so its field is the `T` `Shared`'s invariant names.
+        // SAFETY: `cell` points to live data that `object` keeps alive; taking a field's
+        // address reads nothing.
+        let ptr: *const T = unsafe { &raw const (*cell).0 };
         Self { object, ptr }
     }
     /// Whether `a` and `b` point to the same value.

@@ -9,19 +9,11 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use super::core::{agent_of, check, q, take_exception, Agent, RealmState};
-use super::diff_hook::Deadline;
 use super::{Cx, JsError, JsResult, Object, Value};
 use crate::engine::runtime::{RejectionOperation, RuntimeHost, Task, TimerCanceled};
 
 /// The agent's host, as agent data.
 struct Host(Rc<dyn RuntimeHost>);
-
-/// GC stress (agent data, [`Runtime::set_gc_stress`]): every how many microtasks the
-/// collection threshold drops to zero, and how many ran since it last did.
-struct GcStress {
-    every: u32,
-    since: std::cell::Cell<u32>,
-}
 
 /// The host of the runtime `cx` belongs to.
 fn host_of(cx: &Cx) -> Option<Rc<dyn RuntimeHost>> {
@@ -211,11 +203,13 @@ impl Runtime {
     /// handing each error a job threw to `report`; stops early, leaving the rest queued, once
     /// the deadline ([`Runtime::set_deadline`]) has passed.
     pub fn run_microtasks(&self, _cx: &mut Cx, report: &mut dyn FnMut(JsError, &mut Cx)) {
+        // The runtime (borrowed for the call) keeps its agent installed.
+        let agent = agent_of(self.rt);
         loop {
-            if super::diff_hook::deadline_passed(self.rt) {
+            if agent.deadline.get().is_some_and(|d| Instant::now() >= d) {
                 break;
             }
-            self.gc_stress_tick();
+            self.gc_stress_tick(agent);
             let mut job_ctx: *mut q::JSContext = std::ptr::null_mut();
             // SAFETY: a live runtime.
             let status = unsafe { q::JS_ExecutePendingJob(self.rt, &mut job_ctx) };
@@ -233,17 +227,19 @@ impl Runtime {
 
     /// Counts a microtask for GC stress: after every `every`-th, the collection threshold
     /// drops to zero, so a collection lands at the next allocation, wherever it is.
-    fn gc_stress_tick(&self) {
-        let Some(stress) = agent_of(self.rt).data::<GcStress>() else {
+    #[inline]
+    fn gc_stress_tick(&self, agent: &Agent) {
+        let (every, since) = agent.gc_stress.get();
+        if every == 0 {
             return;
-        };
-        let count = stress.since.get() + 1;
-        if count >= stress.every {
-            stress.since.set(0);
+        }
+        let count = since + 1;
+        if count >= every {
+            agent.gc_stress.set((every, 0));
             // SAFETY: a live runtime, on its thread; the call sets a number.
             unsafe { q::JS_SetGCThreshold(self.rt, 0) };
         } else {
-            stress.since.set(count);
+            agent.gc_stress.set((every, count));
         }
     }
 
@@ -255,13 +251,10 @@ impl Runtime {
     /// string) is not interrupted.
     pub fn set_deadline(&self, deadline: Option<Instant>) {
         let agent = agent_of(self.rt);
-        if agent.data::<Deadline>().is_none() {
-            agent.set_data(Deadline::default());
+        if deadline.is_some() {
             super::diff_hook::install_interrupt(self.rt);
         }
-        if let Some(stored) = agent.data::<Deadline>() {
-            stored.0.set(deadline);
-        }
+        agent.deadline.set(deadline);
     }
 
     /// QuickJS's memory limit (`JS_SetMemoryLimit`): an allocation of the engine's heap that
@@ -288,10 +281,7 @@ impl Runtime {
         if every == 0 {
             return;
         }
-        agent_of(self.rt).set_data(GcStress {
-            every,
-            since: std::cell::Cell::new(0),
-        });
+        agent_of(self.rt).gc_stress.set((every, 0));
         // SAFETY: a live runtime, on its thread; the call sets a number.
         unsafe { q::JS_SetGCThreshold(self.rt, 0) };
     }
@@ -429,7 +419,7 @@ pub fn is_pending_promise(value: &Value) -> bool {
 pub fn collect_garbage(cx: &mut Cx) {
     // SAFETY: a live runtime.
     unsafe { q::JS_RunGC(cx.rt()) }
-    if cx.agent().data::<GcStress>().is_some() {
+    if cx.agent().gc_stress.get().0 != 0 {
         // SAFETY: a live runtime, on its thread; the call sets a number.
         unsafe { q::JS_SetGCThreshold(cx.rt(), 0) };
     }

@@ -334,11 +334,11 @@ fn new_object_raw<T: NativeObject>(
     ctx: &mut Cx,
 ) -> JsResult<Object<T>> {
     let proto = prototype.map_or(super::core::NULL, Object::raw);
-    let value = new_native_object(ctx.raw(), proto, data);
-    if !value.is_object() {
+    let made = new_native_object(ctx.raw(), proto, data);
+    if !made.0.is_object() {
         return Err(take_exception(ctx));
     }
-    Ok(Object::from_value_unchecked(value))
+    Ok(Object::from_new_native(made))
 }
 
 /// "A new `T`" created from Rust in the current realm.
@@ -388,5 +388,5 @@ pub(crate) fn object_with_prototype<T: NativeObject>(
     ctx: &Cx,
 ) -> Object<T> {
     let proto = prototype.as_ref().map_or(super::core::NULL, Object::raw);
-    Object::from_value_unchecked(new_native_object(ctx.raw(), proto, data))
+    Object::from_new_native(new_native_object(ctx.raw(), proto, data))
 }
