@@ -69,7 +69,9 @@ pub use backend::{
 // The execution context, native functions, and the traits and containers of traced values.
 pub(crate) use backend::traced_without_drop;
 #[allow(unused_imports)]
-pub use backend::{Cx, Finalize, NativeFunctionPointer, NativeObject, Shared, Trace};
+pub use backend::{
+    AcyclicShared, Cx, Finalize, NativeFunctionPointer, NativeObject, Shared, Trace,
+};
 
 // WebIDL glue, structured-clone reads and internal promises, as modules.
 pub use backend::clone;

@@ -303,6 +303,10 @@ traced! {
         /// The last write: fulfilled one microtask after its write request settles (the shutdown
         /// steps wait for it).
         current_write: Slot<InternalPromise>,
+        /// How many writes the pipe has made: what tells a wait for the current write that a
+        /// newer one started meanwhile (a reaction to a write never holds that write's promise:
+        /// internal promises must not hold themselves, ARCHITECTURE.md).
+        writes: Cell<u64>,
         /// Chunks read but not yet written: each arrived inside the source's `enqueue()` and waits
         /// for its microtask (see [`chunk_steps`]). A shutdown writes them at once, or drops them
         /// where the spec writes nothing more.
@@ -371,6 +375,7 @@ pub(crate) fn readable_stream_pipe_to(
             read: Slot::new(None),
             reading_synchronously: Cell::new(false),
             current_write: Slot::new(InternalPromise::fulfilled(Value::undefined())),
+            writes: Cell::new(0),
             unwritten: Slot::new(VecDeque::new()),
         },
         ctx,
@@ -780,6 +785,7 @@ fn write_chunk(pipe: &Pipe, chunk: Chunk, ctx: &mut Cx) -> JsResult<()> {
     let writer = {
         let p = pipe.borrow();
         *p.data().current_write.borrow_mut() = write.clone();
+        p.data().writes.set(p.data().writes.get() + 1);
         p.data().writer.clone()
     };
     writable_stream_default_writer_write_request(&writer, chunk, WriteRequest::Internal(write), ctx)
@@ -832,27 +838,24 @@ fn write_read_chunks_if_writable(pipe: &Pipe, ctx: &mut Cx) -> JsResult<bool> {
 /// promises have settled)": fulfills once the current write has settled and no newer write
 /// started meanwhile. (Every chunk read is written as soon as it is read.)
 fn wait_for_writes_to_finish(pipe: &Pipe, ctx: &mut Cx) -> InternalPromise {
-    let old = pipe.borrow().data().current_write.borrow().clone();
-    let finished = InternalPromise::new();
-    let check = |(pipe, old, finished): &(Pipe, InternalPromise, InternalPromise),
-                 _: Value,
-                 ctx: &mut Cx| {
-        let current = pipe.borrow().data().current_write.borrow().clone();
-        if current.ptr_eq(old) {
-            finished.resolve(Value::undefined(), ctx)
-        } else {
-            // Another write started while this one was pending: wait for that one too.
-            let inner = wait_for_writes_to_finish(pipe, ctx);
-            finished.resolve_with_internal(inner, ctx);
-            Ok(())
-        }
+    let (old, writes) = {
+        let p = pipe.borrow();
+        let current = p.data().current_write.borrow().clone();
+        (current, p.data().writes.get())
     };
-    old.react(
-        (pipe.clone(), old.clone(), finished.clone()),
-        check,
-        check,
-        ctx,
-    );
+    let finished = InternalPromise::new();
+    let check =
+        |(pipe, writes, finished): &(Pipe, u64, InternalPromise), _: Value, ctx: &mut Cx| {
+            if pipe.borrow().data().writes.get() == *writes {
+                finished.resolve(Value::undefined(), ctx)
+            } else {
+                // Another write started while this one was pending: wait for that one too.
+                let inner = wait_for_writes_to_finish(pipe, ctx);
+                finished.resolve_with_internal(inner, ctx);
+                Ok(())
+            }
+        };
+    old.react((pipe.clone(), writes, finished.clone()), check, check, ctx);
     finished
 }
 

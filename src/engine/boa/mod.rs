@@ -87,7 +87,7 @@ pub use runtime::{
     clear_kept_objects, collect_garbage, evaluate_script, inspect, is_pending_promise, run_jobs,
     AsyncJobs, Runtime,
 };
-pub use slot::Shared;
+pub use slot::{AcyclicShared, Shared};
 pub(crate) use slot::{SlotCell, SlotCellMut, SlotCellRef};
 pub(crate) use string::js_string;
 pub use string::{string_value_from_utf16, string_value_from_utf8, JsString};

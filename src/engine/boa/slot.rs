@@ -17,6 +17,11 @@ pub(crate) type SlotCellMut<'a, T> = GcRefMut<'a, T>;
 #[repr(transparent)]
 pub struct Shared<T: Trace + 'static>(Gc<T>);
 
+/// The contract's shared pointer for state that is never part of a cycle of such pointers
+/// alone (the QuickJS backend keeps it outside its heap): on Boa, whose collector traces
+/// anything, the same [`Shared`].
+pub type AcyclicShared<T> = Shared<T>;
+
 impl<T: Trace + 'static> Shared<T> {
     /// Allocates `value` on the engine's heap.
     #[inline]

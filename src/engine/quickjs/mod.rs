@@ -8,8 +8,10 @@
 //!   thread may hold several runtimes.
 //! - **Native data** (`Object<T>`) lives in objects of one class of ours whose opaque is a
 //!   boxed `dyn` value; its `gc_mark` hook traces the data (the `Trace` derive), so the cycle
-//!   collector sees every JS value native data holds. A [`Shared`] is such an object too,
-//!   never an `Rc`: QuickJS's cycle collector must see each reference exactly once.
+//!   collector sees every JS value native data holds. A [`Shared`] is such an object too:
+//!   QuickJS's cycle collector must see each reference exactly once. An [`AcyclicShared`] (the
+//!   internal promises) is an `Rc` that takes part in the collector's passes by counting its
+//!   traced holders (see there).
 //! - **Functions** made from Rust are objects of a second class of ours with a `call` hook; a
 //!   closure's captured data is traced the same way.
 //! - **Strings** are Rust-owned UTF-16 ([`JsString`]), converted at the boundary.

@@ -2,13 +2,14 @@
 //! and the typed handles (`JsPromise`, `JsArrayBuffer`, `JsFunction`, `StandardConstructor`,
 //! `Realm`).
 
-use std::cell::{Ref, RefCell, RefMut};
+use std::cell::{Cell, Ref, RefCell, RefMut};
 use std::ffi::c_void;
 use std::ops::Deref;
+use std::rc::Rc;
 
 use super::core::{
-    atom, check, check_status, current_ctx, data_of, new_native_object, q, take_exception, Marker,
-    NativeObject, Trace, NULL,
+    atom, check, check_status, current_ctx, data_of, new_native_object, q, take_exception, GcPass,
+    Marker, NativeObject, Trace, NULL,
 };
 use super::{Cx, JsResult, PropertyKey, Value};
 
@@ -631,6 +632,106 @@ impl<T: Trace + std::fmt::Debug + 'static> std::fmt::Debug for Shared<T> {
 impl<T: Trace + 'static> Trace for Shared<T> {
     fn trace(&self, m: &mut Marker) {
         self.object.trace(m);
+    }
+}
+
+/// A traced shared pointer outside the QuickJS heap, for state that is never part of a cycle
+/// made only of such pointers (a cycle through it passes through a QuickJS object): an `Rc`,
+/// whose node takes part in the cycle collector's passes ([`GcPass`]) as follows.
+///
+/// - **First pass** (`gc_decref`): each visit from a traced holder (an object's native data,
+///   or another node being traced) counts. The visit that makes the count equal to the `Rc`'s
+///   strong count, which means that every holder is traced, traces the value once: its
+///   children lose the counts the node holds, as an object's would. A node with a holder the
+///   collector does not see (a Rust local, a queued microtask, an exclusively borrowed slot) never
+///   gets there, and acts as a root: what it holds stays alive, as anything Rust holds does.
+/// - **Second and third passes**: the first visit to a node whose value was traced in the first
+///   pass traces it again, so its children get their counts back (rescued if the visit comes from
+///   a live holder, restored for freeing otherwise). Every holder visited in the first pass is
+///   visited in one of these, so each traced node is restored exactly once.
+///
+/// So a cycle through a QuickJS object and nodes is collected as if the nodes were part of that
+/// object. A cycle of nodes alone would never be: `new`'s callers keep to the rule above
+/// (ARCHITECTURE.md, "The QuickJS backend").
+pub struct AcyclicShared<T: Trace + 'static>(Rc<Node<T>>);
+
+/// An [`AcyclicShared`]'s allocation: the value and the node's state in the current collection.
+struct Node<T> {
+    /// The collection the state below belongs to (older state is stale: reset on first visit).
+    epoch: Cell<u32>,
+    /// Visits from traced holders in the first pass.
+    visits: Cell<u32>,
+    /// Whether the value was traced in the first pass, and whether it was again since.
+    traced: Cell<(bool, bool)>,
+    value: T,
+}
+
+impl<T: Trace + 'static> AcyclicShared<T> {
+    /// A shared pointer to `value` (no QuickJS object is made).
+    #[inline]
+    pub fn new(value: T) -> Self {
+        Self(Rc::new(Node {
+            epoch: Cell::new(0),
+            visits: Cell::new(0),
+            traced: Cell::new((false, false)),
+            value,
+        }))
+    }
+
+    /// Whether `a` and `b` point to the same value (the contract's, as `Shared::ptr_eq`; only
+    /// tests use it now).
+    #[inline]
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn ptr_eq(a: &Self, b: &Self) -> bool {
+        Rc::ptr_eq(&a.0, &b.0)
+    }
+}
+
+impl<T: Trace + 'static> Clone for AcyclicShared<T> {
+    #[inline]
+    fn clone(&self) -> Self {
+        Self(Rc::clone(&self.0))
+    }
+}
+
+impl<T: Trace + 'static> Deref for AcyclicShared<T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        &self.0.value
+    }
+}
+
+impl<T: Trace + std::fmt::Debug + 'static> std::fmt::Debug for AcyclicShared<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("AcyclicShared").field(&**self).finish()
+    }
+}
+
+impl<T: Trace + 'static> Trace for AcyclicShared<T> {
+    fn trace(&self, m: &mut Marker) {
+        let node = &*self.0;
+        if node.epoch.get() != m.epoch {
+            node.epoch.set(m.epoch);
+            node.visits.set(0);
+            node.traced.set((false, false));
+        }
+        match m.pass {
+            GcPass::Decref => {
+                let visits = node.visits.get().saturating_add(1);
+                node.visits.set(visits);
+                if visits as usize == Rc::strong_count(&self.0) {
+                    node.traced.set((true, false));
+                    node.value.trace(m);
+                }
+            }
+            GcPass::Scan | GcPass::Restore => {
+                if node.traced.get() == (true, false) {
+                    node.traced.set((true, true));
+                    node.value.trace(m);
+                }
+            }
+        }
     }
 }
 
