@@ -2,6 +2,7 @@
 //! them), the iterator result and array helpers, and the intrinsics captured per realm.
 
 use std::ffi::{c_int, CString};
+use std::mem::ManuallyDrop;
 
 use super::core::{
     agent_of, check, native_of, new_string, q, realm_of, throw, Marker, Native, Trace,
@@ -51,6 +52,9 @@ impl NativeFunction {
     }
 }
 
+/// How many arguments a call into Rust takes without an allocation.
+const INLINE_ARGS: usize = 8;
+
 /// The `call` hook of our function class: runs the function's [`NativeFunction`].
 ///
 /// # Safety
@@ -93,27 +97,43 @@ pub(crate) unsafe extern "C" fn function_call_hook(
     // of the backend has its realm state while it can run script. `cx` is dropped before this
     // hook returns, so it nests inside whatever `Cx` the caller entered.
     let mut cx = unsafe { Cx::enter(realm) };
-    let this = Value::dup_raw(rt, this_val);
+    // `this_val` and the arguments are borrowed for the call (QuickJS's guarantee on entry),
+    // and so are the views of them (`borrowed_raw`), which take no count and are never
+    // dropped: no reference count moves, and no allocation is made for up to
+    // `INLINE_ARGS` arguments.
+    let this = Value::borrowed_raw(rt, this_val);
     let count = usize::try_from(argc).unwrap_or(0);
-    let args: Vec<Value> = (0..count)
-        // SAFETY: `argv` points to `argc` live values (QuickJS's guarantee on entry) and
-        // `i < argc`, so the read is in bounds; each is borrowed, hence `dup_raw`.
-        .map(|i| Value::dup_raw(rt, unsafe { *argv.add(i) }))
-        .collect();
+    // SAFETY: `argv` points to `argc` live values (QuickJS's guarantee on entry) and `i < argc`,
+    // so the read is in bounds.
+    let arg = |i: usize| Value::borrowed_raw(rt, unsafe { *argv.add(i) });
+    let mut inline: [ManuallyDrop<Value>; INLINE_ARGS] =
+        std::array::from_fn(|_| ManuallyDrop::new(Value::undefined()));
+    let spilled: Vec<ManuallyDrop<Value>>;
+    let views: &[ManuallyDrop<Value>] = if count <= INLINE_ARGS {
+        for (i, slot) in inline.iter_mut().enumerate().take(count) {
+            *slot = arg(i);
+        }
+        &inline[..count]
+    } else {
+        spilled = (0..count).map(arg).collect();
+        &spilled
+    };
+    // SAFETY: `ManuallyDrop<Value>` is `#[repr(transparent)]` over `Value`, so a slice of one
+    // is a slice of the other, with the same length and lifetime (the borrow of `views`).
+    let args: &[Value] = unsafe { &*(std::ptr::from_ref(views) as *const [Value]) };
     let constructing = flags & q::JS_CALL_FLAG_CONSTRUCTOR as c_int != 0;
     // A panic must not unwind into quickjs.c (it would abort the process): one that escapes
     // the function (a bug of ours: a broken invariant, a failed debug assertion) becomes a
     // thrown error instead, so the host reports it and the embedding goes on.
     let call = std::panic::AssertUnwindSafe(|| match native_of(&function) {
         Some(Native::Function(NativeFunction::Pointer { f, constructor }, _)) => {
-            let this = if *constructor && !constructing {
-                Value::undefined()
+            if *constructor && !constructing {
+                f(&Value::undefined(), args, &mut cx)
             } else {
-                this
-            };
-            f(&this, &args, &mut cx)
+                f(&this, args, &mut cx)
+            }
         }
-        Some(Native::Function(NativeFunction::Closure(c), _)) => c.call(&this, &args, &mut cx),
+        Some(Native::Function(NativeFunction::Closure(c), _)) => c.call(&this, args, &mut cx),
         _ => Err(throw_type_error("not a function")),
     });
     let result = std::panic::catch_unwind(call).unwrap_or_else(|panic| {

@@ -2,6 +2,7 @@
 
 use super::core::{check, q, Marker, Trace, NULL, UNDEFINED};
 use super::{Cx, JsResult, JsString, NativeObject, Object};
+use std::mem::ManuallyDrop;
 
 /// A JavaScript value.
 ///
@@ -45,6 +46,17 @@ impl Value {
             raw,
             rt: if counted { rt } else { std::ptr::null_mut() },
         }
+    }
+
+    /// A view of a borrowed `raw` that holds no count of its own: it must never be dropped
+    /// (the `ManuallyDrop` sees to that), and lives no longer than the borrow (a call's
+    /// arguments, for the call). Cloning it takes a count, as for any value.
+    ///
+    /// The caller ensures `raw` is live for as long as the view (someone owns a count of it)
+    /// and `rt` is its live runtime; so the view is a `Value` in all but owning its count.
+    #[inline]
+    pub(crate) fn borrowed_raw(rt: *mut q::JSRuntime, raw: q::JSValue) -> ManuallyDrop<Self> {
+        ManuallyDrop::new(Self::from_raw(rt, raw))
     }
 
     /// A new reference to a borrowed `raw` (an argument, a field of a struct QuickJS owns).
