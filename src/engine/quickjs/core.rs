@@ -499,9 +499,22 @@ pub struct Agent {
     /// GC stress (`Runtime::set_gc_stress`): every how many microtasks the collection
     /// threshold drops to zero (0: off), and how many ran since it last did. Read at every job.
     pub(crate) gc_stress: Cell<(u32, u32)>,
-    /// The Rust microtasks queued on the engine's job queue, in order: each has one job entry
-    /// there, which runs the front one (`job.rs`).
+    /// The Rust microtasks queued, in order: each has one job entry on the engine's job queue,
+    /// which runs the front one, or is chained to the one before (`job.rs`).
     pub(crate) microtasks: RefCell<VecDeque<Job>>,
+    /// How many microtasks at the front of `microtasks` are chained: queued while a Rust
+    /// microtask ran from the host's own loop with nothing on QuickJS's FIFO, so each is the
+    /// next job of all and runs right after the one before, without an entry of its own. (Only
+    /// then are they queued, so they are always all of the queue's front: every other Rust
+    /// microtask has an entry on that FIFO.)
+    pub(crate) chained: Cell<usize>,
+    /// The context the chained microtasks run in (the one whose microtask queued them).
+    pub(crate) chain_ctx: Cell<*mut q::JSContext>,
+    /// While the host's microtask loop runs (`Runtime::run_microtasks`): chaining may happen.
+    pub(crate) own_loop: Cell<bool>,
+    /// While a Rust microtask runs from that loop, its context: a microtask queued in it with
+    /// nothing on QuickJS's FIFO is chained (null otherwise).
+    pub(crate) chain: Cell<*mut q::JSContext>,
     pub(crate) origin: std::time::Instant,
     /// Native data of objects QuickJS made with a class of its own (a realm's global object),
     /// by object address: the holder, an object of our native class whose data they read as
@@ -648,6 +661,10 @@ impl Agent {
             deadline: Cell::new(None),
             gc_stress: Cell::new((0, 0)),
             microtasks: RefCell::new(VecDeque::new()),
+            own_loop: Cell::new(false),
+            chained: Cell::new(0),
+            chain_ctx: Cell::new(ptr::null_mut()),
+            chain: Cell::new(ptr::null_mut()),
             origin: std::time::Instant::now(),
             foreign: RefCell::new(Vec::new()),
             realms: RefCell::new(Vec::new()),

@@ -205,11 +205,28 @@ impl Runtime {
     pub fn run_microtasks(&self, _cx: &mut Cx, report: &mut dyn FnMut(JsError, &mut Cx)) {
         // The runtime (borrowed for the call) keeps its agent installed.
         let agent = agent_of(self.rt);
+        let outer = agent.own_loop.replace(true);
         loop {
             if agent.deadline.get().is_some_and(|d| Instant::now() >= d) {
                 break;
             }
-            self.gc_stress_tick(agent);
+            gc_stress_tick(self.rt, agent);
+            // Chained microtasks left at the front (a chain stopped at an error or the
+            // deadline) are the next jobs of all: they run before anything on QuickJS's FIFO.
+            if agent.chained.get() > 0 {
+                let job = agent.microtasks.borrow_mut().pop_front();
+                agent.chained.set(agent.chained.get() - 1);
+                if let Some(job) = job {
+                    // SAFETY: the chain's context is the one its microtasks were queued in,
+                    // live until the runtime's teardown (as for `run_microtask`'s), of this
+                    // runtime.
+                    let mut job_cx = unsafe { Cx::enter(agent.chain_ctx.get()) };
+                    if let Err(error) = super::job::run_chain(agent, self.rt, job, &mut job_cx) {
+                        report(error, &mut job_cx);
+                    }
+                }
+                continue;
+            }
             let mut job_ctx: *mut q::JSContext = std::ptr::null_mut();
             // SAFETY: a live runtime.
             let status = unsafe { q::JS_ExecutePendingJob(self.rt, &mut job_ctx) };
@@ -223,24 +240,8 @@ impl Runtime {
                 report(error, &mut job_cx);
             }
         }
-    }
-
-    /// Counts a microtask for GC stress: after every `every`-th, the collection threshold
-    /// drops to zero, so a collection lands at the next allocation, wherever it is.
-    #[inline]
-    fn gc_stress_tick(&self, agent: &Agent) {
-        let (every, since) = agent.gc_stress.get();
-        if every == 0 {
-            return;
-        }
-        let count = since + 1;
-        if count >= every {
-            agent.gc_stress.set((every, 0));
-            // SAFETY: a live runtime, on its thread; the call sets a number.
-            unsafe { q::JS_SetGCThreshold(self.rt, 0) };
-        } else {
-            agent.gc_stress.set((every, count));
-        }
+        agent.own_loop.set(outer);
+        super::job::unchain(agent);
     }
 
     /// Sets (or, with `None`, removes) the time past which script stops: QuickJS's interrupt
@@ -286,10 +287,30 @@ impl Runtime {
         unsafe { q::JS_SetGCThreshold(self.rt, 0) };
     }
 
-    /// Whether a microtask is queued.
+    /// Whether a microtask is queued (on QuickJS's FIFO, or chained and left at the front).
     pub fn has_pending_jobs(&self) -> bool {
         // SAFETY: a live runtime.
-        unsafe { q::JS_IsJobPending(self.rt) }
+        let queued = unsafe { q::JS_IsJobPending(self.rt) };
+        queued || !agent_of(self.rt).microtasks.borrow().is_empty()
+    }
+}
+
+/// Counts a microtask of `rt` (whose agent is `agent`) for GC stress: after every `every`-th,
+/// the collection threshold drops to zero, so a collection lands at the next allocation,
+/// wherever it is.
+#[inline]
+pub(crate) fn gc_stress_tick(rt: *mut q::JSRuntime, agent: &Agent) {
+    let (every, since) = agent.gc_stress.get();
+    if every == 0 {
+        return;
+    }
+    let count = since + 1;
+    if count >= every {
+        agent.gc_stress.set((every, 0));
+        // SAFETY: a live runtime, on its thread; the call sets a number.
+        unsafe { q::JS_SetGCThreshold(rt, 0) };
+    } else {
+        agent.gc_stress.set((every, count));
     }
 }
 
