@@ -530,6 +530,50 @@ pub struct Agent {
     realms: RefCell<Vec<*mut q::JSContext>>,
 }
 
+/// The captured intrinsics of a realm, by name (`RealmState::intrinsic`): names are short
+/// static strings, hashed word by word ([`NameHasher`]) rather than with SipHash, since some
+/// are read per chunk (the buffer getters, the promise intrinsics).
+pub(crate) type NameMap<V> = HashMap<&'static str, V, std::hash::BuildHasherDefault<NameHasher>>;
+
+/// The hasher of [`NameMap`]: FxHash's multiply-rotate over 8-byte words (the keys are our
+/// own static names, so no adversary picks them).
+#[derive(Default)]
+pub(crate) struct NameHasher(u64);
+
+impl NameHasher {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
+    }
+}
+
+impl std::hash::Hasher for NameHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+}
+
 /// A map keyed by type: agent and realm data. A `TypeId` is already a hash of the type, so the
 /// map uses it as it is ([`TypeIdHasher`]) instead of hashing it again with SipHash.
 type TypeMap<V> = HashMap<TypeId, V, std::hash::BuildHasherDefault<TypeIdHasher>>;
@@ -799,7 +843,7 @@ pub(crate) fn agent_of<'a>(rt: *mut q::JSRuntime) -> &'a Agent {
 /// null. The state is only ever shared-borrowed.
 pub struct RealmState {
     data: RefCell<TypeMap<Box<dyn Any>>>,
-    pub(crate) intrinsics: RefCell<HashMap<&'static str, Value>>,
+    pub(crate) intrinsics: RefCell<NameMap<Value>>,
 }
 
 impl RealmState {
@@ -821,7 +865,7 @@ impl RealmState {
         agent_of(rt).realms.borrow_mut().push(ctx);
         let state = Box::new(RealmState {
             data: RefCell::new(TypeMap::default()),
-            intrinsics: RefCell::new(HashMap::new()),
+            intrinsics: RefCell::new(NameMap::default()),
         });
         // SAFETY: `ctx` is live and has no opaque to lose (the caller's promise); from here on
         // its opaque is the leaked box, as `RealmState`'s invariant says.
