@@ -29,14 +29,16 @@ const cleared = setTimeout(() => L('cleared!'), 5);
 clearTimeout(cleared);
 setTimeout(() => {
   L('timeout 20');
+  // (40, not 10: the 25 ms timer below must come first in real time too, on a loaded
+  // machine where the script itself may take a few milliseconds.)
   setTimeout(() => {
-    L('nested timeout 10 in 20');
+    L('nested timeout 40 in 20');
     let n = 0;
     const iv = setInterval(() => {
       L('interval ' + n);
       if (++n === 3) { clearInterval(iv); port1.close(); port2.close(); }
     }, 5);
-  }, 10);
+  }, 40);
 }, 20);
 Promise.resolve().then(() => L('micro 1')).then(() => L('micro 2'));
 queueMicrotask(() => L('queueMicrotask 1'));
