@@ -23,8 +23,9 @@
 //! controllers, readers, writers, pipe and tee states: objects or `Shared`s), or a promise
 //! to settle, which never holds back the promise it waits on.
 
-use super::{new_closure, queue_microtask, thrown_value, Cx, JsResult, Object, ReactionStep};
+use super::{new_closure, queue_boxed_microtask, queue_microtask, thrown_value, Cx, JsResult};
 use super::{AcyclicShared, Slot, Trace, Value};
+use super::{Microtask, Object, ReactionStep};
 
 traced! {
 /// A promise internal to the spec layer.
@@ -90,32 +91,48 @@ impl Reactions {
 
 /// A pending reaction, type-erased but traced.
 trait Reaction: Trace {
-    fn run(self: Box<Self>, outcome: Result<Value, Value>, ctx: &mut Cx) -> JsResult<()>;
+    /// The reaction as the job that runs it with `outcome` (the same allocation).
+    fn into_job(self: Box<Self>, outcome: Result<Value, Value>) -> Box<dyn Microtask>;
 }
 
 traced! {
-/// The captured data and both steps of a reaction.
+/// The captured data and both steps of a reaction, and, once it is queued as a job, the
+/// outcome it runs with.
 struct Steps<T: Trace + 'static> {
     data: T,
     #[unsafe_ignore_trace]
     on_fulfilled: ReactionStep<T>,
     #[unsafe_ignore_trace]
     on_rejected: ReactionStep<T>,
+    // (None while the reaction waits in a pending promise's list, which is traced; a queued
+    // job holds its values as roots, as any queued microtask does.)
+    #[unsafe_ignore_trace]
+    outcome: Option<Result<Value, Value>>,
 }
 }
 
 impl<T: Trace + 'static> Reaction for Steps<T> {
-    fn run(self: Box<Self>, outcome: Result<Value, Value>, ctx: &mut Cx) -> JsResult<()> {
-        match outcome {
-            Ok(value) => (self.on_fulfilled)(&self.data, value, ctx),
-            Err(reason) => (self.on_rejected)(&self.data, reason, ctx),
+    fn into_job(mut self: Box<Self>, outcome: Result<Value, Value>) -> Box<dyn Microtask> {
+        self.outcome = Some(outcome);
+        self
+    }
+}
+
+impl<T: Trace + 'static> Microtask for Steps<T> {
+    fn run(mut self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
+        match self.outcome.take() {
+            Some(Ok(value)) => (self.on_fulfilled)(&self.data, value, ctx),
+            Some(Err(reason)) => (self.on_rejected)(&self.data, reason, ctx),
+            // Assert: `into_job` set the outcome before the job was queued.
+            None => Ok(()),
         }
     }
 }
 
-/// Queues the job that runs `reaction` with `outcome` (a PromiseReactionJob).
+/// Queues the job that runs `reaction` with `outcome` (a PromiseReactionJob), in the
+/// reaction's own allocation.
 fn queue_reaction(reaction: Box<dyn Reaction>, outcome: Result<Value, Value>, ctx: &mut Cx) {
-    queue_microtask(ctx, move |ctx| reaction.run(outcome, ctx));
+    queue_boxed_microtask(ctx, reaction.into_job(outcome));
 }
 
 impl InternalPromise {
@@ -160,6 +177,7 @@ impl InternalPromise {
             data,
             on_fulfilled,
             on_rejected,
+            outcome: None,
         });
         let outcome = {
             let mut state = self.0.borrow_mut();

@@ -468,8 +468,18 @@ impl std::fmt::Debug for Cx {
     }
 }
 
-/// Rust code queued to run later with a context.
-pub(crate) type Job = Box<dyn FnOnce(&mut Cx) -> JsResult<()>>;
+/// Rust code queued to run later with a context: a closure ([`FnJob`]) or a boxed microtask.
+pub(crate) type Job = Box<dyn crate::engine::Microtask>;
+
+/// A closure queued as a microtask.
+pub(crate) struct FnJob<F>(pub(crate) F);
+
+impl<F: FnOnce(&mut Cx) -> JsResult<()>> crate::engine::Microtask for FnJob<F> {
+    #[inline]
+    fn run(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
+        (self.0)(ctx)
+    }
+}
 
 /// The agent's state (one per `JSRuntime`): the classes of ours, the data layers keep per
 /// agent (the host's event loop among them, which holds the tasks and timers), the Rust

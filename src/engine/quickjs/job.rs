@@ -6,7 +6,7 @@ use std::ffi::c_int;
 
 use std::time::Instant;
 
-use super::core::{agent_of, q, take_exception, throw, Agent, Job, UNDEFINED};
+use super::core::{agent_of, q, take_exception, throw, Agent, FnJob, Job, UNDEFINED};
 use super::runtime::gc_stress_tick;
 use super::{current_realm, queue_task_in, Cx, JsResult};
 
@@ -67,10 +67,10 @@ pub(crate) fn run_chain(
     cx: &mut Cx,
 ) -> JsResult<()> {
     if !agent.own_loop.get() {
-        return first(cx);
+        return first.run(cx);
     }
     let outer = agent.chain.replace(cx.raw());
-    let mut result = first(cx);
+    let mut result = first.run(cx);
     while result.is_ok() && agent.chained.get() > 0 {
         if agent.deadline.get().is_some_and(|d| Instant::now() >= d) {
             break;
@@ -80,7 +80,7 @@ pub(crate) fn run_chain(
         };
         agent.chained.set(agent.chained.get() - 1);
         gc_stress_tick(rt, agent);
-        result = next(cx);
+        result = next.run(cx);
     }
     agent.chain.set(outer);
     result
@@ -116,7 +116,11 @@ pub(crate) fn unchain(agent: &Agent) {
 /// (see [`run_chain`]). Values captured by the closure are roots until it runs (or until the
 /// runtime ends).
 pub fn queue_microtask(ctx: &mut Cx, job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static) {
-    let job: Job = Box::new(job);
+    queue_boxed_microtask(ctx, Box::new(FnJob(job)));
+}
+
+/// [`queue_microtask`] for a microtask already boxed (no second allocation).
+pub fn queue_boxed_microtask(ctx: &mut Cx, job: Job) {
     let agent = ctx.agent();
     let chain = agent.chain.get();
     // SAFETY: a live runtime (`Cx`'s invariant); the call reads its job list's head.
