@@ -353,6 +353,7 @@ impl Serializer {
                 buffer,
                 byte_offset,
                 array_length,
+                out_of_bounds,
             } => {
                 // 13.1. If IsArrayBufferViewOutOfBounds(value) is true, then throw a
                 //       "DataCloneError" DOMException.
@@ -369,6 +370,12 @@ impl Serializer {
                     return Err(data_clone_error(
                         ctx,
                         "a view on a detached ArrayBuffer cannot be cloned",
+                    )?);
+                }
+                if out_of_bounds {
+                    return Err(data_clone_error(
+                        ctx,
+                        "a view out of the bounds of its ArrayBuffer cannot be cloned",
                     )?);
                 }
                 // 13.2. Let buffer be the value of value's [[ViewedArrayBuffer]] internal slot.

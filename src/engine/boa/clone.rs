@@ -123,21 +123,26 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
             Some(b) => ViewedBuffer::Buffer(JsArrayBuffer(b)),
             None => ViewedBuffer::Shared,
         };
-        // The viewed buffer's length, shared or not: Boa's `array_length` asserts that the
-        // view is in bounds of it.
+        // IsTypedArrayOutOfBounds (a detached buffer included): exactly when
+        // `%TypedArray%.prototype.keys`'s ValidateTypedArray throws (it runs no script, and
+        // makes only an iterator).
+        let out_of_bounds = typed.keys(ctx).is_err();
+        // The viewed buffer's length, shared or not: Boa's `array_length` asserts (a debug
+        // assertion) that the view is in bounds of it, which `out_of_bounds` just said.
         let buffer_length = match &buffer {
             ViewedBuffer::Buffer(b) => b.0.byte_length(),
             ViewedBuffer::Shared => shared_length.unwrap_or(0),
         };
         let (byte_offset, array_length) = match object.downcast_ref::<TypedArray>() {
-            Some(t) => (t.byte_offset(), t.array_length(buffer_length)),
-            None => (0, 0),
+            Some(t) if !out_of_bounds => (t.byte_offset(), t.array_length(buffer_length)),
+            _ => (0, 0),
         };
         return Ok(ObjectKind::View {
             kind: ViewKind::Typed(super::buffer::typed_array_kind(kind)),
             buffer,
             byte_offset,
             array_length,
+            out_of_bounds,
         });
     }
     if object.is::<DataView>() {
@@ -150,14 +155,19 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
             Some(b) => ViewedBuffer::Buffer(JsArrayBuffer(b)),
             None => ViewedBuffer::Shared,
         };
-        // The getters throw only for a detached or out-of-bounds view.
-        let byte_offset = view.byte_offset(ctx).unwrap_or(0);
-        let byte_length = view.byte_length(ctx).unwrap_or(0);
+        // The getters throw only for a detached or out-of-bounds view
+        // (IsViewOutOfBounds).
+        let (byte_offset, byte_length, out_of_bounds) =
+            match (view.byte_offset(ctx), view.byte_length(ctx)) {
+                (Ok(offset), Ok(length)) => (offset, length, false),
+                _ => (0, 0, true),
+            };
         return Ok(ObjectKind::View {
             kind: ViewKind::DataView,
             buffer,
             byte_offset,
             array_length: byte_length,
+            out_of_bounds,
         });
     }
     if JsMap::from_object(object.js().clone()).is_ok() {

@@ -1,0 +1,59 @@
+//! What the fuzz targets found (`scripts/fuzz`), one test each, on both engines, minimized
+//! from the input that found it.
+
+mod support;
+
+use support::script::Fixture;
+
+/// The structured_clone target's first finding: serializing a typed array whose buffer was
+/// detached (here by a transfer, or by a getter while the graph was being serialized) reached
+/// Boa's `TypedArray::array_length`, which asserts that the view is in bounds: a panic. HTML,
+/// StructuredSerializeInternal 13.1: "If IsArrayBufferViewOutOfBounds(value) is true, then
+/// throw a "DataCloneError" DOMException." A view on a resizable buffer that shrank below it
+/// is out of bounds too (QuickJS cloned it as an empty view); one still inside it clones.
+#[test]
+fn a_view_out_of_the_bounds_of_its_buffer_is_a_data_clone_error() {
+    let mut f = Fixture::host();
+    f.eval(
+        r#"
+        var out = [];
+        function clone(name, make) {
+          try {
+            const v = structuredClone(make());
+            out.push(name + ' ' + v.constructor.name + ' ' + v.byteOffset + ' ' + v.byteLength);
+          } catch (e) {
+            out.push(name + ' ' + e.name);
+          }
+        }
+        function detach(b) { structuredClone(b, { transfer: [b] }); }
+        clone('detached', () => {
+          const b = new ArrayBuffer(8); const v = new Uint8Array(b, 2, 4); detach(b); return v;
+        });
+        clone('detached DataView', () => {
+          const b = new ArrayBuffer(8); const v = new DataView(b, 2, 4); detach(b); return v;
+        });
+        clone('detached by a getter', () => {
+          const b = new ArrayBuffer(8);
+          return { get a() { detach(b); return 1; }, v: new Int16Array(b, 2, 3) };
+        });
+        const shrunk = (make) => () => {
+          const b = new ArrayBuffer(8, { maxByteLength: 16 }); const v = make(b); b.resize(6); return v;
+        };
+        clone('shrunk', shrunk((b) => new Uint8Array(b, 4, 4)));
+        clone('shrunk DataView', shrunk((b) => new DataView(b, 4, 4)));
+        clone('shrunk tracking', shrunk((b) => new Uint16Array(b, 8)));
+        clone('inside', shrunk((b) => new Uint8Array(b, 2, 4)));
+        "#,
+    );
+    f.run_to_idle();
+    assert_eq!(
+        f.eval_string("out.join('\\n')"),
+        "detached DataCloneError\n\
+         detached DataView DataCloneError\n\
+         detached by a getter DataCloneError\n\
+         shrunk DataCloneError\n\
+         shrunk DataView DataCloneError\n\
+         shrunk tracking DataCloneError\n\
+         inside Uint8Array 2 4"
+    );
+}
