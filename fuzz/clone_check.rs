@@ -24,7 +24,7 @@
 
 use std::time::{Duration, Instant};
 
-use boa_streams::host::{Context, Host, HostOptions, HostReport};
+use boa_streams::host::{test_api, Context, Host, HostOptions, HostReport};
 
 /// The harness the generated program runs in (its `build()` and settings follow it).
 const HARNESS: &str = include_str!("clone_harness.js");
@@ -330,7 +330,16 @@ pub fn run(program: &Program) -> Vec<String> {
             boa_streams::host::error_message(error, &mut ctx)
         ));
     }
-    host.run_until(&mut ctx, Some(Instant::now() + RUN_TIME), &mut |_| false);
+    // Until the value arrived (or failed) and the transferred streams' reads and writes
+    // settled: what is left then (a transferred stream nobody reads, piping into a port) would
+    // keep the loop waiting for messages until the deadline.
+    let settled = |ctx: &mut Context| {
+        test_api::evaluate(ctx, "__clone.done && __clone.pending <= 0")
+            .is_ok_and(|value| value.as_boolean() == Some(true))
+    };
+    host.run_until(&mut ctx, Some(Instant::now() + RUN_TIME), &mut |ctx| {
+        settled(ctx)
+    });
     let mut limited = false;
     for report in host.take_reports() {
         match report {
@@ -343,7 +352,8 @@ pub fn run(program: &Program) -> Vec<String> {
         let summary = host.eval_script(
             &mut ctx,
             "result.js",
-            "[...__clone.mismatches, ...(PURE && !__clone.done ? ['the message never arrived'] : [])].join('\\n')",
+            "[...__clone.mismatches, ...(PURE && !__clone.done ? ['the message never arrived'] : []),
+              ...(PURE && __clone.pending > 0 ? ['a transferred stream never settled'] : [])].join('\\n')",
         );
         match summary {
             Ok(value) => {
