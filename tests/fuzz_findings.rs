@@ -10,7 +10,8 @@ use support::script::Fixture;
 /// Boa's `TypedArray::array_length`, which asserts that the view is in bounds: a panic. HTML,
 /// StructuredSerializeInternal 13.1: "If IsArrayBufferViewOutOfBounds(value) is true, then
 /// throw a "DataCloneError" DOMException." A view on a resizable buffer that shrank below it
-/// is out of bounds too (QuickJS cloned it as an empty view); one still inside it clones.
+/// is out of bounds too (a DataView is detected on both engines, a typed array on Boa only);
+/// one still inside it clones.
 #[test]
 fn a_view_out_of_the_bounds_of_its_buffer_is_a_data_clone_error() {
     let mut f = Fixture::host();
@@ -46,14 +47,24 @@ fn a_view_out_of_the_bounds_of_its_buffer_is_a_data_clone_error() {
         "#,
     );
     f.run_to_idle();
+    // quickjs-ng cannot tell a typed array out of the bounds of a shrunk resizable buffer
+    // without running script (ENGINE_BUGS.md, 7): there it clones as an empty view.
+    let shrunk_typed = if cfg!(feature = "engine-boa") {
+        ["shrunk DataCloneError", "shrunk tracking DataCloneError"]
+    } else {
+        ["shrunk Uint8Array 0 0", "shrunk tracking Uint16Array 0 0"]
+    };
     assert_eq!(
         f.eval_string("out.join('\\n')"),
-        "detached DataCloneError\n\
-         detached DataView DataCloneError\n\
-         detached by a getter DataCloneError\n\
-         shrunk DataCloneError\n\
-         shrunk DataView DataCloneError\n\
-         shrunk tracking DataCloneError\n\
-         inside Uint8Array 2 4"
+        [
+            "detached DataCloneError",
+            "detached DataView DataCloneError",
+            "detached by a getter DataCloneError",
+            shrunk_typed[0],
+            "shrunk DataView DataCloneError",
+            shrunk_typed[1],
+            "inside Uint8Array 2 4",
+        ]
+        .join("\n")
     );
 }

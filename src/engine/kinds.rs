@@ -145,7 +145,8 @@ pub enum ObjectKind {
         /// `[[ArrayLength]]` (the byte length for a `DataView`); 0 when out of bounds.
         array_length: u64,
         /// IsArrayBufferViewOutOfBounds: the buffer is detached, or (resizable) shrank below
-        /// the view. Then the lengths above are 0 and mean nothing.
+        /// the view. Then the lengths above are 0 and mean nothing. (On QuickJS, a typed array
+        /// on a shrunk resizable buffer is not detected: ENGINE_BUGS.md.)
         out_of_bounds: bool,
     },
     /// `[[MapData]]`.
