@@ -55,7 +55,7 @@ fn parse_seconds(value: &str) -> Result<Duration, String> {
 
 /// `--memory-limit`'s value: bytes, a whole number with an optional `K`, `M` or `G` suffix.
 fn parse_bytes(value: &str) -> Result<usize, String> {
-    let (digits, unit) = match value.char_indices().last() {
+    let (digits, unit) = match value.char_indices().next_back() {
         Some((i, 'K' | 'k')) => (&value[..i], 1 << 10),
         Some((i, 'M' | 'm')) => (&value[..i], 1 << 20),
         Some((i, 'G' | 'g')) => (&value[..i], 1 << 30),

@@ -333,13 +333,7 @@ pub fn run(program: &Program) -> Vec<String> {
     // Until the value arrived (or failed) and the transferred streams' reads and writes
     // settled: what is left then (a transferred stream nobody reads, piping into a port) would
     // keep the loop waiting for messages until the deadline.
-    let settled = |ctx: &mut Context| {
-        test_api::evaluate(ctx, "__clone.done && __clone.pending <= 0")
-            .is_ok_and(|value| value.as_boolean() == Some(true))
-    };
-    host.run_until(&mut ctx, Some(Instant::now() + RUN_TIME), &mut |ctx| {
-        settled(ctx)
-    });
+    host.run_until(&mut ctx, Some(Instant::now() + RUN_TIME), &mut settled);
     let mut limited = false;
     for report in host.take_reports() {
         match report {
@@ -381,6 +375,12 @@ pub fn run(program: &Program) -> Vec<String> {
         }
     }
     findings
+}
+
+/// The harness says the value arrived (or failed) and the streams' reads and writes settled.
+fn settled(ctx: &mut Context) -> bool {
+    test_api::evaluate(ctx, "__clone.done && __clone.pending <= 0")
+        .is_ok_and(|value| value.as_boolean() == Some(true))
 }
 
 fn string(value: boa_streams::Value, ctx: &mut Context) -> String {
