@@ -68,3 +68,27 @@ fn a_view_out_of_the_bounds_of_its_buffer_is_a_data_clone_error() {
         .join("\n")
     );
 }
+
+/// The structured_clone target's second finding: on Boa, a cloned regexp whose pattern
+/// escapes a `/` matched something else. HTML's StructuredSerializeInternal copies
+/// [[OriginalSource]]; the Boa backend read it through the `source` getter, whose
+/// EscapeRegExpPattern doubles the escape in Boa 0.22 (`\/` becomes `\\/`: ENGINE_BUGS.md 8).
+#[test]
+fn a_cloned_regexp_matches_what_the_original_matches() {
+    let mut f = Fixture::host();
+    f.eval(
+        r#"
+        var out = [];
+        for (const r of [/a\/b/, new RegExp('\\/', 'd'), new RegExp('/'), /\\\//g, /[/]/]) {
+          const c = structuredClone(r);
+          out.push([c.source === r.source, c.flags === r.flags,
+                    ['a/b', '/', '\\/', '\\'].map((s) => r.test(s) === c.test(s)).join()].join(' '));
+        }
+        "#,
+    );
+    f.run_to_idle();
+    assert_eq!(
+        f.eval_string("out.join('\\n')"),
+        ["true true true,true,true,true"; 5].join("\n")
+    );
+}

@@ -50,6 +50,27 @@ pub fn primitive_value(primitive: &Primitive) -> Value {
     }
 }
 
+/// A pattern equivalent to a regexp's [[OriginalSource]], from what Boa 0.22's `source` getter
+/// returns. The spec's EscapeRegExpPattern gives a string that parses back to the same
+/// pattern; Boa's puts a `\` before every `/`, one the pattern already escaped too (`\/`
+/// becomes `\\/`, an escaped backslash and a bare slash: another pattern), so cloning the
+/// getter's result changed what the clone matches (ENGINE_BUGS.md, 8). Every `/` in that
+/// result comes with exactly one `\` Boa put before it, and dropping it gives
+/// [[OriginalSource]]'s slashes back. (Its other escapes, `\n`, `\r`, `\u2028` and
+/// `\u2029` for line terminators, match what they replace, except after a `\`: a line
+/// terminator the pattern itself escaped, which Annex B allows without the `u` flag, comes
+/// back as an escaped backslash and a letter. The getter's result cannot tell it apart.)
+fn original_source(escaped: &str) -> String {
+    let mut source = String::with_capacity(escaped.len());
+    for c in escaped.chars() {
+        if c == '/' && source.ends_with('\\') {
+            source.pop();
+        }
+        source.push(c);
+    }
+    source
+}
+
 fn regexp_flags(regexp: &JsRegExp, ctx: &mut Context) -> JsResult<String> {
     // The individual flag getters read [[OriginalFlags]]; the `flags` getter would read
     // properties (observable).
@@ -94,7 +115,7 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
         return Ok(ObjectKind::Date(time));
     }
     if let Ok(regexp) = JsRegExp::from_object(object.js().clone()) {
-        let source = JsString::from(regexp.source(ctx)?.as_str());
+        let source = JsString::from(original_source(&regexp.source(ctx)?).as_str());
         let flags = regexp_flags(&regexp, ctx)?;
         return Ok(ObjectKind::RegExp { source, flags });
     }
