@@ -92,3 +92,31 @@ fn a_cloned_regexp_matches_what_the_original_matches() {
         ["true true true,true,true,true"; 5].join("\n")
     );
 }
+
+/// The structured_clone target's third finding: a `DOMException` whose message or name holds a
+/// lone surrogate came back with `\uD800` spelled out in its text. Its serialization kept the
+/// code units; the deserialization went through a Rust `&str` (escaping what UTF-8 cannot
+/// hold). HTML: DOMException's deserialization steps set its name and message to
+/// serialized.[[Name]] and serialized.[[Message]], the same strings.
+#[test]
+fn a_cloned_dom_exception_keeps_lone_surrogates() {
+    let mut f = Fixture::host();
+    f.eval(
+        r#"
+        var out = [];
+        const e = new DOMException('\ud800m', 'N\udc00');
+        const show = (how, c) =>
+          out.push(how + ' ' + (c.message === e.message) + ' ' + (c.name === e.name) + ' ' +
+                   c.message.length + ' ' + c.code);
+        show('structuredClone', structuredClone(e));
+        const { port1, port2 } = new MessageChannel();
+        port2.onmessage = (m) => { show('port', m.data); port2.close(); };
+        port1.postMessage(e);
+        "#,
+    );
+    f.run_to_idle();
+    assert_eq!(
+        f.eval_string("out.join('\\n')"),
+        "structuredClone true true 2 0\nport true true 2 0"
+    );
+}

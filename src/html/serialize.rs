@@ -714,11 +714,11 @@ impl Deserializer {
             Record::Error { name, message } => {
                 clone::new_error(name, message.map(|m| string(&m)), ctx)?
             }
-            Record::DomException { name, message } => crate::dom::create_dom_exception(
-                ctx,
-                &string(&message).to_std_string_escaped(),
-                &string(&name).to_std_string_escaped(),
-            )?,
+            // DOMException's deserialization steps: set value's name to serialized.[[Name]] and
+            // its message to serialized.[[Message]] (code units as they were).
+            Record::DomException { name, message } => {
+                crate::dom::new_dom_exception(ctx, string(&message), string(&name))?
+            }
             Record::Array { length, properties } => {
                 let array = clone::new_array(length, ctx)?;
                 self.remember(&array);
