@@ -4,6 +4,8 @@
 
 #[path = "../fuzz/checks.rs"]
 mod checks;
+#[path = "../fuzz/clone_check.rs"]
+mod clone_check;
 
 use std::path::Path;
 
@@ -36,4 +38,17 @@ fn the_seed_corpora_pass_the_parser_targets_checks() {
     for (target, check) in targets {
         assert!(replay(target, check) > 0, "{target}: an empty seed corpus");
     }
+}
+
+/// The structured-clone target's seeds, on the build's engine: value graphs sent through
+/// `structuredClone()`, a `MessageChannel` and an agent on another thread.
+#[test]
+fn the_seed_corpus_passes_the_structured_clone_target_check() {
+    let check: Check = |data| {
+        clone_check::structured_clone(data);
+    };
+    assert!(
+        replay("structured_clone", check) > 0,
+        "an empty seed corpus"
+    );
 }

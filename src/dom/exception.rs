@@ -149,14 +149,18 @@ pub(super) fn error_stack_getter(ctx: &mut Cx) -> Option<Object> {
 /// Creates a `DOMException` with the given message and name, using the current realm's
 /// `DOMException.prototype` (no user-visible lookups).
 pub fn create_dom_exception(ctx: &mut Cx, message: &str, name: &str) -> JsResult<Object> {
+    new_dom_exception(ctx, JsString::from(message), JsString::from(name))
+}
+
+/// [`create_dom_exception`] with the message and name as JS strings, any code units (lone
+/// surrogates too: the deserialization steps of a `DOMException` another realm serialized).
+pub(crate) fn new_dom_exception(
+    ctx: &mut Cx,
+    message: JsString,
+    name: JsString,
+) -> JsResult<Object> {
     let proto = prototype(Iface::DomException, ctx)?;
-    let exception = Object::from_proto_and_data(
-        proto,
-        DomException {
-            name: JsString::from(name),
-            message: JsString::from(message),
-        },
-    );
+    let exception = Object::from_proto_and_data(proto, DomException { name, message });
     attach_stack(&exception, ctx)?;
     Ok(exception)
 }

@@ -29,7 +29,7 @@ pub(crate) use event_target::{
     dispatch, event_handler_value, set_event_handler, with_target, EventTarget,
 };
 pub use event_target::{dispatch_event, is_event_target};
-pub(crate) use exception::dom_exception_message;
+pub(crate) use exception::{dom_exception_message, new_dom_exception};
 
 /// Slots that a specification built on DOM keeps in an `EventTarget` or `Event` object its
 /// interface inherits from (HTML's `MessagePort` and `MessageEvent`): DOM holds them without

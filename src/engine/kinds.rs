@@ -142,8 +142,12 @@ pub enum ObjectKind {
         buffer: ViewedBuffer,
         /// `[[ByteOffset]]`.
         byte_offset: u64,
-        /// `[[ArrayLength]]` (the byte length for a `DataView`).
+        /// `[[ArrayLength]]` (the byte length for a `DataView`); 0 when out of bounds.
         array_length: u64,
+        /// IsArrayBufferViewOutOfBounds: the buffer is detached, or (resizable) shrank below
+        /// the view. Then the lengths above are 0 and mean nothing. (On QuickJS, a typed array
+        /// on a shrunk resizable buffer is not detected: ENGINE_BUGS.md.)
+        out_of_bounds: bool,
     },
     /// `[[MapData]]`.
     Map,

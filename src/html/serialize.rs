@@ -353,6 +353,7 @@ impl Serializer {
                 buffer,
                 byte_offset,
                 array_length,
+                out_of_bounds,
             } => {
                 // 13.1. If IsArrayBufferViewOutOfBounds(value) is true, then throw a
                 //       "DataCloneError" DOMException.
@@ -369,6 +370,12 @@ impl Serializer {
                     return Err(data_clone_error(
                         ctx,
                         "a view on a detached ArrayBuffer cannot be cloned",
+                    )?);
+                }
+                if out_of_bounds {
+                    return Err(data_clone_error(
+                        ctx,
+                        "a view out of the bounds of its ArrayBuffer cannot be cloned",
                     )?);
                 }
                 // 13.2. Let buffer be the value of value's [[ViewedArrayBuffer]] internal slot.
@@ -707,11 +714,11 @@ impl Deserializer {
             Record::Error { name, message } => {
                 clone::new_error(name, message.map(|m| string(&m)), ctx)?
             }
-            Record::DomException { name, message } => crate::dom::create_dom_exception(
-                ctx,
-                &string(&message).to_std_string_escaped(),
-                &string(&name).to_std_string_escaped(),
-            )?,
+            // DOMException's deserialization steps: set value's name to serialized.[[Name]] and
+            // its message to serialized.[[Message]] (code units as they were).
+            Record::DomException { name, message } => {
+                crate::dom::new_dom_exception(ctx, string(&message), string(&name))?
+            }
             Record::Array { length, properties } => {
                 let array = clone::new_array(length, ctx)?;
                 self.remember(&array);

@@ -50,6 +50,27 @@ pub fn primitive_value(primitive: &Primitive) -> Value {
     }
 }
 
+/// A pattern equivalent to a regexp's [[OriginalSource]], from what Boa 0.22's `source` getter
+/// returns. The spec's EscapeRegExpPattern gives a string that parses back to the same
+/// pattern; Boa's puts a `\` before every `/`, one the pattern already escaped too (`\/`
+/// becomes `\\/`, an escaped backslash and a bare slash: another pattern), so cloning the
+/// getter's result changed what the clone matches (ENGINE_BUGS.md, 8). Every `/` in that
+/// result comes with exactly one `\` Boa put before it, and dropping it gives
+/// [[OriginalSource]]'s slashes back. (Its other escapes, `\n`, `\r`, `\u2028` and
+/// `\u2029` for line terminators, match what they replace, except after a `\`: a line
+/// terminator the pattern itself escaped, which Annex B allows without the `u` flag, comes
+/// back as an escaped backslash and a letter. The getter's result cannot tell it apart.)
+fn original_source(escaped: &str) -> String {
+    let mut source = String::with_capacity(escaped.len());
+    for c in escaped.chars() {
+        if c == '/' && source.ends_with('\\') {
+            source.pop();
+        }
+        source.push(c);
+    }
+    source
+}
+
 fn regexp_flags(regexp: &JsRegExp, ctx: &mut Context) -> JsResult<String> {
     // The individual flag getters read [[OriginalFlags]]; the `flags` getter would read
     // properties (observable).
@@ -94,7 +115,7 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
         return Ok(ObjectKind::Date(time));
     }
     if let Ok(regexp) = JsRegExp::from_object(object.js().clone()) {
-        let source = JsString::from(regexp.source(ctx)?.as_str());
+        let source = JsString::from(original_source(&regexp.source(ctx)?).as_str());
         let flags = regexp_flags(&regexp, ctx)?;
         return Ok(ObjectKind::RegExp { source, flags });
     }
@@ -123,21 +144,26 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
             Some(b) => ViewedBuffer::Buffer(JsArrayBuffer(b)),
             None => ViewedBuffer::Shared,
         };
-        // The viewed buffer's length, shared or not: Boa's `array_length` asserts that the
-        // view is in bounds of it.
+        // IsTypedArrayOutOfBounds (a detached buffer included): exactly when
+        // `%TypedArray%.prototype.keys`'s ValidateTypedArray throws (it runs no script, and
+        // makes only an iterator).
+        let out_of_bounds = typed.keys(ctx).is_err();
+        // The viewed buffer's length, shared or not: Boa's `array_length` asserts (a debug
+        // assertion) that the view is in bounds of it, which `out_of_bounds` just said.
         let buffer_length = match &buffer {
             ViewedBuffer::Buffer(b) => b.0.byte_length(),
             ViewedBuffer::Shared => shared_length.unwrap_or(0),
         };
         let (byte_offset, array_length) = match object.downcast_ref::<TypedArray>() {
-            Some(t) => (t.byte_offset(), t.array_length(buffer_length)),
-            None => (0, 0),
+            Some(t) if !out_of_bounds => (t.byte_offset(), t.array_length(buffer_length)),
+            _ => (0, 0),
         };
         return Ok(ObjectKind::View {
             kind: ViewKind::Typed(super::buffer::typed_array_kind(kind)),
             buffer,
             byte_offset,
             array_length,
+            out_of_bounds,
         });
     }
     if object.is::<DataView>() {
@@ -150,14 +176,19 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
             Some(b) => ViewedBuffer::Buffer(JsArrayBuffer(b)),
             None => ViewedBuffer::Shared,
         };
-        // The getters throw only for a detached or out-of-bounds view.
-        let byte_offset = view.byte_offset(ctx).unwrap_or(0);
-        let byte_length = view.byte_length(ctx).unwrap_or(0);
+        // The getters throw only for a detached or out-of-bounds view
+        // (IsViewOutOfBounds).
+        let (byte_offset, byte_length, out_of_bounds) =
+            match (view.byte_offset(ctx), view.byte_length(ctx)) {
+                (Ok(offset), Ok(length)) => (offset, length, false),
+                _ => (0, 0, true),
+            };
         return Ok(ObjectKind::View {
             kind: ViewKind::DataView,
             buffer,
             byte_offset,
             array_length: byte_length,
+            out_of_bounds,
         });
     }
     if JsMap::from_object(object.js().clone()).is_ok() {

@@ -356,6 +356,9 @@ pub(super) struct ViewSlots {
     pub(super) byte_offset: u64,
     /// The current byte length (0 when the view is detached or out of bounds).
     pub(super) byte_length: u64,
+    /// IsArrayBufferViewOutOfBounds: the buffer is detached, or (resizable) shrank below the
+    /// view.
+    pub(super) out_of_bounds: bool,
 }
 
 /// The slots of `value` if it is a typed array or a `DataView`.
@@ -394,6 +397,7 @@ pub(super) fn view_slots(cx: &mut Cx, value: &Value) -> Option<ViewSlots> {
         resizable,
         byte_offset: 0,
         byte_length: 0,
+        out_of_bounds: true,
     };
     if is_detached(cx, &slots.buffer) {
         return Some(slots);
@@ -420,13 +424,26 @@ pub(super) fn view_slots(cx: &mut Cx, value: &Value) -> Option<ViewSlots> {
         if check(cx, raw).is_ok() {
             slots.byte_offset = offset;
             slots.byte_length = length;
+            slots.out_of_bounds = false;
         }
         return Some(slots);
     }
     // A `DataView`, or a view on a resizable buffer (whose length may track the buffer's):
     // the getters (a typed array's give 0 when out of bounds; a `DataView`'s throw then).
-    slots.byte_offset = number_of(call_intrinsic(cx, getters[1], value, &[]));
-    slots.byte_length = number_of(call_intrinsic(cx, getters[2], value, &[]));
+    let byte_offset = call_intrinsic(cx, getters[1], value, &[]);
+    let byte_length = call_intrinsic(cx, getters[2], value, &[]);
+    // IsArrayBufferViewOutOfBounds: a `DataView`'s getters throw exactly then. A typed
+    // array's give 0 then, which an in-bounds empty view at offset 0 gives too, and the
+    // operations that tell them apart (ValidateTypedArray, `JS_GetTypedArrayBuffer`) throw,
+    // which runs `Error.prepareStackTrace`: script a probe must not run. So a typed array on a
+    // resizable buffer that shrank below it counts as in bounds here, an empty view
+    // (ENGINE_BUGS.md).
+    slots.out_of_bounds = match kind {
+        ViewKind::DataView => byte_offset.is_err() || byte_length.is_err(),
+        ViewKind::Typed(_) => false,
+    };
+    slots.byte_offset = number_of(byte_offset);
+    slots.byte_length = number_of(byte_length);
     Some(slots)
 }
 

@@ -418,7 +418,9 @@ fn object_kinds() {
             buffer,
             byte_offset,
             array_length,
+            out_of_bounds,
         } => {
+            assert!(!out_of_bounds);
             assert_eq!(kind, ViewKind::Typed(TypedArrayKind::Int32));
             assert!(matches!(buffer, clone::ViewedBuffer::Buffer(_)));
             assert_eq!((byte_offset, array_length), (4, 2));
@@ -434,7 +436,9 @@ fn object_kinds() {
             buffer,
             byte_offset,
             array_length,
+            out_of_bounds,
         } => {
+            assert!(!out_of_bounds);
             assert_eq!(kind, ViewKind::DataView);
             assert!(matches!(buffer, clone::ViewedBuffer::Shared));
             assert_eq!((byte_offset, array_length), (3, 13));

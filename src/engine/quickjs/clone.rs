@@ -266,6 +266,7 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
             buffer,
             byte_offset: slots.byte_offset,
             array_length: slots.byte_length / element_size,
+            out_of_bounds: slots.out_of_bounds,
         });
     }
     // SAFETY: as for `JS_IsDate` above: the tag, and a live object's class id, are read.
