@@ -840,7 +840,7 @@ pub(crate) fn agent_of<'a>(rt: *mut q::JSRuntime) -> &'a Agent {
     // promises that no reference to it is used afterwards: callers keep `'a` within that span
     // (`Cx::agent` ties it to the `Cx`, `native_of` to a live value of the runtime).
     // Assert: the agent is installed (this function's contract; only crate code calls it).
-    unsafe { agent.as_ref() }.expect("the runtime's agent is installed")
+    unsafe { agent.as_ref() }.expect("the runtime's agent is installed") // Assert: as above.
 }
 
 /// The well-known symbols and intrinsics captured when a realm is set up, before any script
@@ -966,7 +966,7 @@ pub(crate) fn realm_of<'a>(ctx: *mut q::JSContext) -> &'a RealmState {
     // caller promises no reference to it is used afterwards: callers keep `'a` within that
     // span (`Cx::realm_state` ties it to the `Cx`).
     // Assert: the realm state is installed (this function's contract; only crate code calls it).
-    unsafe { state.as_ref() }.expect("the realm's state is installed")
+    unsafe { state.as_ref() }.expect("the realm's state is installed") // Assert: as above.
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -498,53 +498,59 @@ impl<'a, 'c> AsyncJobs<'a, 'c> {
     }
 }
 
-/// A host for the backend's unit tests: tasks are kept for the test to run (it must leave none:
-/// they hold values of the runtime), timers are dropped, each rejection event is recorded
-/// (`true`: a handler was added), and the global object carries no data.
 #[cfg(test)]
-pub(crate) struct TestHost {
-    pub(crate) tasks: std::cell::RefCell<std::collections::VecDeque<Task>>,
-    pub(crate) rejections: std::cell::RefCell<Vec<bool>>,
-}
+pub(crate) use test_support::{eval_script, run_gc};
 
+/// What the backend's unit tests use: a host that records, a runtime over it, script evaluation
+/// by name and collection.
 #[cfg(test)]
-impl RuntimeHost for TestHost {
-    fn enqueue_task(&self, task: Task) {
-        self.tasks.borrow_mut().push_back(task);
-    }
-    fn enqueue_timer(&self, _: std::time::Duration, _: Task, _: Option<TimerCanceled>) {}
-    fn promise_rejection_tracker(&self, _promise: Object, operation: RejectionOperation) {
-        let handled = matches!(operation, RejectionOperation::Handle);
-        self.rejections.borrow_mut().push(handled);
-    }
-    fn new_global_object(&self, object_prototype: Object) -> Object {
-        Object::from_proto_and_data(Some(object_prototype), ())
-    }
-    fn run_jobs(&self, _ctx: &mut Cx) {}
-}
+mod test_support {
+    use super::*;
 
-#[cfg(test)]
-impl Runtime {
-    /// A runtime with a [`TestHost`] (the backend's unit tests).
-    pub(crate) fn for_tests() -> (Self, Rc<TestHost>) {
-        let host = Rc::new(TestHost {
-            tasks: std::cell::RefCell::default(),
-            rejections: std::cell::RefCell::default(),
-        });
-        let (runtime, cx) = Self::new(Rc::clone(&host) as Rc<dyn RuntimeHost>).expect("a runtime");
-        drop(cx);
-        (runtime, host)
+    /// A host for the backend's unit tests: tasks are kept for the test to run (it must leave
+    /// none: they hold values of the runtime), timers are dropped, each rejection event is
+    /// recorded (`true`: a handler was added), and the global object carries no data.
+    pub(crate) struct TestHost {
+        pub(crate) tasks: std::cell::RefCell<std::collections::VecDeque<Task>>,
+        pub(crate) rejections: std::cell::RefCell<Vec<bool>>,
     }
-}
 
-/// [`evaluate_script`] with a file name (the backend's unit tests).
-#[cfg(test)]
-pub(crate) fn eval_script(cx: &mut Cx, name: &str, source: &str) -> JsResult<Value> {
-    evaluate_script(cx, Some(Path::new(name)), source)
-}
+    impl RuntimeHost for TestHost {
+        fn enqueue_task(&self, task: Task) {
+            self.tasks.borrow_mut().push_back(task);
+        }
+        fn enqueue_timer(&self, _: std::time::Duration, _: Task, _: Option<TimerCanceled>) {}
+        fn promise_rejection_tracker(&self, _promise: Object, operation: RejectionOperation) {
+            let handled = matches!(operation, RejectionOperation::Handle);
+            self.rejections.borrow_mut().push(handled);
+        }
+        fn new_global_object(&self, object_prototype: Object) -> Object {
+            Object::from_proto_and_data(Some(object_prototype), ())
+        }
+        fn run_jobs(&self, _ctx: &mut Cx) {}
+    }
 
-/// [`collect_garbage`] (the backend's unit tests).
-#[cfg(test)]
-pub(crate) fn run_gc(cx: &mut Cx) {
-    collect_garbage(cx);
+    impl Runtime {
+        /// A runtime with a [`TestHost`] (the backend's unit tests).
+        pub(crate) fn for_tests() -> (Self, Rc<TestHost>) {
+            let host = Rc::new(TestHost {
+                tasks: std::cell::RefCell::default(),
+                rejections: std::cell::RefCell::default(),
+            });
+            let (runtime, cx) =
+                Self::new(Rc::clone(&host) as Rc<dyn RuntimeHost>).expect("a runtime");
+            drop(cx);
+            (runtime, host)
+        }
+    }
+
+    /// [`evaluate_script`] with a file name (the backend's unit tests).
+    pub(crate) fn eval_script(cx: &mut Cx, name: &str, source: &str) -> JsResult<Value> {
+        evaluate_script(cx, Some(Path::new(name)), source)
+    }
+
+    /// [`collect_garbage`] (the backend's unit tests).
+    pub(crate) fn run_gc(cx: &mut Cx) {
+        collect_garbage(cx);
+    }
 }
