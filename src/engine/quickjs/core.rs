@@ -6,6 +6,7 @@ use std::any::{Any, TypeId};
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::ffi::{c_int, c_void};
+use std::hash::BuildHasherDefault;
 use std::ptr;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -540,17 +541,19 @@ pub struct Agent {
     realms: RefCell<Vec<*mut q::JSContext>>,
 }
 
-/// The captured intrinsics of a realm, by name (`RealmState::intrinsic`): names are short
-/// static strings, hashed word by word ([`NameHasher`]) rather than with SipHash, since some
-/// are read per chunk (the buffer getters, the promise intrinsics).
-pub(crate) type NameMap<V> = HashMap<&'static str, V, std::hash::BuildHasherDefault<NameHasher>>;
+/// The captured intrinsics of a realm, by name (`RealmState::intrinsic`): some are read per
+/// chunk (the buffer getters, the promise intrinsics), so the map hashes with [`WordHasher`].
+pub(crate) type NameMap<V> = HashMap<&'static str, V, BuildHasherDefault<WordHasher>>;
 
-/// The hasher of [`NameMap`]: FxHash's multiply-rotate over 8-byte words (the keys are our
-/// own static names, so no adversary picks them).
+/// A map keyed by type: agent and realm data, read on per-chunk paths too.
+type TypeMap<V> = HashMap<TypeId, V, BuildHasherDefault<WordHasher>>;
+
+/// The hasher of our internal maps: FxHash's multiply-rotate over 8-byte words, instead of
+/// SipHash. Their keys are our own static names and `TypeId`s, so no adversary picks them.
 #[derive(Default)]
-pub(crate) struct NameHasher(u64);
+pub(crate) struct WordHasher(u64);
 
-impl NameHasher {
+impl WordHasher {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     #[inline]
     fn add(&mut self, word: u64) {
@@ -558,7 +561,7 @@ impl NameHasher {
     }
 }
 
-impl std::hash::Hasher for NameHasher {
+impl std::hash::Hasher for WordHasher {
     #[inline]
     fn finish(&self) -> u64 {
         self.0
@@ -582,32 +585,9 @@ impl std::hash::Hasher for NameHasher {
     fn write_u8(&mut self, n: u8) {
         self.add(u64::from(n));
     }
-}
-
-/// A map keyed by type: agent and realm data. A `TypeId` is already a hash of the type, so the
-/// map uses it as it is ([`TypeIdHasher`]) instead of hashing it again with SipHash.
-type TypeMap<V> = HashMap<TypeId, V, std::hash::BuildHasherDefault<TypeIdHasher>>;
-
-/// The hasher of [`TypeMap`]: keeps the bits `TypeId`'s `Hash` writes (folded into a `u64`).
-#[derive(Default)]
-struct TypeIdHasher(u64);
-
-impl std::hash::Hasher for TypeIdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        // `TypeId` writes integers (below); any other bytes are folded in, so a different
-        // `Hash` still gives a usable, if slower, hash.
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
+    #[inline]
     fn write_u64(&mut self, n: u64) {
-        self.0 ^= n;
-    }
-    fn write_u128(&mut self, n: u128) {
-        self.0 ^= n as u64 ^ (n >> 64) as u64;
+        self.add(n);
     }
 }
 
