@@ -517,3 +517,141 @@ fn connections_over_the_limit_get_a_503() {
     });
     assert_eq!(refused, "HTTP/1.1 503 Service Unavailable");
 }
+
+/// Reads from `socket` until `marker` has arrived; what was read.
+async fn read_until(socket: &mut TcpStream, marker: &[u8]) -> Vec<u8> {
+    let mut got = Vec::new();
+    let mut buf = [0; 4096];
+    while !got.windows(marker.len()).any(|w| w == marker) {
+        let n = socket.read(&mut buf).await.expect("read");
+        assert!(n > 0, "closed before {:?}", String::from_utf8_lossy(marker));
+        got.extend_from_slice(&buf[..n]);
+    }
+    got
+}
+
+#[test]
+fn a_connection_left_idle_closes_after_the_idle_timeout() {
+    let options = ServeOptions {
+        idle_timeout: Duration::from_millis(100),
+        ..ServeOptions::default()
+    };
+    let script = "serve(() => new Response('idle-ok'));";
+    let (closed, _, _) = with_server(script, options, |address, server| async move {
+        let mut socket = TcpStream::connect(address).await.expect("connect");
+        // A keep-alive exchange: the connection stays open after it.
+        socket
+            .write_all(format!("GET / HTTP/1.1\r\nhost: {address}\r\n\r\n").as_bytes())
+            .await
+            .unwrap();
+        read_until(&mut socket, b"idle-ok").await;
+        assert_eq!(server.stats().connections, 1);
+        // Then nothing moves: the server closes it (a bound only turns a hang into a failure).
+        let mut rest = Vec::new();
+        let closed = tokio::time::timeout(Duration::from_secs(30), socket.read_to_end(&mut rest))
+            .await
+            .is_ok_and(|read| read.is_ok());
+        while server.stats().connections > 0 {
+            tokio::task::yield_now().await;
+        }
+        (closed, rest)
+    });
+    assert!(closed.0, "the idle connection stayed open");
+    assert!(
+        closed.1.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&closed.1)
+    );
+}
+
+#[test]
+fn a_pipe_into_the_response_aborts_when_the_client_goes_away() {
+    // The response body is a TransformStream's readable end, fed by pipeTo: the disconnect
+    // cancels the readable end, which errors the writable end, so the pipe cancels its
+    // source with that reason and rejects with it.
+    let script = r#"
+        serve(() => {
+            const { readable, writable } = new TransformStream();
+            const source = new ReadableStream({
+                pull(c) { c.enqueue(new Uint8Array(16384)); },
+                cancel(reason) { globalThis.sourceCancelled = reason.name + ': ' + reason.message; },
+            });
+            source.pipeTo(writable).then(() => { globalThis.piped = 'fulfilled'; },
+                                         (e) => { globalThis.piped = e.name; });
+            return new Response(readable);
+        });
+    "#;
+    let (_, host, mut ctx) = with_server_then(
+        script,
+        ServeOptions::default(),
+        &["sourceCancelled", "piped"],
+        |address, _| async move {
+            let mut socket = TcpStream::connect(address).await.expect("connect");
+            socket
+                .write_all(format!("GET / HTTP/1.1\r\nhost: {address}\r\n\r\n").as_bytes())
+                .await
+                .unwrap();
+            let mut buf = vec![0; 65536];
+            let mut got = 0;
+            while got < 100_000 {
+                got += socket.read(&mut buf).await.expect("read");
+            }
+        },
+    );
+    assert_eq!(
+        string(&host, &mut ctx, "sourceCancelled"),
+        "AbortError: the client disconnected"
+    );
+    assert_eq!(string(&host, &mut ctx, "piped"), "AbortError");
+}
+
+#[test]
+fn clients_that_go_away_mid_body_leave_no_stream_or_request_behind() {
+    // Each of 60 clients (4 at a time) reads part of an endless body and goes away; every
+    // stream the handler made is cancelled, and the server holds nothing once they are gone.
+    const CLIENTS: usize = 60;
+    let script = format!(
+        r#"
+        globalThis.made = 0; globalThis.cancelled = 0;
+        serve(() => {{
+            made++;
+            return new Response(new ReadableStream({{
+                pull(c) {{ c.enqueue(new Uint8Array(8192)); }},
+                cancel() {{ if (++cancelled == {CLIENTS}) globalThis.allCancelled = true; }},
+            }}));
+        }});
+    "#
+    );
+    let (stats, host, mut ctx) = with_server_then(
+        &script,
+        ServeOptions::default(),
+        &["allCancelled"],
+        |address, server| async move {
+            for _ in 0..CLIENTS / 4 {
+                let clients = (0..4).map(|_| async move {
+                    let mut socket = TcpStream::connect(address).await.expect("connect");
+                    socket
+                        .write_all(format!("GET / HTTP/1.1\r\nhost: {address}\r\n\r\n").as_bytes())
+                        .await
+                        .unwrap();
+                    let mut buf = vec![0; 32768];
+                    let mut got = 0;
+                    while got < 40_000 {
+                        got += socket.read(&mut buf).await.expect("read");
+                    }
+                });
+                futures::future::join_all(clients).await;
+            }
+            while server.stats().connections > 0 {
+                tokio::task::yield_now().await;
+            }
+            server.stats()
+        },
+    );
+    assert_eq!(stats.requests, CLIENTS as u64);
+    assert_eq!(stats.connections, 0);
+    assert_eq!(stats.requests_in_flight, 0, "{stats:?}");
+    assert_eq!(stats.bodies_in_flight, 0, "{stats:?}");
+    assert_eq!(string(&host, &mut ctx, "made"), CLIENTS.to_string());
+    assert_eq!(string(&host, &mut ctx, "cancelled"), CLIENTS.to_string());
+}
