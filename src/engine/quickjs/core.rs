@@ -615,6 +615,12 @@ pub(crate) fn try_agent_of<'a>(rt: *mut q::JSRuntime) -> Option<&'a Agent> {
     unsafe { agent.as_ref() }
 }
 
+/// Whether any runtime of this thread has its agent.
+#[cfg(debug_assertions)]
+pub(crate) fn any_agent() -> bool {
+    AGENTS.with(|agents| !agents.borrow().is_empty())
+}
+
 /// Whether `rt` has its agent (on this thread).
 #[cfg(feature = "rquickjs")]
 pub(crate) fn has_agent(rt: *mut q::JSRuntime) -> bool {

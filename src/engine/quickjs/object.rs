@@ -666,10 +666,42 @@ struct Node<T> {
     value: T,
 }
 
+#[cfg(debug_assertions)]
+thread_local! {
+    /// The nodes alive on this thread (debug builds): see [`assert_no_nodes_left`].
+    static LIVE_NODES: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Debug builds: once no runtime of this thread has its agent, no node may be left. A node
+/// that outlives every runtime is a ring of nodes (which no collector frees: the rule above
+/// forbids one) or a node a holder leaked; QuickJS's own check at `JS_FreeRuntime` sees
+/// neither when the ring holds no QuickJS object. Call it after freeing a runtime.
+pub(crate) fn assert_no_nodes_left() {
+    #[cfg(debug_assertions)]
+    if !super::core::any_agent() && !std::thread::panicking() {
+        let left = LIVE_NODES.with(Cell::get);
+        assert_eq!(
+            left, 0,
+            "AcyclicShared nodes left when the thread's last runtime is freed (a ring of nodes, \
+             or a leaked holder)"
+        );
+    }
+}
+
+impl<T> Drop for Node<T> {
+    #[inline]
+    fn drop(&mut self) {
+        #[cfg(debug_assertions)]
+        LIVE_NODES.with(|n| n.set(n.get() - 1));
+    }
+}
+
 impl<T: Trace + 'static> AcyclicShared<T> {
     /// A shared pointer to `value` (no QuickJS object is made).
     #[inline]
     pub fn new(value: T) -> Self {
+        #[cfg(debug_assertions)]
+        LIVE_NODES.with(|n| n.set(n.get() + 1));
         Self(Rc::new(Node {
             epoch: Cell::new(0),
             visits: Cell::new(0),

@@ -394,6 +394,7 @@ impl Drop for Runtime {
             q::JS_RunGC(self.rt);
             q::JS_FreeRuntime(self.rt);
         }
+        super::object::assert_no_nodes_left();
     }
 }
 
