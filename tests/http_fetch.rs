@@ -253,3 +253,20 @@ fn a_fetched_body_passes_through_as_a_response() {
     "#);
     assert_eq!(result, "1 200000");
 }
+
+#[test]
+fn the_status_text_arrives_as_sent() {
+    let result = run(r#"
+        serve((request) => new URL(request.url).pathname == '/custom'
+            ? new Response('x', { status: 201, statusText: 'Made It' })
+            : new Response('x', { status: 201 }));
+        (async () => {
+            const custom = await fetch(BASE + '/custom');
+            const plain = await fetch(BASE + '/plain');
+            await custom.text(); await plain.text();
+            globalThis.result = `${custom.status} ${custom.statusText}|${plain.status} ${plain.statusText}`;
+            globalThis.done = true;
+        })();
+    "#);
+    assert_eq!(result, "201 Made It|201 Created");
+}

@@ -655,3 +655,41 @@ fn clients_that_go_away_mid_body_leave_no_stream_or_request_behind() {
     assert_eq!(string(&host, &mut ctx, "made"), CLIENTS.to_string());
     assert_eq!(string(&host, &mut ctx, "cancelled"), CLIENTS.to_string());
 }
+
+#[test]
+fn the_status_text_goes_out_as_the_reason_phrase() {
+    let script = r#"
+        serve((request) => new URL(request.url).pathname == '/custom'
+            ? new Response('x', { status: 299, statusText: 'Fine, Thanks' })
+            : new Response('x', { status: 404 }));
+    "#;
+    let (lines, _, _) = with_server(script, ServeOptions::default(), |address, _| async move {
+        let mut lines = Vec::new();
+        for path in ["/custom", "/plain"] {
+            let mut socket = TcpStream::connect(address).await.expect("connect");
+            socket
+                .write_all(
+                    format!("GET {path} HTTP/1.1\r\nhost: {address}\r\nconnection: close\r\n\r\n")
+                        .as_bytes(),
+                )
+                .await
+                .unwrap();
+            let mut reply = Vec::new();
+            socket.read_to_end(&mut reply).await.unwrap();
+            lines.push(
+                String::from_utf8_lossy(&reply)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_owned(),
+            );
+        }
+        lines
+    });
+    // A status message of its own goes out as it is; an empty one (the default) gets the
+    // status's canonical phrase.
+    assert_eq!(
+        lines,
+        ["HTTP/1.1 299 Fine, Thanks", "HTTP/1.1 404 Not Found"]
+    );
+}

@@ -42,6 +42,8 @@ pub(crate) fn new_request_object(
 pub(crate) struct ResponseParts {
     /// The status (0 for a network error: `Response.error()`).
     pub(crate) status: u16,
+    /// The status message (`statusText`).
+    pub(crate) status_message: Vec<u8>,
     /// The header list, in order.
     pub(crate) headers: Vec<(Vec<u8>, Vec<u8>)>,
     /// The body, if non-null.
@@ -67,10 +69,11 @@ pub(crate) fn response_parts(value: &Value, ctx: &mut Cx) -> JsResult<Option<Res
     let Ok(response) = object.downcast::<Response>() else {
         return Ok(None);
     };
-    let (status, headers, is_error) = Response::with_record(&response, |record| {
+    let (status, status_message, headers, is_error) = Response::with_record(&response, |record| {
         let headers = record.headers.borrow().header_list.headers().to_vec();
         (
             record.status,
+            record.status_message.clone(),
             headers,
             matches!(record.type_, ResponseType::Error),
         )
@@ -93,6 +96,7 @@ pub(crate) fn response_parts(value: &Value, ctx: &mut Cx) -> JsResult<Option<Res
     };
     Ok(Some(ResponseParts {
         status: if is_error { 0 } else { status },
+        status_message,
         headers,
         body,
     }))

@@ -165,11 +165,16 @@ async fn fetch_http(
     };
     Ok(AsyncFetchResponse {
         status: parts.status.as_u16(),
-        status_text: parts
-            .status
-            .canonical_reason()
-            .unwrap_or_default()
-            .to_owned(),
+        // The reason phrase as received: hyper keeps it only when it is not the status's
+        // canonical one.
+        status_text: match parts.extensions.get::<hyper::ext::ReasonPhrase>() {
+            Some(reason) => String::from_utf8_lossy(reason.as_bytes()).into_owned(),
+            None => parts
+                .status
+                .canonical_reason()
+                .unwrap_or_default()
+                .to_owned(),
+        },
         headers,
         url: None,
         body: AsyncBody::stream(body),

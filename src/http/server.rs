@@ -619,9 +619,22 @@ fn build_response(
         }
     };
     let mut response = hyper::Response::new(body);
-    *response.status_mut() =
-        hyper::StatusCode::from_u16(parts.status).unwrap_or(hyper::StatusCode::OK);
+    let status = hyper::StatusCode::from_u16(parts.status).unwrap_or(hyper::StatusCode::OK);
+    *response.status_mut() = status;
     *response.headers_mut() = headers;
+    // The response's status message goes out as the reason phrase when it has one of its
+    // own; an empty one (the default) gets the status's canonical phrase, which hyper writes
+    // by itself. One hyper cannot send (a byte outside HTTP's reason-phrase set, which
+    // `statusText` already excludes) is left out.
+    if !parts.status_message.is_empty()
+        && status.canonical_reason().map(str::as_bytes) != Some(&parts.status_message[..])
+    {
+        if let Ok(reason) =
+            hyper::ext::ReasonPhrase::try_from(Bytes::from(parts.status_message.clone()))
+        {
+            response.extensions_mut().insert(reason);
+        }
+    }
     response
 }
 
