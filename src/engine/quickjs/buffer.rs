@@ -6,72 +6,12 @@
 //! is resizable, the buffer of a detached typed array), through the built-in getters captured
 //! when the realm was set up, called on the object: no user-visible lookup either way.
 
+use super::intrinsics::Intrinsic;
 use std::ffi::c_int;
 
 use super::core::{check, current_ctx, q, take_exception};
 use super::*;
 use crate::engine::{TypedArrayKind, ViewKind, ViewRecord};
-
-/// Intrinsics this file uses (name, expression), captured per realm. Also those of
-/// `encoding.rs` and `json.rs`, and the sample objects whose class ids `class_ids` reads.
-pub(crate) const INTRINSICS: &[(&str, &str)] = &[
-    (
-        "ArrayBuffer.prototype.transferToFixedLength",
-        "ArrayBuffer.prototype.transferToFixedLength",
-    ),
-    (
-        "ArrayBuffer.prototype.detached",
-        "Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'detached').get",
-    ),
-    (
-        "ArrayBuffer.prototype.resizable",
-        "Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'resizable').get",
-    ),
-    (
-        "SharedArrayBuffer.prototype.growable",
-        "typeof SharedArrayBuffer === 'function' ? \
-         Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, 'growable').get : undefined",
-    ),
-    (
-        "TypedArray.prototype.buffer",
-        "Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'buffer').get",
-    ),
-    (
-        "TypedArray.prototype.byteOffset",
-        "Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'byteOffset').get",
-    ),
-    (
-        "TypedArray.prototype.byteLength",
-        "Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'byteLength').get",
-    ),
-    ("DataView", "DataView"),
-    (
-        "DataView.prototype.buffer",
-        "Object.getOwnPropertyDescriptor(DataView.prototype, 'buffer').get",
-    ),
-    (
-        "DataView.prototype.byteOffset",
-        "Object.getOwnPropertyDescriptor(DataView.prototype, 'byteOffset').get",
-    ),
-    (
-        "DataView.prototype.byteLength",
-        "Object.getOwnPropertyDescriptor(DataView.prototype, 'byteLength').get",
-    ),
-    // json.rs
-    ("JSON.parse", "JSON.parse"),
-    ("JSON.stringify", "JSON.stringify"),
-    // Samples whose class ids `class_ids` reads (once per runtime).
-    (
-        "sample.SharedArrayBuffer",
-        "typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(0) : undefined",
-    ),
-    ("sample.Boolean", "new Boolean(false)"),
-    ("sample.Number", "new Number(0)"),
-    ("sample.String", "new String('')"),
-    ("sample.Symbol", "Object(Symbol())"),
-    ("sample.BigInt", "Object(0n)"),
-    ("sample.Object", "({})"),
-];
 
 // ---------------------------------------------------------------------------------------------
 // Helpers shared with clone.rs and encoding.rs
@@ -96,7 +36,7 @@ pub(super) fn class_ids(cx: &Cx) -> ClassIds {
         return *ids;
     }
     let realm = cx.realm_state();
-    let id = |name: &str| {
+    let id = |name: Intrinsic| {
         let sample = realm.intrinsic(name);
         if sample.is_object() {
             // SAFETY: `sample` is an object the realm's intrinsics own a count of (`Value`'s
@@ -108,13 +48,13 @@ pub(super) fn class_ids(cx: &Cx) -> ClassIds {
         }
     };
     let ids = ClassIds {
-        shared_array_buffer: id("sample.SharedArrayBuffer"),
-        boolean: id("sample.Boolean"),
-        number: id("sample.Number"),
-        string: id("sample.String"),
-        symbol: id("sample.Symbol"),
-        big_int: id("sample.BigInt"),
-        object: id("sample.Object"),
+        shared_array_buffer: id(Intrinsic::SampleSharedArrayBuffer),
+        boolean: id(Intrinsic::SampleBoolean),
+        number: id(Intrinsic::SampleNumber),
+        string: id(Intrinsic::SampleString),
+        symbol: id(Intrinsic::SampleSymbol),
+        big_int: id(Intrinsic::SampleBigInt),
+        object: id(Intrinsic::SampleObject),
     };
     cx.agent().set_data(ids);
     ids
@@ -149,7 +89,7 @@ pub(super) fn current_cx() -> Option<Cx> {
 /// `? Call(intrinsic, this, args)` for a captured intrinsic of the current realm.
 pub(super) fn call_intrinsic(
     cx: &mut Cx,
-    name: &str,
+    name: Intrinsic,
     this: &Value,
     args: &[Value],
 ) -> JsResult<Value> {
@@ -159,10 +99,13 @@ pub(super) fn call_intrinsic(
 
 /// `? Construct(constructor, args)` (NewTarget = the constructor) for a captured intrinsic
 /// constructor of the current realm.
-pub(super) fn construct_intrinsic(cx: &mut Cx, name: &str, args: &[Value]) -> JsResult<Value> {
+pub(super) fn construct_intrinsic(cx: &mut Cx, name: Intrinsic, args: &[Value]) -> JsResult<Value> {
     let constructor = cx.realm_state().intrinsic(name);
     if !constructor.is_object() {
-        return Err(throw_type_error(format!("{name} is not available")));
+        return Err(throw_type_error(format!(
+            "{} is not available",
+            name.name()
+        )));
     }
     let mut raw_args: Vec<q::JSValue> = args.iter().map(Value::raw).collect();
     // QuickJS reads `argc` values from the buffer: a count it cannot take is an error, not a
@@ -234,7 +177,7 @@ pub(super) fn is_detached(cx: &mut Cx, buffer: &Value) -> bool {
     if !is_array_buffer(buffer) {
         return false;
     }
-    match call_intrinsic(cx, "ArrayBuffer.prototype.detached", buffer, &[]) {
+    match call_intrinsic(cx, Intrinsic::ArrayBufferPrototypeDetached, buffer, &[]) {
         Ok(v) => v.to_boolean(),
         Err(e) => {
             drop(e);
@@ -256,9 +199,9 @@ pub(super) fn is_immutable(buffer: &Value) -> bool {
 /// `SharedArrayBuffer`), through the captured `resizable` / `growable` getters.
 pub(super) fn is_resizable(cx: &mut Cx, buffer: &Value) -> bool {
     let getter = if is_array_buffer(buffer) {
-        "ArrayBuffer.prototype.resizable"
+        Intrinsic::ArrayBufferPrototypeResizable
     } else if is_shared_buffer(cx, buffer) {
-        "SharedArrayBuffer.prototype.growable"
+        Intrinsic::SharedArrayBufferPrototypeGrowable
     } else {
         return false;
     };
@@ -371,18 +314,18 @@ pub(super) fn view_slots(cx: &mut Cx, value: &Value) -> Option<ViewSlots> {
         (
             ViewKind::Typed(kind),
             [
-                "TypedArray.prototype.buffer",
-                "TypedArray.prototype.byteOffset",
-                "TypedArray.prototype.byteLength",
+                Intrinsic::TypedArrayPrototypeBuffer,
+                Intrinsic::TypedArrayPrototypeByteOffset,
+                Intrinsic::TypedArrayPrototypeByteLength,
             ],
         )
     } else if is_data_view(value) {
         (
             ViewKind::DataView,
             [
-                "DataView.prototype.buffer",
-                "DataView.prototype.byteOffset",
-                "DataView.prototype.byteLength",
+                Intrinsic::DataViewPrototypeBuffer,
+                Intrinsic::DataViewPrototypeByteOffset,
+                Intrinsic::DataViewPrototypeByteLength,
             ],
         )
     } else {
@@ -513,7 +456,7 @@ pub fn transfer_array_buffer(buffer: &JsArrayBuffer, ctx: &mut Cx) -> JsResult<J
     // 5. Return a new ArrayBuffer object, created in the current Realm, with that data.
     let result = call_intrinsic(
         ctx,
-        "ArrayBuffer.prototype.transferToFixedLength",
+        Intrinsic::ArrayBufferPrototypeTransferToFixedLength,
         buffer.0.as_value(),
         &[],
     )?;
@@ -584,7 +527,7 @@ pub fn construct_view(
             };
             check(ctx, raw)?
         }
-        ViewKind::DataView => construct_intrinsic(ctx, "DataView", &args)?,
+        ViewKind::DataView => construct_intrinsic(ctx, Intrinsic::DataView, &args)?,
     };
     Ok(Object::from_value_unchecked(value))
 }

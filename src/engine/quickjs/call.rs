@@ -1,6 +1,7 @@
 //! Calls into JavaScript, functions made from Rust (our function class, whose `call` hook runs
 //! them), the iterator result and array helpers, and the intrinsics captured per realm.
 
+use super::intrinsics::Intrinsic;
 use std::ffi::{c_int, CString};
 use std::mem::ManuallyDrop;
 
@@ -359,35 +360,14 @@ pub fn create_array_from_list(values: impl IntoIterator<Item = Value>, ctx: &mut
     object
 }
 
-/// The intrinsics of this file's users: `name` → a JavaScript expression, evaluated once per
-/// realm before any script runs.
-const INTRINSICS: &[(&str, &str)] = &[
-    ("Symbol.iterator", "Symbol.iterator"),
-    ("Symbol.asyncIterator", "Symbol.asyncIterator"),
-    ("Symbol.toStringTag", "Symbol.toStringTag"),
-    ("Error.prototype", "Error.prototype"),
-    ("Object.prototype", "Object.prototype"),
-    (
-        "AsyncIteratorPrototype",
-        "Object.getPrototypeOf(Object.getPrototypeOf((async function*(){}).prototype))",
-    ),
-];
-
 /// Captures every backend file's intrinsics in the current realm (see `RealmState`).
 pub(crate) fn capture_intrinsics(cx: &mut Cx) -> JsResult<()> {
-    let lists: [&[(&str, &str)]; 5] = [
-        INTRINSICS,
-        super::buffer::INTRINSICS,
-        super::clone::INTRINSICS,
-        super::promise::INTRINSICS,
-        super::webidl::INTRINSICS,
-    ];
-    for &(name, expression) in lists.iter().flat_map(|l| l.iter()) {
-        let value = eval_internal(cx, expression)?;
-        realm_of(cx.raw())
-            .intrinsics
-            .borrow_mut()
-            .insert(name, value);
+    for &which in Intrinsic::ALL {
+        let value = eval_internal(cx, which.source())?;
+        let mut table = realm_of(cx.raw()).intrinsics.borrow_mut();
+        // Slot order is `ALL`'s order.
+        debug_assert_eq!(table.len(), which as usize);
+        table.push(value);
     }
     Ok(())
 }

@@ -8,6 +8,7 @@
 //! set up (`Date.prototype.getTime`, the `RegExp` flag getters, the Map and Set iterators, ...),
 //! called on the object: nothing a script could patch is consulted.
 
+use super::intrinsics::Intrinsic;
 use std::ffi::{c_int, c_void};
 
 use super::buffer::{
@@ -17,74 +18,6 @@ use super::buffer::{
 use super::core::{check, check_status, q};
 use super::*;
 pub use crate::engine::kinds::{ObjectKind, Primitive, ViewedBuffer, ERROR_NAMES};
-
-/// Intrinsics this file uses (name, expression), captured per realm.
-pub(crate) const INTRINSICS: &[(&str, &str)] = &[
-    ("Boolean.prototype.valueOf", "Boolean.prototype.valueOf"),
-    ("Number.prototype.valueOf", "Number.prototype.valueOf"),
-    ("String.prototype.valueOf", "String.prototype.valueOf"),
-    ("BigInt.prototype.valueOf", "BigInt.prototype.valueOf"),
-    ("BigInt", "BigInt"),
-    ("Date.prototype.getTime", "Date.prototype.getTime"),
-    ("RegExp", "RegExp"),
-    (
-        "RegExp.prototype.source",
-        "Object.getOwnPropertyDescriptor(RegExp.prototype, 'source').get",
-    ),
-    (
-        "RegExp.prototype.hasIndices",
-        "Object.getOwnPropertyDescriptor(RegExp.prototype, 'hasIndices').get",
-    ),
-    (
-        "RegExp.prototype.global",
-        "Object.getOwnPropertyDescriptor(RegExp.prototype, 'global').get",
-    ),
-    (
-        "RegExp.prototype.ignoreCase",
-        "Object.getOwnPropertyDescriptor(RegExp.prototype, 'ignoreCase').get",
-    ),
-    (
-        "RegExp.prototype.multiline",
-        "Object.getOwnPropertyDescriptor(RegExp.prototype, 'multiline').get",
-    ),
-    (
-        "RegExp.prototype.dotAll",
-        "Object.getOwnPropertyDescriptor(RegExp.prototype, 'dotAll').get",
-    ),
-    (
-        "RegExp.prototype.unicode",
-        "Object.getOwnPropertyDescriptor(RegExp.prototype, 'unicode').get",
-    ),
-    (
-        "RegExp.prototype.unicodeSets",
-        "(Object.getOwnPropertyDescriptor(RegExp.prototype, 'unicodeSets') || {}).get",
-    ),
-    (
-        "RegExp.prototype.sticky",
-        "Object.getOwnPropertyDescriptor(RegExp.prototype, 'sticky').get",
-    ),
-    ("Map", "Map"),
-    ("Map.prototype.entries", "Map.prototype.entries"),
-    (
-        "MapIteratorPrototype.next",
-        "Object.getPrototypeOf(new Map().entries()).next",
-    ),
-    ("Map.prototype.set", "Map.prototype.set"),
-    ("Set", "Set"),
-    ("Set.prototype.values", "Set.prototype.values"),
-    (
-        "SetIteratorPrototype.next",
-        "Object.getPrototypeOf(new Set().values()).next",
-    ),
-    ("Set.prototype.add", "Set.prototype.add"),
-    ("Error", "Error"),
-    ("EvalError", "EvalError"),
-    ("RangeError", "RangeError"),
-    ("ReferenceError", "ReferenceError"),
-    ("SyntaxError", "SyntaxError"),
-    ("TypeError", "TypeError"),
-    ("URIError", "URIError"),
-];
 
 /// The primitive `value` is, or `None` for an object.
 pub fn primitive(value: &Value) -> Option<Primitive> {
@@ -152,7 +85,7 @@ pub fn primitive_value(primitive: &Primitive) -> Value {
             };
             // `%BigInt%(string)` is StringToBigInt: no script runs.
             let text = new_string_value(&mut cx, digits);
-            match call_intrinsic(&mut cx, "BigInt", &Value::undefined(), &[text]) {
+            match call_intrinsic(&mut cx, Intrinsic::BigInt, &Value::undefined(), &[text]) {
                 Ok(v) => v,
                 Err(e) => {
                     drop(e);
@@ -176,15 +109,15 @@ fn new_string_value(cx: &mut Cx, s: &str) -> Value {
 /// The flags of a RegExp, from the individual flag getters (which read [[OriginalFlags]]; the
 /// `flags` getter would read properties, observably), in canonical order.
 fn regexp_flags(regexp: &Value, ctx: &mut Cx) -> JsResult<String> {
-    let checks: [(char, &str); 8] = [
-        ('d', "RegExp.prototype.hasIndices"),
-        ('g', "RegExp.prototype.global"),
-        ('i', "RegExp.prototype.ignoreCase"),
-        ('m', "RegExp.prototype.multiline"),
-        ('s', "RegExp.prototype.dotAll"),
-        ('u', "RegExp.prototype.unicode"),
-        ('v', "RegExp.prototype.unicodeSets"),
-        ('y', "RegExp.prototype.sticky"),
+    let checks: [(char, Intrinsic); 8] = [
+        ('d', Intrinsic::RegExpPrototypeHasIndices),
+        ('g', Intrinsic::RegExpPrototypeGlobal),
+        ('i', Intrinsic::RegExpPrototypeIgnoreCase),
+        ('m', Intrinsic::RegExpPrototypeMultiline),
+        ('s', Intrinsic::RegExpPrototypeDotAll),
+        ('u', Intrinsic::RegExpPrototypeUnicode),
+        ('v', Intrinsic::RegExpPrototypeUnicodeSets),
+        ('y', Intrinsic::RegExpPrototypeSticky),
     ];
     let mut flags = String::new();
     for (flag, getter) in checks {
@@ -214,19 +147,19 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
     let ids = class_ids(ctx);
     let class = class_of(value);
     if class == ids.boolean {
-        let b = call_intrinsic(ctx, "Boolean.prototype.valueOf", value, &[])?;
+        let b = call_intrinsic(ctx, Intrinsic::BooleanPrototypeValueOf, value, &[])?;
         return Ok(ObjectKind::Boolean(b.as_boolean().unwrap_or(false)));
     }
     if class == ids.number {
-        let n = call_intrinsic(ctx, "Number.prototype.valueOf", value, &[])?;
+        let n = call_intrinsic(ctx, Intrinsic::NumberPrototypeValueOf, value, &[])?;
         return Ok(ObjectKind::Number(n.as_number().unwrap_or(f64::NAN)));
     }
     if class == ids.big_int {
-        let b = call_intrinsic(ctx, "BigInt.prototype.valueOf", value, &[])?;
+        let b = call_intrinsic(ctx, Intrinsic::BigIntPrototypeValueOf, value, &[])?;
         return Ok(ObjectKind::BigInt(big_int_digits(&b)));
     }
     if class == ids.string {
-        let s = call_intrinsic(ctx, "String.prototype.valueOf", value, &[])?;
+        let s = call_intrinsic(ctx, Intrinsic::StringPrototypeValueOf, value, &[])?;
         // SAFETY: `JS_IsString` reads the tag field only, which every `JSValue` has
         // initialized.
         let s = if unsafe { q::JS_IsString(s.raw()) } {
@@ -242,12 +175,12 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
     // SAFETY: `value` owns a count of its `JSValue` (`Value`'s invariant), so an object is
     // allocated; `JS_IsDate` reads the tag and, for an object, its class id.
     if unsafe { q::JS_IsDate(value.raw()) } {
-        let time = call_intrinsic(ctx, "Date.prototype.getTime", value, &[])?;
+        let time = call_intrinsic(ctx, Intrinsic::DatePrototypeGetTime, value, &[])?;
         return Ok(ObjectKind::Date(time.as_number().unwrap_or(f64::NAN)));
     }
     // SAFETY: as for `JS_IsDate` above: the tag, and a live object's class id, are read.
     if unsafe { q::JS_IsRegExp(value.raw()) } {
-        let source = call_intrinsic(ctx, "RegExp.prototype.source", value, &[])?;
+        let source = call_intrinsic(ctx, Intrinsic::RegExpPrototypeSource, value, &[])?;
         let source = source.to_string(ctx)?;
         let flags = regexp_flags(value, ctx)?;
         return Ok(ObjectKind::RegExp { source, flags });
@@ -295,7 +228,7 @@ pub fn object_kind(object: &Object, ctx: &mut Cx) -> JsResult<ObjectKind> {
 
 /// Drains a built-in iterator with its captured `next` (no script runs: the iterator and its
 /// result objects are the built-ins' own), collecting each result's `value`.
-fn drain_iterator(cx: &mut Cx, iterator: &Value, next: &str) -> JsResult<Vec<Value>> {
+fn drain_iterator(cx: &mut Cx, iterator: &Value, next: Intrinsic) -> JsResult<Vec<Value>> {
     let next = cx.realm_state().intrinsic(next);
     let mut values = Vec::new();
     loop {
@@ -321,8 +254,13 @@ pub fn map_entries(object: &Object) -> JsResult<Vec<(Value, Value)>> {
     let Some(mut cx) = current_cx() else {
         return Ok(Vec::new());
     };
-    let iterator = call_intrinsic(&mut cx, "Map.prototype.entries", object.as_value(), &[])?;
-    let pairs = drain_iterator(&mut cx, &iterator, "MapIteratorPrototype.next")?;
+    let iterator = call_intrinsic(
+        &mut cx,
+        Intrinsic::MapPrototypeEntries,
+        object.as_value(),
+        &[],
+    )?;
+    let pairs = drain_iterator(&mut cx, &iterator, Intrinsic::MapIteratorPrototypeNext)?;
     let mut entries = Vec::with_capacity(pairs.len());
     for pair in pairs {
         // Each pair is a new Array [key, value] the iterator made: own elements.
@@ -356,8 +294,13 @@ pub fn set_entries(object: &Object) -> JsResult<Vec<Value>> {
     let Some(mut cx) = current_cx() else {
         return Ok(Vec::new());
     };
-    let iterator = call_intrinsic(&mut cx, "Set.prototype.values", object.as_value(), &[])?;
-    drain_iterator(&mut cx, &iterator, "SetIteratorPrototype.next")
+    let iterator = call_intrinsic(
+        &mut cx,
+        Intrinsic::SetPrototypeValues,
+        object.as_value(),
+        &[],
+    )?;
+    drain_iterator(&mut cx, &iterator, Intrinsic::SetIteratorPrototypeNext)
 }
 
 /// `! EnumerableOwnProperties(object, key)` for an ordinary or Array object (their
@@ -487,7 +430,7 @@ pub fn new_date(time: f64, ctx: &mut Cx) -> JsResult<Object> {
 pub fn new_regexp(source: JsString, flags: &str, ctx: &mut Cx) -> JsResult<Object> {
     let source = source.to_value_in(ctx);
     let flags = new_string_value(ctx, flags);
-    let regexp = construct_intrinsic(ctx, "RegExp", &[source, flags])?;
+    let regexp = construct_intrinsic(ctx, Intrinsic::RegExp, &[source, flags])?;
     Ok(Object::from_value_unchecked(regexp))
 }
 
@@ -598,31 +541,41 @@ pub fn new_array_buffer_from(bytes: ByteBlock, ctx: &mut Cx) -> JsResult<Object>
 
 /// A new `Map`.
 pub fn new_map(ctx: &mut Cx) -> Object {
-    Object::from_value_unchecked(construct_intrinsic(ctx, "Map", &[]).unwrap_or_default())
+    Object::from_value_unchecked(construct_intrinsic(ctx, Intrinsic::Map, &[]).unwrap_or_default())
 }
 
 /// Appends an entry to a new map's [[MapData]] (the intrinsic `set`, no lookup).
 pub fn map_append(map: &Object, key: Value, value: Value, ctx: &mut Cx) -> JsResult<()> {
-    call_intrinsic(ctx, "Map.prototype.set", map.as_value(), &[key, value]).map(drop)
+    call_intrinsic(
+        ctx,
+        Intrinsic::MapPrototypeSet,
+        map.as_value(),
+        &[key, value],
+    )
+    .map(drop)
 }
 
 /// A new `Set`.
 pub fn new_set(ctx: &mut Cx) -> Object {
-    Object::from_value_unchecked(construct_intrinsic(ctx, "Set", &[]).unwrap_or_default())
+    Object::from_value_unchecked(construct_intrinsic(ctx, Intrinsic::Set, &[]).unwrap_or_default())
 }
 
 /// Appends a value to a new set's [[SetData]] (the intrinsic `add`, no lookup).
 pub fn set_append(set: &Object, value: Value, ctx: &mut Cx) -> JsResult<()> {
-    call_intrinsic(ctx, "Set.prototype.add", set.as_value(), &[value]).map(drop)
+    call_intrinsic(ctx, Intrinsic::SetPrototypeAdd, set.as_value(), &[value]).map(drop)
 }
 
 /// A new error object of the named type (one of [`ERROR_NAMES`]), with an own `message` data
 /// property unless `message` is `None`.
 pub fn new_error(name: &str, message: Option<JsString>, ctx: &mut Cx) -> JsResult<Object> {
     let constructor = match name {
-        "EvalError" | "RangeError" | "ReferenceError" | "SyntaxError" | "TypeError"
-        | "URIError" => name,
-        _ => "Error",
+        "EvalError" => Intrinsic::EvalError,
+        "RangeError" => Intrinsic::RangeError,
+        "ReferenceError" => Intrinsic::ReferenceError,
+        "SyntaxError" => Intrinsic::SyntaxError,
+        "TypeError" => Intrinsic::TypeError,
+        "URIError" => Intrinsic::URIError,
+        _ => Intrinsic::Error,
     };
     let args: Vec<Value> = message.map(|m| m.to_value_in(ctx)).into_iter().collect();
     let error = construct_intrinsic(ctx, constructor, &args)?;

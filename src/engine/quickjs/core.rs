@@ -2,6 +2,7 @@
 //! classes of ours (native data, Rust functions), tracing, and the raw-value helpers the other
 //! files of the backend use.
 
+use super::intrinsics::Intrinsic;
 use std::any::{Any, TypeId};
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
@@ -541,15 +542,11 @@ pub struct Agent {
     realms: RefCell<Vec<*mut q::JSContext>>,
 }
 
-/// The captured intrinsics of a realm, by name (`RealmState::intrinsic`): some are read per
-/// chunk (the buffer getters, the promise intrinsics), so the map hashes with [`WordHasher`].
-pub(crate) type NameMap<V> = HashMap<&'static str, V, BuildHasherDefault<WordHasher>>;
-
 /// A map keyed by type: agent and realm data, read on per-chunk paths too.
 type TypeMap<V> = HashMap<TypeId, V, BuildHasherDefault<WordHasher>>;
 
 /// The hasher of our internal maps: FxHash's multiply-rotate over 8-byte words, instead of
-/// SipHash. Their keys are our own static names and `TypeId`s, so no adversary picks them.
+/// SipHash. Their keys are `TypeId`s, so no adversary picks them.
 #[derive(Default)]
 pub(crate) struct WordHasher(u64);
 
@@ -839,7 +836,8 @@ pub(crate) fn agent_of<'a>(rt: *mut q::JSRuntime) -> &'a Agent {
 /// null. The state is only ever shared-borrowed.
 pub struct RealmState {
     data: RefCell<TypeMap<Box<dyn Any>>>,
-    pub(crate) intrinsics: RefCell<NameMap<Value>>,
+    /// The captured intrinsics, one slot per [`Intrinsic`] (in its order).
+    pub(crate) intrinsics: RefCell<Vec<Value>>,
 }
 
 impl RealmState {
@@ -861,7 +859,7 @@ impl RealmState {
         agent_of(rt).realms.borrow_mut().push(ctx);
         let state = Box::new(RealmState {
             data: RefCell::new(TypeMap::default()),
-            intrinsics: RefCell::new(NameMap::default()),
+            intrinsics: RefCell::new(Vec::with_capacity(Intrinsic::ALL.len())),
         });
         // SAFETY: `ctx` is live and has no opaque to lose (the caller's promise); from here on
         // its opaque is the leaked box, as `RealmState`'s invariant says.
@@ -918,11 +916,12 @@ impl RealmState {
         map.get(&TypeId::of::<T>())?.downcast_ref::<T>().map(f)
     }
 
-    /// A captured intrinsic (see `call::capture_intrinsics`).
-    pub(crate) fn intrinsic(&self, name: &str) -> Value {
+    /// A captured intrinsic (see `call::capture_intrinsics`; `undefined` before the capture).
+    #[inline]
+    pub(crate) fn intrinsic(&self, which: Intrinsic) -> Value {
         self.intrinsics
             .borrow()
-            .get(name)
+            .get(which as usize)
             .cloned()
             .unwrap_or_default()
     }

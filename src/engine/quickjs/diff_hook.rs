@@ -2,6 +2,7 @@
 //! interrupt handler, its uncatchable errors, and a native PerformPromiseThen. Raw FFI stays in
 //! this folder; the host calls these (the Boa backend's `diff_hook.rs` has the same functions).
 
+use super::intrinsics::Intrinsic;
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
 use std::time::Instant;
@@ -107,7 +108,7 @@ pub(crate) fn perform_promise_then(
     if !is_promise(promise) {
         return Err(throw_type_error("__sdPerformPromiseThen: not a promise"));
     }
-    let then = cx.realm_state().intrinsic("Promise.prototype.then");
+    let then = cx.realm_state().intrinsic(Intrinsic::PromisePrototypeThen);
     let args = [on_fulfilled.clone(), on_rejected.clone()];
     // SAFETY: `cx`'s context is live (`Cx`'s invariant) and `promise` a live promise object of
     // its runtime (`Value`'s invariant; checked above), borrowed. A promise is not a proxy, so

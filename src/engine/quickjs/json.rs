@@ -5,6 +5,7 @@
 
 use super::buffer::call_intrinsic;
 use super::core::q;
+use super::intrinsics::Intrinsic;
 use super::*;
 
 /// Remembers the current realm's `JSON.parse` and `JSON.stringify`: nothing to do on QuickJS,
@@ -16,12 +17,12 @@ pub fn remember_json_intrinsics(ctx: &mut Cx) {
 /// `? Call(%JSON.parse%, undefined, « text »)`: a `SyntaxError` for text that is not JSON.
 pub fn json_parse(text: JsString, ctx: &mut Cx) -> JsResult<Value> {
     let text = text.to_value_in(ctx);
-    call_intrinsic(ctx, "JSON.parse", &Value::undefined(), &[text])
+    call_intrinsic(ctx, Intrinsic::JSONParse, &Value::undefined(), &[text])
 }
 
 /// `? Call(%JSON.stringify%, undefined, « value »)`: `None` when the result is `undefined`.
 pub fn json_stringify(value: Value, ctx: &mut Cx) -> JsResult<Option<JsString>> {
-    let result = call_intrinsic(ctx, "JSON.stringify", &Value::undefined(), &[value])?;
+    let result = call_intrinsic(ctx, Intrinsic::JSONStringify, &Value::undefined(), &[value])?;
     // SAFETY: `JS_IsString` reads the tag field only (it counts a rope as a string too).
     let is_string = unsafe { q::JS_IsString(result.raw()) };
     Ok(is_string.then(|| JsString::from_string_value(&result)))

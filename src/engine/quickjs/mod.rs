@@ -44,6 +44,7 @@ macro_rules! traced_without_drop {
 pub(crate) use traced_without_drop;
 
 mod core;
+mod intrinsics;
 
 pub use self::core::{Cx, Finalize, Marker, NativeObject, Trace};
 

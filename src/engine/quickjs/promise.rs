@@ -4,25 +4,12 @@
 //! `then` or `@@species` lookup, so unlike on Boa no reaction ever waits in Rust
 //! ([`run_deferred_reactions`] has nothing to do).
 
+use super::intrinsics::Intrinsic;
 use std::ffi::{c_int, c_void};
 
 use super::call::new_closure;
 use super::core::{check, current_ctx, q, take_exception, Marker, Trace, UNDEFINED};
 use super::*;
-
-/// Intrinsics this file uses (name, expression), captured per realm before any script runs
-/// (so they are the originals: what Boa's `remember_promise_intrinsics` remembers).
-pub(crate) const INTRINSICS: &[(&str, &str)] = &[
-    ("Promise", "Promise"),
-    ("Promise.prototype", "Promise.prototype"),
-    ("Promise.prototype.then", "Promise.prototype.then"),
-    ("Promise.resolve", "Promise.resolve"),
-    ("Symbol.species", "Symbol.species"),
-    (
-        "Promise[@@species] getter",
-        "Object.getOwnPropertyDescriptor(Promise, Symbol.species).get",
-    ),
-];
 
 /// A promise created by this layer together with its resolving functions: the spec's
 /// "a new promise" that the layer later resolves or rejects.
@@ -50,8 +37,8 @@ impl JsPromise {
     /// promise whose `constructor` is %Promise% is returned as it is; anything else is wrapped
     /// in a new promise, which reads a thenable's `then`).
     pub fn resolve(value: Value, ctx: &mut Cx) -> JsResult<Self> {
-        let resolve = ctx.realm_state().intrinsic("Promise.resolve");
-        let constructor = ctx.realm_state().intrinsic("Promise");
+        let resolve = ctx.realm_state().intrinsic(Intrinsic::PromiseResolve);
+        let constructor = ctx.realm_state().intrinsic(Intrinsic::Promise);
         let promise = call(&resolve, &constructor, &[value], ctx)?;
         // SAFETY: `promise` owns a count of its `JSValue` (`Value`'s invariant), so an object
         // is allocated; `JS_IsPromise` reads the tag and, for an object, its class id.
@@ -325,7 +312,7 @@ fn own_property(object: &Value, key: OwnKey, ctx: &mut Cx) -> Own {
         // SAFETY: as for `then` just above.
         OwnKey::Constructor => unsafe { q::JS_NewAtom(ctx.raw(), c"constructor".as_ptr()) },
         OwnKey::Species => {
-            let species = ctx.realm_state().intrinsic("Symbol.species");
+            let species = ctx.realm_state().intrinsic(Intrinsic::SymbolSpecies);
             // SAFETY: `ctx` is live and `species` a live value of its runtime (`Value`'s
             // invariant), borrowed: the captured `Symbol.species`, a symbol, so converting it
             // runs no script. The atom returned (or 0) is ours, freed below.
@@ -408,8 +395,8 @@ fn prototype_of(object: &Value, ctx: &mut Cx) -> Value {
 /// such a promise can be a Rust [`InternalPromise`](super::internal_promise::InternalPromise)
 /// and the thenable job a Rust reaction, with the same jobs in the same order.
 pub fn fresh_promise_then_is_intrinsic(ctx: &mut Cx) -> bool {
-    let proto = ctx.realm_state().intrinsic("Promise.prototype");
-    let then = ctx.realm_state().intrinsic("Promise.prototype.then");
+    let proto = ctx.realm_state().intrinsic(Intrinsic::PromisePrototype);
+    let then = ctx.realm_state().intrinsic(Intrinsic::PromisePrototypeThen);
     own_data_is(&proto, OwnKey::Then, &then, ctx) && species_lookup_is_intrinsic(None, ctx)
 }
 
@@ -417,7 +404,7 @@ pub fn fresh_promise_then_is_intrinsic(ctx: &mut Cx) -> bool {
 /// resolution reads from a promise [`untouched_promise`] vouched for.
 pub fn original_promise_then(ctx: &mut Cx) -> Option<Object> {
     ctx.realm_state()
-        .intrinsic("Promise.prototype.then")
+        .intrinsic(Intrinsic::PromisePrototypeThen)
         .as_object()
 }
 
@@ -428,15 +415,15 @@ pub fn original_promise_then(ctx: &mut Cx) -> Option<Object> {
 /// property holding %Promise%, whose `@@species` getter is the original. Script can change
 /// any of these between the resolution that read `then` and the job, so the job asks again.
 pub fn species_lookup_is_intrinsic(promise: Option<&JsPromise>, ctx: &mut Cx) -> bool {
-    let proto = ctx.realm_state().intrinsic("Promise.prototype");
+    let proto = ctx.realm_state().intrinsic(Intrinsic::PromisePrototype);
     if let Some(promise) = promise {
         let object = promise.0.as_value();
         if !lacks_own(object, OwnKey::Constructor, ctx) || prototype_of(object, ctx) != proto {
             return false;
         }
     }
-    let constructor = ctx.realm_state().intrinsic("Promise");
-    let getter = ctx.realm_state().intrinsic("Promise[@@species] getter");
+    let constructor = ctx.realm_state().intrinsic(Intrinsic::Promise);
+    let getter = ctx.realm_state().intrinsic(Intrinsic::PromiseSpeciesGetter);
     let constructor_ok = own_data_is(&proto, OwnKey::Constructor, &constructor, ctx);
     let species_ok = matches!(
         own_property(&constructor, OwnKey::Species, ctx),
@@ -452,10 +439,11 @@ pub fn species_lookup_is_intrinsic(promise: Option<&JsPromise>, ctx: &mut Cx) ->
 /// they return does not change the adoption: the Rust promise stands for `p` and is adopted as
 /// with %Promise% (an approximation only where script makes them return another constructor).
 pub fn species_lookups_of_fresh_promise(ctx: &mut Cx) -> JsResult<()> {
-    let proto = Object::from_value_unchecked(ctx.realm_state().intrinsic("Promise.prototype"));
+    let proto =
+        Object::from_value_unchecked(ctx.realm_state().intrinsic(Intrinsic::PromisePrototype));
     let c = proto.get("constructor", ctx)?;
     if let Some(c) = c.as_object() {
-        let species = ctx.realm_state().intrinsic("Symbol.species");
+        let species = ctx.realm_state().intrinsic(Intrinsic::SymbolSpecies);
         c.get(PropertyKey::from_value(&species), ctx)?;
     } else if !c.is_undefined() {
         return Err(throw_type_error(
@@ -481,7 +469,7 @@ pub fn untouched_promise(value: &Value, ctx: &mut Cx) -> Option<JsPromise> {
     if !is_promise(value) {
         return None;
     }
-    let proto = ctx.realm_state().intrinsic("Promise.prototype");
+    let proto = ctx.realm_state().intrinsic(Intrinsic::PromisePrototype);
     let untouched = lacks_own(value, OwnKey::Then, ctx)
         && lacks_own(value, OwnKey::Constructor, ctx)
         && prototype_of(value, ctx) == proto;

@@ -3,6 +3,7 @@
 //! (QuickJS's job queue), promise rejection tracking, and collection. Tasks and timers go to
 //! the host's [`RuntimeHost`], which the agent holds.
 
+use super::intrinsics::Intrinsic;
 use std::ffi::{c_int, c_void, CString};
 use std::path::Path;
 use std::rc::Rc;
@@ -350,7 +351,7 @@ pub(super) unsafe fn set_up_realm(ctx: *mut q::JSContext) -> JsResult<()> {
     // dropped at the end of this function, before any handle entered earlier.
     let mut cx = unsafe { Cx::enter(ctx) };
     if let Some(host) = host_of(&cx) {
-        let prototype = super::task::intrinsic_object(&cx, "Object.prototype");
+        let prototype = super::task::intrinsic_object(&cx, Intrinsic::ObjectPrototype);
         let holder = host.new_global_object(prototype);
         adopt_global_data(&mut cx, holder);
     }

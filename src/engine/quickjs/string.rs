@@ -1,5 +1,6 @@
 //! [`JsString`] (Rust-owned UTF-16), [`PropertyKey`] and [`JsSymbol`].
 
+use super::intrinsics::Intrinsic;
 use std::rc::Rc;
 
 use super::core::{current_ctx, q, realm_of, Marker, Trace};
@@ -197,7 +198,7 @@ pub(crate) fn number_to_string(n: f64) -> String {
 pub struct JsSymbol(pub(crate) Value);
 
 impl JsSymbol {
-    fn well_known(name: &str) -> Self {
+    fn well_known(name: Intrinsic) -> Self {
         let ctx = current_ctx();
         if ctx.is_null() {
             return Self(Value::undefined());
@@ -207,17 +208,17 @@ impl JsSymbol {
 
     /// `Symbol.iterator`.
     pub fn iterator() -> Self {
-        Self::well_known("Symbol.iterator")
+        Self::well_known(Intrinsic::SymbolIterator)
     }
 
     /// `Symbol.asyncIterator`.
     pub fn async_iterator() -> Self {
-        Self::well_known("Symbol.asyncIterator")
+        Self::well_known(Intrinsic::SymbolAsyncIterator)
     }
 
     /// `Symbol.toStringTag`.
     pub fn to_string_tag() -> Self {
-        Self::well_known("Symbol.toStringTag")
+        Self::well_known(Intrinsic::SymbolToStringTag)
     }
 }
 

@@ -3,6 +3,7 @@
 //! to the host's event loop, `runtime.rs`); the clock.
 
 use super::core::q;
+use super::intrinsics::Intrinsic;
 use super::{Cx, JsResult, NativeObject, Object, Realm, Value};
 
 /// The current realm.
@@ -75,21 +76,21 @@ pub fn agent_data<T: std::any::Any>(ctx: &Cx) -> Option<&T> {
 
 /// The current realm's %Error.prototype%.
 pub fn error_prototype(ctx: &Cx) -> Object {
-    intrinsic_object(ctx, "Error.prototype")
+    intrinsic_object(ctx, Intrinsic::ErrorPrototype)
 }
 
 /// The current realm's %AsyncIteratorPrototype%.
 pub fn async_iterator_prototype(ctx: &Cx) -> Object {
-    intrinsic_object(ctx, "AsyncIteratorPrototype")
+    intrinsic_object(ctx, Intrinsic::AsyncIteratorPrototype)
 }
 
 /// The current realm's %Iterator.prototype%.
 pub fn iterator_prototype(ctx: &Cx) -> Object {
-    intrinsic_object(ctx, "IteratorPrototype")
+    intrinsic_object(ctx, Intrinsic::IteratorPrototype)
 }
 
 /// A captured intrinsic object of the current realm.
-pub(crate) fn intrinsic_object(ctx: &Cx, name: &str) -> Object {
+pub(crate) fn intrinsic_object(ctx: &Cx, name: Intrinsic) -> Object {
     let value = ctx.realm_state().intrinsic(name);
     Object::from_value_unchecked(value)
 }

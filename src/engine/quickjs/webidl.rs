@@ -25,12 +25,6 @@ pub use super::webidl_sequences::{
     create_sequence_from_iterable, define_static_operation, to_usv_string_record,
 };
 
-/// Intrinsics this file uses (name, expression), captured per realm.
-pub(crate) const INTRINSICS: &[(&str, &str)] = &[(
-    "IteratorPrototype",
-    "Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()))",
-)];
-
 // ---------------------------------------------------------------------------------------------
 // Interfaces and the brand check
 // ---------------------------------------------------------------------------------------------
