@@ -6,7 +6,8 @@
 //! `JsPromise` and `InternalPromise` are what these are made of.
 
 use super::{
-    internal_promise::InternalPromise, Cx, JsPromise, JsResult, PromiseCapability, Trace, Value,
+    internal_promise::InternalPromise, AcyclicShared, Cx, JsPromise, JsResult, PromiseCapability,
+    Slot, Trace, Value,
 };
 use crate::engine;
 
@@ -109,15 +110,100 @@ pub enum NewPromise {
     Js(PromiseCapability),
     /// A promise no script sees.
     Internal(InternalPromise),
+    /// A promise script may ask for but usually does not (a writer's [[readyPromise]], replaced
+    /// whenever backpressure flips): its state, and a JS promise made only when asked for
+    /// ([`NewPromise::to_value`], or a reaction). See [`NewPromise::deferred`].
+    Deferred(AcyclicShared<Slot<Deferred>>),
+}
+}
+
+traced_without_drop! {
+/// [`NewPromise::Deferred`]'s state.
+#[derive(Debug)]
+pub enum Deferred {
+    /// No JS promise yet, pending; whether it is marked as handled.
+    Pending { handled: bool },
+    /// No JS promise yet, fulfilled with the value.
+    Fulfilled(Value),
+    /// No JS promise yet, rejected with the reason; whether it is marked as handled.
+    Rejected { reason: Value, handled: bool },
+    /// The JS promise, made: everything goes to it.
+    Made(PromiseCapability),
 }
 }
 
 impl NewPromise {
+    /// "A new promise" whose JS promise is made only if script asks for it.
+    ///
+    /// AD-HOC: the spec makes a promise object at once. Until something reacts to it or
+    /// script reads it, nothing can observe whether it exists: a settled promise made late is
+    /// in the state it would have reached, and reactions added to it queue their jobs as they
+    /// would have. Making it then keeps every observable step: its settlement is replayed when
+    /// it is made, marked as handled first if it was (so a rejection marked handled is never
+    /// reported, as an eager one is not), and from then on every operation goes to it.
+    pub fn deferred() -> Self {
+        Self::Deferred(AcyclicShared::new(Slot::new(Deferred::Pending {
+            handled: false,
+        })))
+    }
+
+    /// The JS promise of a deferred promise, made now if it was not.
+    fn made(state: &AcyclicShared<Slot<Deferred>>, ctx: &mut Cx) -> JsResult<PromiseCapability> {
+        let current = std::mem::replace(
+            &mut *state.borrow_mut(),
+            Deferred::Pending { handled: false },
+        );
+        let promise = match current {
+            Deferred::Made(promise) => promise,
+            Deferred::Pending { handled } => {
+                let promise = PromiseCapability::new(ctx);
+                if handled {
+                    engine::mark_as_handled(promise.promise(), ctx)?;
+                }
+                promise
+            }
+            Deferred::Fulfilled(value) => {
+                let promise = PromiseCapability::new(ctx);
+                promise.resolve(value, ctx)?;
+                promise
+            }
+            Deferred::Rejected { reason, handled } => {
+                let promise = PromiseCapability::new(ctx);
+                if handled {
+                    engine::mark_as_handled(promise.promise(), ctx)?;
+                }
+                promise.reject(reason, ctx)?;
+                promise
+            }
+        };
+        *state.borrow_mut() = Deferred::Made(promise.clone());
+        Ok(promise)
+    }
+
     /// Resolve the promise with `value`.
     pub fn resolve(&self, value: Value, ctx: &mut Cx) -> JsResult<()> {
         match self {
             Self::Js(p) => p.resolve(value, ctx),
             Self::Internal(p) => p.resolve(value, ctx),
+            Self::Deferred(state) => {
+                let made = match &*state.borrow() {
+                    Deferred::Made(promise) => Some(promise.clone()),
+                    _ => None,
+                };
+                match made {
+                    Some(promise) => promise.resolve(value, ctx),
+                    // Resolving with an object may read its `then`: that goes through a JS
+                    // promise, made now.
+                    None if value.is_object() => Self::made(state, ctx)?.resolve(value, ctx),
+                    None => {
+                        let mut current = state.borrow_mut();
+                        if matches!(*current, Deferred::Pending { .. }) {
+                            *current = Deferred::Fulfilled(value);
+                        }
+                        Ok(())
+                    }
+                }
+            }
         }
     }
 
@@ -129,6 +215,25 @@ impl NewPromise {
                 p.reject(reason, ctx);
                 Ok(())
             }
+            Self::Deferred(state) => {
+                let made = {
+                    let mut current = state.borrow_mut();
+                    match &*current {
+                        Deferred::Made(promise) => Some(promise.clone()),
+                        Deferred::Pending { handled } => {
+                            let handled = *handled;
+                            *current = Deferred::Rejected { reason, handled };
+                            return Ok(());
+                        }
+                        // Already settled: the resolving functions do nothing.
+                        _ => return Ok(()),
+                    }
+                };
+                match made {
+                    Some(promise) => promise.reject(reason, ctx),
+                    None => Ok(()),
+                }
+            }
         }
     }
 
@@ -137,6 +242,24 @@ impl NewPromise {
         match self {
             Self::Js(p) => engine::mark_as_handled(p.promise(), ctx),
             Self::Internal(_) => Ok(()),
+            Self::Deferred(state) => {
+                let made = {
+                    let mut current = state.borrow_mut();
+                    match &mut *current {
+                        Deferred::Made(promise) => Some(promise.clone()),
+                        Deferred::Pending { handled } | Deferred::Rejected { handled, .. } => {
+                            *handled = true;
+                            None
+                        }
+                        // A fulfilled promise is never reported either way.
+                        Deferred::Fulfilled(_) => None,
+                    }
+                };
+                match made {
+                    Some(promise) => engine::mark_as_handled(promise.promise(), ctx),
+                    None => Ok(()),
+                }
+            }
         }
     }
 
@@ -145,6 +268,11 @@ impl NewPromise {
         match self {
             Self::Js(p) => p.is_pending(),
             Self::Internal(p) => p.outcome().is_none(),
+            Self::Deferred(state) => match &*state.borrow() {
+                Deferred::Pending { .. } => true,
+                Deferred::Made(promise) => promise.is_pending(),
+                _ => false,
+            },
         }
     }
 
@@ -162,6 +290,9 @@ impl NewPromise {
                 p.react(data, on_fulfilled, on_rejected, ctx);
                 Ok(())
             }
+            Self::Deferred(state) => {
+                Self::made(state, ctx)?.react(data, on_fulfilled, on_rejected, ctx)
+            }
         }
     }
 
@@ -171,6 +302,7 @@ impl NewPromise {
     pub fn to_value(&self, ctx: &mut Cx) -> JsResult<Value> {
         match self {
             Self::Js(p) => Ok(p.promise().clone().into()),
+            Self::Deferred(state) => Ok(Self::made(state, ctx)?.promise().clone().into()),
             Self::Internal(p) => {
                 let mirror = PromiseCapability::new(ctx);
                 match p.outcome() {

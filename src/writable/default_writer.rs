@@ -66,12 +66,14 @@ pub(crate) fn set_reacted_to_from_rust(writer: &Writer) {
     writer.borrow().data().reacted_to_from_rust.set(true);
 }
 
-/// "A new promise" for writer.[[readyPromise]]: an internal promise when a pipe owns the writer.
-pub(crate) fn new_ready_promise(writer: &Writer, ctx: &mut Cx) -> NewPromise {
+/// "A new promise" for writer.[[readyPromise]]: an internal promise when a pipe owns the writer;
+/// otherwise one whose JS promise is made only when script reads `writer.ready` (the promise is
+/// replaced whenever backpressure flips, which a loop of awaited writes does per chunk).
+pub(crate) fn new_ready_promise(writer: &Writer) -> NewPromise {
     if writer.borrow().data().reacted_to_from_rust.get() {
         NewPromise::Internal(InternalPromise::new())
     } else {
-        NewPromise::Js(PromiseCapability::new(ctx))
+        NewPromise::deferred()
     }
 }
 
@@ -274,7 +276,7 @@ pub(crate) fn set_up_writable_stream_default_writer(
             // 2. Otherwise, set writer.[[readyPromise]] to a promise resolved with undefined.
             let ready =
                 if !writable_stream_close_queued_or_in_flight(stream) && stream.backpressure() {
-                    new_ready_promise(writer, ctx)
+                    new_ready_promise(writer)
                 } else {
                     NewPromise::Js(resolved_promise(ctx)?)
                 };
