@@ -380,19 +380,7 @@ fn a_client_that_goes_away_mid_body_cancels_the_stream_with_a_reason() {
         script,
         ServeOptions::default(),
         &["cancelled", "aborted"],
-        |address, _| async move {
-            let mut socket = TcpStream::connect(address).await.expect("connect");
-            socket
-                .write_all(format!("GET / HTTP/1.1\r\nhost: {address}\r\n\r\n").as_bytes())
-                .await
-                .unwrap();
-            let mut buf = vec![0; 65536];
-            let mut got = 0;
-            while got < 100_000 {
-                got += socket.read(&mut buf).await.expect("read");
-            }
-            drop(socket);
-        },
+        |address, _| read_part_then_leave(address, 100_000),
     );
     assert_eq!(
         string(&host, &mut ctx, "cancelled"),
@@ -518,6 +506,23 @@ fn connections_over_the_limit_get_a_503() {
     assert_eq!(refused, "HTTP/1.1 503 Service Unavailable");
 }
 
+/// A client that sends `GET /`, reads at least `bytes` of the response (head included), and
+/// goes away (closes its socket) mid-body.
+async fn read_part_then_leave(address: SocketAddr, bytes: usize) {
+    let mut socket = TcpStream::connect(address).await.expect("connect");
+    socket
+        .write_all(format!("GET / HTTP/1.1\r\nhost: {address}\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut buf = vec![0; 65536];
+    let mut got = 0;
+    while got < bytes {
+        let n = socket.read(&mut buf).await.expect("read");
+        assert!(n > 0, "the server closed after {got} bytes");
+        got += n;
+    }
+}
+
 /// Reads from `socket` until `marker` has arrived; what was read.
 async fn read_until(socket: &mut TcpStream, marker: &[u8]) -> Vec<u8> {
     let mut got = Vec::new();
@@ -585,18 +590,7 @@ fn a_pipe_into_the_response_aborts_when_the_client_goes_away() {
         script,
         ServeOptions::default(),
         &["sourceCancelled", "piped"],
-        |address, _| async move {
-            let mut socket = TcpStream::connect(address).await.expect("connect");
-            socket
-                .write_all(format!("GET / HTTP/1.1\r\nhost: {address}\r\n\r\n").as_bytes())
-                .await
-                .unwrap();
-            let mut buf = vec![0; 65536];
-            let mut got = 0;
-            while got < 100_000 {
-                got += socket.read(&mut buf).await.expect("read");
-            }
-        },
+        |address, _| read_part_then_leave(address, 100_000),
     );
     assert_eq!(
         string(&host, &mut ctx, "sourceCancelled"),
@@ -628,18 +622,7 @@ fn clients_that_go_away_mid_body_leave_no_stream_or_request_behind() {
         &["allCancelled"],
         |address, server| async move {
             for _ in 0..CLIENTS / 4 {
-                let clients = (0..4).map(|_| async move {
-                    let mut socket = TcpStream::connect(address).await.expect("connect");
-                    socket
-                        .write_all(format!("GET / HTTP/1.1\r\nhost: {address}\r\n\r\n").as_bytes())
-                        .await
-                        .unwrap();
-                    let mut buf = vec![0; 32768];
-                    let mut got = 0;
-                    while got < 40_000 {
-                        got += socket.read(&mut buf).await.expect("read");
-                    }
-                });
+                let clients = (0..4).map(|_| read_part_then_leave(address, 40_000));
                 futures::future::join_all(clients).await;
             }
             while server.stats().connections > 0 {
