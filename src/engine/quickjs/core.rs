@@ -645,6 +645,15 @@ fn agent_ptr(rt: *mut q::JSRuntime) -> *const Agent {
 }
 
 impl Agent {
+    /// Whether the deadline (`Runtime::set_deadline`) has passed: past it, the interrupt
+    /// handler stops running script, and the microtask loops stop running jobs.
+    #[inline]
+    pub(crate) fn deadline_passed(&self) -> bool {
+        self.deadline
+            .get()
+            .is_some_and(|deadline| std::time::Instant::now() >= deadline)
+    }
+
     /// Sets up a new runtime's agent state and registers the classes of ours. Call
     /// [`Agent::uninstall`] before `JS_FreeRuntime`.
     ///

@@ -5,7 +5,6 @@
 use super::intrinsics::Intrinsic;
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
-use std::time::Instant;
 
 use super::core::{check, check_status, q, try_agent_of, Cx, NULL};
 use super::{is_promise, throw_type_error, JsError, JsResult, Value};
@@ -19,9 +18,7 @@ thread_local! {
 /// `Runtime::set_deadline`) has passed: past it, the interrupt handler stops running script, and
 /// the microtask queue stops running jobs.
 pub(super) fn deadline_passed(rt: *mut q::JSRuntime) -> bool {
-    try_agent_of(rt)
-        .and_then(|agent| agent.deadline.get())
-        .is_some_and(|deadline| Instant::now() >= deadline)
+    try_agent_of(rt).is_some_and(super::core::Agent::deadline_passed)
 }
 
 /// QuickJS's interrupt handler: called every few thousand bytecode steps; nonzero makes the

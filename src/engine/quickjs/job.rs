@@ -4,8 +4,6 @@
 
 use std::ffi::c_int;
 
-use std::time::Instant;
-
 use super::core::{agent_of, q, take_exception, throw, Agent, FnJob, Job, UNDEFINED};
 use super::runtime::gc_stress_tick;
 use super::{current_realm, queue_task_in, Cx, JsResult};
@@ -72,7 +70,7 @@ pub(crate) fn run_chain(
     let outer = agent.chain.replace(cx.raw());
     let mut result = first.run(cx);
     while result.is_ok() && agent.chained.get() > 0 {
-        if agent.deadline.get().is_some_and(|d| Instant::now() >= d) {
+        if agent.deadline_passed() {
             break;
         }
         let Some(next) = agent.microtasks.borrow_mut().pop_front() else {
@@ -124,7 +122,7 @@ pub fn queue_boxed_microtask(ctx: &mut Cx, job: Job) {
     let agent = ctx.agent();
     let chain = agent.chain.get();
     // SAFETY: a live runtime (`Cx`'s invariant); the call reads its job list's head.
-    if chain == ctx.raw() && !chain.is_null() && !unsafe { q::JS_IsJobPending(ctx.rt()) } {
+    if chain == ctx.raw() && !unsafe { q::JS_IsJobPending(ctx.rt()) } {
         // Nothing is on QuickJS's FIFO, so no Rust microtask has an entry there: the queue
         // holds only chained ones (of this chain's context), and this one joins them.
         agent.microtasks.borrow_mut().push_back(job);

@@ -208,7 +208,7 @@ impl Runtime {
         let agent = agent_of(self.rt);
         let outer = agent.own_loop.replace(true);
         loop {
-            if agent.deadline.get().is_some_and(|d| Instant::now() >= d) {
+            if agent.deadline_passed() {
                 break;
             }
             gc_stress_tick(self.rt, agent);
