@@ -473,6 +473,25 @@ pub fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
 }
 
 /// One program's line in the report.
+/// The text report's tallies of the generated programs, kept as they run (a count per
+/// verdict and per Node verdict, and each program's time as an `f32`, for the median).
+#[derive(Default)]
+struct Summary {
+    counts: BTreeMap<&'static str, usize>,
+    node_counts: BTreeMap<&'static str, usize>,
+    ms: Vec<f32>,
+}
+
+impl Summary {
+    fn add(&mut self, record: &Record) {
+        *self.counts.entry(record.verdict.key()).or_default() += 1;
+        if let Some(v) = record.node {
+            *self.node_counts.entry(v.key()).or_default() += 1;
+        }
+        self.ms.push(record.millis as f32);
+    }
+}
+
 struct Record {
     name: String,
     seed: Option<u64>,
@@ -760,6 +779,7 @@ pub fn main_with_args(args: &[String]) -> i32 {
     }
 
     let mut records = Vec::new();
+    let mut summary = Summary::default();
     let mut out = std::io::stdout();
     let text = !options.json;
 
@@ -894,10 +914,14 @@ pub fn main_with_args(args: &[String]) -> i32 {
                     }
                 }
             }
-            records.push(record);
+            // In text mode a generated program's record goes into the running summary only,
+            // so a long run (scripts/soak) holds no memory per program; JSON lists them all.
+            summary.add(&record);
+            if !text || record.verdict.fails() {
+                records.push(record);
+            }
         }
         let total = start.elapsed();
-        let runs: Vec<&Record> = records.iter().filter(|r| r.seed.is_some()).collect();
         if text {
             let mut mode = if options.fork {
                 "fork mode".to_owned()
@@ -909,18 +933,18 @@ pub fn main_with_args(args: &[String]) -> i32 {
             } else if ENGINE != "boa" {
                 mode.push_str(&format!("; on {ENGINE}"));
             }
-            let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-            for r in &runs {
-                *counts.entry(r.verdict.key()).or_default() += 1;
-            }
-            let mut ms: Vec<f64> = runs.iter().map(|r| r.millis).collect();
+            let Summary {
+                counts,
+                node_counts,
+                mut ms,
+            } = std::mem::take(&mut summary);
             ms.sort_by(|a, b| a.total_cmp(b));
-            let mean = ms.iter().sum::<f64>() / ms.len().max(1) as f64;
-            let median = ms.get(ms.len() / 2).copied().unwrap_or(0.0);
-            let max = ms.last().copied().unwrap_or(0.0);
+            let mean = ms.iter().map(|&m| f64::from(m)).sum::<f64>() / ms.len().max(1) as f64;
+            let median = ms.get(ms.len() / 2).copied().map_or(0.0, f64::from);
+            let max = ms.last().copied().map_or(0.0, f64::from);
             println!(
                 "\n{} programs (--seed {}, indices {}..{}) in {:.1} s (setup {:.0} ms, {}):",
-                runs.len(),
+                ms.len(),
                 options.seed,
                 options.first,
                 options.first + count,
@@ -930,12 +954,6 @@ pub fn main_with_args(args: &[String]) -> i32 {
             );
             for (key, n) in &counts {
                 println!("  {key:<34} {n}");
-            }
-            let mut node_counts: BTreeMap<&str, usize> = BTreeMap::new();
-            for r in &runs {
-                if let Some(v) = r.node {
-                    *node_counts.entry(v.key()).or_default() += 1;
-                }
             }
             for (key, n) in &node_counts {
                 println!("  node vs native: {key:<18} {n}");
