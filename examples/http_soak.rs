@@ -101,6 +101,9 @@ serve(async (request) => {
         case '/timer': return new Response(timer(4096, 10));
         case '/static': return new Response(STATIC);
         case '/endless': return new Response(endless());
+        case '/late':
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            return new Response(chunks(4096, 10));
         case '/echo': {
             made++;
             let over = false;
@@ -500,6 +503,36 @@ fn request(address: SocketAddr, method: &str, path: &str, body: Upload) -> hyper
         .expect("a request")
 }
 
+/// One request whose whole response body is read and checked for its length.
+async fn complete_read(
+    address: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Upload,
+    length: usize,
+    tally: &Tally,
+) {
+    let Some((mut sender, task)) = connect(address).await else {
+        tally.wrong.fetch_add(1, Ordering::Relaxed);
+        return;
+    };
+    let got = match sender
+        .send_request(request(address, method, path, body))
+        .await
+    {
+        Ok(response) => read_body(&mut response.into_body(), usize::MAX, tally).await,
+        Err(_) => None,
+    };
+    if got == Some(length) {
+        tally.complete.fetch_add(1, Ordering::Relaxed);
+    } else {
+        eprintln!("{path}: {got:?} bytes, expected {length}");
+        tally.wrong.fetch_add(1, Ordering::Relaxed);
+    }
+    drop(sender);
+    let _ = task.await;
+}
+
 /// Reads the body until it ends or `keep` bytes came; the bytes read, or None on an error.
 async fn read_body(body: &mut hyper::body::Incoming, keep: usize, tally: &Tally) -> Option<usize> {
     let mut got = 0;
@@ -523,49 +556,13 @@ async fn one_of_the_mix(address: SocketAddr, rng: &mut Rng, tally: &Tally) {
         // Complete reads of every shape, checked for length.
         0..=3 => {
             let (path, length) = SHAPES[rng.below(SHAPES.len() as u64) as usize];
-            let Some((mut sender, task)) = connect(address).await else {
-                tally.wrong.fetch_add(1, Ordering::Relaxed);
-                return;
-            };
-            let got = match sender
-                .send_request(request(address, "GET", path, Upload::Given(None)))
-                .await
-            {
-                Ok(response) => read_body(&mut response.into_body(), usize::MAX, tally).await,
-                Err(_) => None,
-            };
-            if got == Some(length) {
-                tally.complete.fetch_add(1, Ordering::Relaxed);
-            } else {
-                eprintln!("{path}: {got:?} bytes, expected {length}");
-                tally.wrong.fetch_add(1, Ordering::Relaxed);
-            }
-            drop(sender);
-            let _ = task.await;
+            complete_read(address, "GET", path, Upload::Given(None), length, tally).await;
         }
         // An upload echoed back whole.
         4 => {
             let size = 1 + rng.below(512 * 1024) as usize;
-            let Some((mut sender, task)) = connect(address).await else {
-                tally.wrong.fetch_add(1, Ordering::Relaxed);
-                return;
-            };
             let body = Upload::Given(Some(Bytes::from(vec![5u8; size])));
-            let got = match sender
-                .send_request(request(address, "POST", "/echo", body))
-                .await
-            {
-                Ok(response) => read_body(&mut response.into_body(), usize::MAX, tally).await,
-                Err(_) => None,
-            };
-            if got == Some(size) {
-                tally.complete.fetch_add(1, Ordering::Relaxed);
-            } else {
-                eprintln!("/echo: {got:?} bytes, expected {size}");
-                tally.wrong.fetch_add(1, Ordering::Relaxed);
-            }
-            drop(sender);
-            let _ = task.await;
+            complete_read(address, "POST", "/echo", body, size, tally).await;
         }
         // Gone mid-body: an endless body, or part of a finite one.
         5..=6 => {
@@ -577,14 +574,15 @@ async fn one_of_the_mix(address: SocketAddr, rng: &mut Rng, tally: &Tally) {
             };
             gone_mid_body(address, path, keep, tally).await;
         }
-        // Gone before the response's body was read at all.
+        // Gone before the response: `/late` answers after 5 ms; the client waits 1 ms (its
+        // request is sent by then), then goes.
         7 => {
-            let path = SHAPES[rng.below(SHAPES.len() as u64) as usize].0;
             if let Some((mut sender, task)) = connect(address).await {
-                let sent = sender.send_request(request(address, "GET", path, Upload::Given(None)));
-                // Wait for the head at most, then go.
-                let _ = sent.await;
+                let sent =
+                    sender.send_request(request(address, "GET", "/late", Upload::Given(None)));
+                let _ = tokio::time::timeout(Duration::from_millis(1), sent).await;
                 task.abort();
+                let _ = task.await;
                 tally.gone_early.fetch_add(1, Ordering::Relaxed);
             }
         }

@@ -283,7 +283,7 @@ fn plain(status: u16) -> hyper::Response<OutBody> {
 
 /// What the handler's side sends back for one request.
 enum Reply {
-    Response(native::ResponseParts, Option<DrainingReader>),
+    Response(native::ResponseParts, UnsentBody),
     Failed,
 }
 
@@ -333,8 +333,7 @@ impl Drop for ExchangeGuard {
         };
         if let Some(signal) = signal {
             self.handle.queue(move |ctx| {
-                let reason = StreamError::dom_exception("AbortError", "the client disconnected")
-                    .into_js(ctx);
+                let reason = client_gone(ctx);
                 if let Err(error) = dom::signal_abort(&signal, reason, ctx) {
                     report(error, ctx);
                 }
@@ -393,7 +392,9 @@ async fn respond(
         .queue(move |ctx| dispatch(head, exchange, send, ctx));
     let is_head = parts.method == hyper::Method::HEAD;
     match receive.await {
-        Ok(Reply::Response(parts, reader)) => build_response(parts, reader, guard, is_head, &state),
+        Ok(Reply::Response(parts, mut body)) => {
+            build_response(parts, body.reader.take(), guard, is_head, &state)
+        }
         Ok(Reply::Failed) | Err(_) => {
             guard.finish();
             plain(500)
@@ -560,11 +561,45 @@ fn on_response(pending: &Pending, value: Value, ctx: &mut Cx) -> JsResult<()> {
         }
         _ => None,
     };
+    let handle = match LoopHandle::new(ctx) {
+        Ok(handle) => handle,
+        Err(error) => {
+            fail(pending);
+            let error = error.into_js(ctx);
+            return Err(engine::throw_value(error));
+        }
+    };
+    let body = UnsentBody { reader, handle };
     let send = pending.send.borrow_mut().take();
     if let Some(send) = send {
-        let _ = send.send(Reply::Response(parts, reader));
+        let _ = send.send(Reply::Response(parts, body));
     }
     Ok(())
+}
+
+/// A response body's reader on its way from the loop to its connection. Dropped before the
+/// connection takes it (the client went away before the response, whether or not the reply
+/// reached the connection's channel), it cancels the stream, as a disconnect mid-body does.
+struct UnsentBody {
+    reader: Option<DrainingReader>,
+    handle: LoopHandle,
+}
+
+impl Drop for UnsentBody {
+    fn drop(&mut self) {
+        if let Some(reader) = self.reader.take() {
+            self.handle.queue(move |ctx| {
+                let reason = client_gone(ctx);
+                drop(reader.cancel(reason, ctx));
+            });
+        }
+    }
+}
+
+/// The reason a request's signal aborts with, and its response stream is cancelled with,
+/// when the client goes away.
+fn client_gone(ctx: &mut Cx) -> Value {
+    StreamError::dom_exception("AbortError", "the client disconnected").into_js(ctx)
 }
 
 fn on_rejected(pending: &Pending, reason: Value, _: &mut Cx) -> JsResult<()> {
@@ -629,9 +664,7 @@ fn build_response(
     if !parts.status_message.is_empty()
         && status.canonical_reason().map(str::as_bytes) != Some(&parts.status_message[..])
     {
-        if let Ok(reason) =
-            hyper::ext::ReasonPhrase::try_from(Bytes::from(parts.status_message.clone()))
-        {
+        if let Ok(reason) = hyper::ext::ReasonPhrase::try_from(Bytes::from(parts.status_message)) {
             response.extensions_mut().insert(reason);
         }
     }
@@ -872,9 +905,7 @@ impl Drop for StreamOut {
         if let Some((reader, cancel)) = reader {
             self.handle.queue(move |ctx| {
                 if cancel {
-                    let reason =
-                        StreamError::dom_exception("AbortError", "the client disconnected")
-                            .into_js(ctx);
+                    let reason = client_gone(ctx);
                     drop(reader.cancel(reason, ctx));
                 }
                 drop(reader);

@@ -472,7 +472,6 @@ pub fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
     Ok(Some(o))
 }
 
-/// One program's line in the report.
 /// The text report's tallies of the generated programs, kept as they run (a count per
 /// verdict and per Node verdict, and each program's time as an `f32`, for the median).
 #[derive(Default)]
@@ -492,6 +491,7 @@ impl Summary {
     }
 }
 
+/// One program's line in the report.
 struct Record {
     name: String,
     seed: Option<u64>,
@@ -937,7 +937,7 @@ pub fn main_with_args(args: &[String]) -> i32 {
                 counts,
                 node_counts,
                 mut ms,
-            } = std::mem::take(&mut summary);
+            } = summary;
             ms.sort_by(|a, b| a.total_cmp(b));
             let mean = ms.iter().map(|&m| f64::from(m)).sum::<f64>() / ms.len().max(1) as f64;
             let median = ms.get(ms.len() / 2).copied().map_or(0.0, f64::from);
