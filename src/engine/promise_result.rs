@@ -147,6 +147,15 @@ impl NewPromise {
         })))
     }
 
+    /// The JS promise of a deferred promise, if it was made (from then on every operation goes
+    /// to it).
+    fn made_already(state: &AcyclicShared<Slot<Deferred>>) -> Option<PromiseCapability> {
+        match &*state.borrow() {
+            Deferred::Made(promise) => Some(promise.clone()),
+            _ => None,
+        }
+    }
+
     /// The JS promise of a deferred promise, made now if it was not.
     fn made(state: &AcyclicShared<Slot<Deferred>>, ctx: &mut Cx) -> JsResult<PromiseCapability> {
         let current = std::mem::replace(
@@ -186,23 +195,19 @@ impl NewPromise {
             Self::Js(p) => p.resolve(value, ctx),
             Self::Internal(p) => p.resolve(value, ctx),
             Self::Deferred(state) => {
-                let made = match &*state.borrow() {
-                    Deferred::Made(promise) => Some(promise.clone()),
-                    _ => None,
-                };
-                match made {
-                    Some(promise) => promise.resolve(value, ctx),
-                    // Resolving with an object may read its `then`: that goes through a JS
-                    // promise, made now.
-                    None if value.is_object() => Self::made(state, ctx)?.resolve(value, ctx),
-                    None => {
-                        let mut current = state.borrow_mut();
-                        if matches!(*current, Deferred::Pending { .. }) {
-                            *current = Deferred::Fulfilled(value);
-                        }
-                        Ok(())
-                    }
+                if let Some(promise) = Self::made_already(state) {
+                    return promise.resolve(value, ctx);
                 }
+                // Resolving with an object may read its `then`: that goes through a JS
+                // promise, made now.
+                if value.is_object() {
+                    return Self::made(state, ctx)?.resolve(value, ctx);
+                }
+                let mut current = state.borrow_mut();
+                if matches!(*current, Deferred::Pending { .. }) {
+                    *current = Deferred::Fulfilled(value);
+                }
+                Ok(())
             }
         }
     }
@@ -216,23 +221,15 @@ impl NewPromise {
                 Ok(())
             }
             Self::Deferred(state) => {
-                let made = {
-                    let mut current = state.borrow_mut();
-                    match &*current {
-                        Deferred::Made(promise) => Some(promise.clone()),
-                        Deferred::Pending { handled } => {
-                            let handled = *handled;
-                            *current = Deferred::Rejected { reason, handled };
-                            return Ok(());
-                        }
-                        // Already settled: the resolving functions do nothing.
-                        _ => return Ok(()),
-                    }
-                };
-                match made {
-                    Some(promise) => promise.reject(reason, ctx),
-                    None => Ok(()),
+                if let Some(promise) = Self::made_already(state) {
+                    return promise.reject(reason, ctx);
                 }
+                // Once settled, the resolving functions do nothing.
+                let mut current = state.borrow_mut();
+                if let Deferred::Pending { handled } = *current {
+                    *current = Deferred::Rejected { reason, handled };
+                }
+                Ok(())
             }
         }
     }
@@ -243,22 +240,16 @@ impl NewPromise {
             Self::Js(p) => engine::mark_as_handled(p.promise(), ctx),
             Self::Internal(_) => Ok(()),
             Self::Deferred(state) => {
-                let made = {
-                    let mut current = state.borrow_mut();
-                    match &mut *current {
-                        Deferred::Made(promise) => Some(promise.clone()),
-                        Deferred::Pending { handled } | Deferred::Rejected { handled, .. } => {
-                            *handled = true;
-                            None
-                        }
-                        // A fulfilled promise is never reported either way.
-                        Deferred::Fulfilled(_) => None,
-                    }
-                };
-                match made {
-                    Some(promise) => engine::mark_as_handled(promise.promise(), ctx),
-                    None => Ok(()),
+                if let Some(promise) = Self::made_already(state) {
+                    return engine::mark_as_handled(promise.promise(), ctx);
                 }
+                // (A fulfilled promise is never reported either way.)
+                if let Deferred::Pending { handled } | Deferred::Rejected { handled, .. } =
+                    &mut *state.borrow_mut()
+                {
+                    *handled = true;
+                }
+                Ok(())
             }
         }
     }

@@ -6,10 +6,10 @@
 //! is resizable, the buffer of a detached typed array), through the built-in getters captured
 //! when the realm was set up, called on the object: no user-visible lookup either way.
 
-use super::intrinsics::Intrinsic;
 use std::ffi::c_int;
 
 use super::core::{check, current_ctx, q, take_exception};
+use super::intrinsics::Intrinsic;
 use super::*;
 use crate::engine::{TypedArrayKind, ViewKind, ViewRecord};
 

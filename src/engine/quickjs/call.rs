@@ -1,13 +1,13 @@
 //! Calls into JavaScript, functions made from Rust (our function class, whose `call` hook runs
 //! them), the iterator result and array helpers, and the intrinsics captured per realm.
 
-use super::intrinsics::Intrinsic;
 use std::ffi::{c_int, CString};
 use std::mem::ManuallyDrop;
 
 use super::core::{
     agent_of, check, native_of, new_string, q, realm_of, throw, Marker, Native, Trace,
 };
+use super::intrinsics::Intrinsic;
 use super::{throw_type_error, Cx, JsResult, NativeFunctionPointer, Object, Value};
 
 /// A closure's behaviour: its captured data, `this`, the arguments, the context.

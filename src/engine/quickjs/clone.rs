@@ -8,7 +8,6 @@
 //! set up (`Date.prototype.getTime`, the `RegExp` flag getters, the Map and Set iterators, ...),
 //! called on the object: nothing a script could patch is consulted.
 
-use super::intrinsics::Intrinsic;
 use std::ffi::{c_int, c_void};
 
 use super::buffer::{
@@ -16,6 +15,7 @@ use super::buffer::{
     is_array_buffer, is_immutable, is_shared_buffer, view_slots,
 };
 use super::core::{check, check_status, q};
+use super::intrinsics::Intrinsic;
 use super::*;
 pub use crate::engine::kinds::{ObjectKind, Primitive, ViewedBuffer, ERROR_NAMES};
 

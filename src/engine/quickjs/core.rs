@@ -2,7 +2,6 @@
 //! classes of ours (native data, Rust functions), tracing, and the raw-value helpers the other
 //! files of the backend use.
 
-use super::intrinsics::Intrinsic;
 use std::any::{Any, TypeId};
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
@@ -14,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 pub(crate) use rquickjs_sys as q;
 
+use super::intrinsics::Intrinsic;
 use super::{JsError, JsResult, Value};
 
 // ---------------------------------------------------------------------------------------------

@@ -2,11 +2,11 @@
 //! interrupt handler, its uncatchable errors, and a native PerformPromiseThen. Raw FFI stays in
 //! this folder; the host calls these (the Boa backend's `diff_hook.rs` has the same functions).
 
-use super::intrinsics::Intrinsic;
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
 
 use super::core::{check, check_status, q, try_agent_of, Cx, NULL};
+use super::intrinsics::Intrinsic;
 use super::{is_promise, throw_type_error, JsError, JsResult, Value};
 
 thread_local! {

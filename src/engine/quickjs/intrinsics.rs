@@ -42,29 +42,56 @@ intrinsics! {
     SymbolToStringTag = "Symbol.toStringTag" => "Symbol.toStringTag";
     ErrorPrototype = "Error.prototype" => "Error.prototype";
     ObjectPrototype = "Object.prototype" => "Object.prototype";
-    AsyncIteratorPrototype = "AsyncIteratorPrototype" => "Object.getPrototypeOf(Object.getPrototypeOf((async function*(){}).prototype))";
-    // The buffer and view getters (per-chunk paths), JSON, and the samples whose class ids `buffer::class_ids` reads once per runtime.
-    ArrayBufferPrototypeTransferToFixedLength = "ArrayBuffer.prototype.transferToFixedLength" => "ArrayBuffer.prototype.transferToFixedLength";
-    ArrayBufferPrototypeDetached = "ArrayBuffer.prototype.detached" => "Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'detached').get";
-    ArrayBufferPrototypeResizable = "ArrayBuffer.prototype.resizable" => "Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'resizable').get";
-    SharedArrayBufferPrototypeGrowable = "SharedArrayBuffer.prototype.growable" => "typeof SharedArrayBuffer === 'function' ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, 'growable').get : undefined";
-    TypedArrayPrototypeBuffer = "TypedArray.prototype.buffer" => "Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'buffer').get";
-    TypedArrayPrototypeByteOffset = "TypedArray.prototype.byteOffset" => "Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'byteOffset').get";
-    TypedArrayPrototypeByteLength = "TypedArray.prototype.byteLength" => "Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'byteLength').get";
+    AsyncIteratorPrototype = "AsyncIteratorPrototype"
+        => "Object.getPrototypeOf(Object.getPrototypeOf((async function*(){}).prototype))";
+    // The buffer and view getters (per-chunk paths), JSON, and the samples whose class ids
+    // `buffer::class_ids` reads once per runtime.
+    ArrayBufferPrototypeTransferToFixedLength = "ArrayBuffer.prototype.transferToFixedLength"
+        => "ArrayBuffer.prototype.transferToFixedLength";
+    ArrayBufferPrototypeDetached = "ArrayBuffer.prototype.detached"
+        => "Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'detached').get";
+    ArrayBufferPrototypeResizable = "ArrayBuffer.prototype.resizable"
+        => "Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'resizable').get";
+    SharedArrayBufferPrototypeGrowable = "SharedArrayBuffer.prototype.growable"
+        => concat!(
+            "typeof SharedArrayBuffer === 'function' ? ",
+            "Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, 'growable').get : ",
+            "undefined",
+        );
+    TypedArrayPrototypeBuffer = "TypedArray.prototype.buffer"
+        => concat!(
+            "Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), ",
+            "'buffer').get",
+        );
+    TypedArrayPrototypeByteOffset = "TypedArray.prototype.byteOffset"
+        => concat!(
+            "Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), ",
+            "'byteOffset').get",
+        );
+    TypedArrayPrototypeByteLength = "TypedArray.prototype.byteLength"
+        => concat!(
+            "Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), ",
+            "'byteLength').get",
+        );
     DataView = "DataView" => "DataView";
-    DataViewPrototypeBuffer = "DataView.prototype.buffer" => "Object.getOwnPropertyDescriptor(DataView.prototype, 'buffer').get";
-    DataViewPrototypeByteOffset = "DataView.prototype.byteOffset" => "Object.getOwnPropertyDescriptor(DataView.prototype, 'byteOffset').get";
-    DataViewPrototypeByteLength = "DataView.prototype.byteLength" => "Object.getOwnPropertyDescriptor(DataView.prototype, 'byteLength').get";
+    DataViewPrototypeBuffer = "DataView.prototype.buffer"
+        => "Object.getOwnPropertyDescriptor(DataView.prototype, 'buffer').get";
+    DataViewPrototypeByteOffset = "DataView.prototype.byteOffset"
+        => "Object.getOwnPropertyDescriptor(DataView.prototype, 'byteOffset').get";
+    DataViewPrototypeByteLength = "DataView.prototype.byteLength"
+        => "Object.getOwnPropertyDescriptor(DataView.prototype, 'byteLength').get";
     JSONParse = "JSON.parse" => "JSON.parse";
     JSONStringify = "JSON.stringify" => "JSON.stringify";
-    SampleSharedArrayBuffer = "sample.SharedArrayBuffer" => "typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(0) : undefined";
+    SampleSharedArrayBuffer = "sample.SharedArrayBuffer"
+        => "typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(0) : undefined";
     SampleBoolean = "sample.Boolean" => "new Boolean(false)";
     SampleNumber = "sample.Number" => "new Number(0)";
     SampleString = "sample.String" => "new String('')";
     SampleSymbol = "sample.Symbol" => "Object(Symbol())";
     SampleBigInt = "sample.BigInt" => "Object(0n)";
     SampleObject = "sample.Object" => "({})";
-    // Structured serialization: the wrapper-object, date, RegExp, Map and Set built-ins, and the error constructors.
+    // Structured serialization: the wrapper-object, date, RegExp, Map and Set built-ins, and the
+    // error constructors.
     BooleanPrototypeValueOf = "Boolean.prototype.valueOf" => "Boolean.prototype.valueOf";
     NumberPrototypeValueOf = "Number.prototype.valueOf" => "Number.prototype.valueOf";
     StringPrototypeValueOf = "String.prototype.valueOf" => "String.prototype.valueOf";
@@ -72,22 +99,33 @@ intrinsics! {
     BigInt = "BigInt" => "BigInt";
     DatePrototypeGetTime = "Date.prototype.getTime" => "Date.prototype.getTime";
     RegExp = "RegExp" => "RegExp";
-    RegExpPrototypeSource = "RegExp.prototype.source" => "Object.getOwnPropertyDescriptor(RegExp.prototype, 'source').get";
-    RegExpPrototypeHasIndices = "RegExp.prototype.hasIndices" => "Object.getOwnPropertyDescriptor(RegExp.prototype, 'hasIndices').get";
-    RegExpPrototypeGlobal = "RegExp.prototype.global" => "Object.getOwnPropertyDescriptor(RegExp.prototype, 'global').get";
-    RegExpPrototypeIgnoreCase = "RegExp.prototype.ignoreCase" => "Object.getOwnPropertyDescriptor(RegExp.prototype, 'ignoreCase').get";
-    RegExpPrototypeMultiline = "RegExp.prototype.multiline" => "Object.getOwnPropertyDescriptor(RegExp.prototype, 'multiline').get";
-    RegExpPrototypeDotAll = "RegExp.prototype.dotAll" => "Object.getOwnPropertyDescriptor(RegExp.prototype, 'dotAll').get";
-    RegExpPrototypeUnicode = "RegExp.prototype.unicode" => "Object.getOwnPropertyDescriptor(RegExp.prototype, 'unicode').get";
-    RegExpPrototypeUnicodeSets = "RegExp.prototype.unicodeSets" => "(Object.getOwnPropertyDescriptor(RegExp.prototype, 'unicodeSets') || {}).get";
-    RegExpPrototypeSticky = "RegExp.prototype.sticky" => "Object.getOwnPropertyDescriptor(RegExp.prototype, 'sticky').get";
+    RegExpPrototypeSource = "RegExp.prototype.source"
+        => "Object.getOwnPropertyDescriptor(RegExp.prototype, 'source').get";
+    RegExpPrototypeHasIndices = "RegExp.prototype.hasIndices"
+        => "Object.getOwnPropertyDescriptor(RegExp.prototype, 'hasIndices').get";
+    RegExpPrototypeGlobal = "RegExp.prototype.global"
+        => "Object.getOwnPropertyDescriptor(RegExp.prototype, 'global').get";
+    RegExpPrototypeIgnoreCase = "RegExp.prototype.ignoreCase"
+        => "Object.getOwnPropertyDescriptor(RegExp.prototype, 'ignoreCase').get";
+    RegExpPrototypeMultiline = "RegExp.prototype.multiline"
+        => "Object.getOwnPropertyDescriptor(RegExp.prototype, 'multiline').get";
+    RegExpPrototypeDotAll = "RegExp.prototype.dotAll"
+        => "Object.getOwnPropertyDescriptor(RegExp.prototype, 'dotAll').get";
+    RegExpPrototypeUnicode = "RegExp.prototype.unicode"
+        => "Object.getOwnPropertyDescriptor(RegExp.prototype, 'unicode').get";
+    RegExpPrototypeUnicodeSets = "RegExp.prototype.unicodeSets"
+        => "(Object.getOwnPropertyDescriptor(RegExp.prototype, 'unicodeSets') || {}).get";
+    RegExpPrototypeSticky = "RegExp.prototype.sticky"
+        => "Object.getOwnPropertyDescriptor(RegExp.prototype, 'sticky').get";
     Map = "Map" => "Map";
     MapPrototypeEntries = "Map.prototype.entries" => "Map.prototype.entries";
-    MapIteratorPrototypeNext = "MapIteratorPrototype.next" => "Object.getPrototypeOf(new Map().entries()).next";
+    MapIteratorPrototypeNext = "MapIteratorPrototype.next"
+        => "Object.getPrototypeOf(new Map().entries()).next";
     MapPrototypeSet = "Map.prototype.set" => "Map.prototype.set";
     Set = "Set" => "Set";
     SetPrototypeValues = "Set.prototype.values" => "Set.prototype.values";
-    SetIteratorPrototypeNext = "SetIteratorPrototype.next" => "Object.getPrototypeOf(new Set().values()).next";
+    SetIteratorPrototypeNext = "SetIteratorPrototype.next"
+        => "Object.getPrototypeOf(new Set().values()).next";
     SetPrototypeAdd = "Set.prototype.add" => "Set.prototype.add";
     Error = "Error" => "Error";
     EvalError = "EvalError" => "EvalError";
@@ -102,7 +140,9 @@ intrinsics! {
     PromisePrototypeThen = "Promise.prototype.then" => "Promise.prototype.then";
     PromiseResolve = "Promise.resolve" => "Promise.resolve";
     SymbolSpecies = "Symbol.species" => "Symbol.species";
-    PromiseSpeciesGetter = "Promise[@@species] getter" => "Object.getOwnPropertyDescriptor(Promise, Symbol.species).get";
+    PromiseSpeciesGetter = "Promise[@@species] getter"
+        => "Object.getOwnPropertyDescriptor(Promise, Symbol.species).get";
     // WebIDL iterators.
-    IteratorPrototype = "IteratorPrototype" => "Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()))";
+    IteratorPrototype = "IteratorPrototype"
+        => "Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()))";
 }

@@ -4,11 +4,11 @@
 //! `then` or `@@species` lookup, so unlike on Boa no reaction ever waits in Rust
 //! ([`run_deferred_reactions`] has nothing to do).
 
-use super::intrinsics::Intrinsic;
 use std::ffi::{c_int, c_void};
 
 use super::call::new_closure;
 use super::core::{check, current_ctx, q, take_exception, Marker, Trace, UNDEFINED};
+use super::intrinsics::Intrinsic;
 use super::*;
 
 /// A promise created by this layer together with its resolving functions: the spec's

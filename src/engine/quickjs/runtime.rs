@@ -3,13 +3,13 @@
 //! (QuickJS's job queue), promise rejection tracking, and collection. Tasks and timers go to
 //! the host's [`RuntimeHost`], which the agent holds.
 
-use super::intrinsics::Intrinsic;
 use std::ffi::{c_int, c_void, CString};
 use std::path::Path;
 use std::rc::Rc;
 use std::time::Instant;
 
 use super::core::{agent_of, check, q, take_exception, Agent, RealmState};
+use super::intrinsics::Intrinsic;
 use super::{Cx, JsError, JsResult, Object, Value};
 use crate::engine::runtime::{RejectionOperation, RuntimeHost, Task, TimerCanceled};
 

@@ -1,9 +1,9 @@
 //! [`JsString`] (Rust-owned UTF-16), [`PropertyKey`] and [`JsSymbol`].
 
-use super::intrinsics::Intrinsic;
 use std::rc::Rc;
 
 use super::core::{current_ctx, q, realm_of, Marker, Trace};
+use super::intrinsics::Intrinsic;
 use super::{Cx, Value};
 
 /// A JavaScript string: UTF-16 code units, owned by Rust (converted to a QuickJS string when
