@@ -93,6 +93,35 @@ fn a_cloned_regexp_matches_what_the_original_matches() {
     );
 }
 
+/// The structured_clone target's fourth finding: on Boa, a cloned regexp lost the `v` flag
+/// (unicodeSets). HTML's StructuredSerializeInternal copies [[OriginalFlags]]; the Boa backend
+/// read each flag through Boa's `JsRegExp`, which has no reading of `v`.
+#[test]
+fn a_cloned_regexp_keeps_every_flag() {
+    let mut f = Fixture::host();
+    f.eval(
+        r#"
+        var out = [];
+        for (const flags of ['v', 'dgimsvy', 'dgimsuy', '']) {
+          const r = new RegExp('[a]', flags);
+          const c = structuredClone(r);
+          out.push(`${c.flags} ${c.unicodeSets} ${c.test('a')}`);
+        }
+        "#,
+    );
+    f.run_to_idle();
+    assert_eq!(
+        f.eval_string("out.join('\\n')"),
+        [
+            "v true true",
+            "dgimsvy true true",
+            "dgimsuy false true",
+            " false true"
+        ]
+        .join("\n")
+    );
+}
+
 /// The structured_clone target's third finding: a `DOMException` whose message or name holds a
 /// lone surrogate came back with `\uD800` spelled out in its text. Its serialization kept the
 /// code units; the deserialization went through a Rust `&str` (escaping what UTF-8 cannot

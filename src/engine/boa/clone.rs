@@ -71,18 +71,54 @@ fn original_source(escaped: &str) -> String {
     source
 }
 
+/// The realm's `get RegExp.prototype.unicodeSets`, as it was when the streams were registered
+/// (Boa 0.22's `JsRegExp` has a Rust reading of every flag but `v`).
+#[derive(boa_gc::Trace, boa_gc::Finalize, boa_engine::JsData)]
+struct UnicodeSetsGetter(JsObject);
+
+/// Remembers the realm's `get RegExp.prototype.unicodeSets` (before script runs).
+pub(super) fn remember_regexp_intrinsics(ctx: &mut Context) {
+    let proto = ctx.intrinsics().constructors().regexp().prototype();
+    let getter = proto
+        .borrow()
+        .properties()
+        .get(&boa_engine::js_string!("unicodeSets").into())
+        .and_then(|d| d.get().and_then(JsValue::as_object));
+    if let Some(getter) = getter {
+        ctx.realm()
+            .host_defined_mut()
+            .insert(UnicodeSetsGetter(getter));
+    }
+}
+
+/// The `v` flag, through the remembered built-in getter (which reads [[OriginalFlags]]: no
+/// script runs).
+fn unicode_sets(regexp: &JsRegExp, ctx: &mut Context) -> boa_engine::JsResult<bool> {
+    let realm = ctx.realm().clone();
+    let Some(getter) = realm
+        .host_defined()
+        .get::<UnicodeSetsGetter>()
+        .map(|g| g.0.clone())
+    else {
+        return Ok(false);
+    };
+    let this = JsValue::from(JsObject::from(regexp.clone()));
+    Ok(getter.call(&this, &[], ctx)?.to_boolean())
+}
+
 fn regexp_flags(regexp: &JsRegExp, ctx: &mut Context) -> JsResult<String> {
     // The individual flag getters read [[OriginalFlags]]; the `flags` getter would read
-    // properties (observable).
+    // properties (observable). In the order of the `flags` getter.
     type FlagGetter = fn(&JsRegExp, &mut Context) -> boa_engine::JsResult<bool>;
     let mut flags = String::new();
-    let checks: [(char, FlagGetter); 7] = [
+    let checks: [(char, FlagGetter); 8] = [
         ('d', JsRegExp::has_indices),
         ('g', JsRegExp::global),
         ('i', JsRegExp::ignore_case),
         ('m', JsRegExp::multiline),
         ('s', JsRegExp::dot_all),
         ('u', JsRegExp::unicode),
+        ('v', unicode_sets),
         ('y', JsRegExp::sticky),
     ];
     for (flag, check) in checks {

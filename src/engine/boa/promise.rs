@@ -338,9 +338,10 @@ struct PromiseIntrinsics {
 }
 
 /// Remembers [`PromiseIntrinsics`] for the current realm (from `register`, before script runs),
-/// and the buffer getter that `buffer.rs` calls.
+/// and the getters that `buffer.rs` and `clone.rs` call.
 pub fn remember_promise_intrinsics(ctx: &mut Cx) {
     super::buffer::remember_buffer_intrinsics(ctx);
+    super::clone::remember_regexp_intrinsics(ctx);
     let promise = ctx.intrinsics().constructors().promise().clone();
     let then = promise
         .prototype()
