@@ -676,3 +676,106 @@ fn the_status_text_goes_out_as_the_reason_phrase() {
         ["HTTP/1.1 299 Fine, Thanks", "HTTP/1.1 404 Not Found"]
     );
 }
+
+/// Serves each of `paths` in turn (one connection each, read whole, then closed) from the
+/// handler `script`, on a host that also has the HTTP fetcher (with `BASE` set to the server)
+/// and has run the script's setup until `globalThis.ready`; returns, per path, the JS objects
+/// the library made while it was served (`boa_streams::js_objects_created`) and the body's
+/// length.
+fn objects_per_response(script: &str, paths: &[String]) -> Vec<(u64, usize)> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    tokio::task::LocalSet::new().block_on(&runtime, async {
+        let (host, mut ctx) = Host::new(HostOptions::default()).expect("a host");
+        boa_streams::http::install(&mut ctx).expect("serve()");
+        boa_streams::http::install_fetcher(&mut ctx).expect("the fetcher");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let address = listener.local_addr().expect("an address");
+        let prelude = format!("globalThis.BASE = 'http://{address}';");
+        host.eval_script(&mut ctx, "prelude.js", &prelude)
+            .expect("prelude");
+        host.eval_script(&mut ctx, "handler.js", script)
+            .expect("the handler script");
+        until_flag(&host, &mut ctx, "ready").await;
+        let server = Server::new(ServeOptions::default(), &ctx).expect("a server");
+        tokio::task::spawn_local(server.clone().run(listener));
+        let mut made = Vec::new();
+        for path in paths {
+            let before = boa_streams::js_objects_created();
+            let watched = server.clone();
+            let (parts, body) = host
+                .complete(&mut ctx, async move {
+                    let response = send(address, "GET", path, given(&[])).await;
+                    // The client's connection is closed (its sender dropped): wait until the
+                    // server has let go of it too.
+                    while watched.stats().connections > 0 {
+                        tokio::task::yield_now().await;
+                    }
+                    response
+                })
+                .await
+                .expect("a response");
+            assert_eq!(parts.status, 200, "{path}");
+            let body = body.unwrap_or_else(|e| panic!("{path}: {e}"));
+            made.push((boa_streams::js_objects_created() - before, body.len()));
+        }
+        shut_down(&server, &host, &mut ctx).await;
+        made
+    })
+}
+
+#[test]
+fn native_bodies_make_no_js_object_per_chunk_on_the_way_to_the_socket() {
+    // Three bodies whose bytes never meet script: a Blob's stream, a DecompressionStream over
+    // one, and a body fetched from this same server passed through as the response. Each is
+    // served at 16 and at 64 chunks of 64 KiB; whatever the handler and the exchange cost in JS
+    // objects (the request, the Response, the fetch and its promises), it must not grow with the
+    // body.
+    let script = r#"
+        const chunk = new Uint8Array(65536);
+        for (let i = 0; i < chunk.length; i++) chunk[i] = (i * 7) % 251;
+        const blob = (n) => new Blob(Array(n).fill(chunk));
+        const gzipped = {};
+        Promise.all([16, 64].map(async (n) => {
+            const stream = blob(n).stream().pipeThrough(new CompressionStream('gzip'));
+            gzipped[n] = new Blob([await new Response(stream).arrayBuffer()]);
+        })).then(() => { globalThis.ready = true; });
+        serve(async (request) => {
+            const url = new URL(request.url);
+            const n = Number(url.searchParams.get('n'));
+            switch (url.pathname) {
+                case '/blob':
+                    return new Response(blob(n).stream());
+                case '/gunzip':
+                    return new Response(gzipped[n].stream().pipeThrough(new DecompressionStream('gzip')));
+                case '/proxy':
+                    return new Response((await fetch(`${BASE}/blob?n=${n}`)).body);
+            }
+            return new Response('no such path', { status: 404 });
+        });
+    "#;
+    let paths: Vec<String> = ["/blob", "/gunzip", "/proxy"]
+        .iter()
+        .flat_map(|path| [16, 64].map(|n| format!("{path}?n={n}")))
+        .collect();
+    let made = objects_per_response(script, &paths);
+    let mut per_path = Vec::new();
+    for (pair, path) in made.chunks(2).zip(["/blob", "/gunzip", "/proxy"]) {
+        let [(small, small_len), (large, large_len)] = pair else {
+            unreachable!("two sizes per path")
+        };
+        eprintln!("{path}: {small} JS objects for 1 MiB, {large} for 4 MiB");
+        assert_eq!(
+            (*small_len, *large_len),
+            (16 << 16, 64 << 16),
+            "{path}: the whole body"
+        );
+        per_path.push((path, *large - *small));
+    }
+    // Made for the larger body beyond the smaller one's, per path: none.
+    assert_eq!(per_path, [("/blob", 0), ("/gunzip", 0), ("/proxy", 0)]);
+}

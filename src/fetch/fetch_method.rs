@@ -719,8 +719,7 @@ impl NativeUnderlyingSource for FetchBodySource {
         match reader.read_chunk() {
             Ok(Some(chunk)) => {
                 *this.borrow().data().reader.borrow_mut() = Some(reader);
-                let chunk = engine::new_uint8_array(&chunk, ctx)?;
-                other_specs::enqueue(&stream, chunk, ctx)?;
+                other_specs::enqueue_bytes(&stream, chunk, ctx)?;
             }
             Ok(None) => other_specs::close(&stream, ctx)?,
             Err(message) => {

@@ -273,12 +273,45 @@ traced! {
     }
 }
 
-traced! {
+traced_without_drop! {
+    /// A readable byte stream queue entry's buffer: an `ArrayBuffer`, or Rust bytes that stand
+    /// for the transferred buffer of a chunk no script could reach
+    /// ([`ByteChunk::Bytes`]). They become an `ArrayBuffer` only when a view on them is handed
+    /// to script.
+    #[derive(Debug)]
+    enum EntryBuffer {
+        /// An `ArrayBuffer`.
+        Js(JsArrayBuffer),
+        /// The bytes of an `ArrayBuffer` not made yet (the whole buffer: an entry's byte offset
+        /// and length are within them).
+        Native(#[unsafe_ignore_trace] NativeBytes),
+    }
+}
+
+/// The chunk given to ReadableByteStreamControllerEnqueue.
+#[derive(Debug)]
+pub(crate) enum ByteChunk<'a> {
+    /// An `ArrayBufferView`.
+    View(&'a ViewRecord),
+    /// AD-HOC: Rust bytes standing for a new `Uint8Array` over a new `ArrayBuffer` holding
+    /// exactly them, made by a native source (a `Blob`'s stream, a fetched body, a Rust byte
+    /// source) and enqueued at once, so no script ever holds the view or its buffer. The
+    /// enqueue transfers that buffer (step 7), so nothing can observe the original; the
+    /// transferred one is made only when script is handed a view on it (the same bytes, byte
+    /// length and offset as the spec's), and a Rust reader takes the bytes as they are, so the
+    /// chunks make no JS object on their way from a native source to a native sink. The late
+    /// buffer is made in the realm current at the read rather than at the enqueue; the native
+    /// sources enqueue in their stream's relevant realm, so the two differ only for a read
+    /// from another realm's script.
+    Bytes(NativeBytes),
+}
+
+traced_without_drop! {
     /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry>
-    #[derive(Debug, Clone)]
+    #[derive(Debug)]
     struct QueueEntry {
         /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry-buffer>
-        buffer: JsArrayBuffer,
+        buffer: EntryBuffer,
         /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry-byte-offset>
         byte_offset: u64,
         /// <https://streams.spec.whatwg.org/#readable-byte-stream-queue-entry-byte-length>
@@ -523,7 +556,7 @@ fn enqueue(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
         return Err(engine::throw_type_error("The stream is not readable"));
     }
     // 5. Return ? ReadableByteStreamControllerEnqueue(this, chunk).
-    readable_byte_stream_controller_enqueue(&controller, &chunk, ctx)?;
+    readable_byte_stream_controller_enqueue(&controller, ByteChunk::View(&chunk), ctx)?;
     Ok(Value::undefined())
 }
 
@@ -855,7 +888,7 @@ pub(crate) fn readable_byte_stream_controller_convert_pull_into_descriptor(
 /// <https://streams.spec.whatwg.org/#readable-byte-stream-controller-enqueue>
 pub(crate) fn readable_byte_stream_controller_enqueue(
     controller: &Controller,
-    chunk: &ViewRecord,
+    chunk: ByteChunk<'_>,
     ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let stream be controller.[[stream]].
@@ -867,13 +900,27 @@ pub(crate) fn readable_byte_stream_controller_enqueue(
     // 3. Let buffer be chunk.[[ViewedArrayBuffer]].
     // 4. Let byteOffset be chunk.[[ByteOffset]].
     // 5. Let byteLength be chunk.[[ByteLength]].
-    let (buffer, byte_offset, byte_length) = (&chunk.buffer, chunk.byte_offset, chunk.byte_length);
     // 6. If ! IsDetachedBuffer(buffer) is true, throw a TypeError exception.
-    if engine::is_detached_buffer(buffer) {
-        return Err(engine::throw_type_error("The chunk's buffer is detached"));
-    }
     // 7. Let transferredBuffer be ? TransferArrayBuffer(buffer).
-    let transferred_buffer = engine::transfer_array_buffer(buffer, ctx)?;
+    //    (Rust bytes: a buffer no script holds, never detached, whose transfer is the bytes
+    //    themselves.)
+    let (transferred_buffer, byte_offset, byte_length) = match chunk {
+        ByteChunk::View(chunk) => {
+            if engine::is_detached_buffer(&chunk.buffer) {
+                return Err(engine::throw_type_error("The chunk's buffer is detached"));
+            }
+            let transferred = engine::transfer_array_buffer(&chunk.buffer, ctx)?;
+            (
+                EntryBuffer::Js(transferred),
+                chunk.byte_offset,
+                chunk.byte_length,
+            )
+        }
+        ByteChunk::Bytes(bytes) => {
+            let length = bytes.len() as u64;
+            (EntryBuffer::Native(bytes), 0, length)
+        }
+    };
     // 8. If controller.[[pendingPullIntos]] is not empty,
     // 8.1. Let firstPendingPullInto be controller.[[pendingPullIntos]][0].
     if let Some(first) = first_pending_pull_into(controller) {
@@ -927,20 +974,24 @@ pub(crate) fn readable_byte_stream_controller_enqueue(
             }
             // 9.3.3. Let transferredView be ! Construct(%Uint8Array%, « transferredBuffer,
             //        byteOffset, byteLength »).
-            let transferred_view = engine::construct_view(
-                ViewKind::Typed(TypedArrayKind::Uint8),
-                &transferred_buffer,
-                byte_offset,
-                byte_length,
-                ctx,
-            )?;
+            //        (Rust bytes go to the read request as they are: a read by script makes
+            //        the view over a new buffer of exactly them, in the current realm, which is
+            //        this view.)
+            let transferred_view = match transferred_buffer {
+                EntryBuffer::Js(buffer) => Chunk::Value(
+                    engine::construct_view(
+                        ViewKind::Typed(TypedArrayKind::Uint8),
+                        &buffer,
+                        byte_offset,
+                        byte_length,
+                        ctx,
+                    )?
+                    .into(),
+                ),
+                EntryBuffer::Native(bytes) => Chunk::Bytes(bytes),
+            };
             // 9.3.4. Perform ! ReadableStreamFulfillReadRequest(stream, transferredView, false).
-            readable_stream_fulfill_read_request(
-                &stream,
-                Chunk::Value(transferred_view.into()),
-                false,
-                ctx,
-            )?;
+            readable_stream_fulfill_read_request(&stream, transferred_view, false, ctx)?;
         }
     } else if readable_stream_has_byob_reader(&stream) {
         // 10. Otherwise, if ! ReadableStreamHasBYOBReader(stream) is true,
@@ -983,9 +1034,9 @@ pub(crate) fn readable_byte_stream_controller_enqueue(
 }
 
 /// <https://streams.spec.whatwg.org/#readable-byte-stream-controller-enqueue-chunk-to-queue>
-pub(crate) fn readable_byte_stream_controller_enqueue_chunk_to_queue(
+fn readable_byte_stream_controller_enqueue_chunk_to_queue(
     controller: &Controller,
-    buffer: JsArrayBuffer,
+    buffer: EntryBuffer,
     byte_offset: u64,
     byte_length: u64,
 ) {
@@ -1026,7 +1077,7 @@ pub(crate) fn readable_byte_stream_controller_enqueue_cloned_chunk_to_queue(
         Ok(clone) => {
             readable_byte_stream_controller_enqueue_chunk_to_queue(
                 controller,
-                clone,
+                EntryBuffer::Js(clone),
                 0,
                 byte_length,
             );
@@ -1152,26 +1203,41 @@ pub(crate) fn readable_byte_stream_controller_fill_pull_into_descriptor_from_que
         //       the stream gets a TypeError instead of touching invalid memory.)
         // 11.8. Perform ! CopyDataBlockBytes(descriptorBuffer.[[ArrayBufferData]], destStart,
         //       queueBuffer.[[ArrayBufferData]], queueByteOffset, bytesToCopy).
-        let copied = match &d.buffer {
-            DescriptorBuffer::Js(buffer) => engine::copy_data_block_bytes(
-                buffer,
-                dest_start,
-                &head_of_queue.buffer,
-                head_of_queue.byte_offset,
-                bytes_to_copy,
-            ),
-            native => engine::with_array_buffer_bytes_mut(
-                &head_of_queue.buffer,
+        let copied = match (&d.buffer, &head_of_queue.buffer) {
+            (DescriptorBuffer::Js(buffer), EntryBuffer::Js(queue_buffer)) => {
+                engine::copy_data_block_bytes(
+                    buffer,
+                    dest_start,
+                    queue_buffer,
+                    head_of_queue.byte_offset,
+                    bytes_to_copy,
+                )
+            }
+            (descriptor, EntryBuffer::Js(queue_buffer)) => engine::with_array_buffer_bytes_mut(
+                queue_buffer,
                 head_of_queue.byte_offset,
                 bytes_to_copy,
                 |source| {
-                    native.with_bytes_mut(dest_start, bytes_to_copy, |dest| {
+                    descriptor.with_bytes_mut(dest_start, bytes_to_copy, |dest| {
                         dest.copy_from_slice(source);
                     })
                 },
             )
             .flatten()
             .is_some(),
+            (descriptor, EntryBuffer::Native(bytes)) => {
+                let source = usize::try_from(head_of_queue.byte_offset)
+                    .ok()
+                    .zip(usize::try_from(bytes_to_copy).ok())
+                    .and_then(|(start, len)| bytes.as_slice().get(start..start.checked_add(len)?));
+                source
+                    .and_then(|source| {
+                        descriptor.with_bytes_mut(dest_start, bytes_to_copy, |dest| {
+                            dest.copy_from_slice(source);
+                        })
+                    })
+                    .is_some()
+            }
         };
         if !copied {
             return Err(engine::throw_type_error(
@@ -1240,15 +1306,41 @@ pub(crate) fn readable_byte_stream_controller_fill_read_request_from_queue(
     readable_byte_stream_controller_handle_queue_drain(controller, ctx)?;
     // 6. Let view be ! Construct(%Uint8Array%, « entry's buffer, entry's byte offset, entry's
     //    byte length »).
+    let buffer = match entry.buffer {
+        EntryBuffer::Js(buffer) => buffer,
+        // Rust bytes that are the whole entry go to the read request as they are (see
+        // ByteChunk::Bytes; script's read makes this view of them).
+        EntryBuffer::Native(bytes)
+            if entry.byte_offset == 0 && entry.byte_length == bytes.len() as u64 =>
+        {
+            let stream = stream_of(controller);
+            // 7. Perform readRequest's chunk steps, given view.
+            return read_request.chunk_steps_for(Chunk::Bytes(bytes), &stream, ctx);
+        }
+        // The rest of an entry a BYOB read took part of: the view is on the whole buffer.
+        EntryBuffer::Native(bytes) => native_to_array_buffer(&bytes, ctx)?,
+    };
     let view = engine::construct_view(
         ViewKind::Typed(TypedArrayKind::Uint8),
-        &entry.buffer,
+        &buffer,
         entry.byte_offset,
         entry.byte_length,
         ctx,
     )?;
     // 7. Perform readRequest's chunk steps, given view.
     read_request.chunk_steps(view.into(), ctx)
+}
+
+/// The `ArrayBuffer` that Rust bytes in the queue stand for: a new one holding them, in the
+/// current realm.
+fn native_to_array_buffer(bytes: &NativeBytes, ctx: &mut Cx) -> JsResult<JsArrayBuffer> {
+    let source = bytes.as_slice();
+    let buffer = engine::new_array_buffer(source.len() as u64, ctx)?;
+    engine::with_array_buffer_bytes_mut(&buffer, 0, source.len() as u64, |dest| {
+        dest.copy_from_slice(source);
+    })
+    .ok_or_else(|| engine::throw_type_error("Cannot fill a new ArrayBuffer"))?;
+    Ok(buffer)
 }
 
 /// <https://streams.spec.whatwg.org/#abstract-opdef-readablebytestreamcontrollergetbyobrequest>

@@ -17,7 +17,7 @@ use super::{
         create_readable_byte_stream, has_pending_pull_intos, readable_byte_stream_controller_close,
         readable_byte_stream_controller_enqueue, readable_byte_stream_controller_error,
         readable_byte_stream_controller_get_byob_request, readable_byte_stream_controller_respond,
-        readable_byte_stream_controller_respond_with_new_view, ByteCancelAlgorithm,
+        readable_byte_stream_controller_respond_with_new_view, ByteCancelAlgorithm, ByteChunk,
         BytePullAlgorithm, Controller,
     },
     default_controller::StartAlgorithm,
@@ -332,7 +332,7 @@ fn default_chunk_steps(state: Shared<ByteTeeState>, chunk: Value, ctx: &mut Cx) 
         //      branch1.[[controller]], chunk1).
         if !state.canceled1.get() {
             if let Some(c) = state.controller(Branch::One) {
-                let r = readable_byte_stream_controller_enqueue(&c, &chunk1, ctx);
+                let r = readable_byte_stream_controller_enqueue(&c, ByteChunk::View(&chunk1), ctx);
                 ignore_catchable(r, ctx)?;
             }
         }
@@ -340,7 +340,7 @@ fn default_chunk_steps(state: Shared<ByteTeeState>, chunk: Value, ctx: &mut Cx) 
         //      branch2.[[controller]], chunk2).
         if !state.canceled2.get() {
             if let Some(c) = state.controller(Branch::Two) {
-                let r = readable_byte_stream_controller_enqueue(&c, &chunk2, ctx);
+                let r = readable_byte_stream_controller_enqueue(&c, ByteChunk::View(&chunk2), ctx);
                 ignore_catchable(r, ctx)?;
             }
         }
@@ -501,7 +501,11 @@ fn byob_chunk_steps(state: Shared<ByteTeeState>, for_branch2: bool, chunk: Value
             // 1.5.5. Perform ! ReadableByteStreamControllerEnqueue(otherBranch.[[controller]],
             //        clonedChunk).
             if let Some(c) = state.controller(other_branch) {
-                let r = readable_byte_stream_controller_enqueue(&c, &cloned_chunk, ctx);
+                let r = readable_byte_stream_controller_enqueue(
+                    &c,
+                    ByteChunk::View(&cloned_chunk),
+                    ctx,
+                );
                 ignore_catchable(r, ctx)?;
             }
         } else if !byob_canceled {

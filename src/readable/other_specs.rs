@@ -11,11 +11,12 @@ use crate::engine::{
     self, clone::ByteBlock, webidl, Cx, JsResult, NativeObject, Object, PromiseResult, Shared,
     Slot, Value,
 };
+use crate::queue::NativeBytes;
 use crate::queuing_strategy::SizeAlgorithm;
 
 use super::{
     byob_request,
-    byte_controller::{self, ByteCancelAlgorithm, BytePullAlgorithm},
+    byte_controller::{self, ByteCancelAlgorithm, ByteChunk, BytePullAlgorithm},
     default_controller::{self, CancelAlgorithm, PullAlgorithm, StartAlgorithm},
     default_reader::readable_stream_default_reader_read,
     stream::{create_readable_stream, initialize_readable_stream, ReadableStream, StreamSlots},
@@ -245,8 +246,44 @@ pub(crate) fn enqueue(stream: &Object<ReadableStream>, chunk: Value, ctx: &mut C
             } else {
                 // 2.5. Otherwise, perform ? ReadableByteStreamControllerEnqueue(
                 //      stream.[[controller]], chunk).
-                byte_controller::readable_byte_stream_controller_enqueue(&controller, &chunk, ctx)
+                byte_controller::readable_byte_stream_controller_enqueue(
+                    &controller,
+                    ByteChunk::View(&chunk),
+                    ctx,
+                )
             }
+        }
+        None => Ok(()),
+    }
+}
+
+/// <https://streams.spec.whatwg.org/#readablestream-enqueue> of a new `Uint8Array` holding
+/// `bytes` (that no script holds), without making the view where the stream is set up with byte
+/// reading support: see [`ByteChunk::Bytes`].
+pub(crate) fn enqueue_bytes(
+    stream: &Object<ReadableStream>,
+    bytes: Vec<u8>,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    let bytes = NativeBytes::from_vec(bytes);
+    match stream.controller() {
+        // 2. Otherwise, 2.1. Assert: stream.[[controller]] implements
+        //    ReadableByteStreamController.
+        Some(ControllerRef::Byte(controller)) => {
+            // 2.3.–2.4. The current BYOB request view's buffer is never a new chunk's buffer.
+            //    (AD-HOC: the view is not asked for, since asking makes the BYOB request
+            //    object, which then only the enqueue's step 8.3 invalidates.)
+            // 2.5. Perform ? ReadableByteStreamControllerEnqueue(stream.[[controller]], chunk).
+            byte_controller::readable_byte_stream_controller_enqueue(
+                &controller,
+                ByteChunk::Bytes(bytes),
+                ctx,
+            )
+        }
+        // (A value stream gets the view.)
+        Some(ControllerRef::Default(_)) => {
+            let chunk = engine::new_uint8_array(bytes.as_slice(), ctx)?;
+            enqueue(stream, chunk, ctx)
         }
         None => Ok(()),
     }

@@ -317,7 +317,7 @@ impl ItemTarget for ReadableController {
 
 impl ItemTarget for ByteController {
     fn deliver(&self, bytes: Bytes, ctx: &mut Cx) -> Result<(), StreamError> {
-        self.enqueue(&bytes, ctx)
+        self.enqueue_native(NativeBytes::from_vec(Vec::from(bytes)), ctx)
     }
 
     fn end(&self, ctx: &mut Cx) -> Result<(), StreamError> {

@@ -1,13 +1,13 @@
 //! Readable streams from Rust sources, value and byte.
 
-use crate::engine::{self, webidl, Cx, JsResult, Object};
+use crate::engine::{webidl, Cx, JsResult, Object};
 use crate::queuing_strategy::SizeAlgorithm;
 use crate::readable::{
     byte_controller::{
         self, has_pending_pull_intos, readable_byte_stream_controller_close,
         readable_byte_stream_controller_enqueue, readable_byte_stream_controller_error,
         readable_byte_stream_controller_get_desired_size, readable_byte_stream_controller_respond,
-        DescriptorBuffer, ReadableByteStreamController,
+        ByteChunk, DescriptorBuffer, ReadableByteStreamController,
     },
     default_controller::{
         readable_stream_default_controller_can_close_or_enqueue,
@@ -298,10 +298,23 @@ impl ByteController {
         if bytes.is_empty() {
             return Err(StreamError::type_error("The chunk must not be empty"));
         }
+        self.enqueue_native(NativeBytes::from_vec(bytes.to_vec()), ctx)
+    }
+
+    /// Enqueues Rust bytes as one chunk, without a copy (see [`ByteController::enqueue`]): no JS
+    /// object is made for it until script reads it (`ByteChunk::Bytes`).
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    pub(crate) fn enqueue_native(
+        &self,
+        bytes: NativeBytes,
+        ctx: &mut Cx,
+    ) -> Result<(), StreamError> {
+        if bytes.len() == 0 {
+            return Err(StreamError::type_error("The chunk must not be empty"));
+        }
         self.check_readable("enqueue")?;
-        let chunk = engine::new_uint8_array(bytes, ctx).map_err(js_err(ctx))?;
-        let view = engine::array_buffer_view(&chunk, "The chunk", ctx).map_err(js_err(ctx))?;
-        readable_byte_stream_controller_enqueue(&self.0, &view, ctx).map_err(js_err(ctx))
+        readable_byte_stream_controller_enqueue(&self.0, ByteChunk::Bytes(bytes), ctx)
+            .map_err(js_err(ctx))
     }
 
     /// Closes the stream (`controller.close()`, then `byobRequest.respond(0)` for a BYOB read

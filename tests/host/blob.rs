@@ -292,6 +292,36 @@ fn stream_is_a_byte_stream_in_64k_chunks() {
 }
 
 #[test]
+fn stream_chunks_are_views_on_buffers_of_their_own() {
+    // The chunks are queued as bytes until script reads them; what script gets is the spec's
+    // view on the transferred buffer: a whole chunk's own buffer, and for the rest of a chunk a
+    // BYOB read took part of, a view at that offset into the whole chunk's buffer.
+    assert_blob(
+        r"
+        const blob = new Blob([new Uint8Array(100).map((_, i) => i)]);
+        const shape = (v) => [v.constructor.name, v.byteOffset, v.byteLength, v.buffer.byteLength, v[0]].join(' ');
+        const out = [];
+        const whole = await blob.stream().getReader().read();
+        out.push(shape(whole.value));
+        const stream = blob.stream();
+        const byob = stream.getReader({ mode: 'byob' });
+        const part = await byob.read(new Uint8Array(10));
+        out.push(shape(part.value));
+        byob.releaseLock();
+        const rest = await stream.getReader().read();
+        out.push(shape(rest.value));
+        // Each branch of a tee gets a buffer of its own.
+        const [a, b] = blob.stream().tee();
+        const [ra, rb] = await Promise.all([a.getReader().read(), b.getReader().read()]);
+        out.push(shape(ra.value), shape(rb.value), ra.value.buffer !== rb.value.buffer);
+        return out.join('|');
+    ",
+        "Uint8Array 0 100 100 0|Uint8Array 0 10 10 0|Uint8Array 10 90 100 10|\
+         Uint8Array 0 100 100 0|Uint8Array 0 100 100 0|true",
+    );
+}
+
+#[test]
 fn stream_can_be_canceled_and_is_brand_checked() {
     assert_blob(
         r"
