@@ -196,10 +196,15 @@ const enqueue = (i, js) => {
 };
 const set = (i, k, j) => {
   const o = n[i];
+  const key = KEYS[k % KEYS.length];
+  // An array's length set to an object converts it to a number, which joins it when it is an
+  // array: on Boa 0.22, joining an array of length near 2 ** 32 aborts the process
+  // (ENGINE_BUGS.md 9), and the conversion tells nothing about the clone.
+  if (Array.isArray(o) && key === 'length' && Object(n[j]) === n[j]) return;
   try {
     if (o instanceof Map) o.set(n[k % n.length], n[j]);
     else if (o instanceof Set) o.add(n[j]);
-    else Object.defineProperty(o, KEYS[k % KEYS.length], { value: n[j], enumerable: true, writable: true, configurable: true });
+    else Object.defineProperty(o, key, { value: n[j], enumerable: true, writable: true, configurable: true });
   } catch {}
 };
 // A getter that runs script while the graph is serialized (PURE becomes false).
