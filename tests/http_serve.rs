@@ -677,12 +677,12 @@ fn the_status_text_goes_out_as_the_reason_phrase() {
     );
 }
 
-/// Serves each of `paths` in turn (one connection each, read whole, then closed) from the
-/// handler `script`, on a host that also has the HTTP fetcher (with `BASE` set to the server)
-/// and has run the script's setup until `globalThis.ready`; returns, per path, the JS objects
-/// the library made while it was served (`boa_streams::js_objects_created`) and the body's
-/// length.
-fn objects_per_response(script: &str, paths: &[String]) -> Vec<(u64, usize)> {
+/// Serves each of `requests` (a path and the chunks of a POST body, or none for a GET) in turn
+/// (one connection each, read whole, then closed) from the handler `script`, on a host that also
+/// has the HTTP fetcher (with `BASE` set to the server) and has run the script's setup until
+/// `globalThis.ready`; returns, per request, the JS objects the library made while it was
+/// served (`boa_streams::js_objects_created`) and the response body's length.
+fn objects_per_response(script: &str, requests: &[(String, Vec<Bytes>)]) -> Vec<(u64, usize)> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -704,12 +704,14 @@ fn objects_per_response(script: &str, paths: &[String]) -> Vec<(u64, usize)> {
         let server = Server::new(ServeOptions::default(), &ctx).expect("a server");
         tokio::task::spawn_local(server.clone().run(listener));
         let mut made = Vec::new();
-        for path in paths {
+        for (path, upload) in requests {
             let before = boa_streams::js_objects_created();
             let watched = server.clone();
+            let method = if upload.is_empty() { "GET" } else { "POST" };
+            let upload = Chunks::Given(upload.iter().cloned().collect());
             let (parts, body) = host
                 .complete(&mut ctx, async move {
-                    let response = send(address, "GET", path, given(&[])).await;
+                    let response = send(address, method, path, upload).await;
                     // The client's connection is closed (its sender dropped): wait until the
                     // server has let go of it too.
                     while watched.stats().connections > 0 {
@@ -730,11 +732,11 @@ fn objects_per_response(script: &str, paths: &[String]) -> Vec<(u64, usize)> {
 
 #[test]
 fn native_bodies_make_no_js_object_per_chunk_on_the_way_to_the_socket() {
-    // Three bodies whose bytes never meet script: a Blob's stream, a DecompressionStream over
-    // one, and a body fetched from this same server passed through as the response. Each is
-    // served at 16 and at 64 chunks of 64 KiB; whatever the handler and the exchange cost in JS
-    // objects (the request, the Response, the fetch and its promises), it must not grow with the
-    // body.
+    // Four bodies whose bytes never meet script: a Blob's stream, a DecompressionStream over
+    // one, a body fetched from this same server passed through as the response, and the
+    // request's own body echoed back. Each is served at 16 and at 64 chunks of 64 KiB; whatever
+    // the handler and the exchange cost in JS objects (the request, the Response, the fetch and
+    // its promises), it must not grow with the body.
     let script = r#"
         const chunk = new Uint8Array(65536);
         for (let i = 0; i < chunk.length; i++) chunk[i] = (i * 7) % 251;
@@ -754,17 +756,34 @@ fn native_bodies_make_no_js_object_per_chunk_on_the_way_to_the_socket() {
                     return new Response(gzipped[n].stream().pipeThrough(new DecompressionStream('gzip')));
                 case '/proxy':
                     return new Response((await fetch(`${BASE}/blob?n=${n}`)).body);
+                case '/echo':
+                    return new Response(request.body);
             }
             return new Response('no such path', { status: 404 });
         });
     "#;
-    let paths: Vec<String> = ["/blob", "/gunzip", "/proxy"]
+    const PATHS: [&str; 4] = ["/blob", "/gunzip", "/proxy", "/echo"];
+    let chunk = Bytes::from(
+        (0..65536u32)
+            .map(|i| (i * 7 % 251) as u8)
+            .collect::<Vec<u8>>(),
+    );
+    let requests: Vec<(String, Vec<Bytes>)> = PATHS
         .iter()
-        .flat_map(|path| [16, 64].map(|n| format!("{path}?n={n}")))
+        .flat_map(|path| {
+            [16, 64].map(|n| {
+                let upload = if *path == "/echo" {
+                    vec![chunk.clone(); n]
+                } else {
+                    Vec::new()
+                };
+                (format!("{path}?n={n}"), upload)
+            })
+        })
         .collect();
-    let made = objects_per_response(script, &paths);
+    let made = objects_per_response(script, &requests);
     let mut per_path = Vec::new();
-    for (pair, path) in made.chunks(2).zip(["/blob", "/gunzip", "/proxy"]) {
+    for (pair, path) in made.chunks(2).zip(PATHS) {
         let [(small, small_len), (large, large_len)] = pair else {
             unreachable!("two sizes per path")
         };
@@ -777,5 +796,8 @@ fn native_bodies_make_no_js_object_per_chunk_on_the_way_to_the_socket() {
         per_path.push((path, *large - *small));
     }
     // Made for the larger body beyond the smaller one's, per path: none.
-    assert_eq!(per_path, [("/blob", 0), ("/gunzip", 0), ("/proxy", 0)]);
+    assert_eq!(
+        per_path,
+        [("/blob", 0), ("/gunzip", 0), ("/proxy", 0), ("/echo", 0)]
+    );
 }
