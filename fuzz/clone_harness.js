@@ -149,6 +149,10 @@ const SOURCES = ['a', '', '[\\ud800]', '(?:)', '\\/', 'a|b', '^$', '\\u{1F600}',
 const FLAGS = ['', 'g', 'i', 'm', 's', 'u', 'y', 'd', 'gimsuyd', 'v'];
 const DATES = [0, NaN, -0, 8.64e15, -8.64e15, 1.5, 1e12];
 const controllers = new Map();
+// Readables closed before the transfer: the pipe that holds a transferred stream's lock ends
+// as soon as it reads the close, and releases the lock then (ReadableStreamPipeTo's finalize),
+// so such a stream may be unlocked again by the time the copy arrives.
+const closedBeforeTransfer = new Set();
 // The descriptions of the chunks each generated ReadableStream holds, '|'-joined.
 const readChunks = new Map();
 const ab = (bytes) => new Uint8Array(bytes).buffer;
@@ -193,6 +197,7 @@ const enqueue = (i, js) => {
   if (PURE) readChunks.set(i, js.map((j) => describe(n[j]).text).join('|'));
   for (const j of js) c.enqueue(n[j]);
   c.close();
+  closedBeforeTransfer.add(n[i]);
 };
 const set = (i, k, j) => {
   const o = n[i];
@@ -319,7 +324,7 @@ function run() {
     }
     for (const s of streams) {
       const locked = s instanceof TransformStream ? s.readable.locked && s.writable.locked : s.locked;
-      if (!locked) mismatch(label + ': a transferred stream is not locked');
+      if (!locked && !closedBeforeTransfer.has(s)) mismatch(label + ': a transferred stream is not locked');
     }
     drain(before, after, label);
   };
