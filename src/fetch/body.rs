@@ -81,7 +81,11 @@ pub(crate) fn to_body_init(value: &Value, ctx: &mut Cx) -> JsResult<BodyInit> {
 pub(crate) fn byte_stream_of(bytes: &[u8], ctx: &mut Cx) -> JsResult<Object<ReadableStream>> {
     let stream = other_specs::set_up_with_byte_reading_support(None, 0.0, None, ctx)?;
     if !bytes.is_empty() {
-        other_specs::enqueue_bytes(&stream, bytes.to_vec(), ctx)?;
+        // (A JS chunk, not Rust bytes: the body's bytes are queued before anything reads them,
+        // and a body sent as its source's bytes never reads them, so the chunk lives until the
+        // collector takes the stream, and only memory in the engine's heap makes it collect.)
+        let chunk = engine::new_uint8_array(bytes, ctx)?;
+        other_specs::enqueue(&stream, chunk, ctx)?;
     }
     other_specs::close(&stream, ctx)?;
     Ok(stream)

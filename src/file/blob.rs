@@ -561,11 +561,19 @@ fn enqueue_chunk(stream: &Object<ReadableStream>, bytes: &[u8], ctx: &mut Cx) ->
     // 2. Let chunk be a new Uint8Array wrapping an ArrayBuffer containing bytes. If creating
     //    the ArrayBuffer throws an exception, then error stream with that exception and abort
     //    these steps.
-    //    (Rust bytes that stand for it: no script sees the chunk, see
-    //    `other_specs::enqueue_bytes`. Copying them cannot fail.)
-    let chunk = bytes.to_vec();
+    //    (A JS chunk, not Rust bytes as a pulled native source's are: every chunk's task is
+    //    queued at once, before anything reads, so unread chunks live until the collector takes
+    //    the stream, and only memory in the engine's heap makes it collect.)
+    let chunk = match engine::new_uint8_array(bytes, ctx) {
+        Ok(chunk) => chunk,
+        Err(error) => {
+            let reason = engine::thrown_value(error, ctx)?;
+            other_specs::error(stream, reason, ctx)?;
+            return Ok(());
+        }
+    };
     // 3. Enqueue chunk in stream. (It does nothing once the stream is canceled or errored.)
-    other_specs::enqueue_bytes(stream, chunk, ctx)?;
+    other_specs::enqueue(stream, chunk, ctx)?;
     Ok(())
 }
 
