@@ -2,9 +2,20 @@
 //! `clone_array_buffer`, `construct_view`, ...), the same on every engine.
 
 use super::{
-    array_buffer_byte_length, clone_array_buffer, construct_view, is_detached_buffer, same_buffer,
-    Cx, JsArrayBuffer, JsResult, Object, TypedArrayKind, ViewKind, ViewRecord,
+    array_buffer_byte_length, clone_array_buffer, construct_view, is_detached_buffer,
+    new_array_buffer, same_buffer, throw_type_error, with_array_buffer_bytes_mut, Cx,
+    JsArrayBuffer, JsResult, Object, TypedArrayKind, ViewKind, ViewRecord,
 };
+
+/// A new `ArrayBuffer` of the current realm holding a copy of `bytes` (a RangeError if it
+/// cannot be allocated).
+pub fn new_array_buffer_holding(bytes: &[u8], ctx: &mut Cx) -> JsResult<JsArrayBuffer> {
+    let length = bytes.len() as u64;
+    let buffer = new_array_buffer(length, ctx)?;
+    with_array_buffer_bytes_mut(&buffer, 0, length, |target| target.copy_from_slice(bytes))
+        .ok_or_else(|| throw_type_error("Cannot fill a new ArrayBuffer"))?;
+    Ok(buffer)
+}
 
 /// <https://streams.spec.whatwg.org/#abstract-opdef-cloneasuint8array>
 pub fn clone_as_uint8_array(view: &ViewRecord, ctx: &mut Cx) -> JsResult<Object> {

@@ -147,7 +147,7 @@ pub(crate) use backend::diff_hook::{
 mod buffer;
 mod slot;
 #[allow(unused_imports)]
-pub use buffer::{can_copy_data_block_bytes, clone_as_uint8_array};
+pub use buffer::{can_copy_data_block_bytes, clone_as_uint8_array, new_array_buffer_holding};
 #[allow(unused_imports)]
 pub use slot::{Slot, SlotMut, SlotRef};
 pub(crate) mod internal_promise;

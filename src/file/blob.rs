@@ -624,10 +624,7 @@ fn read_blob(this: &Value, read_as: ReadAs, ctx: &mut Cx) -> JsResult<Value> {
 
 /// A new `ArrayBuffer` holding a copy of `bytes` (a RangeError if it cannot be allocated).
 pub(super) fn new_array_buffer(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
-    let buffer = engine::new_array_buffer(bytes.len() as u64, ctx)?;
-    engine::with_array_buffer_bytes_mut(&buffer, 0, bytes.len() as u64, |target| {
-        target.copy_from_slice(bytes);
-    });
+    let buffer = engine::new_array_buffer_holding(bytes, ctx)?;
     Ok(Object::from(buffer).into())
 }
 

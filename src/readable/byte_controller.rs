@@ -174,18 +174,12 @@ impl DescriptorBuffer {
                 engine::clone_array_buffer(buffer, byte_offset, byte_length, ctx)
             }
             DescriptorBuffer::Native(bytes) => {
-                let clone = engine::new_array_buffer(byte_length, ctx)?;
                 let bytes = bytes.borrow();
-                let copied = bytes.as_ref().and_then(|bytes| {
-                    let start = usize::try_from(byte_offset).ok()?;
-                    let end = start.checked_add(usize::try_from(byte_length).ok()?)?;
-                    let source = bytes.as_slice().get(start..end)?;
-                    engine::with_array_buffer_bytes_mut(&clone, 0, byte_length, |dest| {
-                        dest.copy_from_slice(source);
-                    })
-                });
-                match copied {
-                    Some(()) => Ok(clone),
+                let range = bytes
+                    .as_ref()
+                    .and_then(|bytes| byte_range(bytes.as_slice(), byte_offset, byte_length));
+                match range {
+                    Some(source) => engine::new_array_buffer_holding(source, ctx),
                     None => Err(engine::throw_type_error("Cannot clone a detached buffer")),
                 }
             }
@@ -1229,11 +1223,7 @@ pub(crate) fn readable_byte_stream_controller_fill_pull_into_descriptor_from_que
             .flatten()
             .is_some(),
             (descriptor, EntryBuffer::Native(bytes)) => {
-                let source = usize::try_from(head_of_queue.byte_offset)
-                    .ok()
-                    .zip(usize::try_from(bytes_to_copy).ok())
-                    .and_then(|(start, len)| bytes.as_slice().get(start..start.checked_add(len)?));
-                source
+                byte_range(bytes.as_slice(), head_of_queue.byte_offset, bytes_to_copy)
                     .and_then(|source| {
                         descriptor.with_bytes_mut(dest_start, bytes_to_copy, |dest| {
                             dest.copy_from_slice(source);
@@ -1321,7 +1311,7 @@ pub(crate) fn readable_byte_stream_controller_fill_read_request_from_queue(
             return read_request.chunk_steps_for(Chunk::Bytes(bytes), &stream, ctx);
         }
         // The rest of an entry a BYOB read took part of: the view is on the whole buffer.
-        EntryBuffer::Native(bytes) => native_to_array_buffer(&bytes, ctx)?,
+        EntryBuffer::Native(bytes) => engine::new_array_buffer_holding(bytes.as_slice(), ctx)?,
     };
     let view = engine::construct_view(
         ViewKind::Typed(TypedArrayKind::Uint8),
@@ -1334,16 +1324,10 @@ pub(crate) fn readable_byte_stream_controller_fill_read_request_from_queue(
     read_request.chunk_steps(view.into(), ctx)
 }
 
-/// The `ArrayBuffer` that Rust bytes in the queue stand for: a new one holding them, in the
-/// current realm.
-fn native_to_array_buffer(bytes: &NativeBytes, ctx: &mut Cx) -> JsResult<JsArrayBuffer> {
-    let source = bytes.as_slice();
-    let buffer = engine::new_array_buffer(source.len() as u64, ctx)?;
-    engine::with_array_buffer_bytes_mut(&buffer, 0, source.len() as u64, |dest| {
-        dest.copy_from_slice(source);
-    })
-    .ok_or_else(|| engine::throw_type_error("Cannot fill a new ArrayBuffer"))?;
-    Ok(buffer)
+/// Bytes `offset..offset + len` of `bytes` (`None` when out of range).
+fn byte_range(bytes: &[u8], offset: u64, len: u64) -> Option<&[u8]> {
+    let start = usize::try_from(offset).ok()?;
+    bytes.get(start..start.checked_add(usize::try_from(len).ok()?)?)
 }
 
 /// <https://streams.spec.whatwg.org/#abstract-opdef-readablebytestreamcontrollergetbyobrequest>

@@ -295,9 +295,6 @@ impl ByteController {
     /// Enqueues a copy of `bytes` as one chunk (`controller.enqueue(new Uint8Array(bytes))`): a
     /// `TypeError` when `bytes` is empty or the stream is closed, closing or errored.
     pub fn enqueue(&self, bytes: &[u8], ctx: &mut Cx) -> Result<(), StreamError> {
-        if bytes.is_empty() {
-            return Err(StreamError::type_error("The chunk must not be empty"));
-        }
         self.enqueue_native(NativeBytes::from_vec(bytes.to_vec()), ctx)
     }
 

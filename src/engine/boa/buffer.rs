@@ -575,6 +575,16 @@ fn is_resizable_array_buffer(object: &JsObject) -> bool {
 #[derive(boa_gc::Trace, boa_gc::Finalize, boa_engine::JsData)]
 struct GrowableGetter(JsObject);
 
+/// The getter of `object`'s own accessor property `name`, read from its property table (no
+/// script runs): how the backend remembers a built-in getter before script can replace it.
+pub(super) fn own_getter(object: &JsObject, name: &str) -> Option<JsObject> {
+    object
+        .borrow()
+        .properties()
+        .get(&boa_engine::JsString::from(name).into())
+        .and_then(|d| d.get().and_then(JsValue::as_object))
+}
+
 /// Remembers the realm's `get SharedArrayBuffer.prototype.growable` (before script runs).
 pub(super) fn remember_buffer_intrinsics(ctx: &mut Cx) {
     let proto = ctx
@@ -582,12 +592,7 @@ pub(super) fn remember_buffer_intrinsics(ctx: &mut Cx) {
         .constructors()
         .shared_array_buffer()
         .prototype();
-    let getter = proto
-        .borrow()
-        .properties()
-        .get(&boa_engine::js_string!("growable").into())
-        .and_then(|d| d.get().and_then(JsValue::as_object));
-    if let Some(getter) = getter {
+    if let Some(getter) = own_getter(&proto, "growable") {
         ctx.realm()
             .host_defined_mut()
             .insert(GrowableGetter(getter));

@@ -79,12 +79,7 @@ struct UnicodeSetsGetter(JsObject);
 /// Remembers the realm's `get RegExp.prototype.unicodeSets` (before script runs).
 pub(super) fn remember_regexp_intrinsics(ctx: &mut Context) {
     let proto = ctx.intrinsics().constructors().regexp().prototype();
-    let getter = proto
-        .borrow()
-        .properties()
-        .get(&boa_engine::js_string!("unicodeSets").into())
-        .and_then(|d| d.get().and_then(JsValue::as_object));
-    if let Some(getter) = getter {
+    if let Some(getter) = super::buffer::own_getter(&proto, "unicodeSets") {
         ctx.realm()
             .host_defined_mut()
             .insert(UnicodeSetsGetter(getter));
