@@ -9,6 +9,7 @@
 
 use crate::engine;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use crate::engine::{Cx, JsResult, Trace};
 
@@ -236,16 +237,29 @@ mod tests {
 const POOL_BUFFERS: usize = 4;
 
 /// Bytes held in Rust that no script sees: the buffer of a native read (a pipe's BYOB read
-/// from a Rust byte source) and the chunk it becomes. No JS object is made for them; when
-/// they are dropped (the chunk written, or the stream errored), the buffer goes back to the
-/// pool it came from, so the next read reuses it.
+/// from a Rust byte source) and the chunk it becomes, or a chunk a native source enqueued. No
+/// JS object is made for them; when they are dropped (the chunk written, or the stream
+/// errored), a read's buffer goes back to the pool it came from, so the next read reuses it.
+/// While they live they count toward a collection ([`engine::ExternalBytes`]): an unread
+/// stream that became garbage holds them until the engine collects it.
 pub(crate) struct NativeBytes {
-    /// The buffer; `len` bytes of it are the chunk.
-    buf: Vec<u8>,
+    /// The bytes; `len` bytes of them are the chunk.
+    storage: Storage,
     /// The chunk's length (the whole buffer until the read completes).
     len: usize,
-    /// Where the buffer goes back when dropped.
+    /// Where an owned buffer goes back when dropped.
     pool: std::rc::Weak<std::cell::RefCell<Vec<Vec<u8>>>>,
+    /// The count of these bytes toward a collection.
+    _counted: engine::ExternalBytes,
+}
+
+/// Where a [`NativeBytes`] keeps its bytes.
+enum Storage {
+    /// A buffer of its own.
+    Owned(Vec<u8>),
+    /// A range of immutable bytes shared with their owner (a `Blob`, a body's source), from
+    /// `start`: no copy is made until something writes to them.
+    Shared { bytes: Arc<[u8]>, start: usize },
 }
 
 impl std::fmt::Debug for NativeBytes {
@@ -259,23 +273,53 @@ impl std::fmt::Debug for NativeBytes {
 impl NativeBytes {
     /// `bytes` as a chunk of their own (not from a pool).
     pub(crate) fn from_vec(bytes: Vec<u8>) -> Self {
+        Self::owned(bytes, std::rc::Weak::new())
+    }
+
+    fn owned(buf: Vec<u8>, pool: std::rc::Weak<std::cell::RefCell<Vec<Vec<u8>>>>) -> Self {
         Self {
-            len: bytes.len(),
-            buf: bytes,
+            len: buf.len(),
+            _counted: engine::ExternalBytes::new(buf.len()),
+            storage: Storage::Owned(buf),
+            pool,
+        }
+    }
+
+    /// The bytes of `range` of `bytes` as a chunk, sharing them (an empty chunk if the range
+    /// is not within them).
+    pub(crate) fn shared(bytes: Arc<[u8]>, range: std::ops::Range<usize>) -> Self {
+        let (start, len) = match bytes.get(range.clone()) {
+            Some(_) => (range.start, range.end - range.start),
+            None => (0, 0),
+        };
+        Self {
+            len,
+            _counted: engine::ExternalBytes::new(len),
+            storage: Storage::Shared { bytes, start },
             pool: std::rc::Weak::new(),
         }
     }
 
     /// The chunk's bytes.
     pub(crate) fn as_slice(&self) -> &[u8] {
-        // Assert: len ≤ buf.len() (set to it when made, and `truncate` only lowers it).
-        &self.buf[..self.len]
+        // Assert: len ≤ buf.len(), and start + len ≤ bytes.len() (set so when made, and
+        // `truncate` only lowers len).
+        match &self.storage {
+            Storage::Owned(buf) => &buf[..self.len],
+            Storage::Shared { bytes, start } => &bytes[*start..*start + self.len],
+        }
     }
 
-    /// The chunk's bytes, writable.
+    /// The chunk's bytes, writable (shared bytes are copied into a buffer of their own first).
     pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
-        // Assert: len ≤ buf.len() (see `as_slice`).
-        &mut self.buf[..self.len]
+        if let Storage::Shared { .. } = self.storage {
+            self.storage = Storage::Owned(self.as_slice().to_vec());
+        }
+        match &mut self.storage {
+            // Assert: len ≤ buf.len() (see `as_slice`).
+            Storage::Owned(buf) => &mut buf[..self.len],
+            Storage::Shared { .. } => &mut [],
+        }
     }
 
     /// The chunk's length.
@@ -291,10 +335,10 @@ impl NativeBytes {
 
 impl Drop for NativeBytes {
     fn drop(&mut self) {
-        if let Some(pool) = self.pool.upgrade() {
+        if let (Some(pool), Storage::Owned(buf)) = (self.pool.upgrade(), &mut self.storage) {
             let mut pool = pool.borrow_mut();
             if pool.len() < POOL_BUFFERS {
-                pool.push(std::mem::take(&mut self.buf));
+                pool.push(std::mem::take(buf));
             }
         }
     }
@@ -325,11 +369,7 @@ impl BufferPool {
                 buf
             }
         };
-        Some(NativeBytes {
-            buf,
-            len: size,
-            pool: std::rc::Rc::downgrade(&self.0),
-        })
+        Some(NativeBytes::owned(buf, std::rc::Rc::downgrade(&self.0)))
     }
 
     /// How many spare buffers the pool holds.

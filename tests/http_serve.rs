@@ -732,19 +732,18 @@ fn objects_per_response(script: &str, requests: &[(String, Vec<Bytes>)]) -> Vec<
 
 #[test]
 fn native_bodies_make_no_js_object_per_chunk_on_the_way_to_the_socket() {
-    // Four bodies whose bytes never meet script: bytes given to the Response, a
-    // DecompressionStream over a Blob's stream, a body fetched from this same server passed
-    // through as the response, and the request's own body echoed back. (A Blob's stream still
-    // enqueues a JS chunk per 64 KiB: its chunks are queued before anything reads them, and only
-    // memory in the engine's heap makes the collector take an unread stream.) Each is served at 16 and at 64 chunks of 64 KiB; whatever
-    // the handler and the exchange cost in JS objects (the request, the Response, the fetch and
-    // its promises), it must not grow with the body.
+    // Five bodies whose bytes never meet script: bytes given to the Response, a Blob's
+    // stream, a DecompressionStream over a Blob's stream, a body fetched from this same server
+    // passed through as the response, and the request's own body echoed back. Each is served at
+    // 16 and at 64 chunks of 64 KiB; whatever the handler and the exchange cost in JS objects
+    // (the request, the Response, the fetch and its promises), it must not grow with the body.
     let script = r#"
         const chunk = new Uint8Array(65536);
         for (let i = 0; i < chunk.length; i++) chunk[i] = (i * 7) % 251;
         const blob = (n) => new Blob(Array(n).fill(chunk));
-        const gzipped = {}, bytes = {};
+        const gzipped = {}, bytes = {}, blobs = {};
         Promise.all([16, 64].map(async (n) => {
+            blobs[n] = blob(n);
             const stream = blob(n).stream().pipeThrough(new CompressionStream('gzip'));
             gzipped[n] = new Blob([await new Response(stream).arrayBuffer()]);
             bytes[n] = new Uint8Array(await blob(n).arrayBuffer());
@@ -755,6 +754,8 @@ fn native_bodies_make_no_js_object_per_chunk_on_the_way_to_the_socket() {
             switch (url.pathname) {
                 case '/bytes':
                     return new Response(bytes[n]);
+                case '/blob':
+                    return new Response(blobs[n].stream());
                 case '/gunzip':
                     return new Response(gzipped[n].stream().pipeThrough(new DecompressionStream('gzip')));
                 case '/proxy':
@@ -765,7 +766,7 @@ fn native_bodies_make_no_js_object_per_chunk_on_the_way_to_the_socket() {
             return new Response('no such path', { status: 404 });
         });
     "#;
-    const PATHS: [&str; 4] = ["/bytes", "/gunzip", "/proxy", "/echo"];
+    const PATHS: [&str; 5] = ["/bytes", "/blob", "/gunzip", "/proxy", "/echo"];
     let chunk = Bytes::from(
         (0..65536u32)
             .map(|i| (i * 7 % 251) as u8)
@@ -801,6 +802,12 @@ fn native_bodies_make_no_js_object_per_chunk_on_the_way_to_the_socket() {
     // Made for the larger body beyond the smaller one's, per path: none.
     assert_eq!(
         per_path,
-        [("/bytes", 0), ("/gunzip", 0), ("/proxy", 0), ("/echo", 0)]
+        [
+            ("/bytes", 0),
+            ("/blob", 0),
+            ("/gunzip", 0),
+            ("/proxy", 0),
+            ("/echo", 0)
+        ]
     );
 }

@@ -1,11 +1,100 @@
 //! Buffer algorithms written over the contract's array-buffer primitives (`array_buffer_view`,
 //! `clone_array_buffer`, `construct_view`, ...), the same on every engine.
 
+use std::cell::Cell;
+
 use super::{
-    array_buffer_byte_length, clone_array_buffer, construct_view, is_detached_buffer,
-    new_array_buffer, same_buffer, throw_type_error, with_array_buffer_bytes_mut, Cx,
-    JsArrayBuffer, JsResult, Object, TypedArrayKind, ViewKind, ViewRecord,
+    array_buffer_byte_length, clone_array_buffer, collect_garbage, construct_view,
+    is_detached_buffer, new_array_buffer, same_buffer, throw_type_error,
+    with_array_buffer_bytes_mut, Cx, JsArrayBuffer, JsResult, Object, TypedArrayKind, ViewKind,
+    ViewRecord,
 };
+
+// ---------------------------------------------------------------------------------------------
+// Bytes held in Rust on behalf of engine objects
+// ---------------------------------------------------------------------------------------------
+//
+// A stream's queue can hold Rust bytes no script sees (a native source's chunk). An unread
+// stream that became garbage keeps them until the engine collects it, and neither engine's
+// collector sees them: QuickJS counts only what it allocated, Boa weighs an object by its own
+// size. So they are counted here, on the thread, and a collection is forced once the bytes
+// still held have grown by `COLLECT_AFTER_EXTERNAL_BYTES` since their lowest point after the
+// last forced one, or by half that low point if more. Bytes freed as they are consumed never
+// add up to it, and bytes that survive a collection raise the next budget, as QuickJS raises
+// its own threshold by half of what survives. The count is per thread, not per engine
+// runtime: with several runtimes on one thread, the one whose turn it is collects, and the
+// count starts again from what is left, so no collection repeats.
+
+/// What the Rust bytes counted on this thread are: `live` held now, `low` the fewest held
+/// since the last forced collection.
+#[derive(Clone, Copy, Default)]
+struct Held {
+    live: usize,
+    low: usize,
+}
+
+thread_local! {
+    static EXTERNAL: Cell<Held> = const { Cell::new(Held { live: 0, low: 0 }) };
+}
+
+/// How far the Rust bytes held may grow past their low point before a collection is forced (at
+/// least).
+pub const COLLECT_AFTER_EXTERNAL_BYTES: usize = 16 << 20;
+
+/// A count of Rust bytes that live as long as an engine object may (a chunk in a stream's
+/// queue): counted while this lives. (During the thread's teardown, once the count is gone,
+/// nothing is counted.)
+#[derive(Debug)]
+pub struct ExternalBytes(usize);
+
+impl ExternalBytes {
+    /// Counts `len` bytes until the result drops.
+    pub fn new(len: usize) -> Self {
+        let _ = EXTERNAL.try_with(|held| {
+            let mut h = held.get();
+            h.live = h.live.saturating_add(len);
+            held.set(h);
+        });
+        Self(len)
+    }
+}
+
+impl Drop for ExternalBytes {
+    fn drop(&mut self) {
+        let _ = EXTERNAL.try_with(|held| {
+            let mut h = held.get();
+            h.live = h.live.saturating_sub(self.0);
+            h.low = h.low.min(h.live);
+            held.set(h);
+        });
+    }
+}
+
+/// Forces a collection if the Rust bytes held on this thread grew by
+/// [`COLLECT_AFTER_EXTERNAL_BYTES`] (or half their low point, if more) since their low point;
+/// whether it did. The caller is at a
+/// point where the engine may collect (any point it may allocate an object).
+pub fn collect_if_external_bytes_grew(ctx: &mut Cx) -> bool {
+    let Ok(held) = EXTERNAL.try_with(Cell::get) else {
+        return false;
+    };
+    let budget = COLLECT_AFTER_EXTERNAL_BYTES.max(held.low / 2);
+    if held.live - held.low.min(held.live) < budget {
+        return false;
+    }
+    collect_garbage(ctx);
+    let _ = EXTERNAL.try_with(|held| {
+        let mut h = held.get();
+        h.low = h.live;
+        held.set(h);
+    });
+    true
+}
+
+/// The Rust bytes counted on this thread now ([`ExternalBytes`]).
+pub fn external_bytes_held() -> usize {
+    EXTERNAL.try_with(|held| held.get().live).unwrap_or(0)
+}
 
 /// A new `ArrayBuffer` of the current realm holding a copy of `bytes` (a RangeError if it
 /// cannot be allocated).

@@ -147,7 +147,10 @@ pub(crate) use backend::diff_hook::{
 mod buffer;
 mod slot;
 #[allow(unused_imports)]
-pub use buffer::{can_copy_data_block_bytes, clone_as_uint8_array, new_array_buffer_holding};
+pub use buffer::{
+    can_copy_data_block_bytes, clone_as_uint8_array, collect_if_external_bytes_grew,
+    external_bytes_held, new_array_buffer_holding, ExternalBytes, COLLECT_AFTER_EXTERNAL_BYTES,
+};
 #[allow(unused_imports)]
 pub use slot::{Slot, SlotMut, SlotRef};
 pub(crate) mod internal_promise;

@@ -78,14 +78,16 @@ pub(crate) fn to_body_init(value: &Value, ctx: &mut Cx) -> JsResult<BodyInit> {
 /// A new `ReadableStream` set up with byte reading support that holds `bytes` and is closed:
 /// the "in parallel" action of "extract" for a byte sequence, run at once (all the bytes are
 /// available).
-pub(crate) fn byte_stream_of(bytes: &[u8], ctx: &mut Cx) -> JsResult<Object<ReadableStream>> {
+pub(crate) fn byte_stream_of(
+    bytes: Option<&Arc<[u8]>>,
+    ctx: &mut Cx,
+) -> JsResult<Object<ReadableStream>> {
     let stream = other_specs::set_up_with_byte_reading_support(None, 0.0, None, ctx)?;
-    if !bytes.is_empty() {
-        // (A JS chunk, not Rust bytes: the body's bytes are queued before anything reads them,
-        // and a body sent as its source's bytes never reads them, so the chunk lives until the
-        // collector takes the stream, and only memory in the engine's heap makes it collect.)
-        let chunk = engine::new_uint8_array(bytes, ctx)?;
-        other_specs::enqueue(&stream, chunk, ctx)?;
+    if let Some(bytes) = bytes.filter(|bytes| !bytes.is_empty()) {
+        // (Rust bytes shared with the body's source, not a copy: see `ByteChunk::Bytes`. A
+        // body sent as its source's bytes never reads them, so the stream lives until the
+        // engine collects it; while it does they count toward a collection.)
+        other_specs::enqueue_shared_bytes(&stream, bytes.clone(), 0..bytes.len(), ctx)?;
     }
     other_specs::close(&stream, ctx)?;
     Ok(stream)
@@ -171,7 +173,7 @@ pub(crate) fn body_from_bytes(source: Arc<[u8]>, ctx: &mut Cx) -> JsResult<Body>
     //     length to source's length.
     // 11. If action is non-null, then run these steps in parallel: enqueue the bytes
     //     (one Uint8Array, all being available) into stream, then close stream.
-    let stream = byte_stream_of(&source, ctx)?;
+    let stream = byte_stream_of(Some(&source), ctx)?;
     Ok(Body {
         stream,
         length: Some(source.len() as u64),
@@ -230,7 +232,7 @@ fn text_stream<T: BodyMixin + 'static>(this: &Value, _: &[Value], ctx: &mut Cx) 
     //    that is closed (an empty body).
     let stream = match body {
         Some(body) => body.stream.clone(),
-        None => byte_stream_of(&[], ctx)?,
+        None => byte_stream_of(None, ctx)?,
     };
     // 3. Let decoder be a new TextDecoderStream in this's relevant realm (UTF-8).
     // 4. Return the result of stream piped through decoder.

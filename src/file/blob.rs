@@ -542,7 +542,7 @@ pub(super) fn get_stream(bytes: Arc<[u8]>, ctx: &mut Cx) -> JsResult<Object<Read
         let end = bytes.len().min(start + STREAM_CHUNK_SIZE);
         let (stream, bytes) = (stream.clone(), bytes.clone());
         engine::queue_task_in(ctx, realm.clone(), move |ctx| {
-            enqueue_chunk(&stream, bytes.get(start..end).unwrap_or_default(), ctx)
+            enqueue_chunk(&stream, bytes, start..end, ctx)
         });
         start = end;
     }
@@ -554,26 +554,23 @@ pub(super) fn get_stream(bytes: Arc<[u8]>, ctx: &mut Cx) -> JsResult<Object<Read
     Ok(stream)
 }
 
-/// A chunk's task in <https://w3c.github.io/FileAPI/#blob-get-stream>.
-fn enqueue_chunk(stream: &Object<ReadableStream>, bytes: &[u8], ctx: &mut Cx) -> JsResult<()> {
+/// A chunk's task in <https://w3c.github.io/FileAPI/#blob-get-stream>: the bytes of `range`
+/// of the blob's.
+fn enqueue_chunk(
+    stream: &Object<ReadableStream>,
+    bytes: Arc<[u8]>,
+    range: std::ops::Range<usize>,
+    ctx: &mut Cx,
+) -> JsResult<()> {
     // 1. If bytes is failure, then error stream with a failure reason and abort these steps.
     //    (Reading from memory cannot fail.)
     // 2. Let chunk be a new Uint8Array wrapping an ArrayBuffer containing bytes. If creating
     //    the ArrayBuffer throws an exception, then error stream with that exception and abort
     //    these steps.
-    //    (A JS chunk, not Rust bytes as a pulled native source's are: every chunk's task is
-    //    queued at once, before anything reads, so unread chunks live until the collector takes
-    //    the stream, and only memory in the engine's heap makes it collect.)
-    let chunk = match engine::new_uint8_array(bytes, ctx) {
-        Ok(chunk) => chunk,
-        Err(error) => {
-            let reason = engine::thrown_value(error, ctx)?;
-            other_specs::error(stream, reason, ctx)?;
-            return Ok(());
-        }
-    };
+    //    (Rust bytes that stand for it, shared with the blob: no script sees the chunk, see
+    //    `other_specs::enqueue_bytes`. Sharing them cannot fail.)
     // 3. Enqueue chunk in stream. (It does nothing once the stream is canceled or errored.)
-    other_specs::enqueue(stream, chunk, ctx)?;
+    other_specs::enqueue_shared_bytes(stream, bytes, range, ctx)?;
     Ok(())
 }
 

@@ -391,6 +391,11 @@ impl Host {
             let mut ctx = ctx.borrow_mut();
             if self.0.gc_stress {
                 engine::collect_garbage(&mut ctx);
+            } else {
+                // Rust bytes held for engine objects (chunks in streams' queues) that grew
+                // enough since the last collection force one (the enqueue of a native source's
+                // bytes checks too; this catches the ones made elsewhere).
+                engine::collect_if_external_bytes_grew(&mut ctx);
             }
             if let Err(error) = task(&mut ctx) {
                 event_loop.report_error(error, &mut ctx);

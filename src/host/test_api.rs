@@ -42,6 +42,13 @@ pub fn define_global_function(
     engine::webidl::define_global_operation(name, length, f, ctx)
 }
 
+/// The bytes held in Rust on behalf of engine objects on this thread (chunks of Rust bytes in
+/// streams' queues), which count toward a collection: see
+/// [`crate::engine::COLLECT_AFTER_EXTERNAL_BYTES`].
+pub fn external_bytes_held() -> usize {
+    engine::external_bytes_held()
+}
+
 /// Collects all garbage, after releasing the objects `WeakRef`s keep alive for the current job.
 pub fn collect_garbage(ctx: &mut Context) {
     engine::clear_kept_objects(ctx);

@@ -288,12 +288,11 @@ pub(crate) enum ByteChunk<'a> {
     /// An `ArrayBufferView`.
     View(&'a ViewRecord),
     /// AD-HOC: Rust bytes standing for a new `Uint8Array` over a new `ArrayBuffer` holding
-    /// exactly them, made by a native source as it is pulled (a fetched body, a request body
-    /// from hyper, a Rust byte source) and enqueued at once, so no script ever holds the view or
-    /// its buffer. (Sources that queue chunks before anything reads them, a `Blob`'s stream and
-    /// a body extracted from bytes, enqueue JS chunks: only memory in the engine's heap makes
-    /// its collector take an unread stream, and Rust bytes there kept 1 MiB bodies alive.) The
-    /// enqueue transfers that buffer (step 7), so nothing can observe the original; the
+    /// exactly them, made by a native source (a `Blob`'s stream, a body extracted from bytes, a
+    /// fetched body, a request body from hyper, a Rust byte source) and enqueued at once, so no
+    /// script ever holds the view or its buffer. (While queued they count toward a collection,
+    /// see `engine::ExternalBytes`: an unread stream holds them until the engine collects it.)
+    /// The enqueue transfers that buffer (step 7), so nothing can observe the original; the
     /// transferred one is made only when script is handed a view on it (the same bytes, byte
     /// length and offset as the spec's), and a Rust reader takes the bytes as they are, so the
     /// chunks make no JS object on their way from a native source to a native sink. The late

@@ -265,7 +265,32 @@ pub(crate) fn enqueue_bytes(
     bytes: Vec<u8>,
     ctx: &mut Cx,
 ) -> JsResult<()> {
-    let bytes = NativeBytes::from_vec(bytes);
+    enqueue_native_bytes(stream, NativeBytes::from_vec(bytes), ctx)
+}
+
+/// [`enqueue_bytes`] of the bytes of `range` of `bytes`, immutable bytes the caller shares (a
+/// `Blob`'s, a body's source): they are not copied unless script reads them (an empty chunk if
+/// the range is not within them).
+pub(crate) fn enqueue_shared_bytes(
+    stream: &Object<ReadableStream>,
+    bytes: std::sync::Arc<[u8]>,
+    range: std::ops::Range<usize>,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    enqueue_native_bytes(stream, NativeBytes::shared(bytes, range), ctx)
+}
+
+/// [`enqueue_bytes`] of Rust bytes, owned or shared.
+///
+/// (Those bytes count toward a collection while the stream holds them: this is where native
+/// sources add them, so a collection is forced here first once they have grown enough, see
+/// [`engine::collect_if_external_bytes_grew`].)
+fn enqueue_native_bytes(
+    stream: &Object<ReadableStream>,
+    bytes: NativeBytes,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    engine::collect_if_external_bytes_grew(ctx);
     match stream.controller() {
         // 2. Otherwise, 2.1. Assert: stream.[[controller]] implements
         //    ReadableByteStreamController.
