@@ -11,6 +11,11 @@ use boa_streams::http::{ServeOptions, Server};
 /// Runs `script` (with `PORT` and `BASE` set, `serve` and the HTTP fetcher installed) until it
 /// sets `globalThis.done`; returns `globalThis.result` as a string.
 fn run(script: &str) -> String {
+    run_with(script, ServeOptions::default())
+}
+
+/// [`run`] with a server of these options.
+fn run_with(script: &str, options: ServeOptions) -> String {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -28,7 +33,7 @@ fn run(script: &str) -> String {
             .expect("prelude");
         host.eval_script(&mut ctx, "test.js", script)
             .expect("the script");
-        let server = Server::new(ServeOptions::default(), &ctx).expect("a server");
+        let server = Server::new(options, &ctx).expect("a server");
         tokio::task::spawn_local(server.clone().run(listener));
         host.run_until_async(&mut ctx, |ctx| flag(ctx, "done"))
             .await;
@@ -269,4 +274,54 @@ fn the_status_text_arrives_as_sent() {
         })();
     "#);
     assert_eq!(result, "201 Made It|201 Created");
+}
+
+#[test]
+fn connections_are_reused_once_a_body_is_read_to_its_end() {
+    // The server answers with the client's port: one port per connection.
+    let script = r#"
+        serve((request, info) => new Response(String(info.remoteAddr.port)));
+        (async () => {
+            const get = async () => (await fetch(`${BASE}/`)).text();
+            const one = [];
+            for (let i = 0; i < 5; i++) one.push(await get());
+            // Two at once need two connections; the pooled one is one of them.
+            const two = await Promise.all([get(), get()]);
+            // A body not read yet keeps its connection: the next request takes another.
+            const unread = await fetch(`${BASE}/`);
+            const after = await get();
+            const late = await unread.text();
+            globalThis.result = [
+                new Set(one).size,
+                two[0] !== two[1],
+                two.includes(one[0]),
+                after !== late,
+            ].join();
+            globalThis.done = true;
+        })();
+    "#;
+    assert_eq!(run(script), "1,true,true,true");
+}
+
+#[test]
+fn a_pooled_connection_the_server_closed_is_replaced() {
+    // The server closes a connection idle for 50 ms; the fetch after 300 ms must not fail on
+    // the pooled one the server closed.
+    let script = r#"
+        serve((request, info) => new Response(String(info.remoteAddr.port)));
+        (async () => {
+            const get = async () => (await fetch(`${BASE}/`)).text();
+            const first = await get();
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            const second = await get();
+            const third = await get();
+            globalThis.result = [first !== second, second === third].join();
+            globalThis.done = true;
+        })().catch((e) => { globalThis.result = `failed: ${e}`; globalThis.done = true; });
+    "#;
+    let options = ServeOptions {
+        idle_timeout: std::time::Duration::from_millis(50),
+        ..ServeOptions::default()
+    };
+    assert_eq!(run_with(script, options), "true,true");
 }

@@ -31,7 +31,7 @@ mod client;
 mod rt;
 mod server;
 
-pub use client::HttpFetcher;
+pub use client::{HttpFetcher, IDLE_TIMEOUT, MAX_IDLE, MAX_IDLE_PER_HOST};
 pub use rt::TokioIo;
 pub use server::{OutBody, ServeOptions, Server, ServerStats};
 
@@ -41,7 +41,7 @@ use crate::rust::StreamError;
 /// Makes [`HttpFetcher`] the current realm's fetcher: `fetch()` of `http:` URLs goes over
 /// hyper's client (a `TypeError` for a context no host made).
 pub fn install_fetcher(ctx: &mut Cx) -> Result<(), StreamError> {
-    crate::rust::set_async_fetcher(HttpFetcher, ctx)
+    crate::rust::set_async_fetcher(HttpFetcher::new(), ctx)
 }
 
 /// Installs the global `serve(handler)` in the current realm: it registers the handler a
