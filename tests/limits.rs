@@ -10,7 +10,6 @@ use boa_streams::host::test_api;
 use boa_streams::host::{error_message, Host, HostOptions, HostReport, RunOutcome};
 
 /// A string value's text ("" for another value).
-#[cfg(not(feature = "engine-boa"))]
 fn text(value: &boa_streams::Value) -> String {
     value
         .as_string()
@@ -245,5 +244,65 @@ fn unread_streams_of_rust_bytes_are_collected_as_their_bytes_add_up() {
         "{} bytes held by unread Blob streams",
         held()
     );
+    assert!(host.take_reports().is_empty());
+}
+
+/// The bytes bodies and `Blob` streams hold in Rust are outside the engine's heap, so the
+/// memory limit bounds them apart from it, on both engines: past it, a body's extraction
+/// throws a RangeError (catchably), and a `Blob`'s stream errors with one, as making their
+/// `ArrayBuffer`s would. Dropping what holds them makes room again.
+#[test]
+fn the_memory_limit_bounds_the_bytes_bodies_and_blob_streams_hold() {
+    let (host, mut ctx) = host(HostOptions {
+        memory_limit: Some(64 << 20),
+        ..HostOptions::default()
+    });
+    let script = "
+        globalThis.big = new Uint8Array(8 << 20);
+        globalThis.kept = [];
+        let error = 'none';
+        try {
+            for (let i = 0; i < 100; i++) kept.push(new Response(big));
+        } catch (e) { error = e.constructor.name; }
+        [error, kept.length].join()";
+    let result = host
+        .eval_script(&mut ctx, "bodies.js", script)
+        .expect("caught");
+    let result = text(&result);
+    let (error, count) = result.split_once(',').expect("two parts");
+    let count: usize = count.parse().expect("a count");
+    assert_eq!(error, "RangeError", "{result}");
+    assert!((4..=8).contains(&count), "{result}");
+    // Room again once they are dropped: a Blob's streams, their chunks all queued before
+    // any read, up to the limit; past it they error.
+    let script = "
+        kept = [];
+        const blob = new Blob([big]);
+        globalThis.streams = Array.from({ length: 12 }, () => blob.stream());";
+    host.eval_script(&mut ctx, "streams.js", script)
+        .expect("runs");
+    host.run_until(&mut ctx, None, &mut |_| false);
+    let script = "
+        globalThis.outcome = 'pending';
+        Promise.all(streams.map(async (stream) => {
+            const reader = stream.getReader();
+            try {
+                let n = 0;
+                for (;;) { const { done, value } = await reader.read(); if (done) return n; n += value.length; }
+            } catch (e) { return e.constructor.name; }
+        })).then((ends) => { outcome = ends.join(); });";
+    host.eval_script(&mut ctx, "reads.js", script)
+        .expect("runs");
+    host.run_until(&mut ctx, None, &mut |_| false);
+    let outcome = host
+        .eval_script(&mut ctx, "outcome.js", "outcome")
+        .expect("an outcome");
+    let outcome = text(&outcome);
+    let ends: Vec<&str> = outcome.split(',').collect();
+    assert_eq!(ends.len(), 12, "{outcome}");
+    let whole = ends.iter().filter(|end| **end == "8388608").count();
+    let errored = ends.iter().filter(|end| **end == "RangeError").count();
+    assert_eq!(whole + errored, 12, "{outcome}");
+    assert!(whole >= 4 && errored >= 1, "{outcome}");
     assert!(host.take_reports().is_empty());
 }

@@ -4,10 +4,10 @@
 use std::cell::Cell;
 
 use super::{
-    array_buffer_byte_length, clone_array_buffer, collect_garbage, construct_view,
-    is_detached_buffer, new_array_buffer, same_buffer, throw_type_error,
-    with_array_buffer_bytes_mut, Cx, JsArrayBuffer, JsResult, Object, TypedArrayKind, ViewKind,
-    ViewRecord,
+    agent_data, array_buffer_byte_length, clone_array_buffer, collect_garbage, construct_view,
+    is_detached_buffer, new_array_buffer, same_buffer, set_agent_data, throw_range_error,
+    throw_type_error, with_array_buffer_bytes_mut, Cx, JsArrayBuffer, JsResult, Object,
+    TypedArrayKind, ViewKind, ViewRecord,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -89,6 +89,42 @@ pub fn collect_if_external_bytes_grew(ctx: &mut Cx) -> bool {
         held.set(h);
     });
     true
+}
+
+/// The agent's limit on the Rust bytes counted ([`set_external_bytes_limit`]).
+struct ExternalLimit(usize);
+
+/// Limits the Rust bytes held for engine objects that native sources may add while this
+/// agent's script runs ([`check_external_bytes_limit`]): the host's memory limit, applied to
+/// them apart from the engine's heap (which they are not part of).
+pub fn set_external_bytes_limit(ctx: &mut Cx, bytes: usize) {
+    set_agent_data(ctx, ExternalLimit(bytes));
+}
+
+/// A RangeError if the Rust bytes counted on this thread are past the agent's limit
+/// ([`set_external_bytes_limit`]) even after a collection, which may free some. Called where
+/// native sources add bytes on script's behalf (a body's, a `Blob`'s stream's), at a point
+/// where the engine may collect.
+pub fn check_external_bytes_limit(ctx: &mut Cx) -> JsResult<()> {
+    let Some(limit) = agent_data::<ExternalLimit>(ctx).map(|limit| limit.0) else {
+        return Ok(());
+    };
+    if external_bytes_held() <= limit {
+        return Ok(());
+    }
+    collect_garbage(ctx);
+    let _ = EXTERNAL.try_with(|held| {
+        let mut h = held.get();
+        h.low = h.live;
+        held.set(h);
+    });
+    if external_bytes_held() <= limit {
+        return Ok(());
+    }
+    Err(throw_range_error(format!(
+        "out of memory: the bytes held for streams and bodies are past the memory limit \
+         ({limit} bytes)"
+    )))
 }
 
 /// The Rust bytes counted on this thread now ([`ExternalBytes`]).

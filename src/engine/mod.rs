@@ -148,8 +148,9 @@ mod buffer;
 mod slot;
 #[allow(unused_imports)]
 pub use buffer::{
-    can_copy_data_block_bytes, clone_as_uint8_array, collect_if_external_bytes_grew,
-    external_bytes_held, new_array_buffer_holding, ExternalBytes, COLLECT_AFTER_EXTERNAL_BYTES,
+    can_copy_data_block_bytes, check_external_bytes_limit, clone_as_uint8_array,
+    collect_if_external_bytes_grew, external_bytes_held, new_array_buffer_holding,
+    set_external_bytes_limit, ExternalBytes, COLLECT_AFTER_EXTERNAL_BYTES,
 };
 #[allow(unused_imports)]
 pub use slot::{Slot, SlotMut, SlotRef};

@@ -568,9 +568,13 @@ fn enqueue_chunk(
     //    the ArrayBuffer throws an exception, then error stream with that exception and abort
     //    these steps.
     //    (Rust bytes that stand for it, shared with the blob: no script sees the chunk, see
-    //    `other_specs::enqueue_bytes`. Sharing them cannot fail.)
+    //    `other_specs::enqueue_bytes`. They count toward the agent's memory limit as the
+    //    ArrayBuffer would: past it their enqueue throws a RangeError, this step's exception.)
     // 3. Enqueue chunk in stream. (It does nothing once the stream is canceled or errored.)
-    other_specs::enqueue_shared_bytes(stream, bytes, range, ctx)?;
+    if let Err(error) = other_specs::enqueue_shared_bytes(stream, bytes, range, ctx) {
+        let reason = engine::thrown_value(error, ctx)?;
+        other_specs::error(stream, reason, ctx)?;
+    }
     Ok(())
 }
 

@@ -145,6 +145,8 @@ impl Host {
         console::set_up(options.console_to_stderr, &mut ctx);
         if let Some(bytes) = options.memory_limit {
             runtime.set_memory_limit(&mut ctx, bytes);
+            // The Rust bytes streams and bodies hold, which the engine's heap does not count.
+            engine::set_external_bytes_limit(&mut ctx, bytes);
         }
         if let Some(iterations) = options.loop_iteration_limit {
             runtime.set_loop_iteration_limit(&mut ctx, iterations);

@@ -36,8 +36,11 @@ pub struct HostOptions {
     /// the operation throws (catchable). QuickJS: `JS_SetMemoryLimit`, the engine's whole heap
     /// (objects, strings, array buffers' bytes, bytecode), not the library's own Rust
     /// allocations (a stream queue's records, about 32 bytes a chunk). Boa 0.22: not
-    /// enforced (Boa has no allocation limit or hook); bound a script there with
-    /// [`HostOptions::time_limit`] and [`HostOptions::loop_iteration_limit`].
+    /// enforced on the engine's heap (Boa has no allocation limit or hook); bound a script
+    /// there with [`HostOptions::time_limit`] and [`HostOptions::loop_iteration_limit`]. On
+    /// both engines the bytes that bodies and `Blob` streams hold in Rust (chunks no script
+    /// has read yet) are bounded by the same number apart from the heap: past it, extracting
+    /// a body throws a RangeError and a `Blob`'s stream errors with one.
     pub memory_limit: Option<usize>,
     /// How long one script ([`Host::eval_script`](super::Host::eval_script)) or one turn of
     /// the event loop (a task) may run, its microtask checkpoint included. When it runs out,

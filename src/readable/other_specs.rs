@@ -284,13 +284,16 @@ pub(crate) fn enqueue_shared_bytes(
 ///
 /// (Those bytes count toward a collection while the stream holds them: this is where native
 /// sources add them, so a collection is forced here first once they have grown enough, see
-/// [`engine::collect_if_external_bytes_grew`].)
+/// [`engine::collect_if_external_bytes_grew`]; and past the agent's memory limit, see
+/// [`engine::check_external_bytes_limit`], the enqueue throws a RangeError, as making the
+/// chunk's `ArrayBuffer` would.)
 fn enqueue_native_bytes(
     stream: &Object<ReadableStream>,
     bytes: NativeBytes,
     ctx: &mut Cx,
 ) -> JsResult<()> {
     engine::collect_if_external_bytes_grew(ctx);
+    engine::check_external_bytes_limit(ctx)?;
     match stream.controller() {
         // 2. Otherwise, 2.1. Assert: stream.[[controller]] implements
         //    ReadableByteStreamController.
