@@ -82,13 +82,18 @@ pub fn collect_if_external_bytes_grew(ctx: &mut Cx) -> bool {
     if held.live - held.low.min(held.live) < budget {
         return false;
     }
+    collect_counting_from_here(ctx);
+    true
+}
+
+/// A collection, after which the count's low point is what is left.
+fn collect_counting_from_here(ctx: &mut Cx) {
     collect_garbage(ctx);
     let _ = EXTERNAL.try_with(|held| {
         let mut h = held.get();
         h.low = h.live;
         held.set(h);
     });
-    true
 }
 
 /// The agent's limit on the Rust bytes counted ([`set_external_bytes_limit`]).
@@ -112,12 +117,7 @@ pub fn check_external_bytes_limit(ctx: &mut Cx) -> JsResult<()> {
     if external_bytes_held() <= limit {
         return Ok(());
     }
-    collect_garbage(ctx);
-    let _ = EXTERNAL.try_with(|held| {
-        let mut h = held.get();
-        h.low = h.live;
-        held.set(h);
-    });
+    collect_counting_from_here(ctx);
     if external_bytes_held() <= limit {
         return Ok(());
     }
