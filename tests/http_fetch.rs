@@ -325,3 +325,44 @@ fn a_pooled_connection_the_server_closed_is_replaced() {
     };
     assert_eq!(run_with(script, options), "true,true");
 }
+
+#[test]
+fn close_idle_connections_closes_the_pooled_ones() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    tokio::task::LocalSet::new().block_on(&runtime, async {
+        let (host, mut ctx) = Host::new(HostOptions::default()).expect("a host");
+        boa_streams::http::install(&mut ctx).expect("serve()");
+        boa_streams::http::install_fetcher(&mut ctx).expect("the fetcher");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let port = listener.local_addr().expect("an address").port();
+        let script = format!(
+            "serve(() => new Response('ok'));
+             Promise.all([1, 2, 3].map(() => fetch('http://127.0.0.1:{port}/')
+                 .then((response) => response.text())))
+                 .then(() => {{ globalThis.done = true; }});"
+        );
+        host.eval_script(&mut ctx, "test.js", &script)
+            .expect("the script");
+        let server = Server::new(ServeOptions::default(), &ctx).expect("a server");
+        tokio::task::spawn_local(server.clone().run(listener));
+        host.run_until_async(&mut ctx, |ctx| flag(ctx, "done"))
+            .await;
+        // Three requests at once: three connections, pooled once their bodies were read.
+        assert_eq!(server.stats().connections, 3);
+        boa_streams::http::close_idle_connections(&mut ctx);
+        // The server sees the three closes (its connection tasks run on this local set).
+        for _ in 0..10_000 {
+            if server.stats().connections == 0 {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(server.stats().connections, 0);
+        shut_down(&server, &host, &mut ctx).await;
+    });
+}

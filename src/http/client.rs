@@ -63,6 +63,12 @@ impl HttpFetcher {
         Self::default()
     }
 
+    /// Closes the idle connections of its pool.
+    pub fn close_idle(&self) {
+        let idle = std::mem::take(&mut *self.pool.0.borrow_mut());
+        drop(idle);
+    }
+
     /// How many idle connections its pool holds now.
     pub fn idle_connections(&self) -> usize {
         self.pool.0.borrow().values().map(Vec::len).sum()

@@ -39,9 +39,33 @@ use crate::engine::Cx;
 use crate::rust::StreamError;
 
 /// Makes [`HttpFetcher`] the current realm's fetcher: `fetch()` of `http:` URLs goes over
-/// hyper's client (a `TypeError` for a context no host made).
+/// hyper's client (a `TypeError` for a context no host made). Its pool of idle connections is
+/// the one [`close_idle_connections`] closes.
 pub fn install_fetcher(ctx: &mut Cx) -> Result<(), StreamError> {
-    crate::rust::set_async_fetcher(HttpFetcher::new(), ctx)
+    let fetcher = HttpFetcher::new();
+    crate::rust::set_async_fetcher(fetcher.clone(), ctx)?;
+    match crate::engine::agent_data::<InstalledFetchers>(ctx) {
+        Some(installed) => installed.0.borrow_mut().push(fetcher),
+        None => crate::engine::set_agent_data(
+            ctx,
+            InstalledFetchers(std::cell::RefCell::new(vec![fetcher])),
+        ),
+    }
+    Ok(())
+}
+
+/// The fetchers [`install_fetcher`] made in an agent's realms.
+struct InstalledFetchers(std::cell::RefCell<Vec<HttpFetcher>>);
+
+/// Closes the idle keep-alive connections of the fetchers [`install_fetcher`] made for this
+/// agent (connections in use are left to finish; they may come back to the pool after): for a
+/// shutdown, or before counting a server's open connections.
+pub fn close_idle_connections(ctx: &mut Cx) {
+    if let Some(installed) = crate::engine::agent_data::<InstalledFetchers>(ctx) {
+        for fetcher in installed.0.borrow().iter() {
+            fetcher.close_idle();
+        }
+    }
 }
 
 /// Installs the global `serve(handler)` in the current realm: it registers the handler a
