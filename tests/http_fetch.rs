@@ -16,27 +16,8 @@ fn run(script: &str) -> String {
 
 /// [`run`] with a server of these options.
 fn run_with(script: &str, options: ServeOptions) -> String {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    tokio::task::LocalSet::new().block_on(&runtime, async {
-        let (host, mut ctx) = Host::new(HostOptions::default()).expect("a host");
-        boa_streams::http::install(&mut ctx).expect("serve()");
-        boa_streams::http::install_fetcher(&mut ctx).expect("the fetcher");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let port = listener.local_addr().expect("an address").port();
-        let prelude = format!("globalThis.BASE = 'http://127.0.0.1:{port}';");
-        host.eval_script(&mut ctx, "prelude.js", &prelude)
-            .expect("prelude");
-        host.eval_script(&mut ctx, "test.js", script)
-            .expect("the script");
-        let server = Server::new(options, &ctx).expect("a server");
-        tokio::task::spawn_local(server.clone().run(listener));
-        host.run_until_async(&mut ctx, |ctx| flag(ctx, "done"))
-            .await;
+    in_local_runtime(async {
+        let (host, mut ctx, server) = serve_until_done(script, options).await;
         shut_down(&server, &host, &mut ctx).await;
         let reports: Vec<String> = host.take_reports().iter().map(|r| r.to_string()).collect();
         let result = host
@@ -51,6 +32,37 @@ fn run_with(script: &str, options: ServeOptions) -> String {
         );
         result
     })
+}
+
+/// Runs `body` to its end on a current-thread runtime, in a local set.
+fn in_local_runtime<T>(body: impl std::future::Future<Output = T>) -> T {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    tokio::task::LocalSet::new().block_on(&runtime, body)
+}
+
+/// A host with `serve` and the HTTP fetcher, `BASE` set to its server's address, that has run
+/// `script` and its loop until `globalThis.done`; the server still runs.
+async fn serve_until_done(script: &str, options: ServeOptions) -> (Host, Context, Server) {
+    let (host, mut ctx) = Host::new(HostOptions::default()).expect("a host");
+    boa_streams::http::install(&mut ctx).expect("serve()");
+    boa_streams::http::install_fetcher(&mut ctx).expect("the fetcher");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("an address").port();
+    let prelude = format!("globalThis.BASE = 'http://127.0.0.1:{port}';");
+    host.eval_script(&mut ctx, "prelude.js", &prelude)
+        .expect("prelude");
+    host.eval_script(&mut ctx, "test.js", script)
+        .expect("the script");
+    let server = Server::new(options, &ctx).expect("a server");
+    tokio::task::spawn_local(server.clone().run(listener));
+    host.run_until_async(&mut ctx, |ctx| flag(ctx, "done"))
+        .await;
+    (host, ctx, server)
 }
 
 /// Closes the server and runs the loop until its connections are gone (they hold JS values,
@@ -328,30 +340,12 @@ fn a_pooled_connection_the_server_closed_is_replaced() {
 
 #[test]
 fn close_idle_connections_closes_the_pooled_ones() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    tokio::task::LocalSet::new().block_on(&runtime, async {
-        let (host, mut ctx) = Host::new(HostOptions::default()).expect("a host");
-        boa_streams::http::install(&mut ctx).expect("serve()");
-        boa_streams::http::install_fetcher(&mut ctx).expect("the fetcher");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let port = listener.local_addr().expect("an address").port();
-        let script = format!(
-            "serve(() => new Response('ok'));
-             Promise.all([1, 2, 3].map(() => fetch('http://127.0.0.1:{port}/')
-                 .then((response) => response.text())))
-                 .then(() => {{ globalThis.done = true; }});"
-        );
-        host.eval_script(&mut ctx, "test.js", &script)
-            .expect("the script");
-        let server = Server::new(ServeOptions::default(), &ctx).expect("a server");
-        tokio::task::spawn_local(server.clone().run(listener));
-        host.run_until_async(&mut ctx, |ctx| flag(ctx, "done"))
-            .await;
+    let script = "
+        serve(() => new Response('ok'));
+        Promise.all([1, 2, 3].map(() => fetch(`${BASE}/`).then((response) => response.text())))
+            .then(() => { globalThis.done = true; });";
+    in_local_runtime(async {
+        let (host, mut ctx, server) = serve_until_done(script, ServeOptions::default()).await;
         // Three requests at once: three connections, pooled once their bodies were read.
         assert_eq!(server.stats().connections, 3);
         boa_streams::http::close_idle_connections(&mut ctx);
