@@ -71,7 +71,7 @@ impl HttpFetcher {
 
     /// How many idle connections its pool holds now.
     pub fn idle_connections(&self) -> usize {
-        self.pool.0.borrow().values().map(Vec::len).sum()
+        self.pool.idle()
     }
 }
 
@@ -105,12 +105,16 @@ struct Pool(Rc<RefCell<HashMap<Origin, Vec<Idle>>>>);
 
 impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let idle: usize = self.0.borrow().values().map(Vec::len).sum();
-        f.debug_struct("Pool").field("idle", &idle).finish()
+        f.debug_struct("Pool").field("idle", &self.idle()).finish()
     }
 }
 
 impl Pool {
+    /// How many idle connections it holds.
+    fn idle(&self) -> usize {
+        self.0.borrow().values().map(Vec::len).sum()
+    }
+
     /// An idle connection to `origin` that can take a request now: the newest that has not
     /// timed out, been closed by the server, or broken (those are dropped, which closes them).
     fn take(&self, origin: &Origin) -> Option<(Sender, Pin<Box<Connection>>)> {
