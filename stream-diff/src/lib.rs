@@ -347,6 +347,8 @@ pub struct Options {
     pub against: Option<String>,
     /// `--serve-native`: be the other engine's side of `--against` (internal).
     pub serve: bool,
+    /// `--jobs N`: threads running generated programs at once (with `--no-fork`).
+    pub jobs: usize,
 }
 
 fn parse_duration(s: &str) -> Option<Duration> {
@@ -385,6 +387,7 @@ pub fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
         engine: None,
         against: None,
         serve: false,
+        jobs: 1,
     };
     let mut i = 0;
     let value = |i: &mut usize, name: &str| -> Result<String, String> {
@@ -461,6 +464,13 @@ pub fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
                 }
             }
             "--serve-native" => o.serve = true,
+            "--jobs" => {
+                o.jobs = get(a)?
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or("--jobs needs a count of at least 1")?
+            }
             _ if a.starts_with('-') && a.len() > 1 => return Err(format!("unknown option {a}")),
             _ => o.scripts.push(args[i].clone()),
         }
@@ -469,8 +479,19 @@ pub fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
     if o.random.is_none() && o.scripts.is_empty() && !o.serve {
         return Err("nothing to run: give SCRIPT... or --random N".to_owned());
     }
+    if o.jobs > 1 && (o.fork || o.node || o.against.is_some()) {
+        return Err(
+            "--jobs runs fresh contexts on threads: it needs --no-fork, and no --node \
+                    or --against"
+                .to_owned(),
+        );
+    }
     Ok(Some(o))
 }
+
+/// A `--jobs` thread's stack: the size of a main thread's (8 MiB on Linux), as the engines'
+/// recursion limits assume.
+const JOB_STACK: usize = 8 << 20;
 
 /// The text report's tallies of the generated programs, kept as they run (a count per
 /// verdict and per Node verdict, and each program's time as an `f32`, for the median).
@@ -707,6 +728,99 @@ fn run_on_engine(engine: &str, args: &[String]) -> i32 {
 }
 
 /// Runs the tool; returns the exit status.
+/// Runs generated program `index` of `options.seed`: saves (and shrinks) it if the sides
+/// disagree, prints what the options ask, and returns its record.
+fn run_generated(runner: &mut Runner, options: &Options, other: &str, index: u64) -> Record {
+    let text = !options.json;
+    let program = gen::generate(options.seed, index);
+    let js = program.to_js();
+    if options.print {
+        println!("{js}");
+    }
+    let run = runner.run(&js);
+    let verdict = run.comparison.verdict;
+    let name = format!("seed{}-{index}", options.seed);
+    let mut record = Record {
+        name: name.clone(),
+        seed: Some(options.seed),
+        index: Some(index),
+        verdict,
+        divergence: run.comparison.divergence.clone(),
+        problem: run.comparison.problem.clone(),
+        millis: millis(run.elapsed),
+        native_millis: millis(run.native.elapsed),
+        reference_millis: millis(run.reference.elapsed),
+        saved: None,
+        shrunk: None,
+        node: run.node.as_ref().map(|(_, c)| c.verdict),
+    };
+    if let Some((node_result, cmp)) = &run.node {
+        if cmp.verdict != Verdict::Same && text && !options.quiet {
+            println!("{name}: node side vs native: {}", cmp.verdict.key());
+            if let Some(d) = &cmp.divergence {
+                let shown = diff::describe(
+                    &run.native.events,
+                    &node_result.events,
+                    d,
+                    options.context,
+                    "node",
+                );
+                for line in shown.lines() {
+                    println!("  {line}");
+                }
+            }
+        }
+    }
+    if verdict != Verdict::Same {
+        let _ = std::fs::create_dir_all(&options.out);
+        let path = options.out.join(format!("{name}.js"));
+        let _ = std::fs::write(
+            &path,
+            annotated(&js, other, verdict, run.comparison.divergence.as_ref()),
+        );
+        record.saved = Some(path.clone());
+        if text && !options.quiet {
+            println!("{name}: {} -> {}", verdict.key(), path.display());
+        }
+        if options.shrink && verdict != Verdict::Runaway {
+            let key = verdict.key();
+            let (small, _runs) =
+                shrink::shrink(&program, options.shrink_budget, &mut |candidate| {
+                    runner.verdict(&candidate.to_js()).key() == key
+                });
+            let small_js = small.to_js();
+            let small_run = runner.run(&small_js);
+            let min_path = options.out.join(format!("{name}.min.js"));
+            let _ = std::fs::write(
+                &min_path,
+                annotated(
+                    &small_js,
+                    other,
+                    small_run.comparison.verdict,
+                    small_run.comparison.divergence.as_ref(),
+                ),
+            );
+            if text && !options.quiet {
+                println!(
+                    "  shrunk to {} of {} statements -> {}",
+                    small.stmts.len(),
+                    program.stmts.len(),
+                    min_path.display()
+                );
+                for line in describe_run(&small_run, other, options.context, false).lines() {
+                    println!("  {line}");
+                }
+            }
+            record.shrunk = Some((min_path, small.stmts.len()));
+        } else if text && !options.quiet {
+            for line in describe_run(&run, other, options.context, false).lines() {
+                println!("  {line}");
+            }
+        }
+    }
+    record
+}
+
 pub fn main_with_args(args: &[String]) -> i32 {
     let options = match parse_args(args) {
         Ok(Some(o)) => o,
@@ -826,99 +940,61 @@ pub fn main_with_args(args: &[String]) -> i32 {
 
     if let Some(count) = options.random {
         let start = Instant::now();
-        for index in options.first..options.first + count {
-            let program = gen::generate(options.seed, index);
-            let js = program.to_js();
-            if options.print {
-                println!("{js}");
-            }
-            let run = runner.run(&js);
-            let verdict = run.comparison.verdict;
-            let name = format!("seed{}-{index}", options.seed);
-            let mut record = Record {
-                name: name.clone(),
-                seed: Some(options.seed),
-                index: Some(index),
-                verdict,
-                divergence: run.comparison.divergence.clone(),
-                problem: run.comparison.problem.clone(),
-                millis: millis(run.elapsed),
-                native_millis: millis(run.native.elapsed),
-                reference_millis: millis(run.reference.elapsed),
-                saved: None,
-                shrunk: None,
-                node: run.node.as_ref().map(|(_, c)| c.verdict),
-            };
-            if let Some((node_result, cmp)) = &run.node {
-                if cmp.verdict != Verdict::Same && text && !options.quiet {
-                    println!("{name}: node side vs native: {}", cmp.verdict.key());
-                    if let Some(d) = &cmp.divergence {
-                        let shown = diff::describe(
-                            &run.native.events,
-                            &node_result.events,
-                            d,
-                            options.context,
-                            "node",
-                        );
-                        for line in shown.lines() {
-                            println!("  {line}");
-                        }
-                    }
-                }
-            }
-            if verdict != Verdict::Same {
-                let _ = std::fs::create_dir_all(&options.out);
-                let path = options.out.join(format!("{name}.js"));
-                let _ = std::fs::write(
-                    &path,
-                    annotated(&js, &other, verdict, run.comparison.divergence.as_ref()),
-                );
-                record.saved = Some(path.clone());
-                if text && !options.quiet {
-                    println!("{name}: {} -> {}", verdict.key(), path.display());
-                }
-                if options.shrink && verdict != Verdict::Runaway {
-                    let key = verdict.key();
-                    let (small, _runs) =
-                        shrink::shrink(&program, options.shrink_budget, &mut |candidate| {
-                            runner.verdict(&candidate.to_js()).key() == key
-                        });
-                    let small_js = small.to_js();
-                    let small_run = runner.run(&small_js);
-                    let min_path = options.out.join(format!("{name}.min.js"));
-                    let _ = std::fs::write(
-                        &min_path,
-                        annotated(
-                            &small_js,
-                            &other,
-                            small_run.comparison.verdict,
-                            small_run.comparison.divergence.as_ref(),
-                        ),
-                    );
-                    if text && !options.quiet {
-                        println!(
-                            "  shrunk to {} of {} statements -> {}",
-                            small.stmts.len(),
-                            program.stmts.len(),
-                            min_path.display()
-                        );
-                        for line in describe_run(&small_run, &other, options.context, false).lines()
-                        {
-                            println!("  {line}");
-                        }
-                    }
-                    record.shrunk = Some((min_path, small.stmts.len()));
-                } else if text && !options.quiet {
-                    for line in describe_run(&run, &other, options.context, false).lines() {
-                        println!("  {line}");
-                    }
-                }
-            }
-            // In text mode a generated program's record goes into the running summary only,
-            // so a long run (scripts/soak) holds no memory per program; JSON lists them all.
+        // In text mode a generated program's record goes into the running summary only, so a
+        // long run (scripts/soak) holds no memory per program; JSON lists them all.
+        let mut keep = |record: Record| {
             summary.add(&record);
             if !text || record.verdict.fails() {
                 records.push(record);
+            }
+        };
+        if options.jobs > 1 {
+            // `--jobs`: each thread runs every `jobs`-th program on its own runner (each
+            // engine's contexts are the thread's own); records come back as they finish.
+            let (send, receive) = std::sync::mpsc::channel();
+            let reference = &runner.reference;
+            std::thread::scope(|scope| {
+                for thread in 0..options.jobs {
+                    let send = send.clone();
+                    let options = &options;
+                    let other = other.as_str();
+                    let spawned = std::thread::Builder::new()
+                        .name(format!("stream-diff-{thread}"))
+                        .stack_size(JOB_STACK)
+                        .spawn_scoped(scope, move || {
+                            let mut runner = match Runner::with_corrections(
+                                reference.clone(),
+                                &options.correct,
+                                limits,
+                                false,
+                            ) {
+                                Ok(runner) => runner,
+                                Err(e) => {
+                                    eprintln!("stream-diff: cannot prepare the contexts: {e}");
+                                    return;
+                                }
+                            };
+                            let first = options.first + thread as u64;
+                            let end = options.first + count;
+                            for index in (first..end).step_by(options.jobs) {
+                                let record = run_generated(&mut runner, options, other, index);
+                                if send.send(record).is_err() {
+                                    return;
+                                }
+                            }
+                        });
+                    if let Err(e) = spawned {
+                        eprintln!("stream-diff: cannot start a job thread: {e}");
+                    }
+                }
+                drop(send);
+                for record in receive {
+                    keep(record);
+                }
+            });
+        } else {
+            for index in options.first..options.first + count {
+                keep(run_generated(&mut runner, &options, &other, index));
             }
         }
         let total = start.elapsed();
