@@ -256,3 +256,65 @@ fn against_runs_the_other_side_in_a_peer_process() {
         "{out}"
     );
 }
+
+/// Each generated program's (index, result, class) from `--json` output, by index.
+fn json_verdicts(out: &str) -> Vec<(u64, String, String)> {
+    let field = |line: &str, key: &str| -> Option<String> {
+        let rest = line.split(&format!("\"{key}\":")).nth(1)?;
+        let value: String = rest
+            .trim_start_matches('"')
+            .chars()
+            .take_while(|c| !matches!(c, '"' | ',' | '}'))
+            .collect();
+        Some(value)
+    };
+    let mut verdicts: Vec<_> = out
+        .lines()
+        .filter(|line| line.starts_with("{\"program\""))
+        .map(|line| {
+            (
+                field(line, "index")
+                    .and_then(|i| i.parse().ok())
+                    .unwrap_or(u64::MAX),
+                field(line, "result").unwrap_or_default(),
+                field(line, "class").unwrap_or_default(),
+            )
+        })
+        .collect();
+    verdicts.sort();
+    verdicts
+}
+
+#[test]
+fn jobs_run_every_program_once_with_the_verdicts_of_one_thread() {
+    let run = |jobs: &str| {
+        let (code, out) = tool(&[
+            "--random",
+            "5",
+            "--seed",
+            "5",
+            "--first",
+            "3",
+            "--no-fork",
+            "--no-shrink",
+            "--json",
+            "--jobs",
+            jobs,
+        ]);
+        (code, json_verdicts(&out))
+    };
+    let (code_one, one) = run("1");
+    let (code_two, two) = run("2");
+    // Programs 3..8, each once, with the same result and class on two threads as on one.
+    assert_eq!(
+        one.iter().map(|v| v.0).collect::<Vec<_>>(),
+        (3..8).collect::<Vec<_>>()
+    );
+    assert_eq!(two, one);
+    assert_eq!(code_two, code_one);
+    // Threads run fresh contexts only: with fork mode (the default) it is a usage error.
+    let (code, _) = tool(&["--random", "2", "--jobs", "2"]);
+    assert_eq!(code, 2);
+    let (code, _) = tool(&["--random", "2", "--no-fork", "--jobs", "0"]);
+    assert_eq!(code, 2);
+}
