@@ -4,12 +4,11 @@
 //! needs for such a body, and [`formData()`'s steps](https://fetch.spec.whatwg.org/#dom-body-formdata)
 //! over bytes and a MIME type.
 //!
-//! The parser accepts what the encoder produces and the RFC framing around it: transport padding
-//! (spaces and tabs) after a delimiter, a missing CRLF after the close delimiter, an epilogue
-//! after it, any header besides `Content-Disposition` and `Content-Type` (ignored), and header
+//! The parser accepts what the encoder produces and the RFC framing around it: a preamble before
+//! the first boundary line (RFC 2046 §5.1.1: ignored), transport padding (spaces and tabs) after
+//! a delimiter, a missing CRLF after the close delimiter, an epilogue after it, any header besides `Content-Disposition` and `Content-Type` (ignored), and header
 //! names, the `form-data` disposition and its `name`/`filename` parameters in any ASCII case (WPT
-//! `fetch/api/body/formdata.any.js` lowercases a whole body). It fails on a preamble, a part
-//! without `Content-Disposition: form-data; name="..."`, other disposition parameters
+//! `fetch/api/body/formdata.any.js` lowercases a whole body). It fails on a part without `Content-Disposition: form-data; name="..."`, other disposition parameters
 //! (`filename*`), a missing close delimiter, and a boundary that is not RFC 2046's.
 
 use std::error::Error;
@@ -437,7 +436,17 @@ pub fn parse_a_multipart_form_data_body(
     let dash_boundary = [b"--", boundary].concat();
     let delimiter = [b"\r\n", dash_boundary.as_slice()].concat();
     let mut entries = Vec::new();
-    let mut position = 0;
+    // RFC 2046 §5.1.1: "multipart-body := [preamble CRLF] dash-boundary ...": whatever comes
+    // before the first line that starts with the boundary is a preamble, which "must" be
+    // ignored.
+    let mut position = if input.starts_with(&dash_boundary) {
+        0
+    } else {
+        match find(input, &delimiter) {
+            Some(at) => at + 2,
+            None => return fail("a multipart/form-data body has no boundary line"),
+        }
+    };
     loop {
         // Each part, and the end, starts with "--" and the boundary.
         if !rest(input, position).starts_with(&dash_boundary) {
@@ -746,6 +755,13 @@ mod tests {
                 .unwrap(),
             vec![Entry::string("\r\n\"%41", "")]
         );
+        // A preamble (RFC 2046 §5.1.1), even one with the boundary inside a line, is ignored.
+        assert_eq!(
+            parse(b"pre --BOUNDARY\r\n\r\n--BOUNDARY\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--BOUNDARY--")
+                .unwrap(),
+            vec![Entry::string("a", "1")]
+        );
+        assert_eq!(parse(b"preamble\r\n--BOUNDARY--\r\npost").unwrap(), vec![]);
     }
 
     #[test]
@@ -756,7 +772,8 @@ mod tests {
         let cases: Vec<Vec<u8>> = vec![
             b"".to_vec(),
             b"--BOUNDARY".to_vec(),
-            b"preamble\r\n--BOUNDARY--\r\n".to_vec(),
+            b"preamble--BOUNDARY--\r\n".to_vec(),
+            b"preamble\r\n-BOUNDARY--\r\n".to_vec(),
             b"--BOUNDARY--x".to_vec(),
             b"--BOUNDARYX\r\n".to_vec(),
             b"--BOUNDARY\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nno end".to_vec(),
