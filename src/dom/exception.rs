@@ -11,11 +11,23 @@ const INTERFACE: &str = "DOMException";
 
 traced! {
     data;
-    /// A `DOMException`'s internal state: its name and message.
+    /// A `DOMException`'s internal state: its name and message, and for a
+    /// `QuotaExceededError` (a `DOMException`-derived interface) its quota and requested.
     pub(crate) struct DomException {
         name: JsString,
         message: JsString,
+        #[unsafe_ignore_trace]
+        quota: Option<Quota>,
     }
+}
+
+/// A `QuotaExceededError`'s own slots: <https://webidl.spec.whatwg.org/#quotaexceedederror>.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Quota {
+    /// [[quota]], a number or null.
+    pub(crate) quota: Option<f64>,
+    /// [[requested]], a number or null.
+    pub(crate) requested: Option<f64>,
 }
 
 /// The legacy code constants: <https://webidl.spec.whatwg.org/#dfn-error-names-table>.
@@ -112,7 +124,14 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
         |ctx| prototype(Iface::DomException, ctx),
         ctx,
     )?;
-    let exception = Object::from_proto_and_data(proto, DomException { name, message });
+    let exception = Object::from_proto_and_data(
+        proto,
+        DomException {
+            name,
+            message,
+            quota: None,
+        },
+    );
     attach_stack(&exception, ctx)?;
     Ok(exception.into())
 }
@@ -120,7 +139,7 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
 /// Gives a new exception an own `stack` data property, as engines do for `Error` objects: the
 /// stack of a fresh intrinsic `Error`, read with the intrinsic `Error.prototype.stack` getter
 /// (nothing user-visible is looked up). Skipped when the engine has no stack to give.
-fn attach_stack(exception: &Object, ctx: &mut Cx) -> JsResult<()> {
+pub(super) fn attach_stack(exception: &Object, ctx: &mut Cx) -> JsResult<()> {
     let Some(getter) = with_realm(ctx, |r| r.error_stack_getter.clone())? else {
         return Ok(());
     };
@@ -160,9 +179,45 @@ pub(crate) fn new_dom_exception(
     name: JsString,
 ) -> JsResult<Object> {
     let proto = prototype(Iface::DomException, ctx)?;
-    let exception = Object::from_proto_and_data(proto, DomException { name, message });
+    let exception = Object::from_proto_and_data(
+        proto,
+        DomException {
+            name,
+            message,
+            quota: None,
+        },
+    );
     attach_stack(&exception, ctx)?;
     Ok(exception)
+}
+
+/// A new `QuotaExceededError` of the current realm (`proto`: its prototype, or one a
+/// `new.target` gave) with `message` and the given quota and requested; the name is
+/// "QuotaExceededError".
+pub(super) fn new_quota_exceeded_error_with(
+    proto: Object,
+    message: JsString,
+    quota: Quota,
+    ctx: &mut Cx,
+) -> JsResult<Object> {
+    let exception = Object::from_proto_and_data(
+        proto,
+        DomException {
+            name: js_string!("QuotaExceededError"),
+            message,
+            quota: Some(quota),
+        },
+    );
+    attach_stack(&exception, ctx)?;
+    Ok(exception)
+}
+
+/// The quota and requested of a `QuotaExceededError` object (`None` for any other value,
+/// another `DOMException` too).
+pub(crate) fn quota_exceeded_error_slots(value: &Value) -> Option<Quota> {
+    let object = value.as_object()?;
+    let quota = object.downcast_ref::<DomException>().and_then(|e| e.quota);
+    quota
 }
 
 /// Whether `value` is a `DOMException` object.

@@ -13,6 +13,7 @@ mod custom_event;
 mod event;
 mod event_target;
 mod exception;
+mod quota_exceeded_error;
 
 use crate::engine;
 use crate::engine::webidl;
@@ -29,7 +30,10 @@ pub(crate) use event_target::{
     dispatch, event_handler_value, set_event_handler, with_target, EventTarget,
 };
 pub use event_target::{dispatch_event, is_event_target};
-pub(crate) use exception::{dom_exception_message, new_dom_exception};
+pub(crate) use exception::{
+    dom_exception_message, new_dom_exception, quota_exceeded_error_slots, Quota,
+};
+pub(crate) use quota_exceeded_error::new_quota_exceeded_error;
 
 /// Slots that a specification built on DOM keeps in an `EventTarget` or `Event` object its
 /// interface inherits from (HTML's `MessagePort` and `MessageEvent`): DOM holds them without
@@ -53,7 +57,7 @@ pub(crate) fn extension_of<T: 'static>(slot: &Option<Box<dyn Extension>>) -> Opt
 }
 pub use exception::{create_dom_exception, dom_exception_name, is_dom_exception};
 
-/// Installs `DOMException`, `Event`, `CustomEvent`, `EventTarget`, `AbortController` and `AbortSignal` on the
+/// Installs `DOMException` (and `QuotaExceededError`), `Event`, `CustomEvent`, `EventTarget`, `AbortController` and `AbortSignal` on the
 /// global object of the current realm, replacing any existing globals of those names.
 pub fn register(ctx: &mut Cx) -> JsResult<()> {
     let time_origin = engine::clock_nanos(ctx);
@@ -75,6 +79,7 @@ pub fn register(ctx: &mut Cx) -> JsResult<()> {
         webidl::define_global(name, class, ctx)?;
     }
     custom_event::register(&event, ctx)?;
+    quota_exceeded_error::register(&dom_exception, ctx)?;
 
     engine::set_realm_data(
         ctx,

@@ -58,13 +58,15 @@ fn get_random_values(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value>
             "TypeMismatchError",
         )?);
     }
-    // 2. If the byteLength of array is greater than 65536, throw a QuotaExceededError.
+    // 2. If the byteLength of array is greater than 65536, throw a QuotaExceededError (the
+    //    interface, its quota and requested null as the step gives none).
     if view.byte_length > 65536 {
-        return Err(dom_error(
+        let exception = crate::dom::new_quota_exceeded_error(
+            "getRandomValues: more than 65536 bytes requested".into(),
+            crate::dom::Quota::default(),
             ctx,
-            "getRandomValues: more than 65536 bytes requested",
-            "QuotaExceededError",
-        )?);
+        )?;
+        return Err(engine::throw_value(exception.into()));
     }
     // 3. Overwrite all elements of array with cryptographically strong random values.
     let mut bytes = vec![0u8; usize::try_from(view.byte_length).unwrap_or(0)];

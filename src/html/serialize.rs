@@ -59,6 +59,9 @@ pub(crate) enum Record {
     DomException {
         name: Vec<u16>,
         message: Vec<u16>,
+        /// A `QuotaExceededError`'s [[Quota]] and [[Requested]] (`None` for another
+        /// `DOMException`).
+        quota: Option<crate::dom::Quota>,
     },
     Array {
         length: u32,
@@ -294,7 +297,9 @@ impl Serializer {
         }
         // 2. Let deep be false.
         // 5. Let serialized be an uninitialized value.
-        // A serializable platform object: DOMException's serialization steps.
+        // A serializable platform object: DOMException's serialization steps, and for a
+        // QuotaExceededError then serialized.[[Quota]] and [[Requested]] set to its quota and
+        // requested.
         if crate::dom::is_dom_exception(value) {
             let name = crate::dom::dom_exception_name(value).unwrap_or_default();
             let message = crate::dom::dom_exception_message(value).unwrap_or_default();
@@ -302,6 +307,7 @@ impl Serializer {
             return Ok(Record::DomException {
                 name: units(&name),
                 message: units(&message),
+                quota: crate::dom::quota_exceeded_error_slots(value),
             });
         }
         // 18. Otherwise, if value is a platform object that is a serializable object: its
@@ -716,9 +722,18 @@ impl Deserializer {
             }
             // DOMException's deserialization steps: set value's name to serialized.[[Name]] and
             // its message to serialized.[[Message]] (code units as they were).
-            Record::DomException { name, message } => {
-                crate::dom::new_dom_exception(ctx, string(&message), string(&name))?
-            }
+            Record::DomException {
+                name,
+                message,
+                quota: None,
+            } => crate::dom::new_dom_exception(ctx, string(&message), string(&name))?,
+            // A QuotaExceededError's: DOMException's steps, then its quota and requested set
+            // to serialized.[[Quota]] and [[Requested]].
+            Record::DomException {
+                message,
+                quota: Some(quota),
+                ..
+            } => crate::dom::new_quota_exceeded_error(string(&message), quota, ctx)?,
             Record::Array { length, properties } => {
                 let array = clone::new_array(length, ctx)?;
                 self.remember(&array);

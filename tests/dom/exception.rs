@@ -194,3 +194,72 @@ fn stack() {
         r#"{"type":"string","w":true,"e":false,"c":true,"mentions":true}"#,
     )]);
 }
+
+/// `QuotaExceededError` (<https://webidl.spec.whatwg.org/#quotaexceedederror>): a
+/// `DOMException`-derived interface, its constructor's checks, its getters' brand checks.
+#[test]
+fn quota_exceeded_error() {
+    run_dom_actions([TestAction::check(
+        r#"
+        eq(flags(desc(globalThis, 'QuotaExceededError')), 'w-c', 'global flags');
+        eq(QuotaExceededError.length, 0, 'length');
+        eq(Object.getPrototypeOf(QuotaExceededError), DOMException, 'ctor proto');
+        eq(Object.getPrototypeOf(QuotaExceededError.prototype), DOMException.prototype, 'proto proto');
+        accessorShape(QuotaExceededError.prototype, 'quota', false);
+        accessorShape(QuotaExceededError.prototype, 'requested', false);
+        let e = new QuotaExceededError();
+        eq(e.name, 'QuotaExceededError', 'name');
+        eq(e.message, '', 'message');
+        eq(e.code, 22, 'legacy code');
+        eq(e.quota, null, 'quota null');
+        eq(e.requested, null, 'requested null');
+        ok(e instanceof DOMException && e instanceof Error, 'a DOMException');
+        eq(Object.prototype.toString.call(e), '[object QuotaExceededError]', 'toString');
+        e = new QuotaExceededError('m', { quota: 10, requested: 12 });
+        eq(e.message + e.quota + ',' + e.requested, 'm10,12', 'options');
+        eq(new QuotaExceededError('m', { requested: 0 }).requested, 0, 'requested alone');
+        eq(new QuotaExceededError('m', { quota: 5, requested: 5 }).quota, 5, 'equal is fine');
+        throws(RangeError, () => new QuotaExceededError('m', { quota: -1 }), 'negative quota');
+        throws(RangeError, () => new QuotaExceededError('m', { requested: -1 }), 'negative requested');
+        throws(RangeError, () => new QuotaExceededError('m', { quota: 10, requested: 9 }), 'requested < quota');
+        throws(TypeError, () => new QuotaExceededError('m', { quota: NaN }), 'double, not unrestricted');
+        throws(TypeError, () => new QuotaExceededError('m', 1), 'options not a dictionary');
+        throws(TypeError, () => QuotaExceededError(), 'call without new');
+        // The conversions run in order: the message, then quota, then requested; the range
+        // checks after them all.
+        const seen = [];
+        throws(RangeError, () => new QuotaExceededError({ toString() { seen.push('message'); return 'x'; } },
+          { get quota() { seen.push('quota'); return -1; }, get requested() { seen.push('requested'); return 1; } }),
+          'range after conversions');
+        eq(seen.join(), 'message,quota,requested', 'conversion order');
+        // Brand checks: a plain DOMException is not a QuotaExceededError, but the DOMException
+        // getters take a QuotaExceededError.
+        const get = (n) => Object.getOwnPropertyDescriptor(QuotaExceededError.prototype, n).get;
+        throws(TypeError, () => get('quota').call(new DOMException('m', 'QuotaExceededError')), 'quota brand');
+        throws(TypeError, () => get('requested').call({}), 'requested brand');
+        eq(Object.getOwnPropertyDescriptor(DOMException.prototype, 'name').get.call(e), 'QuotaExceededError', 'DOMException getter');
+        class Sub extends QuotaExceededError {}
+        const s = new Sub('s', { quota: 1 });
+        ok(s instanceof Sub && s.quota === 1, 'subclass');
+        "#,
+    )]);
+}
+
+/// A `QuotaExceededError` is serializable (its quota and requested cross with it, WebIDL's
+/// serialization steps), and `crypto.getRandomValues()` throws one (WebCrypto step 2).
+#[test]
+fn quota_exceeded_errors_clone_and_getrandomvalues_throws_one() {
+    let mut f = Fixture::host();
+    let out = f.eval_string(
+        r"
+        const e = structuredClone(new QuotaExceededError('m', { quota: 3, requested: 4 }));
+        const plain = structuredClone(new DOMException('p', 'QuotaExceededError'));
+        let thrown;
+        try { crypto.getRandomValues(new Uint8Array(65537)); } catch (x) { thrown = x; }
+        [e instanceof QuotaExceededError, e.message, e.quota, e.requested, e.code,
+         plain instanceof QuotaExceededError, plain.name, plain.code,
+         thrown instanceof QuotaExceededError, thrown.quota, thrown.requested, thrown.code].join()
+        ",
+    );
+    assert_eq!(out, "true,m,3,4,22,false,QuotaExceededError,22,true,,,22");
+}
