@@ -53,7 +53,8 @@ impl NativeFunction {
     }
 }
 
-/// How many arguments a call into Rust takes without an allocation.
+/// How many arguments a call into Rust takes, and [`call`] passes to a function, without an
+/// allocation.
 const INLINE_ARGS: usize = 8;
 
 /// The `call` hook of our function class: runs the function's [`NativeFunction`].
@@ -260,7 +261,19 @@ pub fn call(function: &Value, this: &Value, args: &[Value], ctx: &mut Cx) -> JsR
     if !function.is_callable() {
         return Err(throw_type_error("value is not callable"));
     }
-    let mut raw_args: Vec<q::JSValue> = args.iter().map(Value::raw).collect();
+    // The raw arguments: on the stack for a short list (the streams call back with at most
+    // three), else in a `Vec`: no allocation per callback.
+    let mut inline = [super::core::UNDEFINED; INLINE_ARGS];
+    let mut spilled: Vec<q::JSValue>;
+    let raw_args: &mut [q::JSValue] = if args.len() <= INLINE_ARGS {
+        for (slot, arg) in inline.iter_mut().zip(args) {
+            *slot = arg.raw();
+        }
+        &mut inline[..args.len()]
+    } else {
+        spilled = args.iter().map(Value::raw).collect();
+        &mut spilled
+    };
     // QuickJS reads `argc` values from the buffer: a count it cannot take is an error, not a
     // shorter read.
     let Ok(argc) = c_int::try_from(raw_args.len()) else {
@@ -269,7 +282,7 @@ pub fn call(function: &Value, this: &Value, args: &[Value], ctx: &mut Cx) -> JsR
     // SAFETY: `ctx`'s context is live (`Cx`'s invariant); `function`, `this` and the
     // arguments are live values of its runtime (`Value`'s invariant), borrowed for the call:
     // `args` is borrowed for the whole call, so the copies in `raw_args` stay valid, and
-    // `raw_args` holds exactly `argc` of them. `JS_Call` passes `JS_CALL_FLAG_COPY_ARGV`, so
+    // `raw_args` (a prefix of `inline`, or all of `spilled`) holds exactly `argc` of them. `JS_Call` passes `JS_CALL_FLAG_COPY_ARGV`, so
     // the buffer is only read, and takes no count. Script runs, with `ctx` borrowed mutably.
     // The result is owned, or `JS_EXCEPTION`, as `check` takes it.
     let raw = unsafe {
