@@ -107,7 +107,10 @@ native_transform_stream!(TextDecoderStream, slot: transform, transform: decode_a
 fn enqueue_output(controller: &Controller, output: Option<JsString>, ctx: &mut Cx) -> JsResult<()> {
     // If outputChunk is non-empty, then enqueue outputChunk in decoder's transform.
     match output {
-        Some(chunk) => transform_stream_default_controller_enqueue(controller, chunk.into(), ctx),
+        Some(chunk) => {
+            let chunk = crate::engine::string_value(&chunk, ctx)?;
+            transform_stream_default_controller_enqueue(controller, chunk, ctx)
+        }
         None => Ok(()),
     }
 }

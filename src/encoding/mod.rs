@@ -44,10 +44,14 @@ pub(crate) fn utf8_decode(bytes: &[u8]) -> crate::engine::JsString {
 /// [`utf8_decode`] as a string value: valid UTF-8 goes straight into the engine's string where
 /// the engine builds strings from UTF-8 itself (QuickJS), with no UTF-16 buffer in between.
 /// `Body`'s `text()`, `Blob`'s `text()` and `FileReader`'s `readAsText()` for UTF-8.
-pub(crate) fn utf8_decode_to_value(bytes: &[u8], ctx: &mut Cx) -> crate::engine::Value {
+/// An error where the engine cannot hold a string that long (QuickJS: 2^30 - 1 code units).
+pub(crate) fn utf8_decode_to_value(
+    bytes: &[u8],
+    ctx: &mut Cx,
+) -> crate::engine::JsResult<crate::engine::Value> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    match crate::engine::string_value_from_utf8(bytes, ctx) {
-        Some(value) => value,
+    match crate::engine::string_value_from_utf8(bytes, ctx)? {
+        Some(value) => Ok(value),
         None => with_utf8_decoded(bytes, |units| {
             crate::engine::string_value_from_utf16(units, ctx)
         }),

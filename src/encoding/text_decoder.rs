@@ -3,7 +3,7 @@
 use std::cell::{Cell, RefCell};
 use std::fmt;
 
-use crate::engine::{self, webidl, Cx, JsResult, JsString, Value};
+use crate::engine::{self, webidl, Cx, JsResult, Value};
 
 use super::common::TextDecoderCommon;
 
@@ -133,11 +133,12 @@ fn decode(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     //          with this and output.
     //       3. Otherwise, if result is error, throw a TypeError.
     //    (Decoded into the decoder's scratch buffer, which the next call reuses.)
-    match d
-        .common
-        .process_with(&queue, !stream, |units| JsString::from(units))
-    {
-        Ok(output) => Ok(output.into()),
+    //    (The output's string value is made straight from the code units; a string longer
+    //    than the engine can hold is its RangeError.)
+    match d.common.process_with(&queue, !stream, |units| {
+        engine::string_value_from_utf16(units, ctx)
+    }) {
+        Ok(output) => output,
         Err(error) => {
             // The items after the error stay in the I/O queue.
             let at_end = error.consumed >= queue.len();

@@ -336,7 +336,7 @@ impl Convert {
                 }
             }
             Convert::Json => parse_json_from_bytes(bytes.as_slice(), ctx),
-            Convert::Text => Ok(crate::encoding::utf8_decode_to_value(bytes.as_slice(), ctx)),
+            Convert::Text => crate::encoding::utf8_decode_to_value(bytes.as_slice(), ctx),
         }
     }
 }

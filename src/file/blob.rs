@@ -605,7 +605,7 @@ fn read_blob(this: &Value, read_as: ReadAs, ctx: &mut Cx) -> JsResult<Value> {
     let settle = move |ctx: &mut Cx| -> JsResult<()> {
         let value = match read_as {
             // UTF-8 decode: a leading BOM is dropped, invalid sequences become U+FFFD.
-            ReadAs::Text => Ok(crate::encoding::utf8_decode_to_value(&bytes, ctx)),
+            ReadAs::Text => crate::encoding::utf8_decode_to_value(&bytes, ctx),
             ReadAs::ArrayBuffer => new_array_buffer(&bytes, ctx),
             ReadAs::Bytes => engine::new_uint8_array(&bytes, ctx),
         };

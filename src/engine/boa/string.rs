@@ -184,12 +184,13 @@ impl From<JsString> for Value {
     }
 }
 
-/// A string value made from UTF-16 code units (one copy, into the engine's string).
+/// A string value made from UTF-16 code units (one copy, into the engine's string); an error
+/// where the engine cannot make a string that long (never on Boa 0.22, which allocates).
 pub fn string_value_from_utf16(
     units: &[u16],
     _ctx: &mut crate::engine::Cx,
-) -> crate::engine::Value {
-    JsString::from(units).into()
+) -> crate::engine::JsResult<crate::engine::Value> {
+    Ok(JsString::from(units).into())
 }
 
 /// A string value straight from UTF-8 bytes, where the engine builds strings from UTF-8
@@ -198,6 +199,16 @@ pub fn string_value_from_utf16(
 pub fn string_value_from_utf8(
     _bytes: &[u8],
     _ctx: &mut crate::engine::Cx,
-) -> Option<crate::engine::Value> {
-    None
+) -> crate::engine::JsResult<Option<crate::engine::Value>> {
+    Ok(None)
+}
+
+/// `string` as a value, or the engine's error where it cannot hold a string that long (never
+/// on Boa 0.22). Where a string's length comes from input (decoded bytes), this, not
+/// `Value::from`, makes its value.
+pub fn string_value(
+    string: &JsString,
+    _ctx: &mut crate::engine::Cx,
+) -> crate::engine::JsResult<crate::engine::Value> {
+    Ok(string.clone().into())
 }

@@ -16,7 +16,7 @@ pub fn remember_json_intrinsics(ctx: &mut Cx) {
 
 /// `? Call(%JSON.parse%, undefined, « text »)`: a `SyntaxError` for text that is not JSON.
 pub fn json_parse(text: JsString, ctx: &mut Cx) -> JsResult<Value> {
-    let text = text.to_value_in(ctx);
+    let text = text.try_to_value_in(ctx)?;
     call_intrinsic(ctx, Intrinsic::JSONParse, &Value::undefined(), &[text])
 }
 

@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use super::core::{current_ctx, q, realm_of, Marker, Trace};
 use super::intrinsics::Intrinsic;
-use super::{Cx, Value};
+use super::{Cx, JsResult, Value};
 
 /// A JavaScript string: UTF-16 code units, owned by Rust (converted to a QuickJS string when
 /// it becomes a [`Value`]).
@@ -61,13 +61,16 @@ impl JsString {
         string
     }
 
-    /// The string as a QuickJS value of `cx`.
+    /// The string as a QuickJS value of `cx` (`undefined` if QuickJS cannot make it: past its
+    /// string length limit, or out of memory; see [`JsString::try_to_value_in`]).
     pub(crate) fn to_value_in(&self, cx: &mut Cx) -> Value {
-        // SAFETY: `cx`'s context is live (`Cx`'s invariant); the units are readable for their
-        // length during the call (QuickJS copies them; none are read for length 0). The result
-        // is owned, or `JS_EXCEPTION`, as `check` takes it.
-        let raw = unsafe { q::JS_NewStringUTF16(cx.raw(), self.0.as_ptr(), self.0.len() as _) };
-        super::core::check(cx, raw).unwrap_or_default()
+        self.try_to_value_in(cx).unwrap_or_default()
+    }
+
+    /// The string as a QuickJS value of `cx`, or QuickJS's error: a RangeError past its string
+    /// length limit (2^30 - 1 code units), or out of memory.
+    pub(crate) fn try_to_value_in(&self, cx: &mut Cx) -> JsResult<Value> {
+        string_value_from_utf16(&self.0, cx)
     }
 
     /// The code units.
@@ -295,25 +298,32 @@ impl From<PropertyKey> for Value {
 
 /// A string value made from UTF-16 code units: one copy, straight into a QuickJS string (a
 /// [`JsString`] would be a second, Rust-side copy first).
-pub fn string_value_from_utf16(units: &[u16], ctx: &mut Cx) -> Value {
+pub fn string_value_from_utf16(units: &[u16], ctx: &mut Cx) -> JsResult<Value> {
     // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the units are readable for their
     // length during the call (QuickJS copies them; none are read for length 0). The result
-    // is owned, or `JS_EXCEPTION`, as `check` takes it.
+    // is owned, or `JS_EXCEPTION` (past the length limit, or out of memory), as `check`
+    // takes it.
     let raw = unsafe { q::JS_NewStringUTF16(ctx.raw(), units.as_ptr(), units.len() as _) };
-    super::core::check(ctx, raw).unwrap_or_default()
+    super::core::check(ctx, raw)
+}
+
+/// `string` as a value, or QuickJS's error where it cannot hold a string that long. Where a
+/// string's length comes from input (decoded bytes), this, not `Value::from`, makes its value.
+pub fn string_value(string: &JsString, ctx: &mut Cx) -> JsResult<Value> {
+    string.try_to_value_in(ctx)
 }
 
 /// A string value straight from UTF-8 bytes when they are ASCII (`None` otherwise: the caller
 /// decodes, with its replacement rules): QuickJS makes an 8-bit string of them with one scan
 /// and a copy. (Its own UTF-8 conversion of other text is a per-character loop, slower than
 /// decoding to UTF-16 first.)
-pub fn string_value_from_utf8(bytes: &[u8], ctx: &mut Cx) -> Option<Value> {
+pub fn string_value_from_utf8(bytes: &[u8], ctx: &mut Cx) -> JsResult<Option<Value>> {
     if !bytes.is_ascii() {
-        return None;
+        return Ok(None);
     }
     // SAFETY: `ctx`'s context is live (`Cx`'s invariant); `bytes` is ASCII, hence valid
     // UTF-8, readable for its length during the call (QuickJS copies it). The result is
     // owned, or `JS_EXCEPTION`, as `check` takes it.
     let raw = unsafe { q::JS_NewStringLen(ctx.raw(), bytes.as_ptr().cast(), bytes.len() as _) };
-    Some(super::core::check(ctx, raw).unwrap_or_default())
+    super::core::check(ctx, raw).map(Some)
 }

@@ -155,3 +155,39 @@ fn the_global_object_carries_adopted_native_data() {
         .expect("an object")
         .is::<Holder>());
 }
+
+/// A string longer than QuickJS can hold (2^30 - 1 code units) is QuickJS's RangeError, not
+/// `undefined` (`string_value` of a `JsString` is this; the ASCII maker checks the same way,
+/// after a scan of its whole input, too slow for a debug test). The units are a zero-filled
+/// allocation, which stays unmapped (calloc): QuickJS checks the length before it reads them,
+/// so the test costs address space, not memory.
+#[test]
+fn strings_past_the_length_limit_are_range_errors() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let too_long = 1 << 30;
+    let is_range_error = |result: JsResult<Value>, cx: &mut Cx| match result {
+        Ok(v) => panic!(
+            "a string of {} units was made",
+            v.as_string().map_or(0, |s| s.len())
+        ),
+        Err(e) => {
+            let thrown = thrown_value(e, cx).expect("the error's value");
+            let name = thrown
+                .as_object()
+                .expect("an error object")
+                .get("name", cx)
+                .expect("its name");
+            assert_eq!(
+                name.as_string().map(|s| s.to_vec()),
+                Some("RangeError".encode_utf16().collect())
+            );
+        }
+    };
+    let units = vec![0u16; too_long];
+    let result = string_value_from_utf16(&units, &mut cx);
+    is_range_error(result, &mut cx);
+    drop(units);
+    // A short one is made.
+    assert!(string_value_from_utf16(&[0x61; 16], &mut cx).is_ok());
+}
