@@ -124,22 +124,33 @@ fn construct(new_target: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value
         |ctx| prototype(Iface::DomException, ctx),
         ctx,
     )?;
+    Ok(new_exception_object(proto, name, message, None, ctx)?.into())
+}
+
+/// A new `DOMException` platform object: `proto`, the internal state, and its `stack`.
+fn new_exception_object(
+    proto: Object,
+    name: JsString,
+    message: JsString,
+    quota: Option<Quota>,
+    ctx: &mut Cx,
+) -> JsResult<Object> {
     let exception = Object::from_proto_and_data(
         proto,
         DomException {
             name,
             message,
-            quota: None,
+            quota,
         },
     );
     attach_stack(&exception, ctx)?;
-    Ok(exception.into())
+    Ok(exception)
 }
 
 /// Gives a new exception an own `stack` data property, as engines do for `Error` objects: the
 /// stack of a fresh intrinsic `Error`, read with the intrinsic `Error.prototype.stack` getter
 /// (nothing user-visible is looked up). Skipped when the engine has no stack to give.
-pub(super) fn attach_stack(exception: &Object, ctx: &mut Cx) -> JsResult<()> {
+fn attach_stack(exception: &Object, ctx: &mut Cx) -> JsResult<()> {
     let Some(getter) = with_realm(ctx, |r| r.error_stack_getter.clone())? else {
         return Ok(());
     };
@@ -179,16 +190,7 @@ pub(crate) fn new_dom_exception(
     name: JsString,
 ) -> JsResult<Object> {
     let proto = prototype(Iface::DomException, ctx)?;
-    let exception = Object::from_proto_and_data(
-        proto,
-        DomException {
-            name,
-            message,
-            quota: None,
-        },
-    );
-    attach_stack(&exception, ctx)?;
-    Ok(exception)
+    new_exception_object(proto, name, message, None, ctx)
 }
 
 /// A new `QuotaExceededError` of the current realm (`proto`: its prototype, or one a
@@ -200,16 +202,13 @@ pub(super) fn new_quota_exceeded_error_with(
     quota: Quota,
     ctx: &mut Cx,
 ) -> JsResult<Object> {
-    let exception = Object::from_proto_and_data(
+    new_exception_object(
         proto,
-        DomException {
-            name: js_string!("QuotaExceededError"),
-            message,
-            quota: Some(quota),
-        },
-    );
-    attach_stack(&exception, ctx)?;
-    Ok(exception)
+        js_string!("QuotaExceededError"),
+        message,
+        Some(quota),
+        ctx,
+    )
 }
 
 /// The quota and requested of a `QuotaExceededError` object (`None` for any other value,
