@@ -62,6 +62,7 @@ pub use exception::{create_dom_exception, dom_exception_name, is_dom_exception};
 pub fn register(ctx: &mut Cx) -> JsResult<()> {
     let time_origin = engine::clock_nanos(ctx);
     let dom_exception = exception::build_interface(ctx);
+    let quota_exceeded_error = quota_exceeded_error::build_interface(&dom_exception, ctx);
     let event = event::build_interface(ctx);
     let event_target = event_target::build_interface(ctx);
     let abort_signal = abort::build_signal_interface(&event_target, ctx);
@@ -71,6 +72,7 @@ pub fn register(ctx: &mut Cx) -> JsResult<()> {
 
     for (name, class) in [
         ("DOMException", &dom_exception),
+        ("QuotaExceededError", &quota_exceeded_error),
         ("Event", &event),
         ("EventTarget", &event_target),
         ("AbortController", &abort_controller),
@@ -79,12 +81,12 @@ pub fn register(ctx: &mut Cx) -> JsResult<()> {
         webidl::define_global(name, class, ctx)?;
     }
     custom_event::register(&event, ctx)?;
-    quota_exceeded_error::register(&dom_exception, ctx)?;
 
     engine::set_realm_data(
         ctx,
         DomRealm {
             dom_exception,
+            quota_exceeded_error,
             event,
             event_target,
             abort_controller,
@@ -102,6 +104,7 @@ traced! {
     /// The per-realm state of the DOM interfaces: their interface objects and prototypes.
     struct DomRealm {
         dom_exception: StandardConstructor,
+        quota_exceeded_error: StandardConstructor,
         event: StandardConstructor,
         event_target: StandardConstructor,
         abort_controller: StandardConstructor,
@@ -120,6 +123,7 @@ traced! {
 #[derive(Clone, Copy)]
 enum Iface {
     DomException,
+    QuotaExceededError,
     Event,
     EventTarget,
     AbortController,
@@ -131,6 +135,7 @@ fn prototype(iface: Iface, ctx: &Cx) -> JsResult<Object> {
     with_realm(ctx, |r| {
         match iface {
             Iface::DomException => &r.dom_exception,
+            Iface::QuotaExceededError => &r.quota_exceeded_error,
             Iface::Event => &r.event,
             Iface::EventTarget => &r.event_target,
             Iface::AbortController => &r.abort_controller,

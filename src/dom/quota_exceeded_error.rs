@@ -7,44 +7,39 @@ use crate::engine::webidl::{self, InterfaceObject};
 use crate::engine::{self, js_string, Cx, JsResult, JsString, Object, StandardConstructor, Value};
 
 use super::exception::{new_quota_exceeded_error_with, quota_exceeded_error_slots, Quota};
+use super::{prototype, Iface};
+
+/// A `QuotaExceededErrorOptions` member: a `double`, present unless `undefined`.
+fn double_member(dict: Option<&Object>, key: &str, ctx: &mut Cx) -> JsResult<Option<f64>> {
+    let value = webidl::member(dict, key, ctx)?;
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    let what = format!("The QuotaExceededError options' {key}");
+    webidl::to_double(&value, &what, ctx).map(Some)
+}
 
 const INTERFACE: &str = "QuotaExceededError";
 
-traced! {
-    data;
-    /// The per-realm `QuotaExceededError` interface object.
-    struct QuotaExceededErrorRealm {
-        quota_exceeded_error: StandardConstructor,
-    }
-}
-
-/// Builds `QuotaExceededError` (inheriting from `dom_exception`), defines it on the global
-/// object and keeps it in the realm.
-pub(super) fn register(dom_exception: &StandardConstructor, ctx: &mut Cx) -> JsResult<()> {
+/// Builds `QuotaExceededError`, inheriting from `dom_exception` (its prototype's [[Prototype]]
+/// is `DOMException.prototype`, its interface object's is `DOMException`).
+pub(super) fn build_interface(
+    dom_exception: &StandardConstructor,
+    ctx: &mut Cx,
+) -> StandardConstructor {
     let mut iface = InterfaceObject::new(ctx, INTERFACE, 0, construct);
     iface
         .members()
         .attribute("quota", get_quota, None)
         .attribute("requested", get_requested, None);
-    let class = iface.build(
+    iface.build(
         Some(dom_exception.prototype()),
         Some(dom_exception.constructor()),
-    );
-    webidl::define_global(INTERFACE, &class, ctx)?;
-    engine::set_realm_data(
-        ctx,
-        QuotaExceededErrorRealm {
-            quota_exceeded_error: class,
-        },
-    );
-    Ok(())
+    )
 }
 
 fn quota_exceeded_error_prototype(ctx: &mut Cx) -> JsResult<Object> {
-    engine::with_realm_data::<QuotaExceededErrorRealm, Object>(ctx, |r| {
-        r.quota_exceeded_error.prototype()
-    })
-    .ok_or_else(|| engine::throw_type_error("QuotaExceededError is not registered in this realm"))
+    prototype(Iface::QuotaExceededError, ctx)
 }
 
 /// A new `QuotaExceededError` of the current realm with `message`, `quota` and `requested`
@@ -57,22 +52,6 @@ pub(crate) fn new_quota_exceeded_error(
 ) -> JsResult<Object> {
     let proto = quota_exceeded_error_prototype(ctx)?;
     new_quota_exceeded_error_with(proto, message, quota, ctx)
-}
-
-/// A `QuotaExceededErrorOptions` member: `double`, present unless `undefined`.
-fn double_member(dict: Option<&Object>, key: &str, ctx: &mut Cx) -> JsResult<Option<f64>> {
-    let value = webidl::member(dict, key, ctx)?;
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    // <https://webidl.spec.whatwg.org/#es-double>: ToNumber, then a TypeError if not finite.
-    let x = value.to_number(ctx)?;
-    if !x.is_finite() {
-        return Err(engine::throw_type_error(format!(
-            "The QuotaExceededError options' {key} must be a finite number"
-        )));
-    }
-    Ok(Some(x))
 }
 
 /// `new QuotaExceededError(message = "", options = {})`:

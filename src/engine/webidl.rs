@@ -326,6 +326,16 @@ pub fn member(dict: Option<&Object>, key: &str, ctx: &mut Cx) -> JsResult<Value>
     }
 }
 
+/// <https://webidl.spec.whatwg.org/#es-double>: ToNumber, then a TypeError if the result is
+/// NaN or an infinity (`what` names the value in it).
+pub fn to_double(value: &Value, what: &str, ctx: &mut Cx) -> JsResult<f64> {
+    let x = value.to_number(ctx)?;
+    if !x.is_finite() {
+        return Err(throw_type_error(format!("{what} must be a finite number")));
+    }
+    Ok(x)
+}
+
 /// <https://webidl.spec.whatwg.org/#es-unrestricted-double>
 pub fn to_unrestricted_double(value: &Value, ctx: &mut Cx) -> JsResult<f64> {
     value.to_number(ctx)

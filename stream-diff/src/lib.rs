@@ -529,6 +529,25 @@ struct Record {
 }
 
 impl Record {
+    /// The record of `run`, of a script file or (`generated`: seed and index) a generated
+    /// program; nothing saved or shrunk yet.
+    fn of_run(name: String, generated: Option<(u64, u64)>, run: &Run) -> Record {
+        Record {
+            name,
+            seed: generated.map(|(seed, _)| seed),
+            index: generated.map(|(_, index)| index),
+            verdict: run.comparison.verdict,
+            divergence: run.comparison.divergence.clone(),
+            problem: run.comparison.problem.clone(),
+            millis: millis(run.elapsed),
+            native_millis: millis(run.native.elapsed),
+            reference_millis: millis(run.reference.elapsed),
+            saved: None,
+            shrunk: None,
+            node: run.node.as_ref().map(|(_, c)| c.verdict),
+        }
+    }
+
     fn json(&self) -> String {
         let mut s = String::from("{");
         let _ = write!(s, "\"program\":{}", json::string(&self.name));
@@ -740,20 +759,7 @@ fn run_generated(runner: &mut Runner, options: &Options, other: &str, index: u64
     let run = runner.run(&js);
     let verdict = run.comparison.verdict;
     let name = format!("seed{}-{index}", options.seed);
-    let mut record = Record {
-        name: name.clone(),
-        seed: Some(options.seed),
-        index: Some(index),
-        verdict,
-        divergence: run.comparison.divergence.clone(),
-        problem: run.comparison.problem.clone(),
-        millis: millis(run.elapsed),
-        native_millis: millis(run.native.elapsed),
-        reference_millis: millis(run.reference.elapsed),
-        saved: None,
-        shrunk: None,
-        node: run.node.as_ref().map(|(_, c)| c.verdict),
-    };
+    let mut record = Record::of_run(name.clone(), Some((options.seed, index)), &run);
     if let Some((node_result, cmp)) = &run.node {
         if cmp.verdict != Verdict::Same && text && !options.quiet {
             println!("{name}: node side vs native: {}", cmp.verdict.key());
@@ -922,20 +928,7 @@ pub fn main_with_args(args: &[String]) -> i32 {
                 describe_run(&run, &other, options.context, options.events)
             );
         }
-        records.push(Record {
-            name: script.clone(),
-            seed: None,
-            index: None,
-            verdict: run.comparison.verdict,
-            divergence: run.comparison.divergence.clone(),
-            problem: run.comparison.problem.clone(),
-            millis: millis(run.elapsed),
-            native_millis: millis(run.native.elapsed),
-            reference_millis: millis(run.reference.elapsed),
-            saved: None,
-            shrunk: None,
-            node: run.node.as_ref().map(|(_, c)| c.verdict),
-        });
+        records.push(Record::of_run(script.clone(), None, &run));
     }
 
     if let Some(count) = options.random {
