@@ -128,6 +128,13 @@ impl TextDecoderCommon {
         last: bool,
         f: impl FnOnce(&[u16]) -> R,
     ) -> Result<R, DecodeError> {
+        self.process(input, last).map(|decoded| f(decoded.units()))
+    }
+
+    /// [`TextDecoderCommon::process_with`]'s processing and serialization, the code units
+    /// kept in this decoder's scratch buffer until the result is dropped (so a caller can make
+    /// its string after a borrow of the input ends, with no copy in between).
+    pub(crate) fn process(&self, input: &[u8], last: bool) -> Result<Decoded<'_>, DecodeError> {
         let mut scratch = std::mem::take(&mut *self.scratch.borrow_mut());
         let written = run_decoder_into(
             &mut self.decoder.borrow_mut(),
@@ -136,14 +143,17 @@ impl TextDecoderCommon {
             last,
             &mut scratch,
         );
-        let result = written.map(|written| {
-            let units = scratch.get(..written).unwrap_or_default();
-            f(self.serialize_io_queue_units(units))
-        });
-        if scratch.len() <= SCRATCH_KEEP {
-            *self.scratch.borrow_mut() = scratch;
-        }
-        result
+        let mut decoded = Decoded {
+            common: self,
+            scratch,
+            units: 0..0,
+        };
+        let written = written?;
+        let all = decoded.scratch.get(..written).unwrap_or_default();
+        let units = self.serialize_io_queue_units(all);
+        // The serialized units are a tail of what the decoder wrote (a BOM dropped or not).
+        decoded.units = written - units.len()..written;
+        Ok(decoded)
     }
 
     /// <https://encoding.spec.whatwg.org/#concept-td-serialize>, on the code units of the
@@ -190,6 +200,29 @@ pub(crate) struct DecodeError {
     pub(crate) consumed: usize,
 }
 
+/// The serialized output of [`TextDecoderCommon::process`]: code units in the decoder's
+/// scratch buffer, which goes back to the decoder when this is dropped.
+pub(crate) struct Decoded<'a> {
+    common: &'a TextDecoderCommon,
+    scratch: Vec<u16>,
+    units: std::ops::Range<usize>,
+}
+
+impl Decoded<'_> {
+    /// The output's code units.
+    pub(crate) fn units(&self) -> &[u16] {
+        self.scratch.get(self.units.clone()).unwrap_or_default()
+    }
+}
+
+impl Drop for Decoded<'_> {
+    fn drop(&mut self) {
+        if self.scratch.len() <= SCRATCH_KEEP {
+            *self.common.scratch.borrow_mut() = std::mem::take(&mut self.scratch);
+        }
+    }
+}
+
 /// Runs `decoder` over `input` (then over end-of-queue when `last`), giving the code units of
 /// the scalar values it outputs. In "replacement" error mode errors become U+FFFD; in "fatal"
 /// mode the first one is returned. Bytes of an unfinished sequence stay in the decoder.
@@ -208,15 +241,54 @@ pub(crate) fn run_decoder(
 
 /// [`run_decoder`] into `output`, overwriting it from the start, and growing it (zero-filling
 /// only what is new) when it is too short: returns how many code units it wrote.
-fn run_decoder_into(
+///
+/// AD-HOC: for UTF-8 the valid middle of the input skips the decoder: the bytes up to and
+/// including the first ASCII byte go through it (after an ASCII byte a UTF-8 decoder holds
+/// nothing, whatever it held before), then the longest valid UTF-8 that follows is converted
+/// in bulk (`transcode`, which gives what the decoder would, and ends on a character boundary,
+/// so the decoder still holds nothing), then the rest goes through the decoder. The units,
+/// errors and bytes left in the decoder are those of one decoder run over the whole input.
+pub(crate) fn run_decoder_into(
     decoder: &mut Decoder,
     fatal: bool,
     input: &[u8],
     last: bool,
     output: &mut Vec<u16>,
 ) -> Result<usize, DecodeError> {
+    /// Below this many bytes the split is not worth its scans.
+    const BULK_MIN: usize = 256;
+    if decoder.encoding() == encoding_rs::UTF_8 && input.len() >= BULK_MIN {
+        if let Some(ascii) = input.iter().position(u8::is_ascii) {
+            let (head, rest) = input.split_at(ascii + 1);
+            let start = run_decoder_from(decoder, fatal, head, false, output, 0, 0)?;
+            let valid = Encoding::utf8_valid_up_to(rest);
+            let (valid, tail) = rest.split_at(valid);
+            // SAFETY: `valid` is the prefix of `rest` that `Encoding::utf8_valid_up_to` found
+            // to be valid UTF-8 (its documented result: the length of the longest valid
+            // prefix), so it is a `str`'s bytes. (std's `from_utf8` would check it a second
+            // time, at about three times encoding_rs's cost.)
+            let valid = unsafe { std::str::from_utf8_unchecked(valid) };
+            let start = start + super::transcode::utf8_to_utf16_at(valid, output, start);
+            let consumed = head.len() + valid.len();
+            return run_decoder_from(decoder, fatal, tail, last, output, start, consumed);
+        }
+    }
+    run_decoder_from(decoder, fatal, input, last, output, 0, 0)
+}
+
+/// [`run_decoder_into`] through the decoder alone, writing from `output[start]`, for `input`
+/// which follows `consumed` bytes already taken (an error counts them): returns where the
+/// units end.
+fn run_decoder_from(
+    decoder: &mut Decoder,
+    fatal: bool,
+    input: &[u8],
+    last: bool,
+    output: &mut Vec<u16>,
+    mut start: usize,
+    consumed_before: usize,
+) -> Result<usize, DecodeError> {
     let mut consumed = 0;
-    let mut start = 0;
     loop {
         let src = input.get(consumed..).unwrap_or_default();
         // Room for everything the input can give, and at least for one U+FFFD.
@@ -235,7 +307,7 @@ fn run_decoder_into(
             match result {
                 DecoderResult::Malformed(_, _) => {
                     return Err(DecodeError {
-                        consumed: consumed + read,
+                        consumed: consumed_before + consumed + read,
                     })
                 }
                 DecoderResult::InputEmpty => (true, read, written),
@@ -332,6 +404,81 @@ mod tests {
         // A large chunk of invalid bytes in replacement mode.
         let out = decode(utf8, false, &[&[0xFF; 10_000]]).expect("replacement mode");
         assert_eq!(out[0].chars().count(), 10_000);
+    }
+
+    /// UTF-8 with valid one- to four-byte characters, invalid and cut sequences mixed in, split
+    /// into chunks at every kind of place: the bulk path of `run_decoder_into` gives, chunk by
+    /// chunk, the units (or, in fatal mode, the error and its position) of the decoder alone.
+    #[test]
+    fn the_bulk_utf8_path_decodes_as_the_decoder_does() {
+        const PIECES: &[&[u8]] = &[
+            b"a",
+            b"text ",
+            "é".as_bytes(),
+            "ж".as_bytes(),
+            "\u{7FF}".as_bytes(),
+            "€".as_bytes(),
+            "💙".as_bytes(),
+            b"\x80",
+            b"\xFF",
+            b"\xC3",
+            b"\xE2\x82",
+            b"\xF0\x9F\x92",
+            b"\xED\xA0\x80",
+            b"\xC0\xAF",
+        ];
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let (mut bulk_runs, mut errors) = (0, 0);
+        for case in 0..3000 {
+            // Mostly valid text (errors are rare in a real body), long enough for the bulk
+            // path, in two or three chunks.
+            // Every other case has no three- or four-byte character (a block of one- and
+            // two-byte sequences only is the vector loop's).
+            let len = 200 + next(900);
+            let valid = if case % 2 == 0 { 5 } else { 7 };
+            let mut input = Vec::new();
+            while input.len() < len {
+                let piece = if next(40) == 0 {
+                    PIECES[7 + next(PIECES.len() - 7)]
+                } else {
+                    PIECES[next(valid)]
+                };
+                input.extend_from_slice(piece);
+            }
+            let mut cuts = vec![0, next(input.len()), next(input.len()), input.len()];
+            if case % 3 == 0 {
+                cuts.remove(1);
+            }
+            cuts.sort_unstable();
+            for fatal in [false, true] {
+                let mut bulk = encoding_rs::UTF_8.new_decoder_without_bom_handling();
+                let mut alone = encoding_rs::UTF_8.new_decoder_without_bom_handling();
+                let (mut out_bulk, mut out_alone) = (Vec::new(), Vec::new());
+                let chunks = cuts.windows(2).map(|w| &input[w[0]..w[1]]);
+                for (chunk, last) in chunks.map(|c| (c, false)).chain([(&[][..], true)]) {
+                    bulk_runs += usize::from(chunk.len() >= 256);
+                    let got = run_decoder_into(&mut bulk, fatal, chunk, last, &mut out_bulk);
+                    let want =
+                        run_decoder_from(&mut alone, fatal, chunk, last, &mut out_alone, 0, 0);
+                    match (got, want) {
+                        (Ok(g), Ok(w)) => assert_eq!(out_bulk[..g], out_alone[..w], "{case}"),
+                        (g, w) => {
+                            assert_eq!(g, w, "case {case}, fatal {fatal}");
+                            errors += 1;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        // The cases reached the bulk path, and fatal errors, many times.
+        assert!(bulk_runs > 3000 && errors > 300, "{bulk_runs} {errors}");
     }
 
     #[test]

@@ -2,9 +2,9 @@
 
 use std::fmt;
 
-use crate::engine::{Cx, JsResult, JsString, Object, Slot, Value};
+use crate::engine::{Cx, JsResult, Object, Slot, Value};
 
-use super::common::TextDecoderCommon;
+use super::common::{DecodeError, Decoded, TextDecoderCommon};
 use crate::{
     engine::webidl,
     engine::{check_buffer_source, with_buffer_source_bytes},
@@ -102,22 +102,28 @@ fn get_ignore_bom(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
 
 native_transform_stream!(TextDecoderStream, slot: transform, transform: decode_and_enqueue_a_chunk, flush: flush_and_enqueue, bytes: decode_and_enqueue_bytes);
 
-/// The enqueue that follows <https://encoding.spec.whatwg.org/#concept-td-serialize> in both
-/// callers: the serialized output, when it is non-empty, enqueued as one string.
-fn enqueue_output(controller: &Controller, output: Option<JsString>, ctx: &mut Cx) -> JsResult<()> {
-    // If outputChunk is non-empty, then enqueue outputChunk in decoder's transform.
-    match output {
-        Some(chunk) => {
-            let chunk = crate::engine::string_value(&chunk, ctx)?;
-            transform_stream_default_controller_enqueue(controller, chunk, ctx)
-        }
-        None => Ok(()),
+/// The serialized output as the string to enqueue, made straight from the decoder's code units
+/// (`None` when it is empty), or the TypeError of a decoder error.
+fn output_chunk(
+    output: Result<Decoded<'_>, DecodeError>,
+    common: &TextDecoderCommon,
+    at_end: bool,
+    ctx: &mut Cx,
+) -> JsResult<Option<Value>> {
+    let output = output.map_err(|_| common.error(at_end))?;
+    if output.units().is_empty() {
+        return Ok(None);
     }
+    crate::engine::string_value_from_utf16(output.units(), ctx).map(Some)
 }
 
-/// The serialized output as a string, `None` when it is empty.
-fn output_chunk(units: &[u16]) -> Option<JsString> {
-    (!units.is_empty()).then(|| JsString::from(units))
+/// The enqueue that follows <https://encoding.spec.whatwg.org/#concept-td-serialize> in both
+/// callers: if outputChunk is non-empty, then enqueue outputChunk in decoder's transform.
+fn enqueue_output(controller: &Controller, chunk: Option<Value>, ctx: &mut Cx) -> JsResult<()> {
+    match chunk {
+        Some(chunk) => transform_stream_default_controller_enqueue(controller, chunk, ctx),
+        None => Ok(()),
+    }
 }
 
 /// <https://encoding.spec.whatwg.org/#decode-and-enqueue-a-chunk>
@@ -132,23 +138,17 @@ pub(crate) fn decode_and_enqueue_a_chunk(
     // 2. Push a copy of bufferSource to decoder's I/O queue.
     //    (The bytes are read in place: decoding runs no script, so the copy is not needed.)
     check_buffer_source(&chunk, true, "The chunk", ctx)?;
-    // 3.–4. (see `decode_chunk`)
-    let output = with_buffer_source_bytes(&chunk, ctx, |bytes| decode_chunk(decoder, bytes))
-        .unwrap_or_else(|| decode_chunk(decoder, &[]))?;
-    enqueue_output(controller, output, ctx)
-}
-
-/// Steps 3–4 of <https://encoding.spec.whatwg.org/#decode-and-enqueue-a-chunk> on `bytes`: the
-/// serialized output (its enqueue is the caller's), or the TypeError of a decoder error.
-fn decode_chunk(decoder: &Object<TextDecoderStream>, bytes: &[u8]) -> JsResult<Option<JsString>> {
     // 3. Let output be the I/O queue of scalar values « end-of-queue ».
     // 4. While true: read items and process them with the decoder; on error throw a TypeError.
     // 4.2. If item is end-of-queue: serialize output (and enqueue it if non-empty).
-    let data = decoder.borrow();
-    let common = &data.data().common;
-    common
-        .process_with(bytes, false, output_chunk)
-        .map_err(|_| common.error(false))
+    let chunk = {
+        let data = decoder.borrow();
+        let common = &data.data().common;
+        let output = with_buffer_source_bytes(&chunk, ctx, |bytes| common.process(bytes, false))
+            .unwrap_or_else(|| common.process(&[], false));
+        output_chunk(output, common, false, ctx)?
+    };
+    enqueue_output(controller, chunk, ctx)
 }
 
 /// The decode and enqueue a chunk algorithm given a chunk of Rust bytes (a native pipe's: step
@@ -160,8 +160,12 @@ pub(crate) fn decode_and_enqueue_bytes(
     ctx: &mut Cx,
 ) -> JsResult<()> {
     // 2.–4. Process the bytes with the decoder, and serialize the output.
-    let output = decode_chunk(decoder, bytes)?;
-    enqueue_output(controller, output, ctx)
+    let chunk = {
+        let data = decoder.borrow();
+        let common = &data.data().common;
+        output_chunk(common.process(bytes, false), common, false, ctx)?
+    };
+    enqueue_output(controller, chunk, ctx)
 }
 
 /// <https://encoding.spec.whatwg.org/#flush-and-enqueue>
@@ -173,15 +177,12 @@ pub(crate) fn flush_and_enqueue(
     // 1. Let output be the I/O queue of scalar values « end-of-queue ».
     // 2. Let result be the result of processing end-of-queue for decoder's decoder and I/O
     //    queue, output, and error mode.
-    let output = decoder
-        .borrow()
-        .data()
-        .common
-        .process_with(&[], true, output_chunk);
-    match output {
-        // 3. If result is finished, serialize output and enqueue it if non-empty.
-        Ok(output) => enqueue_output(controller, output, ctx),
-        // 4. Otherwise, throw a TypeError.
-        Err(_) => Err(decoder.borrow().data().common.error(true)),
-    }
+    // 3. If result is finished, serialize output and enqueue it if non-empty.
+    // 4. Otherwise, throw a TypeError.
+    let chunk = {
+        let data = decoder.borrow();
+        let common = &data.data().common;
+        output_chunk(common.process(&[], true), common, true, ctx)?
+    };
+    enqueue_output(controller, chunk, ctx)
 }

@@ -130,8 +130,8 @@ fn utf8_encode(scalar: u32, output: &mut Vec<u8>) {
 /// Encodes the code units of one chunk to UTF-8, carrying a high surrogate at its end over to
 /// the next chunk through `pending`: step 4's loop of "encode and enqueue a chunk".
 ///
-/// AD-HOC: the units between the chunk's first and last go through encoding_rs's bulk
-/// UTF-16 → UTF-8 conversion (vectorized over ASCII), which replaces each lone surrogate with
+/// AD-HOC: the units between the chunk's first and last go through a bulk UTF-16 → UTF-8
+/// conversion (`transcode`, encoding_rs's where it does not vectorize), which replaces each lone surrogate with
 /// U+FFFD exactly as "convert code unit to scalar value" does within a run; only a pending
 /// high surrogate from the previous chunk and a high surrogate that ends this one take the
 /// per-unit steps. `encode_code_units_per_unit` (tests) is the loop as written, and the tests
@@ -147,10 +147,7 @@ fn encode_code_units_into(pending: &Cell<Option<u16>>, input: CodeUnits<'_>, out
             if pending.take().is_some() {
                 utf8_encode(0xFFFD, output);
             }
-            let start = output.len();
-            output.resize(start + bytes.len() * 2, 0);
-            let written = encoding_rs::mem::convert_latin1_to_utf8(bytes, &mut output[start..]);
-            output.truncate(start + written);
+            super::transcode::append_latin1_as_utf8(bytes, output);
             return;
         }
         CodeUnits::Utf16(units) => units,
@@ -178,10 +175,7 @@ fn encode_code_units_into(pending: &Cell<Option<u16>>, input: CodeUnits<'_>, out
             rest = init;
         }
     }
-    let start = output.len();
-    output.resize(start + rest.len() * 3, 0);
-    let written = encoding_rs::mem::convert_utf16_to_utf8(rest, &mut output[start..]);
-    output.truncate(start + written);
+    super::transcode::append_utf16_as_utf8(rest, output);
 }
 
 /// The most bytes [`with_encoded`]'s buffer keeps between calls (1 MiB).

@@ -16,6 +16,7 @@ mod decoder;
 mod encoder;
 mod text_decoder;
 mod text_encoder;
+mod transcode;
 
 use crate::engine::{Cx, JsResult};
 
@@ -71,18 +72,13 @@ thread_local! {
 
 /// [`utf8_decode`] after its BOM step, giving `f` the string's code units.
 fn with_utf8_decoded<R>(bytes: &[u8], f: impl FnOnce(&[u16]) -> R) -> R {
-    // The UTF-8 decoder (encoding_rs's, as TextDecoder's), straight to UTF-16 code units: one
-    // pass, vectorized over ASCII.
+    // The UTF-8 decoder (TextDecoder's, valid stretches converted in bulk), straight to UTF-16
+    // code units.
     let mut decoder = encoding_rs::UTF_8.new_decoder_without_bom_handling();
-    let room = decoder
-        .max_utf16_buffer_length(bytes.len())
-        .unwrap_or(bytes.len().saturating_add(1));
     let mut units = UTF8_SCRATCH.with(std::cell::Cell::take);
-    if units.len() < room {
-        units.resize(room, 0);
-    }
-    // With room for the whole output, one call with `last` decodes everything.
-    let (_, _, written, _) = decoder.decode_to_utf16(bytes, &mut units, true);
+    // In replacement mode the decoder reports no error.
+    let written =
+        common::run_decoder_into(&mut decoder, false, bytes, true, &mut units).unwrap_or_default();
     let result = f(units.get(..written).unwrap_or_default());
     if units.len() <= UTF8_SCRATCH_KEEP {
         UTF8_SCRATCH.with(|scratch| scratch.set(units));

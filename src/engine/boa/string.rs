@@ -202,13 +202,3 @@ pub fn string_value_from_utf8(
 ) -> crate::engine::JsResult<Option<crate::engine::Value>> {
     Ok(None)
 }
-
-/// `string` as a value, or the engine's error where it cannot hold a string that long (never
-/// on Boa 0.22). Where a string's length comes from input (decoded bytes), this, not
-/// `Value::from`, makes its value.
-pub fn string_value(
-    string: &JsString,
-    _ctx: &mut crate::engine::Cx,
-) -> crate::engine::JsResult<crate::engine::Value> {
-    Ok(string.clone().into())
-}

@@ -307,12 +307,6 @@ pub fn string_value_from_utf16(units: &[u16], ctx: &mut Cx) -> JsResult<Value> {
     super::core::check(ctx, raw)
 }
 
-/// `string` as a value, or QuickJS's error where it cannot hold a string that long. Where a
-/// string's length comes from input (decoded bytes), this, not `Value::from`, makes its value.
-pub fn string_value(string: &JsString, ctx: &mut Cx) -> JsResult<Value> {
-    string.try_to_value_in(ctx)
-}
-
 /// A string value straight from UTF-8 bytes when they are ASCII (`None` otherwise: the caller
 /// decodes, with its replacement rules): QuickJS makes an 8-bit string of them with one scan
 /// and a copy. (Its own UTF-8 conversion of other text is a per-character loop, slower than

@@ -157,7 +157,7 @@ fn the_global_object_carries_adopted_native_data() {
 }
 
 /// A string longer than QuickJS can hold (2^30 - 1 code units) is QuickJS's RangeError, not
-/// `undefined` (`string_value` of a `JsString` is this; the ASCII maker checks the same way,
+/// `undefined` (the string maker from UTF-16 units; the ASCII maker checks the same way,
 /// after a scan of its whole input, too slow for a debug test). The units are a zero-filled
 /// allocation, which stays unmapped (calloc): QuickJS checks the length before it reads them,
 /// so the test costs address space, not memory.

@@ -1,0 +1,409 @@
+//! Bulk conversions between UTF-8 and UTF-16 (or Latin-1) for text whose characters are mostly
+//! under U+0800: valid UTF-8 to UTF-16 for the UTF-8 decoder, and UTF-16 or Latin-1 to UTF-8
+//! for the UTF-8 encoder.
+//!
+//! encoding_rs converts ASCII runs with SIMD but leaves its vector loop at every other
+//! character, so prose with an accent every few words (most text in Latin scripts) runs at
+//! its scalar speed. On x86-64 with AVX-512 (BW, VBMI and VBMI2), these convert 64 bytes or 32
+//! code units per step whatever mix of one- and two-byte UTF-8 sequences they hold, with
+//! `vpcompress` doing the packing; anything else (a three- or four-byte sequence, a
+//! surrogate) is handed to encoding_rs a stretch at a time, cut at a character boundary. Other
+//! machines use encoding_rs throughout. Each function's result is encoding_rs's on the same
+//! input, which the tests check on both paths.
+
+/// How many bytes (or code units) around a character the vector loop cannot take are handed to
+/// encoding_rs at once: text in a script whose characters are three UTF-8 bytes long goes to
+/// it in stretches, not in 64-byte blocks.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const SCALAR_STRETCH: usize = 512;
+
+/// Converts valid UTF-8 to UTF-16 code units written into `out` from index `at` (growing it,
+/// zero-filling only what is new, when it is shorter than `at + src.len()`), and returns how
+/// many units it wrote.
+pub(crate) fn utf8_to_utf16_at(src: &str, out: &mut Vec<u16>, at: usize) -> usize {
+    let room = at.saturating_add(src.len());
+    if out.len() < room {
+        out.resize(room, 0);
+    }
+    let dst = &mut out[at..];
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx512() {
+        // SAFETY: the CPU has every feature `x86::utf8_to_utf16` enables (just checked), and
+        // `dst` is at least as long as `src` (`out` was grown above), its one precondition.
+        return unsafe { x86::utf8_to_utf16(src, dst) };
+    }
+    encoding_rs::mem::convert_str_to_utf16(src, dst)
+}
+
+/// Appends `src`, UTF-16, to `out` as UTF-8, each lone surrogate as U+FFFD (encoding_rs's
+/// `convert_utf16_to_utf8`).
+pub(crate) fn append_utf16_as_utf8(src: &[u16], out: &mut Vec<u8>) {
+    let start = out.len();
+    out.resize(start.saturating_add(src.len().saturating_mul(3)), 0);
+    let dst = &mut out[start..];
+    #[cfg(target_arch = "x86_64")]
+    let written = if x86::has_avx512() {
+        // SAFETY: the CPU has every feature `x86::utf16_to_utf8` enables (just checked), and
+        // `dst` holds 3 bytes per unit of `src` (the resize above), its one precondition.
+        unsafe { x86::utf16_to_utf8(src, dst) }
+    } else {
+        encoding_rs::mem::convert_utf16_to_utf8(src, dst)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let written = encoding_rs::mem::convert_utf16_to_utf8(src, dst);
+    out.truncate(start + written);
+}
+
+/// Appends `src`, Latin-1 (bytes as the code points U+0000 to U+00FF), to `out` as UTF-8.
+pub(crate) fn append_latin1_as_utf8(src: &[u8], out: &mut Vec<u8>) {
+    let start = out.len();
+    out.resize(start.saturating_add(src.len().saturating_mul(2)), 0);
+    let dst = &mut out[start..];
+    #[cfg(target_arch = "x86_64")]
+    let written = if x86::has_avx512() {
+        // SAFETY: the CPU has every feature `x86::latin1_to_utf8` enables (just checked), and
+        // `dst` holds 2 bytes per byte of `src` (the resize above), its one precondition.
+        unsafe { x86::latin1_to_utf8(src, dst) }
+    } else {
+        encoding_rs::mem::convert_latin1_to_utf8(src, dst)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let written = encoding_rs::mem::convert_latin1_to_utf8(src, dst);
+    out.truncate(start + written);
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::SCALAR_STRETCH;
+    use std::arch::x86_64::*;
+
+    /// Whether this CPU runs the kernels below: AVX-512 F, BW, VBMI and VBMI2, and BMI2
+    /// (`pdep`). `is_x86_feature_detected!` caches its answer, so this is a load and a test.
+    pub(super) fn has_avx512() -> bool {
+        is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512vbmi")
+            && is_x86_feature_detected!("avx512vbmi2")
+            && is_x86_feature_detected!("bmi2")
+    }
+
+    /// The first character boundary of `s` at or after `at` (at most `s.len()`).
+    fn boundary_from(s: &str, at: usize) -> usize {
+        let mut at = at.min(s.len());
+        while !s.is_char_boundary(at) {
+            at += 1;
+        }
+        at
+    }
+
+    /// [`super::utf8_to_utf16_at`]'s conversion with AVX-512, into `dst`; returns the units written.
+    ///
+    /// # Safety
+    /// The CPU must have the features enabled here, and `dst.len() >= src.len()`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2")]
+    pub(super) unsafe fn utf8_to_utf16(src: &str, dst: &mut [u16]) -> usize {
+        let bytes = src.as_bytes();
+        let n = bytes.len();
+        // `i` is always a character boundary of `src`, and `o <= i`: every character takes
+        // at least as many bytes as it gives units.
+        let (mut i, mut o) = (0usize, 0usize);
+        // Lane k of `next` is byte k + 1 of the block (lane 63's is lane 0's, never used).
+        let up_one = _mm512_set_epi8(
+            0, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43,
+            42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21,
+            20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1,
+        );
+        while i + 64 <= n {
+            // SAFETY: `i + 64 <= n`, so the 64 bytes are inside `bytes` (an unaligned load).
+            let v = unsafe { _mm512_loadu_si512(bytes.as_ptr().add(i).cast()) };
+            let high = _mm512_movepi8_mask(v);
+            let out = dst.as_mut_ptr();
+            if high == 0 {
+                // 64 ASCII bytes: 64 units.
+                let lo = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v));
+                let hi = _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(v));
+                // SAFETY: `o + 64 <= i + 64 <= n <= dst.len()`, so both 32-unit stores are
+                // inside `dst`.
+                unsafe {
+                    _mm512_storeu_si512(out.add(o).cast(), lo);
+                    _mm512_storeu_si512(out.add(o + 32).cast(), hi);
+                }
+                i += 64;
+                o += 64;
+                continue;
+            }
+            // A lead byte of a three- or four-byte sequence: encoding_rs takes a stretch.
+            if _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xE0u8 as i8)) != 0 {
+                let end = boundary_from(src, i + SCALAR_STRETCH);
+                // `i` and `end` are boundaries, and the units fit: `dst.len() - o >= n - i`.
+                o += encoding_rs::mem::convert_str_to_utf16(&src[i..end], &mut dst[o..]);
+                i = end;
+                continue;
+            }
+            // Only one- and two-byte sequences. A lead byte in the last lane has its
+            // continuation in the next block: the block ends before it.
+            let lead = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8));
+            let continuation = high & !lead;
+            let (take, used) = if lead >> 63 != 0 {
+                (u64::MAX >> 1, 63)
+            } else {
+                (u64::MAX, 64)
+            };
+            // Every lane that starts a character gives one unit: itself, or for a lead byte
+            // ((lead & 0x1F) << 6) | (next & 0x3F).
+            let keep = !continuation & take;
+            let next = _mm512_permutexvar_epi8(up_one, v);
+            for half in 0..2 {
+                let (b, nx) = if half == 0 {
+                    (_mm512_castsi512_si256(v), _mm512_castsi512_si256(next))
+                } else {
+                    (
+                        _mm512_extracti64x4_epi64::<1>(v),
+                        _mm512_extracti64x4_epi64::<1>(next),
+                    )
+                };
+                let b = _mm512_cvtepu8_epi16(b);
+                let nx = _mm512_cvtepu8_epi16(nx);
+                let two = _mm512_or_si512(
+                    _mm512_slli_epi16::<6>(_mm512_and_si512(b, _mm512_set1_epi16(0x1F))),
+                    _mm512_and_si512(nx, _mm512_set1_epi16(0x3F)),
+                );
+                let lead_h = (lead >> (32 * half)) as u32;
+                let keep_h = (keep >> (32 * half)) as u32;
+                let units = _mm512_mask_mov_epi16(b, lead_h, two);
+                // SAFETY: the compressing store writes `keep_h.count_ones()` units from
+                // `out + o`; all the block's units together are at most `used` (one per kept
+                // lane), and `o + used <= i + 64 <= dst.len()`.
+                unsafe { _mm512_mask_compressstoreu_epi16(out.add(o).cast(), keep_h, units) };
+                o += keep_h.count_ones() as usize;
+            }
+            i += used;
+        }
+        // The last bytes, fewer than 64 (`i` is a boundary; the units fit, as above).
+        o + encoding_rs::mem::convert_str_to_utf16(&src[i..], &mut dst[o..])
+    }
+
+    /// Two UTF-8 bytes per code unit in `units` (each under U+0800), packed as little-endian
+    /// 16-bit lanes (the first byte in the low half), and the mask of the bytes to keep: both
+    /// for a unit from U+0080, the first alone for ASCII.
+    #[target_feature(enable = "avx512f,avx512bw,bmi2")]
+    fn two_byte_lanes(units: __m512i) -> (__m512i, u64) {
+        let ascii = _mm512_cmplt_epu16_mask(units, _mm512_set1_epi16(0x80));
+        // Lead byte 0xC0 | (u >> 6) (ASCII: u itself); trail byte 0x80 | (u & 0x3F).
+        let lead = _mm512_mask_mov_epi16(
+            _mm512_or_si512(_mm512_srli_epi16::<6>(units), _mm512_set1_epi16(0xC0)),
+            ascii,
+            units,
+        );
+        let trail = _mm512_or_si512(
+            _mm512_and_si512(units, _mm512_set1_epi16(0x3F)),
+            _mm512_set1_epi16(0x80),
+        );
+        let lanes = _mm512_or_si512(lead, _mm512_slli_epi16::<8>(trail));
+        // Even bytes (leads) always; odd bytes (trails) where the unit is not ASCII.
+        let keep = 0x5555_5555_5555_5555 | _pdep_u64(u64::from(!ascii), 0xAAAA_AAAA_AAAA_AAAA);
+        (lanes, keep)
+    }
+
+    /// [`super::append_utf16_as_utf8`]'s conversion with AVX-512, into `dst`; returns the bytes
+    /// written.
+    ///
+    /// # Safety
+    /// The CPU must have the features enabled here, and `dst.len() >= 3 * src.len()`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,bmi2")]
+    pub(super) unsafe fn utf16_to_utf8(src: &[u16], dst: &mut [u8]) -> usize {
+        let n = src.len();
+        // `o <= 3 * i` throughout (at most 3 bytes per unit), and `i` never splits a surrogate
+        // pair.
+        let (mut i, mut o) = (0usize, 0usize);
+        while i + 32 <= n {
+            // SAFETY: `i + 32 <= n`: the 32 units are inside `src` (an unaligned load).
+            let u = unsafe { _mm512_loadu_si512(src.as_ptr().add(i).cast()) };
+            let out = dst.as_mut_ptr();
+            if _mm512_cmpge_epu16_mask(u, _mm512_set1_epi16(0x800)) != 0 {
+                // Three-byte units or surrogates: encoding_rs takes a stretch, never ending
+                // between the two units of a pair (it would make two U+FFFD of them).
+                let mut end = (i + SCALAR_STRETCH).min(n);
+                if end < n && (0xD800..0xDC00).contains(&src[end - 1]) {
+                    end += 1;
+                }
+                // `dst.len() - o >= 3 * (n - i) >= 3 * (end - i)`.
+                o += encoding_rs::mem::convert_utf16_to_utf8(&src[i..end], &mut dst[o..]);
+                i = end;
+                continue;
+            }
+            if _mm512_cmpge_epu16_mask(u, _mm512_set1_epi16(0x80)) == 0 {
+                // 32 ASCII units: 32 bytes.
+                let b = _mm512_cvtepi16_epi8(u);
+                // SAFETY: `o + 32 <= 3 * i + 32 <= 3 * n <= dst.len()`.
+                unsafe { _mm256_storeu_si256(out.add(o).cast(), b) };
+                i += 32;
+                o += 32;
+                continue;
+            }
+            let (lanes, keep) = two_byte_lanes(u);
+            // SAFETY: the store writes `keep.count_ones() <= 64` bytes from `out + o`, and
+            // `o + 64 <= 3 * i + 96 = 3 * (i + 32) <= 3 * n <= dst.len()`.
+            unsafe { _mm512_mask_compressstoreu_epi8(out.add(o).cast(), keep, lanes) };
+            o += keep.count_ones() as usize;
+            i += 32;
+        }
+        o + encoding_rs::mem::convert_utf16_to_utf8(&src[i..], &mut dst[o..])
+    }
+
+    /// [`super::append_latin1_as_utf8`]'s conversion with AVX-512, into `dst`; returns the bytes
+    /// written.
+    ///
+    /// # Safety
+    /// The CPU must have the features enabled here, and `dst.len() >= 2 * src.len()`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,bmi2")]
+    pub(super) unsafe fn latin1_to_utf8(src: &[u8], dst: &mut [u8]) -> usize {
+        let n = src.len();
+        // `o <= 2 * i` throughout (at most 2 bytes per byte).
+        let (mut i, mut o) = (0usize, 0usize);
+        while i + 32 <= n {
+            // SAFETY: `i + 32 <= n`: the 32 bytes are inside `src` (an unaligned load).
+            let b = unsafe { _mm256_loadu_si256(src.as_ptr().add(i).cast()) };
+            let out = dst.as_mut_ptr();
+            let high = _mm256_movemask_epi8(b) as u32;
+            if high == 0 {
+                // SAFETY: `o + 32 <= 2 * i + 32 <= 2 * n <= dst.len()`.
+                unsafe { _mm256_storeu_si256(out.add(o).cast(), b) };
+            } else {
+                let (lanes, keep) = two_byte_lanes(_mm512_cvtepu8_epi16(b));
+                // SAFETY: the store writes `keep.count_ones() <= 64` bytes from `out + o`, and
+                // `o + 64 <= 2 * i + 64 = 2 * (i + 32) <= 2 * n <= dst.len()`.
+                unsafe { _mm512_mask_compressstoreu_epi8(out.add(o).cast(), keep, lanes) };
+            }
+            // One byte each, and a second for each byte from 0x80.
+            o += 32 + high.count_ones() as usize;
+            i += 32;
+        }
+        o + encoding_rs::mem::convert_latin1_to_utf8(&src[i..], &mut dst[o..])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic pseudo-random text from `alphabet`, `len` characters long.
+    fn text(alphabet: &[char], len: usize, seed: u64) -> String {
+        let mut s = seed | 1;
+        (0..len)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                alphabet[(s % alphabet.len() as u64) as usize]
+            })
+            .collect()
+    }
+
+    /// Alphabets that make every block kind: ASCII only, one accent in many ASCII, Latin-1
+    /// and two-byte letters only, three- and four-byte characters mixed in.
+    const ALPHABETS: &[&[char]] = &[
+        &['a', 'b', ' ', '\n', '~', '\0'],
+        &['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', ' ', 'é', '.'],
+        &['é', 'ü', 'ÿ', '\u{80}', 'Ā', 'ж', '\u{7FF}', 'a'],
+        &[
+            'a',
+            'é',
+            'ж',
+            '€',
+            '水',
+            '\u{FFFF}',
+            '\u{1F499}',
+            '\u{10FFFF}',
+            ' ',
+        ],
+    ];
+
+    /// Every length from 0 to 300 and some past 64 KiB, from every alphabet, and every start
+    /// offset within a block: the same units as encoding_rs, back to the same UTF-8.
+    #[test]
+    fn utf8_to_utf16_agrees_with_encoding_rs() {
+        for (a, alphabet) in ALPHABETS.iter().enumerate() {
+            for len in (0..300).chain([4096, 70_000]) {
+                let s = text(alphabet, len, (a * 1000 + len) as u64);
+                for skip in [0, 1, 7, 63] {
+                    let Some(s) = s.get(skip.min(s.len())..) else {
+                        continue;
+                    };
+                    let mut want = vec![0; s.len()];
+                    let n = encoding_rs::mem::convert_str_to_utf16(s, &mut want);
+                    // Written after 3 units already there, into a vector too short at first.
+                    let mut got = vec![0xAAAA; 3];
+                    assert_eq!(utf8_to_utf16_at(s, &mut got, 3), n, "{a} {len} {skip}");
+                    assert_eq!(got[..3], [0xAAAA; 3]);
+                    assert_eq!(got[3..3 + n], want[..n], "{a} {len} {skip}");
+                }
+            }
+        }
+    }
+
+    /// The same texts as UTF-16, with lone surrogates and split pairs at every place a stretch
+    /// can end, to UTF-8: the same bytes as encoding_rs.
+    #[test]
+    fn utf16_to_utf8_agrees_with_encoding_rs() {
+        let mut inputs: Vec<Vec<u16>> = Vec::new();
+        for (a, alphabet) in ALPHABETS.iter().enumerate() {
+            for len in (0..300).chain([4096, 70_000]) {
+                inputs.push(
+                    text(alphabet, len, (a * 7 + len) as u64)
+                        .encode_utf16()
+                        .collect(),
+                );
+            }
+        }
+        // Lone and paired surrogates around the 32-unit steps and the stretch's end.
+        for at in [0, 1, 31, 32, 33, 511, 512, 513, 543, 544] {
+            for pair in [
+                [0xD83D, 0xDC99],
+                [0xD83D, 0x61],
+                [0xDC99, 0xD83D],
+                [0xE9, 0xDC99],
+            ] {
+                let mut units: Vec<u16> = "é".repeat(600).encode_utf16().collect();
+                units[at] = 0x4E00;
+                units[at + 1] = pair[0];
+                units[at + 2] = pair[1];
+                inputs.push(units);
+            }
+        }
+        for units in &inputs {
+            let mut want = vec![0; units.len() * 3];
+            let n = encoding_rs::mem::convert_utf16_to_utf8(units, &mut want);
+            let mut got = b"pre".to_vec();
+            append_utf16_as_utf8(units, &mut got);
+            assert_eq!(got[..3], *b"pre");
+            assert_eq!(got[3..], want[..n]);
+        }
+    }
+
+    /// Every byte value at every place in a 32-byte step, and long mixed runs: the same bytes
+    /// as encoding_rs.
+    #[test]
+    fn latin1_to_utf8_agrees_with_encoding_rs() {
+        let mut inputs: Vec<Vec<u8>> = Vec::new();
+        for b in 0..=255u8 {
+            for at in [0, 5, 31, 32, 40, 63] {
+                let mut bytes = vec![b'x'; 70];
+                bytes[at] = b;
+                inputs.push(bytes);
+            }
+        }
+        for len in (0..200).chain([70_000]) {
+            let s = text(ALPHABETS[1], len, len as u64);
+            inputs.push(s.chars().map(|c| c as u8).collect());
+        }
+        for bytes in &inputs {
+            let mut want = vec![0; bytes.len() * 2];
+            let n = encoding_rs::mem::convert_latin1_to_utf8(bytes, &mut want);
+            let mut got = b"pre".to_vec();
+            append_latin1_as_utf8(bytes, &mut got);
+            assert_eq!(got[..3], *b"pre");
+            assert_eq!(got[3..], want[..n]);
+        }
+    }
+}
