@@ -119,12 +119,38 @@ fn convert_code_unit_to_scalar_value(pending: &Cell<Option<u16>>, item: u16) -> 
     Converted::Scalar(item32)
 }
 
+/// The output bytes of an encoding: written from the start of a buffer whose length stays at
+/// its largest (every byte of it initialized), so a reused buffer is neither zero-filled nor
+/// grown again for each chunk.
+#[derive(Default)]
+pub(crate) struct Encoded {
+    buf: Vec<u8>,
+    end: usize,
+}
+
+impl Encoded {
+    /// Appends `bytes`.
+    fn push(&mut self, bytes: &[u8]) {
+        let end = self.end + bytes.len();
+        if self.buf.len() < end {
+            self.buf.resize(end, 0);
+        }
+        self.buf[self.end..end].copy_from_slice(bytes);
+        self.end = end;
+    }
+
+    /// The bytes written.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.buf[..self.end]
+    }
+}
+
 /// UTF-8's encoder handler for one scalar value (it never returns error).
-fn utf8_encode(scalar: u32, output: &mut Vec<u8>) {
+fn utf8_encode(scalar: u32, output: &mut Encoded) {
     // Every value passed here is a scalar value (surrogates were replaced above).
     let c = char::from_u32(scalar).unwrap_or(char::REPLACEMENT_CHARACTER);
     let mut buf = [0u8; 4];
-    output.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+    output.push(c.encode_utf8(&mut buf).as_bytes());
 }
 
 /// Encodes the code units of one chunk to UTF-8, carrying a high surrogate at its end over to
@@ -136,7 +162,7 @@ fn utf8_encode(scalar: u32, output: &mut Vec<u8>) {
 /// high surrogate from the previous chunk and a high surrogate that ends this one take the
 /// per-unit steps. `encode_code_units_per_unit` (tests) is the loop as written, and the tests
 /// check the two agree. The bytes are appended to `output`.
-fn encode_code_units_into(pending: &Cell<Option<u16>>, input: CodeUnits<'_>, output: &mut Vec<u8>) {
+fn encode_code_units_into(pending: &Cell<Option<u16>>, input: CodeUnits<'_>, output: &mut Encoded) {
     let units = match input {
         CodeUnits::Latin1(bytes) => {
             if bytes.is_empty() {
@@ -147,7 +173,7 @@ fn encode_code_units_into(pending: &Cell<Option<u16>>, input: CodeUnits<'_>, out
             if pending.take().is_some() {
                 utf8_encode(0xFFFD, output);
             }
-            super::transcode::append_latin1_as_utf8(bytes, output);
+            output.end += super::transcode::latin1_to_utf8_at(bytes, &mut output.buf, output.end);
             return;
         }
         CodeUnits::Utf16(units) => units,
@@ -175,7 +201,7 @@ fn encode_code_units_into(pending: &Cell<Option<u16>>, input: CodeUnits<'_>, out
             rest = init;
         }
     }
-    super::transcode::append_utf16_as_utf8(rest, output);
+    output.end += super::transcode::utf16_to_utf8_at(rest, &mut output.buf, output.end);
 }
 
 /// The most bytes [`with_encoded`]'s buffer keeps between calls (1 MiB).
@@ -187,29 +213,44 @@ thread_local! {
     static ENCODED: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
 }
 
-/// [`encode_code_units_into`] a buffer reused from call to call, which `f` gets (it may append
-/// to it): a chunk's encoding allocates nothing once the buffer has grown to the chunks' size
-/// (a fresh three-bytes-per-unit block per chunk was a fresh mapping, faulted in page by page).
+/// Runs `f` with an empty [`Encoded`] whose buffer is reused from call to call: a chunk's
+/// encoding allocates nothing once the buffer has grown to the chunks' size, and zero-fills
+/// nothing (a fresh three-bytes-per-unit block per chunk was a fresh mapping, faulted in page
+/// by page; a cleared one was zero-filled again).
+pub(crate) fn with_encoded_buffer<R>(f: impl FnOnce(&mut Encoded) -> R) -> R {
+    let mut output = Encoded {
+        buf: ENCODED.with(Cell::take),
+        end: 0,
+    };
+    let result = f(&mut output);
+    if output.buf.len() <= ENCODED_KEEP {
+        ENCODED.with(|kept| kept.set(output.buf));
+    }
+    result
+}
+
+/// [`encode_code_units_into`] a reused buffer ([`with_encoded_buffer`]), then, when `flush`,
+/// U+FFFD for a high surrogate still pending (which is cleared); `f` gets the bytes.
 pub(crate) fn with_encoded<R>(
     pending: &Cell<Option<u16>>,
     input: CodeUnits<'_>,
-    f: impl FnOnce(&mut Vec<u8>) -> R,
+    flush: bool,
+    f: impl FnOnce(&[u8]) -> R,
 ) -> R {
-    let mut output = ENCODED.with(Cell::take);
-    output.clear();
-    encode_code_units_into(pending, input, &mut output);
-    let result = f(&mut output);
-    if output.capacity() <= ENCODED_KEEP {
-        ENCODED.with(|kept| kept.set(output));
-    }
-    result
+    with_encoded_buffer(|output| {
+        encode_code_units_into(pending, input, output);
+        if flush && pending.take().is_some() {
+            utf8_encode(0xFFFD, output);
+        }
+        f(output.bytes())
+    })
 }
 
 /// Step 4's loop of "encode and enqueue a chunk" as written, one unit at a time (the oracle
 /// of [`encode_code_units_into`]).
 #[cfg(test)]
 fn encode_code_units_per_unit(pending: &Cell<Option<u16>>, input: &[u16]) -> Vec<u8> {
-    let mut output = Vec::new();
+    let mut output = Encoded::default();
     for &item in input {
         match convert_code_unit_to_scalar_value(pending, item) {
             Converted::Scalar(scalar) => utf8_encode(scalar, &mut output),
@@ -224,7 +265,7 @@ fn encode_code_units_per_unit(pending: &Cell<Option<u16>>, input: &[u16]) -> Vec
             }
         }
     }
-    output
+    output.bytes().to_vec()
 }
 
 /// <https://encoding.spec.whatwg.org/#encode-and-enqueue-a-chunk>
@@ -235,27 +276,24 @@ pub(crate) fn encode_and_enqueue_a_chunk(
     ctx: &mut Cx,
 ) -> JsResult<()> {
     // 1. Let input be the result of converting chunk to a DOMString.
-    let input = chunk.to_string(ctx)?;
     // 2. Convert input to an I/O queue of code units.
     // 3. Let output be the I/O queue of bytes « end-of-queue ».
     // 4. While true: read each item, convert it to a scalar value, and process the result for
     //    the UTF-8 encoder.
     // 4.2. If item is end-of-queue, then:
     // 4.2.1. Convert output into a byte sequence.
+    //    (The string's code units are read in place, into a reused buffer.)
     // 4.2.2. If output is non-empty, then:
     // 4.2.2.1. Let chunk be a Uint8Array object wrapping an ArrayBuffer containing output.
-    let chunk = {
-        let e = encoder.borrow();
-        with_encoded(
-            &e.data().pending_high_surrogate,
-            input.code_units(),
-            |output| {
-                (!output.is_empty())
-                    .then(|| new_uint8_array(output, ctx))
-                    .transpose()
-            },
-        )?
-    };
+    let chunk = with_encoded_buffer(|output| {
+        chunk.with_code_units(ctx, |units| {
+            let e = encoder.borrow();
+            encode_code_units_into(&e.data().pending_high_surrogate, units, output);
+        })?;
+        (!output.bytes().is_empty())
+            .then(|| new_uint8_array(output.bytes(), ctx))
+            .transpose()
+    })?;
     match chunk {
         // 4.2.2.2. Enqueue chunk into encoder's transform.
         Some(chunk) => transform_stream_default_controller_enqueue(controller, chunk, ctx),
@@ -288,9 +326,9 @@ mod tests {
 
     /// [`encode_code_units_into`] a new vector.
     fn encode_code_units(pending: &Cell<Option<u16>>, input: CodeUnits<'_>) -> Vec<u8> {
-        let mut output = Vec::new();
+        let mut output = Encoded::default();
         encode_code_units_into(pending, input, &mut output);
-        output
+        output.bytes().to_vec()
     }
 
     fn encode(chunks: &[&[u16]]) -> Vec<Vec<u8>> {

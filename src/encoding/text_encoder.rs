@@ -64,10 +64,7 @@ fn encode(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     //    (The whole string at once: the streams' encoder with nothing pending is this loop, a
     //    high surrogate left pending at the end being a lone one, U+FFFD.)
     let pending = std::cell::Cell::new(None);
-    super::encoder::with_encoded(&pending, input.code_units(), |output| {
-        if pending.get().is_some() {
-            output.extend_from_slice("\u{FFFD}".as_bytes());
-        }
+    super::encoder::with_encoded(&pending, input.code_units(), true, |output| {
         engine::new_uint8_array(output, ctx)
     })
 }

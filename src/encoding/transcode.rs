@@ -35,41 +35,40 @@ pub(crate) fn utf8_to_utf16_at(src: &str, out: &mut Vec<u16>, at: usize) -> usiz
     encoding_rs::mem::convert_str_to_utf16(src, dst)
 }
 
-/// Appends `src`, UTF-16, to `out` as UTF-8, each lone surrogate as U+FFFD (encoding_rs's
-/// `convert_utf16_to_utf8`).
-pub(crate) fn append_utf16_as_utf8(src: &[u16], out: &mut Vec<u8>) {
-    let start = out.len();
-    out.resize(start.saturating_add(src.len().saturating_mul(3)), 0);
-    let dst = &mut out[start..];
+/// Converts `src`, UTF-16, to UTF-8 written into `out` from index `at`, each lone surrogate
+/// as U+FFFD (encoding_rs's `convert_utf16_to_utf8`), growing `out` (zero-filling only what
+/// is new) when it is shorter than 3 bytes per unit past `at`; returns how many bytes it wrote.
+pub(crate) fn utf16_to_utf8_at(src: &[u16], out: &mut Vec<u8>, at: usize) -> usize {
+    let room = at.saturating_add(src.len().saturating_mul(3));
+    if out.len() < room {
+        out.resize(room, 0);
+    }
+    let dst = &mut out[at..];
     #[cfg(target_arch = "x86_64")]
-    let written = if x86::has_avx512() {
+    if x86::has_avx512() {
         // SAFETY: the CPU has every feature `x86::utf16_to_utf8` enables (just checked), and
-        // `dst` holds 3 bytes per unit of `src` (the resize above), its one precondition.
-        unsafe { x86::utf16_to_utf8(src, dst) }
-    } else {
-        encoding_rs::mem::convert_utf16_to_utf8(src, dst)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let written = encoding_rs::mem::convert_utf16_to_utf8(src, dst);
-    out.truncate(start + written);
+        // `dst` holds 3 bytes per unit of `src` (`out` was grown above), its one precondition.
+        return unsafe { x86::utf16_to_utf8(src, dst) };
+    }
+    encoding_rs::mem::convert_utf16_to_utf8(src, dst)
 }
 
-/// Appends `src`, Latin-1 (bytes as the code points U+0000 to U+00FF), to `out` as UTF-8.
-pub(crate) fn append_latin1_as_utf8(src: &[u8], out: &mut Vec<u8>) {
-    let start = out.len();
-    out.resize(start.saturating_add(src.len().saturating_mul(2)), 0);
-    let dst = &mut out[start..];
+/// Converts `src`, Latin-1 (bytes as the code points U+0000 to U+00FF), to UTF-8 written
+/// into `out` from index `at`, growing `out` (zero-filling only what is new) when it is
+/// shorter than 2 bytes per byte past `at`; returns how many bytes it wrote.
+pub(crate) fn latin1_to_utf8_at(src: &[u8], out: &mut Vec<u8>, at: usize) -> usize {
+    let room = at.saturating_add(src.len().saturating_mul(2));
+    if out.len() < room {
+        out.resize(room, 0);
+    }
+    let dst = &mut out[at..];
     #[cfg(target_arch = "x86_64")]
-    let written = if x86::has_avx512() {
+    if x86::has_avx512() {
         // SAFETY: the CPU has every feature `x86::latin1_to_utf8` enables (just checked), and
-        // `dst` holds 2 bytes per byte of `src` (the resize above), its one precondition.
-        unsafe { x86::latin1_to_utf8(src, dst) }
-    } else {
-        encoding_rs::mem::convert_latin1_to_utf8(src, dst)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let written = encoding_rs::mem::convert_latin1_to_utf8(src, dst);
-    out.truncate(start + written);
+        // `dst` holds 2 bytes per byte of `src` (`out` was grown above), its one precondition.
+        return unsafe { x86::latin1_to_utf8(src, dst) };
+    }
+    encoding_rs::mem::convert_latin1_to_utf8(src, dst)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -205,7 +204,7 @@ mod x86 {
         (lanes, keep)
     }
 
-    /// [`super::append_utf16_as_utf8`]'s conversion with AVX-512, into `dst`; returns the bytes
+    /// [`super::utf16_to_utf8_at`]'s conversion with AVX-512, into `dst`; returns the bytes
     /// written.
     ///
     /// # Safety
@@ -251,7 +250,7 @@ mod x86 {
         o + encoding_rs::mem::convert_utf16_to_utf8(&src[i..], &mut dst[o..])
     }
 
-    /// [`super::append_latin1_as_utf8`]'s conversion with AVX-512, into `dst`; returns the bytes
+    /// [`super::latin1_to_utf8_at`]'s conversion with AVX-512, into `dst`; returns the bytes
     /// written.
     ///
     /// # Safety
@@ -374,10 +373,11 @@ mod tests {
         for units in &inputs {
             let mut want = vec![0; units.len() * 3];
             let n = encoding_rs::mem::convert_utf16_to_utf8(units, &mut want);
+            // Written after 3 bytes already there, into a vector too short at first.
             let mut got = b"pre".to_vec();
-            append_utf16_as_utf8(units, &mut got);
+            assert_eq!(utf16_to_utf8_at(units, &mut got, 3), n);
             assert_eq!(got[..3], *b"pre");
-            assert_eq!(got[3..], want[..n]);
+            assert_eq!(got[3..3 + n], want[..n]);
         }
     }
 
@@ -401,9 +401,9 @@ mod tests {
             let mut want = vec![0; bytes.len() * 2];
             let n = encoding_rs::mem::convert_latin1_to_utf8(bytes, &mut want);
             let mut got = b"pre".to_vec();
-            append_latin1_as_utf8(bytes, &mut got);
+            assert_eq!(latin1_to_utf8_at(bytes, &mut got, 3), n);
             assert_eq!(got[..3], *b"pre");
-            assert_eq!(got[3..], want[..n]);
+            assert_eq!(got[3..3 + n], want[..n]);
         }
     }
 }

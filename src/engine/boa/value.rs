@@ -107,6 +107,17 @@ impl Value {
         self.0.to_string(ctx).map(JsString).map_err(JsError::from)
     }
 
+    /// `? ToString(value)`, then `f` on the result's code units, in place (Boa's strings are
+    /// Latin-1 or UTF-16). `f` must not call into the engine.
+    pub fn with_code_units<R>(
+        &self,
+        ctx: &mut Context,
+        f: impl FnOnce(crate::engine::CodeUnits<'_>) -> R,
+    ) -> JsResult<R> {
+        let string = self.to_string(ctx)?;
+        Ok(f(string.code_units()))
+    }
+
     /// `? ToNumber(value)`.
     #[inline]
     pub fn to_number(&self, ctx: &mut Context) -> JsResult<f64> {

@@ -61,6 +61,41 @@ impl JsString {
         string
     }
 
+    /// Runs `f` on the code units of `value`, a string, in place where QuickJS keeps them as
+    /// UTF-16 (a wide flat string), else on a wide copy QuickJS makes; `f` gets no units
+    /// outside any context or out of memory (as [`JsString::from_string_value`] gets the
+    /// empty string). `f` must not call into the engine.
+    pub(crate) fn with_units_of_string_value<R>(value: &Value, f: impl FnOnce(&[u16]) -> R) -> R {
+        let ctx = current_ctx();
+        if ctx.is_null() {
+            return f(&[]);
+        }
+        let mut len: q::size_t = 0;
+        // SAFETY: as in `from_string_value`: `ctx` is live and of the value's runtime, `value`
+        // a live string borrowed for the call (no script runs), `len` a valid `size_t`. On
+        // success the units are those of a string QuickJS holds a count of for us, valid until
+        // `JS_FreeCStringUTF16`.
+        let ptr = unsafe { q::JS_ToCStringLenUTF16(ctx, &mut len, value.raw()) };
+        if ptr.is_null() {
+            // SAFETY: as in `from_string_value`: the pending exception is ours to free.
+            let rt = unsafe { q::JS_GetRuntime(ctx) };
+            // SAFETY: as in `from_string_value`.
+            let exception = unsafe { q::JS_GetException(ctx) };
+            drop(Value::from_raw(rt, exception));
+            return f(&[]);
+        }
+        // SAFETY: `ptr` is non-null, aligned and points to `len` initialized units (above),
+        // which nothing writes while the slice lives: QuickJS does not mutate a string's
+        // units, `f` does not call into the engine (this function's contract), and the slice
+        // ends with `f`, before the buffer is freed.
+        let units = unsafe { std::slice::from_raw_parts(ptr, len as usize) };
+        let result = f(units);
+        // SAFETY: `ptr` came from `JS_ToCStringLenUTF16` on `ctx` and is given back once;
+        // the slice is gone (it was moved into `f`, which has returned).
+        unsafe { q::JS_FreeCStringUTF16(ctx, ptr) };
+        result
+    }
+
     /// The string as a QuickJS value of `cx` (`undefined` if QuickJS cannot make it: past its
     /// string length limit, or out of memory; see [`JsString::try_to_value_in`]).
     pub(crate) fn to_value_in(&self, cx: &mut Cx) -> Value {

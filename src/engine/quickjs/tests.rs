@@ -191,3 +191,41 @@ fn strings_past_the_length_limit_are_range_errors() {
     // A short one is made.
     assert!(string_value_from_utf16(&[0x61; 16], &mut cx).is_ok());
 }
+
+/// `with_code_units` lends a string's units: an 8-bit string's widened, a wide string's in
+/// place, anything else's after ToString, whose error it returns.
+#[test]
+fn code_units_of_values() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let units = |v: &Value, cx: &mut Cx| {
+        v.with_code_units(cx, |u| match u {
+            crate::engine::CodeUnits::Utf16(u) => u.to_vec(),
+            crate::engine::CodeUnits::Latin1(b) => b.iter().map(|&b| u16::from(b)).collect(),
+        })
+    };
+    for (source, text) in [
+        ("'caf\\u00e9'", "café"),
+        ("'\\u6c34\\ud83d'", "\u{6c34}\u{FFFD}"),
+        ("12.5", "12.5"),
+        ("({ toString() { return 'x' + 'y'; } })", "xy"),
+    ] {
+        let v = eval(&mut cx, source);
+        let got = units(&v, &mut cx).expect("converted");
+        // The lone surrogate is kept as a unit; compare it as such.
+        let want: Vec<u16> = text
+            .encode_utf16()
+            .map(|u| if u == 0xFFFD { 0xD83D } else { u })
+            .collect();
+        assert_eq!(got, want, "{source}");
+    }
+    let throws = eval(&mut cx, "({ toString() { throw new TypeError('no'); } })");
+    let error = units(&throws, &mut cx).expect_err("ToString threw");
+    let thrown = thrown_value(error, &mut cx).expect("the error's value");
+    let message = thrown
+        .as_object()
+        .expect("an error object")
+        .get("message", &mut cx)
+        .expect("its message");
+    assert_eq!(message.as_string().map(|s| s.to_vec()), Some(vec![0x6E, 0x6F]));
+}

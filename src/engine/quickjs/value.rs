@@ -222,6 +222,25 @@ impl Value {
         Ok(JsString::from_string_value(&string))
     }
 
+    /// ToString, then `f` on the result's code units, in place where the engine keeps them as
+    /// such (no copy into a [`JsString`]). `f` must not call into the engine.
+    pub fn with_code_units<R>(
+        &self,
+        ctx: &mut Cx,
+        f: impl FnOnce(crate::engine::CodeUnits<'_>) -> R,
+    ) -> JsResult<R> {
+        let string = if self.is_string() {
+            self.clone()
+        } else {
+            // SAFETY: as in `to_string`.
+            let raw = unsafe { q::JS_ToString(ctx.raw(), self.raw) };
+            check(ctx, raw)?
+        };
+        Ok(JsString::with_units_of_string_value(&string, |units| {
+            f(crate::engine::CodeUnits::Utf16(units))
+        }))
+    }
+
     /// ToNumber.
     pub fn to_number(&self, ctx: &mut Cx) -> JsResult<f64> {
         if let Some(n) = self.as_number() {
