@@ -156,6 +156,178 @@ const shapes = {
   } },
 };
 
+// workerd #5838's matrix: Tiny 64 B x 256, Small 256 B x 100, Medium 4 KiB x 100 and Large
+// 64 KiB x 16, each from five kinds of source, read by Response.arrayBuffer(). `value-hwm0` and
+// `value-hwm16k`: a value stream whose pull enqueues one fresh Uint8Array, with a
+// ByteLengthQueuingStrategy of high-water mark 0 or 16 KiB; `byte`: the same as a byte stream;
+// `auto`: a byte stream with autoAllocateChunkSize, its pull responding to the BYOB request;
+// `microtask`: a value stream whose pull enqueues its chunk one microtask later.
+const MATRIX = { tiny: [64, 256], small: [256, 100], medium: [4 * KiB, 100], large: [CHUNK, 16] };
+const MATRIX_SOURCES = {
+  'value-hwm0': (size, count) => {
+    let i = 0;
+    return new ReadableStream({
+      pull(c) {
+        c.enqueue(new Uint8Array(size));
+        if (++i === count) c.close();
+      },
+    }, new ByteLengthQueuingStrategy({ highWaterMark: 0 }));
+  },
+  'value-hwm16k': (size, count) => {
+    let i = 0;
+    return new ReadableStream({
+      pull(c) {
+        c.enqueue(new Uint8Array(size));
+        if (++i === count) c.close();
+      },
+    }, new ByteLengthQueuingStrategy({ highWaterMark: 16 * KiB }));
+  },
+  byte: (size, count) => {
+    let i = 0;
+    return new ReadableStream({
+      type: 'bytes',
+      pull(c) {
+        c.enqueue(new Uint8Array(size));
+        if (++i === count) c.close();
+      },
+    });
+  },
+  auto: (size, count) => {
+    let i = 0;
+    return new ReadableStream({
+      type: 'bytes',
+      autoAllocateChunkSize: size,
+      pull(c) {
+        const r = c.byobRequest;
+        r.respond(Math.min(size, r.view.byteLength));
+        if (++i === count) c.close();
+      },
+    });
+  },
+  microtask: (size, count) => {
+    let i = 0;
+    return new ReadableStream({
+      pull(c) {
+        return Promise.resolve().then(() => {
+          c.enqueue(new Uint8Array(size));
+          if (++i === count) c.close();
+        });
+      },
+    });
+  },
+};
+for (const [sizeName, [size, count]] of Object.entries(MATRIX)) {
+  for (const [kind, make] of Object.entries(MATRIX_SOURCES)) {
+    shapes['matrix-' + sizeName + '-' + kind] = {
+      chunks: count,
+      bodies: Math.max(4, Math.round((40 * 16 * CHUNK) / (size * count) / 8)),
+      async run() {
+        const b = await new Response(make(size, count)).arrayBuffer();
+        if (b.byteLength !== size * count) throw new Error('length ' + b.byteLength);
+      },
+    };
+  }
+}
+
+// Bun's webstreams-throughput shapes: 512 x 64 KiB (32 MiB a pass, as Deno's) through each way
+// of reading a stream.
+const TPUT = 512;
+async function tputByob() {
+  const reader = byteSource(TPUT).getReader({ mode: 'byob' });
+  let buffer = new ArrayBuffer(CHUNK);
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read(new Uint8Array(buffer));
+    if (done) break;
+    n += value.byteLength;
+    buffer = value.buffer;
+  }
+  if (n !== TPUT * CHUNK) throw new Error('length ' + n);
+}
+function countingSink() {
+  const sink = { n: 0 };
+  sink.stream = new WritableStream({ write(c) { sink.n += c.byteLength; } });
+  return sink;
+}
+Object.assign(shapes, {
+  'tput-read': { chunks: TPUT, bodies: 2, async run() {
+    const n = await drain(pullSource(TPUT));
+    if (n !== TPUT * CHUNK) throw new Error('length ' + n);
+  } },
+  'tput-for-await': { chunks: TPUT, bodies: 2, async run() {
+    let n = 0;
+    // Async iteration of a stream, where the runtime has it (all of ours do).
+    for await (const c of pullSource(TPUT)) n += c.byteLength;
+    if (n !== TPUT * CHUNK) throw new Error('length ' + n);
+  } },
+  'tput-pipeto': { chunks: TPUT, bodies: 2, async run() {
+    const sink = countingSink();
+    await pullSource(TPUT).pipeTo(sink.stream);
+    if (sink.n !== TPUT * CHUNK) throw new Error('length ' + sink.n);
+  } },
+  'tput-pipethrough': { chunks: TPUT, bodies: 2, async run() {
+    const sink = countingSink();
+    await pullSource(TPUT).pipeThrough(new TransformStream()).pipeTo(sink.stream);
+    if (sink.n !== TPUT * CHUNK) throw new Error('length ' + sink.n);
+  } },
+  'tput-tee': { chunks: TPUT, bodies: 2, async run() {
+    const [a, b] = pullSource(TPUT).tee();
+    const [x, y] = await Promise.all([drain(a), drain(b)]);
+    if (x + y !== 2 * TPUT * CHUNK) throw new Error('length');
+  } },
+  'tput-arraybuffer': { chunks: TPUT, bodies: 2, async run() {
+    const b = await new Response(pullSource(TPUT)).arrayBuffer();
+    if (b.byteLength !== TPUT * CHUNK) throw new Error('length');
+  } },
+  'tput-bytes-default': { chunks: TPUT, bodies: 2, async run() {
+    const n = await drain(byteSource(TPUT));
+    if (n !== TPUT * CHUNK) throw new Error('length ' + n);
+  } },
+  'tput-bytes-byob': { chunks: TPUT, bodies: 2, run: tputByob },
+  'tput-text': { chunks: TPUT, bodies: 2, async run() {
+    const t = await new Response(listSource(TPUT, (i) => TEXT[i & 3])).text();
+    if (t.length < TPUT * 60000) throw new Error('length ' + t.length);
+  } },
+  // deflate (zlib) both ways, as gzip-roundtrip.
+  'deflate-roundtrip': { chunks: 16, bodies: 4, async run() {
+    const out = listSource(16, (i) => TEXT[i & 3])
+      .pipeThrough(new CompressionStream('deflate'))
+      .pipeThrough(new DecompressionStream('deflate'));
+    const n = await drain(out);
+    if (n !== 16 * CHUNK) throw new Error('length ' + n);
+  } },
+  // A 1 MiB JSON body in 16 chunks, read with json().
+  'response-json': { chunks: 16, bodies: 8, async run() {
+    const v = await new Response(listSource(16, (i) => JSON_CHUNKS[i])).json();
+    if (v.length !== JSON_ROWS) throw new Error('rows ' + v.length);
+  }, async floor() {
+    let text = '';
+    const decoder = new TextDecoder();
+    for (let i = 0; i < 16; i++) text += decoder.decode(JSON_CHUNKS[i], { stream: true });
+    const v = JSON.parse(text + decoder.decode());
+    if (v.length !== JSON_ROWS) throw new Error('rows ' + v.length);
+  } },
+});
+
+// 1 MiB of JSON (an array of small records), cut into 16 chunks of 64 KiB.
+const JSON_ROWS = (() => {
+  let rows = 0;
+  let size = 2;
+  while (size < 16 * CHUNK - 200) {
+    size += JSON.stringify({ id: rows, name: 'row ' + rows, score: rows * 0.5, ok: rows % 3 === 0 }).length + 1;
+    rows++;
+  }
+  return rows - 1;
+})();
+const JSON_CHUNKS = (() => {
+  const rows = [];
+  for (let i = 0; i < JSON_ROWS; i++) rows.push({ id: i, name: 'row ' + i, score: i * 0.5, ok: i % 3 === 0 });
+  const bytes = new TextEncoder().encode(JSON.stringify(rows));
+  const padded = new Uint8Array(16 * CHUNK).fill(0x20);
+  padded.set(bytes);
+  return Array.from({ length: 16 }, (_, i) => padded.subarray(i * CHUNK, (i + 1) * CHUNK));
+})();
+
 const BLOB = new Blob(Array.from({ length: 16 }, (_, i) => TEXT[i & 3]));
 const STRINGS = TEXT.map((t) => new TextDecoder().decode(t).slice(0, CHUNK));
 
