@@ -157,6 +157,24 @@ pub(crate) unsafe extern "C" fn function_call_hook(
 /// A function object of ours: `length`, then `name` (both { [[Configurable]]: true }), with
 /// %Function.prototype% as its prototype.
 fn new_function_object(cx: &mut Cx, name: &str, length: usize, native: NativeFunction) -> Object {
+    let object = new_bare_function_object(cx, native);
+    let configurable = |v: Value| {
+        super::PropertyDescriptor::builder()
+            .value(v)
+            .writable(false)
+            .enumerable(false)
+            .configurable(true)
+    };
+    let _ = object.define_property_or_throw("length", configurable(Value::from(length)), cx);
+    let name = new_string(cx, name);
+    let _ = object.define_property_or_throw("name", configurable(name), cx);
+    object
+}
+
+/// A function object of ours running `native`, without the `length` and `name` properties a
+/// built-in function has: for functions no script can reach, whose two property definitions
+/// (each a shape transition) would be most of their cost.
+fn new_bare_function_object(cx: &mut Cx, native: NativeFunction) -> Object {
     let constructor = matches!(
         native,
         NativeFunction::Pointer {
@@ -190,18 +208,7 @@ fn new_function_object(cx: &mut Cx, name: &str, length: usize, native: NativeFun
         }
     }
     let value = check(cx, raw).unwrap_or_default();
-    let object = Object::from_value_unchecked(value);
-    let configurable = |v: Value| {
-        super::PropertyDescriptor::builder()
-            .value(v)
-            .writable(false)
-            .enumerable(false)
-            .configurable(true)
-    };
-    let _ = object.define_property_or_throw("length", configurable(Value::from(length)), cx);
-    let name = new_string(cx, name);
-    let _ = object.define_property_or_throw("name", configurable(name), cx);
-    object
+    Object::from_value_unchecked(value)
 }
 
 /// A built-in function (not a constructor) running `f`.
@@ -254,6 +261,16 @@ pub(crate) fn new_closure<D: Trace + 'static>(
         length,
         NativeFunction::Closure(Box::new(Closure { data, f })),
     )
+}
+
+/// A closure as a function object that no script can reach (a promise reaction's handler,
+/// which only the promise machinery calls): [`new_closure`] without `length` and `name`.
+pub(crate) fn new_hidden_closure<D: Trace + 'static>(
+    cx: &mut Cx,
+    data: D,
+    f: ClosureFn<D>,
+) -> Object {
+    new_bare_function_object(cx, NativeFunction::Closure(Box::new(Closure { data, f })))
 }
 
 /// `? Call(function, this, args)`: a TypeError if `function` is not callable.

@@ -6,7 +6,7 @@
 
 use std::ffi::{c_int, c_void};
 
-use super::call::new_closure;
+use super::call::new_hidden_closure;
 use super::core::{check, current_ctx, q, take_exception, Marker, Trace, UNDEFINED};
 use super::intrinsics::Intrinsic;
 use super::*;
@@ -250,20 +250,18 @@ pub fn react<T: Trace + 'static>(
         on_fulfilled,
         on_rejected,
     });
-    let fulfilled = new_closure(
+    // The handlers are reachable only through the promise's reaction records (nothing gives
+    // them to script), so they need no `length` or `name`.
+    let fulfilled = new_hidden_closure(
         ctx,
-        "",
-        1,
         reaction.clone(),
         |reaction: &Shared<Reaction<T>>, _, args, ctx| {
             let value = args.first().cloned().unwrap_or_default();
             (reaction.on_fulfilled)(&reaction.data, value, ctx).map(|()| Value::undefined())
         },
     );
-    let rejected = new_closure(
+    let rejected = new_hidden_closure(
         ctx,
-        "",
-        1,
         reaction,
         |reaction: &Shared<Reaction<T>>, _, args, ctx| {
             let reason = args.first().cloned().unwrap_or_default();

@@ -227,5 +227,8 @@ fn code_units_of_values() {
         .expect("an error object")
         .get("message", &mut cx)
         .expect("its message");
-    assert_eq!(message.as_string().map(|s| s.to_vec()), Some(vec![0x6E, 0x6F]));
+    assert_eq!(
+        message.as_string().map(|s| s.to_vec()),
+        Some(vec![0x6E, 0x6F])
+    );
 }
