@@ -76,6 +76,9 @@ fn with_utf8_decoded<R>(bytes: &[u8], f: impl FnOnce(&[u16]) -> R) -> R {
     // code units.
     let mut decoder = encoding_rs::UTF_8.new_decoder_without_bom_handling();
     let mut units = UTF8_SCRATCH.with(std::cell::Cell::take);
+    // Room for every unit the bytes can give (one per byte, and a U+FFFD at the end), in one
+    // block, a large one advised to use huge pages (a body's worth of fresh memory).
+    crate::engine::huge_pages::reserve_exact_total(&mut units, bytes.len().saturating_add(1));
     // In replacement mode the decoder reports no error.
     let written =
         common::run_decoder_into(&mut decoder, false, bytes, true, &mut units).unwrap_or_default();

@@ -145,6 +145,7 @@ pub(crate) use backend::diff_hook::{
 // ---- Engine-free code over the contract ----
 
 mod buffer;
+pub(crate) mod huge_pages;
 mod slot;
 #[allow(unused_imports)]
 pub use buffer::{

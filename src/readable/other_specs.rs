@@ -382,7 +382,7 @@ traced! {
 struct ReadAllBytes {
     reader: Object<ReadableStreamDefaultReader>,
     #[unsafe_ignore_trace]
-    bytes: std::cell::RefCell<ByteBlock>,
+    bytes: std::cell::RefCell<ReadBytes>,
     steps: Slot<Option<Box<dyn ReadAllBytesSteps>>>,
     /// A read is in progress on the Rust stack (inside [`read_loop`]'s call).
     #[unsafe_ignore_trace]
@@ -405,7 +405,7 @@ impl ReadRequestSteps for ReadLoopRequest {
         // 1. If chunk is not a Uint8Array object, call failureSteps with a TypeError and abort
         //    these steps.
         let is_uint8_array = engine::uint8_array_bytes(&chunk, ctx, |bytes| {
-            state.bytes.borrow_mut().extend_from_slice(bytes);
+            state.bytes.borrow_mut().push(bytes);
             bytes.len()
         });
         if let Some(consumed) = is_uint8_array {
@@ -432,8 +432,7 @@ impl ReadRequestSteps for ReadLoopRequest {
 
     fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
         // 1. Call successSteps with bytes.
-        let mut bytes = std::mem::take(&mut *self.0.bytes.borrow_mut());
-        bytes.shrink_if_sparse();
+        let bytes = std::mem::take(&mut *self.0.bytes.borrow_mut()).into_block();
         let steps = self.0.steps.borrow_mut().take();
         match steps {
             Some(steps) => steps.success_steps(bytes, ctx),
@@ -451,6 +450,52 @@ impl ReadRequestSteps for ReadLoopRequest {
     }
 }
 
+/// The byte sequence "read all bytes" appends each chunk to, kept as the chunks' copies in
+/// parts of at least [`ReadBytes::PART`] bytes and copied once into a block of the exact
+/// length at the end: growing one block by doubling copied a large body about twice and
+/// faulted in every fresh block it outgrew page by page.
+#[derive(Default)]
+struct ReadBytes {
+    /// The chunks' bytes, in order.
+    parts: Vec<Vec<u8>>,
+    /// Their total length.
+    len: usize,
+}
+
+impl std::fmt::Debug for ReadBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ReadBytes({} bytes)", self.len)
+    }
+}
+
+impl ReadBytes {
+    /// The smallest part: small chunks share one.
+    const PART: usize = 64 * 1024;
+
+    /// Appends a copy of `bytes`.
+    fn push(&mut self, bytes: &[u8]) {
+        self.len += bytes.len();
+        if let Some(last) = self.parts.last_mut() {
+            if last.capacity() - last.len() >= bytes.len() {
+                last.extend_from_slice(bytes);
+                return;
+            }
+        }
+        let mut part = Vec::with_capacity(bytes.len().max(Self::PART));
+        part.extend_from_slice(bytes);
+        self.parts.push(part);
+    }
+
+    /// The bytes as one block of exactly their length.
+    fn into_block(self) -> ByteBlock {
+        let mut block = ByteBlock::with_capacity(self.len);
+        for part in &self.parts {
+            block.extend_from_slice(part);
+        }
+        block
+    }
+}
+
 /// <https://streams.spec.whatwg.org/#readablestreamdefaultreader-read-all-bytes>
 pub(crate) fn read_all_bytes(
     reader: &Object<ReadableStreamDefaultReader>,
@@ -460,7 +505,7 @@ pub(crate) fn read_all_bytes(
     // Read-loop given reader, a new byte sequence, successSteps, and failureSteps.
     let state = Shared::new(ReadAllBytes {
         reader: reader.clone(),
-        bytes: std::cell::RefCell::new(ByteBlock::new()),
+        bytes: std::cell::RefCell::new(ReadBytes::default()),
         steps: Slot::new(Some(steps)),
         reading: std::cell::Cell::new(false),
         again: std::cell::Cell::new(false),
@@ -516,4 +561,29 @@ pub(crate) fn is_locked(stream: &Object<ReadableStream>) -> bool {
 /// <https://streams.spec.whatwg.org/#is-readable-stream-disturbed>
 pub(crate) fn is_disturbed(stream: &Object<ReadableStream>) -> bool {
     stream.disturbed()
+}
+
+#[cfg(test)]
+mod read_bytes_tests {
+    use super::ReadBytes;
+
+    /// Chunks of every size relative to a part, empty ones included: small ones share a part,
+    /// and the block holds every byte once, in order, with no spare room.
+    #[test]
+    fn the_chunks_are_joined_in_order_into_one_exact_block() {
+        let mut read = ReadBytes::default();
+        let mut want = Vec::new();
+        for (i, len) in [0, 1, 100, 70_000, 3, 65_536, 65_535, 1].into_iter().enumerate() {
+            let chunk: Vec<u8> = (0..len).map(|j| (i * 31 + j) as u8).collect();
+            read.push(&chunk);
+            want.extend_from_slice(&chunk);
+        }
+        // [0, 1, 100] share the first part; 70,000 gets its own; 3 starts a part that 65,536
+        // does not fit in; 65,535 starts one that the last byte fills.
+        assert_eq!(read.parts.len(), 5);
+        assert_eq!(read.len, want.len());
+        let block = read.into_block();
+        assert_eq!(block.len(), want.len());
+        assert_eq!(block.as_slice(), &want[..]);
+    }
 }

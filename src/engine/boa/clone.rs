@@ -454,6 +454,15 @@ impl ByteBlock {
         Self(AlignedVec::new(0))
     }
 
+    /// An empty block with room for exactly `capacity` bytes, advised to use huge pages when
+    /// it is large ([`crate::engine::huge_pages`]): what "read all bytes" copies a body into
+    /// once its length is known.
+    pub fn with_capacity(capacity: usize) -> Self {
+        let mut block = AlignedVec::with_capacity(0, capacity);
+        crate::engine::huge_pages::advise_huge_pages(block.as_mut_ptr(), block.capacity());
+        Self(block)
+    }
+
     /// Appends a copy of `bytes` (amortized growth, as a vector's).
     pub fn extend_from_slice(&mut self, bytes: &[u8]) {
         self.0.extend_from_slice(bytes);
@@ -462,14 +471,6 @@ impl ByteBlock {
     /// The number of bytes.
     pub fn len(&self) -> usize {
         self.0.len()
-    }
-
-    /// Gives back the spare capacity that growth left when it is more than a quarter of the
-    /// block (one copy), so that a long-lived buffer does not hold up to twice its size.
-    pub fn shrink_if_sparse(&mut self) {
-        if self.0.capacity() - self.0.len() > self.0.len() / 4 {
-            self.0.shrink_to_fit();
-        }
     }
 }
 
