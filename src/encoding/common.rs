@@ -244,9 +244,10 @@ pub(crate) fn run_decoder(
 ///
 /// AD-HOC: for UTF-8 the valid middle of the input skips the decoder: the bytes up to and
 /// including the first ASCII byte go through it (after an ASCII byte a UTF-8 decoder holds
-/// nothing, whatever it held before), then the longest valid UTF-8 that follows is converted
-/// in bulk (`transcode`, which gives what the decoder would, and ends on a character boundary,
-/// so the decoder still holds nothing), then the rest goes through the decoder. The units,
+/// nothing, whatever it held before), then valid UTF-8 that follows is converted in bulk
+/// (`transcode`, which gives what the decoder would, and stops on a character boundary
+/// before any error, so the decoder still holds nothing), then the rest goes through the
+/// decoder. The units,
 /// errors and bytes left in the decoder are those of one decoder run over the whole input.
 pub(crate) fn run_decoder_into(
     decoder: &mut Decoder,
@@ -261,15 +262,10 @@ pub(crate) fn run_decoder_into(
         if let Some(ascii) = input.iter().position(u8::is_ascii) {
             let (head, rest) = input.split_at(ascii + 1);
             let start = run_decoder_from(decoder, fatal, head, false, output, 0, 0)?;
-            let valid = Encoding::utf8_valid_up_to(rest);
-            let (valid, tail) = rest.split_at(valid);
-            // SAFETY: `valid` is the prefix of `rest` that `Encoding::utf8_valid_up_to` found
-            // to be valid UTF-8 (its documented result: the length of the longest valid
-            // prefix), so it is a `str`'s bytes. (std's `from_utf8` would check it a second
-            // time, at about three times encoding_rs's cost.)
-            let valid = unsafe { std::str::from_utf8_unchecked(valid) };
-            let start = start + super::transcode::utf8_to_utf16_at(valid, output, start);
-            let consumed = head.len() + valid.len();
+            let (read, written) = super::transcode::utf8_prefix_to_utf16_at(rest, output, start);
+            let start = start + written;
+            let tail = rest.get(read..).unwrap_or_default();
+            let consumed = head.len() + read;
             return run_decoder_from(decoder, fatal, tail, last, output, start, consumed);
         }
     }

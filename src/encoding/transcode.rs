@@ -1,15 +1,18 @@
 //! Bulk conversions between UTF-8 and UTF-16 (or Latin-1) for text whose characters are mostly
-//! under U+0800: valid UTF-8 to UTF-16 for the UTF-8 decoder, and UTF-16 or Latin-1 to UTF-8
-//! for the UTF-8 encoder.
+//! under U+0800: the valid start of UTF-8 bytes to UTF-16 for the UTF-8 decoder, and UTF-16 or
+//! Latin-1 to UTF-8 for the UTF-8 encoder.
 //!
 //! encoding_rs converts ASCII runs with SIMD but leaves its vector loop at every other
 //! character, so prose with an accent every few words (most text in Latin scripts) runs at
 //! its scalar speed. On x86-64 with AVX-512 (BW, VBMI and VBMI2), these convert 64 bytes or 32
 //! code units per step whatever mix of one- and two-byte UTF-8 sequences they hold, with
-//! `vpcompress` doing the packing; anything else (a three- or four-byte sequence, a
+//! `vpcompress` doing the packing in a register; anything else (a three- or four-byte sequence, a
 //! surrogate) is handed to encoding_rs a stretch at a time, cut at a character boundary. Other
 //! machines use encoding_rs throughout. Each function's result is encoding_rs's on the same
-//! input, which the tests check on both paths.
+//! input, which the tests check on both paths. The decoding kernel checks the bytes as it
+//! converts them (a block of one- and two-byte sequences is valid when every lead byte from
+//! 0xC2 is followed by one continuation byte and every continuation byte follows one), so no
+//! separate validation pass reads them first.
 
 /// How many bytes (or code units) around a character the vector loop cannot take are handed to
 /// encoding_rs at once: text in a script whose characters are three UTF-8 bytes long goes to
@@ -17,10 +20,14 @@
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const SCALAR_STRETCH: usize = 512;
 
-/// Converts valid UTF-8 to UTF-16 code units written into `out` from index `at` (growing it,
-/// zero-filling only what is new, when it is shorter than `at + src.len()`), and returns how
-/// many units it wrote.
-pub(crate) fn utf8_to_utf16_at(src: &str, out: &mut Vec<u16>, at: usize) -> usize {
+/// Converts a valid start of `src`, UTF-8 that may hold errors or end in the middle of a
+/// character, to UTF-16 code units written into `out` from index `at` (growing it,
+/// zero-filling only what is new, when it is shorter than `at + src.len()`). Returns how many
+/// bytes it read, always a character boundary with only valid UTF-8 before it (all of `src`
+/// when it is valid and complete; before an error, at most where encoding_rs's
+/// `utf8_valid_up_to` is), and how many units it wrote. The units past those, up to `at +
+/// src.len()`, may be overwritten.
+pub(crate) fn utf8_prefix_to_utf16_at(src: &[u8], out: &mut Vec<u16>, at: usize) -> (usize, usize) {
     let room = at.saturating_add(src.len());
     if out.len() < room {
         out.resize(room, 0);
@@ -28,16 +35,36 @@ pub(crate) fn utf8_to_utf16_at(src: &str, out: &mut Vec<u16>, at: usize) -> usiz
     let dst = &mut out[at..];
     #[cfg(target_arch = "x86_64")]
     if x86::has_avx512() {
-        // SAFETY: the CPU has every feature `x86::utf8_to_utf16` enables (just checked), and
-        // `dst` is at least as long as `src` (`out` was grown above), its one precondition.
-        return unsafe { x86::utf8_to_utf16(src, dst) };
+        // SAFETY: the CPU has every feature `x86::utf8_prefix_to_utf16` enables (just
+        // checked), and `dst` is at least as long as `src` (`out` was grown above), its one
+        // precondition.
+        return unsafe { x86::utf8_prefix_to_utf16(src, dst) };
     }
-    encoding_rs::mem::convert_str_to_utf16(src, dst)
+    valid_prefix_to_utf16(src, dst)
+}
+
+/// The longest valid start of `src` (encoding_rs's `utf8_valid_up_to`) converted by
+/// encoding_rs into `dst` (at least as long as that start): the bytes read and units written.
+fn valid_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
+    let valid = encoding_rs::Encoding::utf8_valid_up_to(src);
+    let Some(valid) = src.get(..valid) else {
+        return (0, 0);
+    };
+    // SAFETY: `valid` is the prefix of `src` that `Encoding::utf8_valid_up_to` found to be
+    // valid UTF-8 (its documented result: the length of the longest valid prefix), so it is
+    // a `str`'s bytes. (std's `from_utf8` would check it a second time, at about three times
+    // encoding_rs's cost.)
+    let valid = unsafe { std::str::from_utf8_unchecked(valid) };
+    (
+        valid.len(),
+        encoding_rs::mem::convert_str_to_utf16(valid, dst),
+    )
 }
 
 /// Converts `src`, UTF-16, to UTF-8 written into `out` from index `at`, each lone surrogate
 /// as U+FFFD (encoding_rs's `convert_utf16_to_utf8`), growing `out` (zero-filling only what
 /// is new) when it is shorter than 3 bytes per unit past `at`; returns how many bytes it wrote.
+/// The bytes past those, up to that room, may be overwritten.
 pub(crate) fn utf16_to_utf8_at(src: &[u16], out: &mut Vec<u8>, at: usize) -> usize {
     let room = at.saturating_add(src.len().saturating_mul(3));
     if out.len() < room {
@@ -55,7 +82,8 @@ pub(crate) fn utf16_to_utf8_at(src: &[u16], out: &mut Vec<u8>, at: usize) -> usi
 
 /// Converts `src`, Latin-1 (bytes as the code points U+0000 to U+00FF), to UTF-8 written
 /// into `out` from index `at`, growing `out` (zero-filling only what is new) when it is
-/// shorter than 2 bytes per byte past `at`; returns how many bytes it wrote.
+/// shorter than 2 bytes per byte past `at`; returns how many bytes it wrote. The bytes past
+/// those, up to that room, may be overwritten.
 pub(crate) fn latin1_to_utf8_at(src: &[u8], out: &mut Vec<u8>, at: usize) -> usize {
     let room = at.saturating_add(src.len().saturating_mul(2));
     if out.len() < room {
@@ -86,25 +114,17 @@ mod x86 {
             && is_x86_feature_detected!("bmi2")
     }
 
-    /// The first character boundary of `s` at or after `at` (at most `s.len()`).
-    fn boundary_from(s: &str, at: usize) -> usize {
-        let mut at = at.min(s.len());
-        while !s.is_char_boundary(at) {
-            at += 1;
-        }
-        at
-    }
-
-    /// [`super::utf8_to_utf16_at`]'s conversion with AVX-512, into `dst`; returns the units written.
+    /// [`super::utf8_prefix_to_utf16_at`]'s conversion with AVX-512, into `dst`: the bytes
+    /// read and the units written.
     ///
     /// # Safety
     /// The CPU must have the features enabled here, and `dst.len() >= src.len()`.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2")]
-    pub(super) unsafe fn utf8_to_utf16(src: &str, dst: &mut [u16]) -> usize {
-        let bytes = src.as_bytes();
+    pub(super) unsafe fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
+        let bytes = src;
         let n = bytes.len();
-        // `i` is always a character boundary of `src`, and `o <= i`: every character takes
-        // at least as many bytes as it gives units.
+        // `i` is always a character boundary with only valid UTF-8 before it, and `o <= i`:
+        // every character takes at least as many bytes as it gives units.
         let (mut i, mut o) = (0usize, 0usize);
         // Lane k of `next` is byte k + 1 of the block (lane 63's is lane 0's, never used).
         let up_one = _mm512_set_epi8(
@@ -131,12 +151,19 @@ mod x86 {
                 o += 64;
                 continue;
             }
-            // A lead byte of a three- or four-byte sequence: encoding_rs takes a stretch.
+            // A lead byte of a three- or four-byte sequence (or a byte that is never UTF-8):
+            // encoding_rs checks and converts a stretch.
             if _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xE0u8 as i8)) != 0 {
-                let end = boundary_from(src, i + SCALAR_STRETCH);
-                // `i` and `end` are boundaries, and the units fit: `dst.len() - o >= n - i`.
-                o += encoding_rs::mem::convert_str_to_utf16(&src[i..end], &mut dst[o..]);
-                i = end;
+                let end = (i + SCALAR_STRETCH).min(n);
+                // The units fit: `dst.len() - o >= n - i`.
+                let (read, written) = super::valid_prefix_to_utf16(&src[i..end], &mut dst[o..]);
+                i += read;
+                o += written;
+                // An error, or a character cut by the input's end, at `i` (a stretch ends a
+                // character early only past 4 bytes from `i`, so `read` is not 0 then).
+                if read == 0 {
+                    return (i, o);
+                }
                 continue;
             }
             // Only one- and two-byte sequences. A lead byte in the last lane has its
@@ -148,6 +175,13 @@ mod x86 {
             } else {
                 (u64::MAX, 64)
             };
+            // Valid when there is no 0xC0 or 0xC1 (overlong) and the continuation bytes are
+            // exactly the lanes after the block's lead bytes (a lead in lane 62 must have
+            // lane 63 as its continuation). Otherwise the decoder takes it from `i`.
+            let overlong = _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0xC2u8 as i8)) & lead;
+            if overlong != 0 || continuation != (lead & take) << 1 {
+                return (i, o);
+            }
             // Every lane that starts a character gives one unit: itself, or for a lead byte
             // ((lead & 0x1F) << 6) | (next & 0x3F).
             let keep = !continuation & take;
@@ -170,16 +204,21 @@ mod x86 {
                 let lead_h = (lead >> (32 * half)) as u32;
                 let keep_h = (keep >> (32 * half)) as u32;
                 let units = _mm512_mask_mov_epi16(b, lead_h, two);
-                // SAFETY: the compressing store writes `keep_h.count_ones()` units from
-                // `out + o`; all the block's units together are at most `used` (one per kept
-                // lane), and `o + used <= i + 64 <= dst.len()`.
-                unsafe { _mm512_mask_compressstoreu_epi16(out.add(o).cast(), keep_h, units) };
+                // The kept units packed at the bottom of the register (vpcompressw to a
+                // register; its form that stores to memory is microcoded on some cores), all
+                // 32 lanes stored, the ones past the kept units being overwritten next.
+                let packed = _mm512_maskz_compress_epi16(keep_h, units);
+                // SAFETY: the store writes 32 units from `out + o`. Before the first half
+                // `o <= i`; before the second `o` has grown by at most 32; so `o + 32 <= i +
+                // 64 <= n <= dst.len()` both times.
+                unsafe { _mm512_storeu_si512(out.add(o).cast(), packed) };
                 o += keep_h.count_ones() as usize;
             }
             i += used;
         }
-        // The last bytes, fewer than 64 (`i` is a boundary; the units fit, as above).
-        o + encoding_rs::mem::convert_str_to_utf16(&src[i..], &mut dst[o..])
+        // The last bytes, fewer than 64 (the units fit, as above).
+        let (read, written) = super::valid_prefix_to_utf16(&src[i..], &mut dst[o..]);
+        (i + read, o + written)
     }
 
     /// Two UTF-8 bytes per code unit in `units` (each under U+0800), packed as little-endian
@@ -241,9 +280,12 @@ mod x86 {
                 continue;
             }
             let (lanes, keep) = two_byte_lanes(u);
-            // SAFETY: the store writes `keep.count_ones() <= 64` bytes from `out + o`, and
-            // `o + 64 <= 3 * i + 96 = 3 * (i + 32) <= 3 * n <= dst.len()`.
-            unsafe { _mm512_mask_compressstoreu_epi8(out.add(o).cast(), keep, lanes) };
+            // The kept bytes packed at the bottom of the register, all 64 lanes stored (see
+            // `utf8_to_utf16`).
+            let packed = _mm512_maskz_compress_epi8(keep, lanes);
+            // SAFETY: the store writes 64 bytes from `out + o`, and `o + 64 <= 3 * i + 64 <
+            // 3 * (i + 32) <= 3 * n <= dst.len()`.
+            unsafe { _mm512_storeu_si512(out.add(o).cast(), packed) };
             o += keep.count_ones() as usize;
             i += 32;
         }
@@ -270,9 +312,12 @@ mod x86 {
                 unsafe { _mm256_storeu_si256(out.add(o).cast(), b) };
             } else {
                 let (lanes, keep) = two_byte_lanes(_mm512_cvtepu8_epi16(b));
-                // SAFETY: the store writes `keep.count_ones() <= 64` bytes from `out + o`, and
-                // `o + 64 <= 2 * i + 64 = 2 * (i + 32) <= 2 * n <= dst.len()`.
-                unsafe { _mm512_mask_compressstoreu_epi8(out.add(o).cast(), keep, lanes) };
+                // The kept bytes packed at the bottom, all 64 lanes stored (see
+                // `utf8_to_utf16`).
+                let packed = _mm512_maskz_compress_epi8(keep, lanes);
+                // SAFETY: the store writes 64 bytes from `out + o`, and `o + 64 <= 2 * i + 64
+                // = 2 * (i + 32) <= 2 * n <= dst.len()`.
+                unsafe { _mm512_storeu_si512(out.add(o).cast(), packed) };
             }
             // One byte each, and a second for each byte from 0x80.
             o += 32 + high.count_ones() as usize;
@@ -319,7 +364,7 @@ mod tests {
     ];
 
     /// Every length from 0 to 300 and some past 64 KiB, from every alphabet, and every start
-    /// offset within a block: the same units as encoding_rs, back to the same UTF-8.
+    /// offset within a block: all of a valid input is read, giving encoding_rs's units.
     #[test]
     fn utf8_to_utf16_agrees_with_encoding_rs() {
         for (a, alphabet) in ALPHABETS.iter().enumerate() {
@@ -333,12 +378,60 @@ mod tests {
                     let n = encoding_rs::mem::convert_str_to_utf16(s, &mut want);
                     // Written after 3 units already there, into a vector too short at first.
                     let mut got = vec![0xAAAA; 3];
-                    assert_eq!(utf8_to_utf16_at(s, &mut got, 3), n, "{a} {len} {skip}");
+                    let read = utf8_prefix_to_utf16_at(s.as_bytes(), &mut got, 3);
+                    assert_eq!(read, (s.len(), n), "{a} {len} {skip}");
                     assert_eq!(got[..3], [0xAAAA; 3]);
                     assert_eq!(got[3..3 + n], want[..n], "{a} {len} {skip}");
                 }
             }
         }
+    }
+
+    /// Valid text with one error, or a cut character, at every place in and around a block:
+    /// what is read is valid, ends on a boundary at or before the error, gives encoding_rs's
+    /// units for those bytes, and stops no more than a block before the error.
+    #[test]
+    fn utf8_prefixes_stop_before_errors() {
+        const ERRORS: &[&[u8]] = &[
+            b"\x80",
+            b"\xC0\xAF",
+            b"\xC1\xBF",
+            b"\xC3",
+            b"\xC3a",
+            b"\xE2\x82",
+            b"\xED\xA0\x80",
+            b"\xF0\x9F\x92",
+            b"\xF5",
+            b"\xFF",
+        ];
+        let mut checked = 0;
+        for (a, alphabet) in ALPHABETS.iter().enumerate() {
+            let valid = text(alphabet, 200, a as u64 + 5);
+            for error in ERRORS {
+                for at in [0, 1, 31, 62, 63, 64, 65, 127, 128, 150] {
+                    let mut at = at.min(valid.len());
+                    while !valid.is_char_boundary(at) {
+                        at += 1;
+                    }
+                    let mut input = valid.as_bytes()[..at].to_vec();
+                    input.extend_from_slice(error);
+                    input.extend_from_slice(&valid.as_bytes()[at..]);
+                    let limit = encoding_rs::Encoding::utf8_valid_up_to(&input);
+                    let mut got = Vec::new();
+                    let (read, written) = utf8_prefix_to_utf16_at(&input, &mut got, 0);
+                    assert!(
+                        read <= limit && read + 64 >= limit,
+                        "{a} {error:x?} at {at}"
+                    );
+                    let prefix = std::str::from_utf8(&input[..read]).expect("valid");
+                    let mut want = vec![0; prefix.len()];
+                    let n = encoding_rs::mem::convert_str_to_utf16(prefix, &mut want);
+                    assert_eq!(got[..written], want[..n], "{a} {error:x?} at {at}");
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, ALPHABETS.len() * ERRORS.len() * 10);
     }
 
     /// The same texts as UTF-16, with lone surrogates and split pairs at every place a stretch

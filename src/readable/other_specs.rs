@@ -573,7 +573,10 @@ mod read_bytes_tests {
     fn the_chunks_are_joined_in_order_into_one_exact_block() {
         let mut read = ReadBytes::default();
         let mut want = Vec::new();
-        for (i, len) in [0, 1, 100, 70_000, 3, 65_536, 65_535, 1].into_iter().enumerate() {
+        for (i, len) in [0, 1, 100, 70_000, 3, 65_536, 65_535, 1]
+            .into_iter()
+            .enumerate()
+        {
             let chunk: Vec<u8> = (0..len).map(|j| (i * 31 + j) as u8).collect();
             read.push(&chunk);
             want.extend_from_slice(&chunk);
