@@ -28,9 +28,17 @@ impl JsString {
     /// `value` must be a string (a flat string or a rope): anything else would be converted
     /// with ToString, which may run script.
     pub(crate) fn from_string_value(value: &Value) -> Self {
+        Self::with_units_of_string_value(value, |units| Self(Rc::from(units)))
+    }
+
+    /// Runs `f` on the code units of `value`, a string, in place where QuickJS keeps them as
+    /// UTF-16 (a wide flat string), else on a wide copy QuickJS makes; `f` gets no units
+    /// outside any context or out of memory (as [`JsString::from_string_value`] gets the
+    /// empty string). `f` must not call into the engine.
+    pub(crate) fn with_units_of_string_value<R>(value: &Value, f: impl FnOnce(&[u16]) -> R) -> R {
         let ctx = current_ctx();
         if ctx.is_null() {
-            return Self::default();
+            return f(&[]);
         }
         let mut len: q::size_t = 0;
         // SAFETY: a non-null current context is live (`current_ctx`'s invariant), of the
@@ -47,47 +55,12 @@ impl JsString {
             // owned value of `rt`, which the `Value` frees.
             let exception = unsafe { q::JS_GetException(ctx) };
             drop(Value::from_raw(rt, exception));
-            return Self::default();
+            return f(&[]);
         }
         // SAFETY: `ptr` is non-null, aligned (the `uint16_t` units of a `JSString`) and
-        // points to `len` initialized units (above) that nothing writes while the slice
-        // lives: QuickJS does not mutate a string's units, and the slice is copied into the
-        // `Rc` before the buffer is freed.
-        let units = unsafe { std::slice::from_raw_parts(ptr, len as usize) };
-        let string = Self(Rc::from(units));
-        // SAFETY: `ptr` came from `JS_ToCStringLenUTF16` on `ctx` and is given back once;
-        // `units` is not used after this.
-        unsafe { q::JS_FreeCStringUTF16(ctx, ptr) };
-        string
-    }
-
-    /// Runs `f` on the code units of `value`, a string, in place where QuickJS keeps them as
-    /// UTF-16 (a wide flat string), else on a wide copy QuickJS makes; `f` gets no units
-    /// outside any context or out of memory (as [`JsString::from_string_value`] gets the
-    /// empty string). `f` must not call into the engine.
-    pub(crate) fn with_units_of_string_value<R>(value: &Value, f: impl FnOnce(&[u16]) -> R) -> R {
-        let ctx = current_ctx();
-        if ctx.is_null() {
-            return f(&[]);
-        }
-        let mut len: q::size_t = 0;
-        // SAFETY: as in `from_string_value`: `ctx` is live and of the value's runtime, `value`
-        // a live string borrowed for the call (no script runs), `len` a valid `size_t`. On
-        // success the units are those of a string QuickJS holds a count of for us, valid until
-        // `JS_FreeCStringUTF16`.
-        let ptr = unsafe { q::JS_ToCStringLenUTF16(ctx, &mut len, value.raw()) };
-        if ptr.is_null() {
-            // SAFETY: as in `from_string_value`: the pending exception is ours to free.
-            let rt = unsafe { q::JS_GetRuntime(ctx) };
-            // SAFETY: as in `from_string_value`.
-            let exception = unsafe { q::JS_GetException(ctx) };
-            drop(Value::from_raw(rt, exception));
-            return f(&[]);
-        }
-        // SAFETY: `ptr` is non-null, aligned and points to `len` initialized units (above),
-        // which nothing writes while the slice lives: QuickJS does not mutate a string's
-        // units, `f` does not call into the engine (this function's contract), and the slice
-        // ends with `f`, before the buffer is freed.
+        // points to `len` initialized units (above), which nothing writes while the slice
+        // lives: QuickJS does not mutate a string's units, `f` does not call into the engine
+        // (this function's contract), and the slice ends with `f`, before the buffer is freed.
         let units = unsafe { std::slice::from_raw_parts(ptr, len as usize) };
         let result = f(units);
         // SAFETY: `ptr` came from `JS_ToCStringLenUTF16` on `ctx` and is given back once;
