@@ -157,11 +157,11 @@ fn utf8_encode(scalar: u32, output: &mut Encoded) {
 /// the next chunk through `pending`: step 4's loop of "encode and enqueue a chunk".
 ///
 /// AD-HOC: the units between the chunk's first and last go through a bulk UTF-16 → UTF-8
-/// conversion (`transcode`, encoding_rs's where it does not vectorize), which replaces each lone surrogate with
-/// U+FFFD exactly as "convert code unit to scalar value" does within a run; only a pending
-/// high surrogate from the previous chunk and a high surrogate that ends this one take the
-/// per-unit steps. `encode_code_units_per_unit` (tests) is the loop as written, and the tests
-/// check the two agree. The bytes are appended to `output`.
+/// conversion (`transcode`, encoding_rs's where it does not vectorize), which replaces each
+/// lone surrogate with U+FFFD exactly as "convert code unit to scalar value" does within a
+/// run; only a pending high surrogate from the previous chunk and a high surrogate that ends
+/// this one take the per-unit steps. `encode_code_units_per_unit` (tests) is the loop as
+/// written, and the tests check the two agree. The bytes are appended to `output`.
 fn encode_code_units_into(pending: &Cell<Option<u16>>, input: CodeUnits<'_>, output: &mut Encoded) {
     let units = match input {
         CodeUnits::Latin1(bytes) => {
