@@ -247,8 +247,8 @@ pub(crate) fn run_decoder(
 /// nothing, whatever it held before), then valid UTF-8 that follows is converted in bulk
 /// (`transcode`, which gives what the decoder would, and stops on a character boundary
 /// before any error, so the decoder still holds nothing), then the rest goes through the
-/// decoder. The units,
-/// errors and bytes left in the decoder are those of one decoder run over the whole input.
+/// decoder. The units, errors and bytes left in the decoder are those of one decoder run over
+/// the whole input.
 pub(crate) fn run_decoder_into(
     decoder: &mut Decoder,
     fatal: bool,

@@ -20,6 +20,16 @@
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const SCALAR_STRETCH: usize = 512;
 
+/// `out` from index `at`, grown first (zero-filling only what is new) to hold `room` elements
+/// from there: where a conversion writes.
+fn room_at<T: Copy + Default>(out: &mut Vec<T>, at: usize, room: usize) -> &mut [T] {
+    let end = at.saturating_add(room);
+    if out.len() < end {
+        out.resize(end, T::default());
+    }
+    &mut out[at..]
+}
+
 /// Converts a valid start of `src`, UTF-8 that may hold errors or end in the middle of a
 /// character, to UTF-16 code units written into `out` from index `at` (growing it,
 /// zero-filling only what is new, when it is shorter than `at + src.len()`). Returns how many
@@ -28,11 +38,7 @@ const SCALAR_STRETCH: usize = 512;
 /// `utf8_valid_up_to` is), and how many units it wrote. The units past those, up to `at +
 /// src.len()`, may be overwritten.
 pub(crate) fn utf8_prefix_to_utf16_at(src: &[u8], out: &mut Vec<u16>, at: usize) -> (usize, usize) {
-    let room = at.saturating_add(src.len());
-    if out.len() < room {
-        out.resize(room, 0);
-    }
-    let dst = &mut out[at..];
+    let dst = room_at(out, at, src.len());
     #[cfg(target_arch = "x86_64")]
     if x86::has_avx512() {
         // SAFETY: the CPU has every feature `x86::utf8_prefix_to_utf16` enables (just
@@ -66,11 +72,7 @@ fn valid_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
 /// is new) when it is shorter than 3 bytes per unit past `at`; returns how many bytes it wrote.
 /// The bytes past those, up to that room, may be overwritten.
 pub(crate) fn utf16_to_utf8_at(src: &[u16], out: &mut Vec<u8>, at: usize) -> usize {
-    let room = at.saturating_add(src.len().saturating_mul(3));
-    if out.len() < room {
-        out.resize(room, 0);
-    }
-    let dst = &mut out[at..];
+    let dst = room_at(out, at, src.len().saturating_mul(3));
     #[cfg(target_arch = "x86_64")]
     if x86::has_avx512() {
         // SAFETY: the CPU has every feature `x86::utf16_to_utf8` enables (just checked), and
@@ -85,11 +87,7 @@ pub(crate) fn utf16_to_utf8_at(src: &[u16], out: &mut Vec<u8>, at: usize) -> usi
 /// shorter than 2 bytes per byte past `at`; returns how many bytes it wrote. The bytes past
 /// those, up to that room, may be overwritten.
 pub(crate) fn latin1_to_utf8_at(src: &[u8], out: &mut Vec<u8>, at: usize) -> usize {
-    let room = at.saturating_add(src.len().saturating_mul(2));
-    if out.len() < room {
-        out.resize(room, 0);
-    }
-    let dst = &mut out[at..];
+    let dst = room_at(out, at, src.len().saturating_mul(2));
     #[cfg(target_arch = "x86_64")]
     if x86::has_avx512() {
         // SAFETY: the CPU has every feature `x86::latin1_to_utf8` enables (just checked), and

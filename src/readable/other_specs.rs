@@ -458,13 +458,11 @@ impl ReadRequestSteps for ReadLoopRequest {
 struct ReadBytes {
     /// The chunks' bytes, in order.
     parts: Vec<Vec<u8>>,
-    /// Their total length.
-    len: usize,
 }
 
 impl std::fmt::Debug for ReadBytes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ReadBytes({} bytes)", self.len)
+        write!(f, "ReadBytes({} bytes)", self.len())
     }
 }
 
@@ -472,9 +470,13 @@ impl ReadBytes {
     /// The smallest part: small chunks share one.
     const PART: usize = 64 * 1024;
 
+    /// How many bytes.
+    fn len(&self) -> usize {
+        self.parts.iter().map(Vec::len).sum()
+    }
+
     /// Appends a copy of `bytes`.
     fn push(&mut self, bytes: &[u8]) {
-        self.len += bytes.len();
         if let Some(last) = self.parts.last_mut() {
             if last.capacity() - last.len() >= bytes.len() {
                 last.extend_from_slice(bytes);
@@ -488,7 +490,7 @@ impl ReadBytes {
 
     /// The bytes as one block of exactly their length.
     fn into_block(self) -> ByteBlock {
-        let mut block = ByteBlock::with_capacity(self.len);
+        let mut block = ByteBlock::with_capacity(self.len());
         for part in &self.parts {
             block.extend_from_slice(part);
         }
@@ -584,7 +586,7 @@ mod read_bytes_tests {
         // [0, 1, 100] share the first part; 70,000 gets its own; 3 starts a part that 65,536
         // does not fit in; 65,535 starts one that the last byte fills.
         assert_eq!(read.parts.len(), 5);
-        assert_eq!(read.len, want.len());
+        assert_eq!(read.len(), want.len());
         let block = read.into_block();
         assert_eq!(block.len(), want.len());
         assert_eq!(block.as_slice(), &want[..]);
