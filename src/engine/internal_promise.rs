@@ -173,24 +173,28 @@ impl InternalPromise {
         on_rejected: ReactionStep<T>,
         ctx: &mut Cx,
     ) {
-        let reaction: Box<dyn Reaction> = Box::new(Steps {
-            data,
-            on_fulfilled,
-            on_rejected,
-            outcome: None,
-        });
         let outcome = {
             let mut state = self.0.borrow_mut();
             match &mut *state {
                 State::Pending { reactions, .. } => {
-                    reactions.push(reaction);
+                    reactions.push(Box::new(Steps {
+                        data,
+                        on_fulfilled,
+                        on_rejected,
+                        outcome: None,
+                    }));
                     return;
                 }
                 State::Fulfilled(value) => Ok(value.clone()),
                 State::Rejected(reason) => Err(reason.clone()),
             }
         };
-        queue_reaction(reaction, outcome, ctx);
+        // Settled: the job is queued now, as a closure (which a backend may queue without
+        // boxing it).
+        queue_microtask(ctx, move |ctx| match outcome {
+            Ok(value) => on_fulfilled(&data, value, ctx),
+            Err(reason) => on_rejected(&data, reason, ctx),
+        });
     }
 
     /// Settles the promise (FulfillPromise / RejectPromise) and queues its reactions.

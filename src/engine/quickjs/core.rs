@@ -470,11 +470,104 @@ impl std::fmt::Debug for Cx {
     }
 }
 
-/// Rust code queued to run later with a context: a closure ([`FnJob`]) or a boxed microtask.
-pub(crate) type Job = Box<dyn crate::engine::Microtask>;
+/// Words of a [`Job`]'s inline storage: room for the closures the stream cores queue per
+/// chunk (a reaction's captured objects, its step and its value), so queuing one allocates
+/// nothing; a larger closure, or a microtask already boxed, goes in as a box.
+const JOB_WORDS: usize = 11;
 
-/// A closure queued as a microtask.
-pub(crate) struct FnJob<F>(pub(crate) F);
+/// Rust code queued to run later with a context (a microtask), run once or dropped: a closure
+/// stored in place when it fits [`JOB_WORDS`] words, otherwise a box. The agent's queue holds
+/// these by value, so the per-chunk microtasks of a pipe cost no allocation of their own.
+pub(crate) struct Job {
+    /// The closure, of the type `call` and `release` were instantiated with.
+    storage: std::mem::MaybeUninit<[usize; JOB_WORDS]>,
+    /// Moves the closure out of the storage and calls it.
+    call: unsafe fn(*mut u8, &mut Cx) -> JsResult<()>,
+    /// Drops the closure in place (a job dropped without running).
+    release: unsafe fn(*mut u8),
+    /// A closure need not be `Send` or `Sync`, so neither is its job.
+    _not_send: std::marker::PhantomData<*const ()>,
+}
+
+impl Job {
+    /// A job that runs `f`.
+    #[inline]
+    pub(crate) fn new<F: FnOnce(&mut Cx) -> JsResult<()> + 'static>(f: F) -> Self {
+        if std::mem::size_of::<F>() <= std::mem::size_of::<[usize; JOB_WORDS]>()
+            && std::mem::align_of::<F>() <= std::mem::align_of::<usize>()
+        {
+            Self::in_place(f)
+        } else {
+            let boxed: Box<dyn crate::engine::Microtask> = Box::new(FnJob(f));
+            Self::in_place(move |cx: &mut Cx| boxed.run(cx))
+        }
+    }
+
+    /// A job that runs a microtask already boxed (the box itself is stored in place).
+    #[inline]
+    pub(crate) fn boxed(job: Box<dyn crate::engine::Microtask>) -> Self {
+        Self::in_place(move |cx: &mut Cx| job.run(cx))
+    }
+
+    /// Stores `f` in place; the caller has checked that it fits (size and alignment).
+    #[inline(always)]
+    fn in_place<F: FnOnce(&mut Cx) -> JsResult<()> + 'static>(f: F) -> Self {
+        /// # Safety
+        /// `at` holds a live `F` that nothing else will read or drop.
+        unsafe fn call<F: FnOnce(&mut Cx) -> JsResult<()>>(
+            at: *mut u8,
+            cx: &mut Cx,
+        ) -> JsResult<()> {
+            // SAFETY: the caller's contract: `at` holds a live `F`, read out once (so it is
+            // moved, and the job forgets it: `Job::run` never drops the storage after this).
+            let f = unsafe { at.cast::<F>().read() };
+            f(cx)
+        }
+        /// # Safety
+        /// `at` holds a live `F` that nothing else will read or drop.
+        unsafe fn release<F>(at: *mut u8) {
+            // SAFETY: the caller's contract: a live `F`, dropped once.
+            unsafe { at.cast::<F>().drop_in_place() }
+        }
+        assert!(
+            std::mem::size_of::<F>() <= std::mem::size_of::<[usize; JOB_WORDS]>()
+                && std::mem::align_of::<F>() <= std::mem::align_of::<usize>()
+        );
+        let mut storage = std::mem::MaybeUninit::<[usize; JOB_WORDS]>::uninit();
+        // SAFETY: the storage is `JOB_WORDS` words, aligned for `usize`, and `F` is no larger
+        // and needs no more alignment (asserted above, a check the compiler resolves per `F`),
+        // so the write stays inside it and is aligned. From here the storage holds a live `F`,
+        // which `call` or `release` (instantiated for this `F`) consumes exactly once.
+        unsafe { storage.as_mut_ptr().cast::<F>().write(f) };
+        Job {
+            storage,
+            call: call::<F>,
+            release: release::<F>,
+            _not_send: std::marker::PhantomData,
+        }
+    }
+
+    /// Runs the job (consuming its closure).
+    #[inline]
+    pub(crate) fn run(self, cx: &mut Cx) -> JsResult<()> {
+        let mut job = std::mem::ManuallyDrop::new(self);
+        // SAFETY: the storage holds the live closure `call` was made for (`in_place`), and
+        // this is its one use: the job is not dropped afterwards (`ManuallyDrop`), so nothing
+        // reads or drops the moved-out closure again.
+        unsafe { (job.call)(job.storage.as_mut_ptr().cast(), cx) }
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        // SAFETY: a job that is dropped has not run (`run` forgets it), so its storage still
+        // holds the live closure `release` was made for, dropped here once.
+        unsafe { (self.release)(self.storage.as_mut_ptr().cast()) }
+    }
+}
+
+/// A closure as a boxed microtask (one too large to store in a [`Job`]).
+struct FnJob<F>(F);
 
 impl<F: FnOnce(&mut Cx) -> JsResult<()>> crate::engine::Microtask for FnJob<F> {
     #[inline]

@@ -4,7 +4,7 @@
 
 use std::ffi::c_int;
 
-use super::core::{agent_of, q, take_exception, throw, Agent, FnJob, Job, UNDEFINED};
+use super::core::{agent_of, q, take_exception, throw, Agent, Job, UNDEFINED};
 use super::runtime::gc_stress_tick;
 use super::{current_realm, queue_task_in, Cx, JsResult};
 
@@ -114,11 +114,16 @@ pub(crate) fn unchain(agent: &Agent) {
 /// (see [`run_chain`]). Values captured by the closure are roots until it runs (or until the
 /// runtime ends).
 pub fn queue_microtask(ctx: &mut Cx, job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static) {
-    queue_boxed_microtask(ctx, Box::new(FnJob(job)));
+    queue_job(ctx, Job::new(job));
 }
 
 /// [`queue_microtask`] for a microtask already boxed (no second allocation).
-pub fn queue_boxed_microtask(ctx: &mut Cx, job: Job) {
+pub fn queue_boxed_microtask(ctx: &mut Cx, job: Box<dyn crate::engine::Microtask>) {
+    queue_job(ctx, Job::boxed(job));
+}
+
+/// Queues `job` (see [`queue_microtask`]).
+fn queue_job(ctx: &mut Cx, job: Job) {
     let agent = ctx.agent();
     let chain = agent.chain.get();
     // SAFETY: a live runtime (`Cx`'s invariant); the call reads its job list's head.
