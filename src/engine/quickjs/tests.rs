@@ -3,6 +3,7 @@
 //! a leak check.
 
 use super::call::{new_closure, new_function};
+use super::core::q;
 use super::runtime::{eval_script, run_gc, Runtime};
 use super::*;
 
@@ -227,4 +228,48 @@ fn code_units_of_values() {
         message.as_string().map(|s| s.to_vec()),
         Some(vec![0x6E, 0x6F])
     );
+}
+
+/// `value::ref_count` finds the count QuickJS itself keeps: for every kind of counted value
+/// (small objects and strings from the allocator's arenas, large ones from blocks of their
+/// own, ropes, symbols, BigInts, functions, arrays), `JS_DupValueRT` raises what it reads by
+/// one and `JS_FreeValueRT` lowers it by one, and a clone and a drop of a `Value` do the same
+/// as seen by QuickJS: the value survives exactly as many frees as counts were taken.
+#[test]
+fn reference_counts_are_where_quickjs_keeps_them() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let sources = [
+        "({ a: 1 })",
+        "'a short string ' + Math.random()",
+        "'x'.repeat(100000) + Math.random()",
+        "let r = 'y'.repeat(3000); r + r + Math.random()",
+        "Symbol('s')",
+        "123456789012345678901234567890n * BigInt(Date.now())",
+        "(function f(a, b) { return a + b; })",
+        "Array.from({ length: 10000 }, (_, i) => i)",
+        "new Uint8Array(1 << 20)",
+        "new Promise(() => {})",
+    ];
+    for source in sources {
+        let value = eval(&mut cx, source);
+        let raw = value.raw();
+        // SAFETY: reads the tag field only.
+        assert!(unsafe { q::JS_VALUE_HAS_REF_COUNT(raw) }, "{source}");
+        // SAFETY: `value` owns a count of `raw` for the whole test, so it is live; the reads
+        // and QuickJS's own count calls below are balanced, leaving the count as it was.
+        unsafe {
+            let count = super::value::ref_count(raw);
+            let before = *count;
+            assert!(before >= 1, "{source}: count {before}");
+            let dup = q::JS_DupValueRT(cx.rt(), raw);
+            assert_eq!(*count, before + 1, "{source}: JS_DupValueRT");
+            let clone = value.clone();
+            assert_eq!(*count, before + 2, "{source}: Value::clone");
+            q::JS_FreeValueRT(cx.rt(), dup);
+            assert_eq!(*count, before + 1, "{source}: JS_FreeValueRT");
+            drop(clone);
+            assert_eq!(*count, before, "{source}: dropping a clone");
+        }
+    }
 }
