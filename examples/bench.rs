@@ -1251,7 +1251,7 @@ const w :Workerd.Worker = (
     }
     if late > 0 {
         eprintln!(
-            "note: {late} workerd run(s) timed by workerd's millisecond clock (their two lines were read together)"
+            "note: {late} workerd run(s) timed by workerd's millisecond clock (this process read their lines late)"
         );
     }
     let status = child.wait();
