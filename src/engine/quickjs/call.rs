@@ -5,7 +5,7 @@ use std::ffi::{c_int, CString};
 use std::mem::ManuallyDrop;
 
 use super::core::{
-    agent_of, check, native_of, new_string, q, realm_of, throw, Marker, Native, Trace,
+    agent_of, check, native_of, new_string, q, realm_of, throw, KnownAtom, Marker, Native, Trace,
 };
 use super::intrinsics::Intrinsic;
 use super::{throw_type_error, Cx, JsResult, NativeFunctionPointer, Object, Value};
@@ -333,33 +333,111 @@ pub fn get_script_property(object: &Object, key: &str, ctx: &mut Cx) -> JsResult
 /// CreateIteratorResultObject(value, done).
 pub fn create_iter_result_object(value: Value, done: bool, ctx: &mut Cx) -> Value {
     crate::engine::count_objects(1);
+    let value_atom = ctx.agent().known_atom(ctx, KnownAtom::Value);
+    let done_atom = ctx.agent().known_atom(ctx, KnownAtom::Done);
     // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the result is owned, or
     // `JS_EXCEPTION`, as `check` takes it.
     let raw = unsafe { q::JS_NewObject(ctx.raw()) };
     let Ok(object) = check(ctx, raw) else {
         return Value::undefined();
     };
-    // CreateDataProperty on a new ordinary object cannot fail (short of memory).
-    for (key, v) in [(&b"value"[..], value), (&b"done"[..], Value::from(done))] {
+    for (atom, v) in [(value_atom, value), (done_atom, Value::from(done))] {
+        if atom == 0 {
+            // Out of memory making the name: the property is left out, as before.
+            drop(super::core::take_exception(ctx));
+            continue;
+        }
+        // SAFETY: `ctx`'s context is live (`Cx`'s invariant) and `object` a live object of its
+        // runtime (`Value`'s invariant), borrowed. `JS_DefinePropertyValue` takes ownership of
+        // the value (it frees it even on failure): `into_raw` hands over the count `v` owned.
+        // `atom` is the agent's, live until the runtime ends (borrowed, not freed here).
+        // CreateDataProperty on a new ordinary object runs no script and cannot fail (short
+        // of memory).
+        unsafe {
+            q::JS_DefinePropertyValue(ctx.raw(), object.raw(), atom, v.into_raw(), C_W_E);
+        }
+    }
+    object
+}
+
+/// `JS_PROP_C_W_E`: a data property as CreateDataProperty makes it.
+const C_W_E: c_int = q::JS_PROP_C_W_E as c_int;
+
+/// A new object (ordinary, of `proto`, or of %Object.prototype% for `None`) with the data
+/// properties `properties` (key, value, flags) defined in order; `undefined` if QuickJS runs
+/// out of memory. Defining data properties on a new ordinary object runs no script and cannot
+/// fail otherwise.
+fn new_object_with(
+    ctx: &mut Cx,
+    proto: Option<&Value>,
+    properties: &[(&[u8], Value, c_int)],
+) -> Value {
+    let raw = match proto {
+        // SAFETY: `ctx`'s context is live (`Cx`'s invariant) and `proto` a live value of its
+        // runtime (`Value`'s invariant), borrowed. The result is owned, or `JS_EXCEPTION`, as
+        // `check` takes it.
+        Some(proto) => unsafe { q::JS_NewObjectProto(ctx.raw(), proto.raw()) },
+        // SAFETY: as above, without a prototype argument.
+        None => unsafe { q::JS_NewObject(ctx.raw()) },
+    };
+    let Ok(object) = check(ctx, raw) else {
+        return Value::undefined();
+    };
+    for (key, v, flags) in properties {
         if let Ok(atom) = super::core::ascii_atom(ctx, key) {
             // SAFETY: `ctx`'s context is live (`Cx`'s invariant) and `object` a live object of
             // its runtime (`Value`'s invariant), borrowed. `JS_DefinePropertyValue` takes
             // ownership of the value (it frees it even on failure): `into_raw` hands over the
-            // count `v` owned. `atom` is ours, given back once after the call. Defining a data
-            // property on a new ordinary object runs no script.
+            // count a clone of `v` owns. `atom` is ours, given back once after the call.
+            // Defining a data property on a new ordinary object runs no script.
             unsafe {
                 q::JS_DefinePropertyValue(
                     ctx.raw(),
                     object.raw(),
                     atom,
-                    v.into_raw(),
-                    q::JS_PROP_C_W_E as c_int,
+                    v.clone().into_raw(),
+                    *flags,
                 );
                 q::JS_FreeAtom(ctx.raw(), atom);
             }
         }
     }
     object
+}
+
+/// Objects that keep the shapes of what is made per chunk in QuickJS's shape cache, for a
+/// realm's [`RealmState::anchors`](super::core::RealmState).
+///
+/// QuickJS finds the shape an object takes when a property is added in a hash of the live
+/// shapes; a shape is freed with the last object that has it. An object made and dropped per
+/// chunk, whose properties are added one by one, therefore cloned the shape of each step and
+/// freed it again, every time: for a read loop, three shape clones per chunk (the read's
+/// `{ value, done }` result, `{ value }` on the way to it, and a promise's resolving
+/// functions, which QuickJS gives `length`, then `name`: the function shape with `length`
+/// alone is held by no live object). Holding one object of each step's shape keeps them all
+/// hashed. They are unreachable from script, hold nothing, and go with the realm.
+pub(crate) fn shape_anchors(cx: &mut Cx) -> Vec<Value> {
+    let undefined = Value::undefined;
+    // SAFETY: `cx`'s context is live (`Cx`'s invariant); the result is an owned value of its
+    // runtime (a new count of %Function.prototype%).
+    let function_proto = Value::from_raw(cx.rt(), unsafe { q::JS_GetFunctionProto(cx.raw()) });
+    let configurable = q::JS_PROP_CONFIGURABLE as c_int;
+    vec![
+        new_object_with(cx, None, &[(b"value", undefined(), C_W_E)]),
+        new_object_with(
+            cx,
+            None,
+            &[
+                (b"value", undefined(), C_W_E),
+                (b"done", false.into(), C_W_E),
+            ],
+        ),
+        new_object_with(
+            cx,
+            Some(&function_proto),
+            &[(b"length", 1.into(), configurable)],
+        ),
+    ]
 }
 
 /// CreateArrayFromList(values).

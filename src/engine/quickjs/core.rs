@@ -633,6 +633,34 @@ pub struct Agent {
     /// counts back. So a realm's state outlives every use of it, whoever made the context and
     /// whenever they free their own count of it.
     realms: RefCell<Vec<*mut q::JSContext>>,
+    /// The atoms of [`KnownAtom`], made on first use (0 until then), each holding one count
+    /// of ours until `uninstall` gives it back: property names read or defined per chunk, so
+    /// that no per-chunk path hashes a name into the atom table and frees it again.
+    known_atoms: [Cell<q::JSAtom>; KnownAtom::COUNT],
+}
+
+/// Property names the backend reads or defines per chunk, with atoms kept by the agent
+/// ([`Agent::known_atom`]).
+#[derive(Clone, Copy)]
+pub(crate) enum KnownAtom {
+    Value,
+    Done,
+    Then,
+    Constructor,
+}
+
+impl KnownAtom {
+    const COUNT: usize = 4;
+
+    /// The name, NUL-terminated (as `JS_NewAtom` reads it).
+    fn name(self) -> &'static std::ffi::CStr {
+        match self {
+            KnownAtom::Value => c"value",
+            KnownAtom::Done => c"done",
+            KnownAtom::Then => c"then",
+            KnownAtom::Constructor => c"constructor",
+        }
+    }
 }
 
 /// A map keyed by type: agent and realm data, read on per-chunk paths too.
@@ -807,6 +835,7 @@ impl Agent {
             origin: std::time::Instant::now(),
             foreign: RefCell::new(Vec::new()),
             realms: RefCell::new(Vec::new()),
+            known_atoms: Default::default(),
         });
         // `rt` has no entry (the caller's promise); from here on its entry is the leaked box,
         // as `Agent`'s invariant says.
@@ -851,6 +880,14 @@ impl Agent {
             // emptied above); QuickJS frees the context when no other count is left.
             unsafe { q::JS_FreeContext(ctx) };
         }
+        for atom in &state.known_atoms {
+            let atom = atom.replace(0);
+            if atom != 0 {
+                // SAFETY: `rt` is live (the caller's promise) and `atom` one of its atoms whose
+                // count the agent took in `known_atom`, given back once (the cell is now 0).
+                unsafe { q::JS_FreeAtomRT(rt, atom) };
+            }
+        }
         // Removing the entry first means a lookup from here on finds no agent (and `agent_of`
         // panics) instead of a freed one.
         AGENTS.with(|agents| agents.borrow_mut().retain(|(r, _)| *r != rt));
@@ -859,6 +896,24 @@ impl Agent {
         // entry is gone, so a second call returns early above); `state` is not used again, and
         // the caller promises no other reference to the agent is.
         drop(unsafe { Box::from_raw(agent) });
+    }
+
+    /// The atom of `which`, borrowed from the agent (the caller does not free it); 0 if
+    /// QuickJS ran out of memory making it (the exception is left pending, as for any failed
+    /// `JS_NewAtom`).
+    #[inline]
+    pub(crate) fn known_atom(&self, cx: &Cx, which: KnownAtom) -> q::JSAtom {
+        let cell = &self.known_atoms[which as usize];
+        let atom = cell.get();
+        if atom != 0 {
+            return atom;
+        }
+        // SAFETY: `cx`'s context is live (`Cx`'s invariant), of this agent's runtime (a `Cx`
+        // reaches its agent through its runtime); the name is a static NUL-terminated ASCII
+        // string. The atom's count is the agent's, given back in `uninstall`.
+        let atom = unsafe { q::JS_NewAtom(cx.raw(), which.name().as_ptr()) };
+        cell.set(atom);
+        atom
     }
 
     /// Makes `holder` (an object of our native class) the native data holder of `object`, an
@@ -940,6 +995,10 @@ pub struct RealmState {
     data: RefCell<TypeMap<Box<dyn Any>>>,
     /// The captured intrinsics, one slot per [`Intrinsic`] (in its order).
     pub(crate) intrinsics: RefCell<Vec<Value>>,
+    /// Objects no script can reach, kept for the realm's life only so that the shapes of the
+    /// objects the backend and the engine make per chunk stay in QuickJS's shape cache
+    /// (`call::shape_anchors`).
+    pub(crate) anchors: RefCell<Vec<Value>>,
 }
 
 impl RealmState {
@@ -962,6 +1021,7 @@ impl RealmState {
         let state = Box::new(RealmState {
             data: RefCell::new(TypeMap::default()),
             intrinsics: RefCell::new(Vec::with_capacity(Intrinsic::ALL.len())),
+            anchors: RefCell::new(Vec::new()),
         });
         // SAFETY: `ctx` is live and has no opaque to lose (the caller's promise); from here on
         // its opaque is the leaked box, as `RealmState`'s invariant says.
@@ -971,7 +1031,10 @@ impl RealmState {
         // returns, before any handle entered earlier.
         let mut cx = unsafe { Cx::enter(ctx) };
         calibrate_gc_passes(ctx);
-        super::call::capture_intrinsics(&mut cx)
+        super::call::capture_intrinsics(&mut cx)?;
+        let anchors = super::call::shape_anchors(&mut cx);
+        *realm_of(ctx).anchors.borrow_mut() = anchors;
+        Ok(())
     }
 
     /// Drops the realm's state.
@@ -994,6 +1057,8 @@ impl RealmState {
         drop(data);
         let intrinsics = std::mem::take(&mut *realm.intrinsics.borrow_mut());
         drop(intrinsics);
+        let anchors = std::mem::take(&mut *realm.anchors.borrow_mut());
+        drop(anchors);
         // SAFETY: `ctx` is live; clearing the opaque first means a lookup from here on finds
         // no state (and `realm_of` panics) instead of a freed one.
         unsafe { q::JS_SetContextOpaque(ctx, ptr::null_mut()) };

@@ -7,7 +7,7 @@
 use std::ffi::{c_int, c_void};
 
 use super::call::new_hidden_closure;
-use super::core::{check, current_ctx, q, take_exception, Marker, Trace, UNDEFINED};
+use super::core::{check, current_ctx, q, take_exception, KnownAtom, Marker, Trace, UNDEFINED};
 use super::intrinsics::Intrinsic;
 use super::*;
 
@@ -302,19 +302,16 @@ enum Own {
 /// The own property `key` of `object` (an ordinary object: a promise, %Promise% or
 /// %Promise.prototype%, whose [[GetOwnProperty]] runs no script).
 fn own_property(object: &Value, key: OwnKey, ctx: &mut Cx) -> Own {
-    let atom = match key {
-        // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the name is a static,
-        // NUL-terminated ASCII string (`JS_NewAtom` reads it up to the NUL). The atom
-        // returned (or 0) is ours, freed below.
-        OwnKey::Then => unsafe { q::JS_NewAtom(ctx.raw(), c"then".as_ptr()) },
-        // SAFETY: as for `then` just above.
-        OwnKey::Constructor => unsafe { q::JS_NewAtom(ctx.raw(), c"constructor".as_ptr()) },
+    // (`owned`: the atom is ours to free, not the agent's.)
+    let (atom, owned) = match key {
+        OwnKey::Then => (ctx.agent().known_atom(ctx, KnownAtom::Then), false),
+        OwnKey::Constructor => (ctx.agent().known_atom(ctx, KnownAtom::Constructor), false),
         OwnKey::Species => {
             let species = ctx.realm_state().intrinsic(Intrinsic::SymbolSpecies);
             // SAFETY: `ctx` is live and `species` a live value of its runtime (`Value`'s
             // invariant), borrowed: the captured `Symbol.species`, a symbol, so converting it
             // runs no script. The atom returned (or 0) is ours, freed below.
-            unsafe { q::JS_ValueToAtom(ctx.raw(), species.raw()) }
+            (unsafe { q::JS_ValueToAtom(ctx.raw(), species.raw()) }, true)
         }
     };
     if atom == 0 {
@@ -327,8 +324,10 @@ fn own_property(object: &Value, key: OwnKey, ctx: &mut Cx) -> Own {
     // so no trap runs, and `atom` a live atom we own. `desc` is valid for writes of one
     // descriptor, which QuickJS fills in only when it finds the property.
     let status = unsafe { q::JS_GetOwnProperty(ctx.raw(), desc.as_mut_ptr(), object.raw(), atom) };
-    // SAFETY: `ctx` is live; `atom` is ours (made above), given back once.
-    unsafe { q::JS_FreeAtom(ctx.raw(), atom) };
+    if owned {
+        // SAFETY: `ctx` is live; `atom` is ours (made above), given back once.
+        unsafe { q::JS_FreeAtom(ctx.raw(), atom) };
+    }
     if status < 0 {
         drop(take_exception(ctx));
         return Own::Unknown;
