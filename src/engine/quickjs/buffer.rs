@@ -2,9 +2,11 @@
 //! view construction per kind, byte copies, new `Uint8Array`s.
 //!
 //! Slots are read through QuickJS's C API (`JS_GetArrayBuffer`, `JS_GetTypedArrayBuffer`,
-//! `JS_GetTypedArrayType`, ...) and, where it has none (a `DataView`'s slots, whether a buffer
-//! is resizable, the buffer of a detached typed array), through the built-in getters captured
-//! when the realm was set up, called on the object: no user-visible lookup either way.
+//! `JS_GetTypedArrayType`, ...); where it has none, from the fields the built-in getters read
+//! (whether a buffer is detached or resizable, a view's buffer: [`RawArrayBuffer`],
+//! [`RawTypedArray`]) or through the getters captured when the realm was set up, called on
+//! the object (a `DataView`'s offset and length, a view on a resizable buffer's): no
+//! user-visible lookup either way.
 
 use std::ffi::c_int;
 
@@ -20,7 +22,7 @@ use crate::engine::{TypedArrayKind, ViewKind, ViewRecord};
 /// The class ids of the built-in classes that have no `JS_Is*` predicate (read from sample
 /// objects; the same in every runtime of the process, kept per agent).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct ClassIds {
+pub(crate) struct ClassIds {
     pub(super) shared_array_buffer: q::JSClassID,
     pub(super) boolean: q::JSClassID,
     pub(super) number: q::JSClassID,
@@ -31,10 +33,17 @@ pub(super) struct ClassIds {
 }
 
 /// The agent's [`ClassIds`] (read from the current realm's samples on first use).
+#[inline]
 pub(super) fn class_ids(cx: &Cx) -> ClassIds {
-    if let Some(ids) = cx.agent().data::<ClassIds>() {
-        return *ids;
+    if let Some(ids) = cx.agent().class_ids.get() {
+        return ids;
     }
+    read_class_ids(cx)
+}
+
+/// [`class_ids`]' first read.
+#[cold]
+fn read_class_ids(cx: &Cx) -> ClassIds {
     let realm = cx.realm_state();
     let id = |name: Intrinsic| {
         let sample = realm.intrinsic(name);
@@ -56,7 +65,7 @@ pub(super) fn class_ids(cx: &Cx) -> ClassIds {
         big_int: id(Intrinsic::SampleBigInt),
         object: id(Intrinsic::SampleObject),
     };
-    cx.agent().set_data(ids);
+    cx.agent().class_ids.set(Some(ids));
     ids
 }
 
@@ -170,20 +179,86 @@ pub(super) fn buffer_data(cx: &mut Cx, value: &Value) -> Option<(*mut u8, usize)
     Some((data, usize::try_from(size).unwrap_or(0)))
 }
 
-/// `IsDetachedBuffer` for an `ArrayBuffer` (false for anything else), through the captured
-/// `detached` getter: `JS_GetArrayBuffer` would throw (and a thrown error runs a script's
-/// `Error.prepareStackTrace`, even when cleared).
+/// The leading fields of quickjs.c's `JSArrayBuffer`, the state of an `ArrayBuffer` or a
+/// `SharedArrayBuffer` object (its `u.array_buffer`, which `JS_GetOpaque` returns for the
+/// object's own class: the member shares the union's first word with `opaque`), in the
+/// quickjs-ng the pinned `rquickjs-sys` (`=0.14.0`) builds:
+/// `{ int byte_length; int max_byte_length; uint8_t detached; uint8_t immutable; uint8_t
+/// shared; ... }`. The built-in getters read exactly these (`detached` is `abuf->detached`,
+/// `resizable` and `growable` are `max_byte_length >= 0`); reading them here spares a call of
+/// a getter (a JS function call) per chunk. `buffer_tests::raw_slots_match_the_getters`
+/// checks this layout against those getters.
+#[repr(C)]
+struct RawArrayBuffer {
+    byte_length: c_int,
+    max_byte_length: c_int,
+    detached: u8,
+    immutable: u8,
+    shared: u8,
+}
+
+/// The leading fields of quickjs.c's `JSTypedArray`, the state of a typed array or a
+/// `DataView` (its `u.typed_array`, which `JS_GetOpaque` returns for the object's own class),
+/// in the same quickjs-ng: `{ struct list_head link; JSObject *obj; JSObject *buffer; uint32_t
+/// offset; uint32_t length; bool track_rab; }`. The `buffer` getters return `buffer`; checked by
+/// the same test.
+#[repr(C)]
+struct RawTypedArray {
+    link: [*mut std::ffi::c_void; 2],
+    obj: *mut std::ffi::c_void,
+    buffer: *mut std::ffi::c_void,
+    offset: u32,
+    length: u32,
+    track_rab: bool,
+}
+
+/// The state of `value` if it is an `ArrayBuffer` or a `SharedArrayBuffer`: (detached,
+/// resizable or growable).
+fn raw_buffer_state(cx: &Cx, value: &Value) -> Option<(bool, bool)> {
+    if !is_array_buffer(value) && !is_shared_buffer(cx, value) {
+        return None;
+    }
+    // SAFETY: `value` is a live `ArrayBuffer` or `SharedArrayBuffer` (checked above; it owns a
+    // count, `Value`'s invariant), so `JS_GetOpaque` with its own class id returns its
+    // `JSArrayBuffer`, which the object owns while it lives (a buffer always has one).
+    let state = unsafe { q::JS_GetOpaque(value.raw(), class_of(value)) }.cast::<RawArrayBuffer>();
+    // SAFETY: non-null, the object's `JSArrayBuffer`, whose leading fields are
+    // `RawArrayBuffer` ([`RawArrayBuffer`]); it stays allocated while `value` holds the object,
+    // and no script runs during these reads, so nothing writes it meanwhile.
+    let state = unsafe { state.as_ref() }?;
+    Some((state.detached != 0, state.max_byte_length >= 0))
+}
+
+/// `[[ViewedArrayBuffer]]` of a typed array or `DataView` (`None` for anything else), read from
+/// its `JSTypedArray`, as the `buffer` getters do.
+fn raw_viewed_buffer(cx: &Cx, value: &Value) -> Option<Value> {
+    // SAFETY: `value` is a live typed array or `DataView` (the caller's check, and it owns a
+    // count), so `JS_GetOpaque` with its own class id returns its `JSTypedArray`, which the
+    // object owns while it lives.
+    let state = unsafe { q::JS_GetOpaque(value.raw(), class_of(value)) }.cast::<RawTypedArray>();
+    // SAFETY: non-null, the object's `JSTypedArray`, whose leading fields are `RawTypedArray`;
+    // allocated while `value` holds the object, with no script running during the read.
+    let buffer = unsafe { state.as_ref() }?.buffer;
+    if buffer.is_null() {
+        return None;
+    }
+    // `buffer` is the view's buffer object, which the view holds a count of for its life
+    // (quickjs.c's `typed_array_init` dups it), so it is a live object of `cx`'s runtime, as
+    // `dup_raw` requires; the returned value takes a count of its own.
+    Some(Value::dup_raw(
+        cx.rt(),
+        q::JS_MKPTR(q::JS_TAG_OBJECT, buffer),
+    ))
+}
+
+/// `IsDetachedBuffer` for an `ArrayBuffer` (false for anything else), read from its state
+/// (as the `detached` getter does): `JS_GetArrayBuffer` would throw (and a thrown error runs a
+/// script's `Error.prepareStackTrace`, even when cleared).
 pub(super) fn is_detached(cx: &mut Cx, buffer: &Value) -> bool {
     if !is_array_buffer(buffer) {
         return false;
     }
-    match call_intrinsic(cx, Intrinsic::ArrayBufferPrototypeDetached, buffer, &[]) {
-        Ok(v) => v.to_boolean(),
-        Err(e) => {
-            drop(e);
-            false
-        }
-    }
+    raw_buffer_state(cx, buffer).is_some_and(|(detached, _)| detached)
 }
 
 /// Whether an `ArrayBuffer` was made immutable (`transferToImmutable`).
@@ -196,22 +271,9 @@ pub(super) fn is_immutable(buffer: &Value) -> bool {
 }
 
 /// `IsResizableArrayBuffer` (an `ArrayBuffer` with a max byte length, a growable
-/// `SharedArrayBuffer`), through the captured `resizable` / `growable` getters.
+/// `SharedArrayBuffer`), read from its state as the `resizable` / `growable` getters do.
 pub(super) fn is_resizable(cx: &mut Cx, buffer: &Value) -> bool {
-    let getter = if is_array_buffer(buffer) {
-        Intrinsic::ArrayBufferPrototypeResizable
-    } else if is_shared_buffer(cx, buffer) {
-        Intrinsic::SharedArrayBufferPrototypeGrowable
-    } else {
-        return false;
-    };
-    match call_intrinsic(cx, getter, buffer, &[]) {
-        Ok(v) => v.to_boolean(),
-        Err(e) => {
-            drop(e);
-            false
-        }
-    }
+    raw_buffer_state(cx, buffer).is_some_and(|(_, resizable)| resizable)
 }
 
 /// A number from a getter's result (0 for anything else).
@@ -314,7 +376,6 @@ pub(super) fn view_slots(cx: &mut Cx, value: &Value) -> Option<ViewSlots> {
         (
             ViewKind::Typed(kind),
             [
-                Intrinsic::TypedArrayPrototypeBuffer,
                 Intrinsic::TypedArrayPrototypeByteOffset,
                 Intrinsic::TypedArrayPrototypeByteLength,
             ],
@@ -323,7 +384,6 @@ pub(super) fn view_slots(cx: &mut Cx, value: &Value) -> Option<ViewSlots> {
         (
             ViewKind::DataView,
             [
-                Intrinsic::DataViewPrototypeBuffer,
                 Intrinsic::DataViewPrototypeByteOffset,
                 Intrinsic::DataViewPrototypeByteLength,
             ],
@@ -331,8 +391,8 @@ pub(super) fn view_slots(cx: &mut Cx, value: &Value) -> Option<ViewSlots> {
     } else {
         return None;
     };
-    // The `buffer` getters check nothing.
-    let buffer = call_intrinsic(cx, getters[0], value, &[]).ok()?;
+    // The `buffer` getters check nothing: the view's buffer, as they read it.
+    let buffer = raw_viewed_buffer(cx, value)?;
     let resizable = is_resizable(cx, &buffer);
     let mut slots = ViewSlots {
         kind,
@@ -373,8 +433,8 @@ pub(super) fn view_slots(cx: &mut Cx, value: &Value) -> Option<ViewSlots> {
     }
     // A `DataView`, or a view on a resizable buffer (whose length may track the buffer's):
     // the getters (a typed array's give 0 when out of bounds; a `DataView`'s throw then).
-    let byte_offset = call_intrinsic(cx, getters[1], value, &[]);
-    let byte_length = call_intrinsic(cx, getters[2], value, &[]);
+    let byte_offset = call_intrinsic(cx, getters[0], value, &[]);
+    let byte_length = call_intrinsic(cx, getters[1], value, &[]);
     // IsArrayBufferViewOutOfBounds: a `DataView`'s getters throw exactly then. A typed
     // array's give 0 then, which an in-bounds empty view at offset 0 gives too, and the
     // operations that tell them apart (ValidateTypedArray, `JS_GetTypedArrayBuffer`) throw,

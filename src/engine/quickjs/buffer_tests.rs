@@ -716,3 +716,78 @@ fn ropes_are_strings() {
         .expect("string");
     assert_eq!(s.len(), 6000 + 11);
 }
+
+/// The buffer and view state read from QuickJS's structures (`RawArrayBuffer`,
+/// `RawTypedArray`) is what the built-in getters report, for every kind of buffer and view and
+/// every state a buffer can be in: the check that their layout is this QuickJS's.
+#[test]
+fn raw_slots_match_the_getters() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let buffers = [
+        "new ArrayBuffer(16)",
+        "new ArrayBuffer(0)",
+        "new ArrayBuffer(8, { maxByteLength: 64 })",
+        "(() => { const b = new ArrayBuffer(8); b.transfer(); return b; })()",
+        "(() => { const b = new ArrayBuffer(8, { maxByteLength: 16 }); b.transfer(); return b; })()",
+        "new ArrayBuffer(4).transferToImmutable()",
+        "new SharedArrayBuffer(8)",
+        // (A growable `SharedArrayBuffer` needs allocator hooks this runtime does not set.)
+    ];
+    for source in buffers {
+        let buffer = eval(&mut cx, source);
+        set_global(&mut cx, "b", buffer.clone());
+        let shared = eval(&mut cx, "b instanceof SharedArrayBuffer").to_boolean();
+        let (detached, resizable) = if shared {
+            (false, eval(&mut cx, "b.growable").to_boolean())
+        } else {
+            let detached = eval(&mut cx, "b.detached").to_boolean();
+            (detached, eval(&mut cx, "b.resizable").to_boolean())
+        };
+        assert_eq!(buffer::is_detached(&mut cx, &buffer), detached, "{source}");
+        assert_eq!(
+            buffer::is_resizable(&mut cx, &buffer),
+            resizable,
+            "{source}"
+        );
+    }
+    let views = [
+        "new Uint8Array(16)",
+        "new Uint8Array(new ArrayBuffer(32), 8, 4)",
+        "new Float64Array(new ArrayBuffer(64), 16)",
+        "new BigInt64Array(3)",
+        "new Uint16Array(new ArrayBuffer(8, { maxByteLength: 64 }))",
+        "new DataView(new ArrayBuffer(10), 2, 5)",
+        "new DataView(new ArrayBuffer(10, { maxByteLength: 20 }), 4)",
+        "new Int32Array(new SharedArrayBuffer(16))",
+        "(() => { const v = new Uint8Array(8); v.buffer.transfer(); return v; })()",
+        "(() => { const d = new DataView(new ArrayBuffer(8)); d.buffer.transfer(); return d; })()",
+        "(() => { const b = new ArrayBuffer(16, { maxByteLength: 16 }); const v = new Uint8Array(b, 8, 8); b.resize(4); return v; })()",
+    ];
+    for source in views {
+        let view = eval(&mut cx, source);
+        set_global(&mut cx, "v", view.clone());
+        let expected = eval(&mut cx, "v.buffer");
+        let slots = buffer::view_slots(&mut cx, &view).expect("a view");
+        assert!(slots.buffer == expected, "{source}: the buffer");
+        set_global(&mut cx, "b", slots.buffer.clone());
+        let shared = eval(&mut cx, "b instanceof SharedArrayBuffer").to_boolean();
+        let resizable = eval(&mut cx, if shared { "b.growable" } else { "b.resizable" });
+        assert_eq!(
+            slots.resizable,
+            resizable.to_boolean(),
+            "{source}: resizable"
+        );
+        let detached = !shared && eval(&mut cx, "b.detached").to_boolean();
+        if detached {
+            assert!(slots.out_of_bounds, "{source}: detached, so out of bounds");
+        } else if !slots.out_of_bounds {
+            let offset = eval(&mut cx, "v.byteOffset").as_number();
+            let length = eval(&mut cx, "v.byteLength").as_number();
+            assert_eq!(Some(slots.byte_offset as f64), offset, "{source}: offset");
+            assert_eq!(Some(slots.byte_length as f64), length, "{source}: length");
+        }
+    }
+    drop(cx);
+    drop(rt);
+}

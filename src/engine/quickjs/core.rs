@@ -637,6 +637,9 @@ pub struct Agent {
     /// of ours until `uninstall` gives it back: property names read or defined per chunk, so
     /// that no per-chunk path hashes a name into the atom table and frees it again.
     known_atoms: [Cell<q::JSAtom>; KnownAtom::COUNT],
+    /// The class ids `buffer::class_ids` reads once (asked per chunk: a field, not agent
+    /// data, whose lookup hashes).
+    pub(crate) class_ids: Cell<Option<super::buffer::ClassIds>>,
 }
 
 /// Property names the backend reads or defines per chunk, with atoms kept by the agent
@@ -836,6 +839,7 @@ impl Agent {
             foreign: RefCell::new(Vec::new()),
             realms: RefCell::new(Vec::new()),
             known_atoms: Default::default(),
+            class_ids: Cell::new(None),
         });
         // `rt` has no entry (the caller's promise); from here on its entry is the leaked box,
         // as `Agent`'s invariant says.

@@ -44,25 +44,10 @@ intrinsics! {
     ObjectPrototype = "Object.prototype" => "Object.prototype";
     AsyncIteratorPrototype = "AsyncIteratorPrototype"
         => "Object.getPrototypeOf(Object.getPrototypeOf((async function*(){}).prototype))";
-    // The buffer and view getters (per-chunk paths), JSON, and the samples whose class ids
+    // The view getters that C has no call for (per-chunk paths), JSON, and the samples whose class ids
     // `buffer::class_ids` reads once per runtime.
     ArrayBufferPrototypeTransferToFixedLength = "ArrayBuffer.prototype.transferToFixedLength"
         => "ArrayBuffer.prototype.transferToFixedLength";
-    ArrayBufferPrototypeDetached = "ArrayBuffer.prototype.detached"
-        => "Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'detached').get";
-    ArrayBufferPrototypeResizable = "ArrayBuffer.prototype.resizable"
-        => "Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'resizable').get";
-    SharedArrayBufferPrototypeGrowable = "SharedArrayBuffer.prototype.growable"
-        => concat!(
-            "typeof SharedArrayBuffer === 'function' ? ",
-            "Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, 'growable').get : ",
-            "undefined",
-        );
-    TypedArrayPrototypeBuffer = "TypedArray.prototype.buffer"
-        => concat!(
-            "Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), ",
-            "'buffer').get",
-        );
     TypedArrayPrototypeByteOffset = "TypedArray.prototype.byteOffset"
         => concat!(
             "Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), ",
@@ -74,8 +59,6 @@ intrinsics! {
             "'byteLength').get",
         );
     DataView = "DataView" => "DataView";
-    DataViewPrototypeBuffer = "DataView.prototype.buffer"
-        => "Object.getOwnPropertyDescriptor(DataView.prototype, 'buffer').get";
     DataViewPrototypeByteOffset = "DataView.prototype.byteOffset"
         => "Object.getOwnPropertyDescriptor(DataView.prototype, 'byteOffset').get";
     DataViewPrototypeByteLength = "DataView.prototype.byteLength"
