@@ -35,16 +35,21 @@ impl PromiseResult {
         PromiseResult::Fulfilled(Value::undefined())
     }
 
-    /// "A promise resolved with `value`": objects go through a real promise (resolving reads
-    /// `then`), everything else is fulfilled at once.
+    /// "A promise resolved with `value`": a JS promise [`engine::untouched_promise`] vouches
+    /// for is adopted by a Rust promise ([`adopt_untouched_promise`]), other objects go through
+    /// a real promise (resolving reads `then`), everything else is fulfilled at once.
     pub fn resolved_with(value: Value, ctx: &mut Cx) -> JsResult<Self> {
-        if value.is_object() {
-            Ok(PromiseResult::Promise(engine::promise_resolved_with(
-                value, ctx,
-            )?))
-        } else {
-            Ok(PromiseResult::Fulfilled(value))
+        if !value.is_object() {
+            return Ok(PromiseResult::Fulfilled(value));
         }
+        if let Some(promise) = engine::untouched_promise(&value, ctx) {
+            return Ok(PromiseResult::Internal(adopt_untouched_promise(
+                promise, ctx,
+            )));
+        }
+        Ok(PromiseResult::Promise(engine::promise_resolved_with(
+            value, ctx,
+        )?))
     }
 
     /// The result of invoking a callback whose return type is a promise type: a thrown
@@ -92,6 +97,56 @@ pub fn upon_settlement<T: Trace + 'static>(
             Ok(())
         }
     }
+}
+
+/// "A promise resolved with" `promise`, a JS promise [`engine::untouched_promise`] vouched for,
+/// as a Rust promise.
+///
+/// Resolving a new promise with `promise` reads its `then` (the original, unobservably: no own
+/// `then`, %Promise.prototype%'s data property) and queues NewPromiseResolveThenableJob, whose
+/// `then` call is PerformPromiseThen(promise, resolve, reject) once its SpeciesConstructor
+/// lookups reach %Promise%. So the job is a Rust microtask reacting to `promise`, and the new
+/// promise a Rust promise: the same jobs in the same order (the job, `promise`'s reaction job,
+/// then the new promise's reactions), and a fulfillment value is still resolved with (its
+/// `then` read). Script may decorate `promise` or the intrinsics between now and the job, so
+/// the job asks again, and then calls the original `then` with resolving functions, as the
+/// spec's job does. Where the spec makes a JS promise and two resolving functions here, and the
+/// `then` call a derived promise and two more, this makes none (the reaction to `promise` makes
+/// its handlers).
+pub(crate) fn adopt_untouched_promise(promise: JsPromise, ctx: &mut Cx) -> InternalPromise {
+    let adopted = InternalPromise::new();
+    let resolved_by = adopted.clone();
+    engine::queue_microtask(ctx, move |ctx| {
+        if engine::species_lookup_is_intrinsic(Some(&promise), ctx) {
+            return engine::react(&promise, resolved_by, resolve_adopted, reject_adopted, ctx);
+        }
+        match engine::original_promise_then(ctx) {
+            Some(then) => resolved_by.thenable_job(promise.into(), then, ctx),
+            // Invariant: untouched_promise vouched for the original `then`, which exists only
+            // once it was remembered.
+            None => engine::react(&promise, resolved_by, resolve_adopted, reject_adopted, ctx),
+        }
+    });
+    adopted
+}
+
+/// The resolve function of a thenable job's `then` call: resolves the adopting promise.
+pub(crate) fn resolve_adopted(
+    adopted: &InternalPromise,
+    value: Value,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    adopted.resolve(value, ctx)
+}
+
+/// The reject function of a thenable job's `then` call: rejects the adopting promise.
+pub(crate) fn reject_adopted(
+    adopted: &InternalPromise,
+    reason: Value,
+    ctx: &mut Cx,
+) -> JsResult<()> {
+    adopted.reject(reason, ctx);
+    Ok(())
 }
 
 /// A reaction step that does nothing.

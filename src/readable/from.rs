@@ -16,7 +16,7 @@ use super::{
     other_specs::{NativeSource, NativeUnderlyingSource},
     stream::{create_readable_stream, ReadableStream, StreamSlots},
 };
-use crate::engine::{upon_settlement, PromiseResult};
+use crate::engine::{reject_adopted, resolve_adopted, upon_settlement, PromiseResult};
 use crate::{
     engine::internal_promise::InternalPromise,
     engine::{self, PromiseCapability},
@@ -256,58 +256,28 @@ fn promise_resolved_with_iterator_promise(
     promise: IteratorPromise,
     ctx: &mut Cx,
 ) -> JsResult<PromiseResult> {
+    let promise = match promise {
+        // (A JS promise untouched_promise vouches for is adopted the same way there.)
+        IteratorPromise::Value(value) => return PromiseResult::resolved_with(value, ctx),
+        IteratorPromise::Internal(promise) => promise,
+    };
     let adopted = InternalPromise::new();
     let resolved_by = adopted.clone();
-    // The job calls the `then` read now (the original) on the promise, whose
-    // SpeciesConstructor reads `constructor` when the job runs: script may have decorated it
-    // in between, and then the lookups are made as the spec makes them.
-    match promise {
-        IteratorPromise::Internal(promise) => engine::queue_microtask(ctx, move |ctx| {
-            if !engine::species_lookup_is_intrinsic(None, ctx) {
-                if let Err(error) = engine::species_lookups_of_fresh_promise(ctx) {
-                    let reason = engine::thrown_value(error, ctx)?;
-                    resolved_by.reject(reason, ctx);
-                    return Ok(());
-                }
+    // The job calls the `then` of a fresh promise (the original) on the Rust promise, whose
+    // SpeciesConstructor is read when the job runs: script may have decorated %Promise% in
+    // between, and then the lookups are made as the spec makes them.
+    engine::queue_microtask(ctx, move |ctx| {
+        if !engine::species_lookup_is_intrinsic(None, ctx) {
+            if let Err(error) = engine::species_lookups_of_fresh_promise(ctx) {
+                let reason = engine::thrown_value(error, ctx)?;
+                resolved_by.reject(reason, ctx);
+                return Ok(());
             }
-            promise.react(resolved_by, resolve_adopted, reject_adopted, ctx);
-            Ok(())
-        }),
-        IteratorPromise::Value(value) => match engine::untouched_promise(&value, ctx) {
-            Some(promise) => engine::queue_microtask(ctx, move |ctx| {
-                if engine::species_lookup_is_intrinsic(Some(&promise), ctx) {
-                    return engine::react(
-                        &promise,
-                        resolved_by,
-                        resolve_adopted,
-                        reject_adopted,
-                        ctx,
-                    );
-                }
-                match engine::original_promise_then(ctx) {
-                    Some(then) => resolved_by.thenable_job(promise.into(), then, ctx),
-                    // Invariant: untouched_promise vouched for the original `then`, which
-                    // exists only once it was remembered.
-                    None => {
-                        engine::react(&promise, resolved_by, resolve_adopted, reject_adopted, ctx)
-                    }
-                }
-            }),
-            None => return PromiseResult::resolved_with(value, ctx),
-        },
-    }
+        }
+        promise.react(resolved_by, resolve_adopted, reject_adopted, ctx);
+        Ok(())
+    });
     Ok(PromiseResult::Internal(adopted))
-}
-
-/// The resolve function of a thenable job's `then` call: resolves the adopting promise.
-fn resolve_adopted(adopted: &InternalPromise, value: Value, ctx: &mut Cx) -> JsResult<()> {
-    adopted.resolve(value, ctx)
-}
-
-/// The reject function of a thenable job's `then` call: rejects the adopting promise.
-fn reject_adopted(adopted: &InternalPromise, reason: Value, ctx: &mut Cx) -> JsResult<()> {
-    adopted.reject(reason, ctx);
-    Ok(())
 }
 
 /// ReadableStreamFromIterable's pullAlgorithm, step 2.
