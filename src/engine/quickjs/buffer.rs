@@ -1,11 +1,11 @@
 //! Array buffers and views: ArrayBufferView and BufferSource conversion, TransferArrayBuffer,
 //! view construction per kind, byte copies, new `Uint8Array`s.
 //!
-//! Slots are read through QuickJS's C API (`JS_GetArrayBuffer`, `JS_GetTypedArrayBuffer`,
-//! `JS_GetTypedArrayType`, ...); where it has none, from the fields the built-in getters read
-//! (whether a buffer is detached or resizable, a view's buffer: [`RawArrayBuffer`],
+//! Slots are read through QuickJS's C API (`JS_GetArrayBuffer`, `JS_GetTypedArrayType`, ...);
+//! where it has none, from the fields its own getters read (whether a buffer is detached or
+//! resizable, its length, a view's buffer, offset and length: [`RawArrayBuffer`],
 //! [`RawTypedArray`]) or through the getters captured when the realm was set up, called on
-//! the object (a `DataView`'s offset and length, a view on a resizable buffer's): no
+//! the object (the current length of a view that tracks a resizable buffer's): no
 //! user-visible lookup either way.
 
 use std::ffi::c_int;
@@ -212,9 +212,19 @@ struct RawTypedArray {
     track_rab: bool,
 }
 
-/// The state of `value` if it is an `ArrayBuffer` or a `SharedArrayBuffer`: (detached,
-/// resizable or growable).
-fn raw_buffer_state(cx: &Cx, value: &Value) -> Option<(bool, bool)> {
+/// The state of an `ArrayBuffer` or a `SharedArrayBuffer`, as [`raw_buffer_state`] reads it.
+#[derive(Clone, Copy)]
+struct BufferState {
+    /// `[[ArrayBufferByteLength]]` (0 once detached).
+    byte_length: u64,
+    /// IsDetachedBuffer.
+    detached: bool,
+    /// IsResizableArrayBuffer, or a growable `SharedArrayBuffer`.
+    resizable: bool,
+}
+
+/// The state of `value` if it is an `ArrayBuffer` or a `SharedArrayBuffer`.
+fn raw_buffer_state(cx: &Cx, value: &Value) -> Option<BufferState> {
     if !is_array_buffer(value) && !is_shared_buffer(cx, value) {
         return None;
     }
@@ -226,7 +236,24 @@ fn raw_buffer_state(cx: &Cx, value: &Value) -> Option<(bool, bool)> {
     // `RawArrayBuffer` ([`RawArrayBuffer`]); it stays allocated while `value` holds the object,
     // and no script runs during these reads, so nothing writes it meanwhile.
     let state = unsafe { state.as_ref() }?;
-    Some((state.detached != 0, state.max_byte_length >= 0))
+    Some(BufferState {
+        byte_length: u64::try_from(state.byte_length).unwrap_or(0),
+        detached: state.detached != 0,
+        resizable: state.max_byte_length >= 0,
+    })
+}
+
+/// A typed array's or `DataView`'s `[[ByteOffset]]`, its byte length as made (for a view
+/// whose length does not track its buffer's) and whether it tracks, read from its
+/// `JSTypedArray` (`None` for anything else).
+fn raw_view_range(value: &Value) -> Option<(u64, u64, bool)> {
+    // SAFETY: as in `raw_viewed_buffer`: `value` is a live typed array or `DataView` (the
+    // caller's check), so `JS_GetOpaque` with its own class id returns its `JSTypedArray`.
+    let state = unsafe { q::JS_GetOpaque(value.raw(), class_of(value)) }.cast::<RawTypedArray>();
+    // SAFETY: as in `raw_viewed_buffer`: allocated while `value` holds the object, no script
+    // running during the read.
+    let state = unsafe { state.as_ref() }?;
+    Some((state.offset.into(), state.length.into(), state.track_rab))
 }
 
 /// `[[ViewedArrayBuffer]]` of a typed array or `DataView` (`None` for anything else), read from
@@ -258,7 +285,7 @@ pub(super) fn is_detached(cx: &mut Cx, buffer: &Value) -> bool {
     if !is_array_buffer(buffer) {
         return false;
     }
-    raw_buffer_state(cx, buffer).is_some_and(|(detached, _)| detached)
+    raw_buffer_state(cx, buffer).is_some_and(|state| state.detached)
 }
 
 /// Whether an `ArrayBuffer` was made immutable (`transferToImmutable`).
@@ -273,7 +300,7 @@ pub(super) fn is_immutable(buffer: &Value) -> bool {
 /// `IsResizableArrayBuffer` (an `ArrayBuffer` with a max byte length, a growable
 /// `SharedArrayBuffer`), read from its state as the `resizable` / `growable` getters do.
 pub(super) fn is_resizable(cx: &mut Cx, buffer: &Value) -> bool {
-    raw_buffer_state(cx, buffer).is_some_and(|(_, resizable)| resizable)
+    raw_buffer_state(cx, buffer).is_some_and(|state| state.resizable)
 }
 
 /// A number from a getter's result (0 for anything else).
@@ -370,7 +397,8 @@ pub(super) struct ViewSlots {
 ///
 /// Nothing here makes QuickJS throw (an error thrown and cleared would still run a script's
 /// `Error.prepareStackTrace`): the cases where a C accessor or a getter throws (a detached
-/// buffer, a view out of bounds of a resizable one) are told apart first.
+/// buffer, a view out of bounds of a resizable one) are told apart first, from the view's and
+/// its buffer's state ([`RawTypedArray`], [`RawArrayBuffer`]).
 pub(super) fn view_slots(cx: &mut Cx, value: &Value) -> Option<ViewSlots> {
     let (kind, getters) = if let Some(kind) = typed_array_kind_of(value) {
         (
@@ -393,58 +421,36 @@ pub(super) fn view_slots(cx: &mut Cx, value: &Value) -> Option<ViewSlots> {
     };
     // The `buffer` getters check nothing: the view's buffer, as they read it.
     let buffer = raw_viewed_buffer(cx, value)?;
-    let resizable = is_resizable(cx, &buffer);
+    let state = raw_buffer_state(cx, &buffer)?;
+    let (offset, length, tracking) = raw_view_range(value)?;
     let mut slots = ViewSlots {
         kind,
         buffer,
-        resizable,
+        resizable: state.resizable,
         byte_offset: 0,
         byte_length: 0,
         out_of_bounds: true,
     };
-    if is_detached(cx, &slots.buffer) {
+    // IsArrayBufferViewOutOfBounds, as quickjs.c's `typed_array_is_oob` decides it (and a
+    // `DataView`'s getters, which throw exactly then): detached, or the view starts past the
+    // buffer's end, or a view of fixed length ends past it.
+    if state.detached
+        || offset > state.byte_length
+        || (!tracking && offset + length > state.byte_length)
+    {
         return Some(slots);
     }
-    if let (ViewKind::Typed(_), false) = (kind, resizable) {
-        // On a fixed-length buffer that is not detached, a typed array is in bounds, and its
-        // length slot is current: one C call.
-        // `size_t` is `u64` on the targets QuickJS's bindings are generated for.
-        let (mut offset, mut length): (u64, u64) = (0, 0);
-        // SAFETY: `cx`'s context is live (`Cx`'s invariant) and `value` a live typed array of
-        // its runtime (`Value`'s invariant), borrowed. `offset` and `length` are valid for
-        // QuickJS to write a `size_t` each (the call would not compile where `size_t` is not
-        // `u64`), and a null `pbytes_per_element` asks for nothing. The result is an owned
-        // reference to the buffer, or `JS_EXCEPTION`, as `check` takes it.
-        let raw = unsafe {
-            q::JS_GetTypedArrayBuffer(
-                cx.raw(),
-                value.raw(),
-                &mut offset,
-                &mut length,
-                std::ptr::null_mut(),
-            )
-        };
-        if check(cx, raw).is_ok() {
-            slots.byte_offset = offset;
-            slots.byte_length = length;
-            slots.out_of_bounds = false;
-        }
+    slots.out_of_bounds = false;
+    if !tracking {
+        // A view of fixed length in bounds: its slots as made.
+        slots.byte_offset = offset;
+        slots.byte_length = length;
         return Some(slots);
     }
-    // A `DataView`, or a view on a resizable buffer (whose length may track the buffer's):
-    // the getters (a typed array's give 0 when out of bounds; a `DataView`'s throw then).
+    // A view whose length tracks a resizable buffer's: the getters compute its current length
+    // (in bounds, checked above, so a `DataView`'s do not throw).
     let byte_offset = call_intrinsic(cx, getters[0], value, &[]);
     let byte_length = call_intrinsic(cx, getters[1], value, &[]);
-    // IsArrayBufferViewOutOfBounds: a `DataView`'s getters throw exactly then. A typed
-    // array's give 0 then, which an in-bounds empty view at offset 0 gives too, and the
-    // operations that tell them apart (ValidateTypedArray, `JS_GetTypedArrayBuffer`) throw,
-    // which runs `Error.prepareStackTrace`: script a probe must not run. So a typed array on a
-    // resizable buffer that shrank below it counts as in bounds here, an empty view
-    // (ENGINE_BUGS.md).
-    slots.out_of_bounds = match kind {
-        ViewKind::DataView => byte_offset.is_err() || byte_length.is_err(),
-        ViewKind::Typed(_) => false,
-    };
     slots.byte_offset = number_of(byte_offset);
     slots.byte_length = number_of(byte_length);
     Some(slots)
