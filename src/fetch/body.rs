@@ -41,8 +41,8 @@ pub(crate) enum BodyInit {
     /// A `URLSearchParams`, serialized at conversion.
     SearchParams(String),
     /// A `BufferSource`'s bytes (copied at conversion: "get a copy of the bytes held by the
-    /// buffer source").
-    Bytes(Vec<u8>),
+    /// buffer source"), copied once, into the shared block the body's source keeps.
+    Bytes(Arc<[u8]>),
     /// A scalar value string.
     Text(String),
 }
@@ -68,7 +68,12 @@ pub(crate) fn to_body_init(value: &Value, ctx: &mut Cx) -> JsResult<BodyInit> {
     // member, whose conversion throws for a shared or resizable buffer (no `[AllowShared]`,
     // no `[AllowResizable]`).
     if engine::is_buffer_source_object(value) {
-        let bytes = engine::buffer_source_copy(value, false, "The body", ctx)?;
+        // The conversion's TypeErrors (a shared or resizable buffer), then the copy, made
+        // straight into the body's shared block (a detached buffer, or a view out of its
+        // bounds, holds no bytes).
+        engine::check_buffer_source(value, false, "The body", ctx)?;
+        let bytes = engine::with_buffer_source_bytes(value, ctx, |b| Arc::<[u8]>::from(b))
+            .unwrap_or_else(|| Arc::from(&[][..]));
         return Ok(BodyInit::Bytes(bytes));
     }
     let text = value.to_string(ctx)?;
@@ -154,7 +159,7 @@ pub(crate) fn extract(object: BodyInit, ctx: &mut Cx) -> JsResult<(Body, Option<
             Some(b"application/x-www-form-urlencoded;charset=UTF-8".as_slice()),
         ),
         // BufferSource: set source to a copy of the bytes held by object.
-        BodyInit::Bytes(bytes) => (bytes.into(), None),
+        BodyInit::Bytes(bytes) => (bytes, None),
         // scalar value string: set source to the UTF-8 encoding of object; set type to
         // `text/plain;charset=UTF-8`.
         BodyInit::Text(text) => (

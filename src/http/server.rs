@@ -739,7 +739,8 @@ impl OutBody {
 
     fn full(bytes: Arc<[u8]>, guard: ExchangeGuard) -> Self {
         Self {
-            kind: OutKind::Full(Some(Bytes::from(bytes.to_vec()))),
+            // The body's source itself, shared (no copy).
+            kind: OutKind::Full(Some(Bytes::from_owner(bytes))),
             _guard: Some(ExchangeGuardHandle(guard)),
         }
     }
