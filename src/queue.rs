@@ -260,6 +260,10 @@ enum Storage {
     /// A range of immutable bytes shared with their owner (a `Blob`, a body's source), from
     /// `start`: no copy is made until something writes to them.
     Shared { bytes: Arc<[u8]>, start: usize },
+    /// Bytes that came from async Rust (a socket's read, an item of a Rust stream), from their
+    /// start: no copy is made until something writes to them.
+    #[cfg(feature = "tokio")]
+    Bytes(bytes::Bytes),
 }
 
 impl std::fmt::Debug for NativeBytes {
@@ -300,6 +304,43 @@ impl NativeBytes {
         }
     }
 
+    /// `bytes` as a chunk, without copying them.
+    #[cfg(feature = "tokio")]
+    pub(crate) fn from_bytes(bytes: bytes::Bytes) -> Self {
+        Self {
+            len: bytes.len(),
+            _counted: engine::ExternalBytes::new(bytes.len()),
+            storage: Storage::Bytes(bytes),
+            pool: std::rc::Weak::new(),
+        }
+    }
+
+    /// The chunk's bytes as `Bytes`: shared or moved where they can be (bytes from async Rust,
+    /// a shared range, a buffer of its own), copied only from a pool's buffer (which goes back
+    /// to its pool).
+    #[cfg(feature = "tokio")]
+    pub(crate) fn into_bytes(mut self) -> bytes::Bytes {
+        let len = self.len;
+        if self.pool.strong_count() > 0 {
+            return bytes::Bytes::copy_from_slice(self.as_slice());
+        }
+        // (The emptied storage left behind goes to no pool: there is none.)
+        match std::mem::replace(&mut self.storage, Storage::Owned(Vec::new())) {
+            Storage::Owned(mut buf) => {
+                buf.truncate(len);
+                bytes::Bytes::from(buf)
+            }
+            Storage::Shared { bytes, start } => {
+                // Assert: start + len ≤ bytes.len() (see `as_slice`).
+                bytes::Bytes::from_owner(bytes).slice(start..start + len)
+            }
+            Storage::Bytes(mut bytes) => {
+                bytes.truncate(len);
+                bytes
+            }
+        }
+    }
+
     /// The chunk's bytes.
     pub(crate) fn as_slice(&self) -> &[u8] {
         // Assert: len ≤ buf.len(), and start + len ≤ bytes.len() (set so when made, and
@@ -307,18 +348,20 @@ impl NativeBytes {
         match &self.storage {
             Storage::Owned(buf) => &buf[..self.len],
             Storage::Shared { bytes, start } => &bytes[*start..*start + self.len],
+            #[cfg(feature = "tokio")]
+            Storage::Bytes(bytes) => &bytes[..self.len],
         }
     }
 
     /// The chunk's bytes, writable (shared bytes are copied into a buffer of their own first).
     pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
-        if let Storage::Shared { .. } = self.storage {
+        if !matches!(self.storage, Storage::Owned(_)) {
             self.storage = Storage::Owned(self.as_slice().to_vec());
         }
         match &mut self.storage {
             // Assert: len ≤ buf.len() (see `as_slice`).
             Storage::Owned(buf) => &mut buf[..self.len],
-            Storage::Shared { .. } => &mut [],
+            _ => &mut [],
         }
     }
 

@@ -31,7 +31,7 @@ use crate::dom;
 use crate::engine::{self, webidl, Cx, JsPromise, JsResult, JsString, Value};
 use crate::fetch::native::{self, OutgoingBody};
 use crate::rust::{
-    deliver, Arrival, DrainedBytes, DrainingReader, LoopHandle, ReadableStream, StreamError,
+    deliver, Arrival, DrainedFrames, DrainingReader, LoopHandle, ReadableStream, StreamError,
     StreamSource,
 };
 
@@ -57,7 +57,8 @@ pub struct ServeOptions {
     /// The most connections open at once: one more gets `503 Service Unavailable` and is
     /// closed.
     pub max_connections: usize,
-    /// The most bytes one draining read of a response body takes (one frame to hyper).
+    /// The most bytes one draining read of a response body takes (one frame to hyper, or a
+    /// few where chunks of Rust bytes go as they are: see `DrainingReader::read_frames_with`).
     pub frame_size: usize,
 }
 
@@ -761,6 +762,7 @@ impl OutBody {
                     reader: Some(Rc::new(reader)),
                     ..DrainShared::default()
                 })),
+                frames: std::collections::VecDeque::new(),
                 state: Rc::clone(state),
             }),
             _guard: Some(ExchangeGuardHandle(guard)),
@@ -774,6 +776,8 @@ struct StreamOut {
     frame_size: usize,
     length: Option<u64>,
     shared: Rc<RefCell<DrainShared>>,
+    /// Frames of the last draining read not handed to hyper yet.
+    frames: std::collections::VecDeque<Bytes>,
     state: Rc<State>,
 }
 
@@ -781,13 +785,13 @@ struct StreamOut {
 struct DrainShared {
     reader: Option<Rc<DrainingReader>>,
     in_flight: bool,
-    arrived: Option<Result<DrainedBytes, StreamError>>,
+    arrived: Option<Result<DrainedFrames, StreamError>>,
     waker: Option<Waker>,
     done: bool,
 }
 
 impl Arrival for DrainShared {
-    type Result = Result<DrainedBytes, StreamError>;
+    type Result = Result<DrainedFrames, StreamError>;
 
     fn arrive(&mut self, result: Self::Result) -> Option<Waker> {
         self.in_flight = false;
@@ -827,7 +831,7 @@ impl HttpBody for OutBody {
         match &self.kind {
             OutKind::Empty => true,
             OutKind::Full(bytes) => bytes.is_none(),
-            OutKind::Stream(out) => out.shared.borrow().done,
+            OutKind::Stream(out) => out.frames.is_empty() && out.shared.borrow().done,
         }
     }
 
@@ -846,8 +850,12 @@ impl HttpBody for OutBody {
 }
 
 impl StreamOut {
-    /// The next run of bytes: a draining read on the loop, handed over when it completes.
+    /// The next run of bytes: the frames of a draining read on the loop, handed over one by
+    /// one once it completes.
     fn poll(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<Bytes, io::Error>>> {
+        if let Some(frame) = self.frames.pop_front() {
+            return Poll::Ready(Some(Ok(frame)));
+        }
         loop {
             let mut shared = self.shared.borrow_mut();
             if let Some(result) = shared.arrived.take() {
@@ -856,8 +864,9 @@ impl StreamOut {
                         if drained.done {
                             shared.done = true;
                         }
-                        if !drained.bytes.is_empty() {
-                            return Poll::Ready(Some(Ok(Bytes::from(drained.bytes))));
+                        self.frames.extend(drained.frames);
+                        if let Some(frame) = self.frames.pop_front() {
+                            return Poll::Ready(Some(Ok(frame)));
                         }
                         if shared.done {
                             return Poll::Ready(None);
@@ -882,7 +891,7 @@ impl StreamOut {
                 let weak = Rc::downgrade(&self.shared);
                 let limit = self.frame_size;
                 self.handle.queue(move |ctx| {
-                    reader.read_bytes_with(limit, ctx, move |result, _| deliver(&weak, result));
+                    reader.read_frames_with(limit, ctx, move |result, _| deliver(&weak, result));
                 });
             }
             return Poll::Pending;

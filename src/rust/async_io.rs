@@ -307,7 +307,7 @@ trait ItemTarget {
 
 impl ItemTarget for ReadableController {
     fn deliver(&self, bytes: Bytes, ctx: &mut Cx) -> Result<(), StreamError> {
-        self.enqueue_native(NativeBytes::from_vec(Vec::from(bytes)), ctx)
+        self.enqueue_native(NativeBytes::from_bytes(bytes), ctx)
     }
 
     fn end(&self, ctx: &mut Cx) -> Result<(), StreamError> {
@@ -317,7 +317,7 @@ impl ItemTarget for ReadableController {
 
 impl ItemTarget for ByteController {
     fn deliver(&self, bytes: Bytes, ctx: &mut Cx) -> Result<(), StreamError> {
-        self.enqueue_native(NativeBytes::from_vec(Vec::from(bytes)), ctx)
+        self.enqueue_native(NativeBytes::from_bytes(bytes), ctx)
     }
 
     fn end(&self, ctx: &mut Cx) -> Result<(), StreamError> {
@@ -1294,7 +1294,7 @@ impl futures::Sink<Bytes> for IntoSink {
         };
         let weak = Rc::downgrade(&self.shared);
         self.handle.queue(move |ctx| {
-            let chunk = Chunk::Bytes(NativeBytes::from_vec(Vec::from(item)));
+            let chunk = Chunk::Bytes(NativeBytes::from_bytes(item));
             let promise = crate::engine::PromiseCapability::new(ctx);
             let written =
                 crate::writable::default_writer::writable_stream_default_writer_write_request(

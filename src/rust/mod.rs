@@ -136,6 +136,8 @@ pub use async_io::{
 };
 pub use error::StreamError;
 pub use io::{ReadSource, WriteSink};
+#[cfg(feature = "tokio")]
+pub(crate) use reader::DrainedFrames;
 pub use reader::{Drained, DrainedBytes, DrainingReader, ReadResult, Reader};
 pub use sink::{ByteSink, Sink, WritableController, WritableStream};
 pub use source::{

@@ -255,6 +255,22 @@ pub struct DrainedBytes {
     pub done: bool,
 }
 
+/// What a draining read of frames returns ([`DrainingReader::read_frames_with`]).
+#[cfg(feature = "tokio")]
+#[derive(Debug, Default)]
+pub(crate) struct DrainedFrames {
+    /// The chunks' bytes, in stream order (none empty).
+    pub(crate) frames: Vec<bytes::Bytes>,
+    /// Whether the stream closed after the last of them.
+    pub(crate) done: bool,
+}
+
+/// The size from which a chunk of Rust bytes goes out as a frame of its own rather than be
+/// copied into a run with its neighbours ([`DrainingReader::read_frames_with`]): below it a
+/// copy costs less than a frame (its write, and in a chunked body its chunk's head).
+#[cfg(feature = "tokio")]
+pub(crate) const OWN_FRAME: usize = 4096;
+
 /// A batch as the draining loop gathers it: the chunks and whether the stream closed.
 type Batch = (Vec<Chunk>, bool);
 
@@ -409,6 +425,61 @@ impl DrainingReader {
                     }
                 }
                 Ok(out)
+            });
+            callback(result, ctx);
+        });
+    }
+
+    /// A draining read of bytes (as [`DrainingReader::read_bytes_with`]) for a writer of
+    /// frames (a socket's): the batch's bytes as a few `Bytes`, in stream order. Rust bytes of
+    /// a chunk of at least [`OWN_FRAME`] bytes (a socket's read, a shared body source) go as
+    /// they are, without a copy; the other chunks between them are copied into one run.
+    #[cfg(feature = "tokio")]
+    pub(crate) fn read_frames_with(
+        &self,
+        byte_limit: usize,
+        ctx: &mut Cx,
+        callback: impl FnOnce(Result<DrainedFrames, StreamError>, &mut Cx) + 'static,
+    ) {
+        self.drain(byte_limit, ctx, move |batch, ctx| {
+            let result = batch.and_then(|(chunks, done)| {
+                let own_frame =
+                    |chunk: &Chunk| matches!(chunk, Chunk::Bytes(b) if b.len() >= OWN_FRAME);
+                // The bytes to copy, so that the run is allocated once.
+                let copied = chunks
+                    .iter()
+                    .filter(|c| !own_frame(c))
+                    .map(|c| chunk_size(c, ctx))
+                    .sum();
+                let mut frames = Vec::new();
+                let mut run = Vec::with_capacity(copied);
+                for chunk in chunks {
+                    match chunk {
+                        Chunk::Bytes(bytes) if bytes.len() >= OWN_FRAME => {
+                            if !run.is_empty() {
+                                frames.push(bytes::Bytes::from(std::mem::take(&mut run)));
+                            }
+                            frames.push(bytes.into_bytes());
+                        }
+                        Chunk::Bytes(bytes) => run.extend_from_slice(bytes.as_slice()),
+                        Chunk::Value(value) => {
+                            let consumed = super::with_chunk_bytes(&value, ctx, |b| {
+                                run.extend_from_slice(b);
+                                b.len()
+                            })
+                            .ok_or_else(|| {
+                                StreamError::type_error(
+                                    "The chunk must be an ArrayBuffer or an ArrayBufferView",
+                                )
+                            })?;
+                            engine::note_consumed_bytes(consumed);
+                        }
+                    }
+                }
+                if !run.is_empty() {
+                    frames.push(bytes::Bytes::from(run));
+                }
+                Ok(DrainedFrames { frames, done })
             });
             callback(result, ctx);
         });
@@ -573,5 +644,66 @@ fn step(inner: &Rc<DrainInner>, mut waiter: Waiter, ctx: &mut Cx) {
             return finish_with_batch(inner, waiter, false, ctx);
         }
         issue_read(inner, ctx);
+    }
+}
+
+#[cfg(all(test, feature = "tokio"))]
+mod tests {
+    use std::{cell::RefCell, rc::Rc};
+
+    use crate::host::{Host, HostOptions};
+    use crate::rust::{Completion, ReadableController, ReadableStream, Source, StreamError};
+
+    use super::{Cx, DrainedFrames};
+
+    /// Enqueues Rust bytes of 10, 5,000, 30 and 8,000 bytes, a JS `Uint8Array` of 20 between
+    /// them, and closes.
+    struct Mixed;
+
+    impl Source for Mixed {
+        fn pull(
+            &mut self,
+            controller: &ReadableController,
+            ctx: &mut Cx,
+        ) -> Result<Completion, StreamError> {
+            controller.enqueue_bytes(&[1; 10], ctx)?;
+            controller.enqueue_bytes(&[2; 5000], ctx)?;
+            let view = crate::rust::uint8_array(&[3; 20], ctx)?;
+            controller.enqueue(view, ctx)?;
+            controller.enqueue_bytes(&[4; 30], ctx)?;
+            controller.enqueue_bytes(&[5; 8000], ctx)?;
+            controller.close(ctx)?;
+            Ok(Completion::Ready)
+        }
+    }
+
+    #[test]
+    fn a_draining_read_of_frames_passes_large_rust_chunks_and_joins_the_rest() {
+        let (host, mut ctx) = Host::new(HostOptions::default()).expect("a host");
+        let stream = ReadableStream::from_source(Mixed, 1.0, &mut ctx).expect("a stream");
+        let reader = stream.draining_reader(&mut ctx).expect("a reader");
+        let got: Rc<RefCell<Option<Result<DrainedFrames, StreamError>>>> = Rc::default();
+        let slot = Rc::clone(&got);
+        reader.read_frames_with(1 << 16, &mut ctx, move |result, _| {
+            *slot.borrow_mut() = Some(result);
+        });
+        for _ in 0..10 {
+            if got.borrow().is_some() {
+                break;
+            }
+            host.perform_microtask_checkpoint(&mut ctx);
+        }
+        let drained = got.borrow_mut().take().expect("a batch").expect("bytes");
+        assert!(drained.done);
+        // The chunks of 4 KiB and more as they are; the 10 bytes before them in a run of
+        // their own; the JS chunk's 20 bytes and the 30 after it joined.
+        let lengths: Vec<usize> = drained.frames.iter().map(|f| f.len()).collect();
+        assert_eq!(lengths, [10, 5000, 50, 8000]);
+        let all: Vec<u8> = drained.frames.concat();
+        let mut expected = vec![1; 10];
+        for (byte, n) in [(2, 5000), (3, 20), (4, 30), (5, 8000)] {
+            expected.extend(std::iter::repeat_n(byte, n));
+        }
+        assert_eq!(all, expected);
     }
 }
