@@ -271,13 +271,14 @@ pub(crate) struct DrainedFrames {
 #[cfg(feature = "tokio")]
 pub(crate) const OWN_FRAME: usize = 4096;
 
-/// A batch as the draining loop gathers it: the chunks and whether the stream closed.
-type Batch = (Vec<Chunk>, bool);
+/// A batch as the draining loop gathers it: the chunks, each with the size it counted for
+/// (see [`chunk_size`]: measured once, as it arrived), and whether the stream closed.
+type Batch = (Vec<(Chunk, usize)>, bool);
 
 type DrainFn = Box<dyn FnOnce(Result<Batch, StreamError>, &mut Cx)>;
 
 struct Waiter {
-    batch: Vec<Chunk>,
+    batch: Vec<(Chunk, usize)>,
     bytes: usize,
     limit: usize,
     /// Whether the last pending read already had its microtask to complete in.
@@ -377,7 +378,7 @@ impl DrainingReader {
             let result = batch.and_then(|(chunks, done)| {
                 let chunks = chunks
                     .into_iter()
-                    .map(|chunk| chunk.into_value(ctx))
+                    .map(|(chunk, _)| chunk.into_value(ctx))
                     .collect::<JsResult<Vec<Value>>>()
                     .map_err(|e| StreamError::from_js_error(e, ctx))?;
                 Ok(Drained { chunks, done })
@@ -401,13 +402,13 @@ impl DrainingReader {
         self.drain(byte_limit, ctx, move |batch, ctx| {
             let result = batch.and_then(|(chunks, done)| {
                 // The batch's byte count, so that the run is allocated once.
-                let total = chunks.iter().map(|c| chunk_size(c, ctx)).sum();
+                let total = chunks.iter().map(|(_, size)| size).sum();
                 let mut out = DrainedBytes {
                     bytes: Vec::with_capacity(total),
                     chunks: chunks.len(),
                     done,
                 };
-                for chunk in chunks {
+                for (chunk, _) in chunks {
                     match chunk {
                         Chunk::Bytes(bytes) => out.bytes.extend_from_slice(bytes.as_slice()),
                         Chunk::Value(value) => {
@@ -448,12 +449,12 @@ impl DrainingReader {
                 // The bytes to copy, so that the run is allocated once.
                 let copied = chunks
                     .iter()
-                    .filter(|c| !own_frame(c))
-                    .map(|c| chunk_size(c, ctx))
+                    .filter(|(c, _)| !own_frame(c))
+                    .map(|(_, size)| size)
                     .sum();
                 let mut frames = Vec::new();
                 let mut run = Vec::with_capacity(copied);
-                for chunk in chunks {
+                for (chunk, _) in chunks {
                     match chunk {
                         Chunk::Bytes(bytes) if bytes.len() >= OWN_FRAME => {
                             if !run.is_empty() {
@@ -602,8 +603,9 @@ fn step(inner: &Rc<DrainInner>, mut waiter: Waiter, ctx: &mut Cx) {
         };
         match arrived {
             Some(ReadOutcome::Chunk(chunk)) => {
-                waiter.bytes = waiter.bytes.saturating_add(chunk_size(&chunk, ctx));
-                waiter.batch.push(chunk);
+                let size = chunk_size(&chunk, ctx);
+                waiter.bytes = waiter.bytes.saturating_add(size);
+                waiter.batch.push((chunk, size));
                 waiter.yielded = false;
             }
             Some(ReadOutcome::Close) => {
