@@ -179,7 +179,7 @@ fn header<'a>(parts: &'a hyper::http::response::Parts, name: &str) -> Option<&'a
 #[test]
 fn status_headers_and_a_content_length_body() {
     let script = r#"
-        serve((request, info) => new Response(`${request.method} ${new URL(request.url).pathname} ${request.headers.get('x-in')} ${info.remoteAddr.hostname}`,
+        serve((request, info) => new Response(`${request.method} ${new URL(request.url).pathname} ${request.headers.get('x-in')} ${info.remoteAddr.hostname} ${info.remoteAddr.transport} ${typeof info.remoteAddr.port}`,
             { status: 201, headers: { 'x-out': 'yes' } }));
     "#;
     let ((parts, body), _, _) =
@@ -211,9 +211,9 @@ fn status_headers_and_a_content_length_body() {
     );
     assert_eq!(
         String::from_utf8(body).unwrap(),
-        "GET /path hello 127.0.0.1"
+        "GET /path hello 127.0.0.1 tcp number"
     );
-    assert_eq!(header(&parts, "content-length"), Some("25"));
+    assert_eq!(header(&parts, "content-length"), Some("36"));
 }
 
 #[test]

@@ -507,17 +507,15 @@ fn call_handler(
     };
     let request =
         native::new_request_object(head.method, head.url, head.headers, body, signal, ctx)?;
-    let info = engine::json_parse(
-        JsString::from(
-            format!(
-                r#"{{"remoteAddr":{{"transport":"tcp","hostname":"{}","port":{}}}}}"#,
-                head.peer.ip(),
-                head.peer.port()
-            )
-            .as_str(),
-        ),
-        ctx,
-    )?;
+    // { remoteAddr: { transport: 'tcp', hostname, port } }, made as JSON would make it.
+    let remote = engine::clone::new_plain_object(ctx);
+    remote.create_data_property_or_throw("transport", JsString::from("tcp"), ctx)?;
+    let hostname = JsString::from(head.peer.ip().to_string().as_str());
+    remote.create_data_property_or_throw("hostname", hostname, ctx)?;
+    remote.create_data_property_or_throw("port", f64::from(head.peer.port()), ctx)?;
+    let info = engine::clone::new_plain_object(ctx);
+    info.create_data_property_or_throw("remoteAddr", remote, ctx)?;
+    let info = Value::from(info);
     let args = [request.into(), info];
     let result = match handler.as_object() {
         Some(object) if handler.as_callable().is_none() => {
