@@ -271,19 +271,109 @@ pub(crate) struct DrainedFrames {
 #[cfg(feature = "tokio")]
 pub(crate) const OWN_FRAME: usize = 4096;
 
-/// A batch as the draining loop gathers it: the chunks, each with the size it counted for
-/// (see [`chunk_size`]: measured once, as it arrived), and whether the stream closed.
-type Batch = (Vec<(Chunk, usize)>, bool);
+/// What a draining read gathers, as its chunks arrive.
+enum Gathered {
+    /// The chunks themselves ([`DrainingReader::read_with`]).
+    Chunks(Vec<Chunk>),
+    /// Their bytes, copied into one run as each arrives ([`DrainingReader::read_bytes_with`]).
+    Bytes(Vec<u8>),
+    /// Frames: Rust chunks of [`OWN_FRAME`] bytes or more as they are, the bytes of the other
+    /// chunks copied as they arrive into the run after the last such frame
+    /// ([`DrainingReader::read_frames_with`]).
+    #[cfg(feature = "tokio")]
+    Frames(Vec<bytes::Bytes>, Vec<u8>),
+}
+
+/// A batch as the draining loop hands it out: what it gathered, of how many chunks, and whether
+/// the stream closed after them.
+struct Batch {
+    gathered: Gathered,
+    chunks: usize,
+    done: bool,
+}
 
 type DrainFn = Box<dyn FnOnce(Result<Batch, StreamError>, &mut Cx)>;
 
+/// The most bytes a run reserves at its first chunk (below the read's byte limit, a run
+/// grows): one allocation for a whole read of the usual sizes, and no more held than that.
+const RUN_RESERVE: usize = 64 * 1024;
+
 struct Waiter {
-    batch: Vec<(Chunk, usize)>,
+    gathered: Gathered,
+    /// How many chunks arrived.
+    chunks: usize,
     bytes: usize,
     limit: usize,
     /// Whether the last pending read already had its microtask to complete in.
     yielded: bool,
     callback: DrainFn,
+}
+
+impl Waiter {
+    /// Takes a chunk that arrived into the batch; its size toward the byte limit (see
+    /// [`chunk_size`]), or a `TypeError` for a read of bytes given a chunk that is not bytes.
+    /// A JS chunk's bytes are copied now, in the one engine call that also measures them.
+    fn take(&mut self, chunk: Chunk, ctx: &mut Cx) -> Result<usize, StreamError> {
+        let limit = self.limit;
+        match &mut self.gathered {
+            Gathered::Chunks(chunks) => {
+                let size = chunk_size(&chunk, ctx);
+                chunks.push(chunk);
+                Ok(size)
+            }
+            Gathered::Bytes(run) => copy_into(run, chunk, limit, ctx),
+            #[cfg(feature = "tokio")]
+            Gathered::Frames(frames, run) => match chunk {
+                Chunk::Bytes(bytes) if bytes.len() >= OWN_FRAME => {
+                    let size = bytes.len();
+                    if !run.is_empty() {
+                        frames.push(bytes::Bytes::from(finished_run(std::mem::take(run))));
+                    }
+                    frames.push(bytes.into_bytes());
+                    Ok(size)
+                }
+                chunk => copy_into(run, chunk, limit, ctx),
+            },
+        }
+    }
+}
+
+/// Appends the bytes of `chunk` to `run`: their count, or a `TypeError` when the chunk is not
+/// an `ArrayBuffer` or a view. An empty run reserves up to `limit` (at most [`RUN_RESERVE`]).
+fn copy_into(
+    run: &mut Vec<u8>,
+    chunk: Chunk,
+    limit: usize,
+    ctx: &mut Cx,
+) -> Result<usize, StreamError> {
+    let append = |run: &mut Vec<u8>, bytes: &[u8]| {
+        if run.capacity() == 0 {
+            run.reserve(bytes.len().max(limit.min(RUN_RESERVE)));
+        }
+        run.extend_from_slice(bytes);
+        bytes.len()
+    };
+    match chunk {
+        Chunk::Bytes(bytes) => Ok(append(run, bytes.as_slice())),
+        Chunk::Value(value) => {
+            let consumed = super::with_chunk_bytes(&value, ctx, |bytes| append(run, bytes))
+                .ok_or_else(|| {
+                    StreamError::type_error(
+                        "The chunk must be an ArrayBuffer or an ArrayBufferView",
+                    )
+                })?;
+            engine::note_consumed_bytes(consumed);
+            Ok(consumed)
+        }
+    }
+}
+
+/// A run as handed out: what it reserved and did not fill is given back (a shrink in place).
+fn finished_run(mut run: Vec<u8>) -> Vec<u8> {
+    if run.len() < run.capacity() / 2 {
+        run.shrink_to_fit();
+    }
+    run
 }
 
 #[derive(Default)]
@@ -374,17 +464,25 @@ impl DrainingReader {
         ctx: &mut Cx,
         callback: impl FnOnce(Result<Drained, StreamError>, &mut Cx) + 'static,
     ) {
-        self.drain(byte_limit, ctx, move |batch, ctx| {
-            let result = batch.and_then(|(chunks, done)| {
-                let chunks = chunks
-                    .into_iter()
-                    .map(|(chunk, _)| chunk.into_value(ctx))
-                    .collect::<JsResult<Vec<Value>>>()
-                    .map_err(|e| StreamError::from_js_error(e, ctx))?;
-                Ok(Drained { chunks, done })
-            });
-            callback(result, ctx);
-        });
+        self.drain(
+            byte_limit,
+            Gathered::Chunks(Vec::new()),
+            ctx,
+            move |batch, ctx| {
+                let result = batch.and_then(|Batch { gathered, done, .. }| {
+                    let Gathered::Chunks(chunks) = gathered else {
+                        unreachable!("a read of values gathers chunks")
+                    };
+                    let chunks = chunks
+                        .into_iter()
+                        .map(|chunk| chunk.into_value(ctx))
+                        .collect::<JsResult<Vec<Value>>>()
+                        .map_err(|e| StreamError::from_js_error(e, ctx))?;
+                    Ok(Drained { chunks, done })
+                });
+                callback(result, ctx);
+            },
+        );
     }
 
     /// Reads every chunk available now, up to `byte_limit` bytes, as one run of bytes (the
@@ -399,36 +497,30 @@ impl DrainingReader {
         ctx: &mut Cx,
         callback: impl FnOnce(Result<DrainedBytes, StreamError>, &mut Cx) + 'static,
     ) {
-        self.drain(byte_limit, ctx, move |batch, ctx| {
-            let result = batch.and_then(|(chunks, done)| {
-                // The batch's byte count, so that the run is allocated once.
-                let total = chunks.iter().map(|(_, size)| size).sum();
-                let mut out = DrainedBytes {
-                    bytes: Vec::with_capacity(total),
-                    chunks: chunks.len(),
-                    done,
-                };
-                for (chunk, _) in chunks {
-                    match chunk {
-                        Chunk::Bytes(bytes) => out.bytes.extend_from_slice(bytes.as_slice()),
-                        Chunk::Value(value) => {
-                            let consumed = super::with_chunk_bytes(&value, ctx, |b| {
-                                out.bytes.extend_from_slice(b);
-                                b.len()
-                            })
-                            .ok_or_else(|| {
-                                StreamError::type_error(
-                                    "The chunk must be an ArrayBuffer or an ArrayBufferView",
-                                )
-                            })?;
-                            engine::note_consumed_bytes(consumed);
+        self.drain(
+            byte_limit,
+            Gathered::Bytes(Vec::new()),
+            ctx,
+            move |batch, ctx| {
+                let result = batch.map(
+                    |Batch {
+                         gathered,
+                         chunks,
+                         done,
+                     }| {
+                        let Gathered::Bytes(run) = gathered else {
+                            unreachable!("a read of bytes gathers a run")
+                        };
+                        DrainedBytes {
+                            bytes: finished_run(run),
+                            chunks,
+                            done,
                         }
-                    }
-                }
-                Ok(out)
-            });
-            callback(result, ctx);
-        });
+                    },
+                );
+                callback(result, ctx);
+            },
+        );
     }
 
     /// A draining read of bytes (as [`DrainingReader::read_bytes_with`]) for a writer of
@@ -442,45 +534,16 @@ impl DrainingReader {
         ctx: &mut Cx,
         callback: impl FnOnce(Result<DrainedFrames, StreamError>, &mut Cx) + 'static,
     ) {
-        self.drain(byte_limit, ctx, move |batch, ctx| {
-            let result = batch.and_then(|(chunks, done)| {
-                let own_frame =
-                    |chunk: &Chunk| matches!(chunk, Chunk::Bytes(b) if b.len() >= OWN_FRAME);
-                // The bytes to copy, so that the run is allocated once.
-                let copied = chunks
-                    .iter()
-                    .filter(|(c, _)| !own_frame(c))
-                    .map(|(_, size)| size)
-                    .sum();
-                let mut frames = Vec::new();
-                let mut run = Vec::with_capacity(copied);
-                for (chunk, _) in chunks {
-                    match chunk {
-                        Chunk::Bytes(bytes) if bytes.len() >= OWN_FRAME => {
-                            if !run.is_empty() {
-                                frames.push(bytes::Bytes::from(std::mem::take(&mut run)));
-                            }
-                            frames.push(bytes.into_bytes());
-                        }
-                        Chunk::Bytes(bytes) => run.extend_from_slice(bytes.as_slice()),
-                        Chunk::Value(value) => {
-                            let consumed = super::with_chunk_bytes(&value, ctx, |b| {
-                                run.extend_from_slice(b);
-                                b.len()
-                            })
-                            .ok_or_else(|| {
-                                StreamError::type_error(
-                                    "The chunk must be an ArrayBuffer or an ArrayBufferView",
-                                )
-                            })?;
-                            engine::note_consumed_bytes(consumed);
-                        }
-                    }
-                }
+        let gathered = Gathered::Frames(Vec::new(), Vec::new());
+        self.drain(byte_limit, gathered, ctx, move |batch, ctx| {
+            let result = batch.map(|Batch { gathered, done, .. }| {
+                let Gathered::Frames(mut frames, run) = gathered else {
+                    unreachable!("a read of frames gathers frames")
+                };
                 if !run.is_empty() {
-                    frames.push(bytes::Bytes::from(run));
+                    frames.push(bytes::Bytes::from(finished_run(run)));
                 }
-                Ok(DrainedFrames { frames, done })
+                DrainedFrames { frames, done }
             });
             callback(result, ctx);
         });
@@ -502,6 +565,7 @@ impl DrainingReader {
     fn drain(
         &self,
         byte_limit: usize,
+        gathered: Gathered,
         ctx: &mut Cx,
         callback: impl FnOnce(Result<Batch, StreamError>, &mut Cx) + 'static,
     ) {
@@ -519,7 +583,8 @@ impl DrainingReader {
             return;
         }
         let waiter = Waiter {
-            batch: Vec::new(),
+            gathered,
+            chunks: 0,
             bytes: 0,
             limit: byte_limit.max(1),
             yielded: false,
@@ -559,8 +624,12 @@ fn finish(inner: &DrainInner, waiter: Waiter, result: Result<Batch, StreamError>
 
 /// Finishes the read with the chunks gathered so far (`done` once the stream has closed).
 fn finish_with_batch(inner: &DrainInner, mut waiter: Waiter, done: bool, ctx: &mut Cx) {
-    let chunks = std::mem::take(&mut waiter.batch);
-    finish(inner, waiter, Ok((chunks, done)), ctx);
+    let batch = Batch {
+        gathered: std::mem::replace(&mut waiter.gathered, Gathered::Chunks(Vec::new())),
+        chunks: waiter.chunks,
+        done,
+    };
+    finish(inner, waiter, Ok(batch), ctx);
 }
 
 /// Issues one read request of ours; what it gets lands in `state.arrived` (synchronously when
@@ -602,17 +671,21 @@ fn step(inner: &Rc<DrainInner>, mut waiter: Waiter, ctx: &mut Cx) {
             (state.outstanding, arrived)
         };
         match arrived {
-            Some(ReadOutcome::Chunk(chunk)) => {
-                let size = chunk_size(&chunk, ctx);
-                waiter.bytes = waiter.bytes.saturating_add(size);
-                waiter.batch.push((chunk, size));
-                waiter.yielded = false;
-            }
+            Some(ReadOutcome::Chunk(chunk)) => match waiter.take(chunk, ctx) {
+                Ok(size) => {
+                    waiter.bytes = waiter.bytes.saturating_add(size);
+                    waiter.chunks += 1;
+                    waiter.yielded = false;
+                }
+                // A read of bytes given a chunk that is not bytes fails (the stream's
+                // remaining chunks can still be read).
+                Err(error) => return finish(inner, waiter, Err(error), ctx),
+            },
             Some(ReadOutcome::Close) => {
                 return finish_with_batch(inner, waiter, true, ctx);
             }
             Some(ReadOutcome::Error(e)) => {
-                if waiter.batch.is_empty() {
+                if waiter.chunks == 0 {
                     return finish(inner, waiter, Err(StreamError::Js(e)), ctx);
                 }
                 // Hand out what came before the error; the next read reports it.
@@ -620,7 +693,7 @@ fn step(inner: &Rc<DrainInner>, mut waiter: Waiter, ctx: &mut Cx) {
                 return finish_with_batch(inner, waiter, false, ctx);
             }
             None if outstanding => {
-                if waiter.batch.is_empty() {
+                if waiter.chunks == 0 {
                     // Nothing yet: the request resumes the read when it gets something.
                     inner.state.borrow_mut().waiting = Some(waiter);
                     return;
