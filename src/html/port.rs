@@ -63,6 +63,9 @@ struct Inbox {
     /// The waker of an event loop that runs as a future ([`Agent::poll_wake`]), woken with the
     /// condition variable.
     waker: Option<std::task::Waker>,
+    /// How many threads wait on the condition variable ([`Agent::wait`]): notifying it is a
+    /// system call even when nothing waits, so it is skipped then.
+    sleepers: usize,
 }
 
 impl Agent {
@@ -82,12 +85,16 @@ impl Agent {
 
     /// Records that port `port_id` has one more queue entry to dispatch, and wakes the agent.
     pub(crate) fn notify(&self, port_id: u64) {
-        let waker = {
+        let (waker, sleepers) = {
             let mut inbox = lock(&self.inbox);
             inbox.ready.push_back(port_id);
-            inbox.waker.take()
+            (inbox.waker.take(), inbox.sleepers)
         };
-        self.cond.notify_all();
+        // A thread about to wait counts itself, under the lock, before it checks the inbox and
+        // sleeps: one that did not count itself yet will see the entry.
+        if sleepers > 0 {
+            self.cond.notify_all();
+        }
         if let Some(waker) = waker {
             waker.wake();
         }
@@ -96,12 +103,15 @@ impl Agent {
     /// Wakes the agent's event loop without a message (an async job can make progress, or
     /// Rust work was queued for it).
     pub fn wake(&self) {
-        let waker = {
+        let (waker, sleepers) = {
             let mut inbox = lock(&self.inbox);
             inbox.woken = true;
-            inbox.waker.take()
+            (inbox.waker.take(), inbox.sleepers)
         };
-        self.cond.notify_all();
+        // (As in `notify`.)
+        if sleepers > 0 {
+            self.cond.notify_all();
+        }
         if let Some(waker) = waker {
             waker.wake();
         }
@@ -141,25 +151,32 @@ impl Agent {
             if std::mem::take(&mut inbox.woken) {
                 return;
             }
-            match deadline {
-                None => {
-                    inbox = self
-                        .cond
-                        .wait(inbox)
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                }
+            let timeout = match deadline {
+                None => None,
                 Some(deadline) => {
                     let now = Instant::now();
                     if now >= deadline {
                         return;
                     }
-                    inbox = self
-                        .cond
-                        .wait_timeout(inbox, deadline - now)
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .0;
+                    Some(deadline - now)
                 }
-            }
+            };
+            // Counted while asleep (the lock is released only inside the wait), so that a
+            // notifier that takes the lock meanwhile knows to notify.
+            inbox.sleepers += 1;
+            inbox = match timeout {
+                None => self
+                    .cond
+                    .wait(inbox)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+                Some(timeout) => {
+                    self.cond
+                        .wait_timeout(inbox, timeout)
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .0
+                }
+            };
+            inbox.sleepers -= 1;
         }
     }
 }
