@@ -29,6 +29,8 @@ mod base64;
 mod console;
 mod crypto;
 pub mod diff_api;
+#[cfg(all(test, feature = "tokio"))]
+mod drain_tests;
 mod event_loop;
 mod file_fetcher;
 mod globals;
