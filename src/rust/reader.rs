@@ -271,71 +271,116 @@ pub(crate) struct DrainedFrames {
 #[cfg(feature = "tokio")]
 pub(crate) const OWN_FRAME: usize = 4096;
 
-/// What a draining read gathers, as its chunks arrive.
-enum Gathered {
-    /// The chunks themselves ([`DrainingReader::read_with`]).
-    Chunks(Vec<Chunk>),
-    /// Their bytes, copied into one run as each arrives ([`DrainingReader::read_bytes_with`]).
-    Bytes(Vec<u8>),
-    /// Frames: Rust chunks of [`OWN_FRAME`] bytes or more as they are, the bytes of the other
-    /// chunks copied as they arrive into the run after the last such frame
-    /// ([`DrainingReader::read_frames_with`]).
-    #[cfg(feature = "tokio")]
-    Frames(Vec<bytes::Bytes>, Vec<u8>),
+/// What a draining read gathers as its chunks arrive: the chunks themselves
+/// ([`DrainingReader::read_with`]), their bytes copied into one run
+/// ([`DrainingReader::read_bytes_with`]), or [`Frames`].
+trait Gathering: 'static {
+    /// Takes a chunk that arrived into the batch; its size toward the byte limit `limit` (see
+    /// [`chunk_size`]), or a `TypeError` for a read of bytes given a chunk that is not bytes. A
+    /// JS chunk's bytes are copied now, in the one engine call that also measures them.
+    fn take(&mut self, chunk: Chunk, limit: usize, ctx: &mut Cx) -> Result<usize, StreamError>;
+}
+
+impl Gathering for Vec<Chunk> {
+    fn take(&mut self, chunk: Chunk, _: usize, ctx: &mut Cx) -> Result<usize, StreamError> {
+        let size = chunk_size(&chunk, ctx);
+        self.push(chunk);
+        Ok(size)
+    }
+}
+
+impl Gathering for Vec<u8> {
+    fn take(&mut self, chunk: Chunk, limit: usize, ctx: &mut Cx) -> Result<usize, StreamError> {
+        copy_into(self, chunk, limit, ctx)
+    }
+}
+
+/// Frames ([`DrainingReader::read_frames_with`]): Rust chunks of [`OWN_FRAME`] bytes or more
+/// as they are, the bytes of the other chunks copied as they arrive into the run after the
+/// last such frame.
+#[cfg(feature = "tokio")]
+#[derive(Default)]
+struct Frames {
+    frames: Vec<bytes::Bytes>,
+    run: Vec<u8>,
+}
+
+#[cfg(feature = "tokio")]
+impl Gathering for Frames {
+    fn take(&mut self, chunk: Chunk, limit: usize, ctx: &mut Cx) -> Result<usize, StreamError> {
+        match chunk {
+            Chunk::Bytes(bytes) if bytes.len() >= OWN_FRAME => {
+                let size = bytes.len();
+                if !self.run.is_empty() {
+                    let run = finished_run(std::mem::take(&mut self.run));
+                    self.frames.push(bytes::Bytes::from(run));
+                }
+                self.frames.push(bytes.into_bytes());
+                Ok(size)
+            }
+            chunk => copy_into(&mut self.run, chunk, limit, ctx),
+        }
+    }
 }
 
 /// A batch as the draining loop hands it out: what it gathered, of how many chunks, and whether
 /// the stream closed after them.
-struct Batch {
-    gathered: Gathered,
+struct Batch<G> {
+    gathered: G,
     chunks: usize,
     done: bool,
 }
 
-type DrainFn = Box<dyn FnOnce(Result<Batch, StreamError>, &mut Cx)>;
+/// A draining read in progress, type-erased: what it gathers and whom it hands the batch to.
+trait Gather {
+    /// [`Gathering::take`].
+    fn take(&mut self, chunk: Chunk, limit: usize, ctx: &mut Cx) -> Result<usize, StreamError>;
+    /// Hands the batch (`Ok((chunks, done))`) or an error to the read's callback, from a
+    /// microtask.
+    fn hand_out(self: Box<Self>, result: Result<(usize, bool), StreamError>, ctx: &mut Cx);
+}
+
+/// A read's gathering and its callback (what [`Gather`] erases).
+struct Pending<G, F> {
+    gathered: G,
+    callback: F,
+}
+
+impl<G, F> Gather for Pending<G, F>
+where
+    G: Gathering,
+    F: FnOnce(Result<Batch<G>, StreamError>, &mut Cx) + 'static,
+{
+    fn take(&mut self, chunk: Chunk, limit: usize, ctx: &mut Cx) -> Result<usize, StreamError> {
+        self.gathered.take(chunk, limit, ctx)
+    }
+
+    fn hand_out(self: Box<Self>, result: Result<(usize, bool), StreamError>, ctx: &mut Cx) {
+        let Pending { gathered, callback } = *self;
+        let batch = result.map(|(chunks, done)| Batch {
+            gathered,
+            chunks,
+            done,
+        });
+        engine::queue_microtask(ctx, move |ctx| {
+            callback(batch, ctx);
+            Ok(())
+        });
+    }
+}
 
 /// The most bytes a run reserves at its first chunk (below the read's byte limit, a run
 /// grows): one allocation for a whole read of the usual sizes, and no more held than that.
 const RUN_RESERVE: usize = 64 * 1024;
 
 struct Waiter {
-    gathered: Gathered,
+    read: Box<dyn Gather>,
     /// How many chunks arrived.
     chunks: usize,
     bytes: usize,
     limit: usize,
     /// Whether the last pending read already had its microtask to complete in.
     yielded: bool,
-    callback: DrainFn,
-}
-
-impl Waiter {
-    /// Takes a chunk that arrived into the batch; its size toward the byte limit (see
-    /// [`chunk_size`]), or a `TypeError` for a read of bytes given a chunk that is not bytes.
-    /// A JS chunk's bytes are copied now, in the one engine call that also measures them.
-    fn take(&mut self, chunk: Chunk, ctx: &mut Cx) -> Result<usize, StreamError> {
-        let limit = self.limit;
-        match &mut self.gathered {
-            Gathered::Chunks(chunks) => {
-                let size = chunk_size(&chunk, ctx);
-                chunks.push(chunk);
-                Ok(size)
-            }
-            Gathered::Bytes(run) => copy_into(run, chunk, limit, ctx),
-            #[cfg(feature = "tokio")]
-            Gathered::Frames(frames, run) => match chunk {
-                Chunk::Bytes(bytes) if bytes.len() >= OWN_FRAME => {
-                    let size = bytes.len();
-                    if !run.is_empty() {
-                        frames.push(bytes::Bytes::from(finished_run(std::mem::take(run))));
-                    }
-                    frames.push(bytes.into_bytes());
-                    Ok(size)
-                }
-                chunk => copy_into(run, chunk, limit, ctx),
-            },
-        }
-    }
 }
 
 /// Appends the bytes of `chunk` to `run`: their count, or a `TypeError` when the chunk is not
@@ -464,25 +509,17 @@ impl DrainingReader {
         ctx: &mut Cx,
         callback: impl FnOnce(Result<Drained, StreamError>, &mut Cx) + 'static,
     ) {
-        self.drain(
-            byte_limit,
-            Gathered::Chunks(Vec::new()),
-            ctx,
-            move |batch, ctx| {
-                let result = batch.and_then(|Batch { gathered, done, .. }| {
-                    let Gathered::Chunks(chunks) = gathered else {
-                        unreachable!("a read of values gathers chunks")
-                    };
-                    let chunks = chunks
-                        .into_iter()
-                        .map(|chunk| chunk.into_value(ctx))
-                        .collect::<JsResult<Vec<Value>>>()
-                        .map_err(|e| StreamError::from_js_error(e, ctx))?;
-                    Ok(Drained { chunks, done })
-                });
-                callback(result, ctx);
-            },
-        );
+        self.drain(byte_limit, Vec::<Chunk>::new(), ctx, move |batch, ctx| {
+            let result = batch.and_then(|Batch { gathered, done, .. }| {
+                let chunks = gathered
+                    .into_iter()
+                    .map(|chunk| chunk.into_value(ctx))
+                    .collect::<JsResult<Vec<Value>>>()
+                    .map_err(|e| StreamError::from_js_error(e, ctx))?;
+                Ok(Drained { chunks, done })
+            });
+            callback(result, ctx);
+        });
     }
 
     /// Reads every chunk available now, up to `byte_limit` bytes, as one run of bytes (the
@@ -497,30 +534,20 @@ impl DrainingReader {
         ctx: &mut Cx,
         callback: impl FnOnce(Result<DrainedBytes, StreamError>, &mut Cx) + 'static,
     ) {
-        self.drain(
-            byte_limit,
-            Gathered::Bytes(Vec::new()),
-            ctx,
-            move |batch, ctx| {
-                let result = batch.map(
-                    |Batch {
-                         gathered,
-                         chunks,
-                         done,
-                     }| {
-                        let Gathered::Bytes(run) = gathered else {
-                            unreachable!("a read of bytes gathers a run")
-                        };
-                        DrainedBytes {
-                            bytes: finished_run(run),
-                            chunks,
-                            done,
-                        }
-                    },
-                );
-                callback(result, ctx);
-            },
-        );
+        self.drain(byte_limit, Vec::<u8>::new(), ctx, move |batch, ctx| {
+            let result = batch.map(
+                |Batch {
+                     gathered,
+                     chunks,
+                     done,
+                 }| DrainedBytes {
+                    bytes: finished_run(gathered),
+                    chunks,
+                    done,
+                },
+            );
+            callback(result, ctx);
+        });
     }
 
     /// A draining read of bytes (as [`DrainingReader::read_bytes_with`]) for a writer of
@@ -534,12 +561,9 @@ impl DrainingReader {
         ctx: &mut Cx,
         callback: impl FnOnce(Result<DrainedFrames, StreamError>, &mut Cx) + 'static,
     ) {
-        let gathered = Gathered::Frames(Vec::new(), Vec::new());
-        self.drain(byte_limit, gathered, ctx, move |batch, ctx| {
+        self.drain(byte_limit, Frames::default(), ctx, move |batch, ctx| {
             let result = batch.map(|Batch { gathered, done, .. }| {
-                let Gathered::Frames(mut frames, run) = gathered else {
-                    unreachable!("a read of frames gathers frames")
-                };
+                let Frames { mut frames, run } = gathered;
                 if !run.is_empty() {
                     frames.push(bytes::Bytes::from(finished_run(run)));
                 }
@@ -562,33 +586,26 @@ impl DrainingReader {
     }
 
     /// The draining read: `callback` gets the batch from a microtask.
-    fn drain(
+    fn drain<G: Gathering>(
         &self,
         byte_limit: usize,
-        gathered: Gathered,
+        gathered: G,
         ctx: &mut Cx,
-        callback: impl FnOnce(Result<Batch, StreamError>, &mut Cx) + 'static,
+        callback: impl FnOnce(Result<Batch<G>, StreamError>, &mut Cx) + 'static,
     ) {
+        let read = Box::new(Pending { gathered, callback });
         let busy = std::mem::replace(&mut self.inner.state.borrow_mut().busy, true);
         if busy {
-            engine::queue_microtask(ctx, move |ctx| {
-                callback(
-                    Err(StreamError::type_error(
-                        "A draining read is already in progress",
-                    )),
-                    ctx,
-                );
-                Ok(())
-            });
+            let error = StreamError::type_error("A draining read is already in progress");
+            read.hand_out(Err(error), ctx);
             return;
         }
         let waiter = Waiter {
-            gathered,
+            read,
             chunks: 0,
             bytes: 0,
             limit: byte_limit.max(1),
             yielded: false,
-            callback: Box::new(callback),
         };
         step(&self.inner, waiter, ctx);
     }
@@ -612,24 +629,12 @@ impl DrainingReader {
     }
 }
 
-/// Hands a batch (or an error) to the caller, from a microtask.
-fn finish(inner: &DrainInner, waiter: Waiter, result: Result<Batch, StreamError>, ctx: &mut Cx) {
+/// Hands the batch gathered so far (`Ok(done)`, `done` once the stream has closed) or an
+/// error to the caller, from a microtask.
+fn finish(inner: &DrainInner, waiter: Waiter, result: Result<bool, StreamError>, ctx: &mut Cx) {
     inner.state.borrow_mut().busy = false;
-    let callback = waiter.callback;
-    engine::queue_microtask(ctx, move |ctx| {
-        callback(result, ctx);
-        Ok(())
-    });
-}
-
-/// Finishes the read with the chunks gathered so far (`done` once the stream has closed).
-fn finish_with_batch(inner: &DrainInner, mut waiter: Waiter, done: bool, ctx: &mut Cx) {
-    let batch = Batch {
-        gathered: std::mem::replace(&mut waiter.gathered, Gathered::Chunks(Vec::new())),
-        chunks: waiter.chunks,
-        done,
-    };
-    finish(inner, waiter, Ok(batch), ctx);
+    let chunks = waiter.chunks;
+    waiter.read.hand_out(result.map(|done| (chunks, done)), ctx);
 }
 
 /// Issues one read request of ours; what it gets lands in `state.arrived` (synchronously when
@@ -671,7 +676,7 @@ fn step(inner: &Rc<DrainInner>, mut waiter: Waiter, ctx: &mut Cx) {
             (state.outstanding, arrived)
         };
         match arrived {
-            Some(ReadOutcome::Chunk(chunk)) => match waiter.take(chunk, ctx) {
+            Some(ReadOutcome::Chunk(chunk)) => match waiter.read.take(chunk, waiter.limit, ctx) {
                 Ok(size) => {
                     waiter.bytes = waiter.bytes.saturating_add(size);
                     waiter.chunks += 1;
@@ -682,7 +687,7 @@ fn step(inner: &Rc<DrainInner>, mut waiter: Waiter, ctx: &mut Cx) {
                 Err(error) => return finish(inner, waiter, Err(error), ctx),
             },
             Some(ReadOutcome::Close) => {
-                return finish_with_batch(inner, waiter, true, ctx);
+                return finish(inner, waiter, Ok(true), ctx);
             }
             Some(ReadOutcome::Error(e)) => {
                 if waiter.chunks == 0 {
@@ -690,7 +695,7 @@ fn step(inner: &Rc<DrainInner>, mut waiter: Waiter, ctx: &mut Cx) {
                 }
                 // Hand out what came before the error; the next read reports it.
                 inner.state.borrow_mut().arrived = Some(ReadOutcome::Error(e));
-                return finish_with_batch(inner, waiter, false, ctx);
+                return finish(inner, waiter, Ok(false), ctx);
             }
             None if outstanding => {
                 if waiter.chunks == 0 {
@@ -701,7 +706,7 @@ fn step(inner: &Rc<DrainInner>, mut waiter: Waiter, ctx: &mut Cx) {
                 if waiter.yielded {
                     // The source did not answer within the checkpoint: hand out the batch;
                     // the waiting request opens the next one.
-                    return finish_with_batch(inner, waiter, false, ctx);
+                    return finish(inner, waiter, Ok(false), ctx);
                 }
                 // Give the pull the read triggered (or the one the controller scheduled
                 // after the previous pull settles) one microtask to enqueue.
@@ -716,7 +721,7 @@ fn step(inner: &Rc<DrainInner>, mut waiter: Waiter, ctx: &mut Cx) {
             None => {}
         }
         if waiter.bytes >= waiter.limit {
-            return finish_with_batch(inner, waiter, false, ctx);
+            return finish(inner, waiter, Ok(false), ctx);
         }
         issue_read(inner, ctx);
     }
