@@ -489,29 +489,22 @@ pub(crate) struct Job {
     _not_send: std::marker::PhantomData<*const ()>,
 }
 
+/// Whether a `T` fits a [`Job`]'s storage (size and alignment).
+const fn fits_in_job<T>() -> bool {
+    std::mem::size_of::<T>() <= std::mem::size_of::<[usize; JOB_WORDS]>()
+        && std::mem::align_of::<T>() <= std::mem::align_of::<usize>()
+}
+
+// A boxed microtask (a fat pointer) always fits: [`Job::boxed`] relies on it.
+const _: () = assert!(fits_in_job::<Box<dyn crate::engine::Microtask>>());
+
 impl Job {
-    /// A job that runs `f`.
+    /// A job that runs `f`: in place when it fits, else boxed.
     #[inline]
     pub(crate) fn new<F: FnOnce(&mut Cx) -> JsResult<()> + 'static>(f: F) -> Self {
-        if std::mem::size_of::<F>() <= std::mem::size_of::<[usize; JOB_WORDS]>()
-            && std::mem::align_of::<F>() <= std::mem::align_of::<usize>()
-        {
-            Self::in_place(f)
-        } else {
-            let boxed: Box<dyn crate::engine::Microtask> = Box::new(FnJob(f));
-            Self::in_place(move |cx: &mut Cx| boxed.run(cx))
+        if !fits_in_job::<F>() {
+            return Self::boxed(Box::new(FnJob(f)));
         }
-    }
-
-    /// A job that runs a microtask already boxed (the box itself is stored in place).
-    #[inline]
-    pub(crate) fn boxed(job: Box<dyn crate::engine::Microtask>) -> Self {
-        Self::in_place(move |cx: &mut Cx| job.run(cx))
-    }
-
-    /// Stores `f` in place; the caller has checked that it fits (size and alignment).
-    #[inline(always)]
-    fn in_place<F: FnOnce(&mut Cx) -> JsResult<()> + 'static>(f: F) -> Self {
         /// # Safety
         /// `at` holds a live `F` that nothing else will read or drop.
         unsafe fn call<F: FnOnce(&mut Cx) -> JsResult<()>>(
@@ -523,26 +516,51 @@ impl Job {
             let f = unsafe { at.cast::<F>().read() };
             f(cx)
         }
+        // SAFETY: `F` fits (checked just above), and `call::<F>` consumes a live `F`.
+        unsafe { Self::in_place(f, call::<F>) }
+    }
+
+    /// A job that runs a microtask already boxed (the box itself is stored in place).
+    #[inline]
+    pub(crate) fn boxed(job: Box<dyn crate::engine::Microtask>) -> Self {
         /// # Safety
-        /// `at` holds a live `F` that nothing else will read or drop.
-        unsafe fn release<F>(at: *mut u8) {
-            // SAFETY: the caller's contract: a live `F`, dropped once.
-            unsafe { at.cast::<F>().drop_in_place() }
+        /// `at` holds a live box that nothing else will read or drop.
+        unsafe fn call(at: *mut u8, cx: &mut Cx) -> JsResult<()> {
+            // SAFETY: the caller's contract: a live box, read out once (moved, as in `new`).
+            let job = unsafe { at.cast::<Box<dyn crate::engine::Microtask>>().read() };
+            job.run(cx)
         }
-        assert!(
-            std::mem::size_of::<F>() <= std::mem::size_of::<[usize; JOB_WORDS]>()
-                && std::mem::align_of::<F>() <= std::mem::align_of::<usize>()
-        );
+        // SAFETY: a box fits (the constant assertion above, checked at compile time), and
+        // `call` consumes a live box.
+        unsafe { Self::in_place(job, call) }
+    }
+
+    /// Stores `value` in place, run by `call`.
+    ///
+    /// # Safety
+    /// `T` fits the storage ([`fits_in_job`]), and `call` consumes (reads out and runs or
+    /// drops) a live `T` at the address it is given.
+    #[inline(always)]
+    unsafe fn in_place<T: 'static>(
+        value: T,
+        call: unsafe fn(*mut u8, &mut Cx) -> JsResult<()>,
+    ) -> Self {
+        /// # Safety
+        /// `at` holds a live `T` that nothing else will read or drop.
+        unsafe fn release<T>(at: *mut u8) {
+            // SAFETY: the caller's contract: a live `T`, dropped once.
+            unsafe { at.cast::<T>().drop_in_place() }
+        }
         let mut storage = std::mem::MaybeUninit::<[usize; JOB_WORDS]>::uninit();
-        // SAFETY: the storage is `JOB_WORDS` words, aligned for `usize`, and `F` is no larger
-        // and needs no more alignment (asserted above, a check the compiler resolves per `F`),
-        // so the write stays inside it and is aligned. From here the storage holds a live `F`,
-        // which `call` or `release` (instantiated for this `F`) consumes exactly once.
-        unsafe { storage.as_mut_ptr().cast::<F>().write(f) };
+        // SAFETY: the storage is `JOB_WORDS` words, aligned for `usize`, and `T` is no larger
+        // and needs no more alignment (this function's contract), so the write stays inside
+        // it and is aligned. From here the storage holds a live `T`, which `call` (the
+        // contract) or `release::<T>` consumes exactly once.
+        unsafe { storage.as_mut_ptr().cast::<T>().write(value) };
         Job {
             storage,
-            call: call::<F>,
-            release: release::<F>,
+            call,
+            release: release::<T>,
             _not_send: std::marker::PhantomData,
         }
     }
