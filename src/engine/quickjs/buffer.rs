@@ -243,38 +243,29 @@ fn raw_buffer_state(cx: &Cx, value: &Value) -> Option<BufferState> {
     })
 }
 
-/// A typed array's or `DataView`'s `[[ByteOffset]]`, its byte length as made (for a view
-/// whose length does not track its buffer's) and whether it tracks, read from its
-/// `JSTypedArray` (`None` for anything else).
-fn raw_view_range(value: &Value) -> Option<(u64, u64, bool)> {
-    // SAFETY: as in `raw_viewed_buffer`: `value` is a live typed array or `DataView` (the
-    // caller's check), so `JS_GetOpaque` with its own class id returns its `JSTypedArray`.
-    let state = unsafe { q::JS_GetOpaque(value.raw(), class_of(value)) }.cast::<RawTypedArray>();
-    // SAFETY: as in `raw_viewed_buffer`: allocated while `value` holds the object, no script
-    // running during the read.
-    let state = unsafe { state.as_ref() }?;
-    Some((state.offset.into(), state.length.into(), state.track_rab))
-}
-
-/// `[[ViewedArrayBuffer]]` of a typed array or `DataView` (`None` for anything else), read from
-/// its `JSTypedArray`, as the `buffer` getters do.
-fn raw_viewed_buffer(cx: &Cx, value: &Value) -> Option<Value> {
+/// A typed array's or `DataView`'s state, read from its `JSTypedArray` (`None` for anything
+/// else): `[[ViewedArrayBuffer]]` (as the `buffer` getters read it), `[[ByteOffset]]`, its byte
+/// length as made (for a view whose length does not track its buffer's) and whether it tracks.
+fn raw_view(cx: &Cx, value: &Value) -> Option<(Value, u64, u64, bool)> {
     // SAFETY: `value` is a live typed array or `DataView` (the caller's check, and it owns a
     // count), so `JS_GetOpaque` with its own class id returns its `JSTypedArray`, which the
     // object owns while it lives.
     let state = unsafe { q::JS_GetOpaque(value.raw(), class_of(value)) }.cast::<RawTypedArray>();
     // SAFETY: non-null, the object's `JSTypedArray`, whose leading fields are `RawTypedArray`;
     // allocated while `value` holds the object, with no script running during the read.
-    let buffer = unsafe { state.as_ref() }?.buffer;
-    if buffer.is_null() {
+    let state = unsafe { state.as_ref() }?;
+    if state.buffer.is_null() {
         return None;
     }
-    // `buffer` is the view's buffer object, which the view holds a count of for its life
+    // `state.buffer` is the view's buffer object, which the view holds a count of for its life
     // (quickjs.c's `typed_array_init` dups it), so it is a live object of `cx`'s runtime, as
     // `dup_raw` requires; the returned value takes a count of its own.
-    Some(Value::dup_raw(
-        cx.rt(),
-        q::JS_MKPTR(q::JS_TAG_OBJECT, buffer),
+    let buffer = Value::dup_raw(cx.rt(), q::JS_MKPTR(q::JS_TAG_OBJECT, state.buffer));
+    Some((
+        buffer,
+        state.offset.into(),
+        state.length.into(),
+        state.track_rab,
     ))
 }
 
@@ -419,10 +410,8 @@ pub(super) fn view_slots(cx: &mut Cx, value: &Value) -> Option<ViewSlots> {
     } else {
         return None;
     };
-    // The `buffer` getters check nothing: the view's buffer, as they read it.
-    let buffer = raw_viewed_buffer(cx, value)?;
+    let (buffer, offset, length, tracking) = raw_view(cx, value)?;
     let state = raw_buffer_state(cx, &buffer)?;
-    let (offset, length, tracking) = raw_view_range(value)?;
     let mut slots = ViewSlots {
         kind,
         buffer,
