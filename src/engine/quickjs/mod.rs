@@ -66,6 +66,8 @@ pub(crate) mod diff_hook;
 mod encoding;
 mod job;
 mod json;
+#[cfg(target_os = "linux")]
+mod malloc;
 mod promise;
 #[cfg(test)]
 mod promise_tests;

@@ -112,7 +112,16 @@ impl Runtime {
         if std::env::var_os("BOA_STREAMS_QUICKJS_ADOPT").is_some() {
             return Self::new_over_rquickjs(host);
         }
+        // On Linux, with the C allocator advising its large blocks to use huge pages
+        // (`malloc.rs`).
+        // SAFETY: `JS_NewRuntime2` copies the table, whose functions are the C library's
+        // allocator (its contract: blocks freed once, by the same table) and need no opaque;
+        // it returns null only when out of memory.
+        #[cfg(target_os = "linux")]
+        let rt =
+            unsafe { q::JS_NewRuntime2(&super::malloc::MALLOC_FUNCTIONS, std::ptr::null_mut()) };
         // SAFETY: `JS_NewRuntime` has no precondition; it returns null only when out of memory.
+        #[cfg(not(target_os = "linux"))]
         let rt = unsafe { q::JS_NewRuntime() };
         if rt.is_null() {
             return Err(super::throw_type_error("cannot create a QuickJS runtime"));
