@@ -42,21 +42,70 @@ pub(crate) fn utf8_decode(bytes: &[u8]) -> crate::engine::JsString {
     with_utf8_decoded(bytes, |units| crate::engine::JsString::from(units))
 }
 
-/// [`utf8_decode`] as a string value: valid UTF-8 goes straight into the engine's string where
-/// the engine builds strings from UTF-8 itself (QuickJS), with no UTF-16 buffer in between.
-/// `Body`'s `text()`, `Blob`'s `text()` and `FileReader`'s `readAsText()` for UTF-8.
+/// [`utf8_decode`] as a string value, with no UTF-16 buffer in between where the text allows:
+/// ASCII goes straight into the engine's string where the engine builds strings from UTF-8
+/// itself (QuickJS), and valid UTF-8 of characters up to U+00FF is converted once into an
+/// 8-bit string; other text is decoded to UTF-16. `Body`'s `text()`, `Blob`'s `text()` and
+/// `FileReader`'s `readAsText()` for UTF-8.
 /// An error where the engine cannot hold a string that long (QuickJS: 2^30 - 1 code units).
 pub(crate) fn utf8_decode_to_value(
     bytes: &[u8],
     ctx: &mut Cx,
 ) -> crate::engine::JsResult<crate::engine::Value> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    match crate::engine::string_value_from_utf8(bytes, ctx)? {
+    if let Some(value) = crate::engine::string_value_from_utf8(bytes, ctx)? {
+        return Ok(value);
+    }
+    // Text whose characters all fit in 8 bits (Latin-1 prose, where every other word may
+    // have an accent) becomes an 8-bit string in one conversion; other text, or bytes with
+    // an error, are decoded to UTF-16.
+    let latin1 = crate::engine::string_value_from_latin1_with(
+        bytes.len(),
+        |room| transcode::utf8_to_latin1(bytes, room),
+        ctx,
+    )?;
+    match latin1 {
         Some(value) => Ok(value),
         None => with_utf8_decoded(bytes, |units| {
             crate::engine::string_value_from_utf16(units, ctx)
         }),
     }
+}
+
+/// [`utf8_decode_to_value`] of a byte sequence held in parts ("read all bytes"'s, for
+/// `text()`): one part is decoded where it is; several, when their text is Latin-1 (ASCII
+/// included), are converted part by part straight into the string, without first being joined
+/// into one block; other text is joined, then decoded.
+pub(crate) fn utf8_decode_parts_to_value(
+    bytes: crate::readable::other_specs::ByteSequence,
+    ctx: &mut Cx,
+) -> crate::engine::JsResult<crate::engine::Value> {
+    let parts: Vec<&[u8]> = bytes.parts().collect();
+    match parts.as_slice() {
+        [] => return utf8_decode_to_value(&[], ctx),
+        [one] => return utf8_decode_to_value(one, ctx),
+        // The BOM step needs the first three bytes in one part (a part is at least 64 KiB
+        // unless it is the last, so only a body of a few bytes can miss it, and is joined).
+        [first, ..] if first.len() >= 3 => {
+            let skip = if first.starts_with(b"\xEF\xBB\xBF") {
+                3
+            } else {
+                0
+            };
+            let total = bytes.len() - skip;
+            let latin1 = crate::engine::string_value_from_latin1_with(
+                total,
+                |room| transcode::utf8_parts_to_latin1(&parts, skip, room),
+                ctx,
+            )?;
+            if let Some(value) = latin1 {
+                return Ok(value);
+            }
+        }
+        _ => {}
+    }
+    drop(parts);
+    utf8_decode_to_value(bytes.into_block().as_slice(), ctx)
 }
 
 /// The most code units [`with_utf8_decoded`]'s scratch buffer keeps between calls (4 MiB): a

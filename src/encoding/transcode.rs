@@ -97,6 +97,60 @@ pub(crate) fn latin1_to_utf8_at(src: &[u8], out: &mut Vec<u8>, at: usize) -> usi
     encoding_rs::mem::convert_latin1_to_utf8(src, dst)
 }
 
+/// Converts `src`, UTF-8, to Latin-1 (each character as one byte) into `dst`, when `src` is
+/// valid UTF-8 of characters from U+0000 to U+00FF only; returns how many bytes it wrote, or
+/// `None` (with `dst` partly overwritten) for any other input, and when `dst` is shorter than
+/// `src` (a character is never longer in Latin-1 than in UTF-8).
+pub(crate) fn utf8_to_latin1(src: &[u8], dst: &mut [u8]) -> Option<usize> {
+    if dst.len() < src.len() {
+        return None;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx512() {
+        // SAFETY: the CPU has every feature `x86::utf8_to_latin1` enables (just checked), and
+        // `dst` is at least as long as `src` (checked above), its one precondition.
+        return unsafe { x86::utf8_to_latin1(src, dst) };
+    }
+    utf8_to_latin1_scalar(src, dst)
+}
+
+/// [`utf8_to_latin1`] of the bytes of `parts` in order, from byte `skip` of the first: a
+/// character may be cut between two parts. `None` as for [`utf8_to_latin1`] (for `dst`:
+/// shorter than the bytes).
+pub(crate) fn utf8_parts_to_latin1(parts: &[&[u8]], skip: usize, dst: &mut [u8]) -> Option<usize> {
+    let mut written = 0;
+    // A lead byte at the end of a part, whose continuation byte starts a later one (a
+    // Latin-1 character is at most two bytes).
+    let mut lead = None;
+    for (i, part) in parts.iter().enumerate() {
+        let mut part = if i == 0 { part.get(skip..)? } else { part };
+        if part.is_empty() {
+            continue;
+        }
+        if let Some(first) = lead.take() {
+            let (&second, rest) = part.split_first()?;
+            written += utf8_to_latin1(&[first, second], dst.get_mut(written..)?)?;
+            part = rest;
+        }
+        if let Some((&last, head)) = part.split_last() {
+            if last >= 0xC0 {
+                lead = Some(last);
+                part = head;
+            }
+        }
+        written += utf8_to_latin1(part, dst.get_mut(written..)?)?;
+    }
+    // A character cut by the end is an error.
+    lead.is_none().then_some(written)
+}
+
+/// [`utf8_to_latin1`] with encoding_rs (`dst` at least as long as `src`).
+fn utf8_to_latin1_scalar(src: &[u8], dst: &mut [u8]) -> Option<usize> {
+    // `is_utf8_latin1` is false for invalid UTF-8 too; the conversion is then exact.
+    encoding_rs::mem::is_utf8_latin1(src)
+        .then(|| encoding_rs::mem::convert_utf8_to_latin1_lossy(src, dst))
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::SCALAR_STRETCH;
@@ -217,6 +271,81 @@ mod x86 {
         // The last bytes, fewer than 64 (the units fit, as above).
         let (read, written) = super::valid_prefix_to_utf16(&src[i..], &mut dst[o..]);
         (i + read, o + written)
+    }
+
+    /// [`super::utf8_to_latin1`]'s conversion with AVX-512, into `dst`: the bytes written, or
+    /// `None` for input that is not valid UTF-8 of characters up to U+00FF. The same blocks as
+    /// [`utf8_prefix_to_utf16`]'s, of 8-bit lanes: a character from U+0080 is a lead byte
+    /// 0xC2 or 0xC3 and a continuation byte, `((lead & 3) << 6) | (next & 0x3F)`.
+    ///
+    /// # Safety
+    /// The CPU must have the features enabled here, and `dst.len() >= src.len()`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2")]
+    pub(super) unsafe fn utf8_to_latin1(src: &[u8], dst: &mut [u8]) -> Option<usize> {
+        let n = src.len();
+        // `i` is always a character boundary with only valid Latin-1-range UTF-8 before it,
+        // and `o <= i`.
+        let (mut i, mut o) = (0usize, 0usize);
+        // Lane k of `next` is byte k + 1 of the block (lane 63's is lane 0's, never used).
+        let up_one = _mm512_set_epi8(
+            0, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43,
+            42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21,
+            20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1,
+        );
+        while i + 64 <= n {
+            // SAFETY: `i + 64 <= n`, so the 64 bytes are inside `src` (an unaligned load).
+            let v = unsafe { _mm512_loadu_si512(src.as_ptr().add(i).cast()) };
+            let high = _mm512_movepi8_mask(v);
+            let out = dst.as_mut_ptr();
+            if high == 0 {
+                // 64 ASCII bytes, as they are.
+                // SAFETY: `o + 64 <= i + 64 <= n <= dst.len()`.
+                unsafe { _mm512_storeu_si512(out.add(o).cast(), v) };
+                i += 64;
+                o += 64;
+                continue;
+            }
+            // A lead byte of a character from U+0100 (0xC4 and up), or a byte that is never
+            // UTF-8: not Latin-1.
+            if _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC4u8 as i8)) != 0 {
+                return None;
+            }
+            // A lead byte in the last lane has its continuation in the next block: the block
+            // ends before it.
+            let lead = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8));
+            let continuation = high & !lead;
+            let (take, used) = if lead >> 63 != 0 {
+                (u64::MAX >> 1, 63)
+            } else {
+                (u64::MAX, 64)
+            };
+            // Valid when there is no 0xC0 or 0xC1 (overlong) and the continuation bytes are
+            // exactly the lanes after the block's lead bytes.
+            let overlong = _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0xC2u8 as i8)) & lead;
+            if overlong != 0 || continuation != (lead & take) << 1 {
+                return None;
+            }
+            let keep = !continuation & take;
+            let next = _mm512_permutexvar_epi8(up_one, v);
+            // The lead's two low bits to the top of its byte (a 16-bit shift moves bits of a
+            // lane's low byte into its high byte; the mask drops them), and the continuation's
+            // six low bits.
+            let two = _mm512_or_si512(
+                _mm512_and_si512(_mm512_slli_epi16::<6>(v), _mm512_set1_epi8(0xC0u8 as i8)),
+                _mm512_and_si512(next, _mm512_set1_epi8(0x3F)),
+            );
+            let chars = _mm512_mask_mov_epi8(v, lead, two);
+            // The kept characters packed at the bottom of the register, all 64 lanes stored,
+            // the ones past them being overwritten next (see `utf8_prefix_to_utf16`).
+            let packed = _mm512_maskz_compress_epi8(keep, chars);
+            // SAFETY: `o + 64 <= i + 64 <= n <= dst.len()`.
+            unsafe { _mm512_storeu_si512(out.add(o).cast(), packed) };
+            o += keep.count_ones() as usize;
+            i += used;
+        }
+        // The last bytes, fewer than 64, from a character boundary (`dst[o..]` is at least as
+        // long, as `o <= i`).
+        super::utf8_to_latin1_scalar(&src[i..], &mut dst[o..]).map(|w| o + w)
     }
 
     /// Two UTF-8 bytes per code unit in `units` (each under U+0800), packed as little-endian
@@ -496,5 +625,117 @@ mod tests {
             assert_eq!(got[..3], *b"pre");
             assert_eq!(got[3..3 + n], want[..n]);
         }
+    }
+
+    /// Latin-1-range text of every length to 300 and past 64 KiB, at every start offset in a
+    /// block, converts as encoding_rs converts it; text with one character past U+00FF, or one
+    /// error, anywhere in or around a block, is refused.
+    #[test]
+    fn utf8_to_latin1_agrees_with_encoding_rs() {
+        let latin1: &[&[char]] = &[
+            &['a', 'b', ' ', '\n', '~', '\0'],
+            &[
+                'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', ' ', '\u{e9}', '.',
+            ],
+            &[
+                '\u{e9}', '\u{fc}', '\u{ff}', '\u{80}', '\u{bf}', '\u{c0}', 'a',
+            ],
+        ];
+        for (a, alphabet) in latin1.iter().enumerate() {
+            for len in (0..300).chain([4096, 70_000]) {
+                let s = text(alphabet, len, (a * 1000 + len) as u64);
+                for skip in [0, 1, 7, 63] {
+                    let Some(s) = s.get(skip.min(s.len())..) else {
+                        continue;
+                    };
+                    let want: Vec<u8> = s.chars().map(|c| c as u8).collect();
+                    let mut got = vec![0xAA; s.len() + 3];
+                    let written = utf8_to_latin1(s.as_bytes(), &mut got);
+                    assert_eq!(written, Some(want.len()), "{a} {len} {skip}");
+                    assert_eq!(got[..want.len()], want[..], "{a} {len} {skip}");
+                    let mut scalar = vec![0xAA; s.len()];
+                    let written = utf8_to_latin1_scalar(s.as_bytes(), &mut scalar);
+                    assert_eq!(written, Some(want.len()), "{a} {len} {skip}: scalar");
+                    assert_eq!(scalar[..want.len()], want[..], "{a} {len} {skip}: scalar");
+                }
+            }
+        }
+        const REFUSED: &[&[u8]] = &[
+            "\u{100}".as_bytes(),
+            "\u{7ff}".as_bytes(),
+            "\u{20ac}".as_bytes(),
+            "\u{1f499}".as_bytes(),
+            b"\x80",
+            b"\xC0\xAF",
+            b"\xC1\xBF",
+            b"\xC3",
+            b"\xC3a",
+            b"\xFF",
+        ];
+        for (a, alphabet) in latin1.iter().enumerate() {
+            let valid = text(alphabet, 200, a as u64 + 5);
+            for bad in REFUSED {
+                for at in [0, 1, 31, 62, 63, 64, 65, 127, 128, 150, valid.len()] {
+                    let mut at = at.min(valid.len());
+                    while !valid.is_char_boundary(at) {
+                        at += 1;
+                    }
+                    let mut input = valid.as_bytes()[..at].to_vec();
+                    input.extend_from_slice(bad);
+                    input.extend_from_slice(&valid.as_bytes()[at..]);
+                    let mut got = vec![0; input.len()];
+                    assert_eq!(
+                        utf8_to_latin1(&input, &mut got),
+                        None,
+                        "{a} {bad:?} at {at}"
+                    );
+                }
+            }
+        }
+        // Room for fewer bytes than the input is refused, not overrun.
+        assert_eq!(utf8_to_latin1(b"abc", &mut [0; 2]), None);
+    }
+
+    /// Latin-1-range text cut into parts at every place (between the two bytes of a
+    /// character too, with empty parts among them) converts as it does whole, from `skip`; a
+    /// character cut by the end, or any character past U+00FF, is refused.
+    #[test]
+    fn utf8_parts_to_latin1_joins_characters_cut_between_parts() {
+        let alphabet = ['a', '\u{e9}', '\u{ff}', ' ', '\u{80}'];
+        for len in [0, 1, 2, 5, 63, 64, 65, 200, 1000] {
+            let s = text(&alphabet, len, len as u64 + 11);
+            let bytes = s.as_bytes();
+            let want: Vec<u8> = s.chars().map(|c| c as u8).collect();
+            for cut in 0..=bytes.len().min(130) {
+                for second in [cut, (cut + 1).min(bytes.len()), (cut + 70).min(bytes.len())] {
+                    let parts = [
+                        &bytes[..cut],
+                        &[][..],
+                        &bytes[cut..second],
+                        &bytes[second..],
+                    ];
+                    let mut got = vec![0; bytes.len()];
+                    let written = utf8_parts_to_latin1(&parts, 0, &mut got);
+                    assert_eq!(written, Some(want.len()), "{len} {cut} {second}");
+                    assert_eq!(got[..want.len()], want[..], "{len} {cut} {second}");
+                }
+            }
+        }
+        let mut got = [0; 8];
+        assert_eq!(
+            utf8_parts_to_latin1(&[b"\xEF\xBB\xBFab", b"c"], 3, &mut got),
+            Some(3)
+        );
+        assert_eq!(&got[..3], b"abc");
+        assert_eq!(utf8_parts_to_latin1(&[b"ab\xC3"], 0, &mut got), None);
+        assert_eq!(utf8_parts_to_latin1(&[b"ab\xC3", b""], 0, &mut got), None);
+        assert_eq!(
+            utf8_parts_to_latin1(&[b"ab\xC4", b"\x80"], 0, &mut got),
+            None
+        );
+        assert_eq!(
+            utf8_parts_to_latin1(&[b"ab", "\u{20ac}".as_bytes()], 0, &mut got),
+            None
+        );
     }
 }

@@ -5,11 +5,9 @@
 
 use std::sync::Arc;
 
-use crate::engine::{
-    self, clone::ByteBlock, webidl, Cx, JsResult, Object, PromiseCapability, Slot, Value,
-};
+use crate::engine::{self, webidl, Cx, JsResult, Object, PromiseCapability, Slot, Value};
 use crate::readable::{
-    other_specs::{self, ReadAllBytesSteps},
+    other_specs::{self, ByteSequence, ReadAllBytesSteps},
     stream::as_stream,
     ReadableStream,
 };
@@ -301,11 +299,16 @@ fn mime_type_of_object<T: BodyMixin>(object: &Object) -> Option<MimeType> {
 impl Convert {
     fn run(
         self,
-        bytes: ByteBlock,
+        bytes: ByteSequence,
         owner: &Object,
         mime: MimeTypeOf,
         ctx: &mut Cx,
     ) -> JsResult<Value> {
+        // text() decodes the bytes where they are; every other conversion takes one block.
+        if let Convert::Text = self {
+            return crate::encoding::utf8_decode_parts_to_value(bytes, ctx);
+        }
+        let bytes = bytes.into_block();
         match self {
             // Return a Blob whose contents are bytes and whose type attribute is this's MIME
             // type (serialized; the empty string when it is failure).
@@ -370,7 +373,7 @@ traced! {
 
 impl ConsumeSteps {
     /// "consume body" step 4: the successSteps given a byte sequence data.
-    fn success(self, data: ByteBlock, ctx: &mut Cx) -> JsResult<()> {
+    fn success(self, data: ByteSequence, ctx: &mut Cx) -> JsResult<()> {
         // 4.1. Let value be the result of running convertBytesToJSValue with data. If that
         //      threw an exception e, then run errorSteps with e and return.
         match self.convert.run(data, &self.owner, self.mime, ctx) {
@@ -397,7 +400,7 @@ traced! {
 }
 
 impl ReadAllBytesSteps for FullyRead {
-    fn success_steps(self: Box<Self>, bytes: ByteBlock, ctx: &mut Cx) -> JsResult<()> {
+    fn success_steps(self: Box<Self>, bytes: ByteSequence, ctx: &mut Cx) -> JsResult<()> {
         // 2. Let successSteps given a byte sequence bytes be to queue a fetch task to run
         //    processBody given bytes, with taskDestination.
         if let Some(steps) = self.0.borrow_mut().take() {
@@ -456,7 +459,7 @@ fn consume_body<T: BodyMixin + 'static>(
     };
     match body {
         // 5. If object's body is null, then run successSteps with an empty byte sequence.
-        None => steps.success(ByteBlock::new(), ctx)?,
+        None => steps.success(ByteSequence::default(), ctx)?,
         // 6. Otherwise, fully read object's body given successSteps, errorSteps, and
         //    object's relevant global object.
         Some(body) => fully_read(&body, steps, ctx)?,

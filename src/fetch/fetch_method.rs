@@ -11,11 +11,10 @@ use std::{
 
 use crate::dom;
 use crate::engine::{
-    self, clone::ByteBlock, webidl, Cx, JsResult, Object, PromiseCapability, PromiseResult, Slot,
-    Value,
+    self, webidl, Cx, JsResult, Object, PromiseCapability, PromiseResult, Slot, Value,
 };
 use crate::readable::{
-    other_specs::{self, NativeSource, NativeUnderlyingSource, ReadAllBytesSteps},
+    other_specs::{self, ByteSequence, NativeSource, NativeUnderlyingSource, ReadAllBytesSteps},
     ReadableStream,
 };
 
@@ -218,11 +217,11 @@ traced! {
 }
 
 impl ReadAllBytesSteps for RequestBodyRead {
-    fn success_steps(self: Box<Self>, bytes: ByteBlock, ctx: &mut Cx) -> JsResult<()> {
+    fn success_steps(self: Box<Self>, bytes: ByteSequence, ctx: &mut Cx) -> JsResult<()> {
         let Some(mut request) = self.request.borrow_mut().take() else {
             return Ok(());
         };
-        request.body = Some(bytes.into_vec());
+        request.body = Some(bytes.into_block().into_vec());
         let call = self.call.clone();
         engine::queue_task(ctx, move |ctx| fetch_in_task(&call, request, ctx));
         Ok(())

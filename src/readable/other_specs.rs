@@ -369,8 +369,9 @@ pub(crate) fn get_a_reader(
 
 /// The success and failure steps of "read all bytes": they run once, and each takes the steps.
 pub(crate) trait ReadAllBytesSteps: crate::engine::Trace + std::fmt::Debug {
-    /// The successSteps, given the bytes read, in a block an `ArrayBuffer` can adopt as is.
-    fn success_steps(self: Box<Self>, bytes: ByteBlock, ctx: &mut Cx) -> JsResult<()>;
+    /// The successSteps, given the bytes read ([`ByteSequence::into_block`] makes them a block
+    /// an `ArrayBuffer` can adopt as is).
+    fn success_steps(self: Box<Self>, bytes: ByteSequence, ctx: &mut Cx) -> JsResult<()>;
     /// The failureSteps, given the error.
     fn failure_steps(self: Box<Self>, e: Value, ctx: &mut Cx) -> JsResult<()>;
 }
@@ -382,7 +383,7 @@ traced! {
 struct ReadAllBytes {
     reader: Object<ReadableStreamDefaultReader>,
     #[unsafe_ignore_trace]
-    bytes: std::cell::RefCell<ReadBytes>,
+    bytes: std::cell::RefCell<ByteSequence>,
     steps: Slot<Option<Box<dyn ReadAllBytesSteps>>>,
     /// A read is in progress on the Rust stack (inside [`read_loop`]'s call).
     #[unsafe_ignore_trace]
@@ -432,7 +433,7 @@ impl ReadRequestSteps for ReadLoopRequest {
 
     fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
         // 1. Call successSteps with bytes.
-        let bytes = std::mem::take(&mut *self.0.bytes.borrow_mut()).into_block();
+        let bytes = std::mem::take(&mut *self.0.bytes.borrow_mut());
         let steps = self.0.steps.borrow_mut().take();
         match steps {
             Some(steps) => steps.success_steps(bytes, ctx),
@@ -450,29 +451,37 @@ impl ReadRequestSteps for ReadLoopRequest {
     }
 }
 
-/// The byte sequence "read all bytes" appends each chunk to, kept as the chunks' copies in
-/// parts of at least [`ReadBytes::PART`] bytes and copied once into a block of the exact
-/// length at the end: growing one block by doubling copied a large body about twice and
-/// faulted in every fresh block it outgrew page by page.
+/// The byte sequence "read all bytes" appends each chunk to and gives its successSteps, kept as
+/// the chunks' copies in
+/// parts of at least [`ByteSequence::PART`] bytes and copied once into a block of the exact
+/// length at the end (growing one block by doubling copied a large body about twice and
+/// faulted in every fresh block it outgrew page by page). A body that fits one part of its
+/// own length, such as one chunk of [`ByteSequence::PART`] or more, is that part, not copied.
 #[derive(Default)]
-struct ReadBytes {
+pub(crate) struct ByteSequence {
     /// The chunks' bytes, in order.
-    parts: Vec<Vec<u8>>,
+    parts: Vec<ByteBlock>,
 }
 
-impl std::fmt::Debug for ReadBytes {
+impl std::fmt::Debug for ByteSequence {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ReadBytes({} bytes)", self.len())
+        write!(f, "ByteSequence({} bytes)", self.len())
     }
 }
 
-impl ReadBytes {
+impl ByteSequence {
     /// The smallest part: small chunks share one.
     const PART: usize = 64 * 1024;
 
     /// How many bytes.
-    fn len(&self) -> usize {
-        self.parts.iter().map(Vec::len).sum()
+    pub(crate) fn len(&self) -> usize {
+        self.parts.iter().map(ByteBlock::len).sum()
+    }
+
+    /// The bytes, in parts in order (none when there are none): what a consumer that does not
+    /// need them in one block reads, without [`ByteSequence::into_block`]'s copy.
+    pub(crate) fn parts(&self) -> impl Iterator<Item = &[u8]> {
+        self.parts.iter().map(ByteBlock::as_slice)
     }
 
     /// Appends a copy of `bytes`.
@@ -483,16 +492,21 @@ impl ReadBytes {
                 return;
             }
         }
-        let mut part = Vec::with_capacity(bytes.len().max(Self::PART));
+        let mut part = ByteBlock::with_capacity(bytes.len().max(Self::PART));
         part.extend_from_slice(bytes);
         self.parts.push(part);
     }
 
     /// The bytes as one block of exactly their length.
-    fn into_block(self) -> ByteBlock {
+    pub(crate) fn into_block(mut self) -> ByteBlock {
+        if let [part] = self.parts.as_slice() {
+            if part.len() == part.capacity() {
+                return self.parts.pop().unwrap_or_default();
+            }
+        }
         let mut block = ByteBlock::with_capacity(self.len());
         for part in &self.parts {
-            block.extend_from_slice(part);
+            block.extend_from_slice(part.as_slice());
         }
         block
     }
@@ -507,7 +521,7 @@ pub(crate) fn read_all_bytes(
     // Read-loop given reader, a new byte sequence, successSteps, and failureSteps.
     let state = Shared::new(ReadAllBytes {
         reader: reader.clone(),
-        bytes: std::cell::RefCell::new(ReadBytes::default()),
+        bytes: std::cell::RefCell::new(ByteSequence::default()),
         steps: Slot::new(Some(steps)),
         reading: std::cell::Cell::new(false),
         again: std::cell::Cell::new(false),
@@ -567,13 +581,13 @@ pub(crate) fn is_disturbed(stream: &Object<ReadableStream>) -> bool {
 
 #[cfg(test)]
 mod read_bytes_tests {
-    use super::ReadBytes;
+    use super::ByteSequence;
 
     /// Chunks of every size relative to a part, empty ones included: small ones share a part,
     /// and the block holds every byte once, in order, with no spare room.
     #[test]
     fn the_chunks_are_joined_in_order_into_one_exact_block() {
-        let mut read = ReadBytes::default();
+        let mut read = ByteSequence::default();
         let mut want = Vec::new();
         for (i, len) in [0, 1, 100, 70_000, 3, 65_536, 65_535, 1]
             .into_iter()

@@ -62,6 +62,50 @@ fn bodies_are_read_once_through_their_streams() {
     )]);
 }
 
+/// `text()` decodes UTF-8 exactly whatever the characters: ASCII, Latin-1 text (which becomes
+/// an 8-bit string on QuickJS), an accent at every place around a 64-byte block, text with a
+/// character past U+00FF or an invalid byte anywhere (U+FFFD), a BOM, and bodies in many
+/// chunks with characters cut between them. The expected strings are built code point by code
+/// point in script, not by a decoder.
+#[test]
+fn text_decodes_latin1_and_other_text_exactly() {
+    host().run([TestAction::assert_async(
+        r"
+        const enc = (s) => new TextEncoder().encode(s);
+        const texts = [];
+        for (const n of [0, 1, 62, 63, 64, 65, 127, 128, 200, 70000]) {
+          for (const c of ['a', '\u00e9', '\u00ff', '\u0080', '\u0100', '\u20ac', '\u{1F499}']) {
+            for (const at of [0, 31, 62, 63, 64, n]) {
+              if (at > n) continue;
+              texts.push('x'.repeat(at) + c + 'caf\u00e9 '.repeat(((n - at) / 5) | 0));
+            }
+          }
+        }
+        const bad = [];
+        for (const t of texts) {
+          const got = await new Response(enc(t)).text();
+          if (got !== t) bad.push('whole ' + t.length);
+          // The same bytes in chunks of 7 and of 64: characters cut across chunks.
+          for (const size of [7, 64]) {
+            const bytes = enc(t);
+            const rs = new ReadableStream({ start(c) {
+              for (let i = 0; i < bytes.length; i += size) c.enqueue(bytes.slice(i, i + size));
+              c.close();
+            } });
+            if (await new Response(rs).text() !== t) bad.push('chunks ' + size + ' ' + t.length);
+          }
+        }
+        // Invalid bytes become U+FFFD; a BOM is dropped.
+        const invalid = new Uint8Array([0x63, 0xc3, 0xa9, 0xff, 0x61, 0xc3]);
+        if (await new Response(invalid).text() !== 'c\u00e9\ufffda\ufffd') bad.push('invalid');
+        const bom = new Uint8Array([0xef, 0xbb, 0xbf, 0xc3, 0xa9]);
+        if (await new Response(bom).text() !== '\u00e9') bad.push('bom');
+        return bad.length + ' bad of ' + texts.length + (bad.length ? ': ' + bad.slice(0, 5).join() : '');
+        ",
+        "0 bad of 343",
+    )]);
+}
+
 #[test]
 fn a_disturbed_or_locked_stream_is_no_body() {
     host().run([TestAction::assert_async(

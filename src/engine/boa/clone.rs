@@ -472,6 +472,11 @@ impl ByteBlock {
     pub fn len(&self) -> usize {
         self.0.len()
     }
+
+    /// How many bytes the block has room for before it grows.
+    pub fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
 }
 
 impl Default for ByteBlock {

@@ -329,3 +329,175 @@ pub fn string_value_from_utf8(bytes: &[u8], ctx: &mut Cx) -> JsResult<Option<Val
     let raw = unsafe { q::JS_NewStringLen(ctx.raw(), bytes.as_ptr().cast(), bytes.len() as _) };
     super::core::check(ctx, raw).map(Some)
 }
+
+/// `JS_STRING_LEN_MAX`: the longest string QuickJS makes.
+const STRING_LEN_MAX: usize = (1 << 30) - 1;
+
+/// The record of one 8-bit string in QuickJS's object serialization (`JS_WriteObject`): its
+/// format version and the string's tag, learned from QuickJS itself ([`string_record`]), then
+/// a checksum, an atom count of 0, and the length (LEB128) before the characters.
+#[derive(Clone, Copy)]
+struct StringRecord {
+    version: u8,
+    tag: u8,
+}
+
+impl StringRecord {
+    /// The bytes before the characters: version, checksum (all ones: "not checked", which
+    /// QuickJS's reader accepts), atom count, tag, and the length field padded to 5 bytes
+    /// (its reader takes up to 5), so that the characters can be written before their count
+    /// is known.
+    const PREFIX: usize = 12;
+
+    /// Writes the prefix of a record of `len` characters at the start of `record`.
+    fn write_prefix(self, record: &mut [u8], len: usize) {
+        let mut prefix = [
+            self.version,
+            0xff,
+            0xff,
+            0xff,
+            0xff,
+            0,
+            self.tag,
+            0,
+            0,
+            0,
+            0,
+            0,
+        ];
+        // The length times two (the low bit: not wide), 7 bits a byte, each byte but the
+        // last with its high bit set.
+        let mut field = (len as u64) << 1;
+        for byte in &mut prefix[7..11] {
+            *byte = (field & 0x7f) as u8 | 0x80;
+            field >>= 7;
+        }
+        prefix[11] = (field & 0x7f) as u8;
+        if let Some(head) = record.get_mut(..Self::PREFIX) {
+            head.copy_from_slice(&prefix);
+        }
+    }
+}
+
+/// [`StringRecord`]'s version and tag (0: not yet learned; `u16::MAX`: QuickJS serializes a
+/// string some other way, and Latin-1 text takes the UTF-16 path). A property of the QuickJS
+/// this process links, so process-wide.
+static STRING_RECORD: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(0);
+
+/// [`StringRecord`], learned once.
+fn string_record(ctx: &mut Cx) -> Option<StringRecord> {
+    use std::sync::atomic::Ordering;
+    match STRING_RECORD.load(Ordering::Relaxed) {
+        0 => {}
+        u16::MAX => return None,
+        known => {
+            let [version, tag] = known.to_be_bytes();
+            return Some(StringRecord { version, tag });
+        }
+    }
+    let learned = learn_string_record(ctx);
+    STRING_RECORD.store(
+        learned.map_or(u16::MAX, |r| u16::from_be_bytes([r.version, r.tag])),
+        Ordering::Relaxed,
+    );
+    learned
+}
+
+/// QuickJS's serialization of `"ab"` must be the record [`StringRecord`] describes, and a
+/// record written by [`StringRecord::write_prefix`] must read back as `"ab"`.
+fn learn_string_record(ctx: &mut Cx) -> Option<StringRecord> {
+    let ab = super::core::new_string(ctx, "ab");
+    let mut size: q::size_t = 0;
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant) and `ab` a live string of its
+    // runtime. The result is null (with an exception pending, taken here) or a block of
+    // `size` bytes from the context's allocator, which is copied and then freed once with
+    // `js_free`.
+    let written = unsafe {
+        let data = q::JS_WriteObject(ctx.raw(), &mut size, ab.raw(), 0);
+        if data.is_null() {
+            let _ = super::core::take_exception(ctx);
+            return None;
+        }
+        let bytes = std::slice::from_raw_parts(data, size as usize).to_vec();
+        q::js_free(ctx.raw(), data.cast());
+        bytes
+    };
+    let [version, _, _, _, _, 0, tag, 4, b'a', b'b'] = written.as_slice() else {
+        return None;
+    };
+    let record = StringRecord {
+        version: *version,
+        tag: *tag,
+    };
+    let mut check = [0; StringRecord::PREFIX + 2];
+    record.write_prefix(&mut check, 2);
+    check[StringRecord::PREFIX..].copy_from_slice(b"ab");
+    let read = read_string_record(ctx, &check).ok()?;
+    (read == ab).then_some(record)
+}
+
+/// `JS_ReadObject` of a record made by [`StringRecord::write_prefix`] and its characters.
+fn read_string_record(ctx: &mut Cx, record: &[u8]) -> JsResult<Value> {
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant); `record` is readable for its length
+    // during the call (QuickJS copies the characters into the string it makes). Flags 0: no
+    // bytecode, shared buffer or object reference is read, and the record holds none. The
+    // result is owned, or `JS_EXCEPTION`, as `check` takes it.
+    let raw = unsafe { q::JS_ReadObject(ctx.raw(), record.as_ptr(), record.len() as _, 0) };
+    let value = super::core::check(ctx, raw)?;
+    if value.is_string() {
+        Ok(value)
+    } else {
+        Err(super::throw_type_error("not a string record"))
+    }
+}
+
+/// The most bytes [`string_value_from_latin1_with`]'s record keeps between calls (as the UTF-8
+/// decoder's scratch does, `encoding/mod.rs`).
+const LATIN1_SCRATCH_KEEP: usize = 4 << 20;
+
+thread_local! {
+    /// [`string_value_from_latin1_with`]'s record, reused (taken out while in use).
+    static LATIN1_SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// A string value of at most `capacity` characters from U+0000 to U+00FF, one byte each, which
+/// `fill` writes into the room it gets (`capacity` bytes) and counts; `None` when `fill`
+/// gives up, past QuickJS's longest string, or where this QuickJS cannot take the record
+/// below (the caller then makes the string another way, which throws QuickJS's RangeError
+/// for a string too long). On QuickJS an 8-bit string, the characters copied once, in half
+/// the memory of a UTF-16 one.
+///
+/// AD-HOC: QuickJS has no API for an 8-bit string from 8-bit characters (`JS_NewStringLen`
+/// takes UTF-8, and converts other than ASCII one character at a time). Its object reader
+/// makes one from a serialized record with one copy, so `fill` writes into such a record.
+pub fn string_value_from_latin1_with(
+    capacity: usize,
+    fill: impl FnOnce(&mut [u8]) -> Option<usize>,
+    ctx: &mut Cx,
+) -> JsResult<Option<Value>> {
+    let Some(format) = string_record(ctx) else {
+        return Ok(None);
+    };
+    let mut record = LATIN1_SCRATCH.with(std::cell::Cell::take);
+    // Room for the record, zero-filled only where it is new (`fill` overwrites what it
+    // counts; the bytes past that are not read).
+    let total = StringRecord::PREFIX.saturating_add(capacity);
+    crate::engine::huge_pages::reserve_exact_total(&mut record, total);
+    if record.len() < total {
+        record.resize(total, 0);
+    }
+    let result = match fill(&mut record[StringRecord::PREFIX..total]) {
+        Some(0) => string_value_from_utf8(b"", ctx),
+        Some(written) if written <= capacity.min(STRING_LEN_MAX) => {
+            format.write_prefix(&mut record, written);
+            read_string_record(ctx, &record[..StringRecord::PREFIX + written]).map(Some)
+        }
+        // Given up, or past QuickJS's longest string (whose RangeError the caller's other
+        // way gives).
+        _ => Ok(None),
+    };
+    if record.capacity() <= LATIN1_SCRATCH_KEEP {
+        LATIN1_SCRATCH.with(|kept| kept.set(record));
+    }
+    result
+}

@@ -273,3 +273,69 @@ fn reference_counts_are_where_quickjs_keeps_them() {
         }
     }
 }
+
+/// `string_value_from_latin1_with` makes QuickJS's 8-bit kind of string (through its object
+/// reader, `string.rs`), equal to and behaving as the string QuickJS makes of the same text as
+/// a value, a property key and in its string operations; a fill that gives up gives `None`,
+/// and one that writes nothing the empty string.
+#[test]
+fn latin1_characters_become_an_8bit_string() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let long = "caf\u{e9} ".repeat(70_000);
+    for text in [
+        "plain",
+        "h\u{e9}llo w\u{f6}rld \u{ff}\u{80}",
+        "\u{e9}",
+        &long,
+    ] {
+        let chars: Vec<u8> = text.chars().map(|c| c as u8).collect();
+        let ours = string_value_from_latin1_with(
+            chars.len() + 5,
+            |room| {
+                room[..chars.len()].copy_from_slice(&chars);
+                Some(chars.len())
+            },
+            &mut cx,
+        )
+        .expect("made")
+        .expect("taken");
+        // SAFETY: `ours` is a live string for the block (owned above); the first 32-bit word
+        // of quickjs.c's `JSString` holds `len` (31 bits) and `is_wide_char` (the top bit).
+        let word = unsafe { q::JS_VALUE_GET_PTR(ours.raw()).cast::<u32>().read() };
+        assert_eq!(word, chars.len() as u32, "{text:.20}: 8-bit, its length");
+        // SAFETY: `cx`'s context is live; the text is valid UTF-8 of its length, copied.
+        let raw = unsafe { q::JS_NewStringLen(cx.raw(), text.as_ptr().cast(), text.len() as _) };
+        let theirs = super::core::check(&mut cx, raw).expect("QuickJS's string");
+        assert!(ours == theirs, "{text:.20}");
+        let global = global_object(&cx);
+        global
+            .create_data_property_or_throw("ours", ours, &mut cx)
+            .expect("set");
+        global
+            .create_data_property_or_throw("theirs", theirs, &mut cx)
+            .expect("set");
+        let checks = eval(
+            &mut cx,
+            "{ const o = { [ours]: 1 }; [ours === theirs, o[theirs] === 1, \
+             (ours + '\\u0100' + ours).slice(ours.length + 1) === theirs, \
+             ours.charCodeAt(ours.length - 1) === theirs.charCodeAt(theirs.length - 1), \
+             JSON.parse(JSON.stringify(ours)) === theirs, new Set([ours, theirs]).size === 1, \
+             ours.toUpperCase() === theirs.toUpperCase(), \
+             Symbol.for(ours) === Symbol.for(theirs)].join() }",
+        );
+        assert_eq!(
+            checks
+                .as_string()
+                .map(|s| String::from_utf16_lossy(&s.to_vec())),
+            Some("true,true,true,true,true,true,true,true".to_owned()),
+            "{text:.20}"
+        );
+    }
+    let given_up = string_value_from_latin1_with(4, |_| None, &mut cx).expect("no error");
+    assert!(given_up.is_none());
+    let empty = string_value_from_latin1_with(4, |_| Some(0), &mut cx)
+        .expect("no error")
+        .expect("the empty string");
+    assert_eq!(empty.as_string().map(|s| s.len()), Some(0));
+}
