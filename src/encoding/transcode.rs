@@ -178,12 +178,6 @@ mod x86 {
         // `i` is always a character boundary with only valid UTF-8 before it, and `o <= i`:
         // every character takes at least as many bytes as it gives units.
         let (mut i, mut o) = (0usize, 0usize);
-        // Lane k of `next` is byte k + 1 of the block (lane 63's is lane 0's, never used).
-        let up_one = _mm512_set_epi8(
-            0, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43,
-            42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21,
-            20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1,
-        );
         while i + 64 <= n {
             // SAFETY: `i + 64 <= n`, so the 64 bytes are inside `bytes` (an unaligned load).
             let v = unsafe { _mm512_loadu_si512(bytes.as_ptr().add(i).cast()) };
@@ -218,26 +212,13 @@ mod x86 {
                 }
                 continue;
             }
-            // Only one- and two-byte sequences. A lead byte in the last lane has its
-            // continuation in the next block: the block ends before it.
-            let lead = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8));
-            let continuation = high & !lead;
-            let (take, used) = if lead >> 63 != 0 {
-                (u64::MAX >> 1, 63)
-            } else {
-                (u64::MAX, 64)
-            };
-            // Valid when there is no 0xC0 or 0xC1 (overlong) and the continuation bytes are
-            // exactly the lanes after the block's lead bytes (a lead in lane 62 must have
-            // lane 63 as its continuation). Otherwise the decoder takes it from `i`.
-            let overlong = _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0xC2u8 as i8)) & lead;
-            if overlong != 0 || continuation != (lead & take) << 1 {
+            // Only one- and two-byte sequences; otherwise the decoder takes it from `i`.
+            let Some(TwoByteBlock { lead, keep, used }) = two_byte_block(v, high) else {
                 return (i, o);
-            }
+            };
             // Every lane that starts a character gives one unit: itself, or for a lead byte
             // ((lead & 0x1F) << 6) | (next & 0x3F).
-            let keep = !continuation & take;
-            let next = _mm512_permutexvar_epi8(up_one, v);
+            let next = next_bytes(v);
             for half in 0..2 {
                 let (b, nx) = if half == 0 {
                     (_mm512_castsi512_si256(v), _mm512_castsi512_si256(next))
@@ -286,12 +267,6 @@ mod x86 {
         // `i` is always a character boundary with only valid Latin-1-range UTF-8 before it,
         // and `o <= i`.
         let (mut i, mut o) = (0usize, 0usize);
-        // Lane k of `next` is byte k + 1 of the block (lane 63's is lane 0's, never used).
-        let up_one = _mm512_set_epi8(
-            0, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43,
-            42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21,
-            20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1,
-        );
         while i + 64 <= n {
             // SAFETY: `i + 64 <= n`, so the 64 bytes are inside `src` (an unaligned load).
             let v = unsafe { _mm512_loadu_si512(src.as_ptr().add(i).cast()) };
@@ -310,23 +285,8 @@ mod x86 {
             if _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC4u8 as i8)) != 0 {
                 return None;
             }
-            // A lead byte in the last lane has its continuation in the next block: the block
-            // ends before it.
-            let lead = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8));
-            let continuation = high & !lead;
-            let (take, used) = if lead >> 63 != 0 {
-                (u64::MAX >> 1, 63)
-            } else {
-                (u64::MAX, 64)
-            };
-            // Valid when there is no 0xC0 or 0xC1 (overlong) and the continuation bytes are
-            // exactly the lanes after the block's lead bytes.
-            let overlong = _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0xC2u8 as i8)) & lead;
-            if overlong != 0 || continuation != (lead & take) << 1 {
-                return None;
-            }
-            let keep = !continuation & take;
-            let next = _mm512_permutexvar_epi8(up_one, v);
+            let TwoByteBlock { lead, keep, used } = two_byte_block(v, high)?;
+            let next = next_bytes(v);
             // The lead's two low bits to the top of its byte (a 16-bit shift moves bits of a
             // lane's low byte into its high byte; the mask drops them), and the continuation's
             // six low bits.
@@ -346,6 +306,53 @@ mod x86 {
         // The last bytes, fewer than 64, from a character boundary (`dst[o..]` is at least as
         // long, as `o <= i`).
         super::utf8_to_latin1_scalar(&src[i..], &mut dst[o..]).map(|w| o + w)
+    }
+
+    /// Lane k: byte k + 1 of `v` (lane 63: lane 0's, never used), the byte after each.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    fn next_bytes(v: __m512i) -> __m512i {
+        let up_one = _mm512_set_epi8(
+            0, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43,
+            42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21,
+            20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1,
+        );
+        _mm512_permutexvar_epi8(up_one, v)
+    }
+
+    /// A block of one- and two-byte UTF-8 sequences, as [`two_byte_block`] reads it.
+    struct TwoByteBlock {
+        /// The lanes holding a lead byte whose continuation is in the block.
+        lead: u64,
+        /// The lanes that start a character in the block (ASCII or a lead byte).
+        keep: u64,
+        /// How many bytes of the block are taken: 63 when the last lane holds a lead byte
+        /// (its continuation is in the next block), else 64.
+        used: usize,
+    }
+
+    /// Reads a block of 64 bytes, `v` (`high`: its lanes from 0x80), of valid one- and
+    /// two-byte sequences only (no byte from 0xE0 may be in it): `None` when it is not valid,
+    /// that is when a lead byte is 0xC0 or 0xC1 (overlong) or the continuation bytes are not
+    /// exactly the lanes after the lead bytes (a lead in lane 62 must have lane 63 as its
+    /// continuation).
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn two_byte_block(v: __m512i, high: u64) -> Option<TwoByteBlock> {
+        let lead = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8));
+        let continuation = high & !lead;
+        let (take, used) = if lead >> 63 != 0 {
+            (u64::MAX >> 1, 63)
+        } else {
+            (u64::MAX, 64)
+        };
+        let overlong = _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0xC2u8 as i8)) & lead;
+        if overlong != 0 || continuation != (lead & take) << 1 {
+            return None;
+        }
+        Some(TwoByteBlock {
+            lead: lead & take,
+            keep: !continuation & take,
+            used,
+        })
     }
 
     /// Two UTF-8 bytes per code unit in `units` (each under U+0800), packed as little-endian

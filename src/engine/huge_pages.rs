@@ -55,6 +55,33 @@ pub(crate) fn reserve_exact_total<T>(vec: &mut Vec<T>, capacity: usize) {
     );
 }
 
+/// The most bytes [`with_scratch_bytes`]'s buffer keeps between calls.
+const SCRATCH_KEEP: usize = 4 << 20;
+
+thread_local! {
+    /// [`with_scratch_bytes`]'s buffer, reused (taken out while in use, so a nested call gets
+    /// a fresh one).
+    static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Runs `f` on `len` bytes of a per-thread buffer reused between calls (up to 4 MiB of it is
+/// kept; a larger one is made and freed each time, advised to use huge pages): the room a
+/// conversion writes into before its result is copied where it belongs. The bytes are
+/// initialized, zero-filled only where the buffer grew, so `f` sees what an earlier call left
+/// and must read only what it wrote.
+pub(crate) fn with_scratch_bytes<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    let mut scratch = SCRATCH.with(std::cell::Cell::take);
+    reserve_exact_total(&mut scratch, len);
+    if scratch.len() < len {
+        scratch.resize(len, 0);
+    }
+    let result = f(&mut scratch[..len]);
+    if scratch.capacity() <= SCRATCH_KEEP {
+        SCRATCH.with(|kept| kept.set(scratch));
+    }
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

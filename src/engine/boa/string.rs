@@ -203,14 +203,6 @@ pub fn string_value_from_utf8(
     Ok(None)
 }
 
-/// The most bytes [`string_value_from_latin1_with`]'s scratch keeps between calls.
-const LATIN1_SCRATCH_KEEP: usize = 4 << 20;
-
-thread_local! {
-    /// [`string_value_from_latin1_with`]'s characters, reused (taken out while in use).
-    static LATIN1_SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
 /// A string value of at most `capacity` characters from U+0000 to U+00FF, one byte each, which
 /// `fill` writes into the room it gets (`capacity` bytes) and counts; `None` when `fill`
 /// gives up. On Boa a Latin-1 `JsString`: one copy of the characters.
@@ -219,22 +211,17 @@ pub fn string_value_from_latin1_with(
     fill: impl FnOnce(&mut [u8]) -> Option<usize>,
     _ctx: &mut crate::engine::Cx,
 ) -> crate::engine::JsResult<Option<crate::engine::Value>> {
-    let mut scratch = LATIN1_SCRATCH.with(std::cell::Cell::take);
-    // Room for the characters, zero-filled only where it is new (`fill` overwrites what it
-    // counts; the bytes past that are not read).
-    crate::engine::huge_pages::reserve_exact_total(&mut scratch, capacity);
-    if scratch.len() < capacity {
-        scratch.resize(capacity, 0);
-    }
-    let result = fill(&mut scratch[..capacity]).map(|written| {
-        let chars = scratch.get(..written).unwrap_or_default();
-        JsString(boa_engine::JsString::from(
-            boa_engine::string::JsStr::latin1(chars),
-        ))
-        .into()
-    });
-    if scratch.capacity() <= LATIN1_SCRATCH_KEEP {
-        LATIN1_SCRATCH.with(|kept| kept.set(scratch));
-    }
-    Ok(result)
+    Ok(crate::engine::huge_pages::with_scratch_bytes(
+        capacity,
+        |room| {
+            let written = fill(room)?;
+            let chars = room.get(..written)?;
+            Some(
+                JsString(boa_engine::JsString::from(
+                    boa_engine::string::JsStr::latin1(chars),
+                ))
+                .into(),
+            )
+        },
+    ))
 }

@@ -451,15 +451,6 @@ fn read_string_record(ctx: &mut Cx, record: &[u8]) -> JsResult<Value> {
     }
 }
 
-/// The most bytes [`string_value_from_latin1_with`]'s record keeps between calls (as the UTF-8
-/// decoder's scratch does, `encoding/mod.rs`).
-const LATIN1_SCRATCH_KEEP: usize = 4 << 20;
-
-thread_local! {
-    /// [`string_value_from_latin1_with`]'s record, reused (taken out while in use).
-    static LATIN1_SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
 /// A string value of at most `capacity` characters from U+0000 to U+00FF, one byte each, which
 /// `fill` writes into the room it gets (`capacity` bytes) and counts; `None` when `fill`
 /// gives up, past QuickJS's longest string, or where this QuickJS cannot take the record
@@ -478,26 +469,17 @@ pub fn string_value_from_latin1_with(
     let Some(format) = string_record(ctx) else {
         return Ok(None);
     };
-    let mut record = LATIN1_SCRATCH.with(std::cell::Cell::take);
-    // Room for the record, zero-filled only where it is new (`fill` overwrites what it
-    // counts; the bytes past that are not read).
     let total = StringRecord::PREFIX.saturating_add(capacity);
-    crate::engine::huge_pages::reserve_exact_total(&mut record, total);
-    if record.len() < total {
-        record.resize(total, 0);
-    }
-    let result = match fill(&mut record[StringRecord::PREFIX..total]) {
-        Some(0) => string_value_from_utf8(b"", ctx),
-        Some(written) if written <= capacity.min(STRING_LEN_MAX) => {
-            format.write_prefix(&mut record, written);
-            read_string_record(ctx, &record[..StringRecord::PREFIX + written]).map(Some)
+    crate::engine::huge_pages::with_scratch_bytes(total, |record| {
+        match fill(&mut record[StringRecord::PREFIX..]) {
+            Some(0) => string_value_from_utf8(b"", ctx),
+            Some(written) if written <= capacity.min(STRING_LEN_MAX) => {
+                format.write_prefix(record, written);
+                read_string_record(ctx, &record[..StringRecord::PREFIX + written]).map(Some)
+            }
+            // Given up, or past QuickJS's longest string (whose RangeError the caller's other
+            // way gives).
+            _ => Ok(None),
         }
-        // Given up, or past QuickJS's longest string (whose RangeError the caller's other
-        // way gives).
-        _ => Ok(None),
-    };
-    if record.capacity() <= LATIN1_SCRATCH_KEEP {
-        LATIN1_SCRATCH.with(|kept| kept.set(record));
-    }
-    result
+    })
 }
