@@ -82,6 +82,40 @@ pub(crate) fn with_scratch_bytes<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) 
     result
 }
 
+/// Whether the mapping holding `addr` is advised to use huge pages ("hg" in its VmFlags in
+/// /proc/self/smaps); `None` where that cannot be told (off Linux, or transparent huge pages
+/// neither on "madvise" nor "always").
+#[cfg(test)]
+pub(crate) fn advised_for_huge_pages(addr: usize) -> Option<bool> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let thp =
+        std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+    if !(thp.contains("[madvise]") || thp.contains("[always]")) {
+        return None;
+    }
+    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+    let mut in_range = false;
+    let mut advised = false;
+    for line in smaps.lines() {
+        if let Some((range, _)) = line.split_once(' ') {
+            if let Some((lo, hi)) = range.split_once('-') {
+                if let (Ok(lo), Ok(hi)) =
+                    (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+                {
+                    in_range = lo <= addr && addr < hi;
+                    continue;
+                }
+            }
+        }
+        if in_range && line.starts_with("VmFlags:") {
+            advised = line.split_whitespace().any(|f| f == "hg");
+        }
+    }
+    Some(advised)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,33 +130,30 @@ mod tests {
         // The contents are unaffected: the vector works as any other.
         v.resize(16 << 20, 7);
         assert!(v.iter().all(|&b| b == 7));
-        #[cfg(target_os = "linux")]
-        {
-            let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
-                .unwrap_or_default();
-            if thp.contains("[madvise]") || thp.contains("[always]") {
-                let smaps = std::fs::read_to_string("/proc/self/smaps").expect("smaps");
-                // The first whole 2 MiB page of the block (the advice covers whole ones).
-                let addr = (v.as_ptr() as usize).next_multiple_of(2 << 20);
-                let mut in_range = false;
-                let mut advised = false;
-                for line in smaps.lines() {
-                    if let Some((range, _)) = line.split_once(' ') {
-                        if let Some((lo, hi)) = range.split_once('-') {
-                            if let (Ok(lo), Ok(hi)) =
-                                (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
-                            {
-                                in_range = lo <= addr && addr < hi;
-                                continue;
-                            }
-                        }
-                    }
-                    if in_range && line.starts_with("VmFlags:") {
-                        advised = line.split_whitespace().any(|f| f == "hg");
-                    }
-                }
-                assert!(advised, "the 16 MiB block is not advised for huge pages");
-            }
+        // The first whole 2 MiB page of the block (the advice covers whole ones).
+        let addr = (v.as_ptr() as usize).next_multiple_of(2 << 20);
+        if let Some(advised) = advised_for_huge_pages(addr) {
+            assert!(advised, "the 16 MiB block is not advised for huge pages");
         }
+    }
+
+    /// The scratch gives exactly the room asked for, a nested call its own, and keeps its
+    /// bytes initialized (what an earlier call wrote, zero where it grew).
+    #[test]
+    fn scratch_bytes_are_lent_per_call() {
+        let written = with_scratch_bytes(10, |room| {
+            assert_eq!(room.len(), 10);
+            room.fill(7);
+            with_scratch_bytes(3, |inner| {
+                assert_eq!(inner.len(), 3);
+                inner.fill(1);
+            });
+            room.iter().filter(|&&b| b == 7).count()
+        });
+        assert_eq!(written, 10);
+        with_scratch_bytes(20, |room| {
+            assert_eq!(room.len(), 20);
+            assert!(room[10..].iter().all(|&b| b == 0), "grown room is zeroed");
+        });
     }
 }

@@ -339,3 +339,25 @@ fn latin1_characters_become_an_8bit_string() {
         .expect("the empty string");
     assert_eq!(empty.as_string().map(|s| s.len()), Some(0));
 }
+
+/// The runtime's allocator (`malloc.rs`) advises QuickJS's large blocks to use huge pages: the
+/// 16 MiB string of `'x'.repeat(...)` lies in a mapping the kernel reports as advised, where
+/// that can be told (Linux with transparent huge pages on "madvise" or "always").
+#[cfg(target_os = "linux")]
+#[test]
+fn large_engine_blocks_are_advised_for_huge_pages() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let big = eval(&mut cx, "'x'.repeat(16 << 20)");
+    assert!(big.is_string());
+    // The first whole 2 MiB page of the string's block (the advice covers whole ones).
+    // SAFETY: reads the pointer field of a live counted value (owned above).
+    let addr = unsafe { q::JS_VALUE_GET_PTR(big.raw()) } as usize;
+    let page = addr.next_multiple_of(2 << 20);
+    if let Some(advised) = crate::engine::huge_pages::advised_for_huge_pages(page) {
+        assert!(
+            advised,
+            "QuickJS's 16 MiB block is not advised for huge pages"
+        );
+    }
+}
