@@ -806,3 +806,59 @@ fn raw_slots_match_the_getters() {
     drop(cx);
     drop(rt);
 }
+
+/// A large block freed by its `ArrayBuffer` is the next large block of about its size
+/// (`clone.rs`'s spare): the same memory, with none of the old bytes showing, not in the new
+/// buffer's bytes nor in the zeroed tail a `transfer` to a longer length adds.
+#[test]
+fn a_freed_large_block_is_reused_without_its_bytes() {
+    use clone::{new_array_buffer_from, ByteBlock};
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    const MIB: usize = 1 << 20;
+    let mut first = ByteBlock::with_capacity(8 * MIB);
+    first.extend_from_slice(&vec![0xAB; 8 * MIB]);
+    let first_data = first.as_slice().as_ptr();
+    let buffer = new_array_buffer_from(first, &mut cx).expect("a buffer");
+    set_global(&mut cx, "first", buffer);
+    // Detaching frees the block (QuickJS calls the buffer's realloc function with size 0).
+    eval(&mut cx, "first.transfer(0); first = undefined;");
+    let mut second = ByteBlock::with_capacity(7 * MIB);
+    assert_eq!(
+        second.as_slice().as_ptr(),
+        first_data,
+        "the spare is reused"
+    );
+    second.extend_from_slice(&vec![0x01; 7 * MIB]);
+    let buffer = new_array_buffer_from(second, &mut cx).expect("a buffer");
+    set_global(&mut cx, "second", buffer);
+    let seen = eval_string(
+        &mut cx,
+        "const grown = new Uint8Array(second.transfer(8 * 1048576)); \
+         const counts = [0, 0, 0]; \
+         for (let i = 0; i < grown.length; i++) counts[grown[i] === 1 ? 1 : grown[i] === 0 ? 0 : 2]++; \
+         counts.join()",
+    );
+    assert_eq!(seen, format!("{},{},0", MIB, 7 * MIB));
+    // A block much smaller than the spare does not take it (8 MiB for 5: more than a
+    // quarter to spare).
+    eval(&mut cx, "second = undefined;");
+    let mut again = ByteBlock::with_capacity(8 * MIB);
+    again.extend_from_slice(&vec![0x02; 8 * MIB]);
+    let again_data = again.as_slice().as_ptr();
+    let buffer = new_array_buffer_from(again, &mut cx).expect("a buffer");
+    set_global(&mut cx, "again", buffer);
+    eval(&mut cx, "again.transfer(0); again = undefined;");
+    let small = ByteBlock::with_capacity(5 * MIB);
+    assert_ne!(
+        small.as_slice().as_ptr(),
+        again_data,
+        "too large a spare is left"
+    );
+    let fits = ByteBlock::with_capacity(7 * MIB);
+    assert_eq!(
+        fits.as_slice().as_ptr(),
+        again_data,
+        "and taken when one fits"
+    );
+}

@@ -477,7 +477,8 @@ unsafe extern "C" fn byte_block_realloc(
         // that is being detached or finalized, which never passes it again (QuickJS's
         // guarantee on entry): it is freed exactly once, and no reference to the vector is
         // live (the function has the only one, and made none yet).
-        drop(unsafe { Box::from_raw(vec) });
+        let block = *unsafe { Box::from_raw(vec) };
+        keep_spare_block(block);
         return std::ptr::null_mut();
     }
     let Ok(size) = usize::try_from(size) else {
@@ -638,7 +639,17 @@ impl ByteBlock {
     /// An empty block with room for exactly `capacity` bytes, advised to use huge pages when
     /// it is large ([`crate::engine::huge_pages`]): what "read all bytes" copies a body into
     /// once its length is known.
+    ///
+    /// A block of [`SPARE_FROM`] or more is the spare a freed buffer left
+    /// ([`keep_spare_block`]) when that one fits: its pages are already mapped, where a fresh
+    /// one's would be faulted in and zero-filled by the kernel again (a 32 MiB body read by
+    /// `arrayBuffer()` spent more time there than in its copies). Only its first `len()` bytes
+    /// are ever seen, and each is written first: no byte of the earlier buffer shows.
     pub fn with_capacity(capacity: usize) -> Self {
+        if let Some(mut spare) = take_spare_block(capacity) {
+            spare.clear();
+            return Self(spare);
+        }
         let mut block = Vec::new();
         crate::engine::huge_pages::reserve_exact_total(&mut block, capacity);
         Self(block)
@@ -664,6 +675,48 @@ impl Default for ByteBlock {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// From this many bytes of capacity on, a block an `ArrayBuffer` of ours frees is kept, one per
+/// thread, for the next [`ByteBlock::with_capacity`] it fits (blocks under it come from the
+/// allocator's heap, already mapped).
+const SPARE_FROM: usize = crate::engine::huge_pages::HUGE_PAGES_FROM;
+
+/// The largest block kept: the memory a thread may hold after its last large body.
+const SPARE_UP_TO: usize = 64 << 20;
+
+thread_local! {
+    /// The spare block (empty: none).
+    static SPARE_BLOCK: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Keeps `block`, freed by its buffer, as the thread's spare when its size is in range (the
+/// spare it replaces is freed); frees it otherwise, or when the thread is exiting.
+fn keep_spare_block(block: Vec<u8>) {
+    if (SPARE_FROM..=SPARE_UP_TO).contains(&block.capacity()) {
+        let _ = SPARE_BLOCK.try_with(|spare| spare.set(block));
+    }
+}
+
+/// The thread's spare block when it holds `capacity` bytes with at most a quarter more to
+/// spare; a spare that does not fit stays.
+fn take_spare_block(capacity: usize) -> Option<Vec<u8>> {
+    if capacity < SPARE_FROM {
+        return None;
+    }
+    SPARE_BLOCK
+        .try_with(|spare| {
+            let block = spare.take();
+            let room = block.capacity();
+            if room >= capacity && room - capacity <= capacity / 4 {
+                Some(block)
+            } else {
+                spare.set(block);
+                None
+            }
+        })
+        .ok()
+        .flatten()
 }
 
 /// A copy of the bytes of a buffer that is not detached.
