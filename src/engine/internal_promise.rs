@@ -23,9 +23,10 @@
 //! controllers, readers, writers, pipe and tee states: objects or `Shared`s), or a promise
 //! to settle, which never holds back the promise it waits on.
 
-use super::{new_closure, queue_boxed_microtask, queue_microtask, thrown_value, Cx, JsResult};
+use super::pool::PoolBox;
+use super::{new_closure, queue_microtask, thrown_value, Cx, JsResult};
 use super::{AcyclicShared, Slot, Trace, Value};
-use super::{Microtask, Object, ReactionStep};
+use super::{Object, ReactionStep};
 
 traced! {
 /// A promise internal to the spec layer.
@@ -54,25 +55,26 @@ enum State {
 
 traced_without_drop! {
 /// A pending promise's reactions, in order. Most internal promises get one, which needs no
-/// list (no allocation besides the reaction's own).
+/// list (no allocation besides the reaction's own block from the pool).
 enum Reactions {
     None,
-    One(Box<dyn Reaction>),
-    Many(Vec<Box<dyn Reaction>>),
+    One(PoolBox<dyn Reaction>),
+    Many(Vec<PoolBox<dyn Reaction>>),
 }
 }
 
 impl Reactions {
     /// Appends `reaction`.
-    fn push(&mut self, reaction: Box<dyn Reaction>) {
-        *self = match std::mem::replace(self, Reactions::None) {
-            Reactions::None => Reactions::One(reaction),
-            Reactions::One(first) => Reactions::Many(vec![first, reaction]),
-            Reactions::Many(mut all) => {
-                all.push(reaction);
-                Reactions::Many(all)
+    fn push(&mut self, reaction: PoolBox<dyn Reaction>) {
+        match self {
+            Reactions::None => *self = Reactions::One(reaction),
+            Reactions::One(_) => {
+                if let Reactions::One(first) = std::mem::replace(self, Reactions::None) {
+                    *self = Reactions::Many(vec![first, reaction]);
+                }
             }
-        };
+            Reactions::Many(all) => all.push(reaction),
+        }
     }
 
     /// Queues each reaction's job with `outcome`, in order.
@@ -91,48 +93,35 @@ impl Reactions {
 
 /// A pending reaction, type-erased but traced.
 trait Reaction: Trace {
-    /// The reaction as the job that runs it with `outcome` (the same allocation).
-    fn into_job(self: Box<Self>, outcome: Result<Value, Value>) -> Box<dyn Microtask>;
+    /// Runs the reaction's step for `outcome` (its job's body).
+    fn run(&self, outcome: Result<Value, Value>, ctx: &mut Cx) -> JsResult<()>;
 }
 
 traced! {
-/// The captured data and both steps of a reaction, and, once it is queued as a job, the
-/// outcome it runs with.
+/// The captured data and both steps of a reaction.
 struct Steps<T: Trace + 'static> {
     data: T,
     #[unsafe_ignore_trace]
     on_fulfilled: ReactionStep<T>,
     #[unsafe_ignore_trace]
     on_rejected: ReactionStep<T>,
-    // (None while the reaction waits in a pending promise's list, which is traced; a queued
-    // job holds its values as roots, as any queued microtask does.)
-    #[unsafe_ignore_trace]
-    outcome: Option<Result<Value, Value>>,
 }
 }
 
 impl<T: Trace + 'static> Reaction for Steps<T> {
-    fn into_job(mut self: Box<Self>, outcome: Result<Value, Value>) -> Box<dyn Microtask> {
-        self.outcome = Some(outcome);
-        self
-    }
-}
-
-impl<T: Trace + 'static> Microtask for Steps<T> {
-    fn run(mut self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
-        match self.outcome.take() {
-            Some(Ok(value)) => (self.on_fulfilled)(&self.data, value, ctx),
-            Some(Err(reason)) => (self.on_rejected)(&self.data, reason, ctx),
-            // Assert: `into_job` set the outcome before the job was queued.
-            None => Ok(()),
+    fn run(&self, outcome: Result<Value, Value>, ctx: &mut Cx) -> JsResult<()> {
+        match outcome {
+            Ok(value) => (self.on_fulfilled)(&self.data, value, ctx),
+            Err(reason) => (self.on_rejected)(&self.data, reason, ctx),
         }
     }
 }
 
-/// Queues the job that runs `reaction` with `outcome` (a PromiseReactionJob), in the
-/// reaction's own allocation.
-fn queue_reaction(reaction: Box<dyn Reaction>, outcome: Result<Value, Value>, ctx: &mut Cx) {
-    queue_boxed_microtask(ctx, reaction.into_job(outcome));
+/// Queues the job that runs `reaction` with `outcome` (a PromiseReactionJob). The job holds
+/// the reaction's block and its outcome (which a backend may queue without boxing them: a
+/// queued job holds its values as roots, as any queued microtask does).
+fn queue_reaction(reaction: PoolBox<dyn Reaction>, outcome: Result<Value, Value>, ctx: &mut Cx) {
+    queue_microtask(ctx, move |ctx| reaction.run(outcome, ctx));
 }
 
 impl InternalPromise {
@@ -177,12 +166,13 @@ impl InternalPromise {
             let mut state = self.0.borrow_mut();
             match &mut *state {
                 State::Pending { reactions, .. } => {
-                    reactions.push(Box::new(Steps {
+                    let steps = PoolBox::new(Steps {
                         data,
                         on_fulfilled,
                         on_rejected,
-                        outcome: None,
-                    }));
+                    });
+                    // SAFETY: the cast only adds the trait object's metadata.
+                    reactions.push(unsafe { steps.unsize(|p| p as *mut dyn Reaction) });
                     return;
                 }
                 State::Fulfilled(value) => Ok(value.clone()),

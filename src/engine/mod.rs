@@ -108,20 +108,13 @@ pub use backend::{
     PromiseCapability, ReactionStep,
 };
 
-/// A microtask whose data is already boxed (an internal promise's reaction with its outcome):
-/// [`queue_boxed_microtask`] queues it without boxing it again.
-pub trait Microtask {
-    /// Runs the microtask.
-    fn run(self: Box<Self>, ctx: &mut Cx) -> JsResult<()>;
-}
-
 // Jobs, tasks, realms and agents, the clock (`job.rs`, `task.rs`, `callback.rs`).
 #[allow(unused_imports)]
 pub use backend::{
     agent_data, async_iterator_prototype, clean_up_after_running_script, clock_nanos,
-    current_realm, error_prototype, global_object, in_realm, iterator_prototype,
-    queue_boxed_microtask, queue_microtask, queue_task, queue_task_in, queue_timer, set_agent_data,
-    set_microtask_checkpoint, set_realm_data, with_realm_data,
+    current_realm, error_prototype, global_object, in_realm, iterator_prototype, queue_microtask,
+    queue_task, queue_task_in, queue_timer, set_agent_data, set_microtask_checkpoint,
+    set_realm_data, with_realm_data,
 };
 
 // The runtime (`runtime.rs`): an agent (`Runtime`: the engine's runtime and its main realm,
@@ -157,6 +150,7 @@ pub use buffer::{
 pub use slot::{Slot, SlotMut, SlotRef};
 pub(crate) mod internal_promise;
 pub(crate) mod kinds;
+pub(crate) mod pool;
 mod promise_result;
 mod runtime;
 pub(crate) mod webidl;

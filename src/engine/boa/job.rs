@@ -15,11 +15,6 @@ pub fn queue_microtask(ctx: &mut Cx, job: impl FnOnce(&mut Cx) -> JsResult<()> +
     })));
 }
 
-/// Queues a boxed microtask (see `Microtask`): on Boa, as any other (Boa's job wraps it).
-pub fn queue_boxed_microtask(ctx: &mut Cx, job: Box<dyn crate::engine::Microtask>) {
-    queue_microtask(ctx, move |ctx| job.run(ctx));
-}
-
 /// Queues a task (HTML "queue a global task") on the host's event loop that runs Rust code.
 /// Values captured by the closure are GC roots until it runs.
 pub fn queue_task(ctx: &mut Cx, job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static) {

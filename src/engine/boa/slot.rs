@@ -13,6 +13,29 @@ pub(crate) type SlotCell<T> = GcRefCell<T>;
 pub(crate) type SlotCellRef<'a, T> = GcRef<'a, T>;
 pub(crate) type SlotCellMut<'a, T> = GcRefMut<'a, T>;
 
+// A box of the pool (`engine/pool.rs`) traces what it holds, as boa_gc's `Box` does (this is
+// its impl, for our box).
+impl<T: Trace + ?Sized> Finalize for crate::engine::pool::PoolBox<T> {}
+// SAFETY: each method forwards to the one value the box owns (live while the box is), as
+// boa_gc's impl for `Box<T>` does.
+unsafe impl<T: Trace + ?Sized> Trace for crate::engine::pool::PoolBox<T> {
+    #[inline]
+    unsafe fn trace(&self, tracer: &mut boa_gc::Tracer) {
+        // SAFETY: the caller's contract for `trace`, passed on to the value's.
+        unsafe { Trace::trace(&**self, tracer) }
+    }
+    #[inline]
+    unsafe fn trace_non_roots(&self) {
+        // SAFETY: the caller's contract for `trace_non_roots`, passed on to the value's.
+        unsafe { Trace::trace_non_roots(&**self) }
+    }
+    #[inline]
+    fn run_finalizer(&self) {
+        Finalize::finalize(self);
+        Trace::run_finalizer(&**self);
+    }
+}
+
 /// A traced pointer to state several owners share (cloning it shares, not copies).
 #[repr(transparent)]
 pub struct Shared<T: Trace + 'static>(Gc<T>);

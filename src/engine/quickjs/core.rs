@@ -228,6 +228,11 @@ impl<T: Trace + ?Sized> Trace for Box<T> {
         (**self).trace(m);
     }
 }
+impl<T: Trace + ?Sized> Trace for crate::engine::pool::PoolBox<T> {
+    fn trace(&self, m: &mut Marker) {
+        (**self).trace(m);
+    }
+}
 impl<T: Trace> Trace for Option<T> {
     fn trace(&self, m: &mut Marker) {
         if let Some(v) = self {
@@ -472,7 +477,7 @@ impl std::fmt::Debug for Cx {
 
 /// Words of a [`Job`]'s inline storage: room for the closures the stream cores queue per
 /// chunk (a reaction's captured objects, its step and its value), so queuing one allocates
-/// nothing; a larger closure, or a microtask already boxed, goes in as a box.
+/// nothing; a larger closure goes in as a box.
 const JOB_WORDS: usize = 11;
 
 /// Rust code queued to run later with a context (a microtask), run once or dropped: a closure
@@ -496,7 +501,7 @@ const fn fits_in_job<T>() -> bool {
 }
 
 // A boxed microtask (a fat pointer) always fits: [`Job::boxed`] relies on it.
-const _: () = assert!(fits_in_job::<Box<dyn crate::engine::Microtask>>());
+const _: () = assert!(fits_in_job::<Box<dyn Microtask>>());
 
 impl Job {
     /// A job that runs `f`: in place when it fits, else boxed.
@@ -522,12 +527,12 @@ impl Job {
 
     /// A job that runs a microtask already boxed (the box itself is stored in place).
     #[inline]
-    pub(crate) fn boxed(job: Box<dyn crate::engine::Microtask>) -> Self {
+    pub(crate) fn boxed(job: Box<dyn Microtask>) -> Self {
         /// # Safety
         /// `at` holds a live box that nothing else will read or drop.
         unsafe fn call(at: *mut u8, cx: &mut Cx) -> JsResult<()> {
             // SAFETY: the caller's contract: a live box, read out once (moved, as in `new`).
-            let job = unsafe { at.cast::<Box<dyn crate::engine::Microtask>>().read() };
+            let job = unsafe { at.cast::<Box<dyn Microtask>>().read() };
             job.run(cx)
         }
         // SAFETY: a box fits (the constant assertion above, checked at compile time), and
@@ -584,10 +589,16 @@ impl Drop for Job {
     }
 }
 
+/// A microtask too large for a [`Job`]'s storage, boxed.
+pub(crate) trait Microtask {
+    /// Runs the microtask.
+    fn run(self: Box<Self>, ctx: &mut Cx) -> JsResult<()>;
+}
+
 /// A closure as a boxed microtask (one too large to store in a [`Job`]).
 struct FnJob<F>(F);
 
-impl<F: FnOnce(&mut Cx) -> JsResult<()>> crate::engine::Microtask for FnJob<F> {
+impl<F: FnOnce(&mut Cx) -> JsResult<()>> Microtask for FnJob<F> {
     #[inline]
     fn run(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
         (self.0)(ctx)

@@ -117,11 +117,6 @@ pub fn queue_microtask(ctx: &mut Cx, job: impl FnOnce(&mut Cx) -> JsResult<()> +
     queue_job(ctx, Job::new(job));
 }
 
-/// [`queue_microtask`] for a microtask already boxed (no second allocation).
-pub fn queue_boxed_microtask(ctx: &mut Cx, job: Box<dyn crate::engine::Microtask>) {
-    queue_job(ctx, Job::boxed(job));
-}
-
 /// Queues `job` (see [`queue_microtask`]).
 fn queue_job(ctx: &mut Cx, job: Job) {
     let agent = ctx.agent();

@@ -2,16 +2,19 @@
 //! and the typed handles (`JsPromise`, `JsArrayBuffer`, `JsFunction`, `StandardConstructor`,
 //! `Realm`).
 
+use std::alloc::Layout;
 use std::cell::{Cell, Ref, RefCell, RefMut};
 use std::ffi::c_void;
+use std::marker::PhantomData;
 use std::ops::Deref;
-use std::rc::Rc;
+use std::ptr::NonNull;
 
 use super::core::{
     atom, check, check_status, current_ctx, data_of, new_native_object, q, take_exception, GcPass,
     Marker, NativeObject, Trace, NULL,
 };
 use super::{Cx, JsResult, PropertyKey, Value};
+use crate::engine::pool;
 
 /// An object's native data when its type is not known.
 #[derive(Debug)]
@@ -653,10 +656,22 @@ impl<T: Trace + 'static> Trace for Shared<T> {
 /// So a cycle through a QuickJS object and nodes is collected as if the nodes were part of that
 /// object. A cycle of nodes alone would never be: `new`'s callers keep to the rule above
 /// (ARCHITECTURE.md, "The QuickJS backend").
-pub struct AcyclicShared<T: Trace + 'static>(Rc<Node<T>>);
+///
+/// The node is counted as an `Rc` would be (strong references only), and its block comes from
+/// the thread's pool of small blocks (`engine/pool.rs`): internal promises are made and dropped several
+/// times a chunk, and a pooled block costs a fraction of a `malloc` and a `free`.
+///
+/// # Invariant
+/// The pointer points to a live `Node<T>` in a block [`pool::take`] returned for its layout,
+/// whose `count` is the number of `AcyclicShared` values pointing to it (at least this one). The
+/// last one to drop drops the node and gives the block back. Like `Rc`, it is neither `Send`
+/// nor `Sync` (a raw pointer's marker), so the count is only ever touched on one thread.
+pub struct AcyclicShared<T: Trace + 'static>(NonNull<Node<T>>, PhantomData<Node<T>>);
 
 /// An [`AcyclicShared`]'s allocation: the value and the node's state in the current collection.
 struct Node<T> {
+    /// The number of `AcyclicShared` values pointing here.
+    count: Cell<usize>,
     /// The collection the state below belongs to (older state is stale: reset on first visit).
     epoch: Cell<u32>,
     /// Visits from traced holders in the first pass.
@@ -702,12 +717,32 @@ impl<T: Trace + 'static> AcyclicShared<T> {
     pub fn new(value: T) -> Self {
         #[cfg(debug_assertions)]
         LIVE_NODES.with(|n| n.set(n.get() + 1));
-        Self(Rc::new(Node {
+        let node = Node {
+            count: Cell::new(1),
             epoch: Cell::new(0),
             visits: Cell::new(0),
             traced: Cell::new((false, false)),
             value,
-        }))
+        };
+        let layout = Layout::new::<Node<T>>();
+        // (`Node` has a count, so its size is never zero, as `pool::take` requires.)
+        let Some(block) = pool::take(layout) else {
+            std::alloc::handle_alloc_error(layout);
+        };
+        let block = block.cast::<Node<T>>();
+        // SAFETY: the block is fresh (no one else uses it), sized and aligned for a
+        // `Node<T>` (`pool::take`'s promise for the layout): writing moves the node in, and from
+        // here the invariant holds with a count of one.
+        unsafe { block.as_ptr().write(node) };
+        Self(block, PhantomData)
+    }
+
+    /// The node.
+    #[inline(always)]
+    fn node(&self) -> &Node<T> {
+        // SAFETY: the node is live while any `AcyclicShared` to it is (the invariant), and
+        // only shared references to it are ever made.
+        unsafe { self.0.as_ref() }
     }
 
     /// Whether `a` and `b` point to the same value (the contract's, as `Shared::ptr_eq`; only
@@ -715,14 +750,38 @@ impl<T: Trace + 'static> AcyclicShared<T> {
     #[inline]
     #[cfg_attr(not(test), allow(dead_code))]
     pub fn ptr_eq(a: &Self, b: &Self) -> bool {
-        Rc::ptr_eq(&a.0, &b.0)
+        a.0 == b.0
     }
 }
 
 impl<T: Trace + 'static> Clone for AcyclicShared<T> {
     #[inline]
     fn clone(&self) -> Self {
-        Self(Rc::clone(&self.0))
+        let count = &self.node().count;
+        // As `Rc`, abort rather than wrap (which takes `usize::MAX` clones leaked).
+        let Some(more) = count.get().checked_add(1) else {
+            std::process::abort();
+        };
+        count.set(more);
+        Self(self.0, PhantomData)
+    }
+}
+
+impl<T: Trace + 'static> Drop for AcyclicShared<T> {
+    #[inline]
+    fn drop(&mut self) {
+        let count = &self.node().count;
+        let left = count.get() - 1;
+        count.set(left);
+        if left == 0 {
+            // SAFETY: this was the last `AcyclicShared` to the node (the count, per the
+            // invariant), so nothing else reads it: it is dropped once, then its block, which
+            // `pool::take` returned for this layout in `new`, goes back.
+            unsafe {
+                self.0.as_ptr().drop_in_place();
+                pool::give_back(self.0.cast(), Layout::new::<Node<T>>());
+            }
+        }
     }
 }
 
@@ -730,7 +789,7 @@ impl<T: Trace + 'static> Deref for AcyclicShared<T> {
     type Target = T;
     #[inline]
     fn deref(&self) -> &T {
-        &self.0.value
+        &self.node().value
     }
 }
 
@@ -742,7 +801,7 @@ impl<T: Trace + std::fmt::Debug + 'static> std::fmt::Debug for AcyclicShared<T> 
 
 impl<T: Trace + 'static> Trace for AcyclicShared<T> {
     fn trace(&self, m: &mut Marker) {
-        let node = &*self.0;
+        let node = self.node();
         if node.epoch.get() != m.epoch {
             node.epoch.set(m.epoch);
             node.visits.set(0);
@@ -752,7 +811,7 @@ impl<T: Trace + 'static> Trace for AcyclicShared<T> {
             GcPass::Decref => {
                 let visits = node.visits.get().saturating_add(1);
                 node.visits.set(visits);
-                if visits as usize == Rc::strong_count(&self.0) {
+                if visits as usize == node.count.get() {
                     node.traced.set((true, false));
                     node.value.trace(m);
                 }
