@@ -398,6 +398,7 @@ impl Cx {
     /// [`Agent::install`], with its realm state installed ([`RealmState::install`] itself enters
     /// the context right after installing it). Whoever frees `raw` first calls
     /// [`forget_entered_contexts`] with it. Together: `Cx`'s invariant.
+    #[inline]
     pub(crate) unsafe fn enter(raw: *mut q::JSContext) -> Self {
         ENTERED.with(|entered| {
             entered.list.borrow_mut().push(raw);
@@ -456,6 +457,7 @@ impl Cx {
 impl Drop for Cx {
     /// Removes this handle's entry (the last one of its context: the top one when handles
     /// nest, as they do inside the crate; an embedder may drop its handles in any order).
+    #[inline]
     fn drop(&mut self) {
         ENTERED.with(|entered| {
             let mut list = entered.list.borrow_mut();
