@@ -240,7 +240,11 @@ async fn connection(state: Rc<State>, socket: tokio::net::TcpStream, peer: Socke
     builder
         .timer(Timer)
         .header_read_timeout(Some(state.options.header_read_timeout))
-        .max_buf_size(state.options.max_header_bytes.max(8192))
+        // The head's limit is its own; the buffers' is larger: a read takes a request's head
+        // and a body of up to a few frames at once (a 64 KiB upload in one `recvfrom`, not
+        // two), and the write queue holds the frames hyper has ready for one `writev`.
+        .max_header_size(state.options.max_header_bytes.max(8192))
+        .max_buf_size(buffer_size(&state.options))
         .keep_alive(true);
     let service_state = Rc::clone(&state);
     let service_in_flight = Rc::clone(&in_flight);
@@ -272,6 +276,18 @@ async fn connection(state: Rc<State>, socket: tokio::net::TcpStream, peer: Socke
         Poll::Pending
     })
     .await;
+}
+
+/// hyper's read and write buffer limit (`max_buf_size`) for the options: room for four
+/// frames (at most 1 MiB), and never below the head's limit (a head must fit in the read
+/// buffer) or hyper's floor of 8 KiB.
+fn buffer_size(options: &ServeOptions) -> usize {
+    options
+        .frame_size
+        .saturating_mul(4)
+        .min(1 << 20)
+        .max(options.max_header_bytes)
+        .max(8192)
 }
 
 /// A response with no body.
