@@ -10,6 +10,7 @@
 
 use std::{
     cell::{Cell, RefCell},
+    collections::VecDeque,
     convert::Infallible,
     fmt,
     future::Future,
@@ -30,10 +31,7 @@ use tokio::net::TcpListener;
 use crate::dom;
 use crate::engine::{self, webidl, Cx, JsPromise, JsResult, JsString, Value};
 use crate::fetch::native::{self, OutgoingBody};
-use crate::rust::{
-    deliver, Arrival, DrainedFrames, DrainingReader, LoopHandle, ReadableStream, StreamError,
-    StreamSource,
-};
+use crate::rust::{DrainingReader, LoopHandle, ReadableStream, StreamError, StreamSource};
 
 use super::rt::{Timer, TokioIo};
 
@@ -240,9 +238,9 @@ async fn connection(state: Rc<State>, socket: tokio::net::TcpStream, peer: Socke
     builder
         .timer(Timer)
         .header_read_timeout(Some(state.options.header_read_timeout))
-        // The head's limit is its own; the buffers' is larger: a read takes a request's head
-        // and a body of up to a few frames at once (a 64 KiB upload in one `recvfrom`, not
-        // two), and the write queue holds the frames hyper has ready for one `writev`.
+        // The head's limit is its own; the buffers' is larger (see `buffer_size`): a read
+        // takes a request's head and its 64 KiB body at once (one `recvfrom`, not two), and
+        // the write queue holds the two frames the pump hands over for one `writev`.
         .max_header_size(state.options.max_header_bytes.max(8192))
         .max_buf_size(buffer_size(&state.options))
         .keep_alive(true);
@@ -278,13 +276,15 @@ async fn connection(state: Rc<State>, socket: tokio::net::TcpStream, peer: Socke
     .await;
 }
 
-/// hyper's read and write buffer limit (`max_buf_size`) for the options: room for four
-/// frames (at most 1 MiB), and never below the head's limit (a head must fit in the read
-/// buffer) or hyper's floor of 8 KiB.
+/// hyper's read and write buffer limit (`max_buf_size`) for the options: room for two frames
+/// and a head (a response body's pump hands hyper two frames at a time; a 64 KiB upload and
+/// its head fit one read), at most 1 MiB, and never below the head's limit (a head must fit
+/// in the read buffer) or hyper's floor of 8 KiB.
 fn buffer_size(options: &ServeOptions) -> usize {
     options
         .frame_size
-        .saturating_mul(4)
+        .saturating_mul(2)
+        .saturating_add(8192)
         .min(1 << 20)
         .max(options.max_header_bytes)
         .max(8192)
@@ -392,6 +392,7 @@ async fn respond(
         left: state.options.max_body_bytes,
     };
     let has_body = !incoming.body.is_end_stream();
+    let is_head = parts.method == hyper::Method::HEAD;
     let head = RequestHead {
         method: parts.method.as_str().as_bytes().to_vec(),
         url,
@@ -402,15 +403,16 @@ async fn respond(
             .collect(),
         body: has_body.then_some((incoming, declared)),
         peer,
+        frame_size: state.options.frame_size.max(1),
+        is_head,
     };
     let exchange = Rc::clone(&guard.exchange);
     state
         .handle
         .queue(move |ctx| dispatch(head, exchange, send, ctx));
-    let is_head = parts.method == hyper::Method::HEAD;
     match receive.await {
         Ok(Reply::Response(parts, mut body)) => {
-            build_response(parts, body.reader.take(), guard, is_head, &state)
+            build_response(parts, body.pump.take(), guard, is_head, &state)
         }
         Ok(Reply::Failed) | Err(_) => {
             guard.finish();
@@ -455,6 +457,9 @@ struct RequestHead {
     headers: Vec<(Vec<u8>, Vec<u8>)>,
     body: Option<(IncomingStream, Option<u64>)>,
     peer: SocketAddr,
+    /// The server's frame size (the response body's draining reads).
+    frame_size: usize,
+    is_head: bool,
 }
 
 traced! {
@@ -468,6 +473,12 @@ traced! {
     struct Pending {
         #[unsafe_ignore_trace]
         send: RefCell<Option<tokio::sync::oneshot::Sender<Reply>>>,
+        /// The most bytes one draining read of the response body takes.
+        #[unsafe_ignore_trace]
+        frame_size: usize,
+        /// Whether the request is a `HEAD` (its response body is not read).
+        #[unsafe_ignore_trace]
+        is_head: bool,
     }
 }
 
@@ -480,6 +491,8 @@ fn dispatch(
 ) {
     let pending = Pending {
         send: RefCell::new(Some(send)),
+        frame_size: head.frame_size,
+        is_head: head.is_head,
     };
     if let Err(error) = call_handler(head, &exchange, &pending, ctx) {
         fail(&pending);
@@ -543,6 +556,8 @@ fn call_handler(
     let promise = JsPromise::resolve(result, ctx)?;
     let data = Pending {
         send: RefCell::new(pending.send.borrow_mut().take()),
+        frame_size: pending.frame_size,
+        is_head: pending.is_head,
     };
     engine::react(&promise, data, on_response, on_rejected, ctx)
 }
@@ -576,6 +591,16 @@ fn on_response(pending: &Pending, value: Value, ctx: &mut Cx) -> JsResult<()> {
         }
         _ => None,
     };
+    let pump = reader.map(|reader| {
+        let pump = Rc::new(RefCell::new(Pump::new(reader, pending.frame_size)));
+        // The first frame is read now, so that it is there when hyper asks for it right after
+        // the response's head (and the two go out in one write). A `HEAD` response's body is
+        // not read at all.
+        if !pending.is_head {
+            read_ahead(&pump, ctx);
+        }
+        pump
+    });
     let handle = match LoopHandle::new(ctx) {
         Ok(handle) => handle,
         Err(error) => {
@@ -584,7 +609,7 @@ fn on_response(pending: &Pending, value: Value, ctx: &mut Cx) -> JsResult<()> {
             return Err(engine::throw_value(error));
         }
     };
-    let body = UnsentBody { reader, handle };
+    let body = UnsentBody { pump, handle };
     let send = pending.send.borrow_mut().take();
     if let Some(send) = send {
         let _ = send.send(Reply::Response(parts, body));
@@ -592,21 +617,24 @@ fn on_response(pending: &Pending, value: Value, ctx: &mut Cx) -> JsResult<()> {
     Ok(())
 }
 
-/// A response body's reader on its way from the loop to its connection. Dropped before the
+/// A response body's pump on its way from the loop to its connection. Dropped before the
 /// connection takes it (the client went away before the response, whether or not the reply
 /// reached the connection's channel), it cancels the stream, as a disconnect mid-body does.
 struct UnsentBody {
-    reader: Option<DrainingReader>,
+    pump: Option<Rc<RefCell<Pump>>>,
     handle: LoopHandle,
 }
 
 impl Drop for UnsentBody {
     fn drop(&mut self) {
-        if let Some(reader) = self.reader.take() {
-            self.handle.queue(move |ctx| {
-                let reason = client_gone(ctx);
-                drop(reader.cancel(reason, ctx));
-            });
+        if let Some(pump) = self.pump.take() {
+            let reader = pump.borrow_mut().reader.take();
+            if let Some(reader) = reader {
+                self.handle.queue(move |ctx| {
+                    let reason = client_gone(ctx);
+                    drop(reader.cancel(reason, ctx));
+                });
+            }
         }
     }
 }
@@ -625,7 +653,7 @@ fn on_rejected(pending: &Pending, reason: Value, _: &mut Cx) -> JsResult<()> {
 /// hyper's response for the handler's.
 fn build_response(
     parts: native::ResponseParts,
-    reader: Option<DrainingReader>,
+    pump: Option<Rc<RefCell<Pump>>>,
     guard: ExchangeGuard,
     is_head: bool,
     state: &Rc<State>,
@@ -644,23 +672,25 @@ fn build_response(
         }
         headers.append(name, value);
     }
-    let body = match (parts.body, reader) {
+    let body = match (parts.body, pump) {
         (Some(OutgoingBody::Bytes(bytes)), _) => {
             guard.finish();
             OutBody::full(bytes, guard)
         }
-        (Some(OutgoingBody::Stream(_, length)), Some(reader)) => {
+        (Some(OutgoingBody::Stream(_, length)), Some(pump)) => {
             if is_head {
                 // No body goes out: let the stream go.
-                let reader = Rc::new(reader);
-                guard.handle.queue(move |ctx| {
-                    let reason = engine::Value::undefined();
-                    drop(reader.cancel(reason, ctx));
-                });
+                let reader = pump.borrow_mut().reader.take();
+                if let Some(reader) = reader {
+                    guard.handle.queue(move |ctx| {
+                        let reason = engine::Value::undefined();
+                        drop(reader.cancel(reason, ctx));
+                    });
+                }
                 guard.finish();
                 OutBody::done(guard)
             } else {
-                OutBody::stream(reader, length, guard, state)
+                OutBody::stream(pump, length, guard, state)
             }
         }
         _ => {
@@ -761,7 +791,7 @@ impl OutBody {
     }
 
     fn stream(
-        reader: DrainingReader,
+        pump: Rc<RefCell<Pump>>,
         length: Option<u64>,
         guard: ExchangeGuard,
         state: &Rc<State>,
@@ -770,48 +800,122 @@ impl OutBody {
         Self {
             kind: OutKind::Stream(StreamOut {
                 handle: guard.handle.clone(),
-                frame_size: state.options.frame_size.max(1),
                 length,
-                shared: Rc::new(RefCell::new(DrainShared {
-                    reader: Some(Rc::new(reader)),
-                    ..DrainShared::default()
-                })),
-                frames: std::collections::VecDeque::new(),
+                pump,
                 state: Rc::clone(state),
+                flushed_before_error: false,
             }),
             _guard: Some(ExchangeGuardHandle(guard)),
         }
     }
 }
 
-/// A response body read from its stream with draining reads.
+/// A response body read from its stream with draining reads (see [`Pump`]).
 struct StreamOut {
     handle: LoopHandle,
-    frame_size: usize,
     length: Option<u64>,
-    shared: Rc<RefCell<DrainShared>>,
-    /// Frames of the last draining read not handed to hyper yet.
-    frames: std::collections::VecDeque<Bytes>,
+    pump: Rc<RefCell<Pump>>,
     state: Rc<State>,
+    /// The stream's error was found once, and hyper had its turn to write what it holds.
+    flushed_before_error: bool,
 }
 
-#[derive(Default)]
-struct DrainShared {
+/// A response body's draining reads, shared by the loop, which reads, and the connection,
+/// which hands the frames to hyper. The reads stay a frame ahead of hyper: a read starts
+/// whenever at most `frame_size` bytes wait (the first one when the handler's response
+/// arrives, the next ones as a read completes or hyper takes a frame). So hyper finds two
+/// frames for each wake-up of the connection and writes them at once (where each frame took a
+/// turn of the loop, a wake-up and a write), finds the stream's end with the last frame (the
+/// last chunk goes out with it), and the first frame goes out with the head. What waits here
+/// is at most two reads' worth of bytes (each up to a frame, and one chunk past it).
+struct Pump {
     reader: Option<Rc<DrainingReader>>,
-    in_flight: bool,
-    arrived: Option<Result<DrainedFrames, StreamError>>,
-    waker: Option<Waker>,
+    frame_size: usize,
+    /// A draining read is queued or in progress.
+    reading: bool,
+    /// Frames read and not handed to hyper yet, and their byte count.
+    frames: VecDeque<Bytes>,
+    buffered: usize,
+    /// The stream closed or errored: no read follows.
     done: bool,
+    /// The stream's error, handed to hyper after `frames`.
+    error: Option<StreamError>,
+    waker: Option<Waker>,
 }
 
-impl Arrival for DrainShared {
-    type Result = Result<DrainedFrames, StreamError>;
-
-    fn arrive(&mut self, result: Self::Result) -> Option<Waker> {
-        self.in_flight = false;
-        self.arrived = Some(result);
-        self.waker.take()
+impl Pump {
+    fn new(reader: DrainingReader, frame_size: usize) -> Self {
+        Self {
+            reader: Some(Rc::new(reader)),
+            frame_size,
+            reading: false,
+            frames: VecDeque::new(),
+            buffered: 0,
+            done: false,
+            error: None,
+            waker: None,
+        }
     }
+
+    /// Whether a read should start now (then it counts as started): none is in progress, the
+    /// stream may have more, and at most a frame's worth of bytes waits.
+    fn claim_read(&mut self) -> bool {
+        let wanted = !self.reading
+            && !self.done
+            && self.error.is_none()
+            && self.reader.is_some()
+            && self.buffered <= self.frame_size;
+        if wanted {
+            self.reading = true;
+        }
+        wanted
+    }
+}
+
+/// On the loop: starts a draining read if the pump wants one (see [`Pump`]).
+fn read_ahead(pump: &Rc<RefCell<Pump>>, ctx: &mut Cx) {
+    if pump.borrow_mut().claim_read() {
+        start_read(pump, ctx);
+    }
+}
+
+/// On the loop: the draining read the pump claimed. What it reads joins the pump's frames and
+/// wakes the connection; then the next read starts if the pump wants one.
+fn start_read(pump: &Rc<RefCell<Pump>>, ctx: &mut Cx) {
+    let (reader, limit) = {
+        let mut claimed = pump.borrow_mut();
+        match claimed.reader.clone() {
+            Some(reader) => (reader, claimed.frame_size),
+            // The body was dropped (its reader cancelled) meanwhile.
+            None => {
+                claimed.reading = false;
+                return;
+            }
+        }
+    };
+    let weak = Rc::downgrade(pump);
+    reader.read_frames_with(limit, ctx, move |result, ctx| {
+        let Some(pump) = weak.upgrade() else {
+            return;
+        };
+        let waker = {
+            let mut arrived = pump.borrow_mut();
+            arrived.reading = false;
+            match result {
+                Ok(drained) => {
+                    arrived.buffered += drained.frames.iter().map(Bytes::len).sum::<usize>();
+                    arrived.frames.extend(drained.frames);
+                    arrived.done |= drained.done;
+                }
+                Err(error) => arrived.error = Some(error),
+            }
+            arrived.waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        read_ahead(&pump, ctx);
+    });
 }
 
 impl HttpBody for OutBody {
@@ -845,7 +949,10 @@ impl HttpBody for OutBody {
         match &self.kind {
             OutKind::Empty => true,
             OutKind::Full(bytes) => bytes.is_none(),
-            OutKind::Stream(out) => out.frames.is_empty() && out.shared.borrow().done,
+            OutKind::Stream(out) => {
+                let pump = out.pump.borrow();
+                pump.frames.is_empty() && pump.done && pump.error.is_none()
+            }
         }
     }
 
@@ -864,52 +971,40 @@ impl HttpBody for OutBody {
 }
 
 impl StreamOut {
-    /// The next run of bytes: the frames of a draining read on the loop, handed over one by
-    /// one once it completes.
+    /// The next frame the pump read; when none waits, a read is under way and the connection
+    /// is woken when it completes.
     fn poll(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<Bytes, io::Error>>> {
-        if let Some(frame) = self.frames.pop_front() {
-            return Poll::Ready(Some(Ok(frame)));
+        let mut pump = self.pump.borrow_mut();
+        let next = if let Some(frame) = pump.frames.pop_front() {
+            pump.buffered -= frame.len();
+            Poll::Ready(Some(Ok(frame)))
+        } else if pump.error.is_some() {
+            // What came before the error goes out first: one `Pending` lets hyper write what
+            // it holds (the head, and the frames before the error, as when the error came
+            // from a later read), then the error resets the connection.
+            if !std::mem::replace(&mut self.flushed_before_error, true) {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            let error = pump.error.take();
+            pump.done = true;
+            let message = error.map_or_else(String::new, |e| e.to_string());
+            return Poll::Ready(Some(Err(io::Error::other(message))));
+        } else if pump.done || pump.reader.is_none() {
+            return Poll::Ready(None);
+        } else {
+            match &mut pump.waker {
+                Some(waker) => waker.clone_from(cx.waker()),
+                None => pump.waker = Some(cx.waker().clone()),
+            }
+            Poll::Pending
+        };
+        if pump.claim_read() {
+            drop(pump);
+            let pump = Rc::clone(&self.pump);
+            self.handle.queue(move |ctx| start_read(&pump, ctx));
         }
-        loop {
-            let mut shared = self.shared.borrow_mut();
-            if let Some(result) = shared.arrived.take() {
-                match result {
-                    Ok(drained) => {
-                        if drained.done {
-                            shared.done = true;
-                        }
-                        self.frames.extend(drained.frames);
-                        if let Some(frame) = self.frames.pop_front() {
-                            return Poll::Ready(Some(Ok(frame)));
-                        }
-                        if shared.done {
-                            return Poll::Ready(None);
-                        }
-                        continue;
-                    }
-                    Err(error) => {
-                        shared.done = true;
-                        return Poll::Ready(Some(Err(io::Error::other(error.to_string()))));
-                    }
-                }
-            }
-            if shared.done {
-                return Poll::Ready(None);
-            }
-            shared.waker = Some(cx.waker().clone());
-            if !shared.in_flight {
-                shared.in_flight = true;
-                let Some(reader) = shared.reader.clone() else {
-                    return Poll::Ready(None);
-                };
-                let weak = Rc::downgrade(&self.shared);
-                let limit = self.frame_size;
-                self.handle.queue(move |ctx| {
-                    reader.read_frames_with(limit, ctx, move |result, _| deliver(&weak, result));
-                });
-            }
-            return Poll::Pending;
-        }
+        next
     }
 }
 
@@ -917,12 +1012,9 @@ impl Drop for StreamOut {
     fn drop(&mut self) {
         self.state.update(|s| s.bodies_in_flight -= 1);
         let reader = {
-            let mut shared = self.shared.borrow_mut();
-            if shared.done {
-                shared.reader.take().map(|r| (r, false))
-            } else {
-                shared.reader.take().map(|r| (r, true))
-            }
+            let mut pump = self.pump.borrow_mut();
+            let cancel = !pump.done;
+            pump.reader.take().map(|r| (r, cancel))
         };
         // The reader's JS objects are released on the loop; a body dropped before its end
         // (the client went away) cancels the stream.

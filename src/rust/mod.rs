@@ -127,8 +127,6 @@ use std::{cell::RefCell, fmt, rc::Rc};
 pub use async_fetch::{
     set_async_fetcher, AsyncBody, AsyncFetchResponse, AsyncFetcher, FetchFuture, UploadStream,
 };
-#[cfg(feature = "http")]
-pub(crate) use async_io::{deliver, Arrival};
 #[cfg(feature = "tokio")]
 pub use async_io::{
     AbortHandle, AsyncReadSource, AsyncWriteSink, FuturesSink, IntoAsyncRead, IntoSink, IntoStream,
@@ -136,7 +134,7 @@ pub use async_io::{
 };
 pub use error::StreamError;
 pub use io::{ReadSource, WriteSink};
-#[cfg(feature = "tokio")]
+#[cfg(all(feature = "tokio", test))]
 pub(crate) use reader::DrainedFrames;
 pub use reader::{Drained, DrainedBytes, DrainingReader, ReadResult, Reader};
 pub use sink::{ByteSink, Sink, WritableController, WritableStream};

@@ -12,7 +12,7 @@ use crate::readable::{
     default_reader::{readable_stream_default_reader_release, reader_stream},
     generic_reader::readable_stream_reader_generic_cancel,
     other_specs::{read_a_chunk, ReadRequestSteps},
-    stream::acquire_readable_stream_default_reader,
+    stream::{acquire_readable_stream_default_reader, StreamSlots, StreamState},
     ReadableStreamDefaultReader, ReaderRef,
 };
 
@@ -721,7 +721,12 @@ fn step(inner: &Rc<DrainInner>, mut waiter: Waiter, ctx: &mut Cx) {
             None => {}
         }
         if waiter.bytes >= waiter.limit {
-            return finish(inner, waiter, Ok(false), ctx);
+            // A stream that closed with the batch's last chunk (a source that closes right
+            // after its last enqueue) ends with the batch: the read that would follow could
+            // only find the close.
+            let closed =
+                reader_stream(&inner.reader).is_some_and(|s| s.state() == StreamState::Closed);
+            return finish(inner, waiter, Ok(closed), ctx);
         }
         issue_read(inner, ctx);
     }
