@@ -240,7 +240,7 @@ async fn connection(state: Rc<State>, socket: tokio::net::TcpStream, peer: Socke
         .header_read_timeout(Some(state.options.header_read_timeout))
         // The head's limit is its own; the buffers' is larger (see `buffer_size`): a read
         // takes a request's head and its 64 KiB body at once (one `recvfrom`, not two), and
-        // the write queue holds the two frames the pump hands over for one `writev`.
+        // the write queue takes the two frames the pump hands over for one `writev`.
         .max_header_size(state.options.max_header_bytes.max(8192))
         .max_buf_size(buffer_size(&state.options))
         .keep_alive(true);
@@ -276,14 +276,14 @@ async fn connection(state: Rc<State>, socket: tokio::net::TcpStream, peer: Socke
     .await;
 }
 
-/// hyper's read and write buffer limit (`max_buf_size`) for the options: room for two frames
-/// and a head (a response body's pump hands hyper two frames at a time; a 64 KiB upload and
-/// its head fit one read), at most 1 MiB, and never below the head's limit (a head must fit
-/// in the read buffer) or hyper's floor of 8 KiB.
+/// hyper's read and write buffer limit (`max_buf_size`) for the options: a frame and a head
+/// (at most 1 MiB), and never below the head's limit (a head must fit in the read buffer) or
+/// hyper's floor of 8 KiB. hyper buffers one more frame while it holds less than this, so it
+/// takes the two frames the pump hands over for one write, and holds at most two; a read
+/// grows to this, so a 64 KiB upload and its head come in one.
 fn buffer_size(options: &ServeOptions) -> usize {
     options
         .frame_size
-        .saturating_mul(2)
         .saturating_add(8192)
         .min(1 << 20)
         .max(options.max_header_bytes)
