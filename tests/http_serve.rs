@@ -390,6 +390,52 @@ fn a_client_that_goes_away_mid_body_cancels_the_stream_with_a_reason() {
 }
 
 #[test]
+fn a_response_sent_to_its_end_leaves_the_signal_alone() {
+    // Bytes, a stream whose source closes with its last chunk (the end comes with the last
+    // frame), one whose source closes in a later pull, and one closed from the start (its end
+    // known before the head goes out): each sent whole, the exchange is over and the request's
+    // signal never aborts. A stream body goes out chunked, the empty one too.
+    let script = r#"
+        globalThis.aborted = [];
+        serve((request) => {
+            const path = new URL(request.url).pathname;
+            request.signal.onabort = () => { aborted.push(path); };
+            if (path == '/bytes') return new Response('bytes');
+            if (path == '/empty') return new Response(new ReadableStream({ start(c) { c.close(); } }));
+            let i = 0;
+            return new Response(new ReadableStream({
+                pull(c) {
+                    if (i == 3) { c.close(); return; }
+                    c.enqueue(new Uint8Array(100000));
+                    if (++i == 3 && path == '/with-last') c.close();
+                },
+            }));
+        });
+    "#;
+    let (sent, host, mut ctx) =
+        with_server(script, ServeOptions::default(), |address, _| async move {
+            let mut sent = Vec::new();
+            for path in ["/bytes", "/with-last", "/later", "/empty"] {
+                let (parts, body) = send(address, "GET", path, given(&[])).await;
+                assert_eq!(parts.status, 200, "{path}");
+                let chunked = header(&parts, "transfer-encoding") == Some("chunked");
+                sent.push((body.map(|b| b.len()), chunked));
+            }
+            sent
+        });
+    assert_eq!(
+        sent,
+        [
+            (Ok(5), false),
+            (Ok(300_000), true),
+            (Ok(300_000), true),
+            (Ok(0), true)
+        ]
+    );
+    assert_eq!(string(&host, &mut ctx, "aborted.join()"), "");
+}
+
+#[test]
 fn a_client_that_goes_away_before_the_response_aborts_the_signal() {
     let script = r#"
         serve((request) => new Promise((resolve) => {

@@ -804,8 +804,22 @@ impl OutBody {
                 pump,
                 state: Rc::clone(state),
                 flushed_before_error: false,
+                polled: false,
             }),
             _guard: Some(ExchangeGuardHandle(guard)),
+        }
+    }
+}
+
+impl Drop for OutBody {
+    fn drop(&mut self) {
+        // A stream body hyper let go of once it had the last frame (`is_end_stream`, without
+        // asking for the end): the exchange is over, as when the end came from `poll_frame`.
+        if let (OutKind::Stream(out), Some(ExchangeGuardHandle(guard))) = (&self.kind, &self._guard)
+        {
+            if out.at_end() {
+                guard.finish();
+            }
         }
     }
 }
@@ -818,6 +832,8 @@ struct StreamOut {
     state: Rc<State>,
     /// The stream's error was found once, and hyper had its turn to write what it holds.
     flushed_before_error: bool,
+    /// hyper asked for a frame.
+    polled: bool,
 }
 
 /// A response body's draining reads, shared by the loop, which reads, and the connection,
@@ -949,10 +965,9 @@ impl HttpBody for OutBody {
         match &self.kind {
             OutKind::Empty => true,
             OutKind::Full(bytes) => bytes.is_none(),
-            OutKind::Stream(out) => {
-                let pump = out.pump.borrow();
-                pump.frames.is_empty() && pump.done && pump.error.is_none()
-            }
+            // Not before hyper first asked for a frame: a stream that ended before its head went
+            // out still goes out as a (chunked, empty) stream body.
+            OutKind::Stream(out) => out.polled && out.at_end(),
         }
     }
 
@@ -971,9 +986,16 @@ impl HttpBody for OutBody {
 }
 
 impl StreamOut {
+    /// Whether every frame has been handed to hyper and the stream closed.
+    fn at_end(&self) -> bool {
+        let pump = self.pump.borrow();
+        pump.frames.is_empty() && pump.done && pump.error.is_none()
+    }
+
     /// The next frame the pump read; when none waits, a read is under way and the connection
     /// is woken when it completes.
     fn poll(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<Result<Bytes, io::Error>>> {
+        self.polled = true;
         let mut pump = self.pump.borrow_mut();
         let next = if let Some(frame) = pump.frames.pop_front() {
             pump.buffered -= frame.len();
