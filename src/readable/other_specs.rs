@@ -460,7 +460,7 @@ impl ReadRequestSteps for ReadLoopRequest {
 #[derive(Default)]
 pub(crate) struct ByteSequence {
     /// The chunks' bytes, in order.
-    parts: Vec<ByteBlock>,
+    parts: Vec<Vec<u8>>,
 }
 
 impl std::fmt::Debug for ByteSequence {
@@ -475,13 +475,13 @@ impl ByteSequence {
 
     /// How many bytes.
     pub(crate) fn len(&self) -> usize {
-        self.parts.iter().map(ByteBlock::len).sum()
+        self.parts.iter().map(Vec::len).sum()
     }
 
     /// The bytes, in parts in order (none when there are none): what a consumer that does not
     /// need them in one block reads, without [`ByteSequence::into_block`]'s copy.
     pub(crate) fn parts(&self) -> impl Iterator<Item = &[u8]> {
-        self.parts.iter().map(ByteBlock::as_slice)
+        self.parts.iter().map(Vec::as_slice)
     }
 
     /// Appends a copy of `bytes`.
@@ -492,7 +492,7 @@ impl ByteSequence {
                 return;
             }
         }
-        let mut part = ByteBlock::with_capacity(bytes.len().max(Self::PART));
+        let mut part = Vec::with_capacity(bytes.len().max(Self::PART));
         part.extend_from_slice(bytes);
         self.parts.push(part);
     }
@@ -501,12 +501,12 @@ impl ByteSequence {
     pub(crate) fn into_block(mut self) -> ByteBlock {
         if let [part] = self.parts.as_slice() {
             if part.len() == part.capacity() {
-                return self.parts.pop().unwrap_or_default();
+                return ByteBlock::from_vec(self.parts.pop().unwrap_or_default());
             }
         }
         let mut block = ByteBlock::with_capacity(self.len());
         for part in &self.parts {
-            block.extend_from_slice(part.as_slice());
+            block.extend_from_slice(part);
         }
         block
     }

@@ -468,14 +468,15 @@ impl ByteBlock {
         self.0.extend_from_slice(bytes);
     }
 
+    /// A vector's bytes as a block (a copy: the block's memory is aligned for the engine's
+    /// buffers).
+    pub fn from_vec(bytes: Vec<u8>) -> Self {
+        Self::copy_of(&bytes)
+    }
+
     /// The number of bytes.
     pub fn len(&self) -> usize {
         self.0.len()
-    }
-
-    /// How many bytes the block has room for before it grows.
-    pub fn capacity(&self) -> usize {
-        self.0.capacity()
     }
 }
 

@@ -660,14 +660,14 @@ impl ByteBlock {
         self.0.extend_from_slice(bytes);
     }
 
+    /// A vector's bytes as a block: the vector itself (no copy).
+    pub fn from_vec(bytes: Vec<u8>) -> Self {
+        Self(bytes)
+    }
+
     /// The number of bytes.
     pub fn len(&self) -> usize {
         self.0.len()
-    }
-
-    /// How many bytes the block has room for before it grows.
-    pub fn capacity(&self) -> usize {
-        self.0.capacity()
     }
 }
 
