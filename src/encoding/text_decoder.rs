@@ -104,7 +104,8 @@ fn decode(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     // 1. If this's do not flush is false, then set this's decoder to a new instance of this's
     //    encoding's decoder, this's I/O queue to the I/O queue of bytes « end-of-queue », and
     //    this's BOM seen to false.
-    if !d.do_not_flush.get() {
+    let fresh = !d.do_not_flush.get();
+    if fresh {
         d.common.reset();
         d.io_queue.borrow_mut().clear();
     }
@@ -119,6 +120,21 @@ fn decode(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
             queue = bytes;
         } else {
             queue.extend_from_slice(&bytes);
+        }
+    }
+    // (A whole UTF-8 input that a new decoder decodes and flushes (step 1 reset it, and
+    // options["stream"] is false), made only of characters up to U+00FF, is its own output:
+    // no error, and no BOM, which is U+FEFF. It becomes an 8-bit string in one conversion;
+    // the decoder it did not go through is reset before its next use, as do not flush is
+    // false.)
+    if fresh && !stream && d.common.encoding == encoding_rs::UTF_8 {
+        let latin1 = engine::string_value_from_latin1_with(
+            queue.len(),
+            |room| super::transcode::utf8_to_latin1(&queue, room),
+            ctx,
+        )?;
+        if let Some(output) = latin1 {
+            return Ok(output);
         }
     }
     // 4. Let output be the I/O queue of scalar values « end-of-queue ».

@@ -283,3 +283,49 @@ fn registered_by_boa_streams_register_alone() {
         ",
     )]);
 }
+
+/// `decode()` of a whole UTF-8 input (which becomes an 8-bit string when its characters are all
+/// up to U+00FF) gives the same string as the code points it encodes, whatever the text: ASCII,
+/// Latin-1, characters past U+00FF, an accent on either side of a 64-byte block, invalid bytes
+/// (U+FFFD, or a TypeError when fatal), a BOM (dropped, or kept with ignoreBOM), and after a
+/// streaming call, whose decoder state the next call continues from.
+#[test]
+fn decode_of_whole_inputs_is_exact_for_every_kind_of_text() {
+    host().run([TestAction::assert_string(
+        r"(() => {
+            const bad = [];
+            const texts = [''];
+            for (const c of ['a', '\u00e9', '\u00ff', '\u0080', '\u0100', '\u20ac', '\u{1F499}']) {
+              for (const at of [0, 1, 62, 63, 64, 65, 200]) {
+                texts.push('x'.repeat(at) + c + 'caf\u00e9 '.repeat(30));
+              }
+            }
+            const enc = new TextEncoder();
+            for (const t of texts) {
+              if (new TextDecoder().decode(enc.encode(t)) !== t) bad.push('plain ' + t.length);
+              if (new TextDecoder('utf-8', { fatal: true }).decode(enc.encode(t)) !== t) bad.push('fatal ' + t.length);
+            }
+            const d = new TextDecoder();
+            const invalid = new Uint8Array([0x63, 0xc3, 0xa9, 0xff, 0x61, 0xc3]);
+            if (d.decode(invalid) !== 'c\u00e9\ufffda\ufffd') bad.push('invalid');
+            try { new TextDecoder('utf-8', { fatal: true }).decode(invalid); bad.push('no throw'); }
+            catch (e) { if (!(e instanceof TypeError)) bad.push('not a TypeError'); }
+            const bom = new Uint8Array([0xef, 0xbb, 0xbf, 0xc3, 0xa9]);
+            if (d.decode(bom) !== '\u00e9') bad.push('bom');
+            if (new TextDecoder('utf-8', { ignoreBOM: true }).decode(bom) !== '\ufeff\u00e9') bad.push('ignoreBOM');
+            // A streaming call leaves half a character; the whole call after it completes it.
+            if (d.decode(new Uint8Array([0x61, 0xc3]), { stream: true }) !== 'a') bad.push('stream 1');
+            if (d.decode(new Uint8Array([0xa9, 0x62])) !== '\u00e9b') bad.push('stream 2');
+            // Half a character left by a streaming call, then ASCII: U+FFFD for the half.
+            if (d.decode(new Uint8Array([0x61, 0xc3]), { stream: true }) !== 'a') bad.push('stream 5');
+            if (d.decode(new Uint8Array([0x62])) !== '\ufffdb') bad.push('stream 6');
+            // And a BOM after a streaming call that output text is content, not a BOM.
+            if (d.decode(new Uint8Array([0x61]), { stream: true }) !== 'a') bad.push('stream 3');
+            if (d.decode(bom) !== '\ufeff\u00e9') bad.push('stream 4');
+            // A decode after that starts afresh (the BOM dropped again).
+            if (d.decode(bom) !== '\u00e9') bad.push('fresh');
+            return bad.length + ' bad of ' + texts.length + (bad.length ? ': ' + bad.join() : '');
+        })()",
+        "0 bad of 50",
+    )]);
+}
