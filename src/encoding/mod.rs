@@ -56,20 +56,30 @@ pub(crate) fn utf8_decode_to_value(
     if let Some(value) = crate::engine::string_value_from_utf8(bytes, ctx)? {
         return Ok(value);
     }
-    // Text whose characters all fit in 8 bits (Latin-1 prose, where every other word may
-    // have an accent) becomes an 8-bit string in one conversion; other text, or bytes with
-    // an error, are decoded to UTF-16.
-    let latin1 = crate::engine::string_value_from_latin1_with(
-        bytes.len(),
-        |room| transcode::utf8_to_latin1(bytes, room),
-        ctx,
-    )?;
-    match latin1 {
+    // Latin-1 text becomes an 8-bit string; other text, or bytes with an error, are decoded
+    // to UTF-16.
+    match latin1_string_value(&[bytes], 0, ctx)? {
         Some(value) => Ok(value),
         None => with_utf8_decoded(bytes, |units| {
             crate::engine::string_value_from_utf16(units, ctx)
         }),
     }
+}
+
+/// The string of UTF-8 bytes given in parts (from byte `skip` of the first) when they are
+/// valid and each character fits in 8 bits (Latin-1 prose, where every other word may have an
+/// accent; ASCII): an 8-bit string made in one conversion. `None` for any other bytes.
+pub(crate) fn latin1_string_value(
+    parts: &[&[u8]],
+    skip: usize,
+    ctx: &mut Cx,
+) -> crate::engine::JsResult<Option<crate::engine::Value>> {
+    let len = parts.iter().map(|part| part.len()).sum::<usize>();
+    crate::engine::string_value_from_latin1_with(
+        len.saturating_sub(skip),
+        |room| transcode::utf8_parts_to_latin1(parts, skip, room),
+        ctx,
+    )
 }
 
 /// [`utf8_decode_to_value`] of a byte sequence held in parts ("read all bytes"'s, for
@@ -84,21 +94,15 @@ pub(crate) fn utf8_decode_parts_to_value(
     match parts.as_slice() {
         [] => return utf8_decode_to_value(&[], ctx),
         [one] => return utf8_decode_to_value(one, ctx),
-        // The BOM step needs the first three bytes in one part (a part is at least 64 KiB
-        // unless it is the last, so only a body of a few bytes can miss it, and is joined).
+        // The BOM step needs the first three bytes in one part (a first part shorter than
+        // that, a chunk of one or two bytes that the next did not fit beside, is joined).
         [first, ..] if first.len() >= 3 => {
             let skip = if first.starts_with(b"\xEF\xBB\xBF") {
                 3
             } else {
                 0
             };
-            let total = bytes.len() - skip;
-            let latin1 = crate::engine::string_value_from_latin1_with(
-                total,
-                |room| transcode::utf8_parts_to_latin1(&parts, skip, room),
-                ctx,
-            )?;
-            if let Some(value) = latin1 {
+            if let Some(value) = latin1_string_value(&parts, skip, ctx)? {
                 return Ok(value);
             }
         }
@@ -108,14 +112,8 @@ pub(crate) fn utf8_decode_parts_to_value(
     utf8_decode_to_value(bytes.into_block().as_slice(), ctx)
 }
 
-/// The most code units [`with_utf8_decoded`]'s scratch buffer keeps between calls (4 MiB): a
-/// body of up to 2 Mi characters decodes into memory already mapped, instead of a fresh
-/// zero-filled block that faults in page by page.
-const UTF8_SCRATCH_KEEP: usize = 1 << 21;
-
 thread_local! {
-    /// [`with_utf8_decoded`]'s output buffer, reused (taken out while in use, so a nested
-    /// call would get a fresh one).
+    /// [`with_utf8_decoded`]'s output buffer (`huge_pages::with_scratch`).
     static UTF8_SCRATCH: std::cell::Cell<Vec<u16>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
@@ -124,18 +122,15 @@ fn with_utf8_decoded<R>(bytes: &[u8], f: impl FnOnce(&[u16]) -> R) -> R {
     // The UTF-8 decoder (TextDecoder's, valid stretches converted in bulk), straight to UTF-16
     // code units.
     let mut decoder = encoding_rs::UTF_8.new_decoder_without_bom_handling();
-    let mut units = UTF8_SCRATCH.with(std::cell::Cell::take);
-    // Room for every unit the bytes can give (one per byte, and a U+FFFD at the end), in one
-    // block, a large one advised to use huge pages (a body's worth of fresh memory).
-    crate::engine::huge_pages::reserve_exact_total(&mut units, bytes.len().saturating_add(1));
-    // In replacement mode the decoder reports no error.
-    let written =
-        common::run_decoder_into(&mut decoder, false, bytes, true, &mut units).unwrap_or_default();
-    let result = f(units.get(..written).unwrap_or_default());
-    if units.len() <= UTF8_SCRATCH_KEEP {
-        UTF8_SCRATCH.with(|scratch| scratch.set(units));
-    }
-    result
+    crate::engine::huge_pages::with_scratch(&UTF8_SCRATCH, |units| {
+        // Room for every unit the bytes can give (one per byte, and a U+FFFD at the end), in
+        // one block, a large one advised to use huge pages (a body's worth of fresh memory).
+        crate::engine::huge_pages::reserve_exact_total(units, bytes.len().saturating_add(1));
+        // In replacement mode the decoder reports no error.
+        let written =
+            common::run_decoder_into(&mut decoder, false, bytes, true, units).unwrap_or_default();
+        f(units.get(..written).unwrap_or_default())
+    })
 }
 
 /// `stream` piped through a new `TextDecoderStream` (UTF-8, the defaults) of the current realm

@@ -128,12 +128,7 @@ fn decode(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     // the decoder it did not go through is reset before its next use, as do not flush is
     // false.)
     if fresh && !stream && d.common.encoding == encoding_rs::UTF_8 {
-        let latin1 = engine::string_value_from_latin1_with(
-            queue.len(),
-            |room| super::transcode::utf8_to_latin1(&queue, room),
-            ctx,
-        )?;
-        if let Some(output) = latin1 {
+        if let Some(output) = super::latin1_string_value(&[&queue], 0, ctx)? {
             return Ok(output);
         }
     }

@@ -55,31 +55,41 @@ pub(crate) fn reserve_exact_total<T>(vec: &mut Vec<T>, capacity: usize) {
     );
 }
 
-/// The most bytes [`with_scratch_bytes`]'s buffer keeps between calls.
+/// The most bytes a scratch buffer ([`with_scratch`]) keeps between calls: a body of up to
+/// 4 MiB is converted in memory already mapped; a larger one is made and freed each time.
 const SCRATCH_KEEP: usize = 4 << 20;
 
-thread_local! {
-    /// [`with_scratch_bytes`]'s buffer, reused (taken out while in use, so a nested call gets
-    /// a fresh one).
-    static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
-/// Runs `f` on `len` bytes of a per-thread buffer reused between calls (up to 4 MiB of it is
-/// kept; a larger one is made and freed each time, advised to use huge pages): the room a
-/// conversion writes into before its result is copied where it belongs. The bytes are
-/// initialized, zero-filled only where the buffer grew, so `f` sees what an earlier call left
-/// and must read only what it wrote.
-pub(crate) fn with_scratch_bytes<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
-    let mut scratch = SCRATCH.with(std::cell::Cell::take);
-    reserve_exact_total(&mut scratch, len);
-    if scratch.len() < len {
-        scratch.resize(len, 0);
-    }
-    let result = f(&mut scratch[..len]);
-    if scratch.capacity() <= SCRATCH_KEEP {
-        SCRATCH.with(|kept| kept.set(scratch));
+/// Lends `f` the per-thread scratch vector in `scratch` (taken out while in use, so a nested
+/// call gets a fresh one), and keeps it for the next call unless it grew past 4 MiB. The
+/// room a conversion writes into before its result is copied where it belongs.
+pub(crate) fn with_scratch<T, R>(
+    scratch: &'static std::thread::LocalKey<std::cell::Cell<Vec<T>>>,
+    f: impl FnOnce(&mut Vec<T>) -> R,
+) -> R {
+    let mut vec = scratch.with(std::cell::Cell::take);
+    let result = f(&mut vec);
+    if vec.capacity().saturating_mul(std::mem::size_of::<T>()) <= SCRATCH_KEEP {
+        scratch.with(|kept| kept.set(vec));
     }
     result
+}
+
+thread_local! {
+    /// [`with_scratch_bytes`]'s buffer.
+    static SCRATCH_BYTES: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Runs `f` on `len` bytes of a per-thread scratch buffer ([`with_scratch`]; a large one is
+/// advised to use huge pages). The bytes are initialized, zero-filled only where the buffer
+/// grew, so `f` sees what an earlier call left and must read only what it wrote.
+pub(crate) fn with_scratch_bytes<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    with_scratch(&SCRATCH_BYTES, |scratch| {
+        reserve_exact_total(scratch, len);
+        if scratch.len() < len {
+            scratch.resize(len, 0);
+        }
+        f(&mut scratch[..len])
+    })
 }
 
 /// Whether the mapping holding `addr` is advised to use huge pages ("hg" in its VmFlags in
