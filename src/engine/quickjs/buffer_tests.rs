@@ -816,22 +816,21 @@ fn a_freed_large_block_is_reused_without_its_bytes() {
     let rt = runtime();
     let mut cx = rt.main_context();
     const MIB: usize = 1 << 20;
-    let mut first = ByteBlock::with_capacity(8 * MIB);
-    first.extend_from_slice(&vec![0xAB; 8 * MIB]);
-    let first_data = first.as_slice().as_ptr();
-    let buffer = new_array_buffer_from(first, &mut cx).expect("a buffer");
-    set_global(&mut cx, "first", buffer);
+    // A block of `len` bytes of `byte` (from the spare when one fits), made the buffer of the
+    // global `name`; its data's address.
+    let adopt = |cx: &mut Cx, name: &str, len: usize, byte: u8| {
+        let mut block = ByteBlock::with_capacity(len);
+        let data = block.as_slice().as_ptr();
+        block.extend_from_slice(&vec![byte; len]);
+        let buffer = new_array_buffer_from(block, cx).expect("a buffer");
+        set_global(cx, name, buffer);
+        data
+    };
+    let first = adopt(&mut cx, "first", 8 * MIB, 0xAB);
     // Detaching frees the block (QuickJS calls the buffer's realloc function with size 0).
     eval(&mut cx, "first.transfer(0); first = undefined;");
-    let mut second = ByteBlock::with_capacity(7 * MIB);
-    assert_eq!(
-        second.as_slice().as_ptr(),
-        first_data,
-        "the spare is reused"
-    );
-    second.extend_from_slice(&vec![0x01; 7 * MIB]);
-    let buffer = new_array_buffer_from(second, &mut cx).expect("a buffer");
-    set_global(&mut cx, "second", buffer);
+    let second = adopt(&mut cx, "second", 7 * MIB, 0x01);
+    assert_eq!(second, first, "the spare is reused");
     let seen = eval_string(
         &mut cx,
         "const grown = new Uint8Array(second.transfer(8 * 1048576)); \
@@ -841,24 +840,16 @@ fn a_freed_large_block_is_reused_without_its_bytes() {
     );
     assert_eq!(seen, format!("{},{},0", MIB, 7 * MIB));
     // A block much smaller than the spare does not take it (8 MiB for 5: more than a
-    // quarter to spare).
+    // quarter to spare); one that fits does.
     eval(&mut cx, "second = undefined;");
-    let mut again = ByteBlock::with_capacity(8 * MIB);
-    again.extend_from_slice(&vec![0x02; 8 * MIB]);
-    let again_data = again.as_slice().as_ptr();
-    let buffer = new_array_buffer_from(again, &mut cx).expect("a buffer");
-    set_global(&mut cx, "again", buffer);
+    let again = adopt(&mut cx, "again", 8 * MIB, 0x02);
     eval(&mut cx, "again.transfer(0); again = undefined;");
     let small = ByteBlock::with_capacity(5 * MIB);
     assert_ne!(
         small.as_slice().as_ptr(),
-        again_data,
+        again,
         "too large a spare is left"
     );
     let fits = ByteBlock::with_capacity(7 * MIB);
-    assert_eq!(
-        fits.as_slice().as_ptr(),
-        again_data,
-        "and taken when one fits"
-    );
+    assert_eq!(fits.as_slice().as_ptr(), again, "and taken when one fits");
 }
