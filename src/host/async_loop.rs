@@ -61,7 +61,9 @@ impl Host {
             match self.turn(&ctx, &mut async_jobs, None, never_idle, &mut done) {
                 Turn::Ran => {
                     ran += 1;
-                    if ran == TASKS_PER_YIELD {
+                    if ran == TASKS_PER_YIELD
+                        || crate::rust::wake::take_yield_request(&ctx.borrow())
+                    {
                         ran = 0;
                         YieldNow(false).await;
                     }
@@ -157,5 +159,51 @@ impl Future for YieldNow {
             cx.waker().wake_by_ref();
             Poll::Pending
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{cell::RefCell, rc::Rc};
+
+    use crate::host::{Host, HostOptions};
+    use crate::rust::LoopHandle;
+
+    /// Runs three loop tasks; the first spawns a runtime task and, with `yield_soon`, asks the
+    /// loop to yield after it. Returns the order in which the four ran.
+    fn order(yield_soon: bool) -> Vec<&'static str> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let local = tokio::task::LocalSet::new();
+        local.block_on(&rt, async {
+            let (host, mut ctx) = Host::new(HostOptions::default()).unwrap();
+            let handle = LoopHandle::new(&ctx).unwrap();
+            let log = Rc::new(RefCell::new(Vec::new()));
+            let (first, task) = (Rc::clone(&log), Rc::clone(&log));
+            let inner = handle.clone();
+            handle.queue(move |_| {
+                first.borrow_mut().push("task 1");
+                tokio::task::spawn_local(async move { task.borrow_mut().push("runtime task") });
+                if yield_soon {
+                    inner.yield_soon();
+                }
+            });
+            for name in ["task 2", "task 3"] {
+                let log = Rc::clone(&log);
+                handle.queue(move |_| log.borrow_mut().push(name));
+            }
+            host.run(&mut ctx).await;
+            tokio::task::yield_now().await;
+            let order = log.borrow().clone();
+            order
+        })
+    }
+
+    #[test]
+    fn yield_soon_lets_the_runtime_run_before_the_next_task() {
+        assert_eq!(order(false), ["task 1", "task 2", "task 3", "runtime task"]);
+        assert_eq!(order(true), ["task 1", "runtime task", "task 2", "task 3"]);
     }
 }

@@ -609,6 +609,15 @@ fn on_response(pending: &Pending, value: Value, ctx: &mut Cx) -> JsResult<()> {
             return Err(engine::throw_value(error));
         }
     };
+    // A body of bytes goes out in one write as soon as the connection runs: let it run before
+    // the loop's next task (another request's handler, which may copy a body of its own), so
+    // the kernel copies these bytes while they are still in the cache. With 32 connections a
+    // batch of 32 handlers copied 32 bodies first: a 1 MiB body's write then cost 3× its
+    // cache-hot time (perf, `static1m`). A streamed body is not hurried: its frames come from
+    // later reads, and yielding after its first cost `large` about 5% (measured).
+    if pump.is_none() {
+        handle.yield_soon();
+    }
     let body = UnsentBody { pump, handle };
     let send = pending.send.borrow_mut().take();
     if let Some(send) = send {

@@ -82,6 +82,9 @@ struct Local {
     /// The length at which `releases` is next rid of its dead entries (twice the live count
     /// at the last pruning: amortized constant time per registration).
     prune_at: Cell<usize>,
+    /// Whether the loop should let the runtime run its other tasks after the current task
+    /// ([`LoopHandle::yield_soon`]).
+    yield_soon: Cell<bool>,
 }
 
 /// Installs the agent's hub; `notify` wakes its event loop (from any thread).
@@ -99,6 +102,7 @@ pub(crate) fn install(ctx: &mut Cx, notify: Arc<dyn Fn() + Send + Sync>) -> Shut
         waiting: Cell::new(0),
         releases: RefCell::default(),
         prune_at: Cell::new(PRUNE_MIN),
+        yield_soon: Cell::new(false),
     });
     engine::set_agent_data(ctx, WakeHub(Rc::clone(&local)));
     ShutDown(local)
@@ -159,6 +163,12 @@ impl ShutDown {
             }
         }
     }
+}
+
+/// Whether a task asked the loop to yield to the runtime after it ([`LoopHandle::yield_soon`]);
+/// clears the request.
+pub(crate) fn take_yield_request(ctx: &Cx) -> bool {
+    engine::agent_data::<WakeHub>(ctx).is_some_and(|hub| hub.0.yield_soon.replace(false))
 }
 
 fn local(ctx: &Cx) -> Result<Rc<Local>, StreamError> {
@@ -369,6 +379,14 @@ impl LoopHandle {
     pub fn queue(&self, task: impl FnOnce(&mut Cx) + 'static) {
         self.0.tasks.borrow_mut().push_back(Box::new(task));
         (self.0.signal.notify)();
+    }
+
+    /// Asks the loop to let the runtime run its other tasks as soon as the current task and
+    /// its microtasks are done, instead of after its batch of tasks: for work just handed to
+    /// another task of the runtime that should run while its bytes are still in the cache (a
+    /// response ready for its connection to write).
+    pub(crate) fn yield_soon(&self) {
+        self.0.yield_soon.set(true);
     }
 
     /// A handle other threads can queue `Send` closures with.
