@@ -83,7 +83,8 @@ struct Local {
     /// at the last pruning: amortized constant time per registration).
     prune_at: Cell<usize>,
     /// Whether the loop should let the runtime run its other tasks after the current task
-    /// ([`LoopHandle::yield_soon`]).
+    /// ([`LoopHandle::yield_soon`]; only the async loop yields).
+    #[cfg(feature = "tokio")]
     yield_soon: Cell<bool>,
 }
 
@@ -102,6 +103,7 @@ pub(crate) fn install(ctx: &mut Cx, notify: Arc<dyn Fn() + Send + Sync>) -> Shut
         waiting: Cell::new(0),
         releases: RefCell::default(),
         prune_at: Cell::new(PRUNE_MIN),
+        #[cfg(feature = "tokio")]
         yield_soon: Cell::new(false),
     });
     engine::set_agent_data(ctx, WakeHub(Rc::clone(&local)));
@@ -167,6 +169,7 @@ impl ShutDown {
 
 /// Whether a task asked the loop to yield to the runtime after it ([`LoopHandle::yield_soon`]);
 /// clears the request.
+#[cfg(feature = "tokio")]
 pub(crate) fn take_yield_request(ctx: &Cx) -> bool {
     engine::agent_data::<WakeHub>(ctx).is_some_and(|hub| hub.0.yield_soon.replace(false))
 }
@@ -385,6 +388,7 @@ impl LoopHandle {
     /// its microtasks are done, instead of after its batch of tasks: for work just handed to
     /// another task of the runtime that should run while its bytes are still in the cache (a
     /// response ready for its connection to write).
+    #[cfg(feature = "tokio")]
     pub(crate) fn yield_soon(&self) {
         self.0.yield_soon.set(true);
     }

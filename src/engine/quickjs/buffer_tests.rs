@@ -802,6 +802,29 @@ fn raw_slots_match_the_getters() {
             assert_eq!(Some(slots.byte_offset as f64), offset, "{source}: offset");
             assert_eq!(Some(slots.byte_length as f64), length, "{source}: length");
         }
+        // The short path to a typed array's bytes, where it applies, finds the bytes the
+        // general path finds: the same start (the block `JS_GetArrayBuffer` returns, which
+        // `RawArrayBuffer::data` reads) and length.
+        let general = buffer::buffer_data(&mut cx, &slots.buffer)
+            .filter(|_| !slots.out_of_bounds)
+            .map(|(data, _)| {
+                // SAFETY: in bounds (not out of bounds, checked), so within the block.
+                let start = unsafe { data.add(slots.byte_offset as usize) };
+                (start.cast_const(), slots.byte_length as usize)
+            });
+        let short = buffer::fixed_view_bytes(&cx, &view).map(|(buffer, start, len)| {
+            assert!(buffer == slots.buffer, "{source}: the short path's buffer");
+            (start, len)
+        });
+        let fixed = source.starts_with("new Uint8Array(")
+            || source.starts_with("new Float64Array(")
+            || source.starts_with("new BigInt64Array(");
+        if fixed {
+            assert!(short.is_some(), "{source}: takes the short path");
+        }
+        if short.is_some() {
+            assert_eq!(short, general, "{source}: the short path's bytes");
+        }
     }
     drop(cx);
     drop(rt);
