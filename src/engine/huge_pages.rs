@@ -76,12 +76,15 @@ pub(crate) fn with_scratch<T, R>(
 
 thread_local! {
     /// [`with_scratch_bytes`]'s buffer.
+    #[cfg(any(test, not(feature = "engine-boa")))]
     static SCRATCH_BYTES: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// Runs `f` on `len` bytes of a per-thread scratch buffer ([`with_scratch`]; a large one is
 /// advised to use huge pages). The bytes are initialized, zero-filled only where the buffer
-/// grew, so `f` sees what an earlier call left and must read only what it wrote.
+/// grew, so `f` sees what an earlier call left and must read only what it wrote. (QuickJS's
+/// serialized strings; Boa's strings are written in place.)
+#[cfg(any(test, not(feature = "engine-boa")))]
 pub(crate) fn with_scratch_bytes<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
     with_scratch(&SCRATCH_BYTES, |scratch| {
         reserve_exact_total(scratch, len);
