@@ -882,6 +882,32 @@ pub(crate) fn readable_byte_stream_controller_convert_pull_into_descriptor(
 }
 
 /// <https://streams.spec.whatwg.org/#readable-byte-stream-controller-enqueue>
+/// The largest buffer whose chunk [`readable_byte_stream_controller_enqueue`] may hand to a
+/// read request as Rust bytes (a copy) instead of a transferred buffer and a view (two
+/// objects).
+const SMALL_CHUNK_BUFFER: u64 = 4096;
+
+/// Whether `chunk`, enqueued now, goes straight to a read request that takes Rust bytes (steps
+/// 8 and 9 of [`readable_byte_stream_controller_enqueue`] reach 9.3 with that request first),
+/// and its buffer is small ([`SMALL_CHUNK_BUFFER`]).
+fn goes_to_a_bytes_request(
+    controller: &Controller,
+    stream: &Object<ReadableStream>,
+    chunk: &ViewRecord,
+) -> bool {
+    if engine::array_buffer_byte_length(&chunk.buffer) > SMALL_CHUNK_BUFFER
+        || has_pending_pull_intos(controller)
+        || queue_total_size(controller) > 0
+        || !controller.borrow().data().queue.borrow().is_empty()
+    {
+        return false;
+    }
+    match stream.reader() {
+        Some(ReaderRef::Default(reader)) => default_reader::first_read_request_takes_bytes(&reader),
+        _ => false,
+    }
+}
+
 pub(crate) fn readable_byte_stream_controller_enqueue(
     controller: &Controller,
     chunk: ByteChunk<'_>,
@@ -905,12 +931,32 @@ pub(crate) fn readable_byte_stream_controller_enqueue(
             if engine::is_detached_buffer(&chunk.buffer) {
                 return Err(engine::throw_type_error("The chunk's buffer is detached"));
             }
-            let transferred = engine::transfer_array_buffer(&chunk.buffer, ctx)?;
-            (
-                EntryBuffer::Js(transferred),
-                chunk.byte_offset,
-                chunk.byte_length,
-            )
+            if goes_to_a_bytes_request(controller, &stream, chunk) {
+                // AD-HOC: the chunk goes straight to a read request that takes Rust bytes
+                // (step 9.3: no pull-into is pending, the queue is empty and a read request
+                // waits), so no script can reach transferredBuffer or the view step 9.3.3
+                // makes: the buffer is detached, as TransferArrayBuffer detaches it (with the
+                // same TypeError for a buffer that cannot be), and its bytes go on as Rust
+                // bytes, without the two objects. Only for a small buffer, whose copy costs
+                // less than those objects.
+                let block = engine::clone::detach_array_buffer(&chunk.buffer)?;
+                let start = usize::try_from(chunk.byte_offset).unwrap_or(usize::MAX);
+                let length = usize::try_from(chunk.byte_length).unwrap_or(usize::MAX);
+                let bytes = block
+                    .as_slice()
+                    .get(start..start.saturating_add(length))
+                    .unwrap_or_default()
+                    .to_vec();
+                let length = bytes.len() as u64;
+                (EntryBuffer::Native(NativeBytes::from_vec(bytes)), 0, length)
+            } else {
+                let transferred = engine::transfer_array_buffer(&chunk.buffer, ctx)?;
+                (
+                    EntryBuffer::Js(transferred),
+                    chunk.byte_offset,
+                    chunk.byte_length,
+                )
+            }
         }
         ByteChunk::Bytes(bytes) => {
             let length = bytes.len() as u64;

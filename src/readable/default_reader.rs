@@ -49,6 +49,12 @@ pub(crate) trait ReadRequestSteps: Trace + std::fmt::Debug {
     fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()>;
     /// The error steps, given `e`.
     fn error_steps(self: Box<Self>, e: Value, ctx: &mut Cx) -> JsResult<()>;
+    /// Whether the steps take a chunk of Rust bytes as they are ([`Self::bytes_chunk_steps`]),
+    /// never handing the chunk to script: for those a byte stream may give a small chunk that
+    /// script enqueued as Rust bytes (`readable_byte_stream_controller_enqueue`).
+    fn takes_bytes(&self) -> bool {
+        false
+    }
     /// The chunk steps, given a chunk of Rust bytes (see [`Chunk`]) read from `stream`. The
     /// default gives the chunk steps the `Uint8Array` holding them that script would get
     /// ([`bytes_chunk_value`]).
@@ -179,6 +185,15 @@ pub(crate) fn take_read_requests(reader: &Reader) -> VecDeque<ReadRequest> {
 /// [[readRequests]]'s size.
 pub(crate) fn num_read_requests(reader: &Reader) -> usize {
     reader.borrow().data().read_requests.borrow().len()
+}
+
+/// Whether the first of a default reader's read requests takes a chunk of Rust bytes as they
+/// are ([`ReadRequestSteps::takes_bytes`]).
+pub(crate) fn first_read_request_takes_bytes(reader: &Reader) -> bool {
+    matches!(
+        reader.borrow().data().read_requests.borrow().front(),
+        Some(ReadRequest::Steps(steps)) if steps.takes_bytes()
+    )
 }
 
 /// [[stream]] of a default reader.

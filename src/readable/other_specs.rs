@@ -394,6 +394,18 @@ struct ReadAllBytes {
 }
 }
 
+/// The read-loop's chunk steps' step 3: read-loop given reader, bytes, successSteps, and
+/// failureSteps. (A chunk delivered while the loop's own read is on the stack only flags it:
+/// the loop reads again when that read returns, so the recursion is a loop.)
+fn read_loop_again(state: &Shared<ReadAllBytes>, ctx: &mut Cx) -> JsResult<()> {
+    if state.reading.get() {
+        state.again.set(true);
+        Ok(())
+    } else {
+        read_loop(state, ctx)
+    }
+}
+
 traced_without_drop! {
 /// The read request of the read-loop.
 #[derive(Debug)]
@@ -420,15 +432,26 @@ impl ReadRequestSteps for ReadLoopRequest {
             };
         }
         // 2. Append the bytes represented by chunk to bytes (done above).
-        // 3. Read-loop given reader, bytes, successSteps, and failureSteps.
-        //    (A chunk delivered while the loop's own read is on the stack only flags it: the
-        //    loop reads again when that read returns, so the recursion is a loop.)
-        if state.reading.get() {
-            state.again.set(true);
-            Ok(())
-        } else {
-            read_loop(&state, ctx)
-        }
+        read_loop_again(&state, ctx)
+    }
+
+    fn takes_bytes(&self) -> bool {
+        true
+    }
+
+    // Rust bytes are a `Uint8Array` chunk as script would get it (step 1 holds): their bytes
+    // are appended as they are.
+    fn bytes_chunk_steps(
+        self: Box<Self>,
+        bytes: NativeBytes,
+        _: &Object<ReadableStream>,
+        ctx: &mut Cx,
+    ) -> JsResult<()> {
+        let state = self.0;
+        // 2. Append the bytes represented by chunk to bytes.
+        state.bytes.borrow_mut().push(bytes.as_slice());
+        engine::note_consumed_bytes(bytes.len());
+        read_loop_again(&state, ctx)
     }
 
     fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {

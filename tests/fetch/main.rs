@@ -106,6 +106,60 @@ fn text_decodes_latin1_and_other_text_exactly() {
     )]);
 }
 
+/// A byte stream's chunks read by a body: each enqueued buffer is detached by the enqueue (as
+/// TransferArrayBuffer detaches it), the bytes read are exactly the views' (offsets and lengths
+/// inside their buffers, small buffers and large ones, enqueued while the body waits and while
+/// nothing reads), and a script reader sees the same bytes in fresh buffers.
+#[test]
+fn byte_stream_chunks_reach_a_body_detached_and_exact() {
+    host().run([TestAction::assert_async(
+        r"
+        const sizes = [1, 64, 1000, 4095, 4096, 4097, 70000];
+        const expected = [];
+        const detached = [];
+        const views = () => sizes.map((n, k) => {
+          const buffer = new ArrayBuffer(n + 9);
+          const all = new Uint8Array(buffer);
+          for (let i = 0; i < all.length; i++) all[i] = (i * 7 + k) & 255;
+          return new Uint8Array(buffer, 3 + (k & 1), n);
+        });
+        let k = 0;
+        const chunks = views();
+        const rs = new ReadableStream({ type: 'bytes', pull(c) {
+          if (k === chunks.length) { c.close(); return; }
+          const v = chunks[k++];
+          expected.push(...v);
+          const buffer = v.buffer;
+          c.enqueue(v);
+          detached.push(buffer.byteLength === 0 && buffer.detached);
+        } });
+        const got = new Uint8Array(await new Response(rs).arrayBuffer());
+        const out = [got.length === expected.length && got.every((b, i) => b === expected[i]),
+                     detached.every(Boolean) && detached.length === sizes.length];
+        // Enqueued before anything reads: queued, then read by the body.
+        const queued = views();
+        const want = queued.flatMap((v) => Array.from(v));
+        const rs2 = new ReadableStream({ type: 'bytes', start(c) { for (const v of queued) c.enqueue(v); c.close(); } });
+        const got2 = new Uint8Array(await new Response(rs2).arrayBuffer());
+        out.push(got2.length === want.length && got2.every((b, i) => b === want[i]));
+        // A script reader gets views over fresh buffers of exactly the bytes.
+        const mine = views();
+        let j = 0;
+        const rs3 = new ReadableStream({ type: 'bytes', pull(c) { if (j === mine.length) c.close(); else c.enqueue(mine[j++]); } });
+        const reader = rs3.getReader();
+        const lengths = [];
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          lengths.push(value.byteOffset + ':' + value.byteLength + ':' + value[0]);
+        }
+        out.push(lengths.join());
+        return out.join('|');
+        ",
+        "true|true|true|3:1:21,4:64:29,3:1000:23,4:4095:31,3:4096:25,4:4097:33,3:70000:27",
+    )]);
+}
+
 #[test]
 fn a_disturbed_or_locked_stream_is_no_body() {
     host().run([TestAction::assert_async(
