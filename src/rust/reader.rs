@@ -35,8 +35,12 @@ enum ReadOutcome {
 traced_without_drop! {
 /// A read request made by a Rust reader: its steps are a Rust closure, which never runs user
 /// code synchronously (results are delivered from a microtask), and holds no JS value that
-/// the request would have to trace.
-struct RustReadRequest<F: FnOnce(ReadOutcome, &mut Cx) + 'static>(#[unsafe_ignore_trace] F);
+/// the request would have to trace; and whether its reader takes chunks of Rust bytes as
+/// they are ([`ReadRequestSteps::takes_bytes`]: it wants only their bytes).
+struct RustReadRequest<F: FnOnce(ReadOutcome, &mut Cx) + 'static>(
+    #[unsafe_ignore_trace] F,
+    #[unsafe_ignore_trace] bool,
+);
 }
 
 impl<F: FnOnce(ReadOutcome, &mut Cx) + 'static> fmt::Debug for RustReadRequest<F> {
@@ -49,6 +53,9 @@ impl<F: FnOnce(ReadOutcome, &mut Cx) + 'static> ReadRequestSteps for RustReadReq
     fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
         (self.0)(ReadOutcome::Chunk(Chunk::Value(chunk)), ctx);
         Ok(())
+    }
+    fn takes_bytes(&self) -> bool {
+        self.1
     }
     fn bytes_chunk_steps(
         self: Box<Self>,
@@ -101,10 +108,11 @@ fn read_result(outcome: ReadOutcome, ctx: &mut Cx) -> ReadResult {
 fn read_into(
     reader: &Object<ReadableStreamDefaultReader>,
     f: impl FnOnce(ReadOutcome, &mut Cx) + 'static,
+    takes_bytes: bool,
     ctx: &mut Cx,
 ) {
     // Only an uncatchable engine error (a runtime limit) can come out of the read itself.
-    let _ = read_a_chunk(reader, Box::new(RustReadRequest(f)), ctx);
+    let _ = read_a_chunk(reader, Box::new(RustReadRequest(f, takes_bytes)), ctx);
 }
 
 fn acquire(
@@ -181,6 +189,7 @@ impl Reader {
                     Ok(())
                 });
             },
+            false,
             ctx,
         );
     }
@@ -211,6 +220,8 @@ impl Reader {
                     ctx,
                 );
             },
+            // (Its one caller wants only the bytes: `IntoStream`.)
+            true,
             ctx,
         );
     }
@@ -660,6 +671,8 @@ fn issue_read(inner: &Rc<DrainInner>, ctx: &mut Cx) {
                 });
             }
         },
+        // A draining read gathers bytes, or hands out values that Rust bytes become.
+        true,
         ctx,
     );
 }

@@ -218,3 +218,78 @@ fn a_rust_value_stream_of_bytes_drained_into_a_vec() {
     assert_eq!(out.len(), 60);
     assert_eq!(calls, 1);
 }
+
+/// Small chunks that script enqueues into a byte stream reach a draining reader as their views'
+/// bytes exactly (offsets and lengths inside their buffers, small buffers and large), whether
+/// it gathers bytes or hands out chunks, and each enqueued buffer is detached by the enqueue.
+#[test]
+fn draining_small_byte_chunks_gives_exactly_their_bytes() {
+    let source = r#"
+        globalThis.detached = [];
+        globalThis.want = [];
+        let k = 0;
+        const sizes = [1, 63, 700, 4096, 5000, 3];
+        new ReadableStream({ type: 'bytes', pull(c) {
+            if (k === sizes.length) { c.close(); return; }
+            const n = sizes[k];
+            const buffer = new ArrayBuffer(n + 5);
+            const all = new Uint8Array(buffer);
+            for (let i = 0; i < all.length; i++) all[i] = (i * 13 + k) & 255;
+            const view = new Uint8Array(buffer, 2 + (k & 1), n);
+            want.push(...view);
+            k++;
+            c.enqueue(view);
+            detached.push(buffer.byteLength === 0);
+        } })
+    "#;
+    // Gathered as bytes.
+    let mut api = Fixture::host();
+    let js = api.eval(source);
+    let reader = ReadableStream::from_value(&js)
+        .unwrap()
+        .draining_reader(api.context())
+        .unwrap();
+    let mut got = Vec::new();
+    loop {
+        let read = reader.read_bytes(1 << 20, api.context());
+        let d = api.wait(&read).unwrap().unwrap();
+        got.extend_from_slice(&d.bytes);
+        if d.done {
+            break;
+        }
+    }
+    let want: Vec<u8> = api
+        .eval_string("want.join()")
+        .split(',')
+        .map(|b| b.parse().unwrap())
+        .collect();
+    assert_eq!(got, want);
+    api.run([TestAction::assert_string(
+        "detached.join()",
+        "true,true,true,true,true,true",
+    )]);
+    // Handed out as chunks: each a Uint8Array of exactly the view's bytes.
+    let mut api = Fixture::host();
+    let js = api.eval(source);
+    let reader = ReadableStream::from_value(&js)
+        .unwrap()
+        .draining_reader(api.context())
+        .unwrap();
+    let mut got = Vec::new();
+    let mut lengths = Vec::new();
+    loop {
+        let read = reader.read(1 << 20, api.context());
+        let d = api.wait(&read).unwrap().unwrap();
+        for c in &d.chunks {
+            with_chunk_bytes(c, api.context(), |b| {
+                lengths.push(b.len());
+                got.extend_from_slice(b);
+            });
+        }
+        if d.done {
+            break;
+        }
+    }
+    assert_eq!(lengths, [1, 63, 700, 4096, 5000, 3]);
+    assert_eq!(got, want);
+}
