@@ -881,7 +881,6 @@ pub(crate) fn readable_byte_stream_controller_convert_pull_into_descriptor(
     )
 }
 
-/// <https://streams.spec.whatwg.org/#readable-byte-stream-controller-enqueue>
 /// The largest buffer whose chunk [`readable_byte_stream_controller_enqueue`] may hand to a
 /// read request as Rust bytes (a copy) instead of a transferred buffer and a view (two
 /// objects).
@@ -908,6 +907,7 @@ fn goes_to_a_bytes_request(
     }
 }
 
+/// <https://streams.spec.whatwg.org/#readable-byte-stream-controller-enqueue>
 pub(crate) fn readable_byte_stream_controller_enqueue(
     controller: &Controller,
     chunk: ByteChunk<'_>,
