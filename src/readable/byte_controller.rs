@@ -806,6 +806,13 @@ pub(crate) fn readable_byte_stream_controller_commit_pull_into_descriptor(
     let done = stream.state() == StreamState::Closed;
     // 6. If pullIntoDescriptor's reader type is "default",
     if pull_into_descriptor.reader_type == ReaderType::Default {
+        if let Some(bytes) = filled_bytes_for_a_bytes_request(stream, pull_into_descriptor)? {
+            // AD-HOC: the read request it fulfills takes Rust bytes, so no script can reach
+            // filledView or its buffer: the descriptor's buffer is detached, as step 5's
+            // TransferArrayBuffer detaches it, and the bytes filled go on as Rust bytes,
+            // without the two objects (a small buffer only, as in the enqueue).
+            return readable_stream_fulfill_read_request(stream, Chunk::Bytes(bytes), done, ctx);
+        }
         // 5. Let filledView be ! ReadableByteStreamControllerConvertPullIntoDescriptor(
         //    pullIntoDescriptor).
         let filled_view = readable_byte_stream_controller_convert_pull_into_descriptor(
@@ -822,6 +829,37 @@ pub(crate) fn readable_byte_stream_controller_commit_pull_into_descriptor(
         // 7.2. Perform ! ReadableStreamFulfillReadIntoRequest(stream, filledView, done).
         readable_stream_fulfill_read_into_request(stream, filled, done, ctx)
     }
+}
+
+/// For a default reader's pull-into descriptor whose buffer is small ([`SMALL_CHUNK_BUFFER`])
+/// and whose read request takes Rust bytes: its buffer detached (`? TransferArrayBuffer`'s
+/// detaching, and its errors) and the bytes filled, copied. `None` (nothing done) otherwise.
+fn filled_bytes_for_a_bytes_request(
+    stream: &Object<ReadableStream>,
+    pull_into_descriptor: &PullIntoDescriptor,
+) -> JsResult<Option<NativeBytes>> {
+    let DescriptorBuffer::Js(buffer) = &pull_into_descriptor.buffer else {
+        return Ok(None);
+    };
+    let takes_bytes = match stream.reader() {
+        Some(ReaderRef::Default(reader)) => default_reader::first_read_request_takes_bytes(&reader),
+        _ => false,
+    };
+    if !takes_bytes
+        || pull_into_descriptor.element_size != 1
+        || engine::array_buffer_byte_length(buffer) > SMALL_CHUNK_BUFFER
+    {
+        return Ok(None);
+    }
+    let block = engine::clone::detach_array_buffer(buffer)?;
+    let start = usize::try_from(pull_into_descriptor.byte_offset).unwrap_or(usize::MAX);
+    let filled = usize::try_from(pull_into_descriptor.bytes_filled).unwrap_or(usize::MAX);
+    let bytes = block
+        .as_slice()
+        .get(start..start.saturating_add(filled))
+        .unwrap_or_default()
+        .to_vec();
+    Ok(Some(NativeBytes::from_vec(bytes)))
 }
 
 /// ReadableByteStreamControllerConvertPullIntoDescriptor for a read-into request: a native

@@ -160,6 +160,37 @@ fn byte_stream_chunks_reach_a_body_detached_and_exact() {
     )]);
 }
 
+/// A byte stream with `autoAllocateChunkSize` read by a body: the bytes the source writes into
+/// each BYOB request's view and responds with are read exactly (a partial fill too), and the
+/// view's buffer, which script holds, is detached by the response.
+#[test]
+fn auto_allocated_chunks_reach_a_body_detached_and_exact() {
+    host().run([TestAction::assert_async(
+        r"
+        const want = [];
+        const detached = [];
+        for (const size of [100, 4096, 5000]) {
+          let k = 0;
+          const rs = new ReadableStream({ type: 'bytes', autoAllocateChunkSize: size, pull(c) {
+            if (k === 5) { c.close(); c.byobRequest?.respond(0); return; }
+            const view = c.byobRequest.view;
+            const n = Math.max(1, view.byteLength - 7 * k);
+            for (let i = 0; i < n; i++) view[i] = (i * 5 + k + size) & 255;
+            want.push(...view.subarray(0, n));
+            k++;
+            c.byobRequest.respond(n);
+            detached.push(view.buffer.byteLength === 0 && view.byteLength === 0);
+          } });
+          const got = new Uint8Array(await new Response(rs).arrayBuffer());
+          if (got.length !== want.length || !got.every((b, i) => b === want[i])) return 'bytes ' + size;
+          want.length = 0;
+        }
+        return detached.length + ' ' + detached.every(Boolean);
+        ",
+        "15 true",
+    )]);
+}
+
 #[test]
 fn a_disturbed_or_locked_stream_is_no_body() {
     host().run([TestAction::assert_async(
