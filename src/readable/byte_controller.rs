@@ -851,15 +851,25 @@ fn filled_bytes_for_a_bytes_request(
     {
         return Ok(None);
     }
+    detach_keeping(
+        buffer,
+        pull_into_descriptor.byte_offset,
+        pull_into_descriptor.bytes_filled,
+    )
+    .map(Some)
+}
+
+/// `buffer` detached (`? DetachArrayBuffer`, with its TypeErrors), and a copy of its bytes
+/// from `offset`, `length` of them, as Rust bytes (none where the range is outside them).
+fn detach_keeping(buffer: &JsArrayBuffer, offset: u64, length: u64) -> JsResult<NativeBytes> {
     let block = engine::clone::detach_array_buffer(buffer)?;
-    let start = usize::try_from(pull_into_descriptor.byte_offset).unwrap_or(usize::MAX);
-    let filled = usize::try_from(pull_into_descriptor.bytes_filled).unwrap_or(usize::MAX);
+    let start = usize::try_from(offset).unwrap_or(usize::MAX);
+    let length = usize::try_from(length).unwrap_or(usize::MAX);
     let bytes = block
         .as_slice()
-        .get(start..start.saturating_add(filled))
-        .unwrap_or_default()
-        .to_vec();
-    Ok(Some(NativeBytes::from_vec(bytes)))
+        .get(start..start.saturating_add(length))
+        .unwrap_or_default();
+    Ok(NativeBytes::from_vec(bytes.to_vec()))
 }
 
 /// ReadableByteStreamControllerConvertPullIntoDescriptor for a read-into request: a native
@@ -977,16 +987,9 @@ pub(crate) fn readable_byte_stream_controller_enqueue(
                 // same TypeError for a buffer that cannot be), and its bytes go on as Rust
                 // bytes, without the two objects. Only for a small buffer, whose copy costs
                 // less than those objects.
-                let block = engine::clone::detach_array_buffer(&chunk.buffer)?;
-                let start = usize::try_from(chunk.byte_offset).unwrap_or(usize::MAX);
-                let length = usize::try_from(chunk.byte_length).unwrap_or(usize::MAX);
-                let bytes = block
-                    .as_slice()
-                    .get(start..start.saturating_add(length))
-                    .unwrap_or_default()
-                    .to_vec();
+                let bytes = detach_keeping(&chunk.buffer, chunk.byte_offset, chunk.byte_length)?;
                 let length = bytes.len() as u64;
-                (EntryBuffer::Native(NativeBytes::from_vec(bytes)), 0, length)
+                (EntryBuffer::Native(bytes), 0, length)
             } else {
                 let transferred = engine::transfer_array_buffer(&chunk.buffer, ctx)?;
                 (

@@ -242,13 +242,18 @@ fn draining_small_byte_chunks_gives_exactly_their_bytes() {
             detached.push(buffer.byteLength === 0);
         } })
     "#;
+    // A fresh host with the stream, and a draining reader of it.
+    let drained = || {
+        let mut api = Fixture::host();
+        let js = api.eval(source);
+        let reader = ReadableStream::from_value(&js)
+            .unwrap()
+            .draining_reader(api.context())
+            .unwrap();
+        (api, reader)
+    };
     // Gathered as bytes.
-    let mut api = Fixture::host();
-    let js = api.eval(source);
-    let reader = ReadableStream::from_value(&js)
-        .unwrap()
-        .draining_reader(api.context())
-        .unwrap();
+    let (mut api, reader) = drained();
     let mut got = Vec::new();
     loop {
         let read = reader.read_bytes(1 << 20, api.context());
@@ -269,12 +274,7 @@ fn draining_small_byte_chunks_gives_exactly_their_bytes() {
         "true,true,true,true,true,true",
     )]);
     // Handed out as chunks: each a Uint8Array of exactly the view's bytes.
-    let mut api = Fixture::host();
-    let js = api.eval(source);
-    let reader = ReadableStream::from_value(&js)
-        .unwrap()
-        .draining_reader(api.context())
-        .unwrap();
+    let (mut api, reader) = drained();
     let mut got = Vec::new();
     let mut lengths = Vec::new();
     loop {
