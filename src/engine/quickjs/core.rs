@@ -635,14 +635,16 @@ pub struct Agent {
     /// GC stress (`Runtime::set_gc_stress`): every how many microtasks the collection
     /// threshold drops to zero (0: off), and how many ran since it last did. Read at every job.
     pub(crate) gc_stress: Cell<(u32, u32)>,
-    /// The Rust microtasks queued, in order: each has one job entry on the engine's job queue,
-    /// which runs the front one, or is chained to the one before (`job.rs`).
+    /// The Rust microtasks queued, in order: each is counted by one job entry of ours on the
+    /// engine's job queue (an entry stands for one microtask or for several consecutive ones,
+    /// which it runs from the front), or is chained to the one before (`job.rs`).
     pub(crate) microtasks: RefCell<VecDeque<Job>>,
     /// How many microtasks at the front of `microtasks` are chained: queued while a Rust
-    /// microtask ran from the host's own loop with nothing on QuickJS's FIFO, so each is the
-    /// next job of all and runs right after the one before, without an entry of its own. (Only
-    /// then are they queued, so they are always all of the queue's front: every other Rust
-    /// microtask has an entry on that FIFO.)
+    /// microtask ran from the host's own loop with nothing on QuickJS's FIFO, or the rest of
+    /// the entry that loop is running, so each is the next job of all and runs right after
+    /// the one before, without an entry. (Only then do they become chained, so they are always
+    /// all of the queue's front: every other Rust microtask is counted by an entry on that
+    /// FIFO.)
     pub(crate) chained: Cell<usize>,
     /// The context the chained microtasks run in (the one whose microtask queued them).
     pub(crate) chain_ctx: Cell<*mut q::JSContext>,
@@ -651,6 +653,12 @@ pub struct Agent {
     /// While a Rust microtask runs from that loop, its context: a microtask queued in it with
     /// nothing on QuickJS's FIFO is chained (null otherwise).
     pub(crate) chain: Cell<*mut q::JSContext>,
+    /// QuickJS's job FIFO (`rt->job_list`), found by a probe at the first realm's setup
+    /// (`job::probe_job_list`), or null (not probed yet, or the probe failed): then every Rust
+    /// microtask takes an entry of its own.
+    pub(crate) job_list: Cell<*mut super::job::ListHead>,
+    /// Whether the probe ran (once per agent).
+    pub(crate) job_list_probed: Cell<bool>,
     pub(crate) origin: std::time::Instant,
     /// Native data of objects QuickJS made with a class of its own (a realm's global object),
     /// by object address: the holder, an object of our native class whose data they read as
@@ -866,6 +874,8 @@ impl Agent {
             chained: Cell::new(0),
             chain_ctx: Cell::new(ptr::null_mut()),
             chain: Cell::new(ptr::null_mut()),
+            job_list: Cell::new(ptr::null_mut()),
+            job_list_probed: Cell::new(false),
             origin: std::time::Instant::now(),
             foreign: RefCell::new(Vec::new()),
             realms: RefCell::new(Vec::new()),
@@ -1066,6 +1076,14 @@ impl RealmState {
         // returns, before any handle entered earlier.
         let mut cx = unsafe { Cx::enter(ctx) };
         calibrate_gc_passes(ctx);
+        let agent = agent_of(rt);
+        if !agent.job_list_probed.replace(true) {
+            // SAFETY: `ctx` is a live context of `rt` (the caller's promise), whose agent is
+            // installed, used on this thread.
+            agent
+                .job_list
+                .set(unsafe { super::job::probe_job_list(ctx) });
+        }
         super::call::capture_intrinsics(&mut cx)?;
         let anchors = super::call::shape_anchors(&mut cx);
         *realm_of(ctx).anchors.borrow_mut() = anchors;

@@ -497,3 +497,182 @@ fn the_rejection_tracker_sees_mark_as_handled_and_reactions() {
     }
     assert_eq!(*host.rejections.borrow(), [false, true, false, true]);
 }
+
+/// Queues a Rust microtask that logs `label` (and throws when `label` starts with `!`).
+fn log_microtask(cx: &mut Cx, label: &'static str) {
+    queue_microtask(cx, move |cx| {
+        push(cx, label);
+        if label.starts_with('!') {
+            return Err(throw_type_error(label));
+        }
+        Ok(())
+    });
+}
+
+/// The job FIFO the probe found is QuickJS's: its entries, read through `RawJobEntry`, are
+/// the ones QuickJS's own calls see (how many, which context is first), and consecutive Rust
+/// microtasks share one entry. (An entry laid out otherwise fails the probe, and this test
+/// at its first assertion.)
+#[test]
+fn the_job_list_is_where_quickjs_keeps_it() {
+    with_realm(|cx| {
+        let rt = cx.rt();
+        let head = cx.agent().job_list.get();
+        assert!(!head.is_null(), "the probe found the job FIFO");
+        // `job_list`'s offset in `JSRuntime`: 1,344 with ENABLE_DUMPS (this build), 1,328 in
+        // an NDEBUG build.
+        let offset = head as usize - rt as usize;
+        assert!([1344, 1328].contains(&offset), "offset {offset}");
+        assert_eq!(super::job::fifo_entries(cx.agent()), []);
+        // A promise job of a second context, then one of this one's.
+        // SAFETY: `rt` is live; the context is ours, freed below.
+        let other = unsafe { q::JS_NewContext(rt) };
+        assert!(!other.is_null());
+        let source = c"Promise.resolve().then(() => 1)";
+        // SAFETY: `other` is live; the source is NUL-terminated and `len` its length; the
+        // result is an owned value, freed at once.
+        unsafe {
+            let result = q::JS_Eval(
+                other,
+                source.as_ptr(),
+                source.count_bytes() as _,
+                c"<other>".as_ptr(),
+                q::JS_EVAL_TYPE_GLOBAL as i32,
+            );
+            q::JS_FreeValue(other, result);
+        }
+        eval(cx, "Promise.resolve().then(() => log.push('p'));");
+        log_microtask(cx, "a");
+        log_microtask(cx, "b");
+        log_microtask(cx, "c");
+        let entries = super::job::fifo_entries(cx.agent());
+        let ctx = cx.raw();
+        // (`promise_reaction_job` takes 5 arguments.)
+        let promise_job = |ctx| super::job::FifoEntry {
+            ctx,
+            ours: false,
+            argc: 5,
+            count: None,
+        };
+        let ours = |count| super::job::FifoEntry {
+            ctx,
+            ours: true,
+            argc: 1,
+            count: Some(count),
+        };
+        assert_eq!(entries, [promise_job(other), promise_job(ctx), ours(3)]);
+        // SAFETY: `rt` is live; these read the FIFO's head.
+        unsafe {
+            assert!(q::JS_IsJobPending(rt));
+            assert_eq!(q::JS_GetPendingJobContext(rt), other);
+        }
+        run_jobs(cx);
+        assert_eq!(super::job::fifo_entries(cx.agent()), []);
+        // SAFETY: `rt` is live; this reads the FIFO's head.
+        assert!(!unsafe { q::JS_IsJobPending(rt) });
+        assert_eq!(log(cx), "p a b c");
+        // SAFETY: gives back the count `JS_NewContext` gave, once; its jobs ran.
+        unsafe { q::JS_FreeContext(other) };
+    });
+}
+
+/// Under an application's loop (`JS_ExecutePendingJob` one job at a time) an entry shared by
+/// several Rust microtasks still runs one microtask per job, in the FIFO's order, and a
+/// microtask that throws is its own job's error.
+#[test]
+fn shared_entries_run_one_microtask_per_job_under_an_application_loop() {
+    JOB_ERRORS.with(|e| e.borrow_mut().clear());
+    with_realm(|cx| {
+        queue_microtask(cx, |cx| {
+            push(cx, "a");
+            // Queued after `e`: it joins the last entry.
+            log_microtask(cx, "a2");
+            Ok(())
+        });
+        log_microtask(cx, "!b");
+        eval(cx, "Promise.resolve().then(() => log.push('p'));");
+        log_microtask(cx, "c");
+        log_microtask(cx, "!d");
+        log_microtask(cx, "e");
+        let counts: Vec<_> = super::job::fifo_entries(cx.agent())
+            .into_iter()
+            .map(|entry| entry.count)
+            .collect();
+        assert_eq!(counts, [Some(2), None, Some(3)]);
+        let mut statuses = Vec::new();
+        loop {
+            let mut job_ctx = std::ptr::null_mut();
+            // SAFETY: as in `run_jobs`.
+            let status = unsafe { q::JS_ExecutePendingJob(cx.rt(), &mut job_ctx) };
+            if status == 0 {
+                break;
+            }
+            if status < 0 {
+                let error = super::core::take_exception(cx).to_string();
+                JOB_ERRORS.with(|e| e.borrow_mut().push(error));
+            }
+            statuses.push(status);
+        }
+        assert_eq!(statuses, [1, -1, 1, 1, -1, 1, 1]);
+        assert_eq!(log(cx), "a !b p c !d e a2");
+    });
+    let errors = JOB_ERRORS.with(|e| e.borrow_mut().split_off(0));
+    assert_eq!(errors, ["TypeError: !b", "TypeError: !d"]);
+}
+
+/// In the host's loop an entry's microtasks run as a chain, in the FIFO's order; each error
+/// is reported, and the rest still run.
+#[test]
+fn shared_entries_keep_the_order_and_the_errors_in_the_hosts_loop() {
+    let (runtime, _host) = super::runtime::Runtime::for_tests();
+    {
+        let mut cx = runtime.main_context();
+        let cx = &mut cx;
+        eval(cx, "var log = [];");
+        queue_microtask(cx, |cx| {
+            push(cx, "a");
+            log_microtask(cx, "a2");
+            Ok(())
+        });
+        log_microtask(cx, "!b");
+        eval(cx, "Promise.resolve().then(() => log.push('p'));");
+        log_microtask(cx, "c");
+        log_microtask(cx, "!d");
+        log_microtask(cx, "e");
+        let mut errors = Vec::new();
+        runtime.run_microtasks(cx, &mut |error, _| errors.push(error.to_string()));
+        assert_eq!(log(cx), "a !b p c !d e a2");
+        assert_eq!(errors, ["TypeError: !b", "TypeError: !d"]);
+        assert!(!runtime.has_pending_jobs());
+    }
+}
+
+/// A chain the deadline stops leaves the rest of its entry at the FIFO's front: they run
+/// first when the queue runs again.
+#[test]
+fn the_rest_of_a_stopped_chain_stays_at_the_front() {
+    let (runtime, _host) = super::runtime::Runtime::for_tests();
+    {
+        let mut cx = runtime.main_context();
+        let cx = &mut cx;
+        eval(cx, "var log = [];");
+        queue_microtask(cx, |cx| {
+            push(cx, "a");
+            cx.agent().deadline.set(Some(std::time::Instant::now()));
+            Ok(())
+        });
+        log_microtask(cx, "b");
+        log_microtask(cx, "c");
+        eval(cx, "Promise.resolve().then(() => log.push('p'));");
+        runtime.run_microtasks(cx, &mut |_, _| panic!("no error"));
+        assert_eq!(log(cx), "a");
+        let counts: Vec<_> = super::job::fifo_entries(cx.agent())
+            .into_iter()
+            .map(|entry| entry.count)
+            .collect();
+        assert_eq!(counts, [Some(2), None]);
+        runtime.set_deadline(None);
+        runtime.run_microtasks(cx, &mut |_, _| panic!("no error"));
+        assert_eq!(log(cx), "a b c p");
+    }
+}
