@@ -465,7 +465,7 @@ fn queued_microtasks_are_freed_with_the_runtime() {
     // SAFETY: as in `with_realm`; this drops the queued closure, freeing `held`.
     unsafe { Agent::uninstall(rt) };
     // SAFETY: `rt` is live and nothing of it is used after. The job entry left in its queue
-    // holds no value and is freed without running; no object is left.
+    // holds only an int (its count) and is freed without running; no object is left.
     unsafe { q::JS_FreeRuntime(rt) };
 }
 
