@@ -253,9 +253,11 @@ fn enqueue_entry(agent: &Agent, ctx: *mut q::JSContext, count: u32, at_front: bo
 ///
 /// # Safety
 /// `head` is a runtime's `job_list`, found by [`probe_job_list`], of a live runtime used on
-/// this thread, with no job entry being linked or unlinked meanwhile (QuickJS touches the list
-/// only in `JS_EnqueueJob`, `JS_ExecutePendingJob` and `JS_FreeRuntime`, none of which is
-/// running: the caller is inside none of them).
+/// this thread, with no job entry being linked or unlinked meanwhile. QuickJS touches the list
+/// only in `JS_EnqueueJob`, `JS_FreeRuntime` and `JS_ExecutePendingJob`, and the last only
+/// before it calls a job (taking the entry off the list) and after (freeing it): a caller
+/// inside a job's call, as `run_microtask`'s are, is between the two, and no caller is inside
+/// the other two.
 unsafe fn move_last_to_front(head: *mut ListHead) {
     // SAFETY: `head` is the live list's head (the contract), and every link of a circular
     // list QuickJS keeps points at the head or at the `link` of a live entry: each read and
@@ -283,7 +285,8 @@ unsafe fn move_last_to_front(head: *mut ListHead) {
 ///
 /// # Safety
 /// `head` is the job FIFO of `ctx`'s runtime, found by [`probe_job_list`], of a live runtime
-/// used on this thread, outside `JS_EnqueueJob`, `JS_ExecutePendingJob` and `JS_FreeRuntime`.
+/// used on this thread, with no entry being linked or unlinked meanwhile (as for
+/// [`move_last_to_front`]: inside a job's call is fine).
 #[inline]
 unsafe fn join_last_entry(head: *mut ListHead, ctx: *mut q::JSContext) -> bool {
     // SAFETY: `head` is the live list's head (the contract); this reads its `prev` link.
