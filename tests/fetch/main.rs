@@ -128,7 +128,7 @@ fn byte_stream_chunks_reach_a_body_detached_and_exact() {
         const rs = new ReadableStream({ type: 'bytes', pull(c) {
           if (k === chunks.length) { c.close(); return; }
           const v = chunks[k++];
-          expected.push(...v);
+          for (const b of v) expected.push(b);
           const buffer = v.buffer;
           c.enqueue(v);
           detached.push(buffer.byteLength === 0 && buffer.detached);
