@@ -576,6 +576,23 @@ fn the_job_list_is_where_quickjs_keeps_it() {
     });
 }
 
+/// Queues Rust microtasks and a promise job in the order the two shared-entry tests check:
+/// `a` (which queues `a2`, after `e`: it joins the last entry), `!b` and `!d` (which throw),
+/// a promise reaction `p` between `!b` and `c`, then `c`, `!d` and `e`: entries of 2 and 3
+/// microtasks around the promise job.
+fn queue_shared_sequence(cx: &mut Cx) {
+    queue_microtask(cx, |cx| {
+        push(cx, "a");
+        log_microtask(cx, "a2");
+        Ok(())
+    });
+    log_microtask(cx, "!b");
+    eval(cx, "Promise.resolve().then(() => log.push('p'));");
+    log_microtask(cx, "c");
+    log_microtask(cx, "!d");
+    log_microtask(cx, "e");
+}
+
 /// Under an application's loop (`JS_ExecutePendingJob` one job at a time) an entry shared by
 /// several Rust microtasks still runs one microtask per job, in the FIFO's order, and a
 /// microtask that throws is its own job's error.
@@ -583,17 +600,7 @@ fn the_job_list_is_where_quickjs_keeps_it() {
 fn shared_entries_run_one_microtask_per_job_under_an_application_loop() {
     JOB_ERRORS.with(|e| e.borrow_mut().clear());
     with_realm(|cx| {
-        queue_microtask(cx, |cx| {
-            push(cx, "a");
-            // Queued after `e`: it joins the last entry.
-            log_microtask(cx, "a2");
-            Ok(())
-        });
-        log_microtask(cx, "!b");
-        eval(cx, "Promise.resolve().then(() => log.push('p'));");
-        log_microtask(cx, "c");
-        log_microtask(cx, "!d");
-        log_microtask(cx, "e");
+        queue_shared_sequence(cx);
         let counts: Vec<_> = super::job::fifo_entries(cx.agent())
             .into_iter()
             .map(|entry| entry.count)
@@ -629,16 +636,7 @@ fn shared_entries_keep_the_order_and_the_errors_in_the_hosts_loop() {
         let mut cx = runtime.main_context();
         let cx = &mut cx;
         eval(cx, "var log = [];");
-        queue_microtask(cx, |cx| {
-            push(cx, "a");
-            log_microtask(cx, "a2");
-            Ok(())
-        });
-        log_microtask(cx, "!b");
-        eval(cx, "Promise.resolve().then(() => log.push('p'));");
-        log_microtask(cx, "c");
-        log_microtask(cx, "!d");
-        log_microtask(cx, "e");
+        queue_shared_sequence(cx);
         let mut errors = Vec::new();
         runtime.run_microtasks(cx, &mut |error, _| errors.push(error.to_string()));
         assert_eq!(log(cx), "a !b p c !d e a2");
