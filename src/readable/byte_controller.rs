@@ -841,11 +841,7 @@ fn filled_bytes_for_a_bytes_request(
     let DescriptorBuffer::Js(buffer) = &pull_into_descriptor.buffer else {
         return Ok(None);
     };
-    let takes_bytes = match stream.reader() {
-        Some(ReaderRef::Default(reader)) => default_reader::first_read_request_takes_bytes(&reader),
-        _ => false,
-    };
-    if !takes_bytes
+    if !first_read_request_takes_bytes(stream)
         || pull_into_descriptor.element_size != 1
         || engine::array_buffer_byte_length(buffer) > SMALL_CHUNK_BUFFER
     {
@@ -859,12 +855,17 @@ fn filled_bytes_for_a_bytes_request(
     .map(Some)
 }
 
-/// `buffer` detached (`? DetachArrayBuffer`, with its TypeErrors), and a copy of its bytes
-/// from `offset`, `length` of them, as Rust bytes (none where the range is outside them).
+/// `buffer` detached (`? DetachArrayBuffer`, with its TypeErrors), and its bytes from
+/// `offset`, `length` of them, as Rust bytes (none where the range is outside them): the
+/// detached block itself when the range is all of it (no copy on QuickJS, whose detach already
+/// copied), a copy of the range otherwise.
 fn detach_keeping(buffer: &JsArrayBuffer, offset: u64, length: u64) -> JsResult<NativeBytes> {
     let block = engine::clone::detach_array_buffer(buffer)?;
     let start = usize::try_from(offset).unwrap_or(usize::MAX);
     let length = usize::try_from(length).unwrap_or(usize::MAX);
+    if start == 0 && length == block.len() {
+        return Ok(NativeBytes::from_vec(block.into_vec()));
+    }
     let bytes = block
         .as_slice()
         .get(start..start.saturating_add(length))
@@ -942,13 +943,15 @@ fn goes_to_a_bytes_request(
     stream: &Object<ReadableStream>,
     chunk: &ViewRecord,
 ) -> bool {
-    if engine::array_buffer_byte_length(&chunk.buffer) > SMALL_CHUNK_BUFFER
-        || has_pending_pull_intos(controller)
-        || queue_total_size(controller) > 0
-        || !controller.borrow().data().queue.borrow().is_empty()
-    {
-        return false;
-    }
+    engine::array_buffer_byte_length(&chunk.buffer) <= SMALL_CHUNK_BUFFER
+        && !has_pending_pull_intos(controller)
+        && controller.borrow().data().queue.borrow().is_empty()
+        && first_read_request_takes_bytes(stream)
+}
+
+/// Whether `stream` has a default reader whose first read request takes Rust bytes
+/// ([`default_reader::first_read_request_takes_bytes`]).
+fn first_read_request_takes_bytes(stream: &Object<ReadableStream>) -> bool {
     match stream.reader() {
         Some(ReaderRef::Default(reader)) => default_reader::first_read_request_takes_bytes(&reader),
         _ => false,
