@@ -449,8 +449,9 @@ impl ReadRequestSteps for ReadLoopRequest {
     ) -> JsResult<()> {
         let state = self.0;
         // 2. Append the bytes represented by chunk to bytes.
+        // (Rust bytes are no garbage of the engine's: unlike a JS chunk's, they are not counted
+        // as consumed, as `rust::reader::copy_into` does not count them.)
         state.bytes.borrow_mut().push(bytes.as_slice());
-        engine::note_consumed_bytes(bytes.len());
         read_loop_again(&state, ctx)
     }
 
