@@ -36,9 +36,14 @@ pub(crate) struct TextDecoderCommon {
     /// split between inputs wait inside it (part of the
     /// <https://encoding.spec.whatwg.org/#textdecodercommon-i-o-queue>).
     pub(crate) decoder: RefCell<Decoder>,
-    /// The code units of the last [`TextDecoderCommon::process_with`], kept so the next one
+    /// The code units of the last [`TextDecoderCommon::process`], kept so the next one
     /// decodes into memory that is already there (no fresh, zero-filled buffer per chunk).
     scratch: RefCell<Vec<u16>>,
+    /// The same for the output of [`TextDecoderCommon::process`] when it is Latin-1 bytes.
+    latin1_scratch: RefCell<Vec<u8>>,
+    /// Whether this decoder has met output that is not Latin-1 since its last reset: it then
+    /// decodes straight to code units (no Latin-1 attempt per input).
+    wide: Cell<bool>,
 }
 
 /// The largest scratch buffer a decoder keeps between chunks, in code units (a larger one,
@@ -100,6 +105,8 @@ impl TextDecoderCommon {
             bom_seen: Cell::new(false),
             decoder: RefCell::new(encoding.new_decoder_without_bom_handling()),
             scratch: RefCell::new(Vec::new()),
+            latin1_scratch: RefCell::new(Vec::new()),
+            wide: Cell::new(false),
         })
     }
 
@@ -115,45 +122,96 @@ impl TextDecoderCommon {
     pub(crate) fn reset(&self) {
         *self.decoder.borrow_mut() = self.encoding.new_decoder_without_bom_handling();
         self.bom_seen.set(false);
+        self.wide.set(false);
     }
 
     /// Processes `input`, then end-of-queue when `last`, with this's decoder and error mode
     /// (<https://encoding.spec.whatwg.org/#concept-encoding-process>), then serializes the I/O
-    /// queue ([`TextDecoderCommon::serialize_io_queue_units`]), giving `f` the code units:
-    /// decoded into this decoder's scratch buffer, which the next call reuses. `f` must not
-    /// run script.
-    pub(crate) fn process_with<R>(
-        &self,
-        input: &[u8],
-        last: bool,
-        f: impl FnOnce(&[u16]) -> R,
-    ) -> Result<R, DecodeError> {
-        self.process(input, last).map(|decoded| f(decoded.units()))
-    }
-
-    /// [`TextDecoderCommon::process_with`]'s processing and serialization, the code units
-    /// kept in this decoder's scratch buffer until the result is dropped (so a caller can make
-    /// its string after a borrow of the input ends, with no copy in between).
+    /// queue ([`TextDecoderCommon::serialize_io_queue_units`]): the output, kept in this
+    /// decoder's scratch buffers until it is dropped (so a caller can make its string after a
+    /// borrow of the input ends, with no copy in between).
+    ///
+    /// AD-HOC: UTF-8 input whose output is all Latin-1 (ASCII, and prose in most Latin
+    /// scripts) is output as one byte per character, which becomes an 8-bit string with no
+    /// code units in between (half the memory, and on Boa half the string). The bytes up to
+    /// and including the first ASCII byte go through the decoder, which then holds nothing
+    /// (whatever it held before); the valid characters that follow are converted in one pass,
+    /// but for a character cut by the input's end, whose bytes go to the decoder, to wait in
+    /// it as they would. The output, errors and bytes left in the decoder are those of one
+    /// decoder run over the input. On output that is not Latin-1 the rest is decoded to code
+    /// units, and this decoder stops trying until its next reset.
     pub(crate) fn process(&self, input: &[u8], last: bool) -> Result<Decoded<'_>, DecodeError> {
-        let mut scratch = std::mem::take(&mut *self.scratch.borrow_mut());
-        let written = run_decoder_into(
-            &mut self.decoder.borrow_mut(),
-            self.fatal,
-            input,
-            last,
-            &mut scratch,
-        );
         let mut decoded = Decoded {
             common: self,
-            scratch,
+            scratch: std::mem::take(&mut *self.scratch.borrow_mut()),
+            latin1: std::mem::take(&mut *self.latin1_scratch.borrow_mut()),
             units: 0..0,
+            latin1_len: None,
         };
-        let written = written?;
+        let decoder = &mut self.decoder.borrow_mut();
+        if let Some((head, body, tail)) = self.latin1_candidate(input, last) {
+            let start =
+                run_decoder_from(decoder, self.fatal, head, false, &mut decoded.scratch, 0, 0)?;
+            let all = decoded.scratch.get(..start).unwrap_or_default();
+            let units = self.serialize_io_queue_units(all);
+            let skip = start - units.len();
+            if let Some(len) = units_and_utf8_to_latin1(units, body, &mut decoded.latin1) {
+                // The cut character's bytes, a valid start of one, give no unit and no error.
+                let consumed = head.len() + body.len();
+                run_decoder_from(
+                    decoder,
+                    self.fatal,
+                    tail,
+                    false,
+                    &mut decoded.scratch,
+                    0,
+                    consumed,
+                )?;
+                decoded.latin1_len = Some(len);
+                return Ok(decoded);
+            }
+            self.wide.set(true);
+            let rest = input.get(head.len()..).unwrap_or_default();
+            let end = run_decoder_bulk(
+                decoder,
+                self.fatal,
+                rest,
+                last,
+                &mut decoded.scratch,
+                start,
+                head.len(),
+            )?;
+            decoded.units = skip..end;
+            return Ok(decoded);
+        }
+        let written = run_decoder_into(decoder, self.fatal, input, last, &mut decoded.scratch)?;
         let all = decoded.scratch.get(..written).unwrap_or_default();
         let units = self.serialize_io_queue_units(all);
         // The serialized units are a tail of what the decoder wrote (a BOM dropped or not).
         decoded.units = written - units.len()..written;
         Ok(decoded)
+    }
+
+    /// For [`TextDecoderCommon::process`]'s Latin-1 output: UTF-8 input long enough to be
+    /// worth it, to a decoder that has not met other output, split into the bytes up to and
+    /// including the first ASCII byte, the bytes that follow up to a character cut by the
+    /// input's end, and that character's bytes (empty when none is cut; a valid start of a
+    /// character, and only when more input may follow). `None` otherwise.
+    fn latin1_candidate<'i>(
+        &self,
+        input: &'i [u8],
+        last: bool,
+    ) -> Option<(&'i [u8], &'i [u8], &'i [u8])> {
+        if self.encoding != encoding_rs::UTF_8 || self.wide.get() || input.len() < BULK_MIN {
+            return None;
+        }
+        let ascii = input.iter().position(u8::is_ascii)?;
+        let (head, rest) = input.split_at(ascii + 1);
+        let (body, tail) = rest.split_at(cut_character_start(rest));
+        if !tail.is_empty() && (last || !starts_a_character(tail)) {
+            return None;
+        }
+        Some((head, body, tail))
     }
 
     /// <https://encoding.spec.whatwg.org/#concept-td-serialize>, on the code units of the
@@ -200,18 +258,40 @@ pub(crate) struct DecodeError {
     pub(crate) consumed: usize,
 }
 
-/// The serialized output of [`TextDecoderCommon::process`]: code units in the decoder's
-/// scratch buffer, which goes back to the decoder when this is dropped.
+/// The serialized output of [`TextDecoderCommon::process`]: code units, or Latin-1 bytes, in
+/// the decoder's scratch buffers, which go back to the decoder when this is dropped.
 pub(crate) struct Decoded<'a> {
     common: &'a TextDecoderCommon,
     scratch: Vec<u16>,
+    latin1: Vec<u8>,
+    /// The code units in `scratch`, when the output is code units.
     units: std::ops::Range<usize>,
+    /// The output's length in `latin1`, when the output is Latin-1.
+    latin1_len: Option<usize>,
 }
 
 impl Decoded<'_> {
-    /// The output's code units.
-    pub(crate) fn units(&self) -> &[u16] {
-        self.scratch.get(self.units.clone()).unwrap_or_default()
+    /// Whether the output is empty.
+    pub(crate) fn is_empty(&self) -> bool {
+        match self.latin1_len {
+            Some(len) => len == 0,
+            None => self.units.is_empty(),
+        }
+    }
+
+    /// The output's string value (an 8-bit string where the engine takes Latin-1 output as it
+    /// is); a string longer than the engine can hold is its RangeError.
+    pub(crate) fn string_value(&self, ctx: &mut Cx) -> JsResult<Value> {
+        let Some(len) = self.latin1_len else {
+            let units = self.scratch.get(self.units.clone()).unwrap_or_default();
+            return engine::string_value_from_utf16(units, ctx);
+        };
+        let bytes = self.latin1.get(..len).unwrap_or_default();
+        if let Some(value) = engine::string_value_from_latin1(bytes, ctx)? {
+            return Ok(value);
+        }
+        let units: Vec<u16> = bytes.iter().map(|&b| u16::from(b)).collect();
+        engine::string_value_from_utf16(&units, ctx)
     }
 }
 
@@ -220,7 +300,53 @@ impl Drop for Decoded<'_> {
         if self.scratch.len() <= SCRATCH_KEEP {
             *self.common.scratch.borrow_mut() = std::mem::take(&mut self.scratch);
         }
+        if self.latin1.len() <= SCRATCH_KEEP {
+            *self.common.latin1_scratch.borrow_mut() = std::mem::take(&mut self.latin1);
+        }
     }
+}
+
+/// `units` (code units from U+0000 to U+00FF) then the UTF-8 `body` (when it is valid and of
+/// such characters only) as Latin-1 bytes written into `out` from its start (grown,
+/// zero-filling only what is new, when it is too short): how many bytes; `None` for other
+/// units or bytes.
+fn units_and_utf8_to_latin1(units: &[u16], body: &[u8], out: &mut Vec<u8>) -> Option<usize> {
+    let total = units.len().checked_add(body.len())?;
+    if out.len() < total {
+        out.resize(total, 0);
+    }
+    let (head, rest) = out.split_at_mut(units.len());
+    for (byte, &unit) in head.iter_mut().zip(units) {
+        *byte = u8::try_from(unit).ok()?;
+    }
+    let written = super::transcode::utf8_to_latin1(body, rest)?;
+    Some(units.len() + written)
+}
+
+/// Where the character that `bytes` (UTF-8) ends in starts, when the end cuts it: the last
+/// lead byte among the last three bytes, when fewer bytes follow it than its sequence takes;
+/// `bytes.len()` otherwise.
+fn cut_character_start(bytes: &[u8]) -> usize {
+    let len = bytes.len();
+    for back in 1..=len.min(3) {
+        let byte = bytes[len - back];
+        if byte & 0xC0 == 0x80 {
+            continue;
+        }
+        let takes = match byte {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xFF => 4,
+            _ => 1,
+        };
+        return if back < takes { len - back } else { len };
+    }
+    len
+}
+
+/// Whether `bytes` are a valid start of one UTF-8 character, not all of it.
+fn starts_a_character(bytes: &[u8]) -> bool {
+    matches!(std::str::from_utf8(bytes), Err(e) if e.valid_up_to() == 0 && e.error_len().is_none())
 }
 
 /// Runs `decoder` over `input` (then over end-of-queue when `last`), giving the code units of
@@ -256,20 +382,43 @@ pub(crate) fn run_decoder_into(
     last: bool,
     output: &mut Vec<u16>,
 ) -> Result<usize, DecodeError> {
-    /// Below this many bytes the split is not worth its scans.
-    const BULK_MIN: usize = 256;
     if decoder.encoding() == encoding_rs::UTF_8 && input.len() >= BULK_MIN {
         if let Some(ascii) = input.iter().position(u8::is_ascii) {
             let (head, rest) = input.split_at(ascii + 1);
             let start = run_decoder_from(decoder, fatal, head, false, output, 0, 0)?;
-            let (read, written) = super::transcode::utf8_prefix_to_utf16_at(rest, output, start);
-            let start = start + written;
-            let tail = rest.get(read..).unwrap_or_default();
-            let consumed = head.len() + read;
-            return run_decoder_from(decoder, fatal, tail, last, output, start, consumed);
+            return run_decoder_bulk(decoder, fatal, rest, last, output, start, head.len());
         }
     }
     run_decoder_from(decoder, fatal, input, last, output, 0, 0)
+}
+
+/// Below this many bytes the split of [`run_decoder_into`] (and of the Latin-1 output) is not
+/// worth its scans.
+const BULK_MIN: usize = 256;
+
+/// [`run_decoder_into`] after its head (`consumed` bytes, which ended in an ASCII byte, so the
+/// decoder holds nothing), writing from `output[start]`: the valid start of `rest` converted in
+/// bulk, the rest through the decoder. Returns where the units end.
+fn run_decoder_bulk(
+    decoder: &mut Decoder,
+    fatal: bool,
+    rest: &[u8],
+    last: bool,
+    output: &mut Vec<u16>,
+    start: usize,
+    consumed: usize,
+) -> Result<usize, DecodeError> {
+    let (read, written) = super::transcode::utf8_prefix_to_utf16_at(rest, output, start);
+    let tail = rest.get(read..).unwrap_or_default();
+    run_decoder_from(
+        decoder,
+        fatal,
+        tail,
+        last,
+        output,
+        start + written,
+        consumed + read,
+    )
 }
 
 /// [`run_decoder_into`] through the decoder alone, writing from `output[start]`, for `input`
@@ -405,6 +554,108 @@ mod tests {
     /// UTF-8 with valid one- to four-byte characters, invalid and cut sequences mixed in, split
     /// into chunks at every kind of place: the bulk path of `run_decoder_into` gives, chunk by
     /// chunk, the units (or, in fatal mode, the error and its position) of the decoder alone.
+    impl Decoded<'_> {
+        /// The output as code units, whichever form it has.
+        fn output_units(&self) -> Vec<u16> {
+            match self.latin1_len {
+                Some(len) => self.latin1[..len].iter().map(|&b| u16::from(b)).collect(),
+                None => self.scratch[self.units.clone()].to_vec(),
+            }
+        }
+    }
+
+    #[test]
+    fn latin1_output_is_the_decoders_output() {
+        const PIECES: &[&[u8]] = &[
+            b"a",
+            b"text ",
+            "\u{e9}".as_bytes(),
+            "\u{fc}".as_bytes(),
+            "\u{ff}".as_bytes(),
+            "\u{feff}".as_bytes(),
+            "\u{20ac}".as_bytes(),
+            "\u{1f499}".as_bytes(),
+            b"\x80",
+            b"\xC3",
+            b"\xE2\x82",
+        ];
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let (mut latin1, mut wide, mut errors) = (0, 0, 0);
+        for case in 0..2000 {
+            // Latin-1 text, a BOM at the start of some, and in some a character past U+00FF
+            // or an error somewhere; in two to four chunks, each cut anywhere.
+            let mut input = Vec::new();
+            if case % 4 == 0 {
+                input.extend_from_slice("\u{feff}".as_bytes());
+            }
+            let len = 300 + next(1500);
+            while input.len() < len {
+                let piece = match next(3000) {
+                    0 => PIECES[6 + next(PIECES.len() - 6)],
+                    1 => PIECES[5],
+                    _ => PIECES[next(5)],
+                };
+                input.extend_from_slice(piece);
+            }
+            let mut cuts = vec![0, input.len()];
+            for _ in 0..1 + next(3) {
+                cuts.push(next(input.len()));
+            }
+            cuts.sort_unstable();
+            for (fatal, ignore_bom) in [(false, false), (true, false), (false, true)] {
+                let common = TextDecoderCommon {
+                    encoding: encoding_rs::UTF_8,
+                    fatal,
+                    ignore_bom,
+                    bom_seen: Cell::new(false),
+                    decoder: RefCell::new(encoding_rs::UTF_8.new_decoder_without_bom_handling()),
+                    scratch: RefCell::new(Vec::new()),
+                    latin1_scratch: RefCell::new(Vec::new()),
+                    wide: Cell::new(false),
+                };
+                let mut alone = encoding_rs::UTF_8.new_decoder_without_bom_handling();
+                let (mut got, mut want, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
+                let chunks = cuts.windows(2).map(|w| &input[w[0]..w[1]]);
+                for (chunk, last) in chunks.map(|c| (c, false)).chain([(&[][..], true)]) {
+                    let g = common.process(chunk, last);
+                    let w = run_decoder_from(&mut alone, fatal, chunk, last, &mut scratch, 0, 0);
+                    match (g, w) {
+                        (Ok(g), Ok(w)) => {
+                            latin1 += usize::from(g.latin1_len.is_some());
+                            wide += usize::from(g.latin1_len.is_none() && chunk.len() >= 256);
+                            got.extend(g.output_units());
+                            want.extend_from_slice(&scratch[..w]);
+                        }
+                        (g, w) => {
+                            assert_eq!(g.err(), w.err(), "case {case}, fatal {fatal}");
+                            errors += 1;
+                            break;
+                        }
+                    }
+                }
+                // Serialize I/O queue's BOM step, on the whole output of the decoder alone.
+                if !ignore_bom && want.first() == Some(&0xFEFF) {
+                    want.remove(0);
+                }
+                assert_eq!(
+                    got, want,
+                    "case {case}, fatal {fatal}, ignore BOM {ignore_bom}"
+                );
+            }
+        }
+        // Both outputs, and fatal errors, many times.
+        assert!(
+            latin1 > 3000 && wide > 1000 && errors > 100,
+            "{latin1} {wide} {errors}"
+        );
+    }
+
     #[test]
     fn the_bulk_utf8_path_decodes_as_the_decoder_does() {
         const PIECES: &[&[u8]] = &[

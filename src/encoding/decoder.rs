@@ -102,7 +102,7 @@ fn get_ignore_bom(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
 
 native_transform_stream!(TextDecoderStream, slot: transform, transform: decode_and_enqueue_a_chunk, flush: flush_and_enqueue, bytes: decode_and_enqueue_bytes);
 
-/// The serialized output as the string to enqueue, made straight from the decoder's code units
+/// The serialized output as the string to enqueue, made straight from the decoder's output
 /// (`None` when it is empty), or the TypeError of a decoder error.
 fn output_chunk(
     output: Result<Decoded<'_>, DecodeError>,
@@ -111,10 +111,10 @@ fn output_chunk(
     ctx: &mut Cx,
 ) -> JsResult<Option<Value>> {
     let output = output.map_err(|_| common.error(at_end))?;
-    if output.units().is_empty() {
+    if output.is_empty() {
         return Ok(None);
     }
-    crate::engine::string_value_from_utf16(output.units(), ctx).map(Some)
+    output.string_value(ctx).map(Some)
 }
 
 /// The enqueue that follows <https://encoding.spec.whatwg.org/#concept-td-serialize> in both

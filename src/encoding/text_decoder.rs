@@ -143,13 +143,11 @@ fn decode(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     //       2. If result is finished, then return the result of running serialize I/O queue
     //          with this and output.
     //       3. Otherwise, if result is error, throw a TypeError.
-    //    (Decoded into the decoder's scratch buffer, which the next call reuses.)
-    //    (The output's string value is made straight from the code units; a string longer
-    //    than the engine can hold is its RangeError.)
-    match d.common.process_with(&queue, !stream, |units| {
-        engine::string_value_from_utf16(units, ctx)
-    }) {
-        Ok(output) => output,
+    //    (Decoded into the decoder's scratch buffers, which the next call reuses.)
+    //    (The output's string value is made straight from the decoder's output; a string
+    //    longer than the engine can hold is its RangeError.)
+    let result = match d.common.process(&queue, !stream) {
+        Ok(output) => output.string_value(ctx),
         Err(error) => {
             // The items after the error stay in the I/O queue.
             let at_end = error.consumed >= queue.len();
@@ -158,5 +156,6 @@ fn decode(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
             }
             Err(d.common.error(at_end))
         }
-    }
+    };
+    result
 }

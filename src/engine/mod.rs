@@ -97,7 +97,10 @@ pub use backend::{
     throw_type_error, throw_value, thrown_value, type_error, value_message,
 };
 #[allow(unused_imports)]
-pub use backend::{string_value_from_latin1_with, string_value_from_utf16, string_value_from_utf8};
+pub use backend::{
+    string_value_from_latin1, string_value_from_latin1_with, string_value_from_utf16,
+    string_value_from_utf8,
+};
 
 // Promises (`promise.rs`).
 #[allow(unused_imports)]

@@ -91,7 +91,8 @@ pub use slot::{AcyclicShared, Shared};
 pub(crate) use slot::{SlotCell, SlotCellMut, SlotCellRef};
 pub(crate) use string::js_string;
 pub use string::{
-    string_value_from_latin1_with, string_value_from_utf16, string_value_from_utf8, JsString,
+    string_value_from_latin1, string_value_from_latin1_with, string_value_from_utf16,
+    string_value_from_utf8, JsString,
 };
 pub use task::*;
 pub use value::Value;

@@ -203,6 +203,17 @@ pub fn string_value_from_utf8(
     Ok(None)
 }
 
+/// A string value of the characters U+0000 to U+00FF that `bytes` holds, one byte each; `None`
+/// where the engine cannot take them as they are (never on Boa: a Latin-1 `JsString`, one
+/// copy).
+pub fn string_value_from_latin1(
+    bytes: &[u8],
+    _ctx: &mut crate::engine::Cx,
+) -> crate::engine::JsResult<Option<crate::engine::Value>> {
+    let string = boa_engine::JsString::from(boa_engine::string::JsStr::latin1(bytes));
+    Ok(Some(JsString(string).into()))
+}
+
 /// A string value of at most `capacity` characters from U+0000 to U+00FF, one byte each, which
 /// `fill` writes into the room it gets (`capacity` bytes) and counts; `None` when `fill`
 /// gives up. On Boa a Latin-1 `JsString` whose room is the string's own block (boa_string's

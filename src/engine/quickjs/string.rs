@@ -451,6 +451,20 @@ fn read_string_record(ctx: &mut Cx, record: &[u8]) -> JsResult<Value> {
     }
 }
 
+/// A string value of the characters U+0000 to U+00FF that `bytes` holds, one byte each; `None`
+/// as for [`string_value_from_latin1_with`] (past QuickJS's longest string, or where this
+/// QuickJS cannot take the record): an 8-bit string.
+pub fn string_value_from_latin1(bytes: &[u8], ctx: &mut Cx) -> JsResult<Option<Value>> {
+    string_value_from_latin1_with(
+        bytes.len(),
+        |room| {
+            room.get_mut(..bytes.len())?.copy_from_slice(bytes);
+            Some(bytes.len())
+        },
+        ctx,
+    )
+}
+
 /// A string value of at most `capacity` characters from U+0000 to U+00FF, one byte each, which
 /// `fill` writes into the room it gets (`capacity` bytes) and counts; `None` when `fill`
 /// gives up, past QuickJS's longest string, or where this QuickJS cannot take the record
