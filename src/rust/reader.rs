@@ -290,9 +290,14 @@ trait Gathering: 'static {
     /// [`chunk_size`]), or a `TypeError` for a read of bytes given a chunk that is not bytes. A
     /// JS chunk's bytes are copied now, in the one engine call that also measures them.
     fn take(&mut self, chunk: Chunk, limit: usize, ctx: &mut Cx) -> Result<usize, StreamError>;
+    /// Whether the batch takes bytes: a byte stream's small chunk may then reach it as Rust
+    /// bytes (a batch of values would only make a JS value of them again).
+    const TAKES_BYTES: bool = true;
 }
 
 impl Gathering for Vec<Chunk> {
+    const TAKES_BYTES: bool = false;
+
     fn take(&mut self, chunk: Chunk, _: usize, ctx: &mut Cx) -> Result<usize, StreamError> {
         let size = chunk_size(&chunk, ctx);
         self.push(chunk);
@@ -386,6 +391,8 @@ const RUN_RESERVE: usize = 64 * 1024;
 
 struct Waiter {
     read: Box<dyn Gather>,
+    /// [`Gathering::TAKES_BYTES`] of the read's batch.
+    takes_bytes: bool,
     /// How many chunks arrived.
     chunks: usize,
     bytes: usize,
@@ -613,6 +620,7 @@ impl DrainingReader {
         }
         let waiter = Waiter {
             read,
+            takes_bytes: G::TAKES_BYTES,
             chunks: 0,
             bytes: 0,
             limit: byte_limit.max(1),
@@ -650,7 +658,7 @@ fn finish(inner: &DrainInner, waiter: Waiter, result: Result<bool, StreamError>,
 
 /// Issues one read request of ours; what it gets lands in `state.arrived` (synchronously when
 /// a chunk was queued or the source enqueued during the pull the read triggered).
-fn issue_read(inner: &Rc<DrainInner>, ctx: &mut Cx) {
+fn issue_read(inner: &Rc<DrainInner>, takes_bytes: bool, ctx: &mut Cx) {
     inner.state.borrow_mut().outstanding = true;
     let weak: Weak<DrainInner> = Rc::downgrade(inner);
     read_into(
@@ -671,8 +679,7 @@ fn issue_read(inner: &Rc<DrainInner>, ctx: &mut Cx) {
                 });
             }
         },
-        // A draining read gathers bytes, or hands out values that Rust bytes become.
-        true,
+        takes_bytes,
         ctx,
     );
 }
@@ -741,6 +748,6 @@ fn step(inner: &Rc<DrainInner>, mut waiter: Waiter, ctx: &mut Cx) {
                 reader_stream(&inner.reader).is_some_and(|s| s.state() == StreamState::Closed);
             return finish(inner, waiter, Ok(closed), ctx);
         }
-        issue_read(inner, ctx);
+        issue_read(inner, waiter.takes_bytes, ctx);
     }
 }
