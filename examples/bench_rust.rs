@@ -25,6 +25,9 @@
 //!    per pull, 256 chunks, read to the end with the plain `Reader` or the `DrainingReader`.
 //!    `--part 4 --reader plain|drain|none` runs one of them once (`none`: only the setup), for
 //!    callgrind: the difference of two runs' instruction counts is what the reads cost.
+//!
+//! `--part 2 --native-bare MIB` runs only part 2's native pipe with neither side touching the
+//! bytes, once over MIB MiB, for callgrind (two sizes' difference is the per-chunk cost).
 
 use std::{
     cell::RefCell,
@@ -742,6 +745,19 @@ fn main() {
         }
     }
 
+    // `--native-bare MIB` runs only the native pipe with neither side touching the bytes, once,
+    // over MIB MiB (for callgrind: the difference of two sizes is the per-chunk cost).
+    if let Some(mib) = args
+        .iter()
+        .position(|a| a == "--native-bare")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        let data: Rc<Vec<u8>> = Rc::new(vec![0; mib << 20]);
+        let out = Rc::new(RefCell::new(vec![0u8; mib << 20]));
+        pipe_once(&host, &mut ctx, &data, &out, false, true, Route::Direct);
+        return;
+    }
     let pipe_figures = if want(2) {
         println!();
         println!("## pipeTo from a Rust byte source to a Rust sink, 64 KiB chunks");
