@@ -547,3 +547,95 @@ fn a_gzip_body_streams_through_decompression_with_bounded_read_ahead() {
         TestAction::assert("maxAhead <= 4 * 65536"),
     ]);
 }
+
+/// `json()` gives what `JSON.parse` of the body's text gives (on Boa a parser of our own builds
+/// it): the same values, key order, property attributes and prototypes, for hand-picked texts
+/// and generated ones (names repeated and colliding, escapes, numbers of every form); the same
+/// `SyntaxError` for text that is not JSON; a lone surrogate escape as one code unit.
+#[test]
+fn json_gives_what_json_parse_gives() {
+    host().run([TestAction::assert_async(
+        r#"
+        function same(a, b, path) {
+          if (typeof a !== typeof b) throw new Error(path + ': types ' + typeof a + ' ' + typeof b);
+          if (a === null || typeof a !== 'object') {
+            if (!Object.is(a, b)) throw new Error(path + ': ' + String(a) + ' vs ' + String(b));
+            return;
+          }
+          if (Array.isArray(a) !== Array.isArray(b)) throw new Error(path + ': array');
+          if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) throw new Error(path + ': prototype');
+          if (!Object.isExtensible(a)) throw new Error(path + ': not extensible');
+          const ka = Reflect.ownKeys(a), kb = Reflect.ownKeys(b);
+          if (ka.join('\u0000') !== kb.join('\u0000')) throw new Error(path + ': keys ' + ka + ' vs ' + kb);
+          for (const k of ka) {
+            const da = Object.getOwnPropertyDescriptor(a, k), db = Object.getOwnPropertyDescriptor(b, k);
+            if (da.writable !== db.writable || da.enumerable !== db.enumerable
+                || da.configurable !== db.configurable) throw new Error(path + ': attributes of ' + k);
+            same(da.value, db.value, path + '.' + String(k));
+          }
+        }
+        const texts = [
+          '0', '-0', '1', '-1', '0.5', '-0.0', '1e3', '1E+3', '1e-7', '2.5e-320',
+          '123456789012345', '1234567890123456', '9007199254740993', '12345678901234567890123',
+          '0.1', '3.141592653589793238462643383279', '1.7976931348623157e308',
+          'true', 'false', 'null', '""', '"a"', ' \t\r\n[ 1 , 2 ]\n ', '[]', '{}', '[[], {}, [[]]]',
+          '{"a":1,"a":2,"b":3,"a":4}', '{"__proto__":[1],"x":{"__proto__":null}}',
+          '{"2":"two","1":"one","b":"b","0":"zero","4294967295":"max","-1":"neg","01":"lead"}',
+          '"\\"\\\\\\/\\b\\f\\n\\r\\t\\u0041\\u00e9\\u20ac\\ud83d\\ude00"', '"caf\u00e9 \u20ac \ud83d\ude00"',
+          '{"caf\u00e9":1,"\\u0063af\\u00e9":2,"n\\u00e4me":3,"n\u00e4me":4}',
+          '{"' + 'k'.repeat(40) + '":1,"' + 'k'.repeat(32) + '":2,"' + 'k'.repeat(33) + '":3}',
+        ];
+        // Generated texts: objects of names drawn from a small pool (met again and again, and
+        // colliding in any small table), nested arrays, strings and numbers of every form.
+        let seed = 12345;
+        const next = (n) => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return (seed >>> 8) % n; };
+        const names = ['id', 'name', 'score', 'ok', 'a', 'b', 'é', 'ключ', '1', '0', '__proto__', 'x y', 'k\\u0041'];
+        const strings = ['', 'row', 'caf\u00e9', '\\n\\t', '\\u0000', '\u4e2d\u6587', '\ud83d\ude00', '\\ud83d\\ude00', '"'.replace('"', '\\"')];
+        const numbers = ['0', '-0', '7', '-12', '3.25', '1e21', '1e-5', '-4.5E+2', '9007199254740993', '0.30000000000000004'];
+        function gen(depth) {
+          const k = depth > 4 ? next(3) + 2 : next(6);
+          if (k === 0) {
+            const n = next(5);
+            return '{' + Array.from({ length: n }, () => '"' + names[next(names.length)] + '":' + gen(depth + 1)).join(',') + '}';
+          }
+          if (k === 1) return '[' + Array.from({ length: next(5) }, () => gen(depth + 1)).join(', ') + ']';
+          if (k === 2) return '"' + strings[next(strings.length)] + '"';
+          if (k === 3) return numbers[next(numbers.length)];
+          return ['true', 'false', 'null'][next(3)];
+        }
+        for (let i = 0; i < 300; i++) texts.push(gen(0));
+        const rows = [];
+        for (let i = 0; i < 2000; i++) rows.push({ id: i, name: 'row ' + i, score: i * 0.5, ok: i % 3 === 0, ['k' + (i % 97)]: [i] });
+        texts.push(JSON.stringify(rows));
+        for (const text of texts) {
+          same(await new Response(text).json(), JSON.parse(text), text.slice(0, 60));
+          same(await new Response(new TextEncoder().encode(text)).json(), JSON.parse(text), text.slice(0, 60));
+        }
+        const out = [texts.length];
+        // Not JSON: the SyntaxError JSON.parse throws.
+        for (const bad of ['', '{', '[1,]', '01', '{"a" 1}', "'a'", 'tru', '1.', '-', '.5', '+1', '"\u0001"',
+                           '{"a":1,}', 'NaN', '[1] x', '"\\x41"', '"\\u12"', '{a:1}', '"abc']) {
+          let parsed;
+          try { JSON.parse(bad); parsed = 'parsed'; } catch (e) { parsed = e.constructor.name; }
+          let json;
+          try { await new Response(bad).json(); json = 'parsed'; } catch (e) { json = e.constructor.name; }
+          if (parsed !== 'SyntaxError' || json !== 'SyntaxError') out.push(bad + ': ' + parsed + ' ' + json);
+        }
+        // Past the largest double: infinite (Boa 0.22's JSON.parse throws instead).
+        out.push((await new Response('[1e400, -1e400]').json()).join());
+        // A byte order mark goes with UTF-8 decode.
+        out.push(await new Response('\ufeff[1]').json().then((v) => v[0]));
+        // A lone surrogate escape is one code unit.
+        const lone = await new Response('["\\ud83d", "\\udc00x"]').json();
+        out.push(lone.map((s) => s.length + ':' + s.charCodeAt(0).toString(16)).join(','));
+        // Nested deeper than any parser's recursion goes: json() and JSON.parse agree.
+        const deep = '['.repeat(600) + ']'.repeat(600);
+        let a, b;
+        try { a = JSON.stringify(JSON.parse(deep)).length; } catch (e) { a = e.constructor.name; }
+        try { b = JSON.stringify(await new Response(deep).json()).length; } catch (e) { b = e.constructor.name; }
+        out.push(a === b);
+        return out.join('|');
+        "#,
+        "334|Infinity,-Infinity|1|1:d83d,2:dc00|true",
+    )]);
+}

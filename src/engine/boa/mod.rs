@@ -60,7 +60,7 @@ mod extension;
 mod handle;
 mod job;
 mod json;
-mod json_fallback;
+mod json_text;
 mod object;
 mod promise;
 mod property;
