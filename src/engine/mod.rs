@@ -93,8 +93,9 @@ pub(crate) use backend::new_closure;
 #[allow(unused_imports)]
 pub use backend::{
     call, call_object, create_array_from_list, create_iter_result_object, get_script_property,
-    json_parse, json_stringify, range_error, remember_json_intrinsics, throw_range_error,
-    throw_type_error, throw_value, thrown_value, type_error, value_message,
+    json_member, json_object, json_parse, json_stringify, range_error, remember_json_intrinsics,
+    throw_range_error, throw_type_error, throw_value, thrown_value, type_error, value_message,
+    JsonName,
 };
 #[allow(unused_imports)]
 pub use backend::{
@@ -152,6 +153,7 @@ pub use buffer::{
 #[allow(unused_imports)]
 pub use slot::{Slot, SlotMut, SlotRef};
 pub(crate) mod internal_promise;
+pub(crate) mod json_text;
 pub(crate) mod kinds;
 pub(crate) mod pool;
 mod promise_result;

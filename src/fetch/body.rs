@@ -351,6 +351,13 @@ impl Convert {
 
 /// <https://infra.spec.whatwg.org/#parse-json-bytes-to-a-javascript-value>
 pub(crate) fn parse_json_from_bytes(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
+    // AD-HOC: a JSON text is parsed from its bytes in one pass, into the value the steps below
+    // give (`engine::json_text`, which says why); other text takes the steps, for the
+    // SyntaxError of %JSON.parse%.
+    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if let Some(value) = engine::json_text::parse_json_utf8(text, ctx) {
+        return value;
+    }
     // 1. Let string be the result of running UTF-8 decode on bytes.
     let string = crate::encoding::utf8_decode(bytes);
     // 2. Return ? Call(%JSON.parse%, undefined, « string »).

@@ -41,18 +41,9 @@ fn intrinsic(ctx: &Cx, which: fn(&JsonIntrinsics) -> &JsValue) -> JsResult<JsObj
 }
 
 /// `? Call(%JSON.parse%, undefined, « text »)`: a `SyntaxError` for text that is not JSON.
-///
-/// AD-HOC: a JSON text is parsed by a parser of our own (`json_text`), which builds the value
-/// `%JSON.parse%` would (without a reviver `JSON.parse` runs no script, and its value is
-/// determined by the text): Boa 0.22's `JSON.parse` compiles the text as a script and runs it,
-/// at about 8 MB/s, and rejects a lone surrogate escape. A text that parser does not take
-/// (not JSON, or nested deeper than it goes) is given to `%JSON.parse%`, whose SyntaxError it
-/// is.
+/// (`json()` parses a JSON text itself first: `json_text`.)
 pub fn json_parse(text: JsString, ctx: &mut Cx) -> JsResult<Value> {
     let parse = intrinsic(ctx, |i| &i.parse)?;
-    if let Some(result) = super::json_text::parse(&text.0, ctx) {
-        return result.map(Value::from).map_err(JsError::from);
-    }
     parse
         .call(
             &JsValue::undefined(),
@@ -70,4 +61,52 @@ pub fn json_stringify(value: Value, ctx: &mut Cx) -> JsResult<Option<JsString>> 
         .call(&JsValue::undefined(), &[value.into()], ctx)
         .map_err(JsError::from)?;
     Ok(result.as_string().map(|s| JsString::from(s.clone())))
+}
+
+/// A member name of a JSON text, made once for every member that has it (`json_text`).
+pub struct JsonName(boa_engine::property::PropertyKey);
+
+impl JsonName {
+    /// The name `text`.
+    pub fn from_str(text: &str, _ctx: &mut Cx) -> JsResult<Self> {
+        Ok(Self(boa_engine::JsString::from(text).into()))
+    }
+
+    /// The name of the code units `units` (a lone surrogate included).
+    pub fn from_utf16(units: &[u16], _ctx: &mut Cx) -> JsResult<Self> {
+        Ok(Self(boa_engine::JsString::from(units).into()))
+    }
+
+    /// The same name.
+    pub fn duplicate(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+/// A new object of a JSON text's parse: `OrdinaryObjectCreate(%Object.prototype%)`, of the
+/// realm's shared shapes (as an object literal's: members add shape transitions, not a table
+/// of their own).
+pub fn json_object(ctx: &mut Cx) -> JsResult<Object> {
+    let object = boa_engine::object::ObjectInitializer::with_native_data(
+        boa_engine::builtins::object::OrdinaryObject,
+        ctx,
+    )
+    .build();
+    Ok(Object::from(object))
+}
+
+/// `CreateDataProperty(object, name, value)` on an object of [`json_object`]: on this new,
+/// extensible ordinary object, whose every property is such a data property, it adds the
+/// property, or for a repeated name replaces the value in place. Inserted as is (no
+/// descriptor validation to run).
+pub fn json_member(object: &Object, name: &JsonName, value: Value, _ctx: &mut Cx) -> JsResult<()> {
+    object.js().insert_property(
+        name.0.clone(),
+        boa_engine::property::PropertyDescriptor::builder()
+            .value(value.into_js())
+            .writable(true)
+            .enumerable(true)
+            .configurable(true),
+    );
+    Ok(())
 }

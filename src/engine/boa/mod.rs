@@ -60,7 +60,6 @@ mod extension;
 mod handle;
 mod job;
 mod json;
-mod json_text;
 mod object;
 mod promise;
 mod property;
