@@ -312,6 +312,10 @@ fn define(object: &Object, name: &JsonName, value: Value, ctx: &mut Cx) -> JsRes
 
 /// The string value of a literal without escapes: its bytes UTF-8 decoded (errors replaced).
 fn plain_string_value(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
+    // Where the engine makes a string of ASCII bytes itself (QuickJS), it does.
+    if let Some(value) = engine::string_value_from_utf8(bytes, ctx)? {
+        return Ok(value);
+    }
     if let Some(latin1) = latin1_of_utf8(bytes) {
         if let Some(value) = engine::string_value_from_latin1(&latin1, ctx)? {
             return Ok(value);
