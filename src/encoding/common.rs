@@ -554,6 +554,16 @@ mod tests {
     /// UTF-8 with valid one- to four-byte characters, invalid and cut sequences mixed in, split
     /// into chunks at every kind of place: the bulk path of `run_decoder_into` gives, chunk by
     /// chunk, the units (or, in fatal mode, the error and its position) of the decoder alone.
+    /// A pseudo-random index below `n` per call (xorshift64 from `seed`).
+    fn xorshift(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        }
+    }
+
     impl Decoded<'_> {
         /// The output as code units, whichever form it has.
         fn output_units(&self) -> Vec<u16> {
@@ -579,13 +589,7 @@ mod tests {
             b"\xC3",
             b"\xE2\x82",
         ];
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15u64);
         let (mut latin1, mut wide, mut errors) = (0, 0, 0);
         for case in 0..2000 {
             // Latin-1 text, a BOM at the start of some, and in some a character past U+00FF
@@ -674,13 +678,7 @@ mod tests {
             b"\xED\xA0\x80",
             b"\xC0\xAF",
         ];
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = xorshift(0x2545_F491_4F6C_DD1Du64);
         let (mut bulk_runs, mut errors) = (0, 0);
         for case in 0..3000 {
             // Mostly valid text (errors are rare in a real body), long enough for the bulk
