@@ -483,8 +483,10 @@ impl std::fmt::Debug for Cx {
 const JOB_WORDS: usize = 11;
 
 /// Rust code queued to run later with a context (a microtask), run once or dropped: a closure
-/// stored in place when it fits [`JOB_WORDS`] words, otherwise a box. The agent's queue holds
-/// these by value, so the per-chunk microtasks of a pipe cost no allocation of their own.
+/// stored in place when it fits [`JOB_WORDS`] words, otherwise a box. The agent's queue
+/// ([`JobQueue`]) holds these in its slots, where the closure is written when it is queued and
+/// read out when it runs, so the per-chunk microtasks of a pipe cost no allocation, and no
+/// copy of the job, of their own.
 pub(crate) struct Job {
     /// The closure, of the type `call` and `release` were instantiated with.
     storage: std::mem::MaybeUninit<[usize; JOB_WORDS]>,
@@ -502,73 +504,65 @@ const fn fits_in_job<T>() -> bool {
         && std::mem::align_of::<T>() <= std::mem::align_of::<usize>()
 }
 
-// A boxed microtask (a fat pointer) always fits: [`Job::boxed`] relies on it.
+// A boxed microtask (a fat pointer) always fits: [`JobQueue::push`] relies on it.
 const _: () = assert!(fits_in_job::<Box<dyn Microtask>>());
 
+/// Moves the `F` at `at` out and calls it ([`Job::call`] of a closure stored in place).
+///
+/// # Safety
+/// `at` holds a live `F` that nothing else will read or drop.
+unsafe fn call_in_place<F: FnOnce(&mut Cx) -> JsResult<()>>(
+    at: *mut u8,
+    cx: &mut Cx,
+) -> JsResult<()> {
+    // SAFETY: the caller's contract: `at` holds a live `F`, read out once (so it is moved,
+    // and the job forgets it: nothing drops the storage after this). It is read out before it
+    // runs, so the slot may be reused while it runs.
+    let f = unsafe { at.cast::<F>().read() };
+    f(cx)
+}
+
+/// Moves the boxed microtask at `at` out and runs it ([`Job::call`] of a boxed closure).
+///
+/// # Safety
+/// `at` holds a live box that nothing else will read or drop.
+unsafe fn call_boxed(at: *mut u8, cx: &mut Cx) -> JsResult<()> {
+    // SAFETY: the caller's contract: a live box, read out once (moved, as in `call_in_place`).
+    let job = unsafe { at.cast::<Box<dyn Microtask>>().read() };
+    job.run(cx)
+}
+
+/// Drops the `T` at `at` ([`Job::release`]).
+///
+/// # Safety
+/// `at` holds a live `T` that nothing else will read or drop.
+unsafe fn release_in_place<T>(at: *mut u8) {
+    // SAFETY: the caller's contract: a live `T`, dropped once.
+    unsafe { at.cast::<T>().drop_in_place() }
+}
+
 impl Job {
-    /// A job that runs `f`: in place when it fits, else boxed.
-    #[inline]
-    pub(crate) fn new<F: FnOnce(&mut Cx) -> JsResult<()> + 'static>(f: F) -> Self {
-        if !fits_in_job::<F>() {
-            return Self::boxed(Box::new(FnJob(f)));
-        }
-        /// # Safety
-        /// `at` holds a live `F` that nothing else will read or drop.
-        unsafe fn call<F: FnOnce(&mut Cx) -> JsResult<()>>(
-            at: *mut u8,
-            cx: &mut Cx,
-        ) -> JsResult<()> {
-            // SAFETY: the caller's contract: `at` holds a live `F`, read out once (so it is
-            // moved, and the job forgets it: `Job::run` never drops the storage after this).
-            let f = unsafe { at.cast::<F>().read() };
-            f(cx)
-        }
-        // SAFETY: `F` fits (checked just above), and `call::<F>` consumes a live `F`.
-        unsafe { Self::in_place(f, call::<F>) }
-    }
-
-    /// A job that runs a microtask already boxed (the box itself is stored in place).
-    #[inline]
-    pub(crate) fn boxed(job: Box<dyn Microtask>) -> Self {
-        /// # Safety
-        /// `at` holds a live box that nothing else will read or drop.
-        unsafe fn call(at: *mut u8, cx: &mut Cx) -> JsResult<()> {
-            // SAFETY: the caller's contract: a live box, read out once (moved, as in `new`).
-            let job = unsafe { at.cast::<Box<dyn Microtask>>().read() };
-            job.run(cx)
-        }
-        // SAFETY: a box fits (the constant assertion above, checked at compile time), and
-        // `call` consumes a live box.
-        unsafe { Self::in_place(job, call) }
-    }
-
-    /// Stores `value` in place, run by `call`.
+    /// Writes a job that runs the `T` in `value` with `call` into `slot`.
     ///
     /// # Safety
-    /// `T` fits the storage ([`fits_in_job`]), and `call` consumes (reads out and runs or
-    /// drops) a live `T` at the address it is given.
+    /// `slot` is valid for writing a `Job` (and holds no live job: nothing is dropped); `T`
+    /// fits the storage ([`fits_in_job`]), and `call` consumes (reads out and runs or drops) a
+    /// live `T` at the address it is given.
     #[inline(always)]
-    unsafe fn in_place<T: 'static>(
+    unsafe fn write_in_place<T: 'static>(
+        slot: *mut Job,
         value: T,
         call: unsafe fn(*mut u8, &mut Cx) -> JsResult<()>,
-    ) -> Self {
-        /// # Safety
-        /// `at` holds a live `T` that nothing else will read or drop.
-        unsafe fn release<T>(at: *mut u8) {
-            // SAFETY: the caller's contract: a live `T`, dropped once.
-            unsafe { at.cast::<T>().drop_in_place() }
-        }
-        let mut storage = std::mem::MaybeUninit::<[usize; JOB_WORDS]>::uninit();
-        // SAFETY: the storage is `JOB_WORDS` words, aligned for `usize`, and `T` is no larger
-        // and needs no more alignment (this function's contract), so the write stays inside
-        // it and is aligned. From here the storage holds a live `T`, which `call` (the
-        // contract) or `release::<T>` consumes exactly once.
-        unsafe { storage.as_mut_ptr().cast::<T>().write(value) };
-        Job {
-            storage,
-            call,
-            release: release::<T>,
-            _not_send: std::marker::PhantomData,
+    ) {
+        // SAFETY: `slot` is valid for writes (the contract), so are its fields. The storage
+        // is `JOB_WORDS` words, aligned for `usize`, and `T` is no larger and needs no more
+        // alignment (the contract), so the write stays inside it and is aligned. From here the
+        // storage holds a live `T`, which `call` (the contract) or `release_in_place::<T>`
+        // consumes exactly once.
+        unsafe {
+            ptr::addr_of_mut!((*slot).storage).cast::<T>().write(value);
+            ptr::addr_of_mut!((*slot).call).write(call);
+            ptr::addr_of_mut!((*slot).release).write(release_in_place::<T>);
         }
     }
 
@@ -576,10 +570,29 @@ impl Job {
     #[inline]
     pub(crate) fn run(self, cx: &mut Cx) -> JsResult<()> {
         let mut job = std::mem::ManuallyDrop::new(self);
-        // SAFETY: the storage holds the live closure `call` was made for (`in_place`), and
-        // this is its one use: the job is not dropped afterwards (`ManuallyDrop`), so nothing
-        // reads or drops the moved-out closure again.
+        // SAFETY: the storage holds the live closure `call` was made for (`write_in_place`),
+        // and this is its one use: the job is not dropped afterwards (`ManuallyDrop`), so
+        // nothing reads or drops the moved-out closure again.
         unsafe { (job.call)(job.storage.as_mut_ptr().cast(), cx) }
+    }
+
+    /// Runs the job in `slot` (consuming its closure), where [`JobQueue::pop_front_slot`]
+    /// left it.
+    ///
+    /// # Safety
+    /// `slot` holds a live job that the caller owns (taken off its queue), which nothing else
+    /// reads, runs or drops. The job's `call` moves the closure out of the slot before the
+    /// closure runs (`call_in_place`, `call_boxed`), so the slot is free for the queue to reuse
+    /// or move (a microtask queued while it runs) from then on.
+    #[inline(always)]
+    pub(crate) unsafe fn run_in_slot(slot: *mut Job, cx: &mut Cx) -> JsResult<()> {
+        // SAFETY: a live job the caller owns (the contract): its `call` is the one made for
+        // the closure in its storage, which it consumes once; nothing drops the slot's job
+        // afterwards (the queue never drops the jobs it handed out).
+        unsafe {
+            let call = (*slot).call;
+            call(ptr::addr_of_mut!((*slot).storage).cast(), cx)
+        }
     }
 }
 
@@ -588,6 +601,199 @@ impl Drop for Job {
         // SAFETY: a job that is dropped has not run (`run` forgets it), so its storage still
         // holds the live closure `release` was made for, dropped here once.
         unsafe { (self.release)(self.storage.as_mut_ptr().cast()) }
+    }
+}
+
+/// The agent's Rust microtasks, in order (see [`Agent::microtasks`]): a ring of [`Job`] slots
+/// whose length is a power of two. A job is written straight into its slot when queued
+/// ([`JobQueue::push`]) and run from it when taken ([`JobQueue::pop_front_slot`]), never moved
+/// in between but when the ring grows.
+///
+/// Only the agent's thread uses it, through `&self` (the agent is only shared-borrowed):
+/// every method changes the fields with no code of anyone else running in between (no method
+/// runs a job or drops one while the ring is being changed), so no borrow flag is needed.
+///
+/// # Invariant
+/// `slots` points to `capacity` slots (a power of two, or 0 with a dangling pointer) allocated
+/// with `Layout::array::<Job>(capacity)`; the `len` slots from `head` on (modulo `capacity`)
+/// hold live jobs the queue owns, in order; the others hold nothing live.
+pub(crate) struct JobQueue {
+    slots: Cell<ptr::NonNull<Job>>,
+    capacity: Cell<usize>,
+    head: Cell<usize>,
+    len: Cell<usize>,
+}
+
+impl Default for JobQueue {
+    fn default() -> Self {
+        Self {
+            slots: Cell::new(ptr::NonNull::dangling()),
+            capacity: Cell::new(0),
+            head: Cell::new(0),
+            len: Cell::new(0),
+        }
+    }
+}
+
+impl JobQueue {
+    /// How many jobs are queued.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len.get()
+    }
+
+    /// Whether no job is queued.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len.get() == 0
+    }
+
+    /// The slot of the job `index` places after the front (`index` below the capacity).
+    #[inline(always)]
+    fn slot(&self, index: usize) -> *mut Job {
+        let at = (self.head.get() + index) & (self.capacity.get().wrapping_sub(1));
+        // (In bounds: `at` is below the capacity, a power of two, when it is not 0, and the
+        // callers only ask with a capacity.)
+        self.slots.get().as_ptr().wrapping_add(at)
+    }
+
+    /// Queues a job that runs `f` at the back: written in its slot when it fits, else boxed.
+    #[inline(always)]
+    pub(crate) fn push<F: FnOnce(&mut Cx) -> JsResult<()> + 'static>(&self, f: F) {
+        if !fits_in_job::<F>() {
+            let job: Box<dyn Microtask> = Box::new(FnJob(f));
+            let slot = self.push_slot();
+            // SAFETY: `push_slot` gave a free slot, valid for writes; a box fits (the constant
+            // assertion above, checked at compile time), and `call_boxed` consumes a live box.
+            unsafe { Job::write_in_place(slot, job, call_boxed) };
+            return;
+        }
+        let slot = self.push_slot();
+        // SAFETY: `push_slot` gave a free slot, valid for writes; `F` fits (checked just
+        // above), and `call_in_place::<F>` consumes a live `F`.
+        unsafe { Job::write_in_place(slot, f, call_in_place::<F>) };
+    }
+
+    /// Counts one more job at the back and returns its slot, free and valid for writes, which
+    /// the caller fills with a live job at once (before any other use of the queue: the
+    /// invariant counts it as live).
+    #[inline(always)]
+    fn push_slot(&self) -> *mut Job {
+        if self.len.get() == self.capacity.get() {
+            self.grow();
+        }
+        let slot = self.slot(self.len.get());
+        self.len.set(self.len.get() + 1);
+        slot
+    }
+
+    /// Doubles the ring (at least 16 slots), moving the queued jobs to its start, in order.
+    #[cold]
+    #[inline(never)]
+    fn grow(&self) {
+        let old_capacity = self.capacity.get();
+        let capacity = (old_capacity * 2).max(16);
+        // Assert: a ring of this many jobs fits the address space (`Vec` would panic too).
+        let layout = std::alloc::Layout::array::<Job>(capacity).expect("a microtask queue's size");
+        // SAFETY: the layout's size is not zero (16 or more jobs of 13 words).
+        let Some(slots) = ptr::NonNull::new(unsafe { std::alloc::alloc(layout) }.cast::<Job>())
+        else {
+            std::alloc::handle_alloc_error(layout)
+        };
+        let len = self.len.get();
+        for index in 0..len {
+            // SAFETY: the `len` jobs from `head` (modulo the old capacity) are live (the
+            // invariant), each moved once into the new ring's first `len` slots (`len` is at
+            // most the old capacity, below the new one); the old slots are not read again.
+            unsafe {
+                let from = self.slot(index);
+                slots.as_ptr().add(index).write(from.read());
+            }
+        }
+        if old_capacity != 0 {
+            // SAFETY: the old ring, allocated with this layout (the invariant); its live jobs
+            // were moved out above.
+            unsafe {
+                std::alloc::dealloc(
+                    self.slots.get().as_ptr().cast(),
+                    std::alloc::Layout::array::<Job>(old_capacity)
+                        .unwrap_or(std::alloc::Layout::new::<Job>()),
+                );
+            }
+        }
+        self.slots.set(slots);
+        self.capacity.set(capacity);
+        self.head.set(0);
+    }
+
+    /// Takes the front job off the queue and returns its slot, where the job stays, now owned
+    /// by the caller, until the next [`JobQueue::push`] (which may reuse the slot or move the
+    /// ring): the caller runs it ([`Job::run_in_slot`]) or moves it out at once.
+    #[inline(always)]
+    pub(crate) fn pop_front_slot(&self) -> Option<*mut Job> {
+        if self.len.get() == 0 {
+            return None;
+        }
+        let slot = self.slot(0);
+        self.head
+            .set((self.head.get() + 1) & (self.capacity.get() - 1));
+        self.len.set(self.len.get() - 1);
+        Some(slot)
+    }
+
+    /// Takes the front job off the queue.
+    #[inline]
+    pub(crate) fn pop_front(&self) -> Option<Job> {
+        // SAFETY: the slot holds a live job that is now the caller's (`pop_front_slot`), moved
+        // out before anything else uses the queue.
+        self.pop_front_slot().map(|slot| unsafe { slot.read() })
+    }
+
+    /// Takes the back job off the queue.
+    pub(crate) fn pop_back(&self) -> Option<Job> {
+        if self.len.get() == 0 {
+            return None;
+        }
+        self.len.set(self.len.get() - 1);
+        let slot = self.slot(self.len.get());
+        // SAFETY: the slot just after the `len` live ones held the last live job (the
+        // invariant before the decrement), now moved out to the caller.
+        Some(unsafe { slot.read() })
+    }
+
+    /// Takes every queued job, leaving the queue empty.
+    pub(crate) fn take(&self) -> JobQueue {
+        let taken = JobQueue::default();
+        self.swap(&taken);
+        taken
+    }
+
+    /// Swaps the contents of two queues.
+    fn swap(&self, other: &JobQueue) {
+        self.slots.swap(&other.slots);
+        self.capacity.swap(&other.capacity);
+        self.head.swap(&other.head);
+        self.len.swap(&other.len);
+    }
+}
+
+impl Drop for JobQueue {
+    /// Drops the jobs left, in order, then the ring.
+    fn drop(&mut self) {
+        while let Some(job) = self.pop_front() {
+            drop(job);
+        }
+        let capacity = self.capacity.get();
+        if capacity != 0 {
+            // SAFETY: the ring, allocated with this layout (the invariant), holds no live job.
+            unsafe {
+                std::alloc::dealloc(
+                    self.slots.get().as_ptr().cast(),
+                    std::alloc::Layout::array::<Job>(capacity)
+                        .unwrap_or(std::alloc::Layout::new::<Job>()),
+                );
+            }
+        }
     }
 }
 
@@ -638,7 +844,7 @@ pub struct Agent {
     /// The Rust microtasks queued, in order: each is counted by one job entry of ours on the
     /// engine's job queue (an entry stands for one microtask or for several consecutive ones,
     /// which it runs from the front), or is chained to the one before (`job.rs`).
-    pub(crate) microtasks: RefCell<VecDeque<Job>>,
+    pub(crate) microtasks: JobQueue,
     /// How many microtasks at the front of `microtasks` are chained: queued while a Rust
     /// microtask ran from the host's own loop with nothing on QuickJS's FIFO, or the rest of
     /// the entry that loop is running, so each is the next job of all and runs right after
@@ -869,7 +1075,7 @@ impl Agent {
             retired: RefCell::new(Vec::new()),
             deadline: Cell::new(None),
             gc_stress: Cell::new((0, 0)),
-            microtasks: RefCell::new(VecDeque::new()),
+            microtasks: JobQueue::default(),
             own_loop: Cell::new(false),
             chained: Cell::new(0),
             chain_ctx: Cell::new(ptr::null_mut()),
@@ -907,7 +1113,7 @@ impl Agent {
         let state = unsafe { &*agent };
         // Drop what may hold values while the agent is still reachable (their drops may look
         // it up), then the agent itself.
-        let microtasks = std::mem::take(&mut *state.microtasks.borrow_mut());
+        let microtasks = state.microtasks.take();
         drop(microtasks);
         let data = std::mem::take(&mut *state.data.borrow_mut());
         drop(data);

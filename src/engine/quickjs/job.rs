@@ -104,7 +104,7 @@ unsafe extern "C" fn run_microtask(
     } else {
         None
     };
-    let job = agent.microtasks.borrow_mut().pop_front();
+    let job = agent.microtasks.pop_front();
     let Some(job) = job else {
         return UNDEFINED;
     };
@@ -144,10 +144,9 @@ fn share_rest(agent: &Agent, ctx: *mut q::JSContext, rest: u32) {
     if !enqueue_entry(agent, ctx, rest, true) {
         // Out of memory: as for a microtask that could not be queued, the closures are
         // dropped.
-        let mut queue = agent.microtasks.borrow_mut();
+        let queue = &agent.microtasks;
         let end = (rest as usize).min(queue.len());
-        let dropped: Vec<Job> = queue.drain(..end).collect();
-        drop(queue);
+        let dropped: Vec<Job> = (0..end).filter_map(|_| queue.pop_front()).collect();
         drop(dropped);
     }
 }
@@ -174,12 +173,14 @@ pub(crate) fn run_chain(
         if agent.deadline_passed() {
             break;
         }
-        let Some(next) = agent.microtasks.borrow_mut().pop_front() else {
+        let Some(next) = agent.microtasks.pop_front_slot() else {
             break;
         };
         agent.chained.set(agent.chained.get() - 1);
         gc_stress_tick(rt, agent);
-        result = next.run(cx);
+        // SAFETY: the job in `next` was just taken off the queue, so it is ours to run, and
+        // nothing used the queue since (`gc_stress_tick` only sets a number).
+        result = unsafe { Job::run_in_slot(next, cx) };
     }
     agent.chain.set(outer);
     result
@@ -327,24 +328,35 @@ unsafe fn join_last_entry(head: *mut ListHead, ctx: *mut q::JSContext) -> bool {
 /// the engine's job queue, or chained to the running microtask when it is the next job of all
 /// (see [`run_chain`]). Values captured by the closure are roots until it runs (or until the
 /// runtime ends).
+#[inline]
 pub fn queue_microtask(ctx: &mut Cx, job: impl FnOnce(&mut Cx) -> JsResult<()> + 'static) {
-    queue_job(ctx, Job::new(job));
+    // (Not borrowed from `ctx`, so `ctx` stays free: the agent outlives every `Cx` of its
+    // runtime.)
+    let agent: &Agent = {
+        let agent: *const Agent = ctx.agent();
+        // SAFETY: the live, leaked agent box (`Cx::agent`), installed until the runtime's
+        // teardown, which runs no `Cx`: it outlives this call.
+        unsafe { &*agent }
+    };
+    // The job goes in at the back of the agent's queue, written in its slot; then it gets its
+    // place on QuickJS's FIFO.
+    agent.microtasks.push(job);
+    queued(ctx, agent);
 }
 
-/// Queues `job` (see [`queue_microtask`]).
-fn queue_job(ctx: &mut Cx, job: Job) {
-    let agent = ctx.agent();
+/// Gives the Rust microtask just queued at the back of the agent's queue its place: chained
+/// to the running one, a share of the FIFO's last entry, or an entry of its own (see
+/// [`queue_microtask`]).
+fn queued(ctx: &mut Cx, agent: &Agent) {
     let raw = ctx.raw();
     let head = agent.job_list.get();
-    if agent.chain.get() == raw && fifo_is_empty(head, ctx.rt()) {
+    if agent.chain.get() == raw && fifo_is_empty(head, ctx) {
         // Nothing is on QuickJS's FIFO, so no Rust microtask has an entry there: the queue
         // holds only chained ones (of this chain's context), and this one joins them.
-        agent.microtasks.borrow_mut().push_back(job);
         agent.chained.set(agent.chained.get() + 1);
         agent.chain_ctx.set(raw);
         return;
     }
-    agent.microtasks.borrow_mut().push_back(job);
     // SAFETY: a non-null `head` is the probe's result for this live runtime (the agent's),
     // on its thread, and no job entry is being linked or unlinked (this runs in Rust code
     // between engine calls).
@@ -353,18 +365,19 @@ fn queue_job(ctx: &mut Cx, job: Job) {
     }
     if !enqueue_entry(agent, raw, 1, false) {
         // Out of memory: no entry was queued, so the closure is taken back.
-        let job = ctx.agent().microtasks.borrow_mut().pop_back();
+        let job = agent.microtasks.pop_back();
         drop(job);
         drop(take_exception(ctx));
     }
 }
 
-/// Whether QuickJS's job FIFO is empty (`head`: the FIFO, when the probe found it).
+/// Whether QuickJS's job FIFO of `ctx`'s runtime is empty (`head`: the FIFO, when the probe
+/// found it).
 #[inline]
-fn fifo_is_empty(head: *mut ListHead, rt: *mut q::JSRuntime) -> bool {
+fn fifo_is_empty(head: *mut ListHead, ctx: &Cx) -> bool {
     if head.is_null() {
-        // SAFETY: a live runtime (the caller's `Cx`'s); the call reads its job list's head.
-        return !unsafe { q::JS_IsJobPending(rt) };
+        // SAFETY: a live runtime (`ctx`'s); the call reads its job list's head.
+        return !unsafe { q::JS_IsJobPending(ctx.rt()) };
     }
     // SAFETY: `head` is this live runtime's job FIFO (the probe's result), on its thread;
     // this reads one link.

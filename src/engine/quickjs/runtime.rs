@@ -224,7 +224,7 @@ impl Runtime {
             // Chained microtasks left at the front (a chain stopped at an error or the
             // deadline) are the next jobs of all: they run before anything on QuickJS's FIFO.
             if agent.chained.get() > 0 {
-                let job = agent.microtasks.borrow_mut().pop_front();
+                let job = agent.microtasks.pop_front();
                 agent.chained.set(agent.chained.get() - 1);
                 if let Some(job) = job {
                     // SAFETY: the chain's context is the one its microtasks were queued in,
@@ -301,7 +301,7 @@ impl Runtime {
     pub fn has_pending_jobs(&self) -> bool {
         // SAFETY: a live runtime.
         let queued = unsafe { q::JS_IsJobPending(self.rt) };
-        queued || !agent_of(self.rt).microtasks.borrow().is_empty()
+        queued || !agent_of(self.rt).microtasks.is_empty()
     }
 }
 
