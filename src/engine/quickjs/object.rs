@@ -767,20 +767,35 @@ impl<T: Trace + 'static> Clone for AcyclicShared<T> {
     }
 }
 
+impl<T: Trace + 'static> AcyclicShared<T> {
+    /// Drops the node and gives its block back (the last `AcyclicShared` to it is dropping),
+    /// out of line, so that dropping one of several stays a decrement where it is inlined.
+    ///
+    /// # Safety
+    /// `self` was the last `AcyclicShared` to the node (its count just reached 0), and is not
+    /// used afterwards.
+    #[inline(never)]
+    unsafe fn drop_node(&mut self) {
+        // SAFETY: the last `AcyclicShared` to the node (the contract, per the invariant's
+        // count), so nothing else reads it: it is dropped once, then its block, which
+        // `pool::take` returned for this layout in `new`, goes back.
+        unsafe {
+            self.0.as_ptr().drop_in_place();
+            pool::give_back(self.0.cast(), Layout::new::<Node<T>>());
+        }
+    }
+}
+
 impl<T: Trace + 'static> Drop for AcyclicShared<T> {
-    #[inline]
+    #[inline(always)]
     fn drop(&mut self) {
         let count = &self.node().count;
         let left = count.get() - 1;
         count.set(left);
         if left == 0 {
-            // SAFETY: this was the last `AcyclicShared` to the node (the count, per the
-            // invariant), so nothing else reads it: it is dropped once, then its block, which
-            // `pool::take` returned for this layout in `new`, goes back.
-            unsafe {
-                self.0.as_ptr().drop_in_place();
-                pool::give_back(self.0.cast(), Layout::new::<Node<T>>());
-            }
+            // SAFETY: this was the last `AcyclicShared` to the node (the count just reached 0),
+            // being dropped.
+            unsafe { self.drop_node() };
         }
     }
 }
