@@ -385,9 +385,18 @@ pub(crate) fn current_ctx() -> *mut q::JSContext {
 ///    order (each removes its own entry from the thread's list of entered contexts), and a
 ///    leaked one's entry goes when its runtime frees the context ([`forget_entered_contexts`]).
 ///
-/// [`Cx::enter`]'s callers establish 1 and 3 (its `# Safety`); the type gives 2.
+/// 4. `rt` is null or `raw`'s runtime, and `agent` null or that runtime's agent (the live,
+///    leaked box of [`Agent`]'s invariant): each read the first time the handle is asked for
+///    it, and kept.
+///
+/// [`Cx::enter`]'s callers establish 1 and 3 (its `# Safety`); the type gives 2, and
+/// [`Cx::rt`] and [`Cx::agent`] 4.
 pub struct Cx {
     raw: *mut q::JSContext,
+    /// The runtime and its agent, looked up once per handle, when first asked for (several
+    /// times a microtask; a handle made for one operation may never ask).
+    rt: Cell<*mut q::JSRuntime>,
+    agent: Cell<*const Agent>,
 }
 
 impl Cx {
@@ -404,7 +413,11 @@ impl Cx {
             entered.list.borrow_mut().push(raw);
             entered.current.set(raw);
         });
-        Self { raw }
+        Self {
+            raw,
+            rt: Cell::new(ptr::null_mut()),
+            agent: Cell::new(ptr::null()),
+        }
     }
 
     /// The `JSContext`.
@@ -416,9 +429,15 @@ impl Cx {
     /// The `JSRuntime`.
     #[inline]
     pub(crate) fn rt(&self) -> *mut q::JSRuntime {
+        let rt = self.rt.get();
+        if !rt.is_null() {
+            return rt;
+        }
         // SAFETY: `self.raw` is a live context (`Cx`'s invariant, point 1); `JS_GetRuntime` only
         // reads its `rt` field.
-        unsafe { q::JS_GetRuntime(self.raw) }
+        let rt = unsafe { q::JS_GetRuntime(self.raw) };
+        self.rt.set(rt);
+        rt
     }
 
     /// Runs `f` with `realm` as the current realm (HTML's "entering" a realm), then returns.
@@ -444,7 +463,24 @@ impl Cx {
     /// The agent's state.
     #[inline]
     pub(crate) fn agent(&self) -> &Agent {
-        agent_of(self.rt())
+        let agent = self.agent.get();
+        // SAFETY: `agent` is null or the runtime's agent, read from the side table while the
+        // handle lives (`Cx`'s invariant, point 4), which stays installed while it does (point
+        // 1), so the leaked box is live and only shared-borrowed; the reference is tied to the
+        // handle.
+        match unsafe { agent.as_ref() } {
+            Some(agent) => agent,
+            None => self.find_agent(),
+        }
+    }
+
+    /// [`Cx::agent`] the first time: looks the agent up and keeps it.
+    #[cold]
+    #[inline(never)]
+    fn find_agent(&self) -> &Agent {
+        let agent = agent_of(self.rt());
+        self.agent.set(agent);
+        agent
     }
 
     /// The current realm's state.
