@@ -63,6 +63,17 @@ enum Reactions {
 }
 }
 
+impl State {
+    /// The state of a promise settled with `outcome`.
+    #[inline]
+    fn settled(outcome: Result<Value, Value>) -> Self {
+        match outcome {
+            Ok(value) => State::Fulfilled(value),
+            Err(reason) => State::Rejected(reason),
+        }
+    }
+}
+
 impl Reactions {
     /// Appends `reaction`.
     fn push(&mut self, reaction: PoolBox<dyn Reaction>) {
@@ -189,15 +200,27 @@ impl InternalPromise {
 
     /// Settles the promise (FulfillPromise / RejectPromise) and queues its reactions.
     fn settle(&self, outcome: Result<Value, Value>, ctx: &mut Cx) {
-        let settled = match &outcome {
-            Ok(value) => State::Fulfilled(value.clone()),
-            Err(reason) => State::Rejected(reason.clone()),
+        let previous = {
+            let mut state = self.0.borrow_mut();
+            match &*state {
+                // Already settled: keep the first outcome.
+                State::Fulfilled(_) | State::Rejected(_) => return,
+                State::Pending {
+                    reactions: Reactions::None,
+                    ..
+                } => {
+                    // No reaction to queue: the outcome goes to the state as it is. (The
+                    // pending state without reactions holds nothing to drop.)
+                    std::mem::forget(std::mem::replace(&mut *state, State::settled(outcome)));
+                    return;
+                }
+                State::Pending { .. } => {
+                    std::mem::replace(&mut *state, State::settled(outcome.clone()))
+                }
+            }
         };
-        let previous = std::mem::replace(&mut *self.0.borrow_mut(), settled);
-        match previous {
-            State::Pending { reactions, .. } => reactions.trigger(outcome, ctx),
-            // Already settled: keep the first outcome.
-            other => *self.0.borrow_mut() = other,
+        if let State::Pending { reactions, .. } = previous {
+            reactions.trigger(outcome, ctx);
         }
     }
 
