@@ -14,6 +14,7 @@ use super::{
         define_generic_reader, readable_stream_reader_generic_initialize,
         readable_stream_reader_generic_release, GenericReader, GenericReaderSlots,
     },
+    pipe::PipeRead,
     readable_stream_controller_pull_steps,
     stream::{
         disturb, is_readable_stream_locked, stream_argument, ReadableStream, StreamSlots,
@@ -33,9 +34,11 @@ pub(crate) enum ReadRequest {
     Read(PromiseCapability),
     /// The async iterator's "get the next iteration result".
     AsyncIterator(Object<ReadableStreamAsyncIterator>, PromiseCapability),
-    /// A read request whose steps another algorithm or specification gives: the tees', the
-    /// pipe's, a Rust reader's (<https://streams.spec.whatwg.org/#readablestreamdefaultreader-read-a-chunk>).
+    /// A read request whose steps another algorithm or specification gives: the tees', a Rust
+    /// reader's (<https://streams.spec.whatwg.org/#readablestreamdefaultreader-read-a-chunk>).
     Steps(Box<dyn ReadRequestSteps>),
+    /// ReadableStreamPipeTo's read request (made once per chunk, so held as it is, not boxed).
+    Pipe(PipeRead),
 }
 }
 
@@ -83,6 +86,7 @@ impl ReadRequest {
             (ReadRequest::Steps(steps), Chunk::Bytes(bytes)) => {
                 steps.bytes_chunk_steps(bytes, stream, ctx)
             }
+            (ReadRequest::Pipe(pipe), Chunk::Bytes(bytes)) => pipe.bytes_chunk_steps(bytes, ctx),
             (request, Chunk::Bytes(bytes)) => {
                 let chunk = bytes_chunk_value(stream, bytes, ctx)?;
                 request.chunk_steps(chunk, ctx)
@@ -103,6 +107,7 @@ impl ReadRequest {
                 async_iterator::next_chunk_steps(iterator, promise, chunk, ctx)
             }
             ReadRequest::Steps(steps) => steps.chunk_steps(chunk, ctx),
+            ReadRequest::Pipe(pipe) => pipe.chunk_steps(chunk, ctx),
         }
     }
 
@@ -118,6 +123,7 @@ impl ReadRequest {
                 async_iterator::next_close_steps(iterator, promise, ctx)
             }
             ReadRequest::Steps(steps) => steps.close_steps(ctx),
+            ReadRequest::Pipe(pipe) => pipe.close_steps(ctx),
         }
     }
 
@@ -130,6 +136,7 @@ impl ReadRequest {
                 async_iterator::next_error_steps(iterator, promise, e, ctx)
             }
             ReadRequest::Steps(steps) => steps.error_steps(e, ctx),
+            ReadRequest::Pipe(pipe) => pipe.error_steps(e, ctx),
         }
     }
 }

@@ -6,7 +6,7 @@
 //! their timing open. Here the loop follows the reference implementation's pipeLoop job for
 //! job (the choice this project makes, so `stream-diff` finds no difference): each step waits
 //! for writer.[[readyPromise]] (backpressure), reads one chunk with a Rust read request
-//! (`PipeRead`, a [`ReadRequestSteps`]), and resolves its promise with the read's; the chunk
+//! (`PipeRead`, [`ReadRequest::Pipe`]), and resolves its promise with the read's; the chunk
 //! steps write with an internal write request (`WriteRequest::Internal`) recorded as the
 //! current write, which the shutdown steps wait for. The step, read and write promises are internal promises (Rust
 //! values with the job timing of JS promises), and the pipe writer's pending ready promises keep
@@ -46,7 +46,7 @@ use super::{
     byte_controller,
     default_reader::{
         readable_stream_default_reader_read, readable_stream_default_reader_release, ReadRequest,
-        ReadRequestSteps, ReadableStreamDefaultReader,
+        ReadableStreamDefaultReader,
     },
     stream::{
         acquire_readable_stream_default_reader, as_stream, is_readable_stream_locked,
@@ -684,34 +684,34 @@ fn chunk_steps(pipe: Pipe, chunk: Chunk, ctx: &mut Cx) -> JsResult<()> {
 }
 
 traced_without_drop! {
-/// The pipe's read request.
+/// The pipe's read request ([`ReadRequest::Pipe`] for a default reader).
 #[derive(Debug)]
-struct PipeRead(Pipe);
+pub(crate) struct PipeRead(Pipe);
 }
 
 impl PipeRead {
     fn request(pipe: &Pipe) -> ReadRequest {
-        ReadRequest::Steps(Box::new(PipeRead(pipe.clone())))
+        ReadRequest::Pipe(PipeRead(pipe.clone()))
     }
-}
 
-impl ReadRequestSteps for PipeRead {
-    fn chunk_steps(self: Box<Self>, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
+    /// The chunk steps.
+    pub(crate) fn chunk_steps(self, chunk: Value, ctx: &mut Cx) -> JsResult<()> {
         chunk_steps(self.0, Chunk::Value(chunk), ctx)
     }
-    // Rust bytes go on to the write as they are (see `write_chunk`).
-    fn bytes_chunk_steps(
-        self: Box<Self>,
-        bytes: NativeBytes,
-        _: &Object<ReadableStream>,
-        ctx: &mut Cx,
-    ) -> JsResult<()> {
+
+    /// The chunk steps for a chunk of Rust bytes, which go on to the write as they are (see
+    /// `write_chunk`).
+    pub(crate) fn bytes_chunk_steps(self, bytes: NativeBytes, ctx: &mut Cx) -> JsResult<()> {
         chunk_steps(self.0, Chunk::Bytes(bytes), ctx)
     }
-    fn close_steps(self: Box<Self>, ctx: &mut Cx) -> JsResult<()> {
+
+    /// The close steps.
+    pub(crate) fn close_steps(self, ctx: &mut Cx) -> JsResult<()> {
         close_steps(&self.0, ctx)
     }
-    fn error_steps(self: Box<Self>, e: Value, ctx: &mut Cx) -> JsResult<()> {
+
+    /// The error steps.
+    pub(crate) fn error_steps(self, e: Value, ctx: &mut Cx) -> JsResult<()> {
         error_steps(&self.0, e, ctx)
     }
 }
