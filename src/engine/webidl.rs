@@ -214,7 +214,7 @@ fn operation_property(function: Object) -> PropertyDescriptor {
 /// implement the interface, throw a TypeError").
 pub fn this<T: Interface>(this: &Value) -> JsResult<Object<T>> {
     this.as_object()
-        .and_then(|o| o.clone().downcast::<T>().ok())
+        .and_then(|o| o.downcast::<T>().ok())
         .ok_or_else(|| does_not_implement(T::NAME))
 }
 

@@ -108,14 +108,19 @@ pub(crate) unsafe extern "C" fn function_call_hook(
     // SAFETY: `argv` points to `argc` live values (QuickJS's guarantee on entry) and `i < argc`,
     // so the read is in bounds.
     let arg = |i: usize| Value::borrowed_raw(rt, unsafe { *argv.add(i) });
-    let mut inline: [ManuallyDrop<Value>; INLINE_ARGS] =
-        std::array::from_fn(|_| ManuallyDrop::new(Value::undefined()));
+    // (Only the first `count` slots are written: views need no drop, so the rest stay
+    // uninitialized rather than set to `undefined` per call.)
+    let mut inline: [std::mem::MaybeUninit<ManuallyDrop<Value>>; INLINE_ARGS] =
+        [const { std::mem::MaybeUninit::uninit() }; INLINE_ARGS];
     let spilled: Vec<ManuallyDrop<Value>>;
     let views: &[ManuallyDrop<Value>] = if count <= INLINE_ARGS {
         for (i, slot) in inline.iter_mut().enumerate().take(count) {
-            *slot = arg(i);
+            slot.write(arg(i));
         }
-        &inline[..count]
+        // SAFETY: the first `count` slots (at most `INLINE_ARGS`) were written just above, and
+        // `MaybeUninit<T>` has `T`'s layout, so they are `count` initialized views in a row,
+        // borrowed for as long as `inline` is.
+        unsafe { std::slice::from_raw_parts(inline.as_ptr().cast::<ManuallyDrop<Value>>(), count) }
     } else {
         spilled = (0..count).map(arg).collect();
         &spilled
@@ -275,7 +280,10 @@ pub(crate) fn new_hidden_closure<D: Trace + 'static>(
 
 /// `? Call(function, this, args)`: a TypeError if `function` is not callable.
 pub fn call(function: &Value, this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
-    if !function.is_callable() {
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant) and `function` a live value of its
+    // runtime (`Value`'s invariant); `JS_IsFunction` reads the tag, and for an object its
+    // class and the runtime's class table. It runs no script.
+    if !function.is_object() || !unsafe { q::JS_IsFunction(ctx.raw(), function.raw()) } {
         return Err(throw_type_error("value is not callable"));
     }
     // The raw arguments: on the stack for a short list (the streams call back with at most

@@ -168,6 +168,18 @@ fn current_cx() -> Option<Cx> {
     (!ctx.is_null()).then(|| unsafe { Cx::enter(ctx) })
 }
 
+/// Whether `raw`, an object a live `Value` owns a count of, is callable (as
+/// [`Object::is_callable`]).
+#[inline]
+pub(super) fn is_callable_raw(raw: q::JSValue) -> bool {
+    let ctx = current_ctx();
+    // SAFETY: a non-null current context is live (`current_ctx`'s invariant), of the object's
+    // runtime (`Value`'s invariant, point 4); `JS_IsFunction` reads the value's tag, and for an
+    // object (alive: a value owns a count of it, the caller's contract) its class and, through
+    // the context, the runtime's class table. It runs no script.
+    !ctx.is_null() && unsafe { q::JS_IsFunction(ctx, raw) }
+}
+
 impl Object {
     /// `? Get(object, key)`: may run script (a getter, a proxy trap).
     pub fn get(&self, key: impl Into<PropertyKey>, ctx: &mut Cx) -> JsResult<Value> {
@@ -404,12 +416,7 @@ impl Object {
 
     /// Whether the object is callable.
     pub fn is_callable(&self) -> bool {
-        let ctx = current_ctx();
-        // SAFETY: a non-null current context is live (`current_ctx`'s invariant), of the
-        // object's runtime (`Value`'s invariant, point 4); `JS_IsFunction` reads the value's
-        // tag, and for an object (alive: the value owns a count of it) its class and, through
-        // the context, the runtime's class table. It runs no script.
-        !ctx.is_null() && unsafe { q::JS_IsFunction(ctx, self.raw()) }
+        is_callable_raw(self.raw())
     }
 
     /// Whether the object is an Array exotic object.

@@ -159,7 +159,8 @@ impl Value {
 
     /// Whether the value is a callable object.
     pub fn is_callable(&self) -> bool {
-        self.as_object().is_some_and(|o| o.is_callable())
+        // (No `Object` is made: cloning one would count a reference only to give it back.)
+        self.is_object() && super::object::is_callable_raw(self.raw())
     }
 
     /// Whether the value is a string.
