@@ -1431,7 +1431,9 @@ pub(crate) fn realm_of<'a>(ctx: *mut q::JSContext) -> &'a RealmState {
 /// alive (a `Value` owns a count of it), its `Native` is allocated and unchanged. A `Native`
 /// is only ever shared-borrowed (`&Native`), never mutably.
 pub(crate) enum Native {
-    Data(Box<dyn NativeData>),
+    /// Native data, with its type's id (so a downcast compares it in place, without two calls
+    /// through the vtable).
+    Data(Box<dyn NativeData>, TypeId),
     /// A function, with its realm (the context it was made in: it runs there, as a built-in
     /// function runs in its [[Realm]]).
     Function(super::call::NativeFunction, super::Realm),
@@ -1440,15 +1442,11 @@ pub(crate) enum Native {
 /// Erased native data.
 pub(crate) trait NativeData: Any {
     fn trace_data(&self, marker: &mut Marker);
-    fn as_any(&self) -> &dyn Any;
 }
 
 impl<T: NativeObject> NativeData for T {
     fn trace_data(&self, marker: &mut Marker) {
         self.trace(marker);
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 
@@ -1522,7 +1520,7 @@ unsafe extern "C" fn native_gc_mark(
         epoch,
     };
     match native {
-        Native::Data(data) => data.trace_data(&mut marker),
+        Native::Data(data, _) => data.trace_data(&mut marker),
         Native::Function(f, realm) => {
             f.trace(&mut marker);
             realm.trace(&mut marker);
@@ -1612,7 +1610,14 @@ fn foreign_native<'a>(agent: &'a Agent, value: &Value) -> Option<&'a Native> {
 #[inline]
 pub(crate) fn data_of<T: NativeObject>(value: &Value) -> Option<&T> {
     match native_of(value)? {
-        Native::Data(data) => data.as_any().downcast_ref::<T>(),
+        Native::Data(data, id) if *id == TypeId::of::<T>() => {
+            let data: *const dyn NativeData = &**data;
+            // SAFETY: the id is the data's own type's (`new_native_object` stores `T`'s with a
+            // box of a `T`, and nothing changes either), so the box holds a `T`: the cast drops
+            // the vtable and points at it, borrowed for as long as `value` keeps the object.
+            Some(unsafe { &*data.cast::<T>() })
+        }
+        Native::Data(..) => None,
         Native::Function(..) => None,
     }
 }
@@ -1649,7 +1654,7 @@ pub(crate) fn new_native_object<T: NativeObject>(
     // The data's address: the box's contents stay where they are when the box moves into the
     // `Native` (and from there into the object's opaque).
     let ptr: *const T = &*data;
-    let native: Box<Native> = Box::new(Native::Data(data));
+    let native: Box<Native> = Box::new(Native::Data(data, TypeId::of::<T>()));
     // SAFETY: `raw` is the new object of our native class, with a null opaque (QuickJS sets
     // it so), owned here; giving it the leaked box is what `Native`'s invariant describes
     // (the class id is not a built-in one, so `JS_SetOpaque` cannot refuse).
