@@ -87,8 +87,11 @@ pub(crate) unsafe extern "C" fn function_call_hook(
     let rt = unsafe { q::JS_GetRuntime(ctx) };
     // `func_obj` is live, of `rt`, for the call: `dup_raw`'s contract. So is `this_val`.
     let function = Value::dup_raw(rt, func_obj);
+    // What the function runs, borrowed from `function` (which keeps the object, hence its
+    // `Native`, alive for the whole call); read once.
+    let native = native_of(&function);
     // The function's realm is the current realm while it runs (QuickJS passes the caller's).
-    let realm = match native_of(&function) {
+    let realm = match native {
         Some(Native::Function(_, realm)) => realm.0,
         _ => ctx,
     };
@@ -132,7 +135,7 @@ pub(crate) unsafe extern "C" fn function_call_hook(
     // A panic must not unwind into quickjs.c (it would abort the process): one that escapes
     // the function (a bug of ours: a broken invariant, a failed debug assertion) becomes a
     // thrown error instead, so the host reports it and the embedding goes on.
-    let call = std::panic::AssertUnwindSafe(|| match native_of(&function) {
+    let call = std::panic::AssertUnwindSafe(|| match native {
         Some(Native::Function(NativeFunction::Pointer { f, constructor }, _)) => {
             if *constructor && !constructing {
                 f(&Value::undefined(), args, &mut cx)
