@@ -75,8 +75,20 @@ impl State {
 }
 
 impl Reactions {
-    /// Appends `reaction`.
+    /// Appends `reaction`: inline for the first (most promises get one), the rest out of line.
+    #[inline]
     fn push(&mut self, reaction: PoolBox<dyn Reaction>) {
+        if let Reactions::None = self {
+            // (`None` holds nothing to drop.)
+            std::mem::forget(std::mem::replace(self, Reactions::One(reaction)));
+            return;
+        }
+        self.push_more(reaction);
+    }
+
+    /// Appends `reaction` to a list that has one already.
+    #[inline(never)]
+    fn push_more(&mut self, reaction: PoolBox<dyn Reaction>) {
         match self {
             Reactions::None => *self = Reactions::One(reaction),
             Reactions::One(_) => {
