@@ -212,11 +212,20 @@ impl InternalPromise {
 
     /// Settles the promise (FulfillPromise / RejectPromise) and queues its reactions.
     fn settle(&self, outcome: Result<Value, Value>, ctx: &mut Cx) {
+        self.settle_if(outcome, false, ctx);
+    }
+
+    /// Settles the promise as [`InternalPromise::settle`] does, unless `unresolved_only` and
+    /// it was resolved already ([[AlreadyResolved]]): the resolving functions' check and
+    /// FulfillPromise / RejectPromise in one borrow of the state.
+    fn settle_if(&self, outcome: Result<Value, Value>, unresolved_only: bool, ctx: &mut Cx) {
         let previous = {
             let mut state = self.0.borrow_mut();
             match &*state {
                 // Already settled: keep the first outcome.
                 State::Fulfilled(_) | State::Rejected(_) => return,
+                // Already resolved (with a thenable that has not settled it yet).
+                State::Pending { resolved: true, .. } if unresolved_only => return,
                 State::Pending {
                     reactions: Reactions::None,
                     ..
@@ -250,14 +259,32 @@ impl InternalPromise {
 
     /// [=Resolve=] the promise with `value`.
     pub(crate) fn resolve(&self, value: Value, ctx: &mut Cx) -> JsResult<()> {
+        if !value.is_object() {
+            // The [[AlreadyResolved]] check, then (a non-object) FulfillPromise.
+            self.settle_if(Ok(value), true, ctx);
+            return Ok(());
+        }
         if !self.begin_resolve() {
             return Ok(());
         }
-        self.resolution_steps(value, ctx)
+        self.resolution_steps_for_object(value, ctx)
     }
 
-    /// The promise resolve functions' steps after the [[AlreadyResolved]] check.
+    /// The promise resolve functions' steps after the [[AlreadyResolved]] check: a non-object
+    /// fulfills the promise here (the common case, inline), an object goes on in
+    /// [`InternalPromise::resolution_steps_for_object`].
+    #[inline]
     fn resolution_steps(&self, value: Value, ctx: &mut Cx) -> JsResult<()> {
+        if !value.is_object() {
+            self.settle(Ok(value), ctx);
+            return Ok(());
+        }
+        self.resolution_steps_for_object(value, ctx)
+    }
+
+    /// [`InternalPromise::resolution_steps`] for an object (a possible thenable).
+    #[inline(never)]
+    fn resolution_steps_for_object(&self, value: Value, ctx: &mut Cx) -> JsResult<()> {
         let Some(object) = value.as_object() else {
             self.settle(Ok(value), ctx);
             return Ok(());
@@ -349,8 +376,7 @@ impl InternalPromise {
 
     /// [=Reject=] the promise with `reason`.
     pub(crate) fn reject(&self, reason: Value, ctx: &mut Cx) {
-        if self.begin_resolve() {
-            self.settle(Err(reason), ctx);
-        }
+        // The [[AlreadyResolved]] check, then RejectPromise.
+        self.settle_if(Err(reason), true, ctx);
     }
 }
