@@ -341,6 +341,17 @@ pub fn queue_microtask(ctx: &mut Cx, job: impl FnOnce(&mut Cx) -> JsResult<()> +
     // The job goes in at the back of the agent's queue, written in its slot; then it gets its
     // place on QuickJS's FIFO.
     agent.microtasks.push(job);
+    let raw = ctx.raw();
+    let head = agent.job_list.get();
+    // SAFETY: a non-null `head` is the probe's result for this live runtime (the agent's), on
+    // its thread; this reads one link.
+    if agent.chain.get() == raw && !head.is_null() && unsafe { (*head).next == head } {
+        // The common case, inline (the rest of `queued`'s first case): nothing is on
+        // QuickJS's FIFO, so the microtask joins the chained ones.
+        agent.chained.set(agent.chained.get() + 1);
+        agent.chain_ctx.set(raw);
+        return;
+    }
     queued(ctx, agent);
 }
 
