@@ -342,12 +342,10 @@ pub fn queue_microtask(ctx: &mut Cx, job: impl FnOnce(&mut Cx) -> JsResult<()> +
     // place on QuickJS's FIFO.
     agent.microtasks.push(job);
     let raw = ctx.raw();
-    let head = agent.job_list.get();
-    // SAFETY: a non-null `head` is the probe's result for this live runtime (the agent's), on
-    // its thread; this reads one link.
-    if agent.chain.get() == raw && !head.is_null() && unsafe { (*head).next == head } {
-        // The common case, inline (the rest of `queued`'s first case): nothing is on
-        // QuickJS's FIFO, so the microtask joins the chained ones.
+    if agent.chain.get() == raw && fifo_is_empty(agent.job_list.get(), ctx) {
+        // Nothing is on QuickJS's FIFO, so no Rust microtask has an entry there: the queue
+        // holds only chained ones (of this chain's context), and this one joins them (the
+        // host loop's common case, inline).
         agent.chained.set(agent.chained.get() + 1);
         agent.chain_ctx.set(raw);
         return;
@@ -355,19 +353,12 @@ pub fn queue_microtask(ctx: &mut Cx, job: impl FnOnce(&mut Cx) -> JsResult<()> +
     queued(ctx, agent);
 }
 
-/// Gives the Rust microtask just queued at the back of the agent's queue its place: chained
-/// to the running one, a share of the FIFO's last entry, or an entry of its own (see
-/// [`queue_microtask`]).
+/// Gives the Rust microtask just queued at the back of the agent's queue, which is not
+/// chained (see [`queue_microtask`]), its place on QuickJS's FIFO: a share of the FIFO's last
+/// entry, or an entry of its own.
 fn queued(ctx: &mut Cx, agent: &Agent) {
     let raw = ctx.raw();
     let head = agent.job_list.get();
-    if agent.chain.get() == raw && fifo_is_empty(head, ctx) {
-        // Nothing is on QuickJS's FIFO, so no Rust microtask has an entry there: the queue
-        // holds only chained ones (of this chain's context), and this one joins them.
-        agent.chained.set(agent.chained.get() + 1);
-        agent.chain_ctx.set(raw);
-        return;
-    }
     // SAFETY: a non-null `head` is the probe's result for this live runtime (the agent's),
     // on its thread, and no job entry is being linked or unlinked (this runs in Rust code
     // between engine calls).
