@@ -746,17 +746,8 @@ impl JobQueue {
                 slots.as_ptr().add(index).write(from.read());
             }
         }
-        if old_capacity != 0 {
-            // SAFETY: the old ring, allocated with this layout (the invariant); its live jobs
-            // were moved out above.
-            unsafe {
-                std::alloc::dealloc(
-                    self.slots.get().as_ptr().cast(),
-                    std::alloc::Layout::array::<Job>(old_capacity)
-                        .unwrap_or(std::alloc::Layout::new::<Job>()),
-                );
-            }
-        }
+        // SAFETY: the old ring's live jobs were moved out above, and it is replaced next.
+        unsafe { self.free_slots(old_capacity) };
         self.slots.set(slots);
         self.capacity.set(capacity);
         self.head.set(0);
@@ -813,15 +804,17 @@ impl JobQueue {
     }
 }
 
-impl Drop for JobQueue {
-    /// Drops the jobs left, in order, then the ring.
-    fn drop(&mut self) {
-        while let Some(job) = self.pop_front() {
-            drop(job);
-        }
-        let capacity = self.capacity.get();
+impl JobQueue {
+    /// Frees the ring of `capacity` slots (nothing when it is 0, the ring never allocated).
+    ///
+    /// # Safety
+    /// `capacity` is the ring's (`self.slots` was allocated with `Layout::array::<Job>` of it:
+    /// the invariant), no slot holds a live job, and the ring is not used again until
+    /// `self.slots` is set to another.
+    unsafe fn free_slots(&self, capacity: usize) {
         if capacity != 0 {
-            // SAFETY: the ring, allocated with this layout (the invariant), holds no live job.
+            // SAFETY: the ring was allocated with this layout and holds no live job (the
+            // caller's promise).
             unsafe {
                 std::alloc::dealloc(
                     self.slots.get().as_ptr().cast(),
@@ -830,6 +823,17 @@ impl Drop for JobQueue {
                 );
             }
         }
+    }
+}
+
+impl Drop for JobQueue {
+    /// Drops the jobs left, in order, then the ring.
+    fn drop(&mut self) {
+        while let Some(job) = self.pop_front() {
+            drop(job);
+        }
+        // SAFETY: the ring holds no live job (all popped above), and is not used again.
+        unsafe { self.free_slots(self.capacity.get()) };
     }
 }
 
