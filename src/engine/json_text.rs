@@ -255,37 +255,68 @@ impl<'a> Parser<'a> {
         if negative {
             self.at += 1;
         }
-        // The integer part, its value kept while it is exact (up to 15 digits).
-        let mut integer = 0u64;
-        let digits_start = self.at;
+        // The digits of the integer and fraction parts as one integer, kept while it is exact
+        // (up to 15 digits), and how many of them are the fraction's.
+        let mut digits = 0u64;
+        let mut count = 0usize;
+        let mut take = |parser: &mut Self| {
+            while let Some(b @ b'0'..=b'9') = parser.peek() {
+                digits = digits.wrapping_mul(10).wrapping_add(u64::from(b - b'0'));
+                count += 1;
+                parser.at += 1;
+            }
+        };
         match self.peek()? {
             b'0' => self.at += 1,
-            b'1'..=b'9' => {
-                while let Some(b @ b'0'..=b'9') = self.peek() {
-                    integer = integer.wrapping_mul(10).wrapping_add(u64::from(b - b'0'));
-                    self.at += 1;
-                }
-            }
+            b'1'..=b'9' => take(self),
             _ => return None,
         }
-        let integer_digits = self.at - digits_start;
-        let mut plain = true;
+        let mut fraction = 0usize;
         if self.peek() == Some(b'.') {
-            plain = false;
             self.at += 1;
-            self.digits()?;
+            let before = self.at;
+            take(self);
+            fraction = self.at - before;
+            if fraction == 0 {
+                return None;
+            }
         }
+        let mut exponent: Option<i64> = Some(0);
         if matches!(self.peek(), Some(b'e' | b'E')) {
-            plain = false;
             self.at += 1;
-            if matches!(self.peek(), Some(b'+' | b'-')) {
+            let sign = match self.peek() {
+                Some(b'-') => -1,
+                Some(b'+') => 1,
+                _ => 0,
+            };
+            if sign != 0 {
                 self.at += 1;
             }
-            self.digits()?;
+            let before = self.at;
+            let mut value = 0i64;
+            while let Some(b @ b'0'..=b'9') = self.peek() {
+                value = value.saturating_mul(10).saturating_add(i64::from(b - b'0'));
+                self.at += 1;
+            }
+            if self.at == before {
+                return None;
+            }
+            exponent = Some(if sign < 0 { -value } else { value });
         }
-        if plain && integer_digits <= 15 {
-            // Below 10^15 < 2^53: exact as a double (and -0 for "-0").
-            let value = integer as f64;
+        // Clinger's fast path: an integer below 2^53 (15 digits) times or over a power of ten
+        // up to 10^22 (each exactly a double) is one correctly rounded operation.
+        let power = exponent.and_then(|e| e.checked_sub(i64::try_from(fraction).ok()?));
+        if let Some(power @ -22..=22) = power.filter(|_| count <= 15) {
+            const POWERS: [f64; 23] = [
+                1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+                1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+            ];
+            let scale = POWERS[power.unsigned_abs() as usize];
+            let value = if power < 0 {
+                digits as f64 / scale
+            } else {
+                digits as f64 * scale
+            };
             return Some(if negative { -value } else { value });
         }
         // The literal is ASCII; Rust's parser rounds it correctly (and overflows to infinity).
@@ -293,15 +324,6 @@ impl<'a> Parser<'a> {
             .ok()?
             .parse()
             .ok()
-    }
-
-    /// One or more decimal digits.
-    fn digits(&mut self) -> Option<()> {
-        let start = self.at;
-        while matches!(self.peek(), Some(b'0'..=b'9')) {
-            self.at += 1;
-        }
-        (self.at > start).then_some(())
     }
 }
 
