@@ -729,8 +729,10 @@ impl JobQueue {
     fn grow(&self) {
         let old_capacity = self.capacity.get();
         let capacity = (old_capacity * 2).max(16);
-        // Assert: a ring of this many jobs fits the address space (`Vec` would panic too).
-        let layout = std::alloc::Layout::array::<Job>(capacity).expect("a microtask queue's size");
+        // A ring past the address space cannot be allocated: out of memory, as `Vec` reports it.
+        let Ok(layout) = std::alloc::Layout::array::<Job>(capacity) else {
+            std::alloc::handle_alloc_error(std::alloc::Layout::new::<Job>())
+        };
         // SAFETY: the layout's size is not zero (16 or more jobs of 13 words).
         let Some(slots) = ptr::NonNull::new(unsafe { std::alloc::alloc(layout) }.cast::<Job>())
         else {
