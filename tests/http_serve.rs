@@ -857,3 +857,51 @@ fn native_bodies_make_no_js_object_per_chunk_on_the_way_to_the_socket() {
         ]
     );
 }
+
+/// A response whose body is bytes goes out as those bytes, and its stream is locked as if the
+/// server had read it, whether script asked for the stream before returning it (made) or not
+/// (made only when script asks afterwards): locked, not used, and unusable for a second read.
+#[test]
+fn a_body_sent_as_its_bytes_is_locked_whether_or_not_its_stream_was_made() {
+    let script = r#"
+        globalThis.sent = {};
+        serve((request) => {
+            const name = new URL(request.url).pathname.slice(1);
+            const response = new Response('bytes of ' + name);
+            if (name === 'touched') response.body;
+            sent[name] = response;
+            return response;
+        });
+        globalThis.after = async (name) => {
+            const response = sent[name];
+            let read;
+            try { await response.text(); read = 'read'; } catch (e) { read = e.constructor.name; }
+            return [response.body.locked, response.bodyUsed, read].join();
+        };
+        globalThis.report = {};
+    "#;
+    let (bodies, host, mut ctx) =
+        with_server(script, ServeOptions::default(), |address, _| async move {
+            let untouched = send(address, "GET", "/untouched", given(&[])).await;
+            let touched = send(address, "GET", "/touched", given(&[])).await;
+            (untouched.1.unwrap(), touched.1.unwrap())
+        });
+    assert_eq!(bodies.0, b"bytes of untouched");
+    assert_eq!(bodies.1, b"bytes of touched");
+    host.eval_script(
+        &mut ctx,
+        "after.js",
+        "after('untouched').then((r) => { report.untouched = r; }); \
+         after('touched').then((r) => { report.touched = r; });",
+    )
+    .expect("the script runs");
+    host.run_until(&mut ctx, None, &mut |_| false);
+    assert_eq!(
+        string(&host, &mut ctx, "report.untouched"),
+        "true,false,TypeError"
+    );
+    assert_eq!(
+        string(&host, &mut ctx, "report.touched"),
+        "true,false,TypeError"
+    );
+}

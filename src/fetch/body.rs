@@ -3,7 +3,7 @@
 //! read", "consume body", and "clone" through the tee. A body's bytes always flow through its
 //! `ReadableStream`, set up on the Streams Standard's "other specifications" API.
 
-use std::sync::Arc;
+use std::{rc::Rc, sync::Arc};
 
 use crate::engine::{self, webidl, Cx, JsResult, Object, PromiseCapability, Slot, Value};
 use crate::readable::{
@@ -18,14 +18,63 @@ traced! {
     /// <https://fetch.spec.whatwg.org/#concept-body>
     #[derive(Debug, Clone)]
     pub(crate) struct Body {
-        /// The stream (a `ReadableStream` object).
-        pub(crate) stream: Object<ReadableStream>,
+        /// The stream (a `ReadableStream` object); `None` while it is not made yet.
+        ///
+        /// AD-HOC: a body extracted from a byte sequence (a string, a buffer, form data,
+        /// `URLSearchParams`, `Response.json()`) makes its stream when something first needs it
+        /// ([`BodyMixin::made_body`]): the `body` getter, a read, a clone, a fetch, an abort.
+        /// Until then nothing can tell: that stream would hold the bytes as one chunk, closed,
+        /// and pull nothing, so neither its start nor any read depends on when it was made. A
+        /// body never read (a response a server sends as its bytes, one made and dropped) then
+        /// makes no stream, no start microtask and no cycle for the collector to find.
+        pub(crate) stream: Option<Object<ReadableStream>>,
         /// The source: the bytes, where the body was made from bytes (null for a stream).
         #[unsafe_ignore_trace]
         pub(crate) source: Option<Arc<[u8]>>,
         /// The length (null when unknown).
         #[unsafe_ignore_trace]
         pub(crate) length: Option<u64>,
+        /// A server sent the source's bytes before the stream was made: the stream is made
+        /// locked, as it is when a server sends a made stream's source.
+        #[unsafe_ignore_trace]
+        pub(crate) sent: bool,
+        /// The source's bytes, counted toward a collection while the stream is not made (the
+        /// stream's queue counts them once it is): see `engine::ExternalBytes`.
+        #[unsafe_ignore_trace]
+        counted: Option<Rc<engine::ExternalBytes>>,
+    }
+}
+
+impl Body {
+    /// A body whose stream is `stream` (`length` when known), with no source.
+    pub(crate) fn of_stream(stream: Object<ReadableStream>, length: Option<u64>) -> Self {
+        Self {
+            stream: Some(stream),
+            source: None,
+            length,
+            sent: false,
+            counted: None,
+        }
+    }
+
+    /// The stream, which the caller made first ([`BodyMixin::made_body`]).
+    pub(crate) fn stream(&self) -> JsResult<&Object<ReadableStream>> {
+        self.stream
+            .as_ref()
+            .ok_or_else(|| engine::throw_type_error("The body's stream was not made"))
+    }
+
+    /// Whether the stream is disturbed (one not made yet is not).
+    pub(crate) fn is_disturbed(&self) -> bool {
+        self.stream.as_ref().is_some_and(other_specs::is_disturbed)
+    }
+
+    /// Whether the stream is locked (one not made yet is if a server sent its bytes).
+    pub(crate) fn is_locked(&self) -> bool {
+        match &self.stream {
+            Some(stream) => other_specs::is_locked(stream),
+            None => self.sent,
+        }
     }
 }
 
@@ -114,12 +163,7 @@ pub(crate) fn extract(object: BodyInit, ctx: &mut Cx) -> JsResult<(Body, Option<
             }
             // 12. Let body be a body whose stream is stream, source is source, and length is
             //     length. 13. Return (body, type).
-            let body = Body {
-                stream,
-                source: None,
-                length: None,
-            };
-            return Ok((body, None));
+            return Ok((Body::of_stream(stream, None), None));
         }
         // Blob: set source to object; set length to object's size; if object's type
         // attribute is not the empty byte sequence, set type to its value. (The stream is
@@ -130,11 +174,8 @@ pub(crate) fn extract(object: BodyInit, ctx: &mut Cx) -> JsResult<(Body, Option<
             };
             let stream = as_stream(&crate::file::blob_stream(&object, ctx)?)
                 .ok_or_else(|| engine::throw_type_error("Blob.stream() gave no stream"))?;
-            let body = Body {
-                stream,
-                length: Some(bytes.len() as u64),
-                source: Some(bytes),
-            };
+            let mut body = Body::of_stream(stream, Some(bytes.len() as u64));
+            body.source = Some(bytes);
             let type_ = (!type_.is_empty()).then(|| type_.into_bytes());
             return Ok((body, type_));
         }
@@ -170,42 +211,94 @@ pub(crate) fn extract(object: BodyInit, ctx: &mut Cx) -> JsResult<(Body, Option<
 }
 
 /// "Extract" steps 10–13 for a byte sequence `source`: action returns source, length is its
-/// length, and the action's bytes are enqueued into the new stream, which then closes.
+/// length, and the action's bytes are enqueued into the new stream, which then closes (when
+/// the stream is made: see [`Body::stream`]).
 pub(crate) fn body_from_bytes(source: Arc<[u8]>, ctx: &mut Cx) -> JsResult<Body> {
+    // (The bytes count toward a collection from here, as the stream's queue would count them:
+    // a collection first if they have grown enough, a RangeError past the agent's limit.)
+    let counted = Rc::new(engine::ExternalBytes::new(source.len()));
+    engine::collect_if_external_bytes_grew(ctx);
+    engine::check_external_bytes_limit(ctx)?;
     // 10. If source is a byte sequence, then set action to a step that returns source and
     //     length to source's length.
     // 11. If action is non-null, then run these steps in parallel: enqueue the bytes
-    //     (one Uint8Array, all being available) into stream, then close stream.
-    let stream = byte_stream_of(Some(&source), ctx)?;
+    //     (one Uint8Array, all being available) into stream, then close stream. (Run when
+    //     the stream is made.)
     Ok(Body {
-        stream,
+        stream: None,
         length: Some(source.len() as u64),
         source: Some(source),
+        sent: false,
+        counted: Some(counted),
     })
+}
+
+/// Makes `body`'s stream if it is not made yet: the stream "extract" sets up for its source
+/// (locked if a server sent the bytes); whether it made one.
+fn make_stream(body: &mut Body, ctx: &mut Cx) -> JsResult<bool> {
+    if body.stream.is_some() {
+        return Ok(false);
+    }
+    let stream = byte_stream_of(body.source.as_ref(), ctx)?;
+    if body.sent {
+        other_specs::get_a_reader(&stream, ctx)?;
+    }
+    body.stream = Some(stream);
+    // (The stream's queue counts the bytes now.)
+    body.counted = None;
+    Ok(true)
 }
 
 /// <https://fetch.spec.whatwg.org/#concept-body-clone>: tees the stream; `body` keeps the first
 /// branch, the clone gets the second.
 pub(crate) fn clone_body(body: &mut Body, ctx: &mut Cx) -> JsResult<Body> {
     // 1. Let « out1, out2 » be the result of teeing body's stream.
-    let (out1, out2) = other_specs::tee(&body.stream, ctx)?;
+    let (out1, out2) = other_specs::tee(body.stream()?, ctx)?;
     // 2. Set body's stream to out1.
-    body.stream = out1;
+    body.stream = Some(out1);
     // 3. Return a body whose stream is out2 and other members are copied from body.
     Ok(Body {
-        stream: out2,
+        stream: Some(out2),
         source: body.source.clone(),
         length: body.length,
+        sent: false,
+        counted: None,
     })
 }
 
 /// An object that includes the `Body` mixin (`Request`, `Response`): its body slot and how it
 /// gets its MIME type.
 pub(crate) trait BodyMixin: webidl::Interface + Sized {
-    /// The object's body (its request's or response's), if non-null.
-    fn body(this: &Object<Self>) -> Option<Body>;
+    /// The object's body (its request's or response's), if non-null, its stream made or not
+    /// ([`Body::stream`]).
+    fn body(this: &Object<Self>) -> Option<Body> {
+        Self::with_body(this, |body| body.clone())
+    }
+
+    /// Runs `f` on the object's body slot (a short borrow: `f` runs no script and makes no
+    /// engine object).
+    fn with_body<R>(this: &Object<Self>, f: impl FnOnce(&mut Option<Body>) -> R) -> R;
+
     /// <https://fetch.spec.whatwg.org/#concept-body-mime-type>
     fn mime_type(this: &Object<Self>) -> Option<MimeType>;
+
+    /// The object's body, if non-null, with its stream made (made now if it was not yet, and
+    /// kept in the object's body).
+    fn made_body(this: &Object<Self>, ctx: &mut Cx) -> JsResult<Option<Body>> {
+        let Some(mut body) = Self::body(this) else {
+            return Ok(None);
+        };
+        // (The stream is made with the slot not borrowed: making it may collect.)
+        if make_stream(&mut body, ctx)? {
+            Self::with_body(this, |slot| {
+                if let Some(slot) = slot.as_mut().filter(|slot| slot.stream.is_none()) {
+                    slot.stream.clone_from(&body.stream);
+                    slot.counted = None;
+                }
+            });
+        }
+        Ok(Some(body))
+    }
 }
 
 /// Defines the `Body` mixin's members on `T`'s prototype.
@@ -224,17 +317,16 @@ pub(crate) fn define_body_mixin<T: BodyMixin + 'static>(b: &mut webidl::Interfac
 /// <https://fetch.spec.whatwg.org/#dom-body-textstream>
 fn text_stream<T: BodyMixin + 'static>(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let this = webidl::this::<T>(this)?;
-    let body = T::body(&this);
     // 1. If this is unusable, then throw a TypeError.
-    if is_unusable(body.as_ref()) {
+    if is_unusable(T::body(&this).as_ref()) {
         return Err(engine::throw_type_error(
             "textStream: the body has already been used or is locked",
         ));
     }
     // 2. Let stream be this's body's stream; if this's body is null, a new ReadableStream
     //    that is closed (an empty body).
-    let stream = match body {
-        Some(body) => body.stream.clone(),
+    let stream = match T::made_body(&this, ctx)? {
+        Some(body) => body.stream()?.clone(),
         None => byte_stream_of(None, ctx)?,
     };
     // 3. Let decoder be a new TextDecoderStream in this's relevant realm (UTF-8).
@@ -245,11 +337,14 @@ fn text_stream<T: BodyMixin + 'static>(this: &Value, _: &[Value], ctx: &mut Cx) 
 }
 
 /// <https://fetch.spec.whatwg.org/#dom-body-body>
-fn get_body<T: BodyMixin + 'static>(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
+fn get_body<T: BodyMixin + 'static>(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let this = webidl::this::<T>(this)?;
     // The getter steps are to return null if this's body is null; otherwise this's body's
     // stream.
-    Ok(T::body(&this).map_or_else(Value::null, |body| body.stream.clone().into()))
+    match T::made_body(&this, ctx)? {
+        Some(body) => Ok(body.stream()?.clone().into()),
+        None => Ok(Value::null()),
+    }
 }
 
 /// <https://fetch.spec.whatwg.org/#dom-body-bodyused>
@@ -262,16 +357,14 @@ fn get_body_used<T: BodyMixin + 'static>(this: &Value, _: &[Value], _: &mut Cx) 
 
 /// The `bodyUsed` condition: the body is non-null and its stream is disturbed.
 pub(crate) fn is_body_used(body: Option<&Body>) -> bool {
-    body.is_some_and(|body| other_specs::is_disturbed(&body.stream))
+    body.is_some_and(Body::is_disturbed)
 }
 
 /// <https://fetch.spec.whatwg.org/#body-unusable>
 pub(crate) fn is_unusable(body: Option<&Body>) -> bool {
     // An object including the Body interface mixin is said to be unusable if its body is
     // non-null and its body's stream is disturbed or locked.
-    body.is_some_and(|body| {
-        other_specs::is_disturbed(&body.stream) || other_specs::is_locked(&body.stream)
-    })
+    body.is_some_and(|body| body.is_disturbed() || body.is_locked())
 }
 
 /// What "consume body" converts the bytes to.
@@ -431,7 +524,7 @@ impl ReadAllBytesSteps for FullyRead {
 fn fully_read(body: &Body, steps: ConsumeSteps, ctx: &mut Cx) -> JsResult<()> {
     // 4. Let reader be the result of getting a reader for body's stream. If that threw an
     //    exception, then run errorSteps with that exception and return.
-    let reader = match other_specs::get_a_reader(&body.stream, ctx) {
+    let reader = match other_specs::get_a_reader(body.stream()?, ctx) {
         Ok(reader) => reader,
         Err(e) => {
             let e = engine::thrown_value(e, ctx)?;
@@ -449,7 +542,8 @@ fn consume_body<T: BodyMixin + 'static>(
     convert: Convert,
     ctx: &mut Cx,
 ) -> JsResult<Value> {
-    let body = T::body(this);
+    // (The stream is made first: the body is read through it.)
+    let body = T::made_body(this, ctx)?;
     // 1. If object is unusable, then return a promise rejected with a TypeError.
     if is_unusable(body.as_ref()) {
         return Err(engine::throw_type_error(

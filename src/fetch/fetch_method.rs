@@ -108,7 +108,7 @@ pub(crate) fn fetch(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> 
         }
     };
     // 3. Let request be requestObject's request.
-    let (request, request_body, signal) = request_parts(&request_object);
+    let (request, request_body, signal) = request_parts(&request_object, ctx)?;
     let Some(signal) = signal else {
         return Err(engine::throw_type_error("fetch: the request has no signal"));
     };
@@ -186,9 +186,9 @@ fn abort_the_fetch_call(call: &Object<FetchCall>, error: Value, ctx: &mut Cx) ->
         promise.reject(error.clone(), ctx)?;
     }
     // 2. If request's body is non-null and is readable, then cancel request's body with error.
-    if let Some(body) = request_body {
-        if other_specs::is_readable(&body.stream) {
-            let cancel = other_specs::cancel(&body.stream, error.clone(), ctx)?;
+    if let Some(stream) = request_body.as_ref().and_then(|body| body.stream.as_ref()) {
+        if other_specs::is_readable(stream) {
+            let cancel = other_specs::cancel(stream, error.clone(), ctx)?;
             engine::mark_as_handled(&cancel, ctx)?;
         }
     }
@@ -198,9 +198,9 @@ fn abort_the_fetch_call(call: &Object<FetchCall>, error: Value, ctx: &mut Cx) ->
     };
     // 4. Let response be responseObject's response.
     // 5. If response's body is non-null and is readable, then error response's body with error.
-    if let Some(body) = <Response as body::BodyMixin>::body(&response_object) {
-        if other_specs::is_readable(&body.stream) {
-            other_specs::error(&body.stream, error, ctx)?;
+    if let Some(body) = <Response as body::BodyMixin>::made_body(&response_object, ctx)? {
+        if other_specs::is_readable(body.stream()?) {
+            other_specs::error(body.stream()?, error, ctx)?;
         }
     }
     Ok(())
@@ -272,7 +272,7 @@ fn start_fetch(
                 let respond = responder(&call, &fetch_request);
                 let abort_work = fetcher.start_streaming(
                     fetch_request,
-                    StreamBody(body.stream.clone()),
+                    StreamBody(body.stream()?.clone()),
                     respond,
                     ctx,
                 );
@@ -282,7 +282,7 @@ fn start_fetch(
             Ok(())
         }
         Some(body) => {
-            let reader = match other_specs::get_a_reader(&body.stream, ctx) {
+            let reader = match other_specs::get_a_reader(body.stream()?, ctx) {
                 Ok(reader) => reader,
                 Err(e) => {
                     let e = engine::thrown_value(e, ctx)?;
@@ -556,11 +556,7 @@ fn process_response(
             Some(source)
         }
         ResponseBody::Stream(StreamBody(stream)) => {
-            record.body = Some(Body {
-                stream,
-                source: None,
-                length: None,
-            });
+            record.body = Some(Body::of_stream(stream, None));
             None
         }
     };
@@ -756,12 +752,5 @@ fn reader_body(
         ctx,
     )?;
     *source.borrow().data().stream.borrow_mut() = Some(stream.clone());
-    Ok((
-        Body {
-            stream,
-            source: None,
-            length: None,
-        },
-        source,
-    ))
+    Ok((Body::of_stream(stream, None), source))
 }

@@ -30,11 +30,7 @@ pub(crate) fn new_request_object(
     let mut list = Headers::new(Guard::Request);
     list.header_list = headers.into();
     record.headers = Rc::new(RefCell::new(list));
-    record.body = body.map(|(stream, length)| Body {
-        stream,
-        source: None,
-        length,
-    });
+    record.body = body.map(|(stream, length)| Body::of_stream(stream, length));
     create_request(record, signal, ctx)
 }
 
@@ -81,16 +77,31 @@ pub(crate) fn response_parts(value: &Value, ctx: &mut Cx) -> JsResult<Option<Res
     let body = match <Response as BodyMixin>::body(&response) {
         None => None,
         Some(body) => {
-            let untouched = !crate::readable::other_specs::is_disturbed(&body.stream)
-                && !crate::readable::other_specs::is_locked(&body.stream);
-            match body.source.clone() {
-                Some(bytes) if untouched => {
-                    // Lock the stream: the bytes go out without it, and script cannot read
-                    // them a second time.
-                    crate::readable::other_specs::get_a_reader(&body.stream, ctx)?;
+            let untouched = !body.is_disturbed() && !body.is_locked();
+            match (body.source.clone(), &body.stream) {
+                // A stream not made yet: it is made locked if script asks for it (see
+                // `Body::stream`).
+                (Some(bytes), None) if untouched => {
+                    Response::with_body(&response, |slot| {
+                        if let Some(slot) = slot {
+                            slot.sent = true;
+                        }
+                    });
                     Some(OutgoingBody::Bytes(bytes))
                 }
-                _ => Some(OutgoingBody::Stream(body.stream.clone(), body.length)),
+                (Some(bytes), Some(stream)) if untouched => {
+                    // Lock the stream: the bytes go out without it, and script cannot read
+                    // them a second time.
+                    crate::readable::other_specs::get_a_reader(stream, ctx)?;
+                    Some(OutgoingBody::Bytes(bytes))
+                }
+                _ => {
+                    let stream = match Response::made_body(&response, ctx)? {
+                        Some(body) => body.stream()?.clone(),
+                        None => return Err(crate::engine::throw_type_error("no body")),
+                    };
+                    Some(OutgoingBody::Stream(stream, body.length))
+                }
             }
         }
     };

@@ -201,8 +201,8 @@ traced! {
 }
 
 impl BodyMixin for Request {
-    fn body(this: &Object<Self>) -> Option<Body> {
-        this.borrow().data().request.borrow().body.clone()
+    fn with_body<R>(this: &Object<Self>, f: impl FnOnce(&mut Option<Body>) -> R) -> R {
+        f(&mut this.borrow().data().request.borrow_mut().body)
     }
 
     fn mime_type(this: &Object<Self>) -> Option<MimeType> {
@@ -554,9 +554,10 @@ fn request_constructor_steps(
     }
     // 34. Let inputBody be input's request's body if input is a Request object; otherwise
     //     null.
-    let input_body = input_request
-        .as_ref()
-        .and_then(|object| object.borrow().data().request.borrow().body.clone());
+    let input_body = match &input_request {
+        Some(object) => Request::made_body(object, ctx)?,
+        None => None,
+    };
     // 35. If either init["body"] exists and is non-null or inputBody is non-null, and
     //     request's method is `GET` or `HEAD`, then throw a TypeError.
     let init_body_given = matches!(init.body, Some(Some(_)));
@@ -628,12 +629,10 @@ fn request_constructor_steps(
                 ));
             }
             // 41.2. Set finalBody to the result of creating a proxy for inputBody.
-            let proxy = crate::transform::other_specs::create_a_proxy(&input_body.stream, ctx)?;
-            final_body = Some(Body {
-                stream: proxy,
-                source: input_body.source.clone(),
-                length: input_body.length,
-            });
+            let proxy = crate::transform::other_specs::create_a_proxy(input_body.stream()?, ctx)?;
+            let mut proxy_body = Body::of_stream(proxy, input_body.length);
+            proxy_body.source.clone_from(&input_body.source);
+            final_body = Some(proxy_body);
         }
     }
     // 42. Set this's request's body to finalBody.
@@ -838,7 +837,7 @@ fn clone(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     }
     // 2. Let clonedRequest be the result of cloning this's request.
     let guard = this.borrow().data().request.borrow().headers.borrow().guard;
-    let mut body = this.borrow().data().request.borrow().body.clone();
+    let mut body = Request::made_body(&this, ctx)?;
     let cloned_body = match body.as_mut() {
         Some(body) => Some(body::clone_body(body, ctx)?),
         None => None,
@@ -869,12 +868,13 @@ fn clone(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 }
 
 /// The request record of a `Request` object (for `fetch()`): a copy without the body, and the
-/// body.
+/// body (its stream made).
 pub(crate) fn request_parts(
     object: &Object<Request>,
-) -> (RequestRecord, Option<Body>, Option<Object>) {
+    ctx: &mut Cx,
+) -> JsResult<(RequestRecord, Option<Body>, Option<Object>)> {
+    let body = Request::made_body(object, ctx)?;
     let signal = object.borrow().data().signal.borrow().clone();
-    let body = object.borrow().data().request.borrow().body.clone();
     let guard = object
         .borrow()
         .data()
@@ -889,5 +889,5 @@ pub(crate) fn request_parts(
         .request
         .borrow()
         .copy_without_body(guard);
-    (copy, body, signal)
+    Ok((copy, body, signal))
 }

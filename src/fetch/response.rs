@@ -92,8 +92,8 @@ traced! {
 }
 
 impl BodyMixin for Response {
-    fn body(this: &Object<Self>) -> Option<Body> {
-        this.borrow().data().response.borrow().body.clone()
+    fn with_body<R>(this: &Object<Self>, f: impl FnOnce(&mut Option<Body>) -> R) -> R {
+        f(&mut this.borrow().data().response.borrow_mut().body)
     }
 
     fn mime_type(this: &Object<Self>) -> Option<MimeType> {
@@ -432,7 +432,7 @@ fn clone(this: &Value, _: &[Value], ctx: &mut Cx) -> JsResult<Value> {
 
 /// <https://fetch.spec.whatwg.org/#concept-response-clone> (no internal response here).
 fn clone_a_response(this: &Object<Response>, ctx: &mut Cx) -> JsResult<ResponseRecord> {
-    let mut body = this.borrow().data().response.borrow().body.clone();
+    let mut body = Response::made_body(this, ctx)?;
     // 3. If response's body is non-null, then set newResponse's body to the result of
     //    cloning response's body.
     let cloned_body = match body.as_mut() {
