@@ -147,6 +147,12 @@ impl Trace for JsString {
 
 impl From<&str> for JsString {
     fn from(s: &str) -> Self {
+        // ASCII (nearly every name and string the library makes) is one unit per byte: an
+        // iterator of exact length, so the block is allocated once at its size, where
+        // `encode_utf16`'s estimate grows a vector by reallocation and then copies it.
+        if s.is_ascii() {
+            return Self(s.bytes().map(u16::from).collect());
+        }
         Self(s.encode_utf16().collect())
     }
 }
