@@ -434,11 +434,7 @@ fn content_length(headers: &hyper::HeaderMap) -> Option<u64> {
 
 /// The request's URL: `http://` + its `Host` (or the local address) + its target, parsed.
 fn request_url(parts: &hyper::http::request::Parts, local: Option<SocketAddr>) -> Option<String> {
-    let target = parts
-        .uri
-        .path_and_query()
-        .map_or("/", |p| p.as_str())
-        .to_owned();
+    let target = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let authority = match parts.uri.authority() {
         Some(authority) => authority.as_str().to_owned(),
         None => match parts.headers.get(hyper::header::HOST) {
@@ -446,8 +442,103 @@ fn request_url(parts: &hyper::http::request::Parts, local: Option<SocketAddr>) -
             None => local?.to_string(),
         },
     };
+    // A target the URL parser would leave as it is follows the authority's serialization
+    // (parsed once per authority and kept: a connection's requests share their `Host`).
+    if target_parses_as_itself(target) && authority_is_plain(&authority) {
+        let prefix = URL_PREFIX.with(|cached| {
+            let mut cached = cached.borrow_mut();
+            if let Some((key, prefix)) = cached.as_ref() {
+                if *key == authority {
+                    return Some(prefix.clone());
+                }
+            }
+            let url = url::Url::parse(&format!("http://{authority}/")).ok()?;
+            let prefix = url[..url::Position::BeforePath].to_owned();
+            *cached = Some((authority.clone(), prefix.clone()));
+            Some(prefix)
+        })?;
+        return Some(prefix + target);
+    }
     let url = url::Url::parse(&format!("http://{authority}{target}")).ok()?;
     Some(url.into())
+}
+
+thread_local! {
+    /// The last authority a request URL was made with, and its serialization up to the path.
+    static URL_PREFIX: RefCell<Option<(String, String)>> = const { RefCell::new(None) };
+}
+
+/// Whether the URL parser, given `http://host` followed by `target`, serializes the target as
+/// it is: an origin-form target of characters the path and query leave alone (no
+/// percent-encoding to add or to check, no backslash, which a special URL's path reads as a
+/// slash), with no `.` or `..` path segment to remove.
+fn target_parses_as_itself(target: &str) -> bool {
+    let bytes = target.as_bytes();
+    if bytes.first() != Some(&b'/') {
+        return false;
+    }
+    let untouched = |b: u8| {
+        b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'/'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+                    | b':'
+                    | b'@'
+                    | b'?'
+            )
+    };
+    if !bytes.iter().all(|&b| untouched(b)) {
+        return false;
+    }
+    let path = target.split('?').next().unwrap_or(target);
+    !path
+        .split('/')
+        .any(|segment| segment == "." || segment == "..")
+}
+
+/// Whether `authority` is a host name or address and an optional port and nothing else, so
+/// that the URL parser ends it where it ends (no userinfo, path, query or fragment in it).
+fn authority_is_plain(authority: &str) -> bool {
+    !authority.is_empty()
+        && authority
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'[' | b']'))
+}
+
+/// An IP address as `info.remoteAddr.hostname` gives it: an IPv4 address's four decimal
+/// octets written directly (`Display` goes through the formatting machinery per request), an
+/// IPv6 address as `Display` writes it.
+fn ip_hostname(ip: std::net::IpAddr) -> String {
+    let std::net::IpAddr::V4(v4) = ip else {
+        return ip.to_string();
+    };
+    let mut out = String::with_capacity(15);
+    for (i, octet) in v4.octets().into_iter().enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        if octet >= 100 {
+            out.push(char::from(b'0' + octet / 100));
+        }
+        if octet >= 10 {
+            out.push(char::from(b'0' + octet / 10 % 10));
+        }
+        out.push(char::from(b'0' + octet % 10));
+    }
+    out
 }
 
 /// The request as it crosses to the loop.
@@ -539,7 +630,7 @@ fn call_handler(
     // { remoteAddr: { transport: 'tcp', hostname, port } }, made as JSON would make it.
     let remote = engine::clone::new_plain_object(ctx);
     remote.create_data_property_or_throw("transport", JsString::from("tcp"), ctx)?;
-    let hostname = JsString::from(head.peer.ip().to_string().as_str());
+    let hostname = JsString::from(ip_hostname(head.peer.ip()).as_str());
     remote.create_data_property_or_throw("hostname", hostname, ctx)?;
     remote.create_data_property_or_throw("port", f64::from(head.peer.port()), ctx)?;
     let info = engine::clone::new_plain_object(ctx);
@@ -1082,4 +1173,102 @@ pub(crate) fn serve_global(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<
 /// Installs the global `serve(handler)` in the current realm.
 pub(crate) fn install(ctx: &mut Cx) -> JsResult<()> {
     webidl::define_global_operation("serve", 1, serve_global, ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The full parse, as `request_url` made every URL before its shortcut.
+    fn parsed(authority: &str, target: &str) -> Option<String> {
+        url::Url::parse(&format!("http://{authority}{target}"))
+            .ok()
+            .map(String::from)
+    }
+
+    /// `request_url` gives what the URL parser gives for every target hyper takes, shortcut or
+    /// not: hand-picked targets and authorities, then 20,000 drawn from an alphabet of the
+    /// characters that matter (dots, slashes, percent signs, quotes, backslashes, non-ASCII).
+    #[test]
+    fn request_urls_are_what_the_url_parser_gives() {
+        let authorities = [
+            "127.0.0.1:8080",
+            "Example.COM",
+            "example.com:80",
+            "example.com.:0080",
+            "[::1]:3000",
+            "0x7f.1",
+            "a",
+        ];
+        let targets = [
+            "/",
+            "/ok",
+            "/a/./b",
+            "/a/../b",
+            "/a/..",
+            "/.",
+            "//x",
+            "/a?b=c&d=./..",
+            "/a?q='x'",
+            "/%2e/x",
+            "/a%20b",
+            "/caf%C3%A9",
+            "/a|b^c`{}",
+            "/p?x",
+            "/~user/!$&()*+,;=:@",
+        ];
+        let mut checked = 0;
+        let mut check = |authority: &str, target: &str| {
+            let Ok(request) = hyper::Request::builder()
+                .uri(target)
+                .header(hyper::header::HOST, authority)
+                .body(())
+            else {
+                return;
+            };
+            let (parts, ()) = request.into_parts();
+            let target = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+            assert_eq!(
+                request_url(&parts, None),
+                parsed(authority, target),
+                "{authority} {target}"
+            );
+            checked += 1;
+        };
+        for authority in authorities {
+            for target in targets {
+                check(authority, target);
+            }
+        }
+        let alphabet: Vec<char> = "/./.?&=a%2e'\"<>`{}|^~:@!$;,".chars().collect();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..20_000 {
+            let mut target = String::from("/");
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            for i in 0..(state % 12) {
+                let pick = (state >> (i * 5)) as usize % alphabet.len();
+                target.push(alphabet[pick]);
+            }
+            check(
+                authorities[(state >> 60) as usize % authorities.len()],
+                &target,
+            );
+        }
+        assert!(
+            checked > 10_000,
+            "only {checked} targets were taken by hyper"
+        );
+    }
+
+    #[test]
+    fn ipv4_hostnames_are_written_as_display_writes_them() {
+        for ip in ["0.0.0.0", "127.0.0.1", "10.20.100.255", "1.99.100.9"] {
+            let ip: std::net::IpAddr = ip.parse().expect("an address");
+            assert_eq!(ip_hostname(ip), ip.to_string());
+        }
+        let v6: std::net::IpAddr = "::1".parse().expect("an address");
+        assert_eq!(ip_hostname(v6), "::1");
+    }
 }
