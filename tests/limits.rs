@@ -294,6 +294,54 @@ fn bodies_made_and_dropped_in_one_synchronous_loop_do_not_add_up() {
     assert_eq!(text(&read), "3145728:true");
 }
 
+/// Buffers a JS source enqueues and a JS reader drops are collected while the reading goes on,
+/// not only once the collector gets to them by its own count of objects (Boa weighs a buffer by
+/// its object, not its data, so 64 MiB of dead 1 MiB buffers would wait for it): a
+/// `FinalizationRegistry` sees at least half of 64 such buffers go before the last is read.
+#[test]
+fn buffers_enqueued_by_script_and_dropped_are_collected_as_they_add_up() {
+    let (host, mut ctx) = host(HostOptions::default());
+    let script = "
+        globalThis.result = 'pending';
+        let finalized = 0;
+        const registry = new FinalizationRegistry(() => { finalized++; });
+        let made = 0;
+        const stream = new ReadableStream({
+            pull(c) {
+                const chunk = new Uint8Array(1 << 20);
+                registry.register(chunk, made);
+                c.enqueue(chunk);
+                if (++made === 64) c.close();
+            },
+        });
+        (async () => {
+            const reader = stream.getReader();
+            let read = 0, seenBeforeLast = 0;
+            for (;;) {
+                const { done, value } = await reader.read();
+                if (done) break;
+                if (++read === 64) seenBeforeLast = finalized;
+                // Let a queued cleanup job run between reads.
+                await new Promise((resolve) => setTimeout(resolve, 0));
+            }
+            result = read + ':' + seenBeforeLast;
+        })();";
+    host.eval_script(&mut ctx, "buffers.js", script)
+        .expect("the script runs");
+    host.run_until(&mut ctx, None, &mut |_| false);
+    let result = host
+        .eval_script(&mut ctx, "result.js", "result")
+        .expect("a value");
+    let result = text(&result);
+    let (read, seen) = result.split_once(':').expect("two parts");
+    assert_eq!(read, "64", "{result}");
+    let seen: u32 = seen.parse().expect("a count");
+    assert!(
+        seen >= 32,
+        "only {seen} of 63 dropped buffers were collected while reading"
+    );
+}
+
 /// The bytes bodies and `Blob` streams hold in Rust are outside the engine's heap, so the
 /// memory limit bounds them apart from it, on both engines: past it, a body's extraction
 /// throws a RangeError (catchably), and a `Blob`'s stream errors with one, as making their

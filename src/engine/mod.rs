@@ -84,8 +84,9 @@ pub use backend::{
     array_buffer_byte_length, array_buffer_view, buffer_source_byte_length, buffer_source_copy,
     can_transfer_array_buffer, check_buffer_source, clone_array_buffer, construct_view,
     copy_data_block_bytes, is_buffer_source_object, is_detached_buffer, new_array_buffer,
-    new_uint8_array, note_consumed_bytes, same_buffer, transfer_array_buffer, uint8_array_bytes,
-    with_array_buffer_bytes_mut, with_buffer_source_bytes, with_uint8_array_bytes_mut,
+    new_uint8_array, note_chunk_bytes, note_consumed_bytes, same_buffer, transfer_array_buffer,
+    uint8_array_bytes, with_array_buffer_bytes_mut, with_buffer_source_bytes,
+    with_uint8_array_bytes_mut,
 };
 
 // Calls, errors, JSON (`call.rs`, `error.rs`, `json.rs`).

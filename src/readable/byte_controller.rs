@@ -551,6 +551,8 @@ fn enqueue(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     if stream_of(&controller).state() != StreamState::Readable {
         return Err(engine::throw_type_error("The stream is not readable"));
     }
+    // (The chunk's bytes count toward the host's collection: see `engine::note_chunk_bytes`.)
+    engine::note_consumed_bytes(usize::try_from(chunk.byte_length).unwrap_or(usize::MAX));
     // 5. Return ? ReadableByteStreamControllerEnqueue(this, chunk).
     readable_byte_stream_controller_enqueue(&controller, ByteChunk::View(&chunk), ctx)?;
     Ok(Value::undefined())

@@ -237,6 +237,9 @@ fn enqueue(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
             "The stream is not in a state that permits enqueue",
         ));
     }
+    // (A buffer chunk script made counts toward the host's collection: see
+    // `engine::note_chunk_bytes`.)
+    engine::note_chunk_bytes(&chunk, ctx);
     // 2. Perform ? ReadableStreamDefaultControllerEnqueue(this, chunk).
     readable_stream_default_controller_enqueue(&controller, chunk, ctx)?;
     Ok(Value::undefined())

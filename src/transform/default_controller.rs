@@ -292,6 +292,9 @@ fn desired_size(this: &Value, _: &[Value], _: &mut Cx) -> JsResult<Value> {
 fn enqueue(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     let controller = webidl::this::<TransformStreamDefaultController>(this)?;
     let chunk = args.first().cloned().unwrap_or_default();
+    // (A buffer chunk script made counts toward the host's collection: see
+    // `engine::note_chunk_bytes`.)
+    engine::note_chunk_bytes(&chunk, ctx);
     // 1. Perform ? TransformStreamDefaultControllerEnqueue(this, chunk).
     transform_stream_default_controller_enqueue(&controller, chunk, ctx)?;
     Ok(Value::undefined())

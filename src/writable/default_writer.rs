@@ -247,6 +247,9 @@ fn writer_write(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     if stream_of(&writer).is_none() {
         return Err(engine::throw_type_error("The writer has been released"));
     }
+    // (A buffer chunk script made counts toward the host's collection: see
+    // `engine::note_chunk_bytes`.)
+    engine::note_chunk_bytes(&chunk, ctx);
     // 2. Return ! WritableStreamDefaultWriterWrite(this, chunk).
     Ok(writable_stream_default_writer_write(&writer, chunk, ctx)?.into())
 }

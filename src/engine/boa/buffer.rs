@@ -284,6 +284,24 @@ pub fn note_consumed_bytes(bytes: usize) {
     note_buffer_bytes(bytes);
 }
 
+/// Counts the bytes of a chunk script enqueued into a value stream (a buffer source's byte
+/// length; nothing for any other value) like buffer data made here: a JS source that makes a
+/// buffer per chunk and a JS reader that drops each one leave dead data blocks Boa does not
+/// weigh, which would pile up, each a fresh mapping faulted in page by page, until Boa's own
+/// count of objects runs a collection.
+pub fn note_chunk_bytes(chunk: &Value, ctx: &mut Cx) {
+    let Some(object) = chunk.js().as_object() else {
+        return;
+    };
+    // (Only a buffer source is measured: any other object costs a type test, no error made.)
+    if !(object.is::<TypedArray>() || object.is::<DataView>() || object.is::<ArrayBuffer>()) {
+        return;
+    }
+    if let Some(bytes) = buffer_source_byte_length(chunk, ctx) {
+        note_buffer_bytes(bytes);
+    }
+}
+
 /// `Construct(%ArrayBuffer%, « byteLength »)`: a RangeError when it cannot be allocated.
 pub fn new_array_buffer(byte_length: u64, ctx: &mut Cx) -> JsResult<JsArrayBuffer> {
     crate::engine::count_objects(1);

@@ -827,6 +827,11 @@ pub fn new_uint8_array(bytes: &[u8], ctx: &mut Cx) -> JsResult<Value> {
     check(ctx, raw)
 }
 
+/// Counts the bytes of a chunk script enqueued into a value stream. Nothing to do here:
+/// QuickJS frees a buffer when its last reference goes.
+#[inline]
+pub fn note_chunk_bytes(_chunk: &Value, _ctx: &mut Cx) {}
+
 /// Counts `bytes` of a chunk a native consumer copied out and let go. Nothing to do here:
 /// QuickJS frees a buffer when its last reference goes (the Boa backend counts them toward a
 /// collection).
