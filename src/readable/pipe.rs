@@ -295,8 +295,9 @@ traced! {
         shutting_down: Cell<bool>,
         /// promise.
         promise: PromiseCapability,
-        /// The promise of the step's read (resolveRead / rejectRead), while a read is outstanding.
-        read: Slot<Option<InternalPromise>>,
+        /// The step's read and the step's promise resolved with it (see [`ReadState`]).
+        #[unsafe_ignore_trace]
+        read: Cell<ReadState>,
         /// The pipe's own read call is running: chunk steps that run now are not inside the
         /// source's `controller.enqueue()`.
         reading_synchronously: Cell<bool>,
@@ -315,6 +316,26 @@ traced! {
 }
 
 type Pipe = Object<PipeState>;
+
+/// The step's read promise (the reference implementation's `new Promise((resolveRead,
+/// rejectRead) => ...)`) and the step's promise, which the read's was returned to (the
+/// `writer.[[readyPromise]].then()` callback's result), kept in the pipe: one step runs at a
+/// time and each promise has one reaction, so the jobs they would queue are queued from here,
+/// in the same order, with no promise made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReadState {
+    /// No read outstanding, or its outcome has gone on to the step's promise.
+    Idle,
+    /// The read is outstanding, and the step's promise does not react to it yet (its
+    /// NewPromiseResolveThenableJob has not run).
+    Pending,
+    /// The step's promise reacts to the outstanding read: the read's settling queues the
+    /// reaction job.
+    Awaited,
+    /// The read settled before the step's promise reacted to it: `Some(done)` fulfilled with
+    /// whether the source is done, `None` rejected.
+    Settled(Option<bool>),
+}
 
 /// <https://streams.spec.whatwg.org/#readable-stream-pipe-to>
 #[allow(clippy::too_many_arguments)] // the spec's signature
@@ -372,7 +393,7 @@ pub(crate) fn readable_stream_pipe_to(
             abort_algorithm: Cell::new(None),
             shutting_down: Cell::new(false),
             promise: promise.clone(),
-            read: Slot::new(None),
+            read: Cell::new(ReadState::Idle),
             reading_synchronously: Cell::new(false),
             current_write: Slot::new(InternalPromise::fulfilled(Value::undefined())),
             writes: Cell::new(0),
@@ -552,76 +573,77 @@ fn source_closed(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
 
 /// The loop: run a step, and when its promise fulfills with false (the source is not done),
 /// the next one. The steps and their promises follow the reference implementation's pipeLoop
-/// job for job (the spec leaves the timing of the "in parallel" steps open), with internal
-/// promises: a chunk costs no JS object.
+/// job for job (the spec leaves the timing of the "in parallel" steps open); the step's and
+/// the read's promises are the pipe's [`ReadState`], whose jobs are queued where the promises
+/// would queue them: a chunk costs no JS object and no promise.
 fn pipe_loop(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
-    let step = pipe_step(pipe, ctx)?;
-    step.react(
-        pipe.clone(),
-        |pipe, done, ctx| {
-            if done.to_boolean() {
-                Ok(())
-            } else {
-                pipe_loop(pipe, ctx)
-            }
-        },
-        // The destination's ready promise was rejected or the read errored: the loop ends and
-        // the propagation rules shut the pipe down.
-        |_, _, _| Ok(()),
-        ctx,
-    );
-    Ok(())
+    pipe_step(pipe, ctx)
+}
+
+/// The step's promise settled with `outcome` (`Some(done)` fulfilled, `None` rejected): its one
+/// reaction, the loop's, runs in a job. The loop goes on when the source is not done; the
+/// destination's ready promise rejected or the read errored ends the loop, and the
+/// propagation rules shut the pipe down.
+fn step_settled(pipe: &Pipe, outcome: Option<bool>, ctx: &mut Cx) {
+    if outcome == Some(false) {
+        let pipe = pipe.clone();
+        engine::queue_microtask(ctx, move |ctx| pipe_loop(&pipe, ctx));
+    } else {
+        engine::queue_microtask(ctx, |_| Ok(()));
+    }
 }
 
 /// One step: backpressure must be enforced, so the read waits for writer.[[readyPromise]]
 /// (while WritableStreamDefaultWriterGetDesiredSize(writer) is ≤ 0 or null it is pending).
 /// The step's promise is resolved with the read's promise (fulfilled with whether the source
 /// is done).
-fn pipe_step(pipe: &Pipe, ctx: &mut Cx) -> JsResult<InternalPromise> {
+fn pipe_step(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
     let writer = {
         let p = pipe.borrow();
         let d = p.data();
-        // Shutdown must stop activity.
+        // Shutdown must stop activity: the step's promise is one fulfilled with true.
         if d.shutting_down.get() {
-            return Ok(InternalPromise::fulfilled(true.into()));
+            step_settled(pipe, Some(true), ctx);
+            return Ok(());
         }
         d.writer.clone()
     };
-    let step = InternalPromise::new();
     let Some(ready) = default_writer::ready_promise(&writer) else {
         // Invariant: an acquired writer has a ready promise until it is released, which only
         // finalize does, after shuttingDown is set.
         debug_assert!(false, "the pipe's writer has no ready promise");
-        return Ok(InternalPromise::fulfilled(true.into()));
+        step_settled(pipe, Some(true), ctx);
+        return Ok(());
     };
     ready.react(
-        (pipe.clone(), step.clone()),
-        |(pipe, step), _, ctx| read_step(pipe, step, ctx),
-        |(_, step), reason, ctx| {
-            step.reject(reason, ctx);
+        pipe.clone(),
+        read_step,
+        |pipe, _, ctx| {
+            // The step's promise rejects.
+            step_settled(pipe, None, ctx);
             Ok(())
         },
         ctx,
-    )?;
-    Ok(step)
+    )
 }
 
 /// The destination is ready: read a chunk.
-fn read_step(pipe: &Pipe, step: &InternalPromise, ctx: &mut Cx) -> JsResult<()> {
+fn read_step(pipe: &Pipe, _: Value, ctx: &mut Cx) -> JsResult<()> {
     let reader = {
         let p = pipe.borrow();
         let d = p.data();
         // Shutdown must stop activity: after shuttingDown becomes true, no further reads are
-        // initiated (the reference implementation still reads here).
+        // initiated (the reference implementation still reads here). The step's promise is
+        // resolved with true.
         if d.shutting_down.get() {
-            return step.resolve(true.into(), ctx);
+            step_settled(pipe, Some(true), ctx);
+            return Ok(());
         }
         d.reader.clone()
     };
-    let read = InternalPromise::new();
     let (pool, read_size) = {
         let p = pipe.borrow();
-        *p.data().read.borrow_mut() = Some(read.clone());
+        p.data().read.set(ReadState::Pending);
         p.data().reading_synchronously.set(true);
         (p.data().pool.clone(), p.data().read_size)
     };
@@ -646,8 +668,49 @@ fn read_step(pipe: &Pipe, step: &InternalPromise, ctx: &mut Cx) -> JsResult<()> 
     };
     pipe.borrow().data().reading_synchronously.set(false);
     result?;
-    step.resolve_with_internal(read, ctx);
+    // The step's promise is resolved with the read's: NewPromiseResolveThenableJob, which
+    // reacts to the read's promise.
+    let pipe = pipe.clone();
+    engine::queue_microtask(ctx, move |ctx| {
+        let read = pipe.borrow().data().read.get();
+        match read {
+            ReadState::Settled(outcome) => {
+                pipe.borrow().data().read.set(ReadState::Idle);
+                step_resolved_with_read(&pipe, outcome, ctx);
+            }
+            ReadState::Pending => pipe.borrow().data().read.set(ReadState::Awaited),
+            // (The job runs once per read.)
+            ReadState::Idle | ReadState::Awaited => {}
+        }
+        Ok(())
+    });
     Ok(())
+}
+
+/// The read's promise settled with `outcome` (`Some(done)` fulfilled, `None` rejected).
+fn read_settled(pipe: &Pipe, outcome: Option<bool>, ctx: &mut Cx) {
+    let p = pipe.borrow();
+    let read = &p.data().read;
+    match read.get() {
+        // The step's promise does not react to it yet: the outcome waits for its job.
+        ReadState::Pending => read.set(ReadState::Settled(outcome)),
+        ReadState::Awaited => {
+            read.set(ReadState::Idle);
+            step_resolved_with_read(pipe, outcome, ctx);
+        }
+        // No read outstanding, or it settled already (a promise settles once).
+        ReadState::Idle | ReadState::Settled(_) => {}
+    }
+}
+
+/// The step's promise's reaction to the read's promise, which settled with `outcome`: its job
+/// settles the step's promise the same way.
+fn step_resolved_with_read(pipe: &Pipe, outcome: Option<bool>, ctx: &mut Cx) {
+    let pipe = pipe.clone();
+    engine::queue_microtask(ctx, move |ctx| {
+        step_settled(&pipe, outcome, ctx);
+        Ok(())
+    });
 }
 
 /// The pipe's read request's chunk steps: write the chunk to dest, and fulfill the read's
@@ -657,12 +720,7 @@ fn read_step(pipe: &Pipe, step: &InternalPromise, ctx: &mut Cx) -> JsResult<()> 
 /// is written in a microtask: the destination's write algorithm must not run inside it (WPT
 /// piping/general-addition.any.js; the reference implementation writes at once).
 fn chunk_steps(pipe: Pipe, chunk: Chunk, ctx: &mut Cx) -> JsResult<()> {
-    let (read, synchronous) = {
-        let p = pipe.borrow();
-        let d = p.data();
-        let read = d.read.borrow_mut().take();
-        (read, d.reading_synchronously.get())
-    };
+    let synchronous = pipe.borrow().data().reading_synchronously.get();
     if synchronous {
         write_chunk(&pipe, chunk, ctx)?;
     } else {
@@ -677,9 +735,7 @@ fn chunk_steps(pipe: Pipe, chunk: Chunk, ctx: &mut Cx) -> JsResult<()> {
             }
         });
     }
-    if let Some(read) = read {
-        read.resolve(false.into(), ctx)?;
-    }
+    read_settled(&pipe, Some(false), ctx);
     Ok(())
 }
 
@@ -794,20 +850,16 @@ fn write_chunk(pipe: &Pipe, chunk: Chunk, ctx: &mut Cx) -> JsResult<()> {
 /// The pipe's read request's close steps: the read's promise fulfills with true (done); rule
 /// 3 applies through reader.[[closedPromise]].
 fn close_steps(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
-    let read = pipe.borrow().data().read.borrow_mut().take();
-    match read {
-        Some(read) => read.resolve(true.into(), ctx),
-        None => Ok(()),
-    }
+    read_settled(pipe, Some(true), ctx);
+    Ok(())
 }
 
 /// The pipe's read request's error steps: the read's promise rejects; rule 1 applies through
 /// reader.[[closedPromise]].
-fn error_steps(pipe: &Pipe, e: Value, ctx: &mut Cx) -> JsResult<()> {
-    let read = pipe.borrow().data().read.borrow_mut().take();
-    if let Some(read) = read {
-        read.reject(e, ctx);
-    }
+fn error_steps(pipe: &Pipe, _e: Value, ctx: &mut Cx) -> JsResult<()> {
+    // (Nothing reads the reason: the step's rejection ends the loop, and rule 1 has the
+    // error.)
+    read_settled(pipe, None, ctx);
     Ok(())
 }
 
