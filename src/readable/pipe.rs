@@ -301,12 +301,14 @@ traced! {
         /// The pipe's own read call is running: chunk steps that run now are not inside the
         /// source's `controller.enqueue()`.
         reading_synchronously: Cell<bool>,
-        /// The last write: fulfilled one microtask after its write request settles (the shutdown
-        /// steps wait for it).
-        current_write: Slot<InternalPromise>,
-        /// How many writes the pipe has made: what tells a wait for the current write that a
-        /// newer one started meanwhile (a reaction to a write never holds that write's promise:
-        /// internal promises must not hold themselves, ARCHITECTURE.md).
+        /// Whether the last write's promise has fulfilled (it does one microtask after its write
+        /// request settles; see [`PipeWrite`]): the shutdown steps wait for it.
+        current_write_finished: Cell<bool>,
+        /// The waits for a write's promise to fulfill (see [`wait_for_writes_to_finish`]), with
+        /// the number of the write each waits for.
+        write_waiters: Slot<Vec<(u64, InternalPromise)>>,
+        /// How many writes the pipe has made (the number of the last one): what tells a wait
+        /// for the current write that a newer one started meanwhile.
         writes: Cell<u64>,
         /// Chunks read but not yet written: each arrived inside the source's `enqueue()` and waits
         /// for its microtask (see [`chunk_steps`]). A shutdown writes them at once, or drops them
@@ -395,7 +397,8 @@ pub(crate) fn readable_stream_pipe_to(
             promise: promise.clone(),
             read: Cell::new(ReadState::Idle),
             reading_synchronously: Cell::new(false),
-            current_write: Slot::new(InternalPromise::fulfilled(Value::undefined())),
+            current_write_finished: Cell::new(true),
+            write_waiters: Slot::new(Vec::new()),
             writes: Cell::new(0),
             unwritten: Slot::new(VecDeque::new()),
         },
@@ -837,14 +840,61 @@ fn write_chunk(pipe: &Pipe, chunk: Chunk, ctx: &mut Cx) -> JsResult<()> {
         }
         chunk => chunk,
     };
-    let write = InternalPromise::new();
-    let writer = {
+    let (writer, number) = {
         let p = pipe.borrow();
-        *p.data().current_write.borrow_mut() = write.clone();
-        p.data().writes.set(p.data().writes.get() + 1);
-        p.data().writer.clone()
+        let d = p.data();
+        let number = d.writes.get() + 1;
+        d.writes.set(number);
+        d.current_write_finished.set(false);
+        (d.writer.clone(), number)
     };
-    writable_stream_default_writer_write_request(&writer, chunk, WriteRequest::Internal(write), ctx)
+    let request = WriteRequest::Pipe(PipeWrite(pipe.clone(), number));
+    writable_stream_default_writer_write_request(&writer, chunk, request, ctx)
+}
+
+traced_without_drop! {
+/// A write the pipe made ([`WriteRequest::Pipe`]), and its number: its promise is the
+/// reference implementation's `transformPromiseWith(write, undefined, () => {})`, which
+/// fulfills one microtask after the write request settles. The pipe keeps where that promise
+/// is ([`PipeState::current_write_finished`]) and who waits for it, so a write makes no
+/// promise.
+#[derive(Debug)]
+pub(crate) struct PipeWrite(Pipe, u64);
+}
+
+impl PipeWrite {
+    /// The write request settled (fulfilled or rejected): the write's promise fulfills in a job.
+    pub(crate) fn settled(&self, ctx: &mut Cx) {
+        let (pipe, number) = (self.0.clone(), self.1);
+        engine::queue_microtask(ctx, move |ctx| {
+            write_finished(&pipe, number, ctx);
+            Ok(())
+        });
+    }
+}
+
+/// The promise of write `number` fulfilled: the waits for it go on, each in a job (its
+/// reaction's), in the order they began.
+fn write_finished(pipe: &Pipe, number: u64, ctx: &mut Cx) {
+    let waiters = {
+        let p = pipe.borrow();
+        let d = p.data();
+        if d.writes.get() == number {
+            d.current_write_finished.set(true);
+        }
+        let mut all = d.write_waiters.borrow_mut();
+        if all.is_empty() {
+            return;
+        }
+        let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut *all)
+            .into_iter()
+            .partition(|(n, _)| *n == number);
+        *all = later;
+        now
+    };
+    for (_, finished) in waiters {
+        queue_write_check(pipe, number, finished, ctx);
+    }
 }
 
 /// The pipe's read request's close steps: the read's promise fulfills with true (done); rule
@@ -890,25 +940,37 @@ fn write_read_chunks_if_writable(pipe: &Pipe, ctx: &mut Cx) -> JsResult<bool> {
 /// promises have settled)": fulfills once the current write has settled and no newer write
 /// started meanwhile. (Every chunk read is written as soon as it is read.)
 fn wait_for_writes_to_finish(pipe: &Pipe, ctx: &mut Cx) -> InternalPromise {
-    let (old, writes) = {
-        let p = pipe.borrow();
-        let current = p.data().current_write.borrow().clone();
-        (current, p.data().writes.get())
-    };
     let finished = InternalPromise::new();
-    let check =
-        |(pipe, writes, finished): &(Pipe, u64, InternalPromise), _: Value, ctx: &mut Cx| {
-            if pipe.borrow().data().writes.get() == *writes {
-                finished.resolve(Value::undefined(), ctx)
-            } else {
-                // Another write started while this one was pending: wait for that one too.
-                let inner = wait_for_writes_to_finish(pipe, ctx);
-                finished.resolve_with_internal(inner, ctx);
-                Ok(())
-            }
-        };
-    old.react((pipe.clone(), writes, finished.clone()), check, check, ctx);
+    let (writes, current_finished) = {
+        let p = pipe.borrow();
+        (p.data().writes.get(), p.data().current_write_finished.get())
+    };
+    if current_finished {
+        // The current write's promise has fulfilled: the reaction's job is queued now.
+        queue_write_check(pipe, writes, finished.clone(), ctx);
+    } else {
+        let p = pipe.borrow();
+        let mut waiters = p.data().write_waiters.borrow_mut();
+        waiters.push((writes, finished.clone()));
+    }
     finished
+}
+
+/// Queues the job of the reaction to write `writes`'s promise that
+/// [`wait_for_writes_to_finish`] waits with: `finished` fulfills if no newer write started
+/// meanwhile; otherwise it waits for that one too.
+fn queue_write_check(pipe: &Pipe, writes: u64, finished: InternalPromise, ctx: &mut Cx) {
+    let pipe = pipe.clone();
+    engine::queue_microtask(ctx, move |ctx| {
+        if pipe.borrow().data().writes.get() == writes {
+            finished.resolve(Value::undefined(), ctx)
+        } else {
+            // Another write started while this one was pending: wait for that one too.
+            let inner = wait_for_writes_to_finish(&pipe, ctx);
+            finished.resolve_with_internal(inner, ctx);
+            Ok(())
+        }
+    });
 }
 
 /// <https://streams.spec.whatwg.org/#rs-pipeTo-shutdown-with-action>

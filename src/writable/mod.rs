@@ -18,8 +18,8 @@
 //! writable side, the cross-realm transform, the Rust API's sinks); for TransformStream and
 //! pipeTo, `stream::create_writable_stream`, `stream::acquire_writable_stream_default_writer`,
 //! `default_writer::writable_stream_default_writer_write_request` with a [`WriteRequest`]
-//! (`WriteRequest::Internal` keeps the outcome in Rust, so the pipe loop needs no JS promise
-//! per chunk), `default_writer::writable_stream_default_writer_close_with_error_propagation`,
+//! (`WriteRequest::Pipe` keeps the outcome in Rust, so the pipe loop needs no promise per
+//! chunk), `default_writer::writable_stream_default_writer_close_with_error_propagation`,
 //! `..._release`, `..._get_desired_size`, `default_writer::ready_promise` / `closed_promise`,
 //! `stream::writable_stream_abort`, the slots through `stream::WritableSlots`, and
 //! `default_controller::writable_stream_default_controller_error_if_needed`.
@@ -32,6 +32,7 @@ pub(crate) mod stream;
 use crate::engine::{Cx, JsResult, Object, Value};
 
 use crate::engine::PromiseCapability;
+use crate::readable::pipe::PipeWrite;
 
 pub(crate) use default_controller::{
     AbortAlgorithm, CloseAlgorithm, StartAlgorithm, WritableStreamDefaultController, WriteAlgorithm,
@@ -50,11 +51,11 @@ traced! {
     pub(crate) enum WriteRequest {
         /// The promise returned by `writer.write()`.
         Promise(PromiseCapability),
-        /// A write whose promise no script holds, and whose outcome only its caller looks at
-        /// (ReadableStreamPipeTo's): what the caller holds is the promise of a reaction to the
-        /// write's promise that fulfills, whatever the outcome, one microtask after the write
-        /// request settles.
-        Internal(crate::engine::internal_promise::InternalPromise),
+        /// A write of ReadableStreamPipeTo, whose promise no script holds and whose outcome
+        /// the pipe does not look at: the pipe waits for a reaction to the write's promise,
+        /// which fulfills, whatever the outcome, one microtask after the write request settles
+        /// ([`PipeWrite::settled`]).
+        Pipe(PipeWrite),
     }
 }
 
@@ -63,7 +64,10 @@ impl WriteRequest {
     pub(crate) fn resolve(&self, ctx: &mut Cx) -> JsResult<()> {
         match self {
             WriteRequest::Promise(capability) => capability.resolve(Value::undefined(), ctx),
-            WriteRequest::Internal(reaction) => settle_reaction(reaction, ctx),
+            WriteRequest::Pipe(write) => {
+                write.settled(ctx);
+                Ok(())
+            }
         }
     }
 
@@ -71,20 +75,12 @@ impl WriteRequest {
     pub(crate) fn reject(&self, reason: Value, ctx: &mut Cx) -> JsResult<()> {
         match self {
             WriteRequest::Promise(capability) => capability.reject(reason, ctx),
-            WriteRequest::Internal(reaction) => settle_reaction(reaction, ctx),
+            WriteRequest::Pipe(write) => {
+                write.settled(ctx);
+                Ok(())
+            }
         }
     }
-}
-
-/// The write request of [`WriteRequest::Internal`] settled (fulfilled or rejected): its
-/// reaction fulfills one microtask later.
-fn settle_reaction(
-    reaction: &crate::engine::internal_promise::InternalPromise,
-    ctx: &mut Cx,
-) -> JsResult<()> {
-    let reaction = reaction.clone();
-    crate::engine::queue_microtask(ctx, move |ctx| reaction.resolve(Value::undefined(), ctx));
-    Ok(())
 }
 
 /// The values of a stream's [[state]] slot.
