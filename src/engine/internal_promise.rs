@@ -177,6 +177,26 @@ impl InternalPromise {
         })))
     }
 
+    /// Makes the promise "a new promise" in place, if that is the same as making a new one:
+    /// it has settled (its reactions are queued already) and no one else holds it, so no one
+    /// can tell it from a new one. Returns whether it did; where it did not, the caller makes a
+    /// new promise. (This spares the allocation of the promise a slot is set to each time
+    /// backpressure flips.)
+    pub(crate) fn renew(&self) -> bool {
+        if !self.0.is_unique() {
+            return false;
+        }
+        let mut state = self.0.borrow_mut();
+        if let State::Pending { .. } = &*state {
+            return false;
+        }
+        *state = State::Pending {
+            resolved: false,
+            reactions: Reactions::None,
+        };
+        true
+    }
+
     /// Upon fulfillment / upon rejection of this promise.
     pub(crate) fn react<T: Trace + 'static>(
         &self,

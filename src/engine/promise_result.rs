@@ -202,6 +202,31 @@ impl NewPromise {
         })))
     }
 
+    /// Makes the promise "a new promise" of the same kind in place, if that is the same as
+    /// making a new one: an internal promise that has settled and that no one else holds
+    /// ([`InternalPromise::renew`]), or a deferred one whose JS promise was never made, that
+    /// has settled, and that no one else holds (nothing can tell it from a new one). Returns
+    /// whether it did; where it did not, the caller makes a new promise.
+    pub fn renew(&self) -> bool {
+        match self {
+            Self::Js(_) => false,
+            Self::Internal(p) => p.renew(),
+            Self::Deferred(state) => {
+                if !state.is_unique() {
+                    return false;
+                }
+                let mut current = state.borrow_mut();
+                match &*current {
+                    Deferred::Fulfilled(_) | Deferred::Rejected { .. } => {
+                        *current = Deferred::Pending { handled: false };
+                        true
+                    }
+                    Deferred::Pending { .. } | Deferred::Made(_) => false,
+                }
+            }
+        }
+    }
+
     /// The JS promise of a deferred promise, if it was made (from then on every operation goes
     /// to it).
     fn made_already(state: &AcyclicShared<Slot<Deferred>>) -> Option<PromiseCapability> {

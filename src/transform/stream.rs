@@ -349,10 +349,18 @@ pub(crate) fn transform_stream_set_backpressure(
     if let Some(promise) = stream.backpressure_change_promise() {
         promise.resolve(Value::undefined(), ctx)?;
     }
-    // 3. Set stream.[[backpressureChangePromise]] to a new promise.
-    let promise = InternalPromise::new();
+    // 3. Set stream.[[backpressureChangePromise]] to a new promise (the one it holds, made
+    //    new in place where no one can tell: `InternalPromise::renew`).
     let s = stream.borrow();
-    *s.data().backpressure_change_promise.borrow_mut() = Some(promise);
+    let renewed = s
+        .data()
+        .backpressure_change_promise
+        .borrow()
+        .as_ref()
+        .is_some_and(InternalPromise::renew);
+    if !renewed {
+        *s.data().backpressure_change_promise.borrow_mut() = Some(InternalPromise::new());
+    }
     // 4. Set stream.[[backpressure]] to backpressure.
     s.data().backpressure.set(Some(backpressure));
     Ok(())

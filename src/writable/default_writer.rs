@@ -77,6 +77,28 @@ pub(crate) fn new_ready_promise(writer: &Writer) -> NewPromise {
     }
 }
 
+/// Sets writer.[[readyPromise]] to "a new promise" (of the kind [`new_ready_promise`] makes):
+/// the one it holds is made new in place where no one can tell the difference
+/// ([`NewPromise::renew`]: settled, held by the writer alone), so a flip of backpressure
+/// allocates nothing.
+pub(crate) fn set_new_ready_promise(writer: &Writer) {
+    let renewed = {
+        let w = writer.borrow();
+        let d = w.data();
+        let internal = d.reacted_to_from_rust.get();
+        let ready = d.ready_promise.borrow();
+        match &*ready {
+            Some(promise @ NewPromise::Internal(_)) if internal => promise.renew(),
+            Some(promise @ NewPromise::Deferred(_)) if !internal => promise.renew(),
+            _ => false,
+        }
+    };
+    if !renewed {
+        let promise = new_ready_promise(writer);
+        set_ready_promise(writer, promise);
+    }
+}
+
 /// A new writer object whose slots are not yet set up.
 pub(crate) fn new_writer_object(ctx: &mut Cx) -> JsResult<Writer> {
     new_object(WritableStreamDefaultWriter::empty(), ctx)

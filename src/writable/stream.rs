@@ -806,8 +806,7 @@ pub(crate) fn writable_stream_update_backpressure(
         if backpressure != stream.backpressure() {
             if backpressure {
                 // 1. If backpressure is true, set writer.[[readyPromise]] to a new promise.
-                let promise = super::default_writer::new_ready_promise(&writer);
-                super::default_writer::set_ready_promise(&writer, promise);
+                super::default_writer::set_new_ready_promise(&writer);
             } else {
                 // 2. Otherwise,
                 // 2.1. Assert: backpressure is false.

@@ -57,6 +57,14 @@ impl<T: Trace + 'static> Shared<T> {
     pub fn ptr_eq(a: &Self, b: &Self) -> bool {
         Gc::ptr_eq(&a.0, &b.0)
     }
+
+    /// Whether this is known to be the only pointer to its value (the contract's
+    /// `AcyclicShared::is_unique`): never on Boa, whose collector may hold others, so callers
+    /// make a new value there.
+    #[inline]
+    pub fn is_unique(&self) -> bool {
+        false
+    }
 }
 
 impl<T: Trace + 'static> Clone for Shared<T> {

@@ -752,6 +752,13 @@ impl<T: Trace + 'static> AcyclicShared<T> {
         unsafe { self.0.as_ref() }
     }
 
+    /// Whether this is the only pointer to its value (no clone of it is alive anywhere), so
+    /// that no one else can see a change made through it.
+    #[inline]
+    pub fn is_unique(&self) -> bool {
+        self.node().count.get() == 1
+    }
+
     /// Whether `a` and `b` point to the same value (the contract's, as `Shared::ptr_eq`; only
     /// tests use it now).
     #[inline]
