@@ -26,6 +26,13 @@ pub enum PromiseResult {
     Promise(JsPromise),
     /// A promise that never reaches script (a transform stream's internal promises).
     Internal(InternalPromise),
+    /// A promise that the job queued when it was made fulfills with this value (never an
+    /// object): "the result of reacting to" a promise already fulfilled with it, with no
+    /// fulfillment steps. No promise is made: the job is queued when the result is reacted to
+    /// ([`upon_settlement`]) or adopted, which its maker's caller does before anything else is
+    /// queued, so the job takes the same place in the queue, and the reaction's own job the
+    /// same place after it.
+    FulfilledByQueuedJob(Value),
 }
 }
 
@@ -94,6 +101,14 @@ pub fn upon_settlement<T: Trace + 'static>(
         }
         PromiseResult::Internal(promise) => {
             promise.react(data, on_fulfilled, on_rejected, ctx);
+            Ok(())
+        }
+        PromiseResult::FulfilledByQueuedJob(value) => {
+            // The job that fulfills the promise, which queues the reaction's job.
+            engine::queue_microtask(ctx, move |ctx| {
+                engine::queue_microtask(ctx, move |ctx| on_fulfilled(&data, value, ctx));
+                Ok(())
+            });
             Ok(())
         }
     }

@@ -519,6 +519,15 @@ pub(crate) fn transform_stream_default_controller_perform_transform(
     };
     // 2. Return the result of reacting to transformPromise with the following rejection steps
     //    given the argument r:
+    // (Fulfilled already with a non-object: the result is a promise the reaction's job, queued
+    // now, fulfills with the same value. Every caller hands it on to be reacted to or adopted
+    // at once: see `PromiseResult::FulfilledByQueuedJob`.)
+    let transform_promise = match transform_promise {
+        PromiseResult::Fulfilled(value) if !value.is_object() => {
+            return Ok(PromiseResult::FulfilledByQueuedJob(value));
+        }
+        other => other,
+    };
     let result = InternalPromise::new();
     upon_settlement(
         transform_promise,
@@ -573,6 +582,13 @@ fn resolve_with_result(
             let settled = InternalPromise::new();
             settled.reject(r, ctx);
             promise.resolve_with_internal(settled, ctx);
+        }
+        PromiseResult::FulfilledByQueuedJob(v) => {
+            // The promise, made: the job that fulfills it is queued now.
+            let fulfilled_later = InternalPromise::new();
+            let fulfills = fulfilled_later.clone();
+            engine::queue_microtask(ctx, move |ctx| fulfills.resolve(v, ctx));
+            promise.resolve_with_internal(fulfilled_later, ctx);
         }
     }
     Ok(())
