@@ -611,14 +611,8 @@ fn pipe_step(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
         }
         d.writer.clone()
     };
-    let Some(ready) = default_writer::ready_promise(&writer) else {
-        // Invariant: an acquired writer has a ready promise until it is released, which only
-        // finalize does, after shuttingDown is set.
-        debug_assert!(false, "the pipe's writer has no ready promise");
-        step_settled(pipe, Some(true), ctx);
-        return Ok(());
-    };
-    ready.react(
+    let reacted = default_writer::react_to_ready_promise(
+        &writer,
         pipe.clone(),
         read_step,
         |pipe, _, ctx| {
@@ -627,7 +621,14 @@ fn pipe_step(pipe: &Pipe, ctx: &mut Cx) -> JsResult<()> {
             Ok(())
         },
         ctx,
-    )
+    )?;
+    if !reacted {
+        // Invariant: an acquired writer has a ready promise until it is released, which only
+        // finalize does, after shuttingDown is set.
+        debug_assert!(false, "the pipe's writer has no ready promise");
+        step_settled(pipe, Some(true), ctx);
+    }
+    Ok(())
 }
 
 /// The destination is ready: read a chunk.

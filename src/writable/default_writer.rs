@@ -119,6 +119,51 @@ pub(crate) fn ready_promise(writer: &Writer) -> Option<NewPromise> {
     writer.borrow().data().ready_promise.borrow().clone()
 }
 
+/// Resolves writer.[[readyPromise]] with undefined. An internal promise (a pipe's writer's) is
+/// resolved where it is: settling it with a non-object only queues its reactions' jobs, which
+/// runs no script and touches nothing of the writer.
+pub(crate) fn resolve_ready_promise(writer: &Writer, ctx: &mut Cx) -> JsResult<()> {
+    let ready = {
+        let w = writer.borrow();
+        let slot = w.data().ready_promise.borrow();
+        match &*slot {
+            Some(NewPromise::Internal(promise)) => {
+                return promise.resolve(Value::undefined(), ctx);
+            }
+            Some(promise) => promise.clone(),
+            None => return Ok(()),
+        }
+    };
+    ready.resolve(Value::undefined(), ctx)
+}
+
+/// Upon fulfillment / upon rejection of writer.[[readyPromise]]; false if the writer has none
+/// (it was released). An internal promise (a pipe's writer's) is reacted to where it is:
+/// that only adds the reaction or queues its job, which runs no script and touches nothing of
+/// the writer.
+pub(crate) fn react_to_ready_promise<T: crate::engine::Trace + 'static>(
+    writer: &Writer,
+    data: T,
+    on_fulfilled: engine::ReactionStep<T>,
+    on_rejected: engine::ReactionStep<T>,
+    ctx: &mut Cx,
+) -> JsResult<bool> {
+    let ready = {
+        let w = writer.borrow();
+        let slot = w.data().ready_promise.borrow();
+        match &*slot {
+            Some(NewPromise::Internal(promise)) => {
+                promise.react(data, on_fulfilled, on_rejected, ctx);
+                return Ok(true);
+            }
+            Some(promise) => promise.clone(),
+            None => return Ok(false),
+        }
+    };
+    ready.react(data, on_fulfilled, on_rejected, ctx)?;
+    Ok(true)
+}
+
 fn set_closed_promise(writer: &Writer, promise: PromiseCapability) {
     *writer.borrow().data().closed_promise.borrow_mut() = Some(promise);
 }

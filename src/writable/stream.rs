@@ -811,9 +811,7 @@ pub(crate) fn writable_stream_update_backpressure(
                 // 2. Otherwise,
                 // 2.1. Assert: backpressure is false.
                 // 2.2. Resolve writer.[[readyPromise]] with undefined.
-                if let Some(ready) = super::default_writer::ready_promise(&writer) {
-                    ready.resolve(Value::undefined(), ctx)?;
-                }
+                super::default_writer::resolve_ready_promise(&writer, ctx)?;
             }
         }
     }
