@@ -124,6 +124,17 @@ impl StreamSlots for Object<ReadableStream> {
     }
 }
 
+/// [[controller]] if it is a default controller (read in place: only the controller is
+/// cloned).
+pub(crate) fn default_controller_of(
+    stream: &Object<ReadableStream>,
+) -> Option<Object<super::ReadableStreamDefaultController>> {
+    match stream.borrow().data().controller.borrow().as_ref()? {
+        ControllerRef::Default(controller) => Some(controller.clone()),
+        ControllerRef::Byte(_) => None,
+    }
+}
+
 /// Sets [[controller]] (SetUpReadableStreamDefaultController step 8).
 pub(crate) fn set_controller(stream: &Object<ReadableStream>, controller: ControllerRef) {
     *stream.borrow().data().controller.borrow_mut() = Some(controller);

@@ -26,8 +26,8 @@ use crate::{
             StartAlgorithm as ReadableStartAlgorithm,
         },
         other_specs::NativeSource,
-        stream::{create_readable_stream, StreamSlots},
-        ControllerRef, ReadableStream,
+        stream::create_readable_stream,
+        ReadableStream,
     },
     writable::{
         default_controller::writable_stream_default_controller_error_if_needed,
@@ -126,10 +126,10 @@ impl TransformSlots for Stream {
 pub(crate) fn readable_controller(
     stream: &Stream,
 ) -> Option<Object<crate::readable::ReadableStreamDefaultController>> {
-    stream
-        .readable()
-        .and_then(|r| r.controller())
-        .and_then(|c: ControllerRef| c.as_default())
+    // (Read in place: one clone, of the controller, rather than of each object on the way.)
+    let s = stream.borrow();
+    let readable = s.data().readable.borrow();
+    crate::readable::stream::default_controller_of(readable.as_ref()?)
 }
 
 impl webidl::ClassInterface for TransformStream {
