@@ -186,14 +186,23 @@ impl InternalPromise {
         if !self.0.is_unique() {
             return false;
         }
-        let mut state = self.0.borrow_mut();
-        if let State::Pending { .. } = &*state {
-            return false;
-        }
-        *state = State::Pending {
-            resolved: false,
-            reactions: Reactions::None,
+        let previous = {
+            let mut state = self.0.borrow_mut();
+            if let State::Pending { .. } = &*state {
+                return false;
+            }
+            std::mem::replace(
+                &mut *state,
+                State::Pending {
+                    resolved: false,
+                    reactions: Reactions::None,
+                },
+            )
         };
+        // (The outcome is dropped as a value, not through the state's drop glue.)
+        if let State::Fulfilled(outcome) | State::Rejected(outcome) = previous {
+            drop(outcome);
+        }
         true
     }
 
@@ -278,6 +287,7 @@ impl InternalPromise {
     }
 
     /// [=Resolve=] the promise with `value`.
+    #[inline]
     pub(crate) fn resolve(&self, value: Value, ctx: &mut Cx) -> JsResult<()> {
         if !value.is_object() {
             // The [[AlreadyResolved]] check, then (a non-object) FulfillPromise.
