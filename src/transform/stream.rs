@@ -344,20 +344,23 @@ pub(crate) fn transform_stream_set_backpressure(
 ) -> JsResult<()> {
     // 1. Assert: stream.[[backpressure]] is not backpressure.
     debug_assert_ne!(stream.backpressure(), Some(backpressure));
-    // 2. If stream.[[backpressureChangePromise]] is not undefined, resolve
-    //    stream.[[backpressureChangePromise]] with undefined.
-    if let Some(promise) = stream.backpressure_change_promise() {
-        promise.resolve(Value::undefined(), ctx)?;
-    }
-    // 3. Set stream.[[backpressureChangePromise]] to a new promise (the one it holds, made
-    //    new in place where no one can tell: `InternalPromise::renew`).
     let s = stream.borrow();
-    let renewed = s
-        .data()
-        .backpressure_change_promise
-        .borrow()
-        .as_ref()
-        .is_some_and(InternalPromise::renew);
+    let renewed = {
+        let slot = s.data().backpressure_change_promise.borrow();
+        match slot.as_ref() {
+            Some(promise) => {
+                // 2. If stream.[[backpressureChangePromise]] is not undefined, resolve
+                //    stream.[[backpressureChangePromise]] with undefined. (Where it is: settling
+                //    an internal promise with a non-object only queues its reactions' jobs,
+                //    which runs no script.)
+                promise.resolve(Value::undefined(), ctx)?;
+                // 3. Set stream.[[backpressureChangePromise]] to a new promise (the one it
+                //    holds, made new in place where no one can tell: `InternalPromise::renew`).
+                promise.renew()
+            }
+            None => false,
+        }
+    };
     if !renewed {
         *s.data().backpressure_change_promise.borrow_mut() = Some(InternalPromise::new());
     }
