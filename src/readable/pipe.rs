@@ -7,11 +7,13 @@
 //! job (the choice this project makes, so `stream-diff` finds no difference): each step waits
 //! for writer.[[readyPromise]] (backpressure), reads one chunk with a Rust read request
 //! (`PipeRead`, [`ReadRequest::Pipe`]), and resolves its promise with the read's; the chunk
-//! steps write with an internal write request (`WriteRequest::Internal`) recorded as the
-//! current write, which the shutdown steps wait for. The step, read and write promises are internal promises (Rust
-//! values with the job timing of JS promises), and the pipe writer's pending ready promises keep
-//! their Rust reactions beside them, so a chunk costs no JS promise, function or
-//! `{ value, done }` object. Where the spec governs, the loop departs from the reference: no read
+//! steps write with the pipe's own write request (`WriteRequest::Pipe`, [`PipeWrite`])
+//! recorded as the current write, which the shutdown steps wait for. The step's, the read's and
+//! the write's promises each have one reaction, the pipe's, so they are state of the pipe
+//! ([`ReadState`], [`PipeState::current_write_finished`]) from which the jobs they would queue
+//! are queued, and the pipe writer's ready promises are internal promises (Rust values with the
+//! job timing of JS promises), so a chunk costs no JS promise, function or `{ value, done }`
+//! object, and no promise of any kind but the ready promise. Where the spec governs, the loop departs from the reference: no read
 //! starts once shuttingDown is set, and a chunk that arrives inside the source's `enqueue()` is
 //! written in a microtask. The error and close propagation rules react to reader.[[closedPromise]]
 //! and writer.[[closedPromise]] (once per pipe), and the `AbortSignal` gets an abort algorithm.
