@@ -7,8 +7,8 @@
 //! job (the choice this project makes, so `stream-diff` finds no difference): each step waits
 //! for writer.[[readyPromise]] (backpressure), reads one chunk with a Rust read request
 //! (`PipeRead`, [`ReadRequest::Pipe`]), and resolves its promise with the read's; the chunk
-//! steps write with the pipe's own write request (`WriteRequest::Pipe`, [`PipeWrite`])
-//! recorded as the current write, which the shutdown steps wait for. The step's, the read's and
+//! steps write with an internal write request (`WriteRequest::Internal`, reporting to
+//! [`write_settled`]) recorded as the current write, which the shutdown steps wait for. The step's, the read's and
 //! the write's promises each have one reaction, the pipe's, so they are state of the pipe
 //! ([`ReadState`], [`PipeState::current_write_finished`]) from which the jobs they would queue
 //! are queued, and the pipe writer's ready promises are internal promises (Rust values with the
@@ -70,7 +70,7 @@ use crate::{
             acquire_writable_stream_default_writer, is_writable_stream_locked,
             writable_stream_abort, writable_stream_close_queued_or_in_flight,
         },
-        WritableState, WritableStream, WriteRequest,
+        InternalWrite, WritableState, WritableStream, WriteRequest,
     },
 };
 
@@ -851,29 +851,29 @@ fn write_chunk(pipe: &Pipe, chunk: Chunk, ctx: &mut Cx) -> JsResult<()> {
         d.current_write_finished.set(false);
         (d.writer.clone(), number)
     };
-    let request = WriteRequest::Pipe(PipeWrite(pipe.clone(), number));
+    let request = WriteRequest::Internal(InternalWrite::new(
+        pipe.clone().upcast(),
+        number,
+        write_settled,
+    ));
     writable_stream_default_writer_write_request(&writer, chunk, request, ctx)
 }
 
-traced_without_drop! {
-/// A write the pipe made ([`WriteRequest::Pipe`]), and its number: its promise is the
-/// reference implementation's `transformPromiseWith(write, undefined, () => {})`, which
-/// fulfills one microtask after the write request settles. The pipe keeps where that promise
-/// is ([`PipeState::current_write_finished`]) and who waits for it, so a write makes no
-/// promise.
-#[derive(Debug)]
-pub(crate) struct PipeWrite(Pipe, u64);
-}
-
-impl PipeWrite {
-    /// The write request settled (fulfilled or rejected): the write's promise fulfills in a job.
-    pub(crate) fn settled(&self, ctx: &mut Cx) {
-        let (pipe, number) = (self.0.clone(), self.1);
-        engine::queue_microtask(ctx, move |ctx| {
-            write_finished(&pipe, number, ctx);
-            Ok(())
-        });
-    }
+/// The pipe's write request `number` ([`WriteRequest::Internal`], made by [`write_chunk`])
+/// settled (fulfilled or rejected): the write's promise, the reference implementation's
+/// `transformPromiseWith(write, undefined, () => {})`, fulfills in a job. The pipe keeps where
+/// that promise is ([`PipeState::current_write_finished`]) and who waits for it, so a write
+/// makes no promise.
+fn write_settled(pipe: &Object, number: u64, ctx: &mut Cx) {
+    let Ok(pipe) = pipe.clone().downcast::<PipeState>() else {
+        // Invariant: only `write_chunk` makes a request with this function, with its pipe.
+        debug_assert!(false, "a pipe's write request without its pipe");
+        return;
+    };
+    engine::queue_microtask(ctx, move |ctx| {
+        write_finished(&pipe, number, ctx);
+        Ok(())
+    });
 }
 
 /// The promise of write `number` fulfilled: the waits for it go on, each in a job (its

@@ -18,8 +18,8 @@
 //! writable side, the cross-realm transform, the Rust API's sinks); for TransformStream and
 //! pipeTo, `stream::create_writable_stream`, `stream::acquire_writable_stream_default_writer`,
 //! `default_writer::writable_stream_default_writer_write_request` with a [`WriteRequest`]
-//! (`WriteRequest::Pipe` keeps the outcome in Rust, so the pipe loop needs no promise per
-//! chunk), `default_writer::writable_stream_default_writer_close_with_error_propagation`,
+//! (`WriteRequest::Internal` reports the settling to Rust, so the pipe loop needs no promise
+//! per chunk), `default_writer::writable_stream_default_writer_close_with_error_propagation`,
 //! `..._release`, `..._get_desired_size`, `default_writer::ready_promise` / `closed_promise`,
 //! `stream::writable_stream_abort`, the slots through `stream::WritableSlots`, and
 //! `default_controller::writable_stream_default_controller_error_if_needed`.
@@ -32,7 +32,6 @@ pub(crate) mod stream;
 use crate::engine::{Cx, JsResult, Object, Value};
 
 use crate::engine::PromiseCapability;
-use crate::readable::pipe::PipeWrite;
 
 pub(crate) use default_controller::{
     AbortAlgorithm, CloseAlgorithm, StartAlgorithm, WritableStreamDefaultController, WriteAlgorithm,
@@ -51,11 +50,39 @@ traced! {
     pub(crate) enum WriteRequest {
         /// The promise returned by `writer.write()`.
         Promise(PromiseCapability),
-        /// A write of ReadableStreamPipeTo, whose promise no script holds and whose outcome
-        /// the pipe does not look at: the pipe waits for a reaction to the write's promise,
-        /// which fulfills, whatever the outcome, one microtask after the write request settles
-        /// ([`PipeWrite::settled`]).
-        Pipe(PipeWrite),
+        /// A write whose promise no script holds and whose outcome its maker does not look at
+        /// (ReadableStreamPipeTo's): its settling, whatever the outcome, is reported to the
+        /// maker ([`InternalWrite`]).
+        Internal(InternalWrite),
+    }
+}
+
+traced_without_drop! {
+    /// [`WriteRequest::Internal`]: the maker's object, the write's number, and what to do with
+    /// them once the write request settles.
+    #[derive(Debug)]
+    pub(crate) struct InternalWrite {
+        object: Object,
+        #[unsafe_ignore_trace]
+        number: u64,
+        #[unsafe_ignore_trace]
+        settled: fn(&Object, u64, &mut Cx),
+    }
+}
+
+impl InternalWrite {
+    /// A write request whose settling calls `settled` with `object` and `number`.
+    pub(crate) fn new(object: Object, number: u64, settled: fn(&Object, u64, &mut Cx)) -> Self {
+        Self {
+            object,
+            number,
+            settled,
+        }
+    }
+
+    /// The write request settled (fulfilled or rejected).
+    fn settled(&self, ctx: &mut Cx) {
+        (self.settled)(&self.object, self.number, ctx);
     }
 }
 
@@ -64,7 +91,7 @@ impl WriteRequest {
     pub(crate) fn resolve(&self, ctx: &mut Cx) -> JsResult<()> {
         match self {
             WriteRequest::Promise(capability) => capability.resolve(Value::undefined(), ctx),
-            WriteRequest::Pipe(write) => {
+            WriteRequest::Internal(write) => {
                 write.settled(ctx);
                 Ok(())
             }
@@ -75,7 +102,7 @@ impl WriteRequest {
     pub(crate) fn reject(&self, reason: Value, ctx: &mut Cx) -> JsResult<()> {
         match self {
             WriteRequest::Promise(capability) => capability.reject(reason, ctx),
-            WriteRequest::Pipe(write) => {
+            WriteRequest::Internal(write) => {
                 write.settled(ctx);
                 Ok(())
             }
