@@ -226,6 +226,8 @@ impl Host {
     /// by microtasks during the checkpoint are reported ([`Host::take_reports`]).
     ///
     /// Under [`HostOptions::time_limit`], the script and its checkpoint share one deadline.
+    // (Never inlined: `scripts/instructions` counts from its entry, which fat LTO would erase.)
+    #[inline(never)]
     pub fn eval_script(&self, ctx: &mut Context, name: &str, source: &str) -> JsResult<Value> {
         let _time_limit = self.arm_time_limit();
         if self.0.gc_stress {
@@ -308,6 +310,8 @@ impl Host {
     ///
     /// Between tasks the loop sleeps until the next timer is due (never past `deadline`), or a
     /// message from another agent arrives.
+    // (Never inlined: `scripts/instructions` counts from its entry, which fat LTO would erase.)
+    #[inline(never)]
     pub fn run_until(
         &self,
         ctx: &mut Context,
