@@ -95,13 +95,11 @@ pub(crate) fn response_parts(value: &Value, ctx: &mut Cx) -> JsResult<Option<Res
                     crate::readable::other_specs::get_a_reader(stream, ctx)?;
                     Some(OutgoingBody::Bytes(bytes))
                 }
-                _ => {
-                    let stream = match Response::made_body(&response, ctx)? {
-                        Some(body) => body.stream()?.clone(),
-                        None => return Err(crate::engine::throw_type_error("no body")),
-                    };
-                    Some(OutgoingBody::Stream(stream, body.length))
-                }
+                (_, Some(stream)) => Some(OutgoingBody::Stream(stream.clone(), body.length)),
+                // (A stream not made yet whose bytes were sent already: made now, locked.)
+                (_, None) => Response::made_body(&response, ctx)?
+                    .and_then(|made| made.stream.clone())
+                    .map(|stream| OutgoingBody::Stream(stream, body.length)),
             }
         }
     };

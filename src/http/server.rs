@@ -477,30 +477,8 @@ fn target_parses_as_itself(target: &str) -> bool {
     if bytes.first() != Some(&b'/') {
         return false;
     }
-    let untouched = |b: u8| {
-        b.is_ascii_alphanumeric()
-            || matches!(
-                b,
-                b'-' | b'.'
-                    | b'_'
-                    | b'~'
-                    | b'/'
-                    | b'!'
-                    | b'$'
-                    | b'&'
-                    | b'('
-                    | b')'
-                    | b'*'
-                    | b'+'
-                    | b','
-                    | b';'
-                    | b'='
-                    | b':'
-                    | b'@'
-                    | b'?'
-            )
-    };
-    if !bytes.iter().all(|&b| untouched(b)) {
+    let untouched = |b: &u8| b.is_ascii_alphanumeric() || b"-._~/!$&()*+,;=:@?".contains(b);
+    if !bytes.iter().all(untouched) {
         return false;
     }
     let path = target.split('?').next().unwrap_or(target);
