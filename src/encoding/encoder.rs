@@ -162,7 +162,11 @@ fn utf8_encode(scalar: u32, output: &mut Encoded) {
 /// run; only a pending high surrogate from the previous chunk and a high surrogate that ends
 /// this one take the per-unit steps. `encode_code_units_per_unit` (tests) is the loop as
 /// written, and the tests check the two agree. The bytes are appended to `output`.
-fn encode_code_units_into(pending: &Cell<Option<u16>>, input: CodeUnits<'_>, output: &mut Encoded) {
+pub(crate) fn encode_code_units_into(
+    pending: &Cell<Option<u16>>,
+    input: CodeUnits<'_>,
+    output: &mut Encoded,
+) {
     let units = match input {
         CodeUnits::Latin1(bytes) => {
             if bytes.is_empty() {
@@ -204,11 +208,11 @@ fn encode_code_units_into(pending: &Cell<Option<u16>>, input: CodeUnits<'_>, out
     output.end += super::transcode::utf16_to_utf8_at(rest, &mut output.buf, output.end);
 }
 
-/// The most bytes [`with_encoded`]'s buffer keeps between calls (1 MiB).
+/// The most bytes [`with_encoded_buffer`]'s buffer keeps between calls (1 MiB).
 const ENCODED_KEEP: usize = 1 << 20;
 
 thread_local! {
-    /// [`with_encoded`]'s output buffer, reused (taken out while in use, so a nested call
+    /// [`with_encoded_buffer`]'s output buffer, reused (taken out while in use, so a nested call
     /// would get a fresh one).
     static ENCODED: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
 }
@@ -229,21 +233,11 @@ pub(crate) fn with_encoded_buffer<R>(f: impl FnOnce(&mut Encoded) -> R) -> R {
     result
 }
 
-/// [`encode_code_units_into`] a reused buffer ([`with_encoded_buffer`]), then, when `flush`,
-/// U+FFFD for a high surrogate still pending (which is cleared); `f` gets the bytes.
-pub(crate) fn with_encoded<R>(
-    pending: &Cell<Option<u16>>,
-    input: CodeUnits<'_>,
-    flush: bool,
-    f: impl FnOnce(&[u8]) -> R,
-) -> R {
-    with_encoded_buffer(|output| {
-        encode_code_units_into(pending, input, output);
-        if flush && pending.take().is_some() {
-            utf8_encode(0xFFFD, output);
-        }
-        f(output.bytes())
-    })
+/// U+FFFD for a high surrogate still pending at the end of the input (which is cleared).
+pub(crate) fn flush_pending(pending: &Cell<Option<u16>>, output: &mut Encoded) {
+    if pending.take().is_some() {
+        utf8_encode(0xFFFD, output);
+    }
 }
 
 /// Step 4's loop of "encode and enqueue a chunk" as written, one unit at a time (the oracle

@@ -35,6 +35,35 @@ pub(crate) fn register(ctx: &mut Cx) -> JsResult<()> {
     Ok(())
 }
 
+/// <https://encoding.spec.whatwg.org/#utf-8-encode> of a USVString given as the code units of
+/// a string (each lone surrogate becomes U+FFFD, as the USVString conversion makes it): the
+/// bulk conversion of `TextEncoder`, into a shared block of the result's size (copied once
+/// from the encoder's reused buffer).
+pub(crate) fn utf8_encode_units(units: crate::engine::CodeUnits<'_>) -> std::sync::Arc<[u8]> {
+    let pending = std::cell::Cell::new(None);
+    encoder::with_encoded_buffer(|output| {
+        encoder::encode_code_units_into(&pending, units, output);
+        encoder::flush_pending(&pending, output);
+        std::sync::Arc::from(output.bytes())
+    })
+}
+
+/// [`utf8_encode_units`] of ToString of `value` (the USVString conversion, then UTF-8
+/// encode), its code units read where the engine keeps them.
+pub(crate) fn utf8_encode_value(
+    value: &crate::engine::Value,
+    ctx: &mut Cx,
+) -> crate::engine::JsResult<std::sync::Arc<[u8]>> {
+    let pending = std::cell::Cell::new(None);
+    encoder::with_encoded_buffer(|output| {
+        value.with_code_units(ctx, |units| {
+            encoder::encode_code_units_into(&pending, units, output);
+        })?;
+        encoder::flush_pending(&pending, output);
+        Ok(std::sync::Arc::from(output.bytes()))
+    })
+}
+
 /// <https://encoding.spec.whatwg.org/#utf-8-decode>: a leading BOM is dropped, invalid
 /// sequences become U+FFFD.
 pub(crate) fn utf8_decode(bytes: &[u8]) -> crate::engine::JsString {

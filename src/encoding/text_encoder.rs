@@ -46,11 +46,12 @@ fn encode(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     // WebIDL: `optional USVString input = ""`.
     // AD-HOC: converted to a DOMString only: the UTF-8 encoding below replaces each lone
     // surrogate with U+FFFD, which is what the USVString conversion would have done first.
+    // (Its code units are read where the engine keeps them, not copied into a `JsString`.)
     let input = webidl::arg(args, 0);
     let input = if input.is_undefined() {
-        JsString::from("")
+        Value::from(JsString::from(""))
     } else {
-        input.to_string(ctx)?
+        input
     };
     // 1. Convert input to an I/O queue of scalar values.
     // 2. Let output be the I/O queue of bytes « end-of-queue ».
@@ -64,8 +65,12 @@ fn encode(this: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
     //    (The whole string at once: the streams' encoder with nothing pending is this loop, a
     //    high surrogate left pending at the end being a lone one, U+FFFD.)
     let pending = std::cell::Cell::new(None);
-    super::encoder::with_encoded(&pending, input.code_units(), true, |output| {
-        engine::new_uint8_array(output, ctx)
+    super::encoder::with_encoded_buffer(|output| {
+        input.with_code_units(ctx, |units| {
+            super::encoder::encode_code_units_into(&pending, units, output);
+        })?;
+        super::encoder::flush_pending(&pending, output);
+        engine::new_uint8_array(output.bytes(), ctx)
     })
 }
 

@@ -90,8 +90,8 @@ pub(crate) enum BodyInit {
     /// A `BufferSource`'s bytes (copied at conversion: "get a copy of the bytes held by the
     /// buffer source"), copied once, into the shared block the body's source keeps.
     Bytes(Arc<[u8]>),
-    /// A scalar value string.
-    Text(String),
+    /// A scalar value string, UTF-8 encoded.
+    Text(Arc<[u8]>),
 }
 
 /// Converts a JS value to `BodyInit` (<https://webidl.spec.whatwg.org/#es-union>): an object
@@ -123,8 +123,9 @@ pub(crate) fn to_body_init(value: &Value, ctx: &mut Cx) -> JsResult<BodyInit> {
             .unwrap_or_else(|| Arc::from(&[][..]));
         return Ok(BodyInit::Bytes(bytes));
     }
-    let text = value.to_string(ctx)?;
-    Ok(BodyInit::Text(String::from_utf16_lossy(&text.to_vec())))
+    Ok(BodyInit::Text(crate::encoding::utf8_encode_value(
+        value, ctx,
+    )?))
 }
 
 /// A new `ReadableStream` set up with byte reading support that holds `bytes` and is closed:
@@ -201,10 +202,7 @@ pub(crate) fn extract(object: BodyInit, ctx: &mut Cx) -> JsResult<(Body, Option<
         BodyInit::Bytes(bytes) => (bytes, None),
         // scalar value string: set source to the UTF-8 encoding of object; set type to
         // `text/plain;charset=UTF-8`.
-        BodyInit::Text(text) => (
-            text.into_bytes().into(),
-            Some(b"text/plain;charset=UTF-8".as_slice()),
-        ),
+        BodyInit::Text(text) => (text, Some(b"text/plain;charset=UTF-8".as_slice())),
     };
     let body = body_from_bytes(source, ctx)?;
     Ok((body, type_.map(<[u8]>::to_vec)))

@@ -324,7 +324,7 @@ fn response_json(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<Value> {
             "Response.json: the data cannot be serialized to JSON",
         ));
     };
-    let bytes: std::sync::Arc<[u8]> = json.to_std_string_lossy().into_bytes().into();
+    let bytes = crate::encoding::utf8_encode_units(json.code_units());
     // 2. Let body be the result of extracting bytes.
     let body = body::body_from_bytes(bytes, ctx)?;
     // 3. Let responseObject be the result of creating a Response object, given a new

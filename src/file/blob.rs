@@ -257,7 +257,8 @@ fn blob_property_bag(options: Option<&Object>, ctx: &mut Cx) -> JsResult<(bool, 
 enum BlobPart {
     Buffer(Value),
     Blob(Arc<[u8]>),
-    Text(String),
+    /// A USVString, UTF-8 encoded.
+    Text(Arc<[u8]>),
 }
 
 /// An `optional sequence<BlobPart>` argument: missing or `undefined` is empty.
@@ -323,9 +324,11 @@ fn blob_part(item: Value, ctx: &mut Cx) -> JsResult<BlobPart> {
         engine::check_buffer_source(&item, false, "A Blob part", ctx)?;
         return Ok(BlobPart::Buffer(item));
     }
-    // USVString: ToString, then lone surrogates become U+FFFD.
-    let text = item.to_string(ctx)?.to_std_string_lossy();
-    Ok(BlobPart::Text(text))
+    // USVString: ToString, then lone surrogates become U+FFFD; kept UTF-8 encoded (step 1.3
+    // of processing the parts, which the line endings' conversion does not change).
+    Ok(BlobPart::Text(crate::encoding::utf8_encode_value(
+        &item, ctx,
+    )?))
 }
 
 /// <https://w3c.github.io/FileAPI/#process-blob-parts>
@@ -342,9 +345,9 @@ fn process_blob_parts(parts: Vec<BlobPart>, native: bool, ctx: &mut Cx) -> JsRes
                 //    converting line endings to native of element.
                 // 3. Append the result of UTF-8 encoding s to bytes.
                 if native {
-                    bytes.extend_from_slice(convert_line_endings_to_native(&text).as_bytes());
+                    convert_line_endings_to_native(&text, &mut bytes);
                 } else {
-                    bytes.extend_from_slice(text.as_bytes());
+                    bytes.extend_from_slice(&text);
                 }
             }
             // 2. If element is a BufferSource, get a copy of the bytes held by the buffer
@@ -361,25 +364,25 @@ fn process_blob_parts(parts: Vec<BlobPart>, native: bool, ctx: &mut Cx) -> JsRes
     Ok(bytes)
 }
 
-/// <https://w3c.github.io/FileAPI/#convert-line-endings-to-native>: the native line ending
-/// here is `\n` (not Windows), so every `\r\n` and lone `\r` becomes `\n`.
-fn convert_line_endings_to_native(s: &str) -> String {
-    let native = if cfg!(windows) { "\r\n" } else { "\n" };
-    let mut result = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\r' => {
-                if chars.peek() == Some(&'\n') {
-                    chars.next();
+/// <https://w3c.github.io/FileAPI/#convert-line-endings-to-native>, appended to `out`: the
+/// native line ending here is `\n` (not Windows), so every `\r\n` and lone `\r` becomes `\n`.
+fn convert_line_endings_to_native(s: &[u8], out: &mut Vec<u8>) {
+    // (On UTF-8 bytes: CR and LF are single bytes, never part of another character's.)
+    let native: &[u8] = if cfg!(windows) { b"\r\n" } else { b"\n" };
+    out.reserve(s.len());
+    let mut bytes = s.iter().copied().peekable();
+    while let Some(b) = bytes.next() {
+        match b {
+            b'\r' => {
+                if bytes.peek() == Some(&b'\n') {
+                    bytes.next();
                 }
-                result.push_str(native);
+                out.extend_from_slice(native);
             }
-            '\n' => result.push_str(native),
-            c => result.push(c),
+            b'\n' => out.extend_from_slice(native),
+            b => out.push(b),
         }
     }
-    result
 }
 
 /// The `type` normalization of the constructor and `slice()`: empty if any character is
@@ -725,6 +728,8 @@ mod tests {
 
     #[test]
     fn line_endings_become_native() {
-        assert_eq!(convert_line_endings_to_native("a\r\nb\rc\nd"), "a\nb\nc\nd");
+        let mut out = b"x".to_vec();
+        convert_line_endings_to_native("a\r\nb\rc\nd\u{e9}\r".as_bytes(), &mut out);
+        assert_eq!(out, "xa\nb\nc\nd\u{e9}\n".as_bytes());
     }
 }

@@ -329,3 +329,64 @@ fn decode_of_whole_inputs_is_exact_for_every_kind_of_text() {
         "0 bad of 50",
     )]);
 }
+
+/// The UTF-8 encoding of a string is the same whatever the engine made of it (an 8-bit or a
+/// wide string, a slice of either, a slice of a slice, a rope, an atom, the empty string) and
+/// whichever way it is taken: `TextEncoder.encode()`, a `TextEncoderStream` chunk, a `Response`
+/// body, a `Blob` part (with native endings as well), `Response.json()` of it; every lone
+/// surrogate becomes U+FFFD. The oracle is a UTF-8 encoder written here in script.
+#[test]
+fn every_kind_of_string_encodes_to_the_same_utf8() {
+    host().run([TestAction::assert_async(
+        r"
+        const oracle = (s) => {
+          const out = [];
+          for (let i = 0; i < s.length; i++) {
+            let c = s.charCodeAt(i);
+            if (c >= 0xD800 && c <= 0xDBFF && i + 1 < s.length) {
+              const d = s.charCodeAt(i + 1);
+              if (d >= 0xDC00 && d <= 0xDFFF) { c = 0x10000 + ((c - 0xD800) << 10) + (d - 0xDC00); i++; }
+            }
+            if (c >= 0xD800 && c <= 0xDFFF) c = 0xFFFD;
+            if (c < 0x80) out.push(c);
+            else if (c < 0x800) out.push(0xC0 | (c >> 6), 0x80 | (c & 63));
+            else if (c < 0x10000) out.push(0xE0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+            else out.push(0xF0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+          }
+          return out.join(',');
+        };
+        const long8 = 'ab\u00ffc\u00e9 '.repeat(800);
+        const longWide = 'a\u0100\ud83d\udc99\udc00'.repeat(800);
+        const strings = {
+          empty: '', ascii: 'hello', latin1: 'caf\u00e9', wide: '\u6c34\ud83d',
+          atom: Object.keys({ someName: 1 })[0],
+          long8, slice8: long8.slice(7, 3001), sliceOfSlice8: long8.slice(5).slice(1999, 3990),
+          longWide, sliceWide: longWide.slice(3, 1800), sliceWideLone: longWide.slice(2, 1803),
+          sliceOfSliceWide: longWide.slice(1).slice(1, 2990),
+          rope: 'x'.repeat(3000) + 'y\u00e9'.repeat(900) + 'z'.repeat(3000),
+          lines: 'a\r\nb\rc\n\u00e9\r'.repeat(300).slice(1),
+        };
+        const bad = [];
+        const join = (buffer) => Array.from(new Uint8Array(buffer)).join(',');
+        for (const [name, s] of Object.entries(strings)) {
+          const want = oracle(s);
+          if (join(new TextEncoder().encode(s)) !== want) bad.push(name + ' encode');
+          if (join(await new Response(s).arrayBuffer()) !== want) bad.push(name + ' Response');
+          if (join(await new Blob([s]).arrayBuffer()) !== want) bad.push(name + ' Blob');
+          const native = oracle(s.replace(/\r\n?/g, '\n'));
+          if (join(await new Blob([s], { endings: 'native' }).arrayBuffer()) !== native) bad.push(name + ' native');
+          if (join(await Response.json(s).arrayBuffer()) !== oracle(JSON.stringify(s))) bad.push(name + ' json');
+          const ts = new TextEncoderStream();
+          const w = ts.writable.getWriter();
+          w.write(s); w.close();
+          const parts = [];
+          const r = ts.readable.getReader();
+          for (;;) { const { value, done } = await r.read(); if (done) break; parts.push(...value); }
+          // A lone high surrogate at the end of the one chunk is U+FFFD at the flush.
+          if (parts.join(',') !== want) bad.push(name + ' stream');
+        }
+        return bad.length + ' bad' + (bad.length ? ': ' + bad.join() : '');
+        ",
+        "0 bad",
+    )]);
+}

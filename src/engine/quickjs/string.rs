@@ -69,6 +69,25 @@ impl JsString {
         result
     }
 
+    /// Runs `f` on the code units of `value`, a string, where QuickJS keeps them: an 8-bit
+    /// string's as Latin-1 bytes, a wide string's as UTF-16, a slice's within its parent; a
+    /// rope's on the wide copy QuickJS flattens it to ([`JsString::with_units_of_string_value`]).
+    /// `f` must not call into the engine.
+    pub(crate) fn with_code_units_of_string_value<R>(
+        value: &Value,
+        f: impl FnOnce(crate::engine::CodeUnits<'_>) -> R,
+    ) -> R {
+        // SAFETY: `value` is a live string value, borrowed for this call; the units lent are
+        // read only by `f`, which does not call into the engine (this function's contract), so
+        // nothing frees or changes the string (QuickJS never mutates a string's characters).
+        match unsafe { units_in_place(value) } {
+            Some(units) => f(units),
+            None => Self::with_units_of_string_value(value, |units| {
+                f(crate::engine::CodeUnits::Utf16(units))
+            }),
+        }
+    }
+
     /// The string as a QuickJS value of `cx` (`undefined` if QuickJS cannot make it: past its
     /// string length limit, or out of memory; see [`JsString::try_to_value_in`]).
     pub(crate) fn to_value_in(&self, cx: &mut Cx) -> Value {
@@ -307,6 +326,153 @@ impl From<PropertyKey> for Value {
             PropertyKey::String(s) => Value::from(s),
             PropertyKey::Symbol(s) => s.0,
         }
+    }
+}
+
+/// quickjs.c's `JSString` header (rquickjs-sys =0.14.0, quickjs-ng 0.16): a 32-bit word of
+/// `len` (31 bits) and `is_wide_char` (the top bit), a 32-bit word whose bits 28 and 29 are
+/// `kind`, `hash_next` and `first_weak_ref`: 24 bytes, 40 where QuickJS is built with
+/// `ENABLE_DUMPS` (every build without `NDEBUG`: a `list_head` more). Then by `kind` the
+/// characters themselves (`JS_STRING_KIND_NORMAL`, an 8-bit string's with a NUL after them) or
+/// a `JSStringSlice { parent, start }` (`JS_STRING_KIND_SLICE`: `start` in bytes into the
+/// characters of the parent, a normal string the slice holds a count of).
+mod header {
+    pub const SIZES: [usize; 2] = [24, 40];
+    pub const LEN_MASK: u32 = 0x7FFF_FFFF;
+    pub const WIDE_BIT: u32 = 1 << 31;
+    pub const KIND_SHIFT: u32 = 28;
+    pub const NORMAL: u32 = 0;
+    pub const SLICE: u32 = 1;
+}
+
+/// The size of this build's `JSString` header ([`header`]), or `None` where QuickJS does not
+/// lay a string out as `header` says: learned once per process from two strings QuickJS makes
+/// through its API, an 8-bit and a wide one, whose header words and characters are read back
+/// and compared with what was given. The bit fields' places are quickjs.c's on a
+/// little-endian target; the pinned source is the only one this crate builds.
+fn header_size(ctx: *mut q::JSContext) -> Option<usize> {
+    static SIZE: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    if !cfg!(target_endian = "little") {
+        return None;
+    }
+    *SIZE.get_or_init(|| {
+        const TEXT: &[u8] = b"boa_streams: where QuickJS keeps a string's characters";
+        let wide: Vec<u16> = std::iter::once(0x0100)
+            .chain(TEXT.iter().map(|&b| u16::from(b)))
+            .collect();
+        let wide_bytes: Vec<u8> = wide.iter().flat_map(|u| u.to_ne_bytes()).collect();
+        // SAFETY: `ctx` is a live context (the caller's, non-null); both calls copy the
+        // characters given (readable for their length) into a new string, owned here and freed
+        // below; `JS_EXCEPTION` (out of memory) is not a counted value and is left alone.
+        let (narrow_raw, wide_raw) = unsafe {
+            (
+                q::JS_NewStringLen(ctx, TEXT.as_ptr().cast(), TEXT.len() as _),
+                q::JS_NewStringUTF16(ctx, wide.as_ptr(), wide.len() as _),
+            )
+        };
+        // The first two header words, and `bytes` bytes from offset 24.
+        let read = |raw: q::JSValue, bytes: usize| -> Option<(u32, u32, Vec<u8>)> {
+            // SAFETY: reads the tag only.
+            if unsafe { q::JS_VALUE_GET_NORM_TAG(raw) } != q::JS_TAG_STRING {
+                return None;
+            }
+            // SAFETY: `raw` is a live flat string made above: its block holds a header of at
+            // least 24 bytes, then its characters (and an 8-bit string's NUL), the `bytes`
+            // asked for: two aligned words at its start and `bytes` bytes from offset 24 stay
+            // within the block whichever the header's size.
+            unsafe {
+                let p = q::JS_VALUE_GET_PTR(raw).cast::<u8>();
+                let w0 = p.cast::<u32>().read();
+                let w1 = p.add(4).cast::<u32>().read();
+                let chars = std::slice::from_raw_parts(p.add(header::SIZES[0]), bytes).to_vec();
+                Some((w0, w1, chars))
+            }
+        };
+        let narrow = read(narrow_raw, TEXT.len() + 1);
+        let wide_read = read(wide_raw, wide_bytes.len());
+        // SAFETY: `ctx` is live; each string value made above is freed once (a non-counted
+        // `JS_EXCEPTION` is ignored by `JS_FreeValue`).
+        unsafe {
+            q::JS_FreeValue(ctx, narrow_raw);
+            q::JS_FreeValue(ctx, wide_raw);
+        }
+        let (Some((n0, n1, narrow)), Some((w0, w1, wide_read))) = (narrow, wide_read) else {
+            return None;
+        };
+        let kind = |w1: u32| (w1 >> header::KIND_SHIFT) & 3;
+        if n0 != TEXT.len() as u32
+            || kind(n1) != header::NORMAL
+            || w0 != (wide.len() as u32 | header::WIDE_BIT)
+            || kind(w1) != header::NORMAL
+        {
+            return None;
+        }
+        // The characters begin where the bytes read from offset 24 match what was given, from
+        // their start (a 24-byte header) or 16 bytes on (40): each compared for the bytes read.
+        header::SIZES.into_iter().find(|&size| {
+            let skip = size - header::SIZES[0];
+            let narrow_text = [TEXT, &[0]].concat();
+            narrow
+                .get(skip..)
+                .is_some_and(|got| narrow_text.starts_with(got))
+                && wide_read
+                    .get(skip..)
+                    .is_some_and(|got| wide_bytes.starts_with(got))
+        })
+    })
+}
+
+/// The code units of `value` where QuickJS keeps them, read through its `JSString` header
+/// ([`header`]), or `None` for a rope, outside any context, or where the header is not as
+/// known ([`header_size`]).
+///
+/// # Safety
+/// `value` is a live string value, and the units returned are read only while it stays so and
+/// nothing calls into the engine.
+unsafe fn units_in_place(value: &Value) -> Option<crate::engine::CodeUnits<'_>> {
+    let raw = value.raw();
+    // SAFETY: reads the tag only.
+    if unsafe { q::JS_VALUE_GET_NORM_TAG(raw) } != q::JS_TAG_STRING {
+        return None;
+    }
+    let ctx = current_ctx();
+    if ctx.is_null() {
+        return None;
+    }
+    let size = header_size(ctx)?;
+    // SAFETY: `raw` is a live flat string (its tag, checked above; the caller's contract), laid
+    // out as `header` says with a header of `size` bytes (learned once for this process from
+    // strings QuickJS made): its two header words are read,
+    // then by its kind the characters' place: inline after the header, or in the parent a
+    // slice holds a count of (the slice's `start` counts bytes within the parent's characters,
+    // and a slice's length fits in them). Either is `len`
+    // characters of 1 or 2 bytes (2-aligned for a wide string: headers are 8-aligned, and a
+    // wide parent's `start` is a whole number of units), valid and unchanged while the string
+    // lives (the caller's contract: no call into the engine meanwhile).
+    unsafe {
+        let p = q::JS_VALUE_GET_PTR(raw).cast::<u8>();
+        let w0 = p.cast::<u32>().read();
+        let kind = (p.add(4).cast::<u32>().read() >> header::KIND_SHIFT) & 3;
+        let len = (w0 & header::LEN_MASK) as usize;
+        let chars: *const u8 = match kind {
+            header::NORMAL => p.add(size),
+            header::SLICE => {
+                let parent = p.add(size).cast::<*const u8>().read();
+                let start = p.add(size + 8).cast::<u32>().read() as usize;
+                parent.add(size + start)
+            }
+            // (`JS_STRING_KIND_INDIRECT` holds a regular expression's bytecode, never a
+            // script's string.)
+            _ => return None,
+        };
+        if len == 0 {
+            return Some(crate::engine::CodeUnits::Latin1(&[]));
+        }
+        Some(if w0 & header::WIDE_BIT != 0 {
+            crate::engine::CodeUnits::Utf16(std::slice::from_raw_parts(chars.cast::<u16>(), len))
+        } else {
+            crate::engine::CodeUnits::Latin1(std::slice::from_raw_parts(chars, len))
+        })
     }
 }
 

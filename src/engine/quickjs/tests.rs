@@ -230,6 +230,55 @@ fn code_units_of_values() {
     );
 }
 
+/// `with_code_units` reads a flat string's characters where QuickJS keeps them, as QuickJS's
+/// own `JS_ToCStringLenUTF16` gives them: 8-bit strings as Latin-1 bytes and wide ones as
+/// UTF-16, whole strings and slices (a slice of a slice is one of the first's parent), short
+/// and long, atoms (a property name) and the empty string; a rope is flattened.
+#[test]
+fn code_units_are_read_where_quickjs_keeps_them() {
+    let rt = runtime();
+    let mut cx = rt.main_context();
+    let cases = [
+        ("'caf\\u00e9'", false),
+        ("'\\u6c34\\ud83d'", true),
+        ("''", false),
+        ("Object.keys({ someName: 1 })[0]", false),
+        ("'ab\\u00ffc'.repeat(1000)", false),
+        ("'ab\\u00ffc'.repeat(1000).slice(7, 3001)", false),
+        (
+            "'ab\\u00ffc'.repeat(1000).slice(5).slice(1999, 3990)",
+            false,
+        ),
+        ("'a\\u0100'.repeat(1000).slice(3, 1800)", true),
+        (
+            "'a\\u0100\\udc00'.repeat(1000).slice(1).slice(1, 2990)",
+            true,
+        ),
+        ("'a\\u0100'.repeat(1000).slice(0, 9)", true),
+        (
+            "globalThis.r = 'x'.repeat(3000); r + 'y\\u00e9'.repeat(900) + r",
+            false,
+        ),
+    ];
+    for (source, wide) in cases {
+        let v = eval(&mut cx, source);
+        assert!(v.is_string(), "{source}");
+        let theirs = JsString::with_units_of_string_value(&v, <[u16]>::to_vec);
+        let ours = v
+            .with_code_units(&mut cx, |u| match u {
+                crate::engine::CodeUnits::Utf16(u) => (true, u.to_vec()),
+                crate::engine::CodeUnits::Latin1(b) => {
+                    (false, b.iter().map(|&b| u16::from(b)).collect())
+                }
+            })
+            .expect("a string");
+        assert_eq!(ours.1, theirs, "{source}");
+        // A rope (the last case) is lent as the wide copy QuickJS flattens it to.
+        let rope = source.starts_with("globalThis.r");
+        assert_eq!(ours.0, wide || rope, "{source}: where the units were read");
+    }
+}
+
 /// `value::ref_count` finds the count QuickJS itself keeps: for every kind of counted value
 /// (small objects and strings from the allocator's arenas, large ones from blocks of their
 /// own, ropes, symbols, BigInts, functions, arrays), `JS_DupValueRT` raises what it reads by

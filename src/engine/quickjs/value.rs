@@ -244,9 +244,7 @@ impl Value {
             let raw = unsafe { q::JS_ToString(ctx.raw(), self.raw) };
             check(ctx, raw)?
         };
-        Ok(JsString::with_units_of_string_value(&string, |units| {
-            f(crate::engine::CodeUnits::Utf16(units))
-        }))
+        Ok(JsString::with_code_units_of_string_value(&string, f))
     }
 
     /// ToNumber.
