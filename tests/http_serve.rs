@@ -176,6 +176,57 @@ fn header<'a>(parts: &'a hyper::http::response::Parts, name: &str) -> Option<&'a
     parts.headers.get(name).and_then(|v| v.to_str().ok())
 }
 
+/// Each call's `info` is a fresh plain object, `{ remoteAddr: { transport, hostname, port } }`
+/// with writable, enumerable, configurable data properties in that order, as JSON would make
+/// it: what one handler does to its `info` (a member added, one deleted, the object frozen)
+/// is not seen by the next call's.
+#[test]
+fn every_call_gets_a_fresh_info_of_data_properties() {
+    let script = r#"
+        let previous = null;
+        serve((request, info) => {
+            const describe = (o) => Object.getPrototypeOf(o) === Object.prototype &&
+                Object.entries(Object.getOwnPropertyDescriptors(o)).map(([k, d]) =>
+                    `${k}:${'value' in d}${d.writable}${d.enumerable}${d.configurable}:${typeof d.value}`).join();
+            const out = `${describe(info)}|${describe(info.remoteAddr)}|${info === previous}|${info.remoteAddr.port > 0}`;
+            previous = info;
+            info.extra = 1;
+            delete info.remoteAddr.transport;
+            info.remoteAddr.hostname = 'changed';
+            Object.freeze(info.remoteAddr);
+            return new Response(out);
+        });
+    "#;
+    let ((first, second), _, _) =
+        with_server(script, ServeOptions::default(), |address, _| async move {
+            let mut sender = connect(address).await;
+            let mut bodies = Vec::new();
+            for _ in 0..2 {
+                let request = hyper::Request::builder()
+                    .uri("/")
+                    .header("host", address.to_string())
+                    .body(given(&[]))
+                    .expect("a request");
+                let response = sender.send_request(request).await.expect("a response");
+                let mut incoming = response.into_body();
+                let mut bytes = Vec::new();
+                while let Some(frame) =
+                    std::future::poll_fn(|cx| Pin::new(&mut incoming).poll_frame(cx)).await
+                {
+                    if let Ok(data) = frame.expect("a frame").into_data() {
+                        bytes.extend_from_slice(&data);
+                    }
+                }
+                bodies.push(String::from_utf8(bytes).expect("UTF-8"));
+            }
+            (bodies[0].clone(), bodies[1].clone())
+        });
+    let want = "remoteAddr:truetruetruetrue:object|transport:truetruetruetrue:string,\
+                hostname:truetruetruetrue:string,port:truetruetruetrue:number|false|true";
+    assert_eq!(first, want);
+    assert_eq!(second, want);
+}
+
 #[test]
 fn status_headers_and_a_content_length_body() {
     let script = r#"

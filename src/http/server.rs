@@ -533,8 +533,70 @@ struct RequestHead {
 
 traced! {
     data;
-    /// The handler the global `serve(handler)` registered in the realm.
-    pub(crate) struct ServeHandler(Value);
+    /// The handler the global `serve(handler)` registered in the realm, and what each call's
+    /// `info` argument is made of: its member names and the string `"tcp"`, made once, and one
+    /// object of each of its two shapes, which script never sees: while they live, the engine
+    /// keeps the shapes, so every request's `info` takes them from its cache instead of making
+    /// and freeing them again (QuickJS keeps a shape only while an object has it).
+    pub(crate) struct ServeHandler {
+        handler: Value,
+        #[unsafe_ignore_trace]
+        names: Rc<InfoNames>,
+        tcp: Value,
+        info_shape: engine::Object,
+        remote_shape: engine::Object,
+    }
+}
+
+/// The member names of the handler's `info` argument.
+pub(crate) struct InfoNames {
+    remote_addr: engine::JsonName,
+    transport: engine::JsonName,
+    hostname: engine::JsonName,
+    port: engine::JsonName,
+}
+
+impl ServeHandler {
+    fn new(handler: Value, ctx: &mut Cx) -> JsResult<Self> {
+        let names = Rc::new(InfoNames {
+            remote_addr: engine::JsonName::from_str("remoteAddr", ctx)?,
+            transport: engine::JsonName::from_str("transport", ctx)?,
+            hostname: engine::JsonName::from_str("hostname", ctx)?,
+            port: engine::JsonName::from_str("port", ctx)?,
+        });
+        let tcp = Value::from(JsString::from("tcp"));
+        let remote_shape = new_remote_addr(&names, tcp.clone(), Value::undefined(), 0, ctx)?;
+        let info_shape = new_info(&names, Value::from(remote_shape.clone()), ctx)?;
+        Ok(Self {
+            handler,
+            names,
+            tcp,
+            info_shape,
+            remote_shape,
+        })
+    }
+}
+
+/// `{ transport, hostname, port }`, made as JSON would make it.
+fn new_remote_addr(
+    names: &InfoNames,
+    transport: Value,
+    hostname: Value,
+    port: u16,
+    ctx: &mut Cx,
+) -> JsResult<engine::Object> {
+    let remote = engine::json_object(ctx)?;
+    engine::json_member(&remote, &names.transport, transport, ctx)?;
+    engine::json_member(&remote, &names.hostname, hostname, ctx)?;
+    engine::json_member(&remote, &names.port, Value::from(f64::from(port)), ctx)?;
+    Ok(remote)
+}
+
+/// `{ remoteAddr }`, made as JSON would make it.
+fn new_info(names: &InfoNames, remote_addr: Value, ctx: &mut Cx) -> JsResult<engine::Object> {
+    let info = engine::json_object(ctx)?;
+    engine::json_member(&info, &names.remote_addr, remote_addr, ctx)?;
+    Ok(info)
 }
 
 traced! {
@@ -587,7 +649,10 @@ fn call_handler(
     pending: &Pending,
     ctx: &mut Cx,
 ) -> JsResult<()> {
-    let Some(handler) = engine::with_realm_data(ctx, |h: &ServeHandler| h.0.clone()) else {
+    let handler = engine::with_realm_data(ctx, |h: &ServeHandler| {
+        (h.handler.clone(), Rc::clone(&h.names), h.tcp.clone())
+    });
+    let Some((handler, names, tcp)) = handler else {
         return Err(engine::throw_type_error(
             "serve: no handler (the script did not call serve(handler))",
         ));
@@ -606,14 +671,9 @@ fn call_handler(
     let request =
         native::new_request_object(head.method, head.url, head.headers, body, signal, ctx)?;
     // { remoteAddr: { transport: 'tcp', hostname, port } }, made as JSON would make it.
-    let remote = engine::clone::new_plain_object(ctx);
-    remote.create_data_property_or_throw("transport", JsString::from("tcp"), ctx)?;
-    let hostname = JsString::from(ip_hostname(head.peer.ip()).as_str());
-    remote.create_data_property_or_throw("hostname", hostname, ctx)?;
-    remote.create_data_property_or_throw("port", f64::from(head.peer.port()), ctx)?;
-    let info = engine::clone::new_plain_object(ctx);
-    info.create_data_property_or_throw("remoteAddr", remote, ctx)?;
-    let info = Value::from(info);
+    let hostname = Value::from(JsString::from(ip_hostname(head.peer.ip()).as_str()));
+    let remote = new_remote_addr(&names, tcp, hostname, head.peer.port(), ctx)?;
+    let info = Value::from(new_info(&names, Value::from(remote), ctx)?);
     let args = [request.into(), info];
     let result = match handler.as_object() {
         Some(object) if handler.as_callable().is_none() => {
@@ -1144,7 +1204,8 @@ pub(crate) fn serve_global(_: &Value, args: &[Value], ctx: &mut Cx) -> JsResult<
             "serve: the handler must be a function or an object with a fetch method",
         ));
     }
-    engine::set_realm_data(ctx, ServeHandler(handler));
+    let handler = ServeHandler::new(handler, ctx)?;
+    engine::set_realm_data(ctx, handler);
     Ok(Value::undefined())
 }
 

@@ -66,7 +66,8 @@ impl JsonName {
     /// The same name, counted once more.
     pub fn duplicate(&self) -> Self {
         // SAFETY: `self.rt` is the live runtime the atom is of (a name lives within one parse,
-        // inside a call that holds a context of that runtime), and `self.atom` holds a count,
+        // inside a call that holds a context of that runtime, or in a realm's data, dropped at
+        // the realm's teardown, before its runtime is freed), and `self.atom` holds a count,
         // so the atom is live; the count taken here is the new name's.
         let atom = unsafe { q::JS_DupAtomRT(self.rt, self.atom) };
         Self { atom, rt: self.rt }

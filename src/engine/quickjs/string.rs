@@ -28,7 +28,13 @@ impl JsString {
     /// `value` must be a string (a flat string or a rope): anything else would be converted
     /// with ToString, which may run script.
     pub(crate) fn from_string_value(value: &Value) -> Self {
-        Self::with_units_of_string_value(value, |units| Self(Rc::from(units)))
+        // (An 8-bit string's characters are widened straight into the new block.)
+        Self::with_code_units_of_string_value(value, |units| match units {
+            crate::engine::CodeUnits::Utf16(units) => Self(Rc::from(units)),
+            crate::engine::CodeUnits::Latin1(bytes) => {
+                Self(bytes.iter().map(|&b| u16::from(b)).collect())
+            }
+        })
     }
 
     /// Runs `f` on the code units of `value`, a string, in place where QuickJS keeps them as
