@@ -367,3 +367,38 @@ fn callbacks_may_reenter_the_same_stream() {
         }),
     ]);
 }
+
+/// An interface object's [[Construct]] takes its prototype from NewTarget
+/// (GetPrototypeFromConstructor): its own `prototype` when NewTarget is the interface object
+/// itself, a subclass's, a constructor's whose `prototype` is an object (read through a proxy,
+/// once), and the current realm's interface prototype when NewTarget's `prototype` is not an
+/// object.
+#[test]
+fn constructors_take_the_prototype_from_new_target() {
+    run_test_actions([TestAction::assert_string(
+        r"(() => {
+            const out = [];
+            for (const C of [ReadableStream, WritableStream, TransformStream, Response, Request, Headers, URL, Blob, TextEncoder]) {
+              const arg = C === Request || C === URL ? ['http://a/'] : [];
+              const plain = new C(...arg);
+              class Sub extends C {}
+              const sub = new Sub(...arg);
+              let reads = 0;
+              const proto = Object.create(C.prototype);
+              const F = new Proxy(function () {}, {
+                get(target, key) { if (key === 'prototype') { reads++; return proto; } return Reflect.get(target, key); },
+              });
+              const viaGetter = Reflect.construct(C, arg, F);
+              function G() {}
+              G.prototype = 7;
+              const fallback = Reflect.construct(C, arg, G);
+              out.push(Object.getPrototypeOf(plain) === C.prototype &&
+                Object.getPrototypeOf(sub) === Sub.prototype && sub instanceof C &&
+                Object.getPrototypeOf(viaGetter) === proto && reads === 1 &&
+                Object.getPrototypeOf(fallback) === C.prototype);
+            }
+            return out.join();
+        })()",
+        "true,true,true,true,true,true,true,true,true",
+    )]);
+}

@@ -155,6 +155,13 @@ impl JsString {
 
     /// The string as Rust's, lone surrogates replaced by U+FFFD.
     pub fn to_std_string_lossy(&self) -> String {
+        // ASCII (URLs, header values, names) is narrowed in one pass.
+        if self.0.iter().all(|&u| u < 0x80) {
+            // Every unit is below 0x80 (checked above): the cast keeps it whole.
+            #[allow(clippy::cast_possible_truncation)]
+            let bytes: Vec<u8> = self.0.iter().map(|&u| u as u8).collect();
+            return String::from_utf8(bytes).unwrap_or_default();
+        }
         String::from_utf16_lossy(&self.0)
     }
 }

@@ -244,8 +244,19 @@ fn class_constructor<T: ClassInterface>(
             T::NAME
         )));
     }
-    let prototype =
-        prototype_from_new_target(new_target, |ctx| Ok(registered::<T>(ctx)?.prototype), ctx)?;
+    // AD-HOC: `new T(...)` of this realm's own interface object takes its prototype without
+    // the Get: that object's `prototype` is a non-writable, non-configurable data property
+    // (`define_prototype_property`), so the Get can only give the prototype registered with
+    // it. Any other NewTarget (a subclass, another realm's interface object) is read.
+    let own = registered::<T>(ctx)
+        .ok()
+        .filter(|r| new_target.as_object().is_some_and(|t| t == r.constructor));
+    let prototype = match own {
+        Some(registered) => registered.prototype,
+        None => {
+            prototype_from_new_target(new_target, |ctx| Ok(registered::<T>(ctx)?.prototype), ctx)?
+        }
+    };
     let data = T::construct(new_target, args, ctx)?;
     let object = new_object_raw(Some(&prototype), data, ctx)?;
     T::constructed(&object, args, ctx)?;
