@@ -454,6 +454,19 @@ pub(crate) fn shape_anchors(cx: &mut Cx) -> Vec<Value> {
 /// CreateArrayFromList(values).
 pub fn create_array_from_list(values: impl IntoIterator<Item = Value>, ctx: &mut Cx) -> Object {
     crate::engine::count_objects(1);
+    // The elements handed to the new array at once (as a fast array's values, which is what
+    // defining each in order makes of a new array).
+    let raws: Vec<q::JSValue> = values.into_iter().map(Value::into_raw).collect();
+    if let Ok(count) = c_int::try_from(raws.len()) {
+        // SAFETY: `ctx`'s context is live (`Cx`'s invariant); `raws` holds `count` owned values
+        // of its runtime, whose counts `JS_NewArrayFrom` takes over (into the array, or freed
+        // on failure), and the vector's buffer is only freed, not read, after the call. The
+        // result is owned, or `JS_EXCEPTION` (out of memory), as `check` takes it.
+        let raw = unsafe { q::JS_NewArrayFrom(ctx.raw(), count, raws.as_ptr()) };
+        return Object::from_value_unchecked(check(ctx, raw).unwrap_or_default());
+    }
+    let rt = ctx.rt();
+    let values = raws.into_iter().map(|raw| Value::from_raw(rt, raw));
     // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the result is owned, or
     // `JS_EXCEPTION`, as `check` takes it.
     let raw = unsafe { q::JS_NewArray(ctx.raw()) };
