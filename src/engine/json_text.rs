@@ -31,6 +31,12 @@ const NAMES: usize = 64;
 /// The longest member name a parse remembers, in bytes.
 const NAME_LONGEST: usize = 32;
 
+/// The most sequences of member names a parse keeps the shapes of ([`Parser::shape_anchors`]).
+const ANCHORED_SEQUENCES: usize = 16;
+
+/// The most members of an object whose shapes a parse keeps.
+const ANCHORED_MEMBERS: usize = 16;
+
 /// The value of the JSON text `bytes` (UTF-8, its byte order mark, if any, already removed),
 /// or `None` when this parser does not take it (see the module).
 pub(crate) fn parse_json_utf8(bytes: &[u8], ctx: &mut Cx) -> Option<JsResult<Value>> {
@@ -38,6 +44,9 @@ pub(crate) fn parse_json_utf8(bytes: &[u8], ctx: &mut Cx) -> Option<JsResult<Val
         bytes,
         at: 0,
         names: std::array::from_fn(|_| None),
+        members: Vec::new(),
+        shape_anchors: Vec::new(),
+        anchored: Vec::new(),
     };
     parser.skip_whitespace();
     let value = parser.value(ctx, 0)?;
@@ -50,6 +59,17 @@ struct Parser<'a> {
     at: usize,
     /// Member names met, by a hash of their literal's bytes, with those bytes.
     names: [Option<(Box<[u8]>, JsonName)>; NAMES],
+    /// The member names (with their literals' hashes) of the objects being built, innermost
+    /// last, while their shapes may still be anchored.
+    members: Vec<(u32, JsonName)>,
+    /// For each sequence of member names anchored, one object with each of its proper,
+    /// non-empty prefixes as its members, kept for the parse. QuickJS keeps a shape only while
+    /// an object has it (Boa's transitions to a shape last until a collection): without these,
+    /// every object of an array of like objects would make and free again the shapes between
+    /// its first member and its last. They are never seen by script.
+    shape_anchors: Vec<Object>,
+    /// The sequences anchored, as their names' hashes.
+    anchored: Vec<Vec<u32>>,
 }
 
 /// The bytes of a string literal, between its quotes.
@@ -106,12 +126,15 @@ impl<'a> Parser<'a> {
             self.at += 1;
             return Some(Ok(object.into()));
         }
+        // Whether this object's names are kept for anchoring its shapes, from where.
+        let mut anchoring = self.anchored.len() < ANCHORED_SEQUENCES;
+        let base = self.members.len();
         loop {
             self.skip_whitespace();
             if self.peek()? != b'"' {
                 return None;
             }
-            let name = match self.name(ctx)? {
+            let (name, hash) = match self.name(ctx)? {
                 Ok(name) => name,
                 Err(error) => return Some(Err(error)),
             };
@@ -125,16 +148,55 @@ impl<'a> Parser<'a> {
             if let Err(error) = define(&object, &name, value, ctx) {
                 return Some(Err(error));
             }
+            if anchoring {
+                match hash {
+                    Some(hash) if self.members.len() - base < ANCHORED_MEMBERS => {
+                        self.members.push((hash, name));
+                    }
+                    _ => anchoring = false,
+                }
+            }
             self.skip_whitespace();
             match self.peek()? {
                 b',' => self.at += 1,
                 b'}' => {
                     self.at += 1;
-                    return Some(Ok(object.into()));
+                    let anchored = match anchoring {
+                        true => self.anchor_shapes(base, ctx),
+                        false => Ok(()),
+                    };
+                    self.members.truncate(base);
+                    return Some(anchored.map(|()| object.into()));
                 }
                 _ => return None,
             }
         }
+    }
+
+    /// Keeps the shapes between the first and the last member of the object whose names are
+    /// `members[base..]` ([`Parser::shape_anchors`]), unless its sequence of names already has
+    /// them.
+    fn anchor_shapes(&mut self, base: usize, ctx: &mut Cx) -> JsResult<()> {
+        let members = self.members.get(base..).unwrap_or_default();
+        if members.len() < 2 {
+            return Ok(());
+        }
+        let anchored = self.anchored.iter().any(|hashes| {
+            hashes.len() == members.len() && hashes.iter().zip(members).all(|(&a, &(b, _))| a == b)
+        });
+        if anchored {
+            return Ok(());
+        }
+        let hashes: Vec<u32> = members.iter().map(|&(hash, _)| hash).collect();
+        for end in 1..members.len() {
+            let anchor = engine::json_object(ctx)?;
+            for (_, name) in &members[..end] {
+                define(&anchor, name, Value::undefined(), ctx)?;
+            }
+            self.shape_anchors.push(anchor);
+        }
+        self.anchored.push(hashes);
+        Ok(())
     }
 
     fn array(&mut self, ctx: &mut Cx, depth: usize) -> Option<JsResult<Value>> {
@@ -164,14 +226,17 @@ impl<'a> Parser<'a> {
     }
 
     /// A member name (at its opening quote): the same name again for a literal met recently
-    /// (a JSON array of objects repeats its names in every element).
-    fn name(&mut self, ctx: &mut Cx) -> Option<JsResult<JsonName>> {
+    /// (a JSON array of objects repeats its names in every element), with the hash of its
+    /// literal where it is one of those remembered.
+    fn name(&mut self, ctx: &mut Cx) -> Option<JsResult<(JsonName, Option<u32>)>> {
         let literal = match self.literal()? {
             Literal::Plain(bytes) => bytes,
-            Literal::Escaped(units) => return Some(JsonName::from_utf16(&units, ctx)),
+            Literal::Escaped(units) => {
+                return Some(JsonName::from_utf16(&units, ctx).map(|name| (name, None)))
+            }
         };
         if literal.len() > NAME_LONGEST {
-            return Some(plain_name(literal, ctx));
+            return Some(plain_name(literal, ctx).map(|name| (name, None)));
         }
         let hash = literal
             .iter()
@@ -179,7 +244,7 @@ impl<'a> Parser<'a> {
         let entry = &mut self.names[hash as usize % NAMES];
         if let Some((bytes, name)) = entry {
             if **bytes == *literal {
-                return Some(Ok(name.duplicate()));
+                return Some(Ok((name.duplicate(), Some(hash))));
             }
         }
         let name = match plain_name(literal, ctx) {
@@ -187,7 +252,7 @@ impl<'a> Parser<'a> {
             Err(error) => return Some(Err(error)),
         };
         *entry = Some((literal.into(), name.duplicate()));
-        Some(Ok(name))
+        Some(Ok((name, Some(hash))))
     }
 
     /// A string literal (at its opening quote), past its closing quote; `None` when it is not

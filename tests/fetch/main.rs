@@ -609,6 +609,12 @@ fn json_gives_what_json_parse_gives() {
         const rows = [];
         for (let i = 0; i < 2000; i++) rows.push({ id: i, name: 'row ' + i, score: i * 0.5, ok: i % 3 === 0, ['k' + (i % 97)]: [i] });
         texts.push(JSON.stringify(rows));
+        // Like objects in arrays (the shapes a parse keeps): 20 members, more than the 16 kept;
+        // 40 sequences of names, more than the 16 kept; nested like objects in a member.
+        const wide = (i) => Object.fromEntries(Array.from({ length: 20 }, (_, j) => ['m' + j, i + j]));
+        texts.push(JSON.stringify(Array.from({ length: 50 }, (_, i) => wide(i))));
+        texts.push(JSON.stringify(Array.from({ length: 200 }, (_, i) =>
+          Object.fromEntries(Array.from({ length: 2 + (i % 5) }, (_, j) => ['s' + ((i + j) % 40), { a: i, b: [j], c: { d: j } }])))));
         for (const text of texts) {
           same(await new Response(text).json(), JSON.parse(text), text.slice(0, 60));
           same(await new Response(new TextEncoder().encode(text)).json(), JSON.parse(text), text.slice(0, 60));
@@ -638,6 +644,6 @@ fn json_gives_what_json_parse_gives() {
         out.push(a === b);
         return out.join('|');
         "#,
-        "347|Infinity,-Infinity|1|1:d83d,2:dc00|true",
+        "349|Infinity,-Infinity|1|1:d83d,2:dc00|true",
     )]);
 }
