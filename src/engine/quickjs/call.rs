@@ -427,6 +427,12 @@ fn new_object_with(
 /// functions, which QuickJS gives `length`, then `name`: the function shape with `length`
 /// alone is held by no live object). Holding one object of each step's shape keeps them all
 /// hashed. They are unreachable from script, hold nothing, and go with the realm.
+///
+/// The same holds for an object's first shape, found by its prototype alone: a `Uint8Array`
+/// and its `ArrayBuffer` made per chunk (by a source's `pull`, or a byte stream's views and
+/// transfers) and dropped before the next one is made took both first shapes afresh and freed
+/// them again per chunk. An empty `Uint8Array` (which holds its empty `ArrayBuffer`) keeps
+/// both.
 pub(crate) fn shape_anchors(cx: &mut Cx) -> Vec<Value> {
     let undefined = Value::undefined;
     // SAFETY: `cx`'s context is live (`Cx`'s invariant); the result is an owned value of its
@@ -448,6 +454,14 @@ pub(crate) fn shape_anchors(cx: &mut Cx) -> Vec<Value> {
             Some(&function_proto),
             &[(b"length", 1.into(), configurable)],
         ),
+        // SAFETY: `cx`'s context is live (`Cx`'s invariant); `JS_NewUint8ArrayCopy` reads no
+        // bytes for a length of 0 and runs no script (no new target: the realm's prototypes).
+        // The result is owned, or `JS_EXCEPTION`, which `check` takes (out of memory: no
+        // anchor, `undefined`).
+        check(cx, unsafe {
+            q::JS_NewUint8ArrayCopy(cx.raw(), std::ptr::null(), 0)
+        })
+        .unwrap_or_default(),
     ]
 }
 

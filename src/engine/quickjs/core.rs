@@ -927,6 +927,47 @@ pub struct Agent {
     /// The class ids `buffer::class_ids` reads once (asked per chunk: a field, not agent
     /// data, whose lookup hashes).
     pub(crate) class_ids: Cell<Option<super::buffer::ClassIds>>,
+    /// One block of each size class QuickJS's promise jobs take (`JOB_ENTRY_ARITIES`), held
+    /// for the runtime's life ([`Agent::install`], given back in [`Agent::uninstall`]): see
+    /// [`keep_job_arenas`].
+    job_arena_keepers: [Cell<*mut c_void>; JOB_ENTRY_ARITIES.len()],
+}
+
+/// The argument counts of the jobs QuickJS's promises enqueue (`JS_EnqueueJob`): a reaction
+/// job (`promise_reaction_job`, 5) and a thenable's resolve job
+/// (`js_promise_resolve_thenable_job`, 3).
+const JOB_ENTRY_ARITIES: [usize; 2] = [5, 3];
+
+/// The size QuickJS allocates for a job entry of `argc` arguments (`JSJobEntry`: a list link,
+/// the context, the job function, the count, then the arguments).
+const fn job_entry_size(argc: usize) -> usize {
+    let pointer = std::mem::size_of::<*const ()>();
+    let value = std::mem::size_of::<q::JSValue>();
+    let header = 4 * pointer + std::mem::size_of::<c_int>();
+    // `argv` is aligned as a `JSValue`.
+    let align = std::mem::align_of::<q::JSValue>();
+    header.div_ceil(align) * align + argc * value
+}
+
+/// Allocates one block of each promise job entry's size on `rt`, for [`Agent`]'s
+/// `job_arena_keepers`.
+///
+/// Why: QuickJS allocates small blocks from 4 KiB arenas per size class and frees an arena
+/// the moment its last block goes (ENGINE_BUGS.md 11). A job entry lives from `JS_EnqueueJob`
+/// until its job has run, and a reaction job's size class (128 bytes) holds nothing else;
+/// where a promise that script awaits is still pending when the await runs (every read of a
+/// stream whose chunk is not queued yet), the class goes from no block to one and back once
+/// per await, and QuickJS made and freed an arena (a 4 KiB `malloc`, a loop over its blocks,
+/// a `free`) every time. Holding one block keeps the arena. Nothing is written to the blocks.
+///
+/// # Safety
+/// `rt` is a live runtime, used on this thread.
+unsafe fn keep_job_arenas(rt: *mut q::JSRuntime) -> [Cell<*mut c_void>; JOB_ENTRY_ARITIES.len()] {
+    // SAFETY: `rt` is live and on this thread (the caller's promise); `js_malloc_rt` takes any
+    // size and returns a block of `rt`'s allocator, or null when out of memory (then nothing
+    // is kept, and `uninstall` skips it).
+    JOB_ENTRY_ARITIES
+        .map(|argc| Cell::new(unsafe { q::js_malloc_rt(rt, job_entry_size(argc) as q::size_t) }))
 }
 
 /// Property names the backend reads or defines per chunk, with atoms kept by the agent
@@ -1129,6 +1170,8 @@ impl Agent {
             realms: RefCell::new(Vec::new()),
             known_atoms: Default::default(),
             class_ids: Cell::new(None),
+            // SAFETY: `rt` is live and on this thread (the caller's promise).
+            job_arena_keepers: unsafe { keep_job_arenas(rt) },
         });
         // `rt` has no entry (the caller's promise); from here on its entry is the leaked box,
         // as `Agent`'s invariant says.
@@ -1179,6 +1222,14 @@ impl Agent {
                 // SAFETY: `rt` is live (the caller's promise) and `atom` one of its atoms whose
                 // count the agent took in `known_atom`, given back once (the cell is now 0).
                 unsafe { q::JS_FreeAtomRT(rt, atom) };
+            }
+        }
+        for keeper in &state.job_arena_keepers {
+            let block = keeper.replace(ptr::null_mut());
+            if !block.is_null() {
+                // SAFETY: `rt` is live (the caller's promise) and `block` the block
+                // `keep_job_arenas` allocated on it, freed once (the cell is now null).
+                unsafe { q::js_free_rt(rt, block) };
             }
         }
         // Removing the entry first means a lookup from here on finds no agent (and `agent_of`
