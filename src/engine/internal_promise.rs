@@ -320,7 +320,7 @@ impl InternalPromise {
             return Ok(());
         };
         // Let then be Completion(Get(resolution, "then")).
-        let then = match object.get("then", ctx) {
+        let then = match super::get_then(&object, ctx) {
             Ok(then) => then,
             Err(error) => {
                 let reason = thrown_value(error, ctx)?;

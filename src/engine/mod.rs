@@ -94,9 +94,9 @@ pub(crate) use backend::new_closure;
 #[allow(unused_imports)]
 pub use backend::{
     call, call_object, create_array_from_list, create_iter_result_object, get_script_property,
-    json_member, json_object, json_parse, json_stringify, range_error, remember_json_intrinsics,
-    throw_range_error, throw_type_error, throw_value, thrown_value, type_error, value_message,
-    JsonName,
+    iterator_complete, iterator_value, json_member, json_object, json_parse, json_stringify,
+    range_error, remember_json_intrinsics, throw_range_error, throw_type_error, throw_value,
+    thrown_value, type_error, value_message, JsonName,
 };
 #[allow(unused_imports)]
 pub use backend::{
@@ -107,7 +107,7 @@ pub use backend::{
 // Promises (`promise.rs`).
 #[allow(unused_imports)]
 pub use backend::{
-    fresh_promise_then_is_intrinsic, is_marked_as_handled, is_promise, mark_as_handled,
+    fresh_promise_then_is_intrinsic, get_then, is_marked_as_handled, is_promise, mark_as_handled,
     original_promise_then, react, remember_promise_intrinsics, run_deferred_reactions,
     species_lookup_is_intrinsic, species_lookups_of_fresh_promise, untouched_promise,
     PromiseCapability, ReactionStep,

@@ -59,6 +59,45 @@ impl PromiseResult {
         )?))
     }
 
+    /// "A promise resolved with `value`" that is only ever reacted to ([`upon_settlement`]):
+    /// never resolved with, adopted, or handed to script.
+    ///
+    /// AD-HOC: where [`PromiseResult::resolved_with`] makes a JS promise for an object (and
+    /// its resolve function reads `then`), this runs the resolve function's steps itself, with
+    /// no promise to resolve: `Get(value, "then")` now, as the resolve function would; an
+    /// abrupt completion is a promise rejected with its value, a `then` that is not callable a
+    /// promise fulfilled with `value` (reacting to either queues the reaction's job when
+    /// PerformPromiseThen on the settled promise would), and a callable `then` an internal
+    /// promise whose NewPromiseResolveThenableJob is queued now, as the resolve function queues
+    /// it. The reactions see the same value, in the same jobs. A JS promise
+    /// [`engine::untouched_promise`] vouches for is adopted as in `resolved_with`.
+    pub fn resolved_with_for_reaction(value: Value, ctx: &mut Cx) -> JsResult<Self> {
+        let Some(object) = value.as_object() else {
+            return Ok(PromiseResult::Fulfilled(value));
+        };
+        if let Some(promise) = engine::untouched_promise(&value, ctx) {
+            return Ok(PromiseResult::Internal(adopt_untouched_promise(
+                promise, ctx,
+            )));
+        }
+        // Promise Resolve Functions, 9. Let then be Completion(Get(resolution, "then")).
+        let then = match engine::get_then(&object, ctx) {
+            Ok(then) => then,
+            // 10. If then is an abrupt completion, RejectPromise(promise, then.[[Value]]).
+            Err(error) => return Ok(PromiseResult::Rejected(engine::thrown_value(error, ctx)?)),
+        };
+        // 12. If IsCallable(thenAction) is false, FulfillPromise(promise, resolution).
+        let Some(then) = then.as_callable() else {
+            return Ok(PromiseResult::Fulfilled(value));
+        };
+        // 13-15. HostEnqueuePromiseJob(NewPromiseResolveThenableJob(promise, resolution,
+        //        thenJobCallback)).
+        let promise = InternalPromise::new();
+        let resolved_by = promise.clone();
+        engine::queue_microtask(ctx, move |ctx| resolved_by.thenable_job(value, then, ctx));
+        Ok(PromiseResult::Internal(promise))
+    }
+
     /// The result of invoking a callback whose return type is a promise type: a thrown
     /// exception becomes a rejected promise, a returned value a promise resolved with it.
     pub fn from_callback(result: JsResult<Value>, ctx: &mut Cx) -> JsResult<Self> {

@@ -298,8 +298,9 @@ pub(crate) fn next_chunk_steps(
     ctx: &mut Cx,
 ) -> JsResult<()> {
     // Resolving the spec's promise with an object looks up `then` now; a thenable chunk is
-    // adopted. Any other chunk fulfills it at once.
-    let promise = PromiseResult::resolved_with(chunk, ctx)?;
+    // adopted. Any other chunk fulfills it at once. (The promise is only reacted to, by
+    // WebIDL's `next()`.)
+    let promise = PromiseResult::resolved_with_for_reaction(chunk, ctx)?;
     settled_next_promise(iterator, next_capability, NextOutcome::Chunk, promise, ctx)
 }
 

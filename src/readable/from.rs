@@ -258,7 +258,9 @@ fn promise_resolved_with_iterator_promise(
 ) -> JsResult<PromiseResult> {
     let promise = match promise {
         // (A JS promise untouched_promise vouches for is adopted the same way there.)
-        IteratorPromise::Value(value) => return PromiseResult::resolved_with(value, ctx),
+        IteratorPromise::Value(value) => {
+            return PromiseResult::resolved_with_for_reaction(value, ctx)
+        }
         IteratorPromise::Internal(promise) => promise,
     };
     let adopted = InternalPromise::new();
@@ -357,13 +359,13 @@ fn next_value_from_iter_result(iter_result: &Value, ctx: &mut Cx) -> JsResult<Ne
         ));
     };
     // 2. Let done be ? IteratorComplete(iterResult).
-    let done = obj.get(js_string!("done"), ctx)?.to_boolean();
+    let done = engine::iterator_complete(&obj, ctx)?;
     // 3. If done is true, return end of iteration.
     if done {
         return Ok(NextValue::EndOfIteration);
     }
     // 4. Return ? IteratorValue(iterResult).
-    Ok(NextValue::Value(obj.get(js_string!("value"), ctx)?))
+    Ok(NextValue::Value(engine::iterator_value(&obj, ctx)?))
 }
 
 /// ReadableStreamFromIterable's pullAlgorithm step 2: the reaction to nextPromise.
@@ -583,13 +585,13 @@ fn async_from_sync_iterator_continuation(
 ) -> JsResult<IteratorPromise> {
     // 1. Let done be Completion(IteratorComplete(result)).
     // 2. IfAbruptRejectPromise(done, promiseCapability).
-    let done = match result.get(js_string!("done"), ctx) {
-        Ok(d) => d.to_boolean(),
+    let done = match engine::iterator_complete(result, ctx) {
+        Ok(d) => d,
         Err(e) => return rejected_iterator_promise(e, ctx),
     };
     // 3. Let value be Completion(IteratorValue(result)).
     // 4. IfAbruptRejectPromise(value, promiseCapability).
-    let value = match result.get(js_string!("value"), ctx) {
+    let value = match engine::iterator_value(result, ctx) {
         Ok(v) => v,
         Err(e) => return rejected_iterator_promise(e, ctx),
     };

@@ -140,6 +140,20 @@ impl Trampolines {
     }
 }
 
+/// IteratorComplete(iterResult) (<https://tc39.es/ecma262/#sec-iteratorcomplete>).
+pub fn iterator_complete(iter_result: &Object, ctx: &mut Cx) -> JsResult<bool> {
+    // 1. Return ToBoolean(? Get(iterResult, "done")).
+    Ok(iter_result
+        .get(super::string::js_string!("done"), ctx)?
+        .to_boolean())
+}
+
+/// IteratorValue(iterResult) (<https://tc39.es/ecma262/#sec-iteratorvalue>).
+pub fn iterator_value(iter_result: &Object, ctx: &mut Cx) -> JsResult<Value> {
+    // 1. Return ? Get(iterResult, "value").
+    iter_result.get(super::string::js_string!("value"), ctx)
+}
+
 /// <https://tc39.es/ecma262/#sec-createiterresultobject>: `{ value, done }`, an ordinary object
 /// of the current realm with two data properties (no script runs).
 pub fn create_iter_result_object(value: Value, done: bool, ctx: &mut Cx) -> Value {

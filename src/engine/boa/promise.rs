@@ -466,6 +466,12 @@ pub fn species_lookups_of_fresh_promise(ctx: &mut Cx) -> JsResult<()> {
     Ok(())
 }
 
+/// `Get(object, "then")`, as a promise resolve function reads it: may run script (a getter,
+/// a proxy trap).
+pub fn get_then(object: &Object, ctx: &mut Cx) -> JsResult<Value> {
+    object.get(js_string!("then"), ctx)
+}
+
 /// IsPromise(value) (<https://tc39.es/ecma262/#sec-ispromise>).
 pub fn is_promise(value: &Value) -> bool {
     value

@@ -341,6 +341,35 @@ pub fn get_script_property(object: &Object, key: &str, ctx: &mut Cx) -> JsResult
     object.get(key, ctx)
 }
 
+/// `? Get(object, name)` for a name the agent keeps the atom of: may run script (a getter, a
+/// proxy trap). The read makes no string and no atom.
+pub(crate) fn get_known(object: &Object, name: KnownAtom, ctx: &mut Cx) -> JsResult<Value> {
+    let atom = ctx.agent().known_atom(ctx, name);
+    if atom == 0 {
+        // Out of memory making the name: the exception is pending, and thrown.
+        return Err(super::core::take_exception(ctx));
+    }
+    // SAFETY: `ctx`'s context is live (`Cx`'s invariant); the object is a live value of its
+    // runtime (`Value`'s invariant), borrowed for the call, and `atom` the agent's, live until
+    // the runtime ends (borrowed, not freed here). A getter or a proxy trap may run script:
+    // `ctx` is borrowed mutably, so nothing the caller holds depends on the heap staying as it
+    // is. The result is owned, or `JS_EXCEPTION`, as `check` takes it.
+    let raw = unsafe { q::JS_GetProperty(ctx.raw(), object.as_value().raw(), atom) };
+    check(ctx, raw)
+}
+
+/// IteratorComplete(iterResult) (<https://tc39.es/ecma262/#sec-iteratorcomplete>).
+pub fn iterator_complete(iter_result: &Object, ctx: &mut Cx) -> JsResult<bool> {
+    // 1. Return ToBoolean(? Get(iterResult, "done")).
+    Ok(get_known(iter_result, KnownAtom::Done, ctx)?.to_boolean())
+}
+
+/// IteratorValue(iterResult) (<https://tc39.es/ecma262/#sec-iteratorvalue>).
+pub fn iterator_value(iter_result: &Object, ctx: &mut Cx) -> JsResult<Value> {
+    // 1. Return ? Get(iterResult, "value").
+    get_known(iter_result, KnownAtom::Value, ctx)
+}
+
 /// CreateIteratorResultObject(value, done).
 pub fn create_iter_result_object(value: Value, done: bool, ctx: &mut Cx) -> Value {
     crate::engine::count_objects(1);

@@ -287,6 +287,12 @@ pub fn run_deferred_reactions(_ctx: &mut Cx) {}
 /// before any script runs ([`INTRINSICS`]): nothing is left to remember here.
 pub fn remember_promise_intrinsics(_ctx: &mut Cx) {}
 
+/// `Get(object, "then")`, as a promise resolve function reads it: may run script (a getter,
+/// a proxy trap). The name is the agent's atom, so the read makes no string.
+pub fn get_then(object: &Object, ctx: &mut Cx) -> JsResult<Value> {
+    super::call::get_known(object, KnownAtom::Then, ctx)
+}
+
 /// An own property of an ordinary object, read without running script.
 enum Own {
     /// No such own property.
