@@ -491,10 +491,10 @@ pub(crate) fn readable_stream_fulfill_read_into_request(
 pub(crate) fn readable_stream_get_num_read_into_requests(stream: &Object<ReadableStream>) -> usize {
     // 1. Assert: ! ReadableStreamHasBYOBReader(stream) is true.
     // 2. Return stream.[[reader]].[[readIntoRequests]]'s size.
-    match stream.reader() {
-        Some(ReaderRef::Byob(reader)) => num_read_into_requests(&reader),
+    super::stream::with_reader(stream, |reader| match reader {
+        Some(ReaderRef::Byob(reader)) => num_read_into_requests(reader),
         _ => 0,
-    }
+    })
 }
 
 /// <https://streams.spec.whatwg.org/#readable-stream-has-byob-reader>
@@ -503,5 +503,5 @@ pub(crate) fn readable_stream_has_byob_reader(stream: &Object<ReadableStream>) -
     // 2. If reader is undefined, return false.
     // 3. If reader implements ReadableStreamBYOBReader, return true.
     // 4. Return false.
-    matches!(stream.reader(), Some(ReaderRef::Byob(_)))
+    super::stream::with_reader(stream, |reader| matches!(reader, Some(ReaderRef::Byob(_))))
 }

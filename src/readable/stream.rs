@@ -652,10 +652,21 @@ pub(crate) fn readable_stream_has_waiting_read_request(stream: &Object<ReadableS
 pub(crate) fn readable_stream_get_num_read_requests(stream: &Object<ReadableStream>) -> usize {
     // 1. Assert: ! ReadableStreamHasDefaultReader(stream) is true.
     // 2. Return stream.[[reader]].[[readRequests]]'s size.
-    match stream.reader() {
-        Some(ReaderRef::Default(reader)) => default_reader::num_read_requests(&reader),
+    with_reader(stream, |reader| match reader {
+        Some(ReaderRef::Default(reader)) => default_reader::num_read_requests(reader),
         _ => 0,
-    }
+    })
+}
+
+/// Runs `f` on stream.[[reader]], read in place (no handle cloned): for the per-chunk checks of
+/// the reader's kind and request count. `f` must not run script or set [[reader]].
+pub(crate) fn with_reader<R>(
+    stream: &Object<ReadableStream>,
+    f: impl FnOnce(Option<&ReaderRef>) -> R,
+) -> R {
+    let data = stream.borrow();
+    let reader = data.data().reader.borrow();
+    f(reader.as_ref())
 }
 
 /// <https://streams.spec.whatwg.org/#readable-stream-has-default-reader>
@@ -664,5 +675,7 @@ pub(crate) fn readable_stream_has_default_reader(stream: &Object<ReadableStream>
     // 2. If reader is undefined, return false.
     // 3. If reader implements ReadableStreamDefaultReader, return true.
     // 4. Return false.
-    matches!(stream.reader(), Some(ReaderRef::Default(_)))
+    with_reader(stream, |reader| {
+        matches!(reader, Some(ReaderRef::Default(_)))
+    })
 }

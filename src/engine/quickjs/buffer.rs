@@ -610,7 +610,8 @@ pub fn construct_view(
     ];
     let value = match kind {
         ViewKind::Typed(kind) => {
-            let mut raw_args: Vec<q::JSValue> = args.iter().map(Value::raw).collect();
+            let [buffer_arg, offset_arg, length_arg] = &args;
+            let mut raw_args = [buffer_arg.raw(), offset_arg.raw(), length_arg.raw()];
             // SAFETY: `ctx`'s context is live (`Cx`'s invariant); `raw_args` holds exactly the
             // 3 values `argc` says, live values of its runtime (`Value`'s invariant) that
             // `args` owns for the whole call; QuickJS only reads them (`JSValueConst`) and
