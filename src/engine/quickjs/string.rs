@@ -361,11 +361,12 @@ mod header {
 /// The size of this build's `JSString` header ([`header`]), or `None` where QuickJS does not
 /// lay a string out as `header` says: learned once per process from two strings QuickJS makes
 /// through its API, an 8-bit and a wide one, whose header words and characters are read back
-/// and compared with what was given. The bit fields' places are quickjs.c's on a
-/// little-endian target; the pinned source is the only one this crate builds.
+/// and compared with what was given. The bit fields' places and the sizes are quickjs.c's on a
+/// little-endian 64-bit target; the pinned source is the only one this crate builds.
 fn header_size(ctx: *mut q::JSContext) -> Option<usize> {
     static SIZE: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
-    if !cfg!(target_endian = "little") {
+    // (On a 32-bit target the header is smaller than the probe's reads assume: none there.)
+    if !cfg!(all(target_endian = "little", target_pointer_width = "64")) {
         return None;
     }
     *SIZE.get_or_init(|| {

@@ -273,9 +273,15 @@ fn code_units_are_read_where_quickjs_keeps_them() {
             })
             .expect("a string");
         assert_eq!(ours.1, theirs, "{source}");
-        // A rope (the last case) is lent as the wide copy QuickJS flattens it to.
+        // A rope (the last case) is lent as the wide copy QuickJS flattens it to. (In place on
+        // a little-endian 64-bit target only: elsewhere every string goes through the copy.)
         let rope = source.starts_with("globalThis.r");
-        assert_eq!(ours.0, wide || rope, "{source}: where the units were read");
+        let in_place = cfg!(all(target_endian = "little", target_pointer_width = "64"));
+        assert_eq!(
+            ours.0,
+            wide || rope || !in_place,
+            "{source}: where the units were read"
+        );
     }
 }
 
