@@ -170,3 +170,35 @@ fn transformer_callbacks_may_reenter_the_same_stream() {
         }),
     ]);
 }
+
+/// A chunk the pipe's read gets while the pipe is shutting down is written at once, not left
+/// for a microtask: finalizing releases the writer, and a write left for later found it
+/// released (a spec assertion, found by stream-diff on QuickJS: seed 20261208, program 1870).
+/// Here the source answers each read from a promise job (`ReadableStream.from`), and in one
+/// checkpoint the destination errors and the pipe's signal aborts.
+#[test]
+fn a_chunk_read_while_the_pipe_shuts_down_is_not_written_after_it_finalizes() {
+    Fixture::host().run([TestAction::assert_async(
+        r#"
+        const soon = (n, fn) => n <= 0 ? fn() : queueMicrotask(() => soon(n - 1, fn));
+        const out = [];
+        const ac = new AbortController();
+        let wc;
+        const ws = new WritableStream({ start(c) { wc = c; }, write(c) { out.push('write ' + c); } },
+            new CountQueuingStrategy({ highWaterMark: 1 }));
+        soon(8, () => wc.error(new Error('dest')));
+        const from = ReadableStream.from({ [Symbol.iterator]() {
+            let n = 0;
+            return { next() { n++; out.push('next ' + n); return n <= 2 ? { value: n, done: false } : { done: true }; },
+                     return() { out.push('return'); return { done: true }; } };
+        } });
+        let piped;
+        soon(5, () => { piped = from.pipeTo(ws, { preventCancel: true, signal: ac.signal }); });
+        soon(8, () => ac.abort(new Error('signal')));
+        await new Promise((r) => setTimeout(r, 0));
+        await piped.then(() => out.push('fulfilled'), (e) => out.push('rejected ' + e.message));
+        return out.join(', ');
+        "#,
+        "next 1, rejected signal",
+    )]);
+}

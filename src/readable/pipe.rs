@@ -724,9 +724,16 @@ fn step_resolved_with_read(pipe: &Pipe, outcome: Option<bool>, ctx: &mut Cx) {
 ///
 /// A chunk that arrives inside the source's `controller.enqueue()` (a read that was waiting)
 /// is written in a microtask: the destination's write algorithm must not run inside it (WPT
-/// piping/general-addition.any.js; the reference implementation writes at once).
+/// piping/general-addition.any.js; the reference implementation writes at once). Once the pipe
+/// is shutting down, a chunk its read gets is written at once, as the reference writes it: the
+/// shutdown has dealt with the chunks read before it (written, or dropped where dest is not
+/// writable), and finalizing releases the writer, which a write left for a microtask could
+/// then find released.
 fn chunk_steps(pipe: Pipe, chunk: Chunk, ctx: &mut Cx) -> JsResult<()> {
-    let synchronous = pipe.borrow().data().reading_synchronously.get();
+    let synchronous = {
+        let p = pipe.borrow();
+        p.data().reading_synchronously.get() || p.data().shutting_down.get()
+    };
     if synchronous {
         write_chunk(&pipe, chunk, ctx)?;
     } else {
