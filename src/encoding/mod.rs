@@ -54,14 +54,7 @@ pub(crate) fn utf8_encode_value(
     value: &crate::engine::Value,
     ctx: &mut Cx,
 ) -> crate::engine::JsResult<std::sync::Arc<[u8]>> {
-    let pending = std::cell::Cell::new(None);
-    encoder::with_encoded_buffer(|output| {
-        value.with_code_units(ctx, |units| {
-            encoder::encode_code_units_into(&pending, units, output);
-        })?;
-        encoder::flush_pending(&pending, output);
-        Ok(std::sync::Arc::from(output.bytes()))
-    })
+    value.with_code_units(ctx, utf8_encode_units)
 }
 
 /// <https://encoding.spec.whatwg.org/#utf-8-decode>: a leading BOM is dropped, invalid
